@@ -1,0 +1,7 @@
+// Every command module, in the order `--help` lists them. Add one line per command module.
+import type { Command } from "commander";
+
+export type RegisterCommand = (program: Command) => void;
+
+export const commands: RegisterCommand[] = [
+];

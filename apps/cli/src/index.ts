@@ -1,0 +1,3 @@
+// Programmatic entry: build or run the CLI (used by tests and the demo).
+export { buildProgram, run } from "./program.js";
+export { CliError, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "./output.js";

@@ -1,0 +1,2 @@
+// Public API of @context-fold/memory-gardener-client.
+export {};

@@ -1,0 +1,2 @@
+// Public API of @context-fold/recall-engine.
+export {};

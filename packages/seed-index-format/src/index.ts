@@ -1,0 +1,2 @@
+// Public API of @context-fold/seed-index-format.
+export {};

@@ -1,0 +1,3 @@
+// Test helpers shared by every workspace member's tests.
+export { sharedDir, hasShared, sharedFixture, sessionFixtures, describeShared } from "./shared.js";
+export { tempDir } from "./temp-dir.js";

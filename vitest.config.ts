@@ -1,0 +1,33 @@
+// One root config, one project per workspace member. Tests import workspace packages from source,
+// so a change is tested without a rebuild; the Pi-extension tests load the built packages as Pi would.
+import { readdirSync, existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { defineConfig } from "vitest/config";
+
+const root = import.meta.dirname;
+const members = ["packages", "apps", "tools"].flatMap((group) =>
+  existsSync(join(root, group))
+    ? readdirSync(join(root, group))
+        .map((name) => join(group, name))
+        .filter((dir) => existsSync(join(root, dir, "test")))
+    : [],
+);
+
+const alias: Record<string, string> = {};
+for (const name of existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []) {
+  const src = join(root, "packages", name, "src", "index.ts");
+  if (existsSync(src)) alias[`@context-fold/${name}`] = src;
+}
+alias["@context-fold/test-support"] = resolve(root, "tools/test-support/src/index.ts");
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    projects: members.map((dir) => ({
+      extends: true,
+      test: { name: dir.split("/")[1], root: join(root, dir), include: ["test/**/*.test.ts"] },
+    })),
+  },
+});
