@@ -1,7 +1,7 @@
 // One root config, one project per workspace member. Tests import workspace packages from source,
 // so a change is tested without a rebuild; the Pi-extension tests load the built packages as Pi would.
 import { readdirSync, existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
 const root = import.meta.dirname;
@@ -18,7 +18,10 @@ for (const name of existsSync(join(root, "packages")) ? readdirSync(join(root, "
   const src = join(root, "packages", name, "src", "index.ts");
   if (existsSync(src)) alias[`@context-fold/${name}`] = src;
 }
-alias["@context-fold/test-support"] = resolve(root, "tools/test-support/src/index.ts");
+for (const name of existsSync(join(root, "tools")) ? readdirSync(join(root, "tools")) : []) {
+  const src = join(root, "tools", name, "src", "index.ts");
+  if (existsSync(src)) alias[`@context-fold/${name}`] = src;
+}
 
 export default defineConfig({
   resolve: { alias },
