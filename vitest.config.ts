@@ -26,6 +26,8 @@ for (const name of existsSync(join(root, "tools")) ? readdirSync(join(root, "too
 export default defineConfig({
   resolve: { alias },
   test: {
+    // CI also writes a JSON report so .ci/run can print one "N passed, N failed" line.
+    ...(process.env["CI"] ? { reporters: ["default", "json"], outputFile: { json: join(root, ".ci-out", "vitest.json") } } : {}),
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: members.map((dir) => ({

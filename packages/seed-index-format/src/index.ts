@@ -1,2 +1,44 @@
-// Public API of @context-fold/seed-index-format.
-export {};
+// Public API of @context-fold/seed-index-format: the seed-index v2 record contract.
+export { type Anchor, type AnchorParse, formatAnchor, isEditId, parseAnchor, partAnchor, resultAnchor } from "./anchors.js";
+export { assistantPartText, blockLog, joinTextParts, sha256Hex, type SpanTextCheck, verifySpanText } from "./block-text.js";
+export { base32Lower, CodeAssigner, codeFor } from "./codes.js";
+export {
+  AnchorError,
+  CodeCollisionError,
+  InvalidRecordError,
+  InvalidSessionIdError,
+  SeedIndexError,
+  type SeedIndexErrorCode,
+  SeedIndexUnreadableError,
+} from "./errors.js";
+export { handoffPath, type ResolvedPath, resolveFullOutputPath, seedIndexPath } from "./paths.js";
+export { classifyLine, type LineOutcome, type ReadOutcome, readSeedIndex, readSeedIndexFile, upgradeV1Record } from "./reader.js";
+export {
+  type FoldIndexRecord,
+  FoldIndexRecordSchema,
+  type FoldIndexV1Record,
+  FoldIndexV1RecordSchema,
+  type FoldRetractRecord,
+  FoldRetractRecordSchema,
+  HARNESS,
+  type RecordValidation,
+  schemaDocument,
+  SEED_INDEX_VERSION,
+  type SeedTrigger,
+  SeedTriggerSchema,
+  type ShapeError,
+  type Span,
+  type SpanLog,
+  SpanLogSchema,
+  SpanSchema,
+  type Usage,
+  UsageSchema,
+  type UserMessageRef,
+  UserMessageSchema,
+  type V1Span,
+  V1SpanSchema,
+  validateRecord,
+  validateV1Record,
+} from "./records.js";
+export { archivalUnion, currentView, nextSeq } from "./union.js";
+export { type AppendOptions, appendRecord } from "./writer.js";

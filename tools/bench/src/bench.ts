@@ -1,1 +1,96 @@
-export {};
+// `pnpm bench`: generate sessions at each size (once, cached), run every suite in its own child process
+// (so each row's peak RSS is that suite's own), print one table and write .bench-out/bench.json.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generateSession } from "@context-fold/session-gen";
+import { suites } from "./suites/index.js";
+import type { BenchContext, BenchRow } from "./types.js";
+import { growthExponents, renderTable } from "./table.js";
+
+const SIZE_BYTES: Record<string, number> = { "1mb": 1 << 20, "4mb": 4 << 20, "100mb": 100 << 20 };
+
+interface Args {
+  sizes: string[];
+  only: string[] | null;
+  suite: string | null;
+  out: string;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = { sizes: ["1mb", "4mb", "100mb"], only: null, suite: null, out: resolve(".bench-out") };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (flag === "--sizes" && value) (args.sizes = value.split(",")), i++;
+    else if (flag === "--only" && value) (args.only = value.split(",")), i++;
+    else if (flag === "--suite" && value) (args.suite = value), i++;
+    else if (flag === "--out" && value) (args.out = resolve(value)), i++;
+  }
+  return args;
+}
+
+async function ensureSessions(sizes: readonly string[], dir: string): Promise<Record<string, string>> {
+  mkdirSync(dir, { recursive: true });
+  const sessions: Record<string, string> = {};
+  for (const size of sizes) {
+    const bytes = SIZE_BYTES[size];
+    if (bytes === undefined) throw new Error(`unknown size ${size} (known: ${Object.keys(SIZE_BYTES).join(", ")})`);
+    const file = join(dir, `session-${size}-seed7.jsonl`);
+    if (!existsSync(file)) {
+      process.stderr.write(`generating ${size} session … `);
+      await generateSession(file, { seed: 7, size: bytes });
+      process.stderr.write(`${(statSync(file).size / 1e6).toFixed(1)} MB\n`);
+    }
+    sessions[size] = file;
+  }
+  return sessions;
+}
+
+async function runOneSuite(name: string, args: Args): Promise<void> {
+  const suite = suites[name];
+  if (!suite) throw new Error(`unknown suite ${name}`);
+  const sessions = await ensureSessions(args.sizes, join(args.out, "sessions"));
+  const workDir = join(args.out, "work", name);
+  mkdirSync(workDir, { recursive: true });
+  const ctx: BenchContext = { sessions, workDir, sizes: args.sizes };
+  const rows = await suite(ctx);
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(`${JSON.stringify({ rows, peakRssMb })}\n`);
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.suite) return runOneSuite(args.suite, args);
+
+  mkdirSync(args.out, { recursive: true });
+  await ensureSessions(args.sizes, join(args.out, "sessions"));
+  const self = fileURLToPath(import.meta.url);
+  const all: (BenchRow & { peakRssMb: number })[] = [];
+  for (const name of Object.keys(suites)) {
+    if (args.only && !args.only.includes(name)) continue;
+    process.stderr.write(`suite ${name} … `);
+    const child = spawnSync(process.execPath, ["--expose-gc", self, "--suite", name, "--sizes", args.sizes.join(","), "--out", args.out], {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const line = child.stdout.trim().split("\n").pop() ?? "";
+    if (child.status !== 0 || !line.startsWith("{")) {
+      process.stderr.write(`failed (exit ${child.status})\n`);
+      process.exitCode = 1;
+      continue;
+    }
+    const { rows, peakRssMb } = JSON.parse(line) as { rows: BenchRow[]; peakRssMb: number };
+    process.stderr.write(`${rows.length} rows, peak RSS ${peakRssMb.toFixed(0)} MB\n`);
+    for (const row of rows) all.push({ ...row, peakRssMb });
+  }
+  const exponents = growthExponents(all, SIZE_BYTES);
+  process.stdout.write(`${renderTable(all, exponents)}\n`);
+  const jsonPath = join(args.out, "bench.json");
+  writeFileSync(jsonPath, `${JSON.stringify({ node: process.version, sizes: args.sizes, rows: all, exponents }, null, 2)}\n`);
+  process.stdout.write(`\nJSON: ${jsonPath}\n`);
+}
+
+await main();
