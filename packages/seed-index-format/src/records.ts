@@ -68,7 +68,7 @@ export const SpanSchema = Type.Object(
     additionalProperties: true,
     // An edit span's text is the replacement, which the tool's file does not contain.
     if: { properties: { blockId: { type: "string", pattern: EDIT_ANCHOR } }, required: ["blockId"] },
-    then: { not: { required: ["fullOutputPath"] } },
+    then: { not: { properties: { fullOutputPath: {} }, required: ["fullOutputPath"] } },
   },
 );
 export type Span = Static<typeof SpanSchema>;
