@@ -26,3 +26,9 @@ export type {
 } from "./facts/types.js";
 export { ARTIFACT_PRIORITY } from "./facts/types.js";
 // --- end summary facts and durable artifacts ---
+
+// --- lexicon and seed-index record extraction (issue 5) ---
+export { ERROR_LINE_MAX, clipLine, errorLines, isErrorLine } from "./lexicon/errors.js";
+export { PATH_MAX, isPathToken, normalizePath, pathTokens } from "./lexicon/paths.js";
+export { IDENTIFIER_MAX, identifierTokens, scanIdentifiers } from "./lexicon/identifiers.js";
+// --- end lexicon and seed-index record extraction ---

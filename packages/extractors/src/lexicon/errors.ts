@@ -1,0 +1,78 @@
+// The error lexicon: which lines of tool output are error lines, found verbatim and clipped to 240 chars.
+// One linear-time regex (alternation of literals and bounded classes; no nested quantifiers).
+
+/** Longest error line kept, in UTF-16 code units (a split surrogate pair at the cut is dropped). */
+export const ERROR_LINE_MAX = 240;
+
+// Each alternative is a literal or a bounded run, so a failed attempt costs O(alternatives) per position.
+const MARKERS = [
+  // lowercase forms summaries lose, plus their capitalised / shouted spellings
+  String.raw`\b(?:[Ff]ail(?:ed|ure|ing)|FAIL(?:ED|URE)?|[Ff]atal|FATAL)\b`,
+  String.raw`npm ERR!`,
+  String.raw`Segmentation fault`,
+  String.raw`Permission denied`,
+  String.raw`core dumped`,
+  String.raw`[✗✘✖]`,
+  // tracebacks: Python, Java, Rust panics, Go panics, Node uncaught errors
+  String.raw`Traceback \(most recent call last\)`,
+  String.raw`Exception in thread`,
+  String.raw`\bCaused by:`,
+  String.raw`panicked at`,
+  String.raw`\bpanic:`,
+  String.raw`\bUncaught\b`,
+  String.raw`\bUnhandled(?:PromiseRejection| promise rejection| exception)`,
+  // error-class markers
+  String.raw`\berror(?:\[E[0-9]{1,6}\]|:| TS[0-9]{1,6}\b)`,
+  String.raw`\bERROR\b`,
+  String.raw`(?:Error|Exception)(?::|\s\[)`,
+  String.raw`\bERR_[A-Z0-9_]{1,64}`,
+  String.raw`\bE(?:NOENT|ACCES|ADDRINUSE|CONNREFUSED|CONNRESET|EXIST|ISDIR|NOTDIR|NOTEMPTY|LIFECYCLE|PERM|TIMEDOUT|MFILE)\b`,
+  String.raw`command not found`,
+  String.raw`No such file or directory`,
+  String.raw`[Cc]annot find (?:module|name|package)`,
+  String.raw`exited with (?:exit )?code [1-9]`,
+  String.raw`exit (?:code|status) [1-9]`,
+];
+
+const SOURCE = MARKERS.join("|");
+const ONE = new RegExp(SOURCE);
+
+/** Does this single line carry an error marker? */
+export function isErrorLine(line: string): boolean {
+  return ONE.test(line);
+}
+
+/** Clip to ERROR_LINE_MAX UTF-16 units without leaving half a surrogate pair. */
+export function clipLine(line: string, max: number = ERROR_LINE_MAX): string {
+  if (line.length <= max) return line;
+  let cut = max;
+  const last = line.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+  return line.slice(0, cut);
+}
+
+/**
+ * Every error line of `text`, verbatim (trailing whitespace and `\r` dropped), clipped to 240 chars,
+ * deduplicated, in order of appearance. Scans with one global regex and jumps to the next line after
+ * each hit, so the cost is linear in the text.
+ */
+export function errorLines(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const re = new RegExp(SOURCE, "g");
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const start = text.lastIndexOf("\n", m.index) + 1;
+    let end = text.indexOf("\n", m.index);
+    if (end === -1) end = text.length;
+    // Slice only what survives the clip: a 1 MB line costs 240 chars, not 1 MB.
+    const line = clipLine(text.slice(start, Math.min(end, start + ERROR_LINE_MAX + 1))).trimEnd();
+    if (line.length > 0 && !seen.has(line)) {
+      seen.add(line);
+      out.push(line);
+    }
+    if (end >= text.length) break;
+    re.lastIndex = end + 1;
+  }
+  return out;
+}

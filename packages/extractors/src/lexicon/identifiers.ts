@@ -1,0 +1,130 @@
+// Identifier-shaped tokens recovery grep must match exactly: symbols (camelCase, snake_case,
+// SCREAMING_CASE, letter+digit codes), hex and uuid-like tokens, dotted versions, sizeable numbers.
+// A one-pass character scanner: linear in the text and it slices only the tokens it keeps.
+
+/** Longest token kept; longer runs are minified code or encoded data, not identifiers. */
+export const IDENTIFIER_MAX = 128;
+
+// Bits per ASCII code.
+const LOWER_HEX = 1; // a-f
+const LOWER = 2; // g-z
+const UPPER_HEX = 4; // A-F
+const UPPER = 8; // G-Z
+const DIGIT = 16;
+const UNDER = 32;
+const DOLLAR = 64;
+const CONNECT = 128; // "." and "-" join the parts of a uuid or a version
+const WORDISH = LOWER_HEX | LOWER | UPPER_HEX | UPPER | DIGIT | UNDER | DOLLAR;
+const ANY_LOWER = LOWER_HEX | LOWER;
+const ANY_UPPER = UPPER_HEX | UPPER;
+const LETTER = ANY_LOWER | ANY_UPPER;
+
+const TABLE = new Uint8Array(128);
+for (let c = 97; c <= 122; c++) TABLE[c] = c <= 102 ? LOWER_HEX : LOWER;
+for (let c = 65; c <= 90; c++) TABLE[c] = c <= 70 ? UPPER_HEX : UPPER;
+for (let c = 48; c <= 57; c++) TABLE[c] = DIGIT;
+TABLE[95] = UNDER;
+TABLE[36] = DOLLAR;
+TABLE[46] = CONNECT;
+TABLE[45] = CONNECT;
+
+const UUID = /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/;
+const VERSION = /^v?[0-9]{1,9}(?:\.[0-9]{1,9}){2,3}(?:-[0-9A-Za-z]{1,20}(?:\.[0-9A-Za-z]{1,20}){0,3})?/;
+const HEX_0X = /^0[xX][0-9A-Fa-f]{4,}$/;
+
+/** Is a word (no connectors) with these bits worth keeping? Decided without slicing. */
+function keepWord(bits: number, length: number, camel: boolean, text: string, start: number): boolean {
+  if (length > IDENTIFIER_MAX) return false;
+  if (bits === DIGIT) return length >= 4;
+  const letters = bits & LETTER;
+  if (letters === 0) return false;
+  // 0x811c9dc5
+  if (length >= 6 && text.charCodeAt(start) === 48 && (text.charCodeAt(start + 1) | 32) === 120) {
+    return HEX_0X.test(text.slice(start, start + length));
+  }
+  // git shas, hashes: only hex letters of one case plus digits
+  if ((bits & DIGIT) !== 0 && length >= 7 && (bits === (LOWER_HEX | DIGIT) || bits === (UPPER_HEX | DIGIT))) return true;
+  if (length < 4) return false;
+  if ((bits & UNDER) !== 0) return true;
+  if (camel) return true;
+  const firstBits = TABLE[text.charCodeAt(start)] ?? 0;
+  if ((bits & DIGIT) !== 0 && (firstBits & LETTER) !== 0) return length >= 5; // TS2304, E0308x, sha256
+  if ((bits & ANY_LOWER) === 0 && (bits & DIGIT) === 0) return length >= 5; // ENOENT, SIGSEGV
+  return false;
+}
+
+/**
+ * Call `visit` for every identifier-shaped token of `text`, in order (repeats included). The second
+ * argument is the token's offset in `text`.
+ */
+export function scanIdentifiers(text: string, visit: (token: string, offset: number) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c0 = text.charCodeAt(i);
+    const b0 = c0 < 128 ? (TABLE[c0] ?? 0) : 0;
+    if ((b0 & WORDISH) === 0 || (i > 0 && isWordAt(text, i - 1))) {
+      i += 1;
+      continue;
+    }
+    // A run of words joined by "." / "-": each word is judged alone, the whole run as uuid/version.
+    const runStart = i;
+    let connectors = 0;
+    let wordStart = i;
+    let bits = 0;
+    let camel = false;
+    let prev = 0;
+    let run = true;
+    while (run) {
+      const c = i < n ? text.charCodeAt(i) : 0;
+      const b = i < n && c < 128 ? (TABLE[c] ?? 0) : 0;
+      if ((b & WORDISH) !== 0) {
+        if ((b & ANY_UPPER) !== 0 && (prev & ANY_LOWER) !== 0) camel = true;
+        bits |= b;
+        prev = b;
+        i += 1;
+        continue;
+      }
+      if (i > wordStart && keepWord(bits, i - wordStart, camel, text, wordStart)) visit(text.slice(wordStart, i), wordStart);
+      const nextBits = i + 1 < n ? (TABLE[text.charCodeAt(i + 1)] ?? 0) : 0;
+      if ((b & CONNECT) !== 0 && (nextBits & WORDISH) !== 0 && i > wordStart) {
+        connectors += 1;
+        i += 1;
+        wordStart = i;
+        bits = 0;
+        camel = false;
+        prev = 0;
+        continue;
+      }
+      run = false;
+    }
+    const runLength = i - runStart;
+    if (connectors >= 2 && runLength <= 64) {
+      const first = text.charCodeAt(runStart);
+      const lead = first === 118 /* v */ ? text.charCodeAt(runStart + 1) : first;
+      if (lead >= 48 && lead <= 57) {
+        const version = VERSION.exec(text.slice(runStart, i));
+        if (version !== null) visit(version[0], runStart);
+      }
+      if (connectors >= 4 && runLength >= 36) {
+        const uuid = UUID.exec(text.slice(runStart, i));
+        if (uuid !== null) visit(uuid[0], runStart + uuid.index);
+      }
+    }
+    if (i === runStart) i += 1;
+  }
+}
+
+function isWordAt(text: string, index: number): boolean {
+  const c = text.charCodeAt(index);
+  return c < 128 && ((TABLE[c] ?? 0) & WORDISH) !== 0;
+}
+
+/** Identifier-shaped tokens of `text`, deduplicated, in order of first appearance. */
+export function identifierTokens(text: string): string[] {
+  const seen = new Set<string>();
+  scanIdentifiers(text, (token) => {
+    seen.add(token);
+  });
+  return [...seen];
+}

@@ -1,0 +1,126 @@
+// Path-shaped tokens in free text, and the one rule that makes a path repo-relative or absolute.
+// A hand-written scanner (one pass, no regex over the text), so cost is linear whatever the input.
+import { posix } from "node:path";
+
+/** Longest token considered a path; longer runs (minified code, base64) are not paths. */
+export const PATH_MAX = 1024;
+
+// Character classes of the scanner, by ASCII code: 1 = word char, 2 = path punctuation.
+const WORD = 1;
+const PUNCT = 2;
+const CLASS = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) CLASS[c] = WORD;
+for (let c = 65; c <= 90; c++) CLASS[c] = WORD;
+for (let c = 97; c <= 122; c++) CLASS[c] = WORD;
+CLASS[95] = WORD; // _
+for (const ch of "./-@+~") CLASS[ch.charCodeAt(0)] = PUNCT;
+
+const COLON = 58;
+const SLASH = 47;
+
+/** Extensions accepted on a bare file name (no slash); with a slash any letter-led extension counts. */
+const BARE_EXTENSIONS = new Set([
+  "ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "json", "jsonl", "md", "mdx", "py", "rs", "go", "java",
+  "kt", "swift", "rb", "php", "c", "h", "cc", "cpp", "hpp", "cs", "yaml", "yml", "toml", "txt", "sh", "bash",
+  "zsh", "css", "scss", "html", "vue", "svelte", "sql", "lock", "xml", "ini", "cfg", "env", "csv", "tsv", "proto",
+]);
+
+const EXTENSION = /\.([A-Za-z][A-Za-z0-9]{0,9})$/;
+
+/** Is this (already trimmed) token shaped like a file path? */
+export function isPathToken(token: string): boolean {
+  if (token.length < 2 || token.length > PATH_MAX) return false;
+  if (token.startsWith("//") || token.startsWith("@")) return false; // URL remainder, npm scope
+  const home = token.startsWith("~/");
+  if (token.startsWith("~") && !home) return false;
+  const dotted = token.startsWith("./") || token.startsWith("../");
+  const absolute = token.startsWith("/");
+  const body = absolute ? token.slice(1) : home ? token.slice(2) : token;
+  const segments = body.split("/");
+  if (segments.some((s) => s.length === 0)) return false; // "a//b", "/", "x/"
+  const last = segments[segments.length - 1] ?? "";
+  if (!/[A-Za-z]/.test(last)) return false; // 1/2, 2025/11/20
+  const ext = EXTENSION.exec(last);
+  const hasExt = ext !== null && (last.length > (ext[0]?.length ?? 0) || last.startsWith("."));
+  if (segments.length === 1) {
+    if (absolute || home || dotted) return hasExt; // "/mode" is a slash command, "/tmp.txt" a file
+    if (!hasExt || ext === null) return false;
+    const extension = (ext[1] ?? "").toLowerCase();
+    if (!BARE_EXTENSIONS.has(extension)) return false;
+    const stem = last.slice(0, last.length - extension.length - 1);
+    if (!/[a-z]/.test(stem)) return false;
+    if (extension === "js" && /^[A-Z][a-z]+$/.test(stem)) return false; // "Node.js", "Vue.js" in prose
+    return true;
+  }
+  if (absolute || home || dotted) return true;
+  // A relative path needs an extension ("thinking/reasoning", "and/or" have none) and a first segment
+  // that is not a host name (github.com/owner/repo).
+  if (!hasExt) return false;
+  const first = segments[0] ?? "";
+  if (first.includes(".") && first !== "." && first !== "..") return false;
+  return true;
+}
+
+function trimToken(raw: string): string {
+  let end = raw.length;
+  while (end > 0) {
+    const c = raw.charCodeAt(end - 1);
+    if (c === 46 /* . */ || c === 45 /* - */ || c === 43 /* + */) end -= 1;
+    else break;
+  }
+  return end === raw.length ? raw : raw.slice(0, end);
+}
+
+/**
+ * Path-shaped tokens of `text`, verbatim, deduplicated, in order of appearance. URLs, `a/b` prose,
+ * numbers and npm scopes are not paths.
+ */
+export function pathTokens(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || CLASS[c] === 0) {
+      i += 1;
+      continue;
+    }
+    const start = i;
+    let slash = false;
+    let dot = false;
+    while (i < n) {
+      const d = text.charCodeAt(i);
+      if (d >= 128 || CLASS[d] === 0) break;
+      if (d === SLASH) slash = true;
+      else if (d === 46) dot = true;
+      i += 1;
+    }
+    if (!slash && !dot) continue;
+    // "scheme://host/…" and "host:path" (git remotes) leave a run right after a colon.
+    if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) continue;
+    if (i - start > PATH_MAX) continue;
+    const token = trimToken(text.slice(start, i));
+    if (seen.has(token) || !isPathToken(token)) continue;
+    seen.add(token);
+    out.push(token);
+  }
+  return out;
+}
+
+/**
+ * Repo-relative when the path lies under `cwd` (a relative path is taken relative to `cwd`), absolute
+ * otherwise; `~/…` stays as written. Without a cwd a path is only normalized.
+ */
+export function normalizePath(path: string, cwd?: string): string {
+  if (path.startsWith("~")) return posix.normalize(path);
+  if (cwd === undefined || cwd.length === 0 || !cwd.startsWith("/")) {
+    const normal = posix.normalize(path);
+    return normal.startsWith("./") ? normal.slice(2) : normal;
+  }
+  const absolute = posix.resolve(cwd, path);
+  const root = posix.resolve(cwd);
+  if (absolute === root) return ".";
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  return absolute.startsWith(prefix) ? absolute.slice(prefix.length) : absolute;
+}
