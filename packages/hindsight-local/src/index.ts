@@ -1,2 +1,7 @@
-// Public API of @context-fold/hindsight-local.
-export {};
+// Public API of @context-fold/hindsight-local: a Hindsight-API-compatible memory bank on loopback.
+export { startLocalBank, versionAtLeast, DEFAULT_API_VERSION } from "./server.js";
+export type { LocalBank, LocalBankOptions } from "./server.js";
+export { FAULT_HEADER } from "./faults.js";
+export type { FaultPlan, FaultController, FaultCounters } from "./faults.js";
+export { JournalCorruptError, LocalBankOptionError } from "./errors.js";
+export { JOURNAL_FILE, SNAPSHOT_FILE } from "./journal.js";

@@ -1,0 +1,265 @@
+// The local bank's state: banks, live memories and the archive of invalidated ones, in the real
+// server's list order (mentioned_at DESC NULLS LAST, then newest created first). Every change is
+// journaled (when a data directory is given) before the caller answers.
+import { randomUUID } from "node:crypto";
+import { Journal, type JournalRecord } from "./journal.js";
+import type { StoredBank, StoredFactType, StoredMemory } from "./records.js";
+
+export interface RetainInput {
+  readonly content: string;
+  /** ISO string (normalized), null = "unset" (no date). */
+  readonly timestamp: string | null;
+  readonly context: string | null;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly documentId: string | null;
+  readonly entities: readonly string[];
+  readonly tags: readonly string[];
+}
+
+export interface ListFilter {
+  readonly type: StoredFactType | null;
+  readonly q: string | null;
+  readonly state: "valid" | "invalidated";
+  readonly tags: readonly string[] | null;
+  readonly tagsMatch: TagsMatch;
+  readonly documentId: string | null;
+}
+
+export type TagsMatch = "any" | "all" | "any_strict" | "all_strict" | "exact";
+
+export interface PatchInput {
+  readonly text?: string;
+  readonly context?: string;
+  readonly occurredStart?: string;
+  readonly occurredEnd?: string;
+  readonly factType?: "world" | "experience";
+  readonly entities?: readonly string[];
+  readonly state?: "valid" | "invalidated";
+  readonly reason?: string;
+}
+
+export type PatchOutcome =
+  | { readonly kind: "ok"; readonly memory: StoredMemory }
+  | { readonly kind: "not-found" }
+  | { readonly kind: "observation" }
+  | { readonly kind: "invalidated-edit" };
+
+interface BankState {
+  bank: StoredBank;
+  live: Map<string, StoredMemory>;
+  archive: Map<string, StoredMemory>;
+  liveSorted: StoredMemory[] | null;
+  archiveSorted: StoredMemory[] | null;
+}
+
+const SNAPSHOT_EVERY = 50_000;
+
+function compareListOrder(a: StoredMemory, b: StoredMemory): number {
+  if (a.mentionedAt !== b.mentionedAt) {
+    if (a.mentionedAt === null) return 1;
+    if (b.mentionedAt === null) return -1;
+    return a.mentionedAt < b.mentionedAt ? 1 : -1;
+  }
+  return b.seq - a.seq;
+}
+
+/** Tag filter with the real server's five modes ("any"/"all" let untagged memories through). */
+export function tagsMatch(memoryTags: readonly string[], wanted: readonly string[] | null, mode: TagsMatch): boolean {
+  if (mode === "exact") {
+    const want = new Set(wanted ?? []);
+    const have = new Set(memoryTags);
+    if (want.size === 0) return have.size === 0;
+    return have.size === want.size && [...want].every((t) => have.has(t));
+  }
+  if (wanted === null || wanted.length === 0) return true;
+  if (memoryTags.length === 0) return mode === "any" || mode === "all";
+  const have = new Set(memoryTags);
+  return mode === "any" || mode === "any_strict" ? wanted.some((t) => have.has(t)) : wanted.every((t) => have.has(t));
+}
+
+export class BankStore {
+  private readonly banks = new Map<string, BankState>();
+  private readonly journal: Journal | null;
+  private seq = 0;
+  /** Bytes of a torn journal tail dropped when the store was opened. */
+  readonly tornBytesDropped: number;
+
+  constructor(dataDir: string | undefined) {
+    this.journal = dataDir === undefined ? null : new Journal(dataDir);
+    if (this.journal === null) {
+      this.tornBytesDropped = 0;
+      return;
+    }
+    const { records, tornBytes } = this.journal.load();
+    this.tornBytesDropped = tornBytes;
+    for (const record of records) this.apply(record);
+  }
+
+  private apply(record: JournalRecord): void {
+    if (record.op === "bank") {
+      const state = this.banks.get(record.bank.bankId);
+      if (state === undefined) this.banks.set(record.bank.bankId, { bank: record.bank, live: new Map(), archive: new Map(), liveSorted: null, archiveSorted: null });
+      else state.bank = record.bank;
+      return;
+    }
+    const memory = record.memory;
+    this.seq = Math.max(this.seq, memory.seq + 1);
+    const state = this.ensureBankState(memory.bankId, memory.createdAt, false);
+    state.live.delete(memory.id);
+    state.archive.delete(memory.id);
+    (memory.state === "valid" ? state.live : state.archive).set(memory.id, memory);
+    state.liveSorted = null;
+    state.archiveSorted = null;
+  }
+
+  private commit(records: JournalRecord[]): void {
+    this.journal?.append(records);
+    for (const record of records) this.apply(record);
+    if (this.journal !== null && this.journal.journalLines >= SNAPSHOT_EVERY) this.journal.snapshot(this.allRecords());
+  }
+
+  private *allRecords(): Iterable<JournalRecord> {
+    for (const state of this.banks.values()) {
+      yield { op: "bank", bank: state.bank };
+      for (const memory of state.live.values()) yield { op: "memory", memory };
+      for (const memory of state.archive.values()) yield { op: "memory", memory };
+    }
+  }
+
+  private ensureBankState(bankId: string, now: string, journal: boolean): BankState {
+    const existing = this.banks.get(bankId);
+    if (existing !== undefined) return existing;
+    const bank: StoredBank = { bankId, name: bankId, mission: "", disposition: { skepticism: 3, literalism: 3, empathy: 3 }, createdAt: now, updatedAt: now };
+    if (journal) this.commit([{ op: "bank", bank }]);
+    else this.banks.set(bankId, { bank, live: new Map(), archive: new Map(), liveSorted: null, archiveSorted: null });
+    return this.banks.get(bankId) as BankState;
+  }
+
+  putBank(bankId: string, edit: Partial<Pick<StoredBank, "name" | "mission" | "disposition">>, now: string): StoredBank {
+    const current = this.banks.get(bankId)?.bank;
+    const bank: StoredBank = {
+      bankId,
+      name: edit.name ?? current?.name ?? bankId,
+      mission: edit.mission ?? current?.mission ?? "",
+      disposition: edit.disposition ?? current?.disposition ?? { skepticism: 3, literalism: 3, empathy: 3 },
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
+    };
+    this.commit([{ op: "bank", bank }]);
+    return bank;
+  }
+
+  bank(bankId: string): StoredBank | undefined {
+    return this.banks.get(bankId)?.bank;
+  }
+
+  listBanks(): { bank: StoredBank; factCount: number; lastWriteAt: string | null }[] {
+    return [...this.banks.values()]
+      .map((state) => {
+        let last: string | null = null;
+        for (const m of state.live.values()) if (last === null || m.createdAt > last) last = m.createdAt;
+        return { bank: state.bank, factCount: state.live.size, lastWriteAt: last };
+      })
+      .sort((a, b) => (a.bank.bankId < b.bank.bankId ? -1 : a.bank.bankId > b.bank.bankId ? 1 : 0));
+  }
+
+  retain(bankId: string, items: readonly RetainInput[], now: string): StoredMemory[] {
+    const records: JournalRecord[] = [];
+    if (!this.banks.has(bankId)) {
+      records.push({ op: "bank", bank: { bankId, name: bankId, mission: "", disposition: { skepticism: 3, literalism: 3, empathy: 3 }, createdAt: now, updatedAt: now } });
+    }
+    const made: StoredMemory[] = [];
+    for (const item of items) {
+      const declared = item.metadata["fact_type"];
+      const factType: StoredFactType = declared === "experience" || declared === "observation" ? declared : "world";
+      const memory: StoredMemory = {
+        id: randomUUID(),
+        bankId,
+        seq: this.seq + made.length,
+        createdAt: now,
+        text: item.content,
+        context: item.context,
+        factType,
+        documentId: item.documentId,
+        mentionedAt: item.timestamp,
+        occurredStart: item.timestamp,
+        occurredEnd: item.timestamp,
+        entities: item.entities,
+        tags: item.tags,
+        metadata: item.metadata,
+        proofCount: 1,
+        state: "valid",
+        invalidationReason: null,
+        invalidatedAt: null,
+        editedAt: null,
+      };
+      made.push(memory);
+      records.push({ op: "memory", memory });
+    }
+    this.commit(records);
+    return made;
+  }
+
+  private sorted(state: BankState, which: "valid" | "invalidated"): StoredMemory[] {
+    if (which === "valid") {
+      state.liveSorted ??= [...state.live.values()].sort(compareListOrder);
+      return state.liveSorted;
+    }
+    state.archiveSorted ??= [...state.archive.values()].sort(compareListOrder);
+    return state.archiveSorted;
+  }
+
+  /** Filtered rows in list order (valid rows, or the archive with state=invalidated). */
+  select(bankId: string, filter: ListFilter): StoredMemory[] {
+    const state = this.banks.get(bankId);
+    if (state === undefined) return [];
+    const q = filter.q === null || filter.q === "" ? null : filter.q.toLowerCase();
+    return this.sorted(state, filter.state).filter(
+      (m) =>
+        (filter.type === null || m.factType === filter.type) &&
+        (filter.documentId === null || m.documentId === filter.documentId) &&
+        (q === null || m.text.toLowerCase().includes(q) || (m.context !== null && m.context.toLowerCase().includes(q))) &&
+        tagsMatch(m.tags, filter.tags, filter.tagsMatch),
+    );
+  }
+
+  get(bankId: string, id: string): StoredMemory | undefined {
+    const state = this.banks.get(bankId);
+    return state?.live.get(id) ?? state?.archive.get(id);
+  }
+
+  /** Apply a curation; with `noop` the answer is computed but nothing is stored (fault injection). */
+  patch(bankId: string, id: string, input: PatchInput, now: string, noop: boolean): PatchOutcome {
+    const current = this.get(bankId, id);
+    if (current === undefined) return { kind: "not-found" };
+    if (current.factType === "observation") return { kind: "observation" };
+    const edits = input.text !== undefined || input.context !== undefined || input.occurredStart !== undefined || input.occurredEnd !== undefined || input.factType !== undefined || input.entities !== undefined;
+    const reverting = input.state === "valid";
+    if (current.state === "invalidated" && edits && !reverting) return { kind: "invalidated-edit" };
+    const blank = (v: string | undefined, old: string | null): string | null => (v === undefined ? old : v === "" ? null : v);
+    let next: StoredMemory = {
+      ...current,
+      text: input.text ?? current.text,
+      context: blank(input.context, current.context),
+      occurredStart: blank(input.occurredStart, current.occurredStart),
+      occurredEnd: blank(input.occurredEnd, current.occurredEnd),
+      factType: input.factType ?? current.factType,
+      entities: input.entities ?? current.entities,
+      editedAt: edits ? now : current.editedAt,
+    };
+    if (input.state === "invalidated" && current.state !== "invalidated") {
+      next = { ...next, state: "invalidated", invalidationReason: input.reason ?? null, invalidatedAt: now };
+    } else if (input.state === "valid" && current.state !== "valid") {
+      next = { ...next, state: "valid", invalidationReason: null, invalidatedAt: null };
+    }
+    if (!noop) this.commit([{ op: "memory", memory: next }]);
+    return { kind: "ok", memory: next };
+  }
+
+  /** Flush the full state into a snapshot (so a restart replays little) and release the journal. */
+  close(): void {
+    if (this.journal === null) return;
+    if (this.journal.journalLines > 0) this.journal.snapshot(this.allRecords());
+    this.journal.close();
+  }
+}
