@@ -1,2 +1,27 @@
 // Public API of @context-fold/ledger-reader.
-export {};
+export type {
+  Block,
+  BlockKind,
+  CompactionSegment,
+  ContextItem,
+  Damage,
+  Entry,
+  FileLocation,
+  ResolveResult,
+  Session,
+  SessionHeader,
+  StreamItem,
+} from "./types.js";
+export { LedgerError, type LedgerErrorCode } from "./errors.js";
+export {
+  readSession,
+  updateSession,
+  parseSessionText,
+  streamEntries,
+  lineageBlocks,
+  blockAt,
+  type ReadOptions,
+} from "./read-session.js";
+export { contextView, contextEntries } from "./context-view.js";
+export { resolveAnchor, blocksWithAnchor } from "./resolve-anchor.js";
+export { walkLineage } from "./lineage.js";

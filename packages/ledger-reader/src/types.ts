@@ -15,7 +15,12 @@ export interface Damage extends FileLocation {
   readonly kind: "torn-line" | "malformed" | "blank" | "no-trailing-newline" | "not-an-entry";
 }
 
-/** One JSON object of the session file other than the header, after in-memory migration to v3. */
+/**
+ * One JSON object of the session file other than the header, after in-memory migration to v3.
+ * `line` is its physical line; `byteOffset` is the first byte of this object's JSON text, which is the
+ * line's first byte except for the second and later objects of a torn (glued) line: the bytes
+ * `[byteOffset, byteOffset + byteLength)` are always exactly this entry's JSON.
+ */
 export interface Entry extends FileLocation {
   /** 0-based position among entries in file order (header excluded, recovered entries included). */
   readonly position: number;
@@ -29,6 +34,8 @@ export interface Entry extends FileLocation {
   readonly recovered: boolean;
   /** The migrated entry object as Pi would hold it (v3 field names). */
   readonly raw: Readonly<Record<string, unknown>>;
+  /** 1-based count of user messages on the root→entry path, this entry included (0 before the first). */
+  readonly turn: number;
 }
 
 export type BlockKind =
@@ -72,7 +79,90 @@ export interface Block {
   /** Block text exactly as contract-decisions.md defines it (what sha256 covers when anchorable). */
   readonly text: string;
   readonly timestamp: string | undefined;
-  /** Location of the entry's line in the file. */
+  /** Location of the entry in the file: its line, and the byte offset and length of its JSON text. */
   readonly line: number;
   readonly byteOffset: number;
+  readonly byteLength: number;
 }
+
+/** The header line (`{"type":"session"}`), with the version the file was written in. */
+export interface SessionHeader {
+  readonly id: string;
+  /** The file's version before in-memory migration (a missing version is 1; newer ones read as 3). */
+  readonly version: 1 | 2 | 3;
+  readonly timestamp: string | undefined;
+  readonly cwd: string | undefined;
+  readonly parentSession?: string;
+  readonly raw: Readonly<Record<string, unknown>>;
+}
+
+/** Compaction k on the active lineage and the entries it summarized. */
+export interface CompactionSegment {
+  /** 1-based along the active lineage. */
+  readonly number: number;
+  readonly entryId: string;
+  /** null when Pi could not map it (a v1 index pointing at the header or past the compaction). */
+  readonly firstKeptEntryId: string | null;
+  readonly tokensBefore?: number;
+  readonly fromHook?: boolean;
+  readonly summary: string;
+  /** Inclusive `#N` range of the blocks of the summarized entries; null when they hold no block. */
+  readonly segment: { readonly from: number; readonly to: number } | null;
+  /** The lineage entries this compaction summarized (from the previous kept boundary to its own). */
+  readonly entryIds: readonly string[];
+}
+
+/** A whole session file, read. Arrays are in file order; `lineage` runs root → active leaf. */
+export interface Session {
+  readonly path: string;
+  readonly header: SessionHeader;
+  readonly entries: readonly Entry[];
+  readonly blocks: readonly Block[];
+  readonly damaged: readonly Damage[];
+  readonly byId: ReadonlyMap<string, Entry>;
+  /** Last entry in file order (what Pi takes as the leaf on load); null without entries. */
+  readonly leafId: string | null;
+  readonly lineage: readonly Entry[];
+  readonly lineageIds: ReadonlySet<string>;
+  /** Ids of entries with two or more children, in the order they became branch points. */
+  readonly branchPoints: readonly string[];
+  /** Ids of entries with a null parent, themselves as parent, or a parent not seen before them. */
+  readonly roots: readonly string[];
+  readonly compactions: readonly CompactionSegment[];
+  /** Bytes consumed: where `updateSession` resumes. An incomplete last line is not consumed. */
+  readonly byteLength: number;
+  /** false when read with `withText: false`: block text is "" and message content is not held. */
+  readonly withText: boolean;
+}
+
+/** One message of the model context Pi would build, with the entry it came from. */
+export interface ContextItem {
+  readonly entry: Entry;
+  /** Message role: user, assistant, toolResult, bashExecution, custom, system, compactionSummary, branchSummary. */
+  readonly role: string;
+  /** The message as Pi hands it to the agent (context edits applied). */
+  readonly message: Readonly<Record<string, unknown>>;
+  /** The context_edit entry whose replacement this message carries. */
+  readonly editId?: string;
+}
+
+export type ResolveResult =
+  | {
+      readonly status: "ok";
+      readonly anchor: string;
+      readonly text: string;
+      readonly sha256: string;
+      /** true/false when an expected sha256 was given, null otherwise. */
+      readonly verified: boolean | null;
+      readonly block: Block;
+      readonly editId?: string;
+    }
+  | { readonly status: "missing"; readonly anchor: string; readonly reason: string }
+  | { readonly status: "ambiguous"; readonly anchor: string; readonly candidates: readonly Block[] }
+  | { readonly status: "malformed"; readonly anchor: string; readonly reason: string };
+
+/** What `streamEntries` yields, in file order. */
+export type StreamItem =
+  | { readonly kind: "header"; readonly header: SessionHeader }
+  | { readonly kind: "entry"; readonly entry: Entry; readonly blocks: readonly Block[] }
+  | { readonly kind: "damage"; readonly damage: Damage };

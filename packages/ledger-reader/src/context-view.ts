@@ -1,0 +1,119 @@
+// What Pi would send the model for the active leaf: the latest compaction on the lineage, the entries
+// kept from its firstKeptEntryId, everything after it, with context_edits applied (latest per target).
+import type { ContextItem, Entry, Session } from "./types.js";
+
+type Message = Readonly<Record<string, unknown>>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isSystemMessage(entry: Entry): boolean {
+  const message = entry.raw["message"];
+  return entry.type === "message" && isRecord(message) && message["role"] === "system";
+}
+
+/** Entry timestamps become epoch milliseconds in Pi's synthetic messages (NaN when absent, as in Pi). */
+function millis(timestamp: unknown): number {
+  return new Date(timestamp as string).getTime();
+}
+
+/** The entries Pi selects for context: compaction first, kept non-system entries, then the rest. */
+export function contextEntries(lineage: readonly Entry[]): Entry[] {
+  let compactionAt = -1;
+  lineage.forEach((entry, i) => {
+    if (entry.type === "compaction") compactionAt = i;
+  });
+  const compaction = lineage[compactionAt];
+  if (compaction === undefined) return [...lineage];
+  const selected: Entry[] = [compaction];
+  const firstKept = compaction.raw["firstKeptEntryId"];
+  let kept = false;
+  for (let i = 0; i < compactionAt; i++) {
+    const entry = lineage[i];
+    if (entry === undefined) continue;
+    if (entry.id === firstKept) kept = true;
+    if (kept && !isSystemMessage(entry)) selected.push(entry);
+  }
+  for (let i = compactionAt + 1; i < lineage.length; i++) {
+    const entry = lineage[i];
+    if (entry !== undefined) selected.push(entry);
+  }
+  return selected;
+}
+
+/** The messages one entry contributes, before edits (Pi's sessionEntryToContextMessages). */
+function entryMessages(entry: Entry): Message[] {
+  const raw = entry.raw;
+  switch (entry.type) {
+    case "message": {
+      const message = raw["message"];
+      if (!isRecord(message)) return [];
+      const role = message["role"];
+      if (role === "system" && message["content"] == null) return [{ ...message, content: "" }];
+      if ((role === "user" || role === "assistant" || role === "toolResult") && message["content"] == null) {
+        return [{ ...message, content: [] }];
+      }
+      return [message];
+    }
+    case "custom_message":
+      return [
+        {
+          role: "custom",
+          customType: raw["customType"],
+          content: raw["content"] ?? [],
+          display: raw["display"],
+          details: raw["details"],
+          timestamp: millis(raw["timestamp"]),
+        },
+      ];
+    case "branch_summary":
+      if (!raw["summary"]) return [];
+      return [{ role: "branchSummary", summary: raw["summary"], fromId: raw["fromId"], timestamp: millis(raw["timestamp"]) }];
+    case "compaction": {
+      const summary = { role: "compactionSummary", summary: raw["summary"], tokensBefore: raw["tokensBefore"], timestamp: millis(raw["timestamp"]) };
+      const system = raw["systemMessage"];
+      return isRecord(system) ? [system, summary] : [summary];
+    }
+    default:
+      return [];
+  }
+}
+
+const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
+
+/** Apply one context_edit's replacement to the messages of its target (Pi's projectContextEntry). */
+function applyEdit(messages: Message[], edit: Entry): Message[] {
+  const replacement = edit.raw["replacement"];
+  if (replacement === null || !isRecord(replacement)) return [];
+  return messages.map((message) => {
+    const role = message["role"];
+    if (typeof role !== "string" || !EDITABLE_ROLES.has(role)) return message;
+    const content =
+      (role === "assistant" || role === "toolResult") && typeof replacement["content"] === "string"
+        ? [{ type: "text", text: replacement["content"] }]
+        : replacement["content"];
+    return { ...message, content };
+  });
+}
+
+/** The model context Pi builds for the session's active leaf, one item per message. */
+export function contextView(session: Session): ContextItem[] {
+  const selected = contextEntries(session.lineage);
+  const edits = new Map<string, Entry>();
+  for (const entry of selected) {
+    if (entry.type === "context_edit" && typeof entry.raw["targetId"] === "string") edits.set(entry.raw["targetId"], entry);
+  }
+  const items: ContextItem[] = [];
+  selected.forEach((entry, i) => {
+    // Only the newest compaction (first in the selection) contributes; an older one kept in range is silent.
+    if (entry.type === "compaction" && i > 0) return;
+    const edit = edits.get(entry.id);
+    const messages = edit === undefined ? entryMessages(entry) : applyEdit(entryMessages(entry), edit);
+    for (const message of messages) {
+      const role = typeof message["role"] === "string" ? message["role"] : "";
+      items.push(edit === undefined ? { entry, role, message } : { entry, role, message, editId: edit.id });
+    }
+  });
+  return items;
+}

@@ -1,0 +1,355 @@
+// Consumes a session file line by line (in memory or streamed, from the start or a resume offset):
+// header check, damage recovery, in-memory v1/v2 → v3 migration, entries, blocks and the tree index.
+import { entryBlocks, isUserMessage } from "./blocks.js";
+import { LedgerError } from "./errors.js";
+import type { Block, Damage, Entry, SessionHeader, StreamItem } from "./types.js";
+
+const NEWLINE = 0x0a;
+/** `}{"type"` cannot occur outside a string in valid JSON, nor unescaped inside one: a torn-write seam. */
+const GLUE = Buffer.from('}{"type"', "utf8");
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
+/** A message entry without its content (what `withText: false` keeps): the text stays in the file. */
+function withoutText(raw: Record<string, unknown>): Record<string, unknown> {
+  const message = raw["message"];
+  if (raw["type"] !== "message" || !isRecord(message)) return raw;
+  const { content: _content, output: _output, ...rest } = message;
+  return { ...raw, message: rest };
+}
+
+/** Everything readSession builds, kept between reads so `updateSession` only adds to it. */
+export class LedgerBuilder {
+  readonly path: string;
+  readonly withText: boolean;
+  header: SessionHeader | undefined;
+  readonly entries: Entry[] = [];
+  readonly blocks: Block[] = [];
+  /** Damage of consumed lines (final). */
+  readonly damaged: Damage[] = [];
+  /** Damage of the unconsumed incomplete last line (replaced on every read). */
+  tailDamage: Damage | undefined;
+  readonly byId = new Map<string, Entry>();
+  readonly roots: string[] = [];
+  readonly branchPoints: string[] = [];
+  /** anchor → indexes of the blocks carrying it (two on different branches is possible). */
+  readonly anchors = new Map<string, number[]>();
+  /** Index of each entry's first block, by entry position (its blocks run to the next entry's first). */
+  readonly blockStart: number[] = [];
+  private readonly childCount = new Map<string, number>();
+  /** Physical lines consumed. */
+  lines = 0;
+  /** Bytes consumed. */
+  byteLength = 0;
+  /** The last consumed line had no newline but parsed: a following "\n" just completes it. */
+  pendingNewline = false;
+  /**
+   * Entry id per line Pi's loader parses (header included, so the index is what v1's
+   * `firstKeptEntryIndex` counts); null where Pi's entry is the header or not an entry.
+   */
+  private readonly v1Ids: (string | null)[] = [];
+  private v1LastId: string | null = null;
+  /**
+   * Streaming mode: entries, blocks and damage are queued in `fresh` for the caller to take, and only
+   * tree metadata (turn and child count per id) is kept, so memory does not grow with the text.
+   */
+  readonly streaming: boolean;
+  readonly fresh: StreamItem[] = [];
+  /** Turn per entry id: what a child's turn continues from (kept in both modes). */
+  private readonly turnById = new Map<string, number>();
+  entryCount = 0;
+  blockCount = 0;
+
+  constructor(path: string, options: { withText: boolean; streaming: boolean }) {
+    this.path = path;
+    this.withText = options.withText;
+    this.streaming = options.streaming;
+  }
+
+  /**
+   * Take the lines of `buf[start, end)`, which sits at file offset `this.byteLength`. With `final`, an
+   * unterminated last line is examined (reported; taken when it parses); otherwise it is left for the
+   * next call. `this.byteLength` advances by the bytes consumed.
+   */
+  consume(buf: Buffer, start: number, end: number, final: boolean): void {
+    let pos = start;
+    if (this.pendingNewline && pos < end) {
+      this.pendingNewline = false;
+      if (buf[pos] === NEWLINE) {
+        pos += 1;
+        this.byteLength += 1;
+        this.dropNoNewlineDamage();
+      } else {
+        // Bytes appended to a line that had no newline: the line is glued; report and continue it.
+        this.lines -= 1;
+        this.addDamage({
+          line: this.lines + 1,
+          byteOffset: this.byteLength,
+          kind: "torn-line",
+          reason: "bytes were appended to a last line that had no newline (glued write)",
+          recovered: true,
+        });
+      }
+    }
+    while (pos < end) {
+      const nl = buf.indexOf(NEWLINE, pos);
+      if (nl === -1 || nl >= end) {
+        if (final) this.takeUnterminated(buf, pos, end);
+        return;
+      }
+      this.takeLine(buf, pos, nl, this.byteLength);
+      this.lines += 1;
+      this.byteLength += nl + 1 - pos;
+      pos = nl + 1;
+    }
+    if (final) this.tailDamage = undefined;
+  }
+
+  private takeUnterminated(buf: Buffer, start: number, end: number): void {
+    this.tailDamage = undefined;
+    if (isBlank(buf, start, end)) {
+      if (end > start) {
+        this.tailDamage = {
+          line: this.lines + 1,
+          byteOffset: this.byteLength,
+          kind: "no-trailing-newline",
+          reason: "the file ends in whitespace without a newline",
+          recovered: false,
+        };
+      }
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(buf.toString("utf8", start, end));
+    } catch {
+      this.tailDamage = {
+        line: this.lines + 1,
+        byteOffset: this.byteLength,
+        kind: "no-trailing-newline",
+        reason: "the last line has no newline and does not parse (a torn tail, or a write in progress); not consumed",
+        recovered: false,
+      };
+      return;
+    }
+    // A complete object still waiting for its newline: take it (Pi does too) and remember that a "\n"
+    // appended later only completes this line.
+    this.addDamage({
+      line: this.lines + 1,
+      byteOffset: this.byteLength,
+      kind: "no-trailing-newline",
+      reason: "the last line has no newline (taken: it parses)",
+      recovered: true,
+    });
+    this.takeValue(value, this.lines + 1, this.byteLength, end - start, false, 0);
+    this.lines += 1;
+    this.byteLength += end - start;
+    this.pendingNewline = true;
+  }
+
+  private dropNoNewlineDamage(): void {
+    const last = this.damaged[this.damaged.length - 1];
+    if (last !== undefined && last.kind === "no-trailing-newline") this.damaged.pop();
+  }
+
+  private addDamage(damage: Damage): void {
+    if (this.streaming) this.fresh.push({ kind: "damage", damage });
+    else this.damaged.push(damage);
+  }
+
+  private takeLine(buf: Buffer, start: number, end: number, byteOffset: number): void {
+    const line = this.lines + 1;
+    if (isBlank(buf, start, end)) {
+      this.addDamage({ line, byteOffset, kind: "blank", reason: "blank line", recovered: false });
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(buf.toString("utf8", start, end));
+    } catch (error) {
+      this.takeBrokenLine(buf, start, end, byteOffset, line, error);
+      return;
+    }
+    this.takeValue(value, line, byteOffset, end - start, false, 0);
+  }
+
+  /** A line that does not parse: split a torn write at its `}{"type"` seams, report what is left. */
+  private takeBrokenLine(buf: Buffer, start: number, end: number, byteOffset: number, line: number, error: unknown): void {
+    const seams: number[] = [];
+    for (let at = buf.indexOf(GLUE, start); at !== -1 && at < end; at = buf.indexOf(GLUE, at + 1)) seams.push(at + 1);
+    const reason = error instanceof Error ? error.message : String(error);
+    if (seams.length === 0) {
+      this.addDamage({ line, byteOffset, kind: "malformed", reason: `not valid JSON: ${reason}`, recovered: false });
+      return;
+    }
+    const cuts = [start, ...seams, end];
+    let parsed = 0;
+    const pieces = cuts.length - 1;
+    const values: { value: unknown; from: number; to: number }[] = [];
+    for (let i = 0; i < pieces; i++) {
+      const from = cuts[i] ?? start;
+      const to = cuts[i + 1] ?? end;
+      try {
+        values.push({ value: JSON.parse(buf.toString("utf8", from, to)), from, to });
+        parsed += 1;
+      } catch {
+        // reported below with the count
+      }
+    }
+    this.addDamage({
+      line,
+      byteOffset,
+      kind: "torn-line",
+      reason: `${String(pieces)} JSON objects glued on one line (a torn write); ${String(parsed)} recovered`,
+      recovered: parsed === pieces,
+    });
+    values.forEach(({ value, from, to }, k) => {
+      this.takeValue(value, line, byteOffset + (from - start), to - from, true, k);
+    });
+  }
+
+  private takeValue(value: unknown, line: number, byteOffset: number, byteLength: number, recovered: boolean, k: number): void {
+    if (this.header === undefined) {
+      this.takeHeader(value, line, byteOffset);
+      if (!recovered) this.v1Ids.push(null);
+      return;
+    }
+    if (!isRecord(value) || typeof value["type"] !== "string") {
+      if (!recovered) this.v1Ids.push(null);
+      this.addDamage({ line, byteOffset, kind: "not-an-entry", reason: "a JSON value that is not an entry object (no string `type`)", recovered: false });
+      return;
+    }
+    if (value["type"] === "session") {
+      if (!recovered) this.v1Ids.push(null);
+      this.addDamage({ line, byteOffset, kind: "not-an-entry", reason: "a second session header (Pi ignores it)", recovered: false });
+      return;
+    }
+    const version = this.header.version;
+    if (version === 1) {
+      // v1 has no ids: derive them from the line (contract-decisions.md) and chain in file order.
+      const id = k === 0 ? `v1-${String(line).padStart(6, "0")}` : `v1-${String(line).padStart(6, "0")}-${String(k + 1)}`;
+      value["id"] = id;
+      value["parentId"] = this.v1LastId;
+      this.v1LastId = id;
+      if (!recovered) this.v1Ids.push(id);
+      if (value["type"] === "compaction" && typeof value["firstKeptEntryIndex"] === "number") {
+        // Pi maps the index (which counts the header) only to an entry whose id it already assigned.
+        const target = this.v1Ids[value["firstKeptEntryIndex"]];
+        if (typeof target === "string") value["firstKeptEntryId"] = target;
+        delete value["firstKeptEntryIndex"];
+      }
+    } else if (!recovered) {
+      this.v1Ids.push(null);
+    }
+    if (version < 3 && value["type"] === "message") {
+      const message = value["message"];
+      if (isRecord(message) && message["role"] === "hookMessage") message["role"] = "custom";
+    }
+    const id = value["id"];
+    if (typeof id !== "string" || id.length === 0) {
+      this.addDamage({ line, byteOffset, kind: "not-an-entry", reason: "an entry without a string `id`", recovered: false });
+      return;
+    }
+    const parentRaw = value["parentId"];
+    const parentId = typeof parentRaw === "string" && parentRaw.length > 0 ? parentRaw : null;
+    const parentTurn = parentId === null || parentId === id ? undefined : this.turnById.get(parentId);
+    const isRoot = parentTurn === undefined;
+    const turn = (parentTurn ?? 0) + (isUserMessage(value) ? 1 : 0);
+    const timestamp = typeof value["timestamp"] === "string" ? value["timestamp"] : undefined;
+    const entry: Entry = {
+      line,
+      byteOffset,
+      position: this.entryCount,
+      id,
+      parentId,
+      type: value["type"],
+      timestamp,
+      byteLength,
+      recovered,
+      raw: value,
+      turn,
+    };
+    this.entryCount += 1;
+    this.turnById.set(id, turn);
+    if (isRoot) this.roots.push(id);
+    else if (parentId !== null) {
+      const count = (this.childCount.get(parentId) ?? 0) + 1;
+      this.childCount.set(parentId, count);
+      if (count === 2) this.branchPoints.push(parentId);
+    }
+    const blocks = entryBlocks(entry, this.blockCount, this.withText);
+    this.blockCount += blocks.length;
+    const kept = this.withText ? entry : { ...entry, raw: withoutText(value) };
+    if (this.streaming) {
+      this.fresh.push({ kind: "entry", entry: kept, blocks });
+      return;
+    }
+    this.entries.push(kept);
+    this.byId.set(id, kept);
+    this.blockStart.push(this.blocks.length);
+    for (const block of blocks) {
+      this.blocks.push(block);
+      if (block.anchor !== undefined) {
+        const list = this.anchors.get(block.anchor);
+        if (list === undefined) this.anchors.set(block.anchor, [block.index]);
+        else list.push(block.index);
+      }
+    }
+  }
+
+  private takeHeader(value: unknown, line: number, byteOffset: number): void {
+    if (isRecord(value) && value["type"] === "session" && typeof value["id"] === "string") {
+      const rawVersion = value["version"];
+      const version: 1 | 2 | 3 = rawVersion === undefined || rawVersion === 1 ? 1 : rawVersion === 2 ? 2 : 3;
+      const header: { -readonly [K in keyof SessionHeader]: SessionHeader[K] } = {
+        id: value["id"],
+        version,
+        timestamp: typeof value["timestamp"] === "string" ? value["timestamp"] : undefined,
+        cwd: typeof value["cwd"] === "string" ? value["cwd"] : undefined,
+        raw: value,
+      };
+      if (typeof value["parentSession"] === "string") header.parentSession = value["parentSession"];
+      this.header = header;
+      if (this.streaming) this.fresh.push({ kind: "header", header });
+      return;
+    }
+    if (isRecord(value) && typeof value["type"] === "string" && ("parentId" in value || "id" in value || value["type"] === "message")) {
+      throw new LedgerError(
+        "NO_HEADER",
+        this.path,
+        `starts with a "${value["type"]}" entry, not the {"type":"session"} header: a fragment of a Pi session? Read the whole file`,
+        { line, byteOffset },
+      );
+    }
+    throw new LedgerError("NOT_A_SESSION", this.path, 'not a Pi session file: the first JSON line is not a {"type":"session"} header', {
+      line,
+      byteOffset,
+    });
+  }
+
+  /** The blocks of one entry. */
+  blocksOf(entry: Entry): Block[] {
+    const from = this.blockStart[entry.position] ?? this.blocks.length;
+    const to = this.blockStart[entry.position + 1] ?? this.blocks.length;
+    return this.blocks.slice(from, to);
+  }
+
+  /** After the last byte: a file without any header is no session. */
+  requireHeader(): SessionHeader {
+    if (this.header !== undefined) return this.header;
+    if (this.byteLength === 0 && this.tailDamage === undefined) {
+      throw new LedgerError("EMPTY", this.path, "the file is empty (Pi writes the session file after the first message)");
+    }
+    throw new LedgerError("NOT_A_SESSION", this.path, "not a Pi session file: no line parses as JSON", { line: 1, byteOffset: 0 });
+  }
+}

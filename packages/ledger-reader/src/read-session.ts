@@ -1,0 +1,189 @@
+// Reads a session file (read-only, streamed in chunks) into a Session; resumes from the bytes consumed
+// for appended data; streams entries for files of any size; parses in-memory text for tests and tools.
+import { open, type FileHandle } from "node:fs/promises";
+import { LedgerBuilder } from "./ledger-builder.js";
+import { LedgerError } from "./errors.js";
+import { compactionSegments, walkLineage } from "./lineage.js";
+import { remember, stateOf } from "./session-state.js";
+import type { Block, Session, StreamItem } from "./types.js";
+
+const CHUNK = 4 * 1024 * 1024;
+/** Bytes before the resume offset compared on update: a rewritten file almost surely differs here. */
+const TAIL_CHECK = 256;
+const NEWLINE = 0x0a;
+
+export interface ReadOptions {
+  /** Keep block text and message content in memory (default true). Without it, `resolveAnchor` re-reads the file. */
+  readonly withText?: boolean;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function openReadOnly(path: string): Promise<FileHandle> {
+  try {
+    // "r": read-only; never created, truncated, locked or written.
+    return await open(path, "r");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new LedgerError("NOT_FOUND", path, "no such file (Pi creates it with the first message)", { cause: error });
+    throw new LedgerError("UNREADABLE", path, `cannot open for reading: ${describe(error)}`, { cause: error });
+  }
+}
+
+/** Feed `fh` from `from` to its end into the builder, pausing after every chunk (for streaming). */
+async function* feed(builder: LedgerBuilder, fh: FileHandle, from: number): AsyncGenerator<void, void, undefined> {
+  const buf = Buffer.allocUnsafe(CHUNK);
+  let pos = from;
+  let pending: Buffer[] = [];
+  for (;;) {
+    let bytesRead: number;
+    try {
+      ({ bytesRead } = await fh.read(buf, 0, CHUNK, pos));
+    } catch (error) {
+      throw new LedgerError("UNREADABLE", builder.path, `read failed: ${describe(error)}`, { byteOffset: pos, cause: error });
+    }
+    if (bytesRead === 0) break;
+    pos += bytesRead;
+    const chunk = buf.subarray(0, bytesRead);
+    if (pending.length > 0 && chunk.indexOf(NEWLINE) === -1) {
+      // Still inside one long line: collect without re-concatenating on every chunk.
+      pending.push(Buffer.from(chunk));
+      continue;
+    }
+    const data = pending.length > 0 ? Buffer.concat([...pending, chunk]) : chunk;
+    pending = [];
+    const before = builder.byteLength;
+    builder.consume(data, 0, data.length, false);
+    const used = builder.byteLength - before;
+    // `buf` is reused for the next chunk: keep a copy of the unfinished line.
+    if (used < data.length) pending.push(Buffer.from(data.subarray(used)));
+    yield;
+  }
+  const rest = pending.length > 0 ? Buffer.concat(pending) : Buffer.alloc(0);
+  builder.consume(rest, 0, rest.length, true);
+}
+
+async function feedAll(builder: LedgerBuilder, fh: FileHandle, from: number): Promise<void> {
+  for await (const _ of feed(builder, fh, from)) {
+    // every chunk is taken into the builder as it arrives
+  }
+}
+
+async function readTail(fh: FileHandle, end: number): Promise<Buffer> {
+  const start = Math.max(0, end - TAIL_CHECK);
+  const tail = Buffer.alloc(end - start);
+  if (tail.length > 0) await fh.read(tail, 0, tail.length, start);
+  return tail;
+}
+
+/** Build the public Session from the builder's current state. */
+function snapshot(builder: LedgerBuilder): Session {
+  const header = builder.requireHeader();
+  const leafId = builder.entries[builder.entries.length - 1]?.id ?? null;
+  const lineage = walkLineage(builder.byId, leafId);
+  const damaged = builder.tailDamage === undefined ? [...builder.damaged] : [...builder.damaged, builder.tailDamage];
+  return {
+    path: builder.path,
+    header,
+    entries: builder.entries,
+    blocks: builder.blocks,
+    damaged,
+    byId: builder.byId,
+    leafId,
+    lineage,
+    lineageIds: new Set(lineage.map((e) => e.id)),
+    branchPoints: [...builder.branchPoints],
+    roots: [...builder.roots],
+    compactions: compactionSegments(lineage, (entry) => builder.blocksOf(entry)),
+    byteLength: builder.byteLength,
+    withText: builder.withText,
+  };
+}
+
+/** Read a whole session file. Never writes, truncates or locks it. */
+export async function readSession(path: string, options: ReadOptions = {}): Promise<Session> {
+  const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: false });
+  const fh = await openReadOnly(path);
+  try {
+    const stats = await fh.stat();
+    if (stats.isDirectory()) throw new LedgerError("UNREADABLE", path, "is a directory, not a session file");
+    await feedAll(builder, fh, 0);
+    const session = snapshot(builder);
+    remember(session, { builder, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
+    return session;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Read what was appended since `previous` was read: cost proportional to the new bytes. Throws
+ * LedgerError LEDGER_CHANGED when the file was truncated or replaced (read it again from the start).
+ * `previous` shares its arrays with the result and must not be used afterwards.
+ */
+export async function updateSession(previous: Session): Promise<Session> {
+  const state = stateOf(previous);
+  if (state === undefined) return readSession(previous.path, { withText: previous.withText });
+  const { builder } = state;
+  const fh = await openReadOnly(previous.path);
+  try {
+    const stats = await fh.stat();
+    const changed = (why: string): LedgerError =>
+      new LedgerError("LEDGER_CHANGED", previous.path, `${why} since it was read: read it again from the start`, {
+        byteOffset: builder.byteLength,
+      });
+    if (stats.dev !== state.dev || stats.ino !== state.ino) throw changed("the file was replaced");
+    if (stats.size < builder.byteLength) throw changed("the file was truncated");
+    const tail = await readTail(fh, builder.byteLength);
+    if (!tail.equals(state.tail)) throw changed("the file was rewritten");
+    if (stats.size === builder.byteLength && builder.tailDamage === undefined) return previous;
+    await feedAll(builder, fh, builder.byteLength);
+    const session = snapshot(builder);
+    remember(session, { builder, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
+    return session;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Parse session text held in memory (tests, tools). `path` only labels errors and the result. */
+export function parseSessionText(text: string, path = "<memory>"): Session {
+  const builder = new LedgerBuilder(path, { withText: true, streaming: false });
+  const bytes = Buffer.from(text, "utf8");
+  builder.consume(bytes, 0, bytes.length, true);
+  return snapshot(builder);
+}
+
+/**
+ * Stream a session of any size: the header, then every entry (with its blocks) and every damage
+ * report in file order. Holds only tree metadata between chunks, never the text already yielded.
+ */
+export async function* streamEntries(path: string, options: ReadOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
+  const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: true });
+  const fh = await openReadOnly(path);
+  try {
+    for await (const _ of feed(builder, fh, 0)) yield* builder.fresh.splice(0);
+    yield* builder.fresh.splice(0);
+    builder.requireHeader();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The blocks of the active lineage's entries, in lineage order. */
+export function lineageBlocks(session: Session): Block[] {
+  const out: Block[] = [];
+  const state = stateOf(session);
+  if (state !== undefined) {
+    for (const entry of session.lineage) out.push(...state.builder.blocksOf(entry));
+    return out;
+  }
+  return session.blocks.filter((block) => session.lineageIds.has(block.entryId));
+}
+
+/** Block `#index`, or undefined. */
+export function blockAt(session: Session, index: number): Block | undefined {
+  return Number.isInteger(index) ? session.blocks[index] : undefined;
+}

@@ -1,0 +1,62 @@
+// Resolves a contract anchor (`r:<toolCallId>`, `a:<responseId>:p<n>`, optional `:edit:<id>`) to its
+// block text, verified against an expected sha256. Missing and twice-matching anchors are typed results.
+import { joinTextParts, parseAnchor, sha256Hex } from "@context-fold/seed-index-format";
+import { blockTextFromFile } from "./block-text-from-file.js";
+import { stateOf } from "./session-state.js";
+import type { Block, ResolveResult, Session } from "./types.js";
+
+const EDIT_MARK = ":edit:";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Blocks carrying `anchor` (without an edit suffix), in file order. */
+export function blocksWithAnchor(session: Session, anchor: string): Block[] {
+  const indexes = stateOf(session)?.builder.anchors.get(anchor);
+  if (indexes !== undefined) return indexes.flatMap((i) => session.blocks[i] ?? []);
+  return session.blocks.filter((block) => block.anchor === anchor);
+}
+
+function ok(session: Session, anchor: string, text: string, block: Block, expected: string | undefined, editId?: string): ResolveResult {
+  const sha256 = sha256Hex(text);
+  const verified = expected === undefined ? null : sha256 === expected.toLowerCase();
+  void session;
+  return editId === undefined
+    ? { status: "ok", anchor, text, sha256, verified, block }
+    : { status: "ok", anchor, text, sha256, verified, block, editId };
+}
+
+/**
+ * The text an anchor names: the block's text, or with `:edit:<id>` that context_edit's replacement.
+ * `verified` is true/false when `expectedSha256` is given, null otherwise.
+ */
+export function resolveAnchor(session: Session, anchor: string, expectedSha256?: string): ResolveResult {
+  const parsed = parseAnchor(anchor);
+  if (!parsed.ok) return { status: "malformed", anchor, reason: parsed.reason };
+  const editId = parsed.anchor.editId;
+  const base = editId === undefined ? anchor : anchor.slice(0, anchor.length - EDIT_MARK.length - editId.length);
+  const candidates = blocksWithAnchor(session, base);
+  if (editId === undefined) {
+    const [block, ...others] = candidates;
+    if (block === undefined) return { status: "missing", anchor, reason: `no block in ${session.path} carries ${base}` };
+    if (others.length > 0) return { status: "ambiguous", anchor, candidates };
+    const text = session.withText ? block.text : blockTextFromFile(session, block);
+    return ok(session, anchor, text, block, expectedSha256);
+  }
+  const edit = session.byId.get(editId);
+  if (edit === undefined || edit.type !== "context_edit") {
+    return { status: "missing", anchor, reason: `no context_edit entry ${editId} in ${session.path}` };
+  }
+  const target = edit.raw["targetId"];
+  const block = candidates.find((b) => b.entryId === target);
+  if (block === undefined) {
+    const why = candidates.length === 0 ? `no block carries ${base}` : `context_edit ${editId} targets another entry (${String(target)})`;
+    return { status: "missing", anchor, reason: why };
+  }
+  const replacement = edit.raw["replacement"];
+  if (!isRecord(replacement)) {
+    return { status: "missing", anchor, reason: `context_edit ${editId} hides its target (replacement null): it has no text` };
+  }
+  return ok(session, anchor, joinTextParts(replacement["content"]), block, expectedSha256, editId);
+}
