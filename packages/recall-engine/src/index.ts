@@ -1,2 +1,10 @@
 // Public API of @context-fold/recall-engine.
-export {};
+export { RecallError, type RecallErrorCode, RecallPatternError, RecallScopeError } from "./errors.js";
+export { emitCompound, type QueryTerm, queryTerms, type TermSink, tokenize } from "./tokenizer.js";
+export { compilePattern, type ParsedQuery, parseQuery, type Phrase, STOPWORDS } from "./query.js";
+export { rankRegex, rankWords, SCORE_FLOOR, type ScoredDoc } from "./rank.js";
+export { buildScope, parseScope, type ScopeSource, type ScopeSpec, type ScopeView } from "./scope.js";
+export { briefOf, buildBrowse, buildPage, excerptOf, labelOf, type RecallHit, type ResultSegment, type SearchResult, type SegmentLine } from "./results.js";
+export { renderResults } from "./render.js";
+export { CorruptIndexError, TermIndex } from "./term-index.js";
+export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";

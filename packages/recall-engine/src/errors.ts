@@ -1,0 +1,45 @@
+// Typed errors of the recall engine: a stable `code`, where it happened, and what to do about it.
+
+export type RecallErrorCode =
+  | "BAD_PATTERN" // a regex re2js cannot compile (syntax, or a feature a linear-time engine refuses)
+  | "BAD_SCOPE" // a scope string that is not lineage|all|compaction:N|compaction:latest, or names no compaction
+  | "BAD_QUERY" // an empty regex or an unterminated quote that cannot be read as words either
+  | "BAD_INDEX" // an expand `#N` that is not a block of the session
+  | "SEED_INDEX_MISSING" // span recall asked for a seed index that does not exist
+  | "SPAN_NOT_FOUND" // a fold code / anchor that no record names
+  | "FULL_OUTPUT_REFUSED"; // a full-output path outside the allowed roots (or missing)
+
+export class RecallError extends Error {
+  readonly code: RecallErrorCode;
+  /** File the error is about, when there is one. */
+  readonly file: string | undefined;
+  constructor(code: RecallErrorCode, message: string, options: { file?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "RecallError";
+    this.code = code;
+    this.file = options.file;
+  }
+}
+
+/** A regex the linear-time engine cannot run; `offset` is where in the pattern the parser stopped, when known. */
+export class RecallPatternError extends RecallError {
+  readonly pattern: string;
+  constructor(pattern: string, reason: string, cause?: unknown) {
+    super(
+      "BAD_PATTERN",
+      `cannot run the pattern /${pattern}/: ${reason} (recall uses RE2 syntax: no backreferences or lookaround; drop --regex to search words)`,
+      cause === undefined ? {} : { cause },
+    );
+    this.name = "RecallPatternError";
+    this.pattern = pattern;
+  }
+}
+
+export class RecallScopeError extends RecallError {
+  readonly scope: string;
+  constructor(scope: string, reason: string) {
+    super("BAD_SCOPE", `scope "${scope}": ${reason} (use lineage, all, compaction:N or compaction:latest)`);
+    this.name = "RecallScopeError";
+    this.scope = scope;
+  }
+}

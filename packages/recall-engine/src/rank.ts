@@ -1,0 +1,96 @@
+// Ranking: BM25 over primary terms (rare terms weigh more), parts and stopwords only add to blocks
+// already matched, phrases required, a relative score floor against long weak OR tails. Regex: re2js.
+import type { ParsedQuery } from "./query.js";
+import { STOPWORDS } from "./query.js";
+import type { TermIndex } from "./term-index.js";
+
+export interface ScoredDoc {
+  readonly doc: number;
+  readonly score: number;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+/** Weight of a compound's parts and of stopwords: they order matches, never create them. */
+const PART_WEIGHT = 0.3;
+/** Hits scoring under this fraction of the best are dropped (pi-vcc returns hundreds of weak OR hits). */
+export const SCORE_FLOOR = 0.3;
+
+function addBm25(index: TermIndex, term: string, weight: number, inScope: Uint8Array, scores: Float64Array, gate: Uint8Array | null, touched: number[]): void {
+  const list = index.postings(term);
+  if (list === undefined) return;
+  const n = index.docCount;
+  const df = list.length / 2;
+  const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  const avg = index.averageLength || 1;
+  for (let k = 0; k < list.length; k += 2) {
+    const doc = list[k] as number;
+    if (inScope[doc] !== 1) continue;
+    if (gate !== null && gate[doc] !== 1) continue;
+    const tf = list[k + 1] as number;
+    const norm = tf + K1 * (1 - B + (B * index.docLength(doc)) / avg);
+    if (scores[doc] === 0) touched.push(doc);
+    scores[doc] = (scores[doc] as number) + (weight * idf * (tf * (K1 + 1))) / norm;
+  }
+}
+
+function byScoreThenRecent(a: ScoredDoc, b: ScoredDoc): number {
+  return b.score - a.score || b.doc - a.doc;
+}
+
+/** Ranks the blocks of a scope (`inScope[doc] === 1`) for a word/phrase query. */
+export function rankWords(index: TermIndex, query: Extract<ParsedQuery, { mode: "words" }>, inScope: Uint8Array, textOf: (doc: number) => string): ScoredDoc[] {
+  const scores = new Float64Array(index.docCount);
+  const touched: number[] = [];
+  const contentful = query.terms.filter((t) => !STOPWORDS.has(t.primary));
+  const primaries = contentful.length > 0 || query.phrases.length > 0 ? contentful : query.terms;
+  const boosts: string[] = [];
+  for (const t of query.terms) {
+    if (!primaries.includes(t)) boosts.push(t.primary);
+    for (const p of t.parts) boosts.push(p);
+  }
+  let gate: Uint8Array | null = null;
+  if (query.phrases.length > 0) {
+    // Phrases are required: intersect their terms' postings, then check the phrase itself.
+    gate = new Uint8Array(index.docCount);
+    let candidates: number[] | null = null;
+    for (const phrase of query.phrases) {
+      for (const term of phrase.terms) {
+        const list = index.postings(term);
+        const docs = new Set<number>();
+        if (list !== undefined) for (let k = 0; k < list.length; k += 2) docs.add(list[k] as number);
+        candidates = candidates === null ? [...docs].filter((d) => inScope[d] === 1) : candidates.filter((d) => docs.has(d));
+      }
+    }
+    for (const doc of candidates ?? []) {
+      const text = textOf(doc);
+      if (query.phrases.every((p) => p.pattern.test(text))) gate[doc] = 1;
+    }
+    for (const phrase of query.phrases) for (const term of phrase.terms) addBm25(index, term, 1, inScope, scores, gate, touched);
+  }
+  for (const t of primaries) addBm25(index, t.primary, 1, inScope, scores, gate, touched);
+  if (boosts.length > 0) {
+    const matched = new Uint8Array(index.docCount);
+    for (const doc of touched) matched[doc] = 1;
+    for (const term of boosts) addBm25(index, term, PART_WEIGHT, inScope, scores, matched, touched);
+  }
+  let top = 0;
+  for (const doc of touched) top = Math.max(top, scores[doc] as number);
+  const floor = top * SCORE_FLOOR;
+  const out: ScoredDoc[] = [];
+  for (const doc of touched) {
+    const score = scores[doc] as number;
+    if (score > 0 && score >= floor) out.push({ doc, score });
+  }
+  return out.sort(byScoreThenRecent);
+}
+
+/** Regex hits: every block in scope the pattern matches (re2js DFA test, linear), most recent first. */
+export function rankRegex(query: Extract<ParsedQuery, { mode: "regex" }>, scopeDocs: Uint32Array, textOf: (doc: number) => string): ScoredDoc[] {
+  const out: ScoredDoc[] = [];
+  for (let k = scopeDocs.length - 1; k >= 0; k--) {
+    const doc = scopeDocs[k] as number;
+    if (query.pattern.test(textOf(doc))) out.push({ doc, score: 1 });
+  }
+  return out;
+}

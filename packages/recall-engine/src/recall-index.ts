@@ -1,0 +1,144 @@
+// The in-memory recall index of one session: built once from its blocks, grown in place as the
+// ledger grows, queried with a scope; block text stays in the session, the index holds postings.
+import type { Block } from "@context-fold/ledger-reader";
+import { RecallError } from "./errors.js";
+import { parseQuery } from "./query.js";
+import { rankRegex, rankWords } from "./rank.js";
+import { buildBrowse, buildPage, type SearchResult } from "./results.js";
+import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
+import { TermIndex } from "./term-index.js";
+
+/** What the index needs from a read session (`Session` of @context-fold/ledger-reader fits). */
+export interface RecallSession extends ScopeSource {
+  readonly header: { readonly id: string };
+  readonly byteLength: number;
+}
+
+export interface SearchOptions {
+  /** `lineage` (default), `all`, `compaction:N`, `compaction:latest`. */
+  readonly scope?: string;
+  /** 1-based page (default 1). */
+  readonly page?: number;
+  /** Hits per page (default 5). */
+  readonly pageSize?: number;
+  /** Take the whole query as a regex (case-insensitive). `/pattern/flags` is a regex without it. */
+  readonly regex?: boolean;
+  /** Session label put on each hit (searches across sessions). */
+  readonly session?: string;
+}
+
+export interface ExpandedEntry {
+  readonly index: number;
+  readonly entryId: string;
+  readonly role: string;
+  readonly kind: Block["kind"];
+  readonly turn: number;
+  readonly anchor?: string;
+  /** Full, untruncated block text. */
+  readonly text: string;
+  /** true when the text was checked against the ledger file as it is now. */
+  readonly verified: boolean;
+  /** Why it is not verified, when it is not. */
+  readonly problem?: string;
+}
+
+/** Checks one block against the ledger; returns null when it holds, else the problem. */
+export type BlockVerifier = (block: Block) => string | null;
+
+export class RecallIndex {
+  private session: RecallSession;
+  private readonly terms: TermIndex;
+  private readonly scopes = new Map<string, ScopeView>();
+
+  private constructor(session: RecallSession, terms: TermIndex) {
+    this.session = session;
+    this.terms = terms;
+  }
+
+  /** Indexes every block of the session (all branches: scopes filter at query time). */
+  static build(session: RecallSession): RecallIndex {
+    const index = new RecallIndex(session, new TermIndex());
+    index.update(session);
+    return index;
+  }
+
+  /** Wraps postings read from a cache; the caller has checked the cache key against `session`. */
+  static fromTerms(session: RecallSession, terms: TermIndex): RecallIndex {
+    if (terms.docCount > session.blocks.length) throw new RecallError("BAD_INDEX", `cached index holds ${String(terms.docCount)} blocks, the session only ${String(session.blocks.length)}`);
+    const index = new RecallIndex(session, terms);
+    index.update(session);
+    return index;
+  }
+
+  /** The session read this index answers from. */
+  get source(): RecallSession {
+    return this.session;
+  }
+  /** Blocks indexed so far. */
+  get blockCount(): number {
+    return this.terms.docCount;
+  }
+  get termCount(): number {
+    return this.terms.termCount;
+  }
+
+  /** Takes a newer read of the same ledger (e.g. from `updateSession`) and indexes blocks it adds. */
+  update(session: RecallSession): number {
+    this.session = session;
+    this.scopes.clear();
+    const before = this.terms.docCount;
+    const blocks = session.blocks;
+    for (let i = before; i < blocks.length; i++) this.terms.addDocument(i, (blocks[i] as Block).text);
+    return blocks.length - before;
+  }
+
+  scope(name?: string): ScopeView {
+    const spec = parseScope(name);
+    const key = spec.kind === "compaction" ? `compaction:${String(spec.number)}` : spec.kind;
+    let view = this.scopes.get(key);
+    if (view === undefined) {
+      view = buildScope(this.session, spec);
+      this.scopes.set(key, view);
+    }
+    return view;
+  }
+
+  /** Ranked, paged, grouped hits. An empty query browses. */
+  search(query: string, options: SearchOptions = {}): SearchResult {
+    if (query.trim().length === 0) return this.browse(options);
+    const scope = this.scope(options.scope);
+    const parsed = parseQuery(query, options.regex === undefined ? {} : { regex: options.regex });
+    const textOf = (doc: number): string => (this.session.blocks[doc] as Block).text;
+    const ranked = parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf) : rankWords(this.terms, parsed, scope.mask, textOf);
+    const page: { page?: number; pageSize?: number; session?: string } = {};
+    if (options.page !== undefined) page.page = options.page;
+    if (options.pageSize !== undefined) page.pageSize = options.pageSize;
+    if (options.session !== undefined) page.session = options.session;
+    return buildPage(this.session.blocks, scope, parsed, ranked, page);
+  }
+
+  /** The last `count` blocks of the scope (default 25). */
+  browse(options: { scope?: string; count?: number } = {}): SearchResult {
+    return buildBrowse(this.session.blocks, this.scope(options.scope), options.count ?? 25);
+  }
+
+  /** Full text of blocks `#N`, each checked by `verify` (see `ledgerVerifier`). Unknown `#N` → BAD_INDEX. */
+  expand(indices: readonly number[], verify: BlockVerifier): ExpandedEntry[] {
+    const blocks = this.session.blocks;
+    return indices.map((n) => {
+      const block = Number.isSafeInteger(n) ? blocks[n] : undefined;
+      if (block === undefined) {
+        throw new RecallError("BAD_INDEX", `#${String(n)} is not a block of this session (it has #0..#${String(blocks.length - 1)})`);
+      }
+      const problem = verify(block);
+      const entry = { index: block.index, entryId: block.entryId, role: block.role, kind: block.kind, turn: block.turn, text: block.text, verified: problem === null };
+      const withAnchor = block.anchor === undefined ? entry : { ...entry, anchor: block.anchor };
+      return problem === null ? withAnchor : { ...withAnchor, problem };
+    });
+  }
+
+  /** Cache bytes: the postings plus `meta` (the cache key). */
+  serialize(meta: unknown): Buffer {
+    return this.terms.serialize(meta);
+  }
+}

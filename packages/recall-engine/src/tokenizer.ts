@@ -1,0 +1,139 @@
+// Code-aware tokenization: each run of identifier/path characters yields its whole form plus its
+// path segments and camelCase/snake_case parts, lowercased. Hand-written scanner (no regex), linear.
+
+/** Characters that join parts into one compound token (`src/db/pool.ts`, `drizzle-orm`, `r:call_1`). */
+function isJoiner(c: number): boolean {
+  // . / \ - @ :
+  return c === 46 || c === 47 || c === 92 || c === 45 || c === 64 || c === 58;
+}
+/** Segment separators: a compound split on these gives segments that are themselves searchable whole. */
+function isSegmentSeparator(c: number): boolean {
+  return c === 47 || c === 92 || c === 64 || c === 58;
+}
+function isAsciiWord(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
+}
+const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
+function isWordChar(text: string, i: number, c: number): boolean {
+  if (c < 128) return isAsciiWord(c);
+  return NON_ASCII_WORD.test(text.charAt(i));
+}
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+function isLower(c: number): boolean {
+  return c >= 97 && c <= 122;
+}
+
+/** Longer runs (base64 blobs, minified code) are indexed whole only: their parts are noise. */
+const MAX_PART_SPLIT = 128;
+
+/** Receives each term of a run; `whole` is true for the run's own (compound) form. */
+export type TermSink = (term: string, whole: boolean) => void;
+
+/** Calls `sink` for every term of `text`; returns the number of runs (the document length for BM25). */
+export function tokenize(text: string, sink: TermSink): number {
+  const n = text.length;
+  let runs = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (!(isWordChar(text, i, c) || isJoiner(c))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let simple = true; // only [a-z0-9]
+    while (i < n) {
+      c = text.charCodeAt(i);
+      if (isJoiner(c)) simple = false;
+      else if (isWordChar(text, i, c)) {
+        if (!(isLower(c) || (c >= 48 && c <= 57))) simple = false;
+      } else break;
+      i++;
+    }
+    if (simple) {
+      runs++;
+      sink(text.slice(start, i), true);
+      continue;
+    }
+    // Trim joiners at both ends ("cache?" was already cut; "pool.ts," / "/abs/path" / "--flag").
+    let s = start;
+    let e = i;
+    while (s < e && isJoiner(text.charCodeAt(s))) s++;
+    while (e > s && isJoiner(text.charCodeAt(e - 1))) e--;
+    if (s === e) continue;
+    runs++;
+    emitCompound(text.slice(s, e), sink);
+  }
+  return runs;
+}
+
+/** Terms of one trimmed run: whole, path segments, then atoms (deduplicated within the run). */
+export function emitCompound(raw: string, sink: TermSink): void {
+  const whole = raw.toLowerCase();
+  sink(whole, true);
+  if (raw.length > MAX_PART_SPLIT) return;
+  const seen: string[] = [whole];
+  const push = (term: string): void => {
+    if (term.length === 0 || seen.includes(term)) return;
+    seen.push(term);
+    sink(term, false);
+  };
+  // Path/scoped segments: `src/db/pool.ts` → `pool.ts`; `drizzle-orm@0.30` → `drizzle-orm`.
+  let segStart = 0;
+  let hasSeparator = false;
+  for (let k = 0; k <= raw.length; k++) {
+    if (k < raw.length && !isSegmentSeparator(raw.charCodeAt(k))) continue;
+    if (k < raw.length) hasSeparator = true;
+    if (hasSeparator) {
+      let a = segStart;
+      let b = k;
+      while (a < b && isJoiner(raw.charCodeAt(a))) a++;
+      while (b > a && isJoiner(raw.charCodeAt(b - 1))) b--;
+      if (b > a) push(raw.slice(a, b).toLowerCase());
+    }
+    segStart = k + 1;
+  }
+  // Atoms: split on joiners, `_`, `$` and camelCase boundaries (`XMLHttpRequest` → xml, http, request).
+  let atomStart = -1;
+  for (let k = 0; k <= raw.length; k++) {
+    const c = k < raw.length ? raw.charCodeAt(k) : 0;
+    const boundary = k === raw.length || isJoiner(c) || c === 95 || c === 36;
+    if (boundary) {
+      if (atomStart >= 0) push(raw.slice(atomStart, k).toLowerCase());
+      atomStart = -1;
+      continue;
+    }
+    if (atomStart < 0) {
+      atomStart = k;
+      continue;
+    }
+    const prev = raw.charCodeAt(k - 1);
+    const next = k + 1 < raw.length ? raw.charCodeAt(k + 1) : 0;
+    const camel = isUpper(c) && (isLower(prev) || (isUpper(prev) && isLower(next)));
+    if (camel) {
+      push(raw.slice(atomStart, k).toLowerCase());
+      atomStart = k;
+    }
+  }
+}
+
+/** One query token: the term a block must hold (`primary`) and the parts that only add to its score. */
+export interface QueryTerm {
+  readonly primary: string;
+  readonly parts: readonly string[];
+}
+
+/** Splits free text the way documents are split, keeping each run's whole form apart from its parts. */
+export function queryTerms(text: string): QueryTerm[] {
+  const out: QueryTerm[] = [];
+  let current: { primary: string; parts: string[] } | undefined;
+  tokenize(text, (term, whole) => {
+    if (whole) {
+      current = { primary: term, parts: [] };
+      out.push(current);
+    } else if (current !== undefined) current.parts.push(term);
+  });
+  return out;
+}

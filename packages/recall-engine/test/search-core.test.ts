@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest";
+import { parseQuery, queryTerms, RecallIndex, RecallPatternError, RecallScopeError, renderResults, TermIndex, tokenize } from "@context-fold/recall-engine";
+import { fakeSession, type FakeBlock } from "./fake-session.js";
+
+function terms(text: string): string[] {
+  const out: string[] = [];
+  tokenize(text, (t) => out.push(t));
+  return out;
+}
+
+describe("tokenize", () => {
+  it("keeps whole identifiers and adds path and camel/snake parts", () => {
+    expect(terms("see src/db/pool.ts, now")).toEqual(["see", "src/db/pool.ts", "src", "db", "pool.ts", "pool", "ts", "now"]);
+    expect(terms("refreshToken")).toEqual(["refreshtoken", "refresh", "token"]);
+    expect(terms("MAX_RETRY_COUNT")).toEqual(["max_retry_count", "max", "retry", "count"]);
+    expect(terms("XMLHttpRequest")).toEqual(["xmlhttprequest", "xml", "http", "request"]);
+    expect(terms("drizzle-orm@0.30.1")).toEqual(["drizzle-orm@0.30.1", "drizzle-orm", "0.30.1", "drizzle", "orm", "0", "30", "1"]);
+  });
+  it("strips question punctuation: a question is words", () => {
+    expect(queryTerms("why did we drop the cache?").map((t) => t.primary)).toEqual(["why", "did", "we", "drop", "the", "cache"]);
+    expect(parseQuery("why did we drop the cache? (really)").mode).toBe("words");
+  });
+  it("counts one run per token for document length", () => {
+    expect(tokenize("a b-c d/e.f", () => undefined)).toBe(3);
+  });
+  it("is linear on a 1 MB run of one char and of joiners", () => {
+    expect(tokenize("a".repeat(1 << 20), () => undefined)).toBe(1);
+    expect(tokenize("-".repeat(1 << 20), () => undefined)).toBe(0);
+    expect(tokenize("aB".repeat(1 << 19), () => undefined)).toBe(1);
+  });
+});
+
+const convo: FakeBlock[] = [
+  { kind: "user", text: "set up the database pool with drizzle-orm" },
+  { kind: "text", text: "I will edit src/db/pool.ts to create the pool." },
+  { kind: "toolCall", toolName: "edit", text: '{"path":"src/db/pool.ts"}' },
+  { kind: "toolResult", toolName: "edit", text: "Successfully replaced text in src/db/pool.ts" },
+  { kind: "user", text: "now add the refreshToken rotation" },
+  { kind: "thinking", text: "The token refresh needs a rotation counter; the cache holds old tokens." },
+  { kind: "toolResult", toolName: "read", text: "export function refreshToken(t: string) { return rotate(t) }" },
+  { kind: "text", text: "Refresh token rotation added. We drop the cache on logout." },
+  { kind: "bash", text: "3 passed\n0 failed", args: { command: "npm test" }, exitCode: 0 },
+  { kind: "user", text: "what about orm drizzle versions? the old one used drizzle" },
+  { kind: "text", text: "The ORM is fine." },
+];
+
+describe("RecallIndex search over hand-built blocks", () => {
+  const index = RecallIndex.build(fakeSession(convo));
+  it("a compound query token matches whole; parts only add score", () => {
+    const r = index.search("drizzle-orm");
+    expect(r.hits.map((h) => h.index)).toEqual([0]);
+    const path = index.search("src/db/pool.ts");
+    expect(path.hits.map((h) => h.index).sort()).toEqual([1, 2, 3]);
+    const camel = index.search("refreshToken");
+    expect(camel.hits.map((h) => h.index).sort()).toEqual([4, 6]);
+    expect(camel.hits.map((h) => h.index)).not.toContain(5);
+  });
+  it("plain questions with punctuation are word searches", () => {
+    const r = index.search("why did we drop the cache?");
+    expect(r.mode).toBe("words");
+    expect(r.hits[0]?.index).toBe(7);
+  });
+  it("quoted phrases are required and exact", () => {
+    expect(index.search('"drop the cache"').hits.map((h) => h.index)).toEqual([7]);
+    expect(index.search('"cache drop"').total).toBe(0);
+  });
+  it("regex only when asked, through re2js", () => {
+    expect(index.search("/pool\\.ts$/").hits.map((h) => h.index)).toEqual([3]);
+    expect(index.search("rot.te", { regex: true }).hits.map((h) => h.index)).toEqual([6]);
+    expect(() => index.search("/(a/")).toThrow(RecallPatternError);
+    expect(() => index.search("/(?<=x)y/")).toThrow(RecallPatternError);
+    expect(() => index.search("/(a)\\1/")).toThrow(RecallPatternError);
+  });
+  it("indexes thinking and marks it; marks !cmd output", () => {
+    const r = index.search("counter");
+    expect(r.hits[0]?.kind).toBe("thinking");
+    const text = renderResults(r);
+    expect(text).toContain("> #5 [thinking]");
+    const bash = index.search("passed");
+    expect(renderResults(bash)).toContain("> #8 [!cmd output] $ npm test → 3 passed 0 failed");
+  });
+  it("groups by segment with > marks, neighbours and (context) between", () => {
+    const r = index.search("pool rotation");
+    const text = renderResults(r);
+    expect(text).toMatch(/--- #0-#3 turn 1 \(\d\/4 entries match\) ---/);
+    expect(text).toMatch(/^> #1 \[assistant\]/m);
+    // A user `!cmd` opens its own segment, like a user message.
+    const ctx = index.search("database passed");
+    expect(ctx.segments.map((s) => [s.from, s.to, s.context])).toEqual([
+      [8, 8, false],
+      [0, 3, false],
+      [4, 7, true],
+    ]);
+    expect(renderResults(ctx)).toContain("--- #4-#7 turn 2 (context) ---");
+  });
+  it("pages with totals", () => {
+    const all = index.search("the", { pageSize: 2 });
+    expect(all.total).toBeGreaterThan(2);
+    expect(all.pages).toBe(Math.ceil(all.total / 2));
+    const p2 = index.search("the", { pageSize: 2, page: 2 });
+    expect(p2.hits[0]?.rank).toBe(3);
+    expect(renderResults(all)).toContain("More: --page 2");
+  });
+  it("browse shows the last 25 blocks", () => {
+    const b = index.browse({ count: 3 });
+    expect(b.segments.flatMap((s) => s.lines.map((l) => l.index))).toEqual([8, 9, 10]);
+  });
+  it("scopes: lineage by default, all on request, compaction:N by entries", () => {
+    const s = fakeSession(
+      [...convo, { kind: "user", text: "abandoned idea: use a zeppelin cache", entryId: "off1" }],
+      { offLineage: ["off1"], compactions: [{ number: 1, segment: null, entryIds: ["e0000", "e0001"] }] },
+    );
+    const idx = RecallIndex.build(s);
+    expect(idx.search("zeppelin").total).toBe(0);
+    expect(idx.search("zeppelin", { scope: "all" }).hits[0]?.index).toBe(11);
+    expect(idx.search("pool", { scope: "compaction:1" }).hits.map((h) => h.index).sort()).toEqual([0, 1]);
+    expect(idx.search("pool", { scope: "compaction:latest" }).scope).toBe("compaction:1");
+    expect(() => idx.search("pool", { scope: "compaction:2" })).toThrow(RecallScopeError);
+    expect(() => idx.search("pool", { scope: "branch" })).toThrow(RecallScopeError);
+  });
+  it("incremental update equals a fresh build", () => {
+    const half = RecallIndex.build(fakeSession(convo.slice(0, 5)));
+    half.update(fakeSession(convo));
+    expect(half.search("the cache").hits).toEqual(index.search("the cache").hits);
+  });
+  it("serializes and reads back the same postings; a flipped byte is refused", () => {
+    const t = new TermIndex();
+    convo.forEach((b, i) => t.addDocument(i, b.text));
+    const buf = t.serialize({ k: 1 });
+    const back = TermIndex.deserialize(buf);
+    expect(Array.from(back.postings("pool") ?? [])).toEqual(Array.from(t.postings("pool") ?? []));
+    expect(TermIndex.readMeta(buf)).toEqual({ k: 1 });
+    const bad = Buffer.from(buf);
+    bad[bad.length - 40] = (bad[bad.length - 40] ?? 0) ^ 1;
+    expect(() => TermIndex.deserialize(bad)).toThrow(/corrupt/);
+  });
+});
+
+describe("adversarial patterns over a 1 MB entry terminate", () => {
+  const big = RecallIndex.build(fakeSession([{ kind: "user", text: "start" }, { kind: "toolResult", toolName: "bash", text: "a".repeat(1 << 20) }]));
+  for (const p of ["(a+)+$", "(.*a){20}", "(a|aa)+$", "(a*)*b"]) {
+    it(p, () => {
+      const r = big.search(`/${p}/`);
+      expect(r.total).toBe(p === "(a*)*b" ? 0 : 1);
+    });
+  }
+  it("word search over the same entry", () => {
+    expect(big.search("aaaa").total).toBe(0);
+  });
+});
