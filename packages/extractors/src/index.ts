@@ -25,6 +25,19 @@ export type {
   WorkingCommand,
 } from "./facts/types.js";
 export { ARTIFACT_PRIORITY } from "./facts/types.js";
+export {
+  TYPE_CATALOG_FILES,
+  TYPE_CATALOG_PER_FILE,
+  createFactsAccumulator,
+  extractArtifacts,
+  extractFacts,
+} from "./facts/accumulator.js";
+export { commitKindOf, parseGitCommits, type ParsedCommit } from "./facts/git-commits.js";
+export { failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";
+export { commandKey, isSearchCommand, isTestCommand, programOf } from "./facts/shell-command.js";
+export { blockerLine, isCorrection, isScopeChange, nextSteps, preferenceSentences } from "./facts/user-text.js";
+export { hexTokens, isCommitHash } from "./artifacts/hex-constants.js";
+export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from "./symbols/extract-symbols.js";
 // --- end summary facts and durable artifacts ---
 
 // --- lexicon and seed-index record extraction (issue 5) ---

@@ -1,0 +1,788 @@
+// Incremental extraction of summary facts and durable artifacts: blocks go in turn by turn, state is
+// updated in O(new text), and snapshots are built from the state (never by re-reading old blocks).
+
+import { normalizePath } from "../lexicon/paths.js";
+import { hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
+import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
+import { failureGist, parseDiagnostics, trailingExitCode } from "./diagnostics.js";
+import { parseGitCommits } from "./git-commits.js";
+import { commandKey, isSearchCommand, shortCommand } from "./shell-command.js";
+import type {
+  CommitFact,
+  DurableArtifacts,
+  ErrorLedgerEntry,
+  ExtractOptions,
+  FactsAccumulator,
+  FactsBlock,
+  FileFact,
+  FileStatus,
+  HexConstant,
+  OutstandingItem,
+  OutstandingSource,
+  SessionFacts,
+  Severity,
+  TurnLine,
+  TypeCatalogEntry,
+  UserStatement,
+  WorkingCommand,
+} from "./types.js";
+import {
+  blockerLine,
+  firstLine,
+  isCorrection,
+  isScopeChange,
+  isSubstantive,
+  nextSteps,
+  preferenceSentences,
+} from "./user-text.js";
+
+/** Caps of the type catalog (pi-vcc's: 8 signatures per file, 12 files). */
+export const TYPE_CATALOG_PER_FILE = 8;
+export const TYPE_CATALOG_FILES = 12;
+const MAX_SYMBOLS_PER_FILE = 24;
+const MAX_SIGNATURES_KEPT = 16;
+const MAX_HEX = 64;
+const MAX_PREFERENCES = 40;
+
+type ToolClass = "read" | "edit" | "write" | "shell" | "search" | "other";
+
+function toolClass(name: string | undefined, args: Readonly<Record<string, unknown>> | undefined): ToolClass {
+  const n = (name ?? "").toLowerCase();
+  const sub = typeof args?.["command"] === "string" ? (args["command"] as string) : "";
+  if (n.includes("edit") && (sub === "create" || sub === "view")) return sub === "create" ? "write" : "read";
+  if (n === "read" || n === "read_file" || n === "view" || n === "cat") return "read";
+  if (n === "edit" || n === "multiedit" || n === "multi_edit" || n === "str_replace" || n.endsWith("_edit_tool") || n === "apply_patch")
+    return "edit";
+  if (n === "write" || n === "write_file" || n === "create" || n === "create_file") return "write";
+  if (n === "bash" || n === "shell" || n === "exec" || n === "run_command" || n === "terminal" || n === "sh") return "shell";
+  if (n === "grep" || n === "find" || n === "glob" || n === "ls" || n === "search" || n === "rg") return "search";
+  return "other";
+}
+
+function str(args: Readonly<Record<string, unknown>> | undefined, ...keys: string[]): string | undefined {
+  if (args === undefined) return undefined;
+  for (const k of keys) {
+    const v = args[k];
+    if (typeof v === "string" && v.length > 0) return v;
+  }
+  return undefined;
+}
+
+function pathArg(args: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  return str(args, "path", "file_path", "filePath", "file", "filename");
+}
+
+/** Text an edit/write puts into the file (what symbols are read from). */
+function newContent(cls: ToolClass, args: Readonly<Record<string, unknown>> | undefined): string {
+  if (args === undefined) return "";
+  if (cls === "write") return str(args, "content", "file_text", "text") ?? "";
+  const direct = str(args, "newText", "new_string", "new_str", "newString");
+  if (direct !== undefined) return direct;
+  const edits = args["edits"];
+  if (Array.isArray(edits)) {
+    const parts: string[] = [];
+    for (const e of edits) {
+      if (e !== null && typeof e === "object") {
+        const v = (e as Record<string, unknown>)["newText"] ?? (e as Record<string, unknown>)["new_string"];
+        if (typeof v === "string") parts.push(v);
+      }
+    }
+    return parts.join("\n");
+  }
+  return "";
+}
+
+const STATUS_RANK: Readonly<Record<FileStatus, number>> = { read: 0, modified: 1, created: 2 };
+const SEVERITY_RANK: Readonly<Record<Severity, number>> = { ERROR: 0, WARN: 1, INFO: 2 };
+
+interface FileState {
+  path: string;
+  status: FileStatus;
+  symbols: string[];
+  symbolSet: Set<string>;
+  signatures: string[];
+  sigIndex: number;
+  firstIndex: number;
+  lastIndex: number;
+  lastModifiedIndex: number | undefined;
+}
+
+interface Item {
+  key: string;
+  severity: Severity;
+  resolved: boolean;
+  resolvedIndex: number | undefined;
+  text: string;
+  source: OutstandingSource;
+  label: string;
+  file: string | undefined;
+  command: string | undefined;
+  commandKey: string | undefined;
+  errorId: string | undefined;
+  turn: number;
+  index: number;
+  order: number;
+}
+
+interface PendingCall {
+  cls: ToolClass;
+  toolName: string;
+  args: Readonly<Record<string, unknown>> | undefined;
+  index: number;
+}
+
+interface TurnState {
+  turn: number;
+  index: number;
+  ask: string;
+  reads: string[];
+  edits: string[];
+  writes: string[];
+  runs: string[];
+  cached: string | undefined;
+}
+
+class Accumulator implements FactsAccumulator {
+  private readonly cwd: string | undefined;
+  private lastIndex = -1;
+  private count = 0;
+
+  private goal: UserStatement | null = null;
+  private readonly initialPrompts: UserStatement[] = [];
+  private initialDone = false;
+  private readonly scopeChanges: UserStatement[] = [];
+  private readonly preferences: UserStatement[] = [];
+  private readonly preferenceSeen = new Set<string>();
+  private readonly corrections: UserStatement[] = [];
+
+  private readonly files = new Map<string, FileState>();
+  /** basename → paths, for matching diagnostics printed relative to another directory. */
+  private readonly byBase = new Map<string, string[]>();
+  private readonly commits: CommitFact[] = [];
+  private readonly commitSeen = new Set<string>();
+
+  private readonly items = new Map<string, Item>();
+  private itemOrder = 0;
+  /** Open items that name a file, by basename of that file. */
+  private readonly openByBase = new Map<string, Set<Item>>();
+  /** Open items by command key. */
+  private readonly openByCommand = new Map<string, Set<Item>>();
+  private readonly openUserBlockers = new Set<Item>();
+  private modificationCount = 0;
+
+  /** command key → last failing #N (cleared on success). */
+  private readonly failedCommands = new Map<string, { command: string; index: number }>();
+  private readonly working = new Map<string, WorkingCommand>();
+
+  private readonly hex = new Map<string, HexConstant>();
+  private readonly pending = new Map<string, PendingCall>();
+  private readonly turns: TurnState[] = [];
+
+  private focus: { text: string; index: number } | null = null;
+  private lastModification: { text: string; index: number } | undefined;
+  private lastAssistantText: { text: string; index: number; afterFocus: boolean } | null = null;
+  private first = -1;
+
+  constructor(options: ExtractOptions) {
+    this.cwd = options.cwd;
+  }
+
+  get blockCount(): number {
+    return this.count;
+  }
+
+  add(blocks: Iterable<FactsBlock>): void {
+    for (const b of blocks) {
+      if (b.index <= this.lastIndex) continue;
+      this.lastIndex = b.index;
+      if (this.first < 0) this.first = b.index;
+      this.count++;
+      this.addBlock(b);
+    }
+  }
+
+  private addBlock(b: FactsBlock): void {
+    switch (b.kind) {
+      case "user":
+        this.addUser(b);
+        return;
+      case "text":
+        this.lastAssistantText = { text: b.text, index: b.index, afterFocus: true };
+        this.addHex(b.text, b.index);
+        return;
+      case "toolCall":
+        this.addToolCall(b);
+        return;
+      case "toolResult":
+        this.addToolResult(b);
+        return;
+      case "bash":
+        this.addShellResult(b, str(b.args, "command") ?? "", b.exitCode ?? (b.isError === true ? 1 : 0), b.text, "!cmd");
+        return;
+      default:
+        return;
+    }
+  }
+
+  // ---- user messages -------------------------------------------------------------------------
+
+  private addUser(b: FactsBlock): void {
+    const text = b.text;
+    const stmt: UserStatement = { text, turn: b.turn, index: b.index };
+    const substantive = isSubstantive(text);
+    // A new user turn: blockers reported earlier count as handled when files changed since.
+    for (const item of this.openUserBlockers) {
+      if (item.turn < b.turn && this.modificationCount > 0) {
+        item.resolved = true;
+        item.resolvedIndex = b.index;
+        this.openUserBlockers.delete(item);
+      }
+    }
+    this.modificationCount = 0;
+    if (!this.initialDone) {
+      this.initialPrompts.push(stmt);
+      if (substantive || this.initialPrompts.length >= 3) {
+        this.initialDone = true;
+        if (substantive) this.goal = stmt;
+      }
+    } else if (substantive) {
+      if (isCorrection(text)) this.corrections.push(stmt);
+      else if (isScopeChange(text)) this.scopeChanges.push(stmt);
+    }
+    if (this.goal === null && substantive) this.goal = stmt;
+    if (this.preferences.length < MAX_PREFERENCES) {
+      for (const s of preferenceSentences(text)) {
+        const k = s.toLowerCase();
+        if (this.preferenceSeen.has(k) || this.preferences.length >= MAX_PREFERENCES) continue;
+        this.preferenceSeen.add(k);
+        this.preferences.push({ text: s, turn: b.turn, index: b.index });
+      }
+    }
+    const blocker = blockerLine(text);
+    if (blocker !== null) {
+      const item = this.upsertItem({
+        key: `user|${blocker.toLowerCase()}`,
+        severity: "WARN",
+        source: "user",
+        label: "user",
+        text: blocker,
+        file: undefined,
+        command: undefined,
+        errorId: undefined,
+        turn: b.turn,
+        index: b.index,
+      });
+      this.openUserBlockers.add(item);
+    }
+    if (substantive) this.focus = { text: firstLine(text, 200), index: b.index };
+    this.lastAssistantText = null;
+    this.turns.push({ turn: b.turn, index: b.index, ask: firstLine(text, 100), reads: [], edits: [], writes: [], runs: [], cached: undefined });
+    this.addHex(text, b.index);
+  }
+
+  // ---- tool calls and results ----------------------------------------------------------------
+
+  private addToolCall(b: FactsBlock): void {
+    const cls = toolClass(b.toolName, b.args);
+    const call: PendingCall = { cls, toolName: b.toolName ?? "", args: b.args, index: b.index };
+    if (b.toolCallId !== undefined) this.pending.set(b.toolCallId, call);
+    else this.pending.set(`#${b.index}`, call);
+  }
+
+  private takeCall(b: FactsBlock): PendingCall {
+    if (b.toolCallId !== undefined) {
+      const call = this.pending.get(b.toolCallId);
+      if (call !== undefined) {
+        this.pending.delete(b.toolCallId);
+        return call;
+      }
+    }
+    return { cls: toolClass(b.toolName, b.args), toolName: b.toolName ?? "", args: b.args, index: b.index };
+  }
+
+  private addToolResult(b: FactsBlock): void {
+    const call = this.takeCall(b);
+    const rawPath = pathArg(call.args);
+    const path = rawPath !== undefined ? normalizePath(rawPath, this.cwd) : undefined;
+    const turn = this.currentTurn();
+    switch (call.cls) {
+      case "shell": {
+        const command = str(call.args, "command", "cmd", "script") ?? "";
+        const exit = trailingExitCode(b.text) ?? (b.isError === true ? 1 : 0);
+        this.addShellResult(b, command, exit, b.text, call.toolName || "bash");
+        return;
+      }
+      case "read":
+        if (path === undefined) return;
+        if (b.isError === true) {
+          this.toolError(b, call, path);
+          return;
+        }
+        this.touchFile(path, "read", b.index, b.text);
+        turn?.reads.push(path);
+        if (turn !== undefined) turn.cached = undefined;
+        return;
+      case "edit":
+      case "write":
+        if (path === undefined) return;
+        if (b.isError === true) {
+          this.toolError(b, call, path);
+          return;
+        }
+        this.modifyFile(path, call.cls, call.args, b.index);
+        if (turn !== undefined) {
+          (call.cls === "write" ? turn.writes : turn.edits).push(path);
+          turn.cached = undefined;
+        }
+        return;
+      case "search": {
+        const pattern = str(call.args, "pattern", "query", "glob", "regex", "name") ?? path ?? "";
+        if (b.isError === true) {
+          this.toolError(b, call, path);
+          return;
+        }
+        const t = b.text.trim();
+        if (t.length === 0 || /^(?:no (?:matches|files|results)(?: found)?|0 (?:matches|results|files))\b/i.test(t.slice(0, 80))) {
+          this.upsertItem({
+            key: `nomatch|${call.toolName}|${pattern}`,
+            severity: "INFO",
+            source: "no-matches",
+            label: "no matches",
+            text: `${call.toolName} ${JSON.stringify(pattern.slice(0, 120))}`,
+            file: undefined,
+            command: undefined,
+            errorId: undefined,
+            turn: b.turn,
+            index: b.index,
+          });
+        }
+        return;
+      }
+      default:
+        if (b.isError === true) this.toolError(b, call, path);
+        return;
+    }
+  }
+
+  private toolError(b: FactsBlock, call: PendingCall, path: string | undefined): void {
+    const gist = firstLine(b.text, 200);
+    this.upsertItem({
+      key: `tool|${call.toolName}|${path ?? ""}|${gist}`,
+      severity: "WARN",
+      source: "tool",
+      label: call.toolName || "tool",
+      text: path !== undefined ? `${call.toolName} ${path} → ${gist}` : `${call.toolName} → ${gist}`,
+      file: path,
+      command: undefined,
+      errorId: undefined,
+      turn: b.turn,
+      index: b.index,
+    });
+  }
+
+  private addShellResult(b: FactsBlock, command: string, exit: number, output: string, label: string): void {
+    const key = commandKey(command);
+    const turn = this.currentTurn();
+    if (turn !== undefined && command.length > 0) {
+      turn.runs.push(shortCommand(command, 60));
+      turn.cached = undefined;
+    }
+    for (const c of parseGitCommits(output, command.length > 0 ? command : undefined)) {
+      if (this.commitSeen.has(c.hash)) continue;
+      this.commitSeen.add(c.hash);
+      this.commits.push({ ...c, turn: b.turn, index: b.index });
+    }
+    const diagnostics = parseDiagnostics(output);
+    for (const d of diagnostics) {
+      const file = d.file !== undefined ? normalizePath(d.file, this.cwd) : undefined;
+      this.upsertItem({
+        key: `${d.key}`,
+        severity: "ERROR",
+        source: d.kind,
+        label: d.kind,
+        text: d.text,
+        file,
+        command: command.length > 0 ? shortCommand(command) : undefined,
+        commandKey: key,
+        errorId: d.errorId,
+        turn: b.turn,
+        index: b.index,
+      });
+    }
+    if (exit === 0) {
+      // The same command succeeding resolves what its earlier runs reported.
+      const open = this.openByCommand.get(key);
+      if (open !== undefined && diagnostics.length === 0) {
+        for (const item of open) this.resolve(item, b.index);
+        this.openByCommand.delete(key);
+      }
+      const failed = this.failedCommands.get(key);
+      if (failed !== undefined && key.length > 0) {
+        this.working.delete(key);
+        this.working.set(key, { command: failed.command, failedIndex: failed.index, succeededIndex: b.index });
+        this.failedCommands.delete(key);
+      }
+      return;
+    }
+    const search = isSearchCommand(command);
+    const trimmed = output.replace(/\s*Command exited with code \d{1,4}\s*$/, "").trim();
+    if (search && exit === 1 && (trimmed.length === 0 || trimmed === "(no output)")) {
+      this.upsertItem({
+        key: `nomatch|shell|${key}`,
+        severity: "INFO",
+        source: "no-matches",
+        label: "no matches",
+        text: shortCommand(command),
+        file: undefined,
+        command: shortCommand(command),
+        commandKey: key,
+        errorId: undefined,
+        turn: b.turn,
+        index: b.index,
+      });
+      return;
+    }
+    if (key.length > 0) this.failedCommands.set(key, { command: shortCommand(command, 300), index: b.index });
+    const gist = failureGist(output);
+    this.upsertItem({
+      key: `exit|${key}`,
+      severity: "ERROR",
+      source: "bash-exit",
+      label: `${label === "!cmd" ? "!cmd" : "bash"}:exit ${exit}`,
+      text: gist.length > 0 ? `${shortCommand(command)} → ${gist}` : shortCommand(command),
+      file: undefined,
+      command: shortCommand(command),
+      commandKey: key,
+      errorId: undefined,
+      turn: b.turn,
+      index: b.index,
+    });
+  }
+
+  // ---- files ---------------------------------------------------------------------------------
+
+  private fileState(path: string, index: number): FileState {
+    let f = this.files.get(path);
+    if (f === undefined) {
+      f = {
+        path,
+        status: "read",
+        symbols: [],
+        symbolSet: new Set(),
+        signatures: [],
+        sigIndex: index,
+        firstIndex: index,
+        lastIndex: index,
+        lastModifiedIndex: undefined,
+      };
+      this.files.set(path, f);
+      const base = basename(path);
+      const list = this.byBase.get(base);
+      if (list === undefined) this.byBase.set(base, [path]);
+      else list.push(path);
+    }
+    f.lastIndex = index;
+    return f;
+  }
+
+  private addSymbols(f: FileState, text: string, index: number, replaceSignatures: boolean): void {
+    if (text.length === 0 || languageOf(f.path) === null) return;
+    const scan = extractSymbols(f.path, text);
+    for (const name of scan.names) {
+      if (f.symbolSet.has(name) || f.symbols.length >= MAX_SYMBOLS_PER_FILE) continue;
+      f.symbolSet.add(name);
+      f.symbols.push(name);
+    }
+    if (scan.signatures.length === 0) return;
+    if (replaceSignatures) f.signatures = [];
+    for (const s of scan.signatures) {
+      if (f.signatures.length >= MAX_SIGNATURES_KEPT) break;
+      if (!f.signatures.includes(s)) f.signatures.push(s);
+    }
+    f.sigIndex = index;
+  }
+
+  private touchFile(path: string, _status: "read", index: number, content: string): void {
+    const f = this.fileState(path, index);
+    this.addSymbols(f, content, index, true);
+  }
+
+  private modifyFile(path: string, cls: "edit" | "write", args: Readonly<Record<string, unknown>> | undefined, index: number): void {
+    const existed = this.files.has(path);
+    const f = this.fileState(path, index);
+    const status: FileStatus = cls === "write" && !existed ? "created" : "modified";
+    if (STATUS_RANK[status] > STATUS_RANK[f.status]) f.status = status;
+    f.lastModifiedIndex = index;
+    this.addSymbols(f, newContent(cls, args), index, cls === "write");
+    this.modificationCount++;
+    this.lastModification = { text: `${cls === "write" ? "Write" : "Edit"} ${JSON.stringify(path)}`, index };
+    // Items that point at this file are taken as handled once the file is edited afterwards.
+    const open = this.openByBase.get(basename(path));
+    if (open !== undefined) {
+      for (const item of open) {
+        if (item.file !== undefined && item.index < index && sameFile(item.file, path)) {
+          this.resolve(item, index);
+          open.delete(item);
+        }
+      }
+    }
+  }
+
+  // ---- outstanding items ---------------------------------------------------------------------
+
+  private upsertItem(input: {
+    key: string;
+    severity: Severity;
+    source: OutstandingSource;
+    label: string;
+    text: string;
+    file: string | undefined;
+    command: string | undefined;
+    commandKey?: string;
+    errorId: string | undefined;
+    turn: number;
+    index: number;
+  }): Item {
+    let item = this.items.get(input.key);
+    if (item === undefined) {
+      item = {
+        key: input.key,
+        severity: input.severity,
+        resolved: false,
+        resolvedIndex: undefined,
+        text: input.text,
+        source: input.source,
+        label: input.label,
+        file: input.file,
+        command: input.command,
+        commandKey: input.commandKey,
+        errorId: input.errorId,
+        turn: input.turn,
+        index: input.index,
+        order: this.itemOrder++,
+      };
+      this.items.set(input.key, item);
+    } else {
+      // Seen again: it is live again, at its latest place.
+      item.resolved = false;
+      item.resolvedIndex = undefined;
+      item.text = input.text;
+      item.label = input.label;
+      item.turn = input.turn;
+      item.index = input.index;
+      item.order = this.itemOrder++;
+    }
+    if (item.file !== undefined) {
+      const base = basename(item.file);
+      let set = this.openByBase.get(base);
+      if (set === undefined) this.openByBase.set(base, (set = new Set()));
+      set.add(item);
+    }
+    if (item.commandKey !== undefined && item.commandKey.length > 0) {
+      let set = this.openByCommand.get(item.commandKey);
+      if (set === undefined) this.openByCommand.set(item.commandKey, (set = new Set()));
+      set.add(item);
+    }
+    return item;
+  }
+
+  private resolve(item: Item, index: number): void {
+    if (item.resolved) return;
+    item.resolved = true;
+    item.resolvedIndex = index;
+  }
+
+  // ---- misc ----------------------------------------------------------------------------------
+
+  private addHex(text: string, index: number): void {
+    if (this.hex.size >= MAX_HEX) return;
+    for (const value of hexTokens(text)) {
+      const k = value.toLowerCase();
+      if (this.hex.has(k) || this.hex.size >= MAX_HEX) continue;
+      this.hex.set(k, { value, index });
+    }
+  }
+
+  private currentTurn(): TurnState | undefined {
+    return this.turns[this.turns.length - 1];
+  }
+
+  // ---- snapshots -----------------------------------------------------------------------------
+
+  private outstandingItems(): Item[] {
+    const all = [...this.items.values()];
+    all.sort((a, b) => {
+      if (a.resolved !== b.resolved) return a.resolved ? 1 : -1;
+      if (!a.resolved && a.severity !== b.severity) return SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity];
+      return a.index - b.index || a.order - b.order;
+    });
+    return all;
+  }
+
+  facts(): SessionFacts {
+    const files: FileFact[] = [];
+    for (const f of this.files.values()) {
+      files.push({
+        path: f.path,
+        status: f.status,
+        symbols: [...f.symbols],
+        firstIndex: f.firstIndex,
+        lastIndex: f.lastIndex,
+        ...(f.lastModifiedIndex !== undefined ? { lastModifiedIndex: f.lastModifiedIndex } : {}),
+      });
+    }
+    const outstanding: OutstandingItem[] = this.outstandingItems().map(toOutstanding);
+    const turns: TurnLine[] = this.turns.map((t) => ({ turn: t.turn, index: t.index, oneLine: turnLine(t) }));
+    const commitHashes = this.commits.map((c) => c.hash);
+    const errorIds: string[] = [];
+    for (const o of outstanding) {
+      if (!o.resolved && o.errorId !== undefined && !errorIds.includes(o.errorId)) errorIds.push(o.errorId);
+    }
+    const keyFiles = [...this.files.values()]
+      .filter((f) => f.lastModifiedIndex !== undefined)
+      .sort((a, b) => (b.lastModifiedIndex ?? 0) - (a.lastModifiedIndex ?? 0))
+      .slice(0, 12)
+      .map((f) => f.path);
+    const steps =
+      this.lastAssistantText !== null ? nextSteps(this.lastAssistantText.text) : [];
+    const focus = this.focus ?? (this.goal !== null ? { text: firstLine(this.goal.text, 200), index: this.goal.index } : null);
+    return {
+      goal: this.goal,
+      scopeChanges: [...this.scopeChanges],
+      preferences: [...this.preferences],
+      files,
+      typeCatalog: this.typeCatalog(),
+      commits: [...this.commits],
+      outstanding,
+      turns,
+      status: {
+        focus: focus?.text ?? "",
+        focusIndex: focus?.index ?? null,
+        ...(this.lastModification !== undefined ? { lastModification: { ...this.lastModification } } : {}),
+        nextSteps: steps,
+      },
+      anchors: { commits: commitHashes, errorIds, keyFiles },
+      range: this.first >= 0 ? { first: this.first, last: this.lastIndex } : null,
+    };
+  }
+
+  private typeCatalog(): TypeCatalogEntry[] {
+    const withSigs = [...this.files.values()].filter((f) => f.signatures.length > 0);
+    withSigs.sort((a, b) => {
+      const ra = a.status === "read" ? 1 : 0;
+      const rb = b.status === "read" ? 1 : 0;
+      return ra - rb || b.lastIndex - a.lastIndex;
+    });
+    const out: TypeCatalogEntry[] = [];
+    for (const f of withSigs.slice(0, TYPE_CATALOG_FILES)) {
+      for (const line of f.signatures.slice(0, TYPE_CATALOG_PER_FILE)) {
+        out.push({ path: f.path, status: f.status, line, index: f.sigIndex });
+      }
+    }
+    return out;
+  }
+
+  artifacts(): DurableArtifacts {
+    const commitHashes = this.commits.map((c) => c.hash);
+    const errorLedger: ErrorLedgerEntry[] = [];
+    for (const item of this.outstandingItems()) {
+      if (item.source === "user" || item.source === "no-matches") continue;
+      errorLedger.push({
+        text: item.text,
+        source: item.source,
+        severity: item.severity,
+        resolved: item.resolved,
+        ...(item.file !== undefined ? { file: item.file } : {}),
+        ...(item.command !== undefined ? { command: item.command } : {}),
+        ...(item.errorId !== undefined ? { errorId: item.errorId } : {}),
+        index: item.index,
+      });
+    }
+    const hexConstants = [...this.hex.values()].filter(
+      (h) => h.value.startsWith("#") || h.value.startsWith("0x") || h.value.startsWith("0X") || !isCommitHash(h.value, commitHashes),
+    );
+    const files: string[] = [];
+    for (const f of this.files.values()) if (f.status !== "read") files.push(f.path);
+    return {
+      initialPrompts: [...this.initialPrompts],
+      corrections: [...this.corrections],
+      errorLedger,
+      workingCommands: [...this.working.values()].sort((a, b) => a.succeededIndex - b.succeededIndex),
+      hexConstants,
+      files,
+    };
+  }
+}
+
+function toOutstanding(item: Item): OutstandingItem {
+  return {
+    severity: item.severity,
+    resolved: item.resolved,
+    ...(item.resolvedIndex !== undefined ? { resolvedIndex: item.resolvedIndex } : {}),
+    text: item.text,
+    source: item.source,
+    label: item.label,
+    ...(item.file !== undefined ? { file: item.file } : {}),
+    ...(item.command !== undefined ? { command: item.command } : {}),
+    ...(item.errorId !== undefined ? { errorId: item.errorId } : {}),
+    turn: item.turn,
+    index: item.index,
+  };
+}
+
+function uniq(list: readonly string[]): string[] {
+  return [...new Set(list)];
+}
+
+function listed(verb: string, paths: readonly string[], max: number): string {
+  const u = uniq(paths);
+  const shown = u.slice(0, max).join(", ");
+  return u.length > max ? `${verb} ${shown} +${u.length - max}` : `${verb} ${shown}`;
+}
+
+function turnLine(t: TurnState): string {
+  if (t.cached !== undefined) return t.cached;
+  const parts: string[] = [];
+  if (t.reads.length > 0) parts.push(listed("read", t.reads.map(basename), 3));
+  if (t.edits.length > 0) parts.push(listed("edited", t.edits.map(basename), 3));
+  if (t.writes.length > 0) parts.push(listed("wrote", t.writes.map(basename), 3));
+  if (t.runs.length > 0) parts.push(listed("ran", t.runs.map((r) => firstWords(r)), 3));
+  t.cached = parts.length > 0 ? `${t.ask} → ${parts.join("; ")}` : t.ask;
+  return t.cached;
+}
+
+function firstWords(command: string): string {
+  const key = commandKey(command);
+  const words = key.split(" ").slice(0, 2).join(" ");
+  return words.length > 30 ? words.slice(0, 29) + "…" : words;
+}
+
+function basename(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash >= 0 ? path.slice(slash + 1) : path;
+}
+
+/** Same file when equal, or one is the other with a leading directory part (tsc prints cwd-relative). */
+function sameFile(a: string, b: string): boolean {
+  if (a === b) return true;
+  return a.endsWith(`/${b}`) || b.endsWith(`/${a}`);
+}
+
+/** A fresh accumulator: `.add(blocks)` as the session grows, `.facts()` / `.artifacts()` any time. */
+export function createFactsAccumulator(options: ExtractOptions = {}): FactsAccumulator {
+  return new Accumulator(options);
+}
+
+/** Facts of a whole block list in one go (same result as one accumulator fed all blocks). */
+export function extractFacts(blocks: Iterable<FactsBlock>, options: ExtractOptions = {}): SessionFacts {
+  const acc = new Accumulator(options);
+  acc.add(blocks);
+  return acc.facts();
+}
+
+/** Durable artifacts of a whole block list in one go. */
+export function extractArtifacts(blocks: Iterable<FactsBlock>, options: ExtractOptions = {}): DurableArtifacts {
+  const acc = new Accumulator(options);
+  acc.add(blocks);
+  return acc.artifacts();
+}

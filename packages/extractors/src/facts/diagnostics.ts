@@ -1,0 +1,178 @@
+// Diagnostics read line by line from shell output: tsc, other compilers, failing tests (vitest, jest,
+// pytest, go test, cargo test), and the exit code Pi appends. Each pattern is anchored at a line start.
+
+import { clipLine, errorLines } from "../lexicon/errors.js";
+
+export type DiagnosticKind = "tsc" | "compiler" | "tests";
+
+export interface Diagnostic {
+  readonly kind: DiagnosticKind;
+  /** The line as printed (clipped to 240 chars). */
+  readonly text: string;
+  readonly file?: string;
+  readonly errorId?: string;
+  /** Stable part for deduplication (no line/column, which shift as code changes). */
+  readonly key: string;
+}
+
+// src/a.ts(12,5): error TS2322: Type …
+const TSC_PAREN = /^([^\s(][^(\n]{0,400})\((\d{1,7}),(\d{1,7})\): error (TS\d{1,6}): ([^\n]{0,400})/;
+// src/a.ts:12:5 - error TS2322: Type …   (tsc --pretty)
+const TSC_PRETTY = /^([^\s:][^:\n]{0,400}):(\d{1,7}):(\d{1,7}) - error (TS\d{1,6}): ([^\n]{0,400})/;
+// gcc / clang / zig / go vet style: file:line:col: error: message
+const CC_ERROR = /^([^\s:][^:\n]{0,400}):(\d{1,7}):(?:\d{1,7}:)? (?:fatal )?error: ([^\n]{0,400})/;
+// go build: ./main.go:12:5: undefined: foo
+const GO_ERROR = /^([^\s:][^:\n]{0,400}\.go):(\d{1,7}):(\d{1,7}): ([^\n]{0,400})/;
+// rustc: error[E0308]: mismatched types   then   --> src/main.rs:3:5
+const RUST_ERROR = /^error(?:\[(E\d{1,5})\])?: ([^\n]{0,400})/;
+const RUST_ARROW = /^\s{0,20}--> ([^\s:][^:\n]{0,400}):(\d{1,7})/;
+// vitest / jest: " FAIL  src/a.test.ts > suite > name"
+const JS_FAIL = /^\s{0,4}FAIL\s{1,4}(\S{1,400})(?:\s{1,4}>\s{1,4}([^\n]{0,400}))?/;
+// jest: "  ● suite › name"
+const JEST_BULLET = /^\s{0,8}● ([^\n]{1,400})/;
+// pytest: "FAILED tests/test_a.py::test_x - AssertionError"
+const PYTEST_FAILED = /^FAILED (\S{1,400})/;
+// go test: "--- FAIL: TestName (0.00s)"
+const GO_FAIL = /^\s{0,20}--- FAIL: (\S{1,400})/;
+// cargo test: "test module::name ... FAILED"
+const CARGO_FAILED = /^test (\S{1,400}) \.\.\. FAILED/;
+
+const PI_EXIT = /Command exited with code (\d{1,4})\s*$/;
+const PI_TIMEOUT = /Command (?:timed out|aborted)[^\n]{0,200}\s*$/;
+
+/** Pi's bash tool appends "Command exited with code N"; returns N (or null when not present). */
+export function trailingExitCode(output: string): number | null {
+  const tail = output.length > 400 ? output.slice(-400) : output;
+  const m = PI_EXIT.exec(tail);
+  if (m !== null) return Number(m[1]);
+  return PI_TIMEOUT.test(tail) ? 124 : null;
+}
+
+function testFile(spec: string): string | undefined {
+  const cut = spec.indexOf("::");
+  const file = cut >= 0 ? spec.slice(0, cut) : spec;
+  return /\.[A-Za-z]{1,5}$/.test(file) ? file : undefined;
+}
+
+const MAX_SCAN = 512 * 1024;
+
+/** Every diagnostic in a shell command's output, in order (duplicates by key dropped). */
+export function parseDiagnostics(output: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const push = (d: Diagnostic): void => {
+    if (seen.has(d.key)) return;
+    seen.add(d.key);
+    out.push(d);
+  };
+  const n = Math.min(output.length, MAX_SCAN);
+  let pos = 0;
+  let pendingRust: { id: string | undefined; text: string; left: number } | null = null;
+  while (pos < n) {
+    let nl = output.indexOf("\n", pos);
+    if (nl < 0 || nl > n) nl = n;
+    const raw = output.slice(pos, Math.min(nl, pos + 1200));
+    pos = nl + 1;
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (line.length === 0) continue;
+    if (pendingRust !== null) {
+      const a = RUST_ARROW.exec(line);
+      if (a !== null) {
+        const file = a[1] ?? "";
+        const id = pendingRust.id;
+        push({
+          kind: "compiler",
+          text: clipLine(`${pendingRust.text} --> ${file}:${a[2] ?? ""}`),
+          file,
+          ...(id !== undefined ? { errorId: id } : {}),
+          key: `compiler|${file}|${id ?? ""}|${pendingRust.text}`,
+        });
+        pendingRust = null;
+        continue;
+      }
+      if (--pendingRust.left <= 0) pendingRust = null;
+    }
+    let m: RegExpExecArray | null;
+    if ((m = TSC_PAREN.exec(line) ?? TSC_PRETTY.exec(line)) !== null) {
+      const file = (m[1] ?? "").trim();
+      const id = m[4] ?? "";
+      push({ kind: "tsc", text: clipLine(line.trim()), file, errorId: id, key: `tsc|${file}|${id}|${m[5] ?? ""}` });
+      continue;
+    }
+    if ((m = CC_ERROR.exec(line)) !== null) {
+      const file = m[1] ?? "";
+      push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[3] ?? ""}` });
+      continue;
+    }
+    if ((m = GO_ERROR.exec(line)) !== null) {
+      const file = m[1] ?? "";
+      push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[4] ?? ""}` });
+      continue;
+    }
+    if ((m = RUST_ERROR.exec(line)) !== null) {
+      const text = line.trim();
+      if (text.startsWith("error: could not compile") || text.startsWith("error: aborting")) continue;
+      pendingRust = { id: m[1], text: clipLine(text), left: 4 };
+      continue;
+    }
+    if ((m = JS_FAIL.exec(line)) !== null) {
+      const file = testFile(m[1] ?? "");
+      push({
+        kind: "tests",
+        text: clipLine(line.trim()),
+        ...(file !== undefined ? { file } : {}),
+        key: `tests|${m[1] ?? ""}|${m[2] ?? ""}`,
+      });
+      continue;
+    }
+    if ((m = PYTEST_FAILED.exec(line)) !== null) {
+      const file = testFile(m[1] ?? "");
+      push({ kind: "tests", text: clipLine(line.trim()), ...(file !== undefined ? { file } : {}), key: `tests|${m[1] ?? ""}` });
+      continue;
+    }
+    if ((m = GO_FAIL.exec(line) ?? CARGO_FAILED.exec(line)) !== null) {
+      push({ kind: "tests", text: clipLine(line.trim()), key: `tests|${m[1] ?? ""}` });
+      continue;
+    }
+    if ((m = JEST_BULLET.exec(line)) !== null) {
+      push({ kind: "tests", text: clipLine(line.trim()), key: `tests|●|${m[1] ?? ""}` });
+    }
+  }
+  if (pendingRust !== null) {
+    push({
+      kind: "compiler",
+      text: pendingRust.text,
+      ...(pendingRust.id !== undefined ? { errorId: pendingRust.id } : {}),
+      key: `compiler||${pendingRust.id ?? ""}|${pendingRust.text}`,
+    });
+  }
+  return out;
+}
+
+const TESTS_FAILED_COUNT =
+  /(?:^|\s)(?:Tests?:?\s{1,10})?(\d{1,7}) (?:tests? )?failed\b|FAILED \((?:failures|errors)=(\d{1,7})/;
+
+/**
+ * A one-line gist of a failed command's output: "3 tests failed", else the first error line from the
+ * lexicon, else the last non-empty line (Pi's "Command exited" trailer skipped).
+ */
+export function failureGist(output: string): string {
+  const scan = output.length > MAX_SCAN ? output.slice(-MAX_SCAN) : output;
+  const lines = scan.split("\n");
+  for (let i = lines.length - 1; i >= 0 && i >= lines.length - 60; i--) {
+    const l = lines[i] ?? "";
+    if (l.length > 600) continue;
+    const m = TESTS_FAILED_COUNT.exec(l);
+    if (m !== null) return `${m[1] ?? m[2] ?? ""} tests failed`;
+  }
+  const errs = errorLines(scan.length > 64 * 1024 ? scan.slice(0, 64 * 1024) : scan).filter(
+    (l) => !PI_EXIT.test(l),
+  );
+  if (errs.length > 0) return (errs[0] ?? "").trim();
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const l = (lines[i] ?? "").trim();
+    if (l.length === 0 || PI_EXIT.test(l) || l === "(no output)") continue;
+    return clipLine(l);
+  }
+  return "";
+}

@@ -1,0 +1,69 @@
+// Shell command helpers: a stable key for "the same command" and which program a command runs.
+
+const LEADING_CD = /^cd\s+[^&;|\n]{1,500}?\s*&&\s*/;
+const TRAILING_PIPE_FILTER = /\s*\|\s*(?:tail|head)(?:\s+-[\w-]{1,10}(?:\s+\d{1,9})?)?\s*$/;
+const REDIRECT_2_1 = /\s*2>&1/g;
+const SPACES = /\s+/g;
+
+/**
+ * The key under which two runs count as "the same command": leading `cd … &&`, `2>&1` and a trailing
+ * `| tail`/`| head` are dropped and whitespace is collapsed. Input is clipped to 2,000 chars.
+ */
+export function commandKey(command: string): string {
+  let c = command.length > 2000 ? command.slice(0, 2000) : command;
+  c = c.trim();
+  for (let i = 0; i < 3; i++) {
+    const m = LEADING_CD.exec(c);
+    if (m === null) break;
+    c = c.slice(m[0].length);
+  }
+  c = c.replace(REDIRECT_2_1, "");
+  for (let i = 0; i < 3; i++) {
+    const next = c.replace(TRAILING_PIPE_FILTER, "");
+    if (next === c) break;
+    c = next;
+  }
+  return c.replace(SPACES, " ").trim();
+}
+
+/** The first program a command runs (after `cd … &&`, env assignments, `sudo`, `npx`). */
+export function programOf(command: string): string {
+  const words = commandKey(command).split(" ");
+  let i = 0;
+  while (i < words.length) {
+    const w = words[i] ?? "";
+    if (w.includes("=") && !w.startsWith("-") || w === "sudo" || w === "npx" || w === "time" || w === "env") {
+      i++;
+      continue;
+    }
+    return w;
+  }
+  return "";
+}
+
+const SEARCH_PROGRAMS = new Set(["grep", "rg", "ag", "ack", "find", "fd", "egrep", "fgrep", "locate"]);
+
+/** A search whose "nothing found" exit is not an error (grep exits 1 on no match). */
+export function isSearchCommand(command: string): boolean {
+  const key = commandKey(command);
+  if (key.startsWith("git grep")) return true;
+  // A pipeline ending in grep also exits 1 on no match.
+  const lastPipe = key.lastIndexOf("| ");
+  const tail = lastPipe >= 0 ? key.slice(lastPipe + 2) : key;
+  return SEARCH_PROGRAMS.has(programOf(tail)) || SEARCH_PROGRAMS.has(programOf(key));
+}
+
+const TEST_COMMAND =
+  /\b(?:vitest|jest|pytest|mocha|ava|(?:npm|pnpm|yarn|bun)(?: run)? test|go test|cargo test|mix test|rspec|rake test|zig build test|ctest|phpunit|tap)\b/;
+
+/** Does the command run a test suite? */
+export function isTestCommand(command: string): boolean {
+  return TEST_COMMAND.test(command.length > 2000 ? command.slice(0, 2000) : command);
+}
+
+/** Short display form: first line, at most `max` chars. */
+export function shortCommand(command: string, max = 120): string {
+  const nl = command.indexOf("\n");
+  const first = (nl >= 0 ? command.slice(0, nl) + " …" : command).trim();
+  return first.length > max ? first.slice(0, max - 1) + "…" : first;
+}

@@ -1,0 +1,114 @@
+// Classifies what the user wrote: corrections (redirects), preferences, scope changes, blockers.
+// Patterns look at a bounded prefix or single sentences only, so cost is linear in the text.
+
+const HEAD = 240;
+
+// A redirect opens the message ("no, …", "actually …", "stop", "don't …", "wait", "instead …").
+const CORRECTION_START =
+  /^(?:(?:ok(?:ay)?|hmm+|ugh|well|wait|hold on)[,.!]?\s{1,4})?(?:no\b|nope\b|nah\b|actually\b|instead\b|stop\b|don'?t\b|do not\b|never\b|wait\b|wrong\b|undo\b|revert\b|not (?:like )?that\b|that'?s (?:not|wrong|incorrect)\b|you (?:broke|missed|forgot|didn'?t)\b|i said\b|i told you\b|why did you\b|please don'?t\b|rather\b)/i;
+// …or says so anywhere near the start.
+const CORRECTION_ANYWHERE =
+  /\b(?:instead of|rather than|that'?s not what|not what i (?:asked|meant|wanted)|i said\b|i told you|you should(?:n'?t| not) have|don'?t (?:do|use|add|change|touch|remove|create|write)|do not (?:do|use|add|change|touch|remove|create|write)|stop (?:doing|using|adding|changing))/i;
+
+/** Is this user message a correction / redirect of the agent? */
+export function isCorrection(text: string): boolean {
+  const head = text.slice(0, HEAD).trimStart();
+  return CORRECTION_START.test(head) || CORRECTION_ANYWHERE.test(head);
+}
+
+const SCOPE_START =
+  /^(?:(?:ok(?:ay)?|alright|great|good|nice|cool|thanks|perfect)[,.!]?\s{1,4})?(?:also\b|now\b|next\b|additionally\b|new task\b|and also\b|another thing\b|one more thing\b|change of plans?\b|let'?s (?:also|now|move on|switch|add|implement|build|write|create|do)\b|moving on\b|on top of that\b|in addition\b|can you also\b|please also\b|switch to\b)/i;
+
+/** Does this (non-founding) user message widen or change the task? */
+export function isScopeChange(text: string): boolean {
+  return SCOPE_START.test(text.slice(0, HEAD).trimStart());
+}
+
+const PREFERENCE =
+  /\b(?:always|never|prefer(?:ably|red|s)?|don'?t|do not|avoid|make sure|must(?: not)?|please use|use [^\s.]{1,60} instead|instead of|no more)\b/i;
+const SENTENCE_END = /[.!?](?:\s|$)|\n/g;
+
+/** Sentences of a user message that state a preference or rule (always / never / prefer / don't …). */
+export function preferenceSentences(text: string): string[] {
+  const out: string[] = [];
+  const src = text.length > 8000 ? text.slice(0, 8000) : text;
+  let start = 0;
+  SENTENCE_END.lastIndex = 0;
+  const take = (end: number): void => {
+    const s = src.slice(start, end).trim();
+    if (s.length >= 8 && s.length <= 300 && PREFERENCE.test(s) && !s.startsWith("```")) out.push(s);
+  };
+  let m: RegExpExecArray | null;
+  while ((m = SENTENCE_END.exec(src)) !== null) {
+    const end = m.index + 1;
+    take(end);
+    start = end;
+    if (m[0].length === 0) SENTENCE_END.lastIndex++;
+  }
+  take(src.length);
+  return out;
+}
+
+const BLOCKER =
+  /\b(?:still (?:fail(?:s|ing)?|broken|not working|doesn'?t work|does not work|get(?:ting)?|see(?:ing)?|crash(?:es|ing)?|errors?)|doesn'?t work|does not work|not working|is broken|are broken|blocked (?:by|on)|can'?t get|fails with|keeps? (?:failing|crashing))\b/i;
+
+/** The blocker the user reports, as one clipped line, or null. */
+export function blockerLine(text: string): string | null {
+  const head = text.length > 2000 ? text.slice(0, 2000) : text;
+  const m = BLOCKER.exec(head);
+  if (m === null) return null;
+  const start = head.lastIndexOf("\n", m.index) + 1;
+  let end = head.indexOf("\n", m.index);
+  if (end < 0) end = head.length;
+  const line = head.slice(start, end).trim();
+  return line.length > 240 ? line.slice(0, 239) + "…" : line;
+}
+
+/** A bare slash command or a one-word nudge ("continue", "/mode") is not a task statement. */
+export function isSubstantive(text: string): boolean {
+  const t = text.trim();
+  if (t.length < 12) return false;
+  if (t.startsWith("/") && !t.includes(" ")) return false;
+  return true;
+}
+
+/** First line of a text, clipped (for one-liners). */
+export function firstLine(text: string, max: number): string {
+  const t = text.trimStart();
+  const nl = t.indexOf("\n");
+  const line = (nl >= 0 ? t.slice(0, nl) : t).trim();
+  return line.length > max ? line.slice(0, max - 1) + "…" : line;
+}
+
+const NEXT_LINE =
+  /^(?:[-*•]\s{1,3}|\d{1,2}[.)]\s{1,3})?(?:\*\*)?(?:next(?: steps?)?\b|todo\b|then\b|remaining\b|still (?:need|to do)\b|i'?ll\b|i will\b|let me\b|we (?:still )?need to\b)/i;
+const LIST_ITEM = /^(?:[-*•]|\d{1,2}[.)])\s{1,3}(\S[^\n]{0,300})/;
+const NEXT_HEADER = /\b(?:next(?: steps?)?|todo|remaining|still to do|plan)\b/i;
+
+/** Next steps stated in an assistant text: "Next, …"/"I'll …" lines and list items under a "Next steps" header. */
+export function nextSteps(text: string, max = 5): string[] {
+  const out: string[] = [];
+  const src = text.length > 16000 ? text.slice(-16000) : text;
+  let underHeader = false;
+  for (const raw of src.split("\n")) {
+    if (out.length >= max) break;
+    const line = raw.trim();
+    if (line.length === 0) continue;
+    const item = LIST_ITEM.exec(line);
+    if (underHeader && item !== null) {
+      out.push(clip(item[1] ?? ""));
+      continue;
+    }
+    if (item === null && line.length < 80 && NEXT_HEADER.test(line) && line.endsWith(":")) {
+      underHeader = true;
+      continue;
+    }
+    underHeader = underHeader && item !== null;
+    if (NEXT_LINE.test(line)) out.push(clip(line));
+  }
+  return out;
+}
+
+function clip(s: string): string {
+  return s.length > 200 ? s.slice(0, 199) + "…" : s;
+}
