@@ -44,4 +44,20 @@ export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from
 export { ERROR_LINE_MAX, clipLine, errorLines, isErrorLine } from "./lexicon/errors.js";
 export { PATH_MAX, isPathToken, normalizePath, pathTokens } from "./lexicon/paths.js";
 export { IDENTIFIER_MAX, identifierTokens, scanIdentifiers } from "./lexicon/identifiers.js";
+export {
+  createSeedAccumulator,
+  ERROR_CAP,
+  FIRST_LINE_MAX,
+  firstLine,
+  IDENTIFIER_CAP,
+  LARGE_OUTPUT_CHARS,
+  MissingTimeError,
+  type SeedAccumulator,
+  type SeedAccumulatorOptions,
+  type SeedFields,
+  type SeedFieldsOptions,
+  type SeedRecordParams,
+} from "./seed/accumulator.js";
+export { buildFoldRecord, type ExtractFieldsOptions, extractRecordFields, type FoldRecordInput } from "./seed/build-record.js";
+export { CONTENT_TOOLS, FILE_TOOLS, SHELL_TOOLS, toolCommand, toolPath } from "./seed/tool-classes.js";
 // --- end lexicon and seed-index record extraction ---

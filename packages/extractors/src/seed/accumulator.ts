@@ -1,0 +1,332 @@
+// Seed-index record extraction, incremental: feed blocks as they arrive (per turn), ask for the record's
+// fields or a whole fold-index v2 record at any point. Each block is scanned once, ever.
+import type { Block } from "@context-fold/ledger-reader";
+import {
+  blockLog,
+  CodeAssigner,
+  HARNESS,
+  parseAnchor,
+  sha256Hex,
+  type FoldIndexRecord,
+  type SeedTrigger,
+  type Span,
+  type Usage,
+  type UserMessageRef,
+} from "@context-fold/seed-index-format";
+import { clipLine, errorLines } from "../lexicon/errors.js";
+import { scanIdentifiers } from "../lexicon/identifiers.js";
+import { normalizePath, pathTokens } from "../lexicon/paths.js";
+import { CONTENT_TOOLS, toolCommand, toolPath } from "./tool-classes.js";
+
+/** At most this many identifiers per record (the contract's cap). */
+export const IDENTIFIER_CAP = 64;
+/** At most this many error lines per record; flagged (isError) lines are kept first. */
+export const ERROR_CAP = 128;
+/** A tool output at least this long (UTF-16 units) is "large": its tokens are what summaries lose. */
+export const LARGE_OUTPUT_CHARS = 4096;
+/** `userMessages[].firstLine` is clipped to this many characters. */
+export const FIRST_LINE_MAX = 200;
+
+/** The extracted, record-ready fields (everything of a fold-index record but identity and spans). */
+export interface SeedFields {
+  files: string[];
+  commands: string[];
+  errors: string[];
+  identifiers: string[];
+  userMessages: UserMessageRef[];
+}
+
+export interface SeedAccumulatorOptions {
+  /** The session cwd: paths under it become repo-relative. */
+  readonly cwd?: string | undefined;
+}
+
+export interface SeedFieldsOptions {
+  /** Capped fields favour recent blocks (what a `compact` record does); otherwise earlier blocks win ties. */
+  readonly favourRecent?: boolean;
+}
+
+export interface SeedRecordParams extends SeedFieldsOptions {
+  readonly sessionId: string;
+  readonly seq: number;
+  /** ISO-8601 time from input; defaults to the timestamp of the last block added that has one. */
+  readonly at?: string | undefined;
+  readonly trigger: SeedTrigger;
+  readonly usage?: Usage | undefined;
+  /** Hands out fold codes, collision-checked per session; pass the session's assigner to keep codes stable. */
+  readonly codes?: CodeAssigner | undefined;
+  /** Which anchorable blocks get a span (default: every anchorable block added). */
+  readonly spanFilter?: ((block: Block) => boolean) | undefined;
+}
+
+/** Thrown when a record is asked for without a time and no block carried a timestamp. */
+export class MissingTimeError extends Error {
+  readonly code = "MISSING_TIME" as const;
+  constructor() {
+    super("no `at` given and no block has a timestamp; pass `at` (an ISO-8601 time, e.g. from --now)");
+    this.name = "MissingTimeError";
+  }
+}
+
+export interface SeedAccumulator {
+  /** Scan new blocks (in session order) into the running fields. */
+  add(blocks: Iterable<Block>): SeedAccumulator;
+  /** Number of blocks added so far. */
+  readonly size: number;
+  /** The current fields, capped and ordered. */
+  fields(options?: SeedFieldsOptions): SeedFields;
+  /** Span for every anchorable block added (filtered), with codes from `codes`. */
+  spans(codes?: CodeAssigner, filter?: (block: Block) => boolean): Span[];
+  /** A complete fold-index v2 record over everything added. */
+  record(params: SeedRecordParams): FoldIndexRecord;
+}
+
+interface TokenStat {
+  readonly token: string;
+  /** Number of blocks the token appears in. */
+  df: number;
+  /** Seen in a large tool output. */
+  large: boolean;
+  readonly first: number;
+  last: number;
+  /** Ordinal of the last block counted in df. */
+  seenIn: number;
+}
+
+interface ErrorStat {
+  readonly line: string;
+  flagged: boolean;
+  readonly first: number;
+  last: number;
+}
+
+interface SpanSource {
+  readonly block: Block;
+  readonly log: { bytes: number; lines: number };
+  readonly sha256: string;
+  readonly edited: boolean;
+}
+
+type Ranked<T> = (a: T, b: T) => number;
+
+/** The best `cap` items by `better` (negative = a first), in one pass: O(n·cap) worst, O(n) typical. */
+function topK<T>(items: Iterable<T>, cap: number, better: Ranked<T>): T[] {
+  const best: T[] = [];
+  for (const item of items) {
+    if (best.length >= cap) {
+      const worst = best[best.length - 1];
+      if (worst === undefined || better(item, worst) >= 0) continue;
+    }
+    let at = best.length;
+    while (at > 0) {
+      const prev = best[at - 1];
+      if (prev === undefined || better(item, prev) >= 0) break;
+      at -= 1;
+    }
+    best.splice(at, 0, item);
+    if (best.length > cap) best.pop();
+  }
+  return best;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** First non-blank line, trailing whitespace dropped, clipped to 200 chars. */
+export function firstLine(text: string): string {
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    const line = text.slice(start, Math.min(end, start + FIRST_LINE_MAX + 1)).trimEnd();
+    if (line.trim().length > 0) return clipLine(line, FIRST_LINE_MAX);
+    start = end + 1;
+  }
+  return "";
+}
+
+function stringValues(value: unknown, out: string[], depth: number): void {
+  if (typeof value === "string") out.push(value);
+  else if (depth < 4 && Array.isArray(value)) for (const v of value) stringValues(v, out, depth + 1);
+  else if (depth < 4 && typeof value === "object" && value !== null) for (const v of Object.values(value)) stringValues(v, out, depth + 1);
+}
+
+/** Start an empty accumulator. */
+export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): SeedAccumulator {
+  const cwd = options.cwd;
+  const files = new Set<string>();
+  const commands = new Set<string>();
+  const errors = new Map<string, ErrorStat>();
+  const tokens = new Map<string, TokenStat>();
+  const userMessages: UserMessageRef[] = [];
+  const spanSources: SpanSource[] = [];
+  let ordinal = 0;
+  let lastTimestamp: string | undefined;
+
+  const noteToken = (token: string, large: boolean): void => {
+    const stat = tokens.get(token);
+    if (stat === undefined) {
+      tokens.set(token, { token, df: 1, large, first: ordinal, last: ordinal, seenIn: ordinal });
+      return;
+    }
+    if (stat.seenIn !== ordinal) {
+      stat.seenIn = ordinal;
+      stat.df += 1;
+      stat.last = ordinal;
+    }
+    if (large) stat.large = true;
+  };
+
+  const scanOutput = (block: Block): void => {
+    const text = block.text;
+    if (text.length === 0) return;
+    const flagged = block.isError === true;
+    for (const line of errorLines(text)) {
+      const stat = errors.get(line);
+      if (stat === undefined) errors.set(line, { line, flagged, first: ordinal, last: ordinal });
+      else {
+        stat.last = ordinal;
+        if (flagged) stat.flagged = true;
+      }
+    }
+    if (block.toolName === undefined || !CONTENT_TOOLS.has(block.toolName)) {
+      for (const token of pathTokens(text)) files.add(normalizePath(token, cwd));
+    }
+    const large = text.length >= LARGE_OUTPUT_CHARS;
+    scanIdentifiers(text, (token) => noteToken(token, large));
+  };
+
+  const addOne = (block: Block): void => {
+    ordinal += 1;
+    if (block.timestamp !== undefined) lastTimestamp = block.timestamp;
+    switch (block.kind) {
+      case "toolCall": {
+        const path = toolPath(block.toolName, block.args);
+        if (path !== undefined) files.add(normalizePath(path, cwd));
+        const command = toolCommand(block.toolName, block.args);
+        if (command !== undefined) commands.add(command);
+        // Scan argument values, not the JSON text: its escapes ("\n") would glue onto the next word.
+        const values: string[] = [];
+        stringValues(block.args, values, 0);
+        for (const value of values) scanIdentifiers(value, (token) => noteToken(token, false));
+        break;
+      }
+      case "bash": {
+        const command = toolCommand("bash", block.args);
+        if (command !== undefined) commands.add(command);
+        scanOutput(block);
+        break;
+      }
+      case "toolResult":
+        scanOutput(block);
+        break;
+      case "user":
+        userMessages.push({ turn: block.turn, firstLine: firstLine(block.text) });
+        scanIdentifiers(block.text, (token) => noteToken(token, false));
+        break;
+      case "text":
+      case "thinking":
+        scanIdentifiers(block.text, (token) => noteToken(token, false));
+        break;
+      default:
+        // custom messages, compaction and branch summaries are derived text, not session ground truth
+        break;
+    }
+    if (block.anchor !== undefined && (block.kind === "toolResult" || block.kind === "text" || block.kind === "thinking")) {
+      const parsed = parseAnchor(block.anchor);
+      spanSources.push({
+        block,
+        log: blockLog(block.text),
+        sha256: sha256Hex(block.text),
+        edited: parsed.ok && parsed.anchor.editId !== undefined,
+      });
+    }
+  };
+
+  const fields = (opts: SeedFieldsOptions = {}): SeedFields => {
+    const recent = opts.favourRecent === true;
+    const tokenRank: Ranked<TokenStat> = (a, b) => {
+      if (a.large !== b.large) return a.large ? -1 : 1;
+      if (a.df !== b.df) return a.df - b.df;
+      if (recent && a.last !== b.last) return b.last - a.last;
+      if (a.token.length !== b.token.length) return b.token.length - a.token.length;
+      if (a.first !== b.first) return recent ? b.first - a.first : a.first - b.first;
+      return compareText(a.token, b.token);
+    };
+    const identifiers = topK(tokens.values(), IDENTIFIER_CAP, tokenRank)
+      .sort((a, b) => a.first - b.first || compareText(a.token, b.token))
+      .map((s) => s.token);
+
+    const errorRank: Ranked<ErrorStat> = (a, b) => {
+      if (a.flagged !== b.flagged) return a.flagged ? -1 : 1;
+      if (recent) return b.last - a.last || b.first - a.first;
+      return a.first - b.first;
+    };
+    const errorOrder: Ranked<ErrorStat> = (a, b) => (a.flagged !== b.flagged ? (a.flagged ? -1 : 1) : a.first - b.first);
+    const keptErrors = errors.size <= ERROR_CAP ? [...errors.values()] : topK(errors.values(), ERROR_CAP, errorRank);
+    return {
+      files: [...files],
+      commands: [...commands],
+      errors: keptErrors.sort(errorOrder).map((e) => e.line),
+      identifiers,
+      userMessages: userMessages.map((m) => ({ turn: m.turn, firstLine: m.firstLine })),
+    };
+  };
+
+  const spans = (codes: CodeAssigner = new CodeAssigner(), filter?: (block: Block) => boolean): Span[] => {
+    const out: Span[] = [];
+    for (const source of spanSources) {
+      const { block } = source;
+      if (filter !== undefined && !filter(block)) continue;
+      const anchor = block.anchor ?? "";
+      const fullOutputPath = block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 && !source.edited ? block.fullOutputPath : undefined;
+      const span: Span = {
+        blockId: anchor,
+        code: codes.assign(anchor),
+        ...(block.kind === "toolResult" && block.toolName !== undefined ? { tool: block.toolName } : {}),
+        turn: block.turn,
+        log: { bytes: source.log.bytes, lines: source.log.lines },
+        sha256: source.sha256,
+        ...(fullOutputPath === undefined ? {} : { fullOutputPath }),
+      };
+      out.push(span);
+    }
+    return out;
+  };
+
+  const accumulator: SeedAccumulator = {
+    add(blocks) {
+      for (const block of blocks) addOne(block);
+      return accumulator;
+    },
+    get size() {
+      return ordinal;
+    },
+    fields,
+    spans,
+    record(params) {
+      const at = params.at ?? lastTimestamp;
+      if (at === undefined) throw new MissingTimeError();
+      const f = fields({ favourRecent: params.favourRecent ?? params.trigger === "compact" });
+      const record: FoldIndexRecord = {
+        v: 2,
+        kind: "fold-index",
+        harness: HARNESS,
+        session: params.sessionId,
+        seq: params.seq,
+        at,
+        trigger: params.trigger,
+        ...(params.usage === undefined ? {} : { usage: params.usage }),
+        files: f.files,
+        commands: f.commands,
+        errors: f.errors,
+        identifiers: f.identifiers,
+        userMessages: f.userMessages,
+        spans: spans(params.codes, params.spanFilter),
+      };
+      return record;
+    },
+  };
+  return accumulator;
+}
