@@ -70,7 +70,7 @@ const CONFIG_STATUSES = new Set([
 const RUN_STATUSES = new Set([
   "failing", "failed", "fails", "passing", "passed", "passes", "green", "red", "pending", "queued", "running",
   "flaky", "broken", "blocked", "cancelled", "canceled", "succeeded", "successful", "timed", "stuck", "progress",
-  "merged", "approved", "rejected", "waiting", "retrying", "erroring", "erroring", "rolling", "draft",
+  "merged", "approved", "rejected", "waiting", "retrying", "erroring", "rolling", "draft",
 ]);
 
 const RUN_CONTEXT = new Set([
@@ -203,7 +203,7 @@ export function analyzeText(text: string): TextAnalysis {
     subject: [...subject].sort(),
     values: [...values.values()].sort((x, y) => (x.kind === y.kind ? cmp(x.value, y.value) : cmp(x.kind, y.kind))),
     environments: [...environments].sort(),
-    ephemeral: runContext && (runStatus || runRef) && (runStatus || runRef),
+    ephemeral: runContext && (runStatus || runRef),
   };
 }
 

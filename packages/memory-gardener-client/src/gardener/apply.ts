@@ -1,0 +1,137 @@
+// Phase 4 (only with apply): soft-invalidate `supersede`/`expire` members, at most 25 distinct memories
+// per run, each counted only after a 2xx PATCH and a re-GET that shows `invalidated`. The attempted ids
+// are persisted before each PATCH, so the cap holds across a crash and resume.
+import { HindsightError, type HindsightApi } from "../client/types.js";
+import { readActions } from "./judge-phase.js";
+import { isVersionedObject, phasePaths, readJsonIfExists, writeJsonAtomic } from "./phase-files.js";
+import { GardenerOptionsError, type ApplyAck, type ApplyFile, type FailedApply, type MemberAction } from "./types.js";
+
+/** The hard ceiling: no option raises it. */
+export const MAX_APPLY_CAP = 25;
+export const APPLY_BATCH_SIZE = 5;
+
+export interface ApplyOptions {
+  readonly bankId: string;
+  readonly outDir: string;
+  readonly now: string;
+  /** Lower the cap (0–25); never raises it. */
+  readonly maxApply?: number;
+  readonly batchSize?: number;
+  /** Called after each batch of PATCHes; an exception here stops the run (the state is already saved). */
+  readonly onApplyBatch?: (progress: { batch: number; attempted: number; applied: number }) => void | Promise<void>;
+}
+
+type Outcome = { readonly applied: true } | { readonly applied: false; readonly failure: FailedApply };
+
+interface ApplyStateFile {
+  readonly version: 1;
+  /** Distinct ids a PATCH was (or was about to be) sent for, in order. */
+  readonly attempted: readonly string[];
+  readonly outcomes: Readonly<Record<string, Outcome>>;
+}
+
+export function resolveCap(maxApply: number | undefined): number {
+  if (maxApply === undefined) return MAX_APPLY_CAP;
+  if (!Number.isInteger(maxApply) || maxApply < 0) throw new GardenerOptionsError("maxApply", `must be an integer from 0 to ${MAX_APPLY_CAP}, got ${maxApply}`);
+  if (maxApply > MAX_APPLY_CAP) throw new GardenerOptionsError("maxApply", `${maxApply} is above the hard cap of ${MAX_APPLY_CAP} PATCHes per run`);
+  return maxApply;
+}
+
+function detailText(detail: unknown): string {
+  if (typeof detail === "string") return detail;
+  if (detail === undefined || detail === null) return "";
+  return JSON.stringify(detail);
+}
+
+function failureOf(id: string, error: unknown, during: string): FailedApply {
+  if (error instanceof HindsightError) {
+    const detail = detailText(error.detail);
+    return { id, status: error.status, detail: detail === "" ? `${during}: ${error.message}` : detail };
+  }
+  return { id, status: 0, detail: `${during}: ${error instanceof Error ? error.message : String(error)}` };
+}
+
+function reasonFor(action: MemberAction, now: string): string {
+  if (action.action === "supersede") return `context-fold garden ${now}: superseded by ${action.survivorId ?? "?"} (${action.reason})`;
+  return `context-fold garden ${now}: expired ephemeral run state (${action.reason})`;
+}
+
+/** The candidates in a fixed order: expiries, then supersessions, each by cluster then id. */
+export function applyCandidates(actions: readonly MemberAction[]): MemberAction[] {
+  const rank = (a: MemberAction): number => (a.action === "expire" ? 0 : 1);
+  return actions
+    .filter((a) => a.action === "supersede" || a.action === "expire")
+    .sort((x, y) => rank(x) - rank(y) || (x.clusterId < y.clusterId ? -1 : x.clusterId > y.clusterId ? 1 : 0) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+}
+
+async function applyOne(api: HindsightApi, bankId: string, action: MemberAction, now: string): Promise<Outcome> {
+  try {
+    await api.patchMemory(bankId, action.id, { state: "invalidated", reason: reasonFor(action, now) });
+  } catch (error) {
+    return { applied: false, failure: failureOf(action.id, error, "PATCH") };
+  }
+  // Verify-after-write: the 2xx alone proves nothing.
+  try {
+    const after = await api.getMemory(bankId, action.id);
+    if (after.state === "invalidated") return { applied: true };
+    return { applied: false, failure: { id: action.id, status: 200, detail: `PATCH answered 2xx but a re-GET shows state "${after.state}"` } };
+  } catch (error) {
+    return { applied: false, failure: failureOf(action.id, error, "re-GET after PATCH") };
+  }
+}
+
+/** Phase 4. Writes `apply-state.json` before every PATCH and `apply.json` at the end; returns a tiny ack. */
+export async function runApplyPhase(api: HindsightApi, options: ApplyOptions): Promise<ApplyAck> {
+  const cap = resolveCap(options.maxApply);
+  const paths = phasePaths(options.outDir);
+  const candidates = applyCandidates(readActions(options.outDir).actions);
+  const prior = readJsonIfExists(paths.applyState, isVersionedObject<ApplyStateFile>);
+  const attempted: string[] = [...(prior?.attempted ?? [])];
+  const outcomes: Record<string, Outcome> = { ...(prior?.outcomes ?? {}) };
+  const attemptedSet = new Set(attempted);
+  const save = (): void => writeJsonAtomic(paths.applyState, { version: 1, attempted, outcomes } satisfies ApplyStateFile);
+
+  // Ids attempted before a crash without an outcome are finished first: re-sending their PATCH does not
+  // raise the distinct count, and invalidation is idempotent.
+  const byId = new Map(candidates.map((c) => [c.id, c] as const));
+  const queue: MemberAction[] = [];
+  for (const id of attempted) {
+    const action = byId.get(id);
+    if (action !== undefined && outcomes[id] === undefined) queue.push(action);
+  }
+  let budget = cap - attempted.length;
+  for (const c of candidates) {
+    if (budget <= 0) break;
+    if (attemptedSet.has(c.id)) continue;
+    queue.push(c);
+    budget--;
+  }
+  const batchSize = Math.max(1, options.batchSize ?? APPLY_BATCH_SIZE);
+  for (let start = 0, batch = 0; start < queue.length; start += batchSize, batch++) {
+    for (const action of queue.slice(start, start + batchSize)) {
+      if (!attemptedSet.has(action.id)) {
+        if (attempted.length >= cap) break;
+        attempted.push(action.id);
+        attemptedSet.add(action.id);
+        save();
+      }
+      outcomes[action.id] = await applyOne(api, options.bankId, action, options.now);
+      save();
+    }
+    const applied = Object.values(outcomes).filter((o) => o.applied).length;
+    await options.onApplyBatch?.({ batch, attempted: attempted.length, applied });
+  }
+  const applied = attempted.filter((id) => outcomes[id]?.applied === true);
+  const failedApply = attempted.flatMap((id) => {
+    const o = outcomes[id];
+    return o !== undefined && !o.applied ? [o.failure] : [];
+  });
+  const deferred = candidates.filter((c) => !attemptedSet.has(c.id)).length;
+  const file: ApplyFile = { version: 1, cap, attempted, applied, failedApply, deferred };
+  writeJsonAtomic(paths.apply, file);
+  return { ok: true, path: paths.apply, applied: applied.length, failed: failedApply.length };
+}
+
+export function readApply(outDir: string): ApplyFile | undefined {
+  return readJsonIfExists(phasePaths(outDir).apply, isVersionedObject<ApplyFile>);
+}
