@@ -117,7 +117,8 @@ interface Item {
   label: string;
   file: string | undefined;
   command: string | undefined;
-  commandKey: string | undefined;
+  /** Every command whose output reported it: any of them succeeding cleanly resolves it. */
+  commandKeys: Set<string>;
   errorId: string | undefined;
   turn: number;
   index: number;
@@ -555,7 +556,7 @@ class Accumulator implements FactsAccumulator {
         label: input.label,
         file: input.file,
         command: input.command,
-        commandKey: input.commandKey,
+        commandKeys: new Set(),
         errorId: input.errorId,
         turn: input.turn,
         index: input.index,
@@ -578,9 +579,11 @@ class Accumulator implements FactsAccumulator {
       if (set === undefined) this.openByBase.set(base, (set = new Set()));
       set.add(item);
     }
-    if (item.commandKey !== undefined && item.commandKey.length > 0) {
-      let set = this.openByCommand.get(item.commandKey);
-      if (set === undefined) this.openByCommand.set(item.commandKey, (set = new Set()));
+    if (input.commandKey !== undefined && input.commandKey.length > 0) {
+      item.commandKeys.add(input.commandKey);
+      if (input.command !== undefined) item.command = input.command;
+      let set = this.openByCommand.get(input.commandKey);
+      if (set === undefined) this.openByCommand.set(input.commandKey, (set = new Set()));
       set.add(item);
     }
     return item;

@@ -55,24 +55,38 @@ function testFile(spec: string): string | undefined {
 }
 
 const MAX_SCAN = 512 * 1024;
+const CARGO_PANIC = /^thread '([^'\n]{1,300})' panicked at ([^\n]{0,300})/;
 
-/** Every diagnostic in a shell command's output, in order (duplicates by key dropped). */
+/** The next non-empty line within `reach` lines after `i` (the reason printed under a FAIL header). */
+function reasonAfter(lines: readonly string[], i: number, reach: number): string | undefined {
+  for (let j = i + 1; j < lines.length && j <= i + reach; j++) {
+    const l = (lines[j] ?? "").trim();
+    if (l.length === 0) continue;
+    if (l.startsWith("FAIL") || l.startsWith("--- ") || l.startsWith("●") || l.startsWith("⎯")) return undefined;
+    return l.length > 1200 ? l.slice(0, 1200) : l;
+  }
+  return undefined;
+}
+
+function withReason(head: string, reason: string | undefined): string {
+  return clipLine(reason !== undefined ? `${head.trim()} — ${reason}` : head.trim(), 400);
+}
+
+/** Every diagnostic in a shell command's output, in order (duplicates by key merged). */
 export function parseDiagnostics(output: string): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const seen = new Set<string>();
+  const at = new Map<string, number>();
   const push = (d: Diagnostic): void => {
-    if (seen.has(d.key)) return;
-    seen.add(d.key);
+    if (at.has(d.key)) return;
+    at.set(d.key, out.length);
     out.push(d);
   };
-  const n = Math.min(output.length, MAX_SCAN);
-  let pos = 0;
+  const src = output.length > MAX_SCAN ? output.slice(0, MAX_SCAN) : output;
+  const lines = src.split("\n");
   let pendingRust: { id: string | undefined; text: string; left: number } | null = null;
-  while (pos < n) {
-    let nl = output.indexOf("\n", pos);
-    if (nl < 0 || nl > n) nl = n;
-    const raw = output.slice(pos, Math.min(nl, pos + 1200));
-    pos = nl + 1;
+  for (let i = 0; i < lines.length; i++) {
+    const raw0 = lines[i] ?? "";
+    const raw = raw0.length > 1200 ? raw0.slice(0, 1200) : raw0;
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line.length === 0) continue;
     if (pendingRust !== null) {
@@ -104,11 +118,6 @@ export function parseDiagnostics(output: string): Diagnostic[] {
       push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[3] ?? ""}` });
       continue;
     }
-    if ((m = GO_ERROR.exec(line)) !== null) {
-      const file = m[1] ?? "";
-      push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[4] ?? ""}` });
-      continue;
-    }
     if ((m = RUST_ERROR.exec(line)) !== null) {
       const text = line.trim();
       if (text.startsWith("error: could not compile") || text.startsWith("error: aborting")) continue;
@@ -119,7 +128,7 @@ export function parseDiagnostics(output: string): Diagnostic[] {
       const file = testFile(m[1] ?? "");
       push({
         kind: "tests",
-        text: clipLine(line.trim()),
+        text: withReason(line, m[2] !== undefined ? reasonAfter(lines, i, 3) : undefined),
         ...(file !== undefined ? { file } : {}),
         key: `tests|${m[1] ?? ""}|${m[2] ?? ""}`,
       });
@@ -127,15 +136,35 @@ export function parseDiagnostics(output: string): Diagnostic[] {
     }
     if ((m = PYTEST_FAILED.exec(line)) !== null) {
       const file = testFile(m[1] ?? "");
-      push({ kind: "tests", text: clipLine(line.trim()), ...(file !== undefined ? { file } : {}), key: `tests|${m[1] ?? ""}` });
+      push({ kind: "tests", text: clipLine(line.trim(), 400), ...(file !== undefined ? { file } : {}), key: `tests|${m[1] ?? ""}` });
       continue;
     }
-    if ((m = GO_FAIL.exec(line) ?? CARGO_FAILED.exec(line)) !== null) {
+    if ((m = GO_FAIL.exec(line)) !== null) {
+      push({ kind: "tests", text: withReason(line, reasonAfter(lines, i, 2)), key: `tests|${m[1] ?? ""}` });
+      continue;
+    }
+    if ((m = CARGO_FAILED.exec(line)) !== null) {
       push({ kind: "tests", text: clipLine(line.trim()), key: `tests|${m[1] ?? ""}` });
       continue;
     }
+    if ((m = CARGO_PANIC.exec(line)) !== null) {
+      // The panic names the failing test and where: fold it into that test's "... FAILED" line.
+      const key = `tests|${m[1] ?? ""}`;
+      const pos = at.get(key);
+      const prev = pos !== undefined ? out[pos] : undefined;
+      if (pos !== undefined && prev !== undefined) out[pos] = { ...prev, text: withReason(prev.text, line.trim()) };
+      else push({ kind: "tests", text: clipLine(line.trim(), 400), key });
+      continue;
+    }
+    if ((m = GO_ERROR.exec(line)) !== null) {
+      const file = m[1] ?? "";
+      // Indented "x_test.go:12: …" lines are go test's reasons, already folded into "--- FAIL".
+      if (raw0.startsWith(" ") || raw0.startsWith("\t")) continue;
+      push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[4] ?? ""}` });
+      continue;
+    }
     if ((m = JEST_BULLET.exec(line)) !== null) {
-      push({ kind: "tests", text: clipLine(line.trim()), key: `tests|●|${m[1] ?? ""}` });
+      push({ kind: "tests", text: withReason(line, reasonAfter(lines, i, 3)), key: `tests|●|${m[1] ?? ""}` });
     }
   }
   if (pendingRust !== null) {

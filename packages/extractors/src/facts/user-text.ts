@@ -5,7 +5,7 @@ const HEAD = 240;
 
 // A redirect opens the message ("no, …", "actually …", "stop", "don't …", "wait", "instead …").
 const CORRECTION_START =
-  /^(?:(?:ok(?:ay)?|hmm+|ugh|well|wait|hold on)[,.!]?\s{1,4})?(?:no\b|nope\b|nah\b|actually\b|instead\b|stop\b|don'?t\b|do not\b|never\b|wait\b|wrong\b|undo\b|revert\b|not (?:like )?that\b|that'?s (?:not|wrong|incorrect)\b|you (?:broke|missed|forgot|didn'?t)\b|i said\b|i told you\b|why did you\b|please don'?t\b|rather\b)/i;
+  /^(?:(?:ok(?:ay)?|hmm+|ugh|well|wait|hold on)[,.!]?\s{1,4})?(?:no\b|nope\b|nah\b|actually\b|instead\b|stop\b|don'?t\b|do not\b|wait\b|wrong\b|undo\b|revert\b|not (?:like )?that\b|that'?s (?:not|wrong|incorrect)\b|you (?:broke|missed|forgot|didn'?t)\b|i said\b|i told you\b|why did you\b|please don'?t\b|rather\b)/i;
 // …or says so anywhere near the start.
 const CORRECTION_ANYWHERE =
   /\b(?:instead of|rather than|that'?s not what|not what i (?:asked|meant|wanted)|i said\b|i told you|you should(?:n'?t| not) have|don'?t (?:do|use|add|change|touch|remove|create|write)|do not (?:do|use|add|change|touch|remove|create|write)|stop (?:doing|using|adding|changing))/i;
@@ -25,7 +25,9 @@ export function isScopeChange(text: string): boolean {
 }
 
 const PREFERENCE =
-  /\b(?:always|never|prefer(?:ably|red|s)?|don'?t|do not|avoid|make sure|must(?: not)?|please use|use [^\s.]{1,60} instead|instead of|no more)\b/i;
+  /\b(?:always|never|prefer(?:ably|red|s)?|avoid|make sure|must(?: not)?|please use|use [^\s.]{1,60} instead|instead of|no more)\b/i;
+// "don't …" counts when it is an instruction (sentence start or after a comma), not "i don't understand".
+const IMPERATIVE_DONT = /(?:^|[,;:]\s{0,4}|\b(?:and|but|so|please)\s{1,4})(?:don'?t|do not)\b/i;
 const SENTENCE_END = /[.!?](?:\s|$)|\n/g;
 
 /** Sentences of a user message that state a preference or rule (always / never / prefer / don't …). */
@@ -36,7 +38,7 @@ export function preferenceSentences(text: string): string[] {
   SENTENCE_END.lastIndex = 0;
   const take = (end: number): void => {
     const s = src.slice(start, end).trim();
-    if (s.length >= 8 && s.length <= 300 && PREFERENCE.test(s) && !s.startsWith("```")) out.push(s);
+    if (s.length >= 8 && s.length <= 300 && (PREFERENCE.test(s) || IMPERATIVE_DONT.test(s)) && !s.startsWith("```")) out.push(s);
   };
   let m: RegExpExecArray | null;
   while ((m = SENTENCE_END.exec(src)) !== null) {
