@@ -1,0 +1,141 @@
+// Damaged and foreign files: every problem is reported with line, byte offset and reason, or is a typed
+// LedgerError — never a stack trace, never a silent drop.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "@context-fold/test-support";
+import { LedgerError, parseSessionText, readSession } from "@context-fold/ledger-reader";
+import { describe, expect, it } from "vitest";
+
+const header = JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" });
+function entry(id: string, parentId: string | null, text: string): string {
+  return JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: text, timestamp: 1 } });
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<LedgerError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof LedgerError) return error;
+    throw error;
+  }
+  throw new Error("expected a LedgerError");
+}
+
+describe("damage is recovered and reported", () => {
+  it("blank and malformed lines: reported with line, byte offset, reason; the rest is read", () => {
+    const lines = [header, entry("a0000001", null, "one"), "", "{not json", entry("a0000002", "a0000001", "two")];
+    const text = `${lines.join("\n")}\n`;
+    const session = parseSessionText(text);
+    expect(session.entries.map((e) => e.id)).toEqual(["a0000001", "a0000002"]);
+    const offsetOf = (n: number): number => Buffer.byteLength(lines.slice(0, n - 1).map((l) => `${l}\n`).join(""));
+    expect(session.damaged).toEqual([
+      { line: 3, byteOffset: offsetOf(3), kind: "blank", reason: "blank line", recovered: false },
+      expect.objectContaining({ line: 4, byteOffset: offsetOf(4), kind: "malformed", recovered: false }),
+    ]);
+    expect(session.damaged[1]?.reason).toMatch(/^not valid JSON/);
+  });
+
+  it("a last line without newline that parses is taken and reported", () => {
+    const text = `${header}\n${entry("a0000001", null, "one")}`;
+    const session = parseSessionText(text);
+    expect(session.entries).toHaveLength(1);
+    expect(session.byteLength).toBe(Buffer.byteLength(text));
+    expect(session.damaged).toEqual([expect.objectContaining({ line: 2, kind: "no-trailing-newline", recovered: true })]);
+  });
+
+  it("a torn tail (no newline, does not parse) is reported and not consumed", () => {
+    const full = `${header}\n${entry("a0000001", null, "one")}\n`;
+    const text = `${full}${entry("a0000002", "a0000001", "two").slice(0, 30)}`;
+    const session = parseSessionText(text);
+    expect(session.entries).toHaveLength(1);
+    expect(session.byteLength).toBe(Buffer.byteLength(full));
+    expect(session.damaged).toEqual([expect.objectContaining({ line: 3, byteOffset: Buffer.byteLength(full), kind: "no-trailing-newline", recovered: false })]);
+  });
+
+  it("a torn line whose first object is cut short recovers the whole second object", () => {
+    const cut = entry("a0000002", "a0000001", "two").slice(0, 40);
+    const glued = `${cut}}${entry("a0000003", "a0000001", "three")}`;
+    const session = parseSessionText(`${header}\n${entry("a0000001", null, "one")}\n${glued}\n`);
+    expect(session.entries.map((e) => [e.id, e.recovered])).toEqual([
+      ["a0000001", false],
+      ["a0000003", true],
+    ]);
+    expect(session.damaged).toEqual([expect.objectContaining({ line: 3, kind: "torn-line", recovered: false })]);
+  });
+
+  it("UTF-8: byte offsets count bytes, not characters", () => {
+    const first = entry("a0000001", null, "héllo wörld — ✓ 🎉");
+    const text = `${header}\n${first}\n${entry("a0000002", "a0000001", "x")}\n`;
+    const session = parseSessionText(text);
+    const bytes = Buffer.from(text);
+    for (const e of session.entries) {
+      expect(JSON.parse(bytes.subarray(e.byteOffset, e.byteOffset + e.byteLength).toString("utf8"))).toMatchObject({ id: e.id });
+    }
+  });
+
+  it("self-parents, orphans and cycles are roots or stop the walk; never a hang", () => {
+    const lines = [
+      header,
+      entry("a0000001", "a0000001", "self"),
+      entry("a0000002", "ffffffff", "orphan"),
+      entry("a0000003", "a0000002", "child"),
+    ];
+    const session = parseSessionText(`${lines.join("\n")}\n`);
+    expect(session.roots).toEqual(["a0000001", "a0000002"]);
+    expect(session.lineage.map((e) => e.id)).toEqual(["a0000002", "a0000003"]);
+    const cyc = parseSessionText(`${[header, entry("b0000001", "b0000002", "x"), entry("b0000002", "b0000001", "y")].join("\n")}\n`);
+    expect(cyc.lineage.map((e) => e.id)).toEqual(["b0000001", "b0000002"]);
+  });
+
+  it("a second header and non-object lines are reported as not-an-entry", () => {
+    const session = parseSessionText(`${header}\n${header}\n[1,2]\n42\n${entry("a0000001", null, "x")}\n`);
+    expect(session.entries).toHaveLength(1);
+    expect(session.damaged.map((d) => [d.line, d.kind])).toEqual([
+      [2, "not-an-entry"],
+      [3, "not-an-entry"],
+      [4, "not-an-entry"],
+    ]);
+  });
+});
+
+describe("files that are not sessions get typed errors", () => {
+  it("missing file, directory, empty file", async () => {
+    const dir = tempDir();
+    expect((await errorOf(readSession(join(dir, "nope.jsonl")))).code).toBe("NOT_FOUND");
+    mkdirSync(join(dir, "d.jsonl"));
+    expect((await errorOf(readSession(join(dir, "d.jsonl")))).code).toBe("UNREADABLE");
+    writeFileSync(join(dir, "empty.jsonl"), "");
+    expect((await errorOf(readSession(join(dir, "empty.jsonl")))).code).toBe("EMPTY");
+  });
+
+  it("a fragment without its header", async () => {
+    const file = join(tempDir(), "frag.jsonl");
+    writeFileSync(file, `${entry("a0000001", null, "x")}\n`);
+    const error = await errorOf(readSession(file));
+    expect(error.code).toBe("NO_HEADER");
+    expect(error.line).toBe(1);
+    expect(error.byteOffset).toBe(0);
+    expect(error.message).toContain("frag.jsonl");
+  });
+
+  it("something else entirely", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "a.jsonl"), '{"name":"package","version":"1.0.0"}\n');
+    expect((await errorOf(readSession(join(dir, "a.jsonl")))).code).toBe("NOT_A_SESSION");
+    writeFileSync(join(dir, "b.jsonl"), "hello world\nthis is text\n");
+    expect((await errorOf(readSession(join(dir, "b.jsonl")))).code).toBe("NOT_A_SESSION");
+  });
+});
+
+describe("adversarial lines stay linear", () => {
+  it("a 1 MB line of glue seams and a 1 MB line of one char", () => {
+    const seams = '}{"type"'.repeat(131_072);
+    const ones = "{".repeat(1 << 20);
+    const session = parseSessionText(`${header}\n${seams}\n${ones}\n${entry("a0000001", null, "ok")}\n`);
+    expect(session.entries.map((e) => e.id)).toEqual(["a0000001"]);
+    expect(session.damaged.map((d) => [d.line, d.kind, d.recovered])).toEqual([
+      [2, "torn-line", false],
+      [3, "malformed", false],
+    ]);
+  });
+});
