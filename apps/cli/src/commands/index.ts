@@ -1,7 +1,9 @@
 // Every command module, in the order `--help` lists them. Add one line per command module.
 import type { Command } from "commander";
+import { registerRecords } from "./records.js";
 
 export type RegisterCommand = (program: Command) => void;
 
 export const commands: RegisterCommand[] = [
+  registerRecords,
 ];
