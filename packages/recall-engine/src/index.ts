@@ -8,3 +8,6 @@ export { briefOf, buildBrowse, buildPage, excerptOf, labelOf, type RecallHit, ty
 export { renderResults } from "./render.js";
 export { CorruptIndexError, TermIndex } from "./term-index.js";
 export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
+export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges, writeAtomic } from "./index-cache.js";
+export { ledgerVerifier } from "./ledger-verify.js";
+export { type CacheReport, loadCachedIndex, openRecall, type OpenRecallOptions, SessionRecall } from "./open-recall.js";

@@ -12,7 +12,14 @@ export interface Phrase {
 }
 
 export type ParsedQuery =
-  | { readonly mode: "words"; readonly text: string; readonly terms: readonly QueryTerm[]; readonly phrases: readonly Phrase[] }
+  | {
+      readonly mode: "words";
+      readonly text: string;
+      readonly terms: readonly QueryTerm[];
+      readonly phrases: readonly Phrase[];
+      /** The whole query as a whitespace-tolerant literal, for queries of 3+ words (a ranking boost only). */
+      readonly verbatim: RE2JS | null;
+    }
   | { readonly mode: "regex"; readonly text: string; readonly source: string; readonly pattern: RE2JS };
 
 /** Words that carry no subject: they only add to the score when the query has other words. */
@@ -40,6 +47,11 @@ export function compilePattern(source: string, flags = ""): RE2JS {
   }
 }
 
+/** Words matched literally, case-insensitive, any whitespace between them. */
+function literalPattern(words: readonly string[]): RE2JS {
+  return RE2JS.compile(words.map((w) => RE2JS.quote(w)).join("\\s+"), RE2JS.CASE_INSENSITIVE);
+}
+
 const SLASHED = /^\/(.+)\/([a-z]*)$/s;
 
 /** `regex: true` takes the whole query as a pattern (case-insensitive); `/p/flags` uses the given flags. */
@@ -65,10 +77,12 @@ export function parseQuery(query: string, options: { regex?: boolean } = {}): Pa
     const phrase = text.slice(open + 1, close).trim();
     const terms = queryTerms(phrase).map((t) => t.primary);
     if (terms.length > 0) {
-      const words = phrase.split(/\s+/).map((w) => RE2JS.quote(w));
-      phrases.push({ text: phrase, terms, pattern: RE2JS.compile(words.join("\\s+"), RE2JS.CASE_INSENSITIVE) });
+      phrases.push({ text: phrase, terms, pattern: literalPattern(phrase.split(/\s+/)) });
     }
     i = close + 1;
   }
-  return { mode: "words", text, terms: queryTerms(rest), phrases };
+  const terms = queryTerms(rest);
+  const words = rest.trim().split(/\s+/);
+  const verbatim = phrases.length === 0 && words.length >= 3 ? literalPattern(words) : null;
+  return { mode: "words", text, terms, phrases, verbatim };
 }

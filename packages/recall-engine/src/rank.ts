@@ -11,12 +11,26 @@ export interface ScoredDoc {
 
 const K1 = 1.2;
 const B = 0.75;
+/** Long tool outputs would otherwise bury a rare identifier they hold: cap the length ratio. */
+const MAX_LENGTH_RATIO = 4;
+/** Blocks whose text holds the whole multi-word query verbatim get this factor (checked on the top ones). */
+const VERBATIM_BOOST = 2;
+const VERBATIM_CHECKS = 50;
 /** Weight of a compound's parts and of stopwords: they order matches, never create them. */
 const PART_WEIGHT = 0.3;
 /** Hits scoring under this fraction of the best are dropped (pi-vcc returns hundreds of weak OR hits). */
 export const SCORE_FLOOR = 0.3;
 
-function addBm25(index: TermIndex, term: string, weight: number, inScope: Uint8Array, scores: Float64Array, gate: Uint8Array | null, touched: number[]): void {
+function addBm25(
+  index: TermIndex,
+  term: string,
+  weight: number,
+  inScope: Uint8Array,
+  scores: Float64Array,
+  gate: Uint8Array | null,
+  touched: number[],
+  coverage: Uint8Array | null = null,
+): void {
   const list = index.postings(term);
   if (list === undefined) return;
   const n = index.docCount;
@@ -28,8 +42,9 @@ function addBm25(index: TermIndex, term: string, weight: number, inScope: Uint8A
     if (inScope[doc] !== 1) continue;
     if (gate !== null && gate[doc] !== 1) continue;
     const tf = list[k + 1] as number;
-    const norm = tf + K1 * (1 - B + (B * index.docLength(doc)) / avg);
+    const norm = tf + K1 * (1 - B + B * Math.min(MAX_LENGTH_RATIO, index.docLength(doc) / avg));
     if (scores[doc] === 0) touched.push(doc);
+    if (coverage !== null) coverage[doc] = (coverage[doc] as number) + 1;
     scores[doc] = (scores[doc] as number) + (weight * idf * (tf * (K1 + 1))) / norm;
   }
 }
@@ -68,11 +83,27 @@ export function rankWords(index: TermIndex, query: Extract<ParsedQuery, { mode: 
     }
     for (const phrase of query.phrases) for (const term of phrase.terms) addBm25(index, term, 1, inScope, scores, gate, touched);
   }
-  for (const t of primaries) addBm25(index, t.primary, 1, inScope, scores, gate, touched);
+  // Distinct primaries per block: a block naming more of the query ranks above one repeating a common word.
+  const coverage = new Uint8Array(index.docCount);
+  const distinct = [...new Set(primaries.map((t) => t.primary))];
+  for (const term of distinct) addBm25(index, term, 1, inScope, scores, gate, touched, coverage);
   if (boosts.length > 0) {
     const matched = new Uint8Array(index.docCount);
     for (const doc of touched) matched[doc] = 1;
     for (const term of boosts) addBm25(index, term, PART_WEIGHT, inScope, scores, matched, touched);
+  }
+  if (distinct.length > 1) {
+    for (const doc of touched) {
+      const share = Math.min(1, (coverage[doc] as number) / distinct.length);
+      scores[doc] = (scores[doc] as number) * share * share;
+    }
+  }
+  if (query.verbatim !== null) {
+    // Someone pasting a line they remember (an error, a decision) wants the block holding that line.
+    const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    for (const doc of order.slice(0, VERBATIM_CHECKS)) {
+      if (query.verbatim.test(textOf(doc))) scores[doc] = (scores[doc] as number) * VERBATIM_BOOST;
+    }
   }
   let top = 0;
   for (const doc of touched) top = Math.max(top, scores[doc] as number);

@@ -1,0 +1,121 @@
+// The on-disk recall index: keyed to the ledger bytes it was built from (header id, length, sha256 of
+// the first and last 64 KiB), so a changed, truncated or foreign ledger is detected; replaced atomically.
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { seedIndexPath } from "@context-fold/seed-index-format";
+import type { RecallSession } from "./recall-index.js";
+
+const EDGE = 64 * 1024;
+export const CACHE_FORMAT = 2;
+
+export interface CacheKey {
+  readonly format: number;
+  readonly sessionId: string;
+  readonly byteLength: number;
+  /** sha256 of bytes [0, min(64 KiB, byteLength)). */
+  readonly head: string;
+  /** sha256 of bytes [max(0, byteLength - 64 KiB), byteLength). */
+  readonly tail: string;
+  readonly blockCount: number;
+  readonly lastEntryId: string | null;
+}
+
+function hashRange(fd: number, start: number, end: number): string {
+  const buf = Buffer.alloc(Math.max(0, end - start));
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, start + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return createHash("sha256").update(buf.subarray(0, got)).digest("hex");
+}
+
+/** Hashes of the file's first/last 64 KiB as they are for a ledger of `byteLength` bytes. */
+export function ledgerEdges(file: string, byteLength: number): { head: string; tail: string } {
+  const fd = openSync(file, "r");
+  try {
+    return { head: hashRange(fd, 0, Math.min(EDGE, byteLength)), tail: hashRange(fd, Math.max(0, byteLength - EDGE), byteLength) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function cacheKeyFor(file: string, session: RecallSession): CacheKey {
+  const { head, tail } = ledgerEdges(file, session.byteLength);
+  const last = session.blocks[session.blocks.length - 1];
+  return { format: CACHE_FORMAT, sessionId: session.header.id, byteLength: session.byteLength, head, tail, blockCount: session.blocks.length, lastEntryId: last?.entryId ?? null };
+}
+
+export function isCacheKey(value: unknown): value is CacheKey {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    v["format"] === CACHE_FORMAT &&
+    typeof v["sessionId"] === "string" &&
+    typeof v["byteLength"] === "number" &&
+    typeof v["head"] === "string" &&
+    typeof v["tail"] === "string" &&
+    typeof v["blockCount"] === "number" &&
+    (typeof v["lastEntryId"] === "string" || v["lastEntryId"] === null)
+  );
+}
+
+/** How a cache relates to the ledger now: same bytes, a prefix of them (appended since), or stale. */
+export function compareKey(cached: CacheKey, file: string, session: RecallSession): "same" | "prefix" | { stale: string } {
+  if (cached.sessionId !== session.header.id) return { stale: `built for session ${cached.sessionId}, the ledger is ${session.header.id}` };
+  if (cached.byteLength > session.byteLength) return { stale: `built over ${String(cached.byteLength)} bytes, the ledger now has ${String(session.byteLength)} (truncated)` };
+  if (cached.blockCount > session.blocks.length) return { stale: "the ledger has fewer blocks than the cache" };
+  const edges = ledgerEdges(file, cached.byteLength);
+  if (edges.head !== cached.head || edges.tail !== cached.tail) return { stale: "the ledger bytes it was built from changed (replaced or rewritten)" };
+  if (cached.blockCount > 0 && session.blocks[cached.blockCount - 1]?.entryId !== cached.lastEntryId) return { stale: "block numbering moved" };
+  return cached.byteLength === session.byteLength && cached.blockCount === session.blocks.length ? "same" : "prefix";
+}
+
+/** Beside the seed index (`…/context-fold/<id>/recall-index.bin`), or `<cacheDir>/<id>-<path hash>.recall`. */
+export function defaultCachePath(sessionFile: string, sessionId: string, cacheDir?: string): string {
+  if (cacheDir === undefined) return join(dirname(seedIndexPath(sessionFile, sessionId)), "recall-index.bin");
+  const tag = createHash("sha256").update(resolve(sessionFile)).digest("hex").slice(0, 12);
+  const safeId = sessionId.replace(/[^A-Za-z0-9_.-]/g, "_");
+  return join(cacheDir, `${safeId}-${tag}.recall`);
+}
+
+/** Write temp file, fsync, rename over the target, fsync the directory. */
+export function writeAtomic(path: string, bytes: Buffer): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  const temp = join(dir, `.${basename(path)}.${String(process.pid)}.${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    const fd = openSync(temp, "w", 0o600);
+    try {
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  try {
+    const dfd = openSync(dir, "r");
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    // Directory fsync is not supported everywhere; the rename itself is atomic.
+  }
+}
+
+export function readCacheBytes(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,200 @@
+// Recall over real session files: generated sessions with planted facts, the shared Pi fixtures,
+// and the on-disk cache lifecycle (stale, truncated, foreign, corrupt, appended).
+import { appendFileSync, copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readSession } from "@context-fold/ledger-reader";
+import { generateSession, type Manifest } from "@context-fold/session-gen";
+import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
+import { openRecall, RecallIndex } from "@context-fold/recall-engine";
+
+describe("planted facts in a generated session", () => {
+  const dir = tempDir("recall-gen-");
+  const file = join(dir, "s.jsonl");
+  let manifest: Manifest;
+  it("generates", async () => {
+    manifest = await generateSession(file, { seed: 31, turns: 80 });
+    expect(manifest.needles.length).toBeGreaterThan(5);
+    expect(manifest.needles.some((n) => !n.onLineage)).toBe(true);
+  });
+  it("each lineage needle ranks first for a query naming it (default scope)", async () => {
+    const index = RecallIndex.build(await readSession(file));
+    for (const needle of manifest.needles.filter((n) => n.onLineage)) {
+      const result = index.search(needle.value);
+      expect(result.hits[0]?.entryId, `${needle.kind} ${needle.value}`).toBe(needle.entryId);
+    }
+  });
+  it("a needle only on an abandoned branch: found with scope all, not with the default", async () => {
+    const index = RecallIndex.build(await readSession(file));
+    for (const needle of manifest.needles.filter((n) => !n.onLineage)) {
+      expect(index.search(needle.value, { scope: "all" }).hits[0]?.entryId).toBe(needle.entryId);
+      expect(index.search(needle.value).hits.map((h) => h.entryId)).not.toContain(needle.entryId);
+    }
+  });
+  it("abandoned-branch facts: no block holding them under the default scope, found under all", async () => {
+    const session = await readSession(file);
+    const index = RecallIndex.build(session);
+    expect(manifest.abandonedBranchFacts.length).toBeGreaterThan(0);
+    for (const fact of manifest.abandonedBranchFacts) {
+      const all = index.search(`"${fact}"`, { scope: "all" });
+      expect(all.total, fact).toBeGreaterThan(0);
+      const hit = all.hits[0];
+      expect(hit === undefined ? "" : session.blocks[hit.index]?.text).toContain(fact);
+      expect(index.search(`"${fact}"`).total, fact).toBe(0);
+    }
+  });
+});
+
+describeShared("compaction scopes on pi-mono__before-compaction.jsonl", () => {
+  it("compaction:N returns only entries of that compaction's segment", async () => {
+    const session = await readSession(sharedFixture("sessions", "pi-mono__before-compaction.jsonl"));
+    expect(session.compactions.length).toBe(2);
+    const index = RecallIndex.build(session);
+    for (const c of session.compactions) {
+      const ids = new Set(c.entryIds);
+      const scope = `compaction:${String(c.number)}`;
+      for (const query of ["the", "file", "error", "/./"]) {
+        const result = index.search(query, { scope, pageSize: 1000 });
+        expect(result.scope).toBe(scope);
+        expect(result.total).toBeGreaterThan(0);
+        for (const hit of result.hits) expect(ids.has(hit.entryId), `${scope} ${query} #${String(hit.index)}`).toBe(true);
+      }
+    }
+    const latest = index.search("the", { scope: "compaction:latest" });
+    expect(latest.scope).toBe("compaction:2");
+    const one = new Set(session.compactions[0]?.entryIds);
+    const two = index.search("/./", { scope: "compaction:2", pageSize: 1000 });
+    expect(two.hits.some((h) => one.has(h.entryId))).toBe(false);
+  });
+  it("marks user !cmd output and shows thinking as thinking", async () => {
+    const session = await readSession(sharedFixture("sessions", "pi-mono__before-compaction.jsonl"));
+    const index = RecallIndex.build(session);
+    const bash = session.blocks.find((b) => b.kind === "bash");
+    expect(bash).toBeDefined();
+    const browse = index.search("/./", { scope: "all", pageSize: 5000 });
+    const lines = browse.segments.flatMap((s) => s.lines);
+    expect(lines.find((l) => l.index === bash?.index)?.label).toMatch(/^!cmd output/);
+    expect(lines.some((l) => l.kind === "thinking" && l.label === "thinking")).toBe(true);
+  });
+});
+
+describe("index cache lifecycle", () => {
+  it("built, loaded, grown by appended bytes, and matches a fresh build", async () => {
+    const dir = tempDir("recall-cache-");
+    const file = join(dir, "s.jsonl");
+    const manifest = await generateSession(file, { seed: 5, turns: 60 });
+    const cacheDir = join(dir, "cache");
+    const first = await openRecall(file, { cacheDir });
+    expect(first.cache.status).toBe("built");
+    const again = await openRecall(file, { cacheDir });
+    expect(again.cache.status).toBe("loaded");
+    const needle = manifest.needles.find((n) => n.onLineage);
+    expect(again.search(needle?.value ?? "").hits[0]?.entryId).toBe(needle?.entryId);
+
+    // Append a copy of real entries (new ids) as Pi would: the cache is grown, not rebuilt.
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    const leaf = (JSON.parse(lines[lines.length - 1] ?? "{}") as { id: string }).id;
+    const entry = { type: "message", id: "feedf00d", parentId: leaf, timestamp: "2026-03-02T00:00:00.000Z", message: { role: "user", content: "appended zanzibarQuokka fact", timestamp: 1 } };
+    appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    const grown = await openRecall(file, { cacheDir });
+    expect(grown.cache.status).toBe("updated");
+    expect(grown.cache.indexed).toBe(1);
+    expect(grown.search("zanzibarQuokka").hits[0]?.entryId).toBe("feedf00d");
+    const fresh = RecallIndex.build(await readSession(file));
+    expect(grown.search("shard index window", { pageSize: 50 }).hits).toEqual(fresh.search("shard index window", { pageSize: 50 }).hits);
+
+    // refresh() reads further appends incrementally.
+    appendFileSync(file, `${JSON.stringify({ ...entry, id: "feedf00e", parentId: "feedf00d", message: { ...entry.message, content: "later ocelotPlinth" } })}\n`);
+    const report = await grown.refresh();
+    expect(report.status).toBe("updated");
+    expect(grown.search("ocelotPlinth").hits[0]?.entryId).toBe("feedf00e");
+    expect((await openRecall(file, { cacheDir })).cache.status).toBe("loaded");
+  });
+
+  it("a truncated ledger is detected and the index rebuilt", async () => {
+    const dir = tempDir("recall-trunc-");
+    const file = join(dir, "s.jsonl");
+    await generateSession(file, { seed: 6, turns: 40 });
+    const cacheDir = join(dir, "cache");
+    await openRecall(file, { cacheDir });
+    const text = readFileSync(file, "utf8");
+    const cut = text.lastIndexOf("\n", text.length - 2) + 1;
+    truncateSync(file, Buffer.byteLength(text.slice(0, cut)));
+    const reopened = await openRecall(file, { cacheDir });
+    expect(reopened.cache.status).toBe("rebuilt");
+    expect(reopened.cache.reason).toMatch(/truncated/);
+    expect(reopened.index.blockCount).toBe(reopened.session.blocks.length);
+  });
+
+  it("a replaced ledger (same id, other bytes) and a foreign ledger are detected", async () => {
+    const dir = tempDir("recall-replace-");
+    const file = join(dir, "s.jsonl");
+    await generateSession(file, { seed: 8, turns: 40 });
+    const cachePath = join(dir, "one.recall");
+    await openRecall(file, { cachePath });
+    // Same header, first user message changed in place at the same length.
+    const text = readFileSync(file, "utf8");
+    const lines = text.split("\n");
+    const at = lines.findIndex((l) => l.includes('"role":"user"'));
+    lines[at] = (lines[at] ?? "").replace(/"content":"(.)/, (_m, c: string) => `"content":"${c === "X" ? "Y" : "X"}`);
+    writeFileSync(file, lines.join("\n"));
+    expect(statSync(file).size).toBe(Buffer.byteLength(text));
+    const replaced = await openRecall(file, { cachePath });
+    expect(replaced.cache.status).toBe("rebuilt");
+    expect(replaced.cache.reason).toMatch(/changed/);
+
+    const other = join(dir, "other.jsonl");
+    await generateSession(other, { seed: 9, turns: 40 });
+    copyFileSync(other, file);
+    const foreign = await openRecall(file, { cachePath });
+    expect(foreign.cache.status).toBe("rebuilt");
+    expect(foreign.cache.reason).toMatch(/built for session/);
+  });
+
+  it("a corrupt cache is rebuilt, never trusted", async () => {
+    const dir = tempDir("recall-corrupt-");
+    const file = join(dir, "s.jsonl");
+    const manifest = await generateSession(file, { seed: 10, turns: 40 });
+    const cachePath = join(dir, "c.recall");
+    await openRecall(file, { cachePath });
+    const bytes = readFileSync(cachePath);
+    bytes[Math.floor(bytes.length / 2)] = (bytes[Math.floor(bytes.length / 2)] ?? 0) ^ 0xff;
+    writeFileSync(cachePath, bytes);
+    const reopened = await openRecall(file, { cachePath });
+    expect(reopened.cache.status).toBe("rebuilt");
+    expect(reopened.cache.reason).toMatch(/corrupt/);
+    const needle = manifest.needles.find((n) => n.onLineage);
+    expect(reopened.search(needle?.value ?? "").hits[0]?.entryId).toBe(needle?.entryId);
+    writeFileSync(cachePath, "garbage");
+    expect((await openRecall(file, { cachePath })).cache.status).toBe("rebuilt");
+    expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
+  });
+});
+
+describe("expand", () => {
+  it("returns full text verified against the ledger; a changed ledger is flagged", async () => {
+    const dir = tempDir("recall-expand-");
+    const file = join(dir, "s.jsonl");
+    const manifest = await generateSession(file, { seed: 12, turns: 40 });
+    const recall = await openRecall(file, { cache: false });
+    const needle = manifest.needles.find((n) => n.onLineage && n.anchor !== undefined);
+    const user = manifest.needles.find((n) => n.onLineage && n.where === "user-text");
+    const n1 = recall.search(needle?.value ?? "").hits[0]?.index ?? -1;
+    const n2 = recall.search(user?.value ?? "").hits[0]?.index ?? -1;
+    const [a, b] = recall.expand([n1, n2]);
+    expect(a?.verified).toBe(true);
+    expect(a?.text).toContain(needle?.value);
+    expect(a?.text).toBe(recall.session.blocks[n1]?.text);
+    expect(b?.verified).toBe(true);
+    expect(b?.text).toContain(user?.value);
+    expect(() => recall.expand([999_999])).toThrow(/not a block/);
+    // Rewrite the needle in the file (same length): the in-memory text no longer matches the ledger.
+    const text = readFileSync(file, "utf8");
+    const value = needle?.value ?? "";
+    const swapped = value.slice(0, -1) + (value.endsWith("Z") ? "Q" : "Z");
+    writeFileSync(file, text.split(value).join(swapped));
+    const [stale] = recall.expand([n1]);
+    expect(stale?.verified).toBe(false);
+    expect(stale?.problem).toMatch(/mismatch|not in its entry/);
+  });
+});
