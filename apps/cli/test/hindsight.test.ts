@@ -1,0 +1,77 @@
+// `context-fold hindsight serve`, run as users run it: the built CLI spawned under Node 22, its URL
+// read from stdout, real HTTP against it, then SIGINT/SIGTERM and a clean exit; data kept on disk.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "@context-fold/test-support";
+import { run } from "../src/program.js";
+
+const mainJs = resolve(import.meta.dirname, "../dist/main.js");
+
+function startServe(args: string[]): { child: ChildProcessWithoutNullStreams; ready: Promise<{ url: string; port: number }>; exited: Promise<number | null>; stderr: () => string } {
+  const child = spawn(process.execPath, [mainJs, "hindsight", "serve", "--port", "0", "--json", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const ready = new Promise<{ url: string; port: number }>((resolveReady, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      try {
+        resolveReady(JSON.parse(out) as { url: string; port: number });
+      } catch {
+        // The JSON document is not complete yet.
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`serve exited early (${code}): ${err}`)));
+  });
+  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
+  return { child, ready, exited, stderr: () => err };
+}
+
+describe("context-fold hindsight serve", () => {
+  it("the built CLI exists (pnpm turbo run build --filter=@context-fold/cli)", () => {
+    expect(existsSync(mainJs)).toBe(true);
+  });
+
+  it("prints its URL, serves the API, stops cleanly on SIGTERM and SIGINT, and keeps --data across restarts", async () => {
+    const dataDir = join(tempDir(), "bank");
+    const first = startServe(["--data", dataDir]);
+    const { url } = await first.ready;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(await (await fetch(`${url}/health`)).json()).toMatchObject({ status: "healthy" });
+    const retained = await fetch(`${url}/v1/default/banks/cli/memories`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ items: [{ content: "kept across restarts" }] }) });
+    expect(retained.status).toBe(200);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+
+    const second = startServe(["--data", dataDir]);
+    const again = await second.ready;
+    const list = (await (await fetch(`${again.url}/v1/default/banks/cli/memories/list?state=valid`)).json()) as { items: { text: string }[] };
+    expect(list.items.map((i) => i.text)).toEqual(["kept across restarts"]);
+    second.child.kill("SIGINT");
+    expect(await second.exited).toBe(0);
+    expect(second.stderr()).toBe("");
+  });
+
+  it("rejects a bad --port with exit 2 and no stack trace", async () => {
+    const errors: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array): boolean => {
+      errors.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    const before = process.exitCode;
+    try {
+      await run(["hindsight", "serve", "--port", "99999"]);
+      expect(process.exitCode).toBe(2);
+    } finally {
+      process.stderr.write = write;
+      process.exitCode = before;
+    }
+    expect(errors.join("")).toContain("--port must be an integer");
+    expect(errors.join("")).not.toContain("    at ");
+  });
+});
