@@ -35,6 +35,8 @@ function validate(options: GenerateOptions): void {
   if (!Number.isInteger(options.seed)) throw new GenerateOptionsError(`seed must be an integer, got ${String(options.seed)}`);
   if (options.turns !== undefined && (!Number.isInteger(options.turns) || options.turns < 2)) throw new GenerateOptionsError(`turns must be an integer >= 2, got ${String(options.turns)}`);
   if (options.size !== undefined && (!Number.isFinite(options.size) || options.size < 10_000)) throw new GenerateOptionsError(`size must be at least 10000 bytes, got ${String(options.size)}`);
+  const r = options.replication;
+  if (r !== undefined && !(r.baseBytes >= 10_000 && r.thresholdBytes >= r.baseBytes)) throw new GenerateOptionsError(`replication needs baseBytes >= 10000 and thresholdBytes >= baseBytes`);
   if (options.startTime !== undefined && Number.isNaN(Date.parse(options.startTime))) throw new GenerateOptionsError(`startTime must be an ISO time, got ${options.startTime}`);
 }
 
@@ -42,8 +44,9 @@ function validate(options: GenerateOptions): void {
 export async function generateSession(outFile: string, options: GenerateOptions): Promise<Manifest> {
   validate(options);
   const target = options.size;
-  const replicated = target !== undefined && target > REPLICATION_THRESHOLD_BYTES;
-  const baseTarget = replicated ? REPLICATION_BASE_BYTES : target;
+  const threshold = options.replication?.thresholdBytes ?? REPLICATION_THRESHOLD_BYTES;
+  const replicated = target !== undefined && target > threshold;
+  const baseTarget = replicated ? Math.min(target, options.replication?.baseBytes ?? REPLICATION_BASE_BYTES) : target;
   const turnsTarget = options.turns ?? (target === undefined ? 40 : undefined);
   const compactionCount =
     options.compactions ?? Math.max(Math.floor((baseTarget ?? 0) / COMPACTION_EVERY_BYTES), (turnsTarget ?? 0) >= 30 ? 1 : 0);
@@ -63,7 +66,8 @@ export async function generateSession(outFile: string, options: GenerateOptions)
       const sm = SessionManager.create(options.cwd ?? DEFAULT_CWD, scratch, { id: sessionId });
       const file = sm.getSessionFile();
       if (file === undefined) throw new GenerateOptionsError("Pi did not name a session file");
-      const w = new SessionWriter(sm, rng, clock, file);
+      const scale = baseTarget === undefined ? 1 : Math.min(1, Math.max(0.15, baseTarget / (1024 * 1024)));
+      const w = new SessionWriter(sm, rng, clock, file, scale);
       runPlan(w, { baseTarget, turnsTarget, compactionCount, options, ids });
       return { w, sm, file };
     });
@@ -90,7 +94,12 @@ function runPlan(w: SessionWriter, plan: Plan): void {
   // Progress in [0, 1]: by bytes when a size is the target, else by turns.
   const progress = (): number =>
     baseTarget !== undefined ? Math.min(1, w.bytes() / Math.max(1, baseTarget - FINAL_TURN_BYTES)) : w.turn / Math.max(1, (turnsTarget ?? 2) - 1);
-  const done = (): boolean => (baseTarget !== undefined ? w.bytes() >= baseTarget - FINAL_TURN_BYTES : w.turn >= (turnsTarget ?? 2) - 1);
+  // By size: stop when half an average turn more would pass the target (less the final turn).
+  const done = (): boolean => {
+    if (baseTarget === undefined) return w.turn >= (turnsTarget ?? 2) - 1;
+    const bytes = w.bytes();
+    return bytes + bytes / Math.max(1, w.turn) / 2 >= baseTarget - FINAL_TURN_BYTES;
+  };
 
   w.setup();
   w.founding();

@@ -28,6 +28,11 @@ export interface GenerateOptions {
   damage?: DamageOptions;
   /** ISO time of the header; default "2026-03-01T09:00:00.000Z". */
   startTime?: string;
+  /**
+   * When `size` exceeds `thresholdBytes` (default 160 MiB), Pi writes a base of `baseBytes` (default
+   * 48 MiB) and plain turns of it are replicated up to `size`. Lower both to exercise the path cheaply.
+   */
+  replication?: { thresholdBytes: number; baseBytes: number };
 }
 
 export interface Needle {

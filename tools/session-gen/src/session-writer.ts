@@ -75,7 +75,14 @@ export class SessionWriter {
     private readonly rng: SeededRandom,
     private readonly clock: SeededClock,
     private readonly file: string,
+    /** Scales the long outputs down for small size targets (1 for ≥ 1 MiB), so 100 KB stays ~100 KB. */
+    private readonly scale = 1,
   ) {}
+
+  /** A line count for a long output: "hundreds of lines" at full scale. */
+  private lines(min: number, max: number): number {
+    return Math.max(12, Math.round(this.rng.int(min, max) * this.scale));
+  }
 
   bytes(): number {
     try {
@@ -197,7 +204,7 @@ export class SessionWriter {
       isError: false,
     };
     action.onWritten = (entryId) => {
-      if (this.onBranch) this.branchFacts.push(`created ${file.path}`);
+      if (this.onBranch) this.branchFacts.push(file.path);
       else this.created.push({ path: file.path, entryId });
     };
     return action;
@@ -215,13 +222,13 @@ export class SessionWriter {
 
   private bigAction(): ToolAction {
     const kind = this.rng.int(0, 3);
-    if (kind === 3) return { name: "bash", args: { command: "git log --oneline -n 400" }, output: gitLog(this.rng, this.rng.int(200, 400)), isError: false };
+    if (kind === 3) return { name: "bash", args: { command: "git log --oneline -n 400" }, output: gitLog(this.rng, this.lines(200, 400)), isError: false };
     if (kind === 0) {
       const fn = camel(this.rng);
-      return { name: "bash", args: { command: `grep -rn "${fn}" src/ internal/ crates/` }, output: grepOutput(this.rng, fn, this.rng.int(200, 600)), isError: false };
+      return { name: "bash", args: { command: `grep -rn "${fn}" src/ internal/ crates/` }, output: grepOutput(this.rng, fn, this.lines(200, 600)), isError: false };
     }
-    if (kind === 1) return { name: "bash", args: { command: `tail -n 500 logs/${noun(this.rng)}d.log` }, output: buildLog(this.rng, this.rng.int(250, 700)), isError: false };
-    return this.readAction(this.pickFile(), this.rng.int(250, 650));
+    if (kind === 1) return { name: "bash", args: { command: `tail -n 500 logs/${noun(this.rng)}d.log` }, output: buildLog(this.rng, this.lines(250, 700)), isError: false };
+    return this.readAction(this.pickFile(), this.lines(250, 650));
   }
 
   private commitAction(): ToolAction {
@@ -460,7 +467,7 @@ export class SessionWriter {
     record.plain = false;
     this.userText(`Let's try an alternative: move the cursor store to ${backend} and measure it.`);
     const fresh: ProjectFile = { path: `src/ledger/${noun(this.rng)}-${this.rng.hex(4)}-store.ts`, language: "ts" };
-    this.rounds(fresh, [[this.writeAction(fresh)], [{ name: "bash", args: { command: `pnpm exec vitest bench ${fresh.path}` }, output: `${buildLog(this.rng, this.rng.int(60, 200))}\n${fact}`, isError: false }]], `The ${backend} prototype works: ${fact}.`);
+    this.rounds(fresh, [[this.writeAction(fresh)], [{ name: "bash", args: { command: `pnpm exec vitest bench ${fresh.path}` }, output: `${buildLog(this.rng, this.lines(60, 200))}\n${fact}`, isError: false }]], `The ${backend} prototype works: ${fact}.`);
     this.turn++;
     this.work({ needle: "identifier", userNeedle: "decision" });
     this.onBranch = false;
