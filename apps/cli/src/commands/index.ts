@@ -2,10 +2,12 @@
 import type { Command } from "commander";
 import { registerRecords } from "./records.js";
 import { registerHindsight } from "./hindsight.js";
+import { registerGarden } from "./garden.js";
 
 export type RegisterCommand = (program: Command) => void;
 
 export const commands: RegisterCommand[] = [
   registerRecords,
   registerHindsight,
+  registerGarden,
 ];

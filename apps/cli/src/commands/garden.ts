@@ -1,0 +1,127 @@
+// `context-fold garden`: run the memory gardener against a Hindsight bank — report-only unless
+// --apply, capped and verified when applying; the phase files in --out make a re-run resume.
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import {
+  GardenerOptionsError,
+  GardenerStateError,
+  HindsightClient,
+  HindsightError,
+  MAX_APPLY_CAP,
+  renderReport,
+  reportJson,
+  runGardener,
+  type SamplingMode,
+} from "@context-fold/memory-gardener-client";
+import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
+
+interface GardenOptions {
+  url: string;
+  bank: string;
+  mode: string;
+  probe: string[];
+  from?: string;
+  to?: string;
+  now?: string;
+  apply?: boolean;
+  maxApply?: string;
+  out?: string;
+  apiKey?: string;
+  json?: boolean;
+}
+
+const MODES: readonly SamplingMode[] = ["recent", "probe", "window"];
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parseMaxApply(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,3}$/.test(text)) throw new CliError(`--max-apply must be an integer from 0 to ${MAX_APPLY_CAP}, got "${text}"`, { code: "USAGE", exitCode: EXIT_USAGE });
+  const n = Number.parseInt(text, 10);
+  if (n > MAX_APPLY_CAP) throw new CliError(`--max-apply ${n} is above the hard cap of ${MAX_APPLY_CAP} memories per run`, { code: "USAGE", exitCode: EXIT_USAGE });
+  return n;
+}
+
+function checkIso(option: string, value: string | undefined): void {
+  if (value !== undefined && Number.isNaN(Date.parse(value))) throw new CliError(`${option} must be an ISO-8601 date, got "${value}"`, { code: "USAGE", exitCode: EXIT_USAGE });
+}
+
+/** Without --now the clock is the newest memory's date in the bank: time is an input, never the system clock. */
+async function defaultNow(client: HindsightClient, bankId: string): Promise<string> {
+  const page = await client.listMemories(bankId, { state: "valid", limit: 1, offset: 0 });
+  const newest = page.items[0];
+  const date = newest?.date ?? newest?.mentionedAt ?? newest?.occurredStart ?? null;
+  if (date === null || date === undefined) throw new CliError("the bank has no dated memory to take the time from; pass --now <iso>", { code: "USAGE", exitCode: EXIT_USAGE });
+  warn(`context-fold: no --now given; using the newest memory's date ${date}`);
+  return date;
+}
+
+function safeName(text: string): string {
+  let out = "";
+  for (const ch of text) out += /[A-Za-z0-9_.-]/.test(ch) ? ch : "_";
+  return out;
+}
+
+async function garden(options: GardenOptions): Promise<void> {
+  if (!(MODES as readonly string[]).includes(options.mode)) throw new CliError(`--mode must be one of ${MODES.join(", ")}, got "${options.mode}"`, { code: "USAGE", exitCode: EXIT_USAGE });
+  const mode = options.mode as SamplingMode;
+  checkIso("--now", options.now);
+  checkIso("--from", options.from);
+  checkIso("--to", options.to);
+  const maxApply = parseMaxApply(options.maxApply);
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    throw new CliError(`--url must be an http(s) URL, got "${options.url}"`, { code: "USAGE", exitCode: EXIT_USAGE });
+  }
+  const client = new HindsightClient({ baseUrl: url.toString().replace(/\/$/, ""), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+  try {
+    const now = options.now ?? (await defaultNow(client, options.bank));
+    const outDir = resolve(options.out ?? `context-fold-garden/${safeName(options.bank)}-${safeName(now)}`);
+    const report = await runGardener(client, {
+      bankId: options.bank,
+      outDir,
+      mode,
+      now,
+      apply: options.apply === true,
+      ...(options.probe.length > 0 ? { probes: options.probe } : {}),
+      ...(options.from === undefined ? {} : { from: options.from }),
+      ...(options.to === undefined ? {} : { to: options.to }),
+      ...(maxApply === undefined ? {} : { maxApply }),
+    });
+    emit(Boolean(options.json), reportJson(report), () => `${renderReport(report)}\nPhase files: ${outDir}`);
+    // Findings a human must act on: disputes to review, invalidations that did not stick.
+    if (report.contradictions.length > 0 || report.failedApply.length > 0) setExit(EXIT_FINDINGS);
+  } catch (error) {
+    if (error instanceof GardenerOptionsError || error instanceof GardenerStateError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
+    if (error instanceof HindsightError) {
+      const detail = typeof error.detail === "string" ? error.detail : error.detail === null || error.detail === undefined ? "" : JSON.stringify(error.detail);
+      throw new CliError(`the bank answered ${error.status === 0 ? "nothing" : `HTTP ${error.status}`} to ${error.method} ${error.url}${detail === "" ? "" : `: ${detail}`}`, { code: error.code, exitCode: EXIT_USAGE, cause: error });
+    }
+    throw error;
+  }
+}
+
+export function registerGarden(program: Command): void {
+  program
+    .command("garden")
+    .description("Audit a Hindsight memory bank for near-duplicates, contradictions and expired CI/PR state; report-only unless --apply.")
+    .requiredOption("--url <u>", "Hindsight base URL (e.g. http://127.0.0.1:8888)")
+    .requiredOption("--bank <id>", "memory bank id")
+    .option("--mode <m>", "sampling: recent | probe | window", "recent")
+    .option("--probe <q>", "a recall query to sample by (mode probe; repeatable)", collect, [])
+    .option("--from <iso>", "window start, inclusive (mode window)")
+    .option("--to <iso>", "window end, inclusive; a date-only value covers that day (mode window)")
+    .option("--now <iso>", "the clock ephemera age against (default: the newest memory's date)")
+    .option("--apply", "soft-invalidate superseded and expired memories (capped, verified by re-GET)")
+    .option("--max-apply <n>", `lower the per-run cap of ${MAX_APPLY_CAP} memories`)
+    .option("--out <dir>", "phase files directory; re-running with the same one resumes")
+    .option("--api-key <key>", "bearer token when the server enables auth")
+    .option("--json", "print the report as one JSON document")
+    .action(async (options: GardenOptions) => {
+      await garden(options);
+    });
+}

@@ -1,0 +1,111 @@
+// `context-fold garden` against a real local bank holding the generated example bank.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
+import { HindsightClient, generateExampleBank } from "@context-fold/memory-gardener-client";
+import { tempDir } from "@context-fold/test-support";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { run } from "../src/program.js";
+
+const NOW = "2026-11-20T12:00:00.000Z";
+const BANK = "cli-bank";
+
+async function cli(args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  process.exitCode = 0;
+  try {
+    await run(args);
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+  const exit = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  return { stdout, stderr, exit };
+}
+
+afterEach(() => {
+  process.exitCode = 0;
+});
+
+describe("context-fold garden", () => {
+  let server: LocalBank;
+  let client: HindsightClient;
+  const bank = generateExampleBank(19, 550, NOW);
+  beforeAll(async () => {
+    server = await startLocalBank({ port: 0 });
+    client = new HindsightClient({ baseUrl: server.url });
+    await client.createBank(BANK, {});
+    await client.retain(BANK, bank.items);
+    // Already-retired rows: the gardener must never see them.
+    const retire = new Set(bank.truth.toInvalidate);
+    for await (const m of client.listAll(BANK, { state: "valid" })) {
+      if (retire.has(m.text)) await client.patchMemory(BANK, m.id, { state: "invalidated", reason: "retired" });
+    }
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("prints exactly the contract JSON, report-only, exit 1 for contradictions to review", async () => {
+    const out = tempDir();
+    const { stdout, exit } = await cli(["garden", "--url", server.url, "--bank", BANK, "--now", NOW, "--out", out, "--json"]);
+    expect(exit).toBe(1);
+    const json = JSON.parse(stdout) as Record<string, unknown>;
+    expect(Object.keys(json)).toEqual(["manifest", "clusters", "actions", "applied", "failedApply", "contradictions"]);
+    expect(Object.keys(json["manifest"] as object)).toEqual(["total", "fetched", "shardCount"]);
+    expect(Object.keys(json["clusters"] as object)).toEqual(["near_duplicate", "contradiction", "expired_ephemera"]);
+    expect(Object.keys(json["actions"] as object)).toEqual(["keep", "supersede", "expire", "flag_contradiction"]);
+    expect(json["applied"]).toBe(0);
+    const contradictions = json["contradictions"] as { members: { id: string; text: string }[] }[];
+    expect(contradictions.length).toBe(bank.truth.contradictionGroups.length);
+    expect(contradictions.flatMap((c) => c.members.map((m) => m.text))).toContain("The auth endpoint moved to /v2/auth.");
+    expect(readFileSync(join(out, "report.json"), "utf8")).toContain("\"contradictions\"");
+    let invalidated = 0;
+    for await (const m of client.listAll(BANK, { state: "invalidated" })) if (m.id !== "") invalidated++;
+    expect(invalidated).toBe(bank.truth.toInvalidate.length);
+  });
+
+  it("applies with --apply --max-apply, and the human report has the review section", async () => {
+    const { stdout, exit } = await cli(["garden", "--url", server.url, "--bank", BANK, "--now", NOW, "--out", tempDir(), "--apply", "--max-apply", "4"]);
+    expect(exit).toBe(1);
+    expect(stdout).toContain("Applied: 4 (verified by re-GET)");
+    expect(stdout).toContain("Contradictions flagged (human review required):");
+    let invalidated = 0;
+    for await (const m of client.listAll(BANK, { state: "invalidated" })) if (m.id !== "") invalidated++;
+    expect(invalidated).toBe(bank.truth.toInvalidate.length + 4);
+  });
+
+  it("takes now from the newest memory when --now is absent, and says so", async () => {
+    const { stderr, stdout } = await cli(["garden", "--url", server.url, "--bank", BANK, "--out", tempDir(), "--json"]);
+    expect(stderr).toContain("no --now given");
+    expect((JSON.parse(stdout) as { manifest: { fetched: number } }).manifest.fetched).toBeGreaterThan(500);
+  });
+
+  it("rejects bad usage with exit 2 and no stack", async () => {
+    for (const args of [
+      ["--max-apply", "26", "--apply"],
+      ["--mode", "sideways"],
+      ["--mode", "probe"],
+      ["--mode", "window"],
+      ["--now", "yesterday"],
+    ]) {
+      const { exit, stderr } = await cli(["garden", "--url", server.url, "--bank", BANK, "--now", NOW, "--out", tempDir(), ...args]);
+      expect(exit).toBe(2);
+      expect(stderr).toMatch(/^context-fold: /);
+      expect(stderr).not.toContain("    at ");
+    }
+    const down = await cli(["garden", "--url", "http://127.0.0.1:9", "--bank", BANK, "--now", NOW, "--out", tempDir()]);
+    expect(down.exit).toBe(2);
+    expect(down.stderr).toContain("the bank answered");
+  });
+});
