@@ -11,3 +11,14 @@ export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession
 export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges, writeAtomic } from "./index-cache.js";
 export { ledgerVerifier } from "./ledger-verify.js";
 export { type CacheReport, loadCachedIndex, openRecall, type OpenRecallOptions, SessionRecall } from "./open-recall.js";
+export {
+  pickSpans,
+  type RecalledSpan,
+  scanFile,
+  type ScanLine,
+  type ScanResult,
+  spanRecall,
+  type SpanRecallOptions,
+  type SpanRecallResult,
+  type SpanScan,
+} from "./span-recall.js";
