@@ -1,5 +1,6 @@
 // What Pi would send the model for the active leaf: the latest compaction on the lineage, the entries
 // kept from its firstKeptEntryId, everything after it, with context_edits applied (latest per target).
+import { LedgerError } from "./errors.js";
 import type { ContextItem, Entry, Session } from "./types.js";
 
 type Message = Readonly<Record<string, unknown>>;
@@ -99,6 +100,9 @@ function applyEdit(messages: Message[], edit: Entry): Message[] {
 
 /** The model context Pi builds for the session's active leaf, one item per message. */
 export function contextView(session: Session): ContextItem[] {
+  if (!session.withText) {
+    throw new LedgerError("NOT_LOADED", session.path, "the context view needs message content: read the session with withText: true");
+  }
   const selected = contextEntries(session.lineage);
   const edits = new Map<string, Entry>();
   for (const entry of selected) {

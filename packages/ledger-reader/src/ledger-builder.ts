@@ -82,6 +82,11 @@ export class LedgerBuilder {
    * next call. `this.byteLength` advances by the bytes consumed.
    */
   consume(buf: Buffer, start: number, end: number, final: boolean): void {
+    if (this.tailPublished) {
+      // The incomplete last line is read again now: its report goes until it is re-examined.
+      this.damaged.pop();
+      this.tailPublished = false;
+    }
     let pos = start;
     if (this.pendingNewline && pos < end) {
       this.pendingNewline = false;
@@ -335,6 +340,17 @@ export class LedgerBuilder {
       line,
       byteOffset,
     });
+  }
+
+  private tailPublished = false;
+
+  /** All damage so far, the incomplete last line's included (shared array: no copy per read). */
+  damageWithTail(): Damage[] {
+    if (this.tailDamage !== undefined && !this.tailPublished) {
+      this.damaged.push(this.tailDamage);
+      this.tailPublished = true;
+    }
+    return this.damaged;
   }
 
   /** The blocks of one entry. */

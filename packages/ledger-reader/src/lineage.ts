@@ -22,21 +22,31 @@ function num(value: unknown): number | undefined {
   return typeof value === "number" ? value : undefined;
 }
 
+/** Where a segment scan stopped, so a grown lineage only scans its new entries. */
+export interface SegmentScan {
+  readonly segments: CompactionSegment[];
+  /** Lineage index where the next segment starts. */
+  readonly start: number;
+  /** Lineage entries already scanned. */
+  readonly scanned: number;
+}
+
 /**
  * Segment k = the lineage entries compaction k summarized: from the previous compaction's kept boundary
  * (its `firstKeptEntryId`, or the entry after it when that is not on the path or is the compaction
  * itself — retain-none) up to this compaction's `firstKeptEntryId` (or up to itself when that is not on
- * the path before it). The first compaction starts at the root.
+ * the path before it). The first compaction starts at the root. `resume` continues an earlier scan of
+ * a prefix of the same lineage.
  */
 export function compactionSegments(
   lineage: readonly Entry[],
   blocksOf: (entry: Entry) => readonly Block[],
-): CompactionSegment[] {
-  const segments: CompactionSegment[] = [];
-  const indexOf = new Map<string, number>();
-  lineage.forEach((entry, i) => indexOf.set(entry.id, i));
-  let start = 0;
-  for (let i = 0; i < lineage.length; i++) {
+  indexOf: ReadonlyMap<string, number>,
+  resume: SegmentScan = { segments: [], start: 0, scanned: 0 },
+): SegmentScan {
+  const segments = resume.segments;
+  let start = resume.start;
+  for (let i = resume.scanned; i < lineage.length; i++) {
     const entry = lineage[i];
     if (entry === undefined || entry.type !== "compaction") continue;
     const raw = entry.raw;
@@ -66,5 +76,55 @@ export function compactionSegments(
     segments.push(segment);
     start = keptAt !== undefined && keptAt < i ? keptAt : i + 1;
   }
-  return segments;
+  return { segments, start, scanned: lineage.length };
+}
+
+/** The active lineage with its id → index map and segment scan, kept between incremental reads. */
+export interface LineageState {
+  readonly leafId: string | null;
+  readonly lineage: Entry[];
+  readonly indexOf: Map<string, number>;
+  readonly ids: Set<string>;
+  readonly scan: SegmentScan;
+}
+
+/**
+ * The lineage for `leafId`, reusing `previous` when the new leaf descends from an entry on it: only
+ * the new part is walked (the common case: appends to the active branch cost what they add).
+ */
+export function advanceLineage(
+  byId: ReadonlyMap<string, Entry>,
+  leafId: string | null,
+  blocksOf: (entry: Entry) => readonly Block[],
+  previous: LineageState | undefined,
+): LineageState {
+  if (previous !== undefined && previous.leafId === leafId) return previous;
+  if (previous !== undefined && leafId !== null) {
+    const added: Entry[] = [];
+    const seen = new Set<string>();
+    let current = byId.get(leafId);
+    let joinAt: number | undefined;
+    while (current !== undefined && !seen.has(current.id)) {
+      joinAt = previous.indexOf.get(current.id);
+      if (joinAt !== undefined && previous.lineage[joinAt] === current) break;
+      joinAt = undefined;
+      seen.add(current.id);
+      added.push(current);
+      current = current.parentId === null || current.parentId === current.id ? undefined : byId.get(current.parentId);
+    }
+    if (joinAt === previous.lineage.length - 1) {
+      // Extends the previous lineage: grow it in place.
+      const { lineage, indexOf, ids } = previous;
+      for (const entry of added.reverse()) {
+        indexOf.set(entry.id, lineage.length);
+        ids.add(entry.id);
+        lineage.push(entry);
+      }
+      return { leafId, lineage, indexOf, ids, scan: compactionSegments(lineage, blocksOf, indexOf, previous.scan) };
+    }
+  }
+  const lineage = walkLineage(byId, leafId);
+  const indexOf = new Map<string, number>();
+  lineage.forEach((entry, i) => indexOf.set(entry.id, i));
+  return { leafId, lineage, indexOf, ids: new Set(indexOf.keys()), scan: compactionSegments(lineage, blocksOf, indexOf) };
 }

@@ -3,7 +3,7 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
-import { compactionSegments, walkLineage } from "./lineage.js";
+import { advanceLineage, type LineageState } from "./lineage.js";
 import { remember, stateOf } from "./session-state.js";
 import type { Block, Session, StreamItem } from "./types.js";
 
@@ -78,28 +78,28 @@ async function readTail(fh: FileHandle, end: number): Promise<Buffer> {
   return tail;
 }
 
-/** Build the public Session from the builder's current state. */
-function snapshot(builder: LedgerBuilder): Session {
+/** Build the public Session from the builder's current state (sharing its arrays: no copies). */
+function snapshot(builder: LedgerBuilder, previous?: LineageState): { session: Session; lineage: LineageState } {
   const header = builder.requireHeader();
   const leafId = builder.entries[builder.entries.length - 1]?.id ?? null;
-  const lineage = walkLineage(builder.byId, leafId);
-  const damaged = builder.tailDamage === undefined ? [...builder.damaged] : [...builder.damaged, builder.tailDamage];
-  return {
+  const lineage = advanceLineage(builder.byId, leafId, (entry) => builder.blocksOf(entry), previous);
+  const session: Session = {
     path: builder.path,
     header,
     entries: builder.entries,
     blocks: builder.blocks,
-    damaged,
+    damaged: builder.damageWithTail(),
     byId: builder.byId,
     leafId,
-    lineage,
-    lineageIds: new Set(lineage.map((e) => e.id)),
-    branchPoints: [...builder.branchPoints],
-    roots: [...builder.roots],
-    compactions: compactionSegments(lineage, (entry) => builder.blocksOf(entry)),
+    lineage: lineage.lineage,
+    lineageIds: lineage.ids,
+    branchPoints: builder.branchPoints,
+    roots: builder.roots,
+    compactions: lineage.scan.segments,
     byteLength: builder.byteLength,
     withText: builder.withText,
   };
+  return { session, lineage };
 }
 
 /** Read a whole session file. Never writes, truncates or locks it. */
@@ -110,8 +110,8 @@ export async function readSession(path: string, options: ReadOptions = {}): Prom
     const stats = await fh.stat();
     if (stats.isDirectory()) throw new LedgerError("UNREADABLE", path, "is a directory, not a session file");
     await feedAll(builder, fh, 0);
-    const session = snapshot(builder);
-    remember(session, { builder, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
+    const { session, lineage } = snapshot(builder);
+    remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
     return session;
   } finally {
     await fh.close();
@@ -127,6 +127,9 @@ export async function updateSession(previous: Session): Promise<Session> {
   const state = stateOf(previous);
   if (state === undefined) return readSession(previous.path, { withText: previous.withText });
   const { builder } = state;
+  if (state.dev === -1) {
+    throw new LedgerError("LEDGER_CHANGED", previous.path, "was parsed from memory: there is no file to resume; read the file with readSession");
+  }
   const fh = await openReadOnly(previous.path);
   try {
     const stats = await fh.stat();
@@ -140,8 +143,8 @@ export async function updateSession(previous: Session): Promise<Session> {
     if (!tail.equals(state.tail)) throw changed("the file was rewritten");
     if (stats.size === builder.byteLength && builder.tailDamage === undefined) return previous;
     await feedAll(builder, fh, builder.byteLength);
-    const session = snapshot(builder);
-    remember(session, { builder, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
+    const { session, lineage } = snapshot(builder, state.lineage);
+    remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
     return session;
   } finally {
     await fh.close();
@@ -153,7 +156,10 @@ export function parseSessionText(text: string, path = "<memory>"): Session {
   const builder = new LedgerBuilder(path, { withText: true, streaming: false });
   const bytes = Buffer.from(text, "utf8");
   builder.consume(bytes, 0, bytes.length, true);
-  return snapshot(builder);
+  const { session, lineage } = snapshot(builder);
+  // No file behind it: dev/ino -1 make a later updateSession report LEDGER_CHANGED, never misread.
+  remember(session, { builder, lineage, dev: -1, ino: -1, tail: Buffer.alloc(0) });
+  return session;
 }
 
 /**

@@ -18,10 +18,9 @@ export function blocksWithAnchor(session: Session, anchor: string): Block[] {
   return session.blocks.filter((block) => block.anchor === anchor);
 }
 
-function ok(session: Session, anchor: string, text: string, block: Block, expected: string | undefined, editId?: string): ResolveResult {
+function ok(anchor: string, text: string, block: Block, expected: string | undefined, editId?: string): ResolveResult {
   const sha256 = sha256Hex(text);
   const verified = expected === undefined ? null : sha256 === expected.toLowerCase();
-  void session;
   return editId === undefined
     ? { status: "ok", anchor, text, sha256, verified, block }
     : { status: "ok", anchor, text, sha256, verified, block, editId };
@@ -42,7 +41,7 @@ export function resolveAnchor(session: Session, anchor: string, expectedSha256?:
     if (block === undefined) return { status: "missing", anchor, reason: `no block in ${session.path} carries ${base}` };
     if (others.length > 0) return { status: "ambiguous", anchor, candidates };
     const text = session.withText ? block.text : blockTextFromFile(session, block);
-    return ok(session, anchor, text, block, expectedSha256);
+    return ok(anchor, text, block, expectedSha256);
   }
   const edit = session.byId.get(editId);
   if (edit === undefined || edit.type !== "context_edit") {
@@ -58,5 +57,5 @@ export function resolveAnchor(session: Session, anchor: string, expectedSha256?:
   if (!isRecord(replacement)) {
     return { status: "missing", anchor, reason: `context_edit ${editId} hides its target (replacement null): it has no text` };
   }
-  return ok(session, anchor, joinTextParts(replacement["content"]), block, expectedSha256, editId);
+  return ok(anchor, joinTextParts(replacement["content"]), block, expectedSha256, editId);
 }

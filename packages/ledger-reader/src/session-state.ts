@@ -1,10 +1,12 @@
 // Links each Session handed out to the builder that made it, so updates and anchor look-ups reuse its
 // indexes without exposing them in the public shape.
 import type { LedgerBuilder } from "./ledger-builder.js";
+import type { LineageState } from "./lineage.js";
 import type { Session } from "./types.js";
 
 export interface SessionState {
   readonly builder: LedgerBuilder;
+  readonly lineage: LineageState;
   /** File identity and the last bytes consumed: a replaced or rewritten file shows up here. */
   readonly dev: number;
   readonly ino: number;

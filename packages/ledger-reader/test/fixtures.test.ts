@@ -2,7 +2,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
-import { readSession, resolveAnchor, streamEntries, type StreamItem } from "@context-fold/ledger-reader";
+import { contextView, LedgerError, readSession, resolveAnchor, streamEntries, type StreamItem } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
 import { expect, it } from "vitest";
 import { expectSameAsPi, openWithPi } from "./pi-oracle.js";
@@ -116,6 +116,21 @@ describeShared("real Pi session fixtures", () => {
     expect(result).toMatchObject({ anchor: "r:toolu_01", text: "index.ts\nutil.ts\n", toolName: "bash" });
     expect(session.blocks.filter((b) => b.kind === "user").every((b) => b.anchor === undefined)).toBe(true);
     expect(session.blocks.filter((b) => b.kind === "toolCall").every((b) => b.anchor === undefined)).toBe(true);
+  });
+
+  it("withText: false holds no text; anchors still resolve by re-reading the entry's bytes", async () => {
+    const file = sharedFixture("sessions", "generated-pi-1.6.0__agentsession-faux-ext-compaction.jsonl");
+    const full = await readSession(file);
+    const lean = await readSession(file, { withText: false });
+    expect(lean.blocks.every((b) => b.text === "")).toBe(true);
+    expect(lean.blocks.map((b) => b.anchor)).toEqual(full.blocks.map((b) => b.anchor));
+    const anchored = full.blocks.filter((b) => b.anchor !== undefined);
+    expect(anchored.length).toBeGreaterThan(0);
+    for (const block of anchored) {
+      const result = resolveAnchor(lean, block.anchor ?? "", sha256Hex(block.text));
+      expect(result).toMatchObject({ status: "ok", text: block.text, verified: true });
+    }
+    expect(() => contextView(lean)).toThrow(LedgerError);
   });
 
   it("the unknown entry type of the twKrash fixture stays in the tree as the leaf", async () => {
