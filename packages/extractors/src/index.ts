@@ -33,7 +33,7 @@ export {
   extractFacts,
 } from "./facts/accumulator.js";
 export { commitKindOf, parseGitCommits, type ParsedCommit } from "./facts/git-commits.js";
-export { failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";
+export { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";
 export { commandKey, isSearchCommand, isTestCommand, programOf } from "./facts/shell-command.js";
 export { blockerLine, isCorrection, isScopeChange, nextSteps, preferenceSentences } from "./facts/user-text.js";
 export { hexTokens, isCommitHash } from "./artifacts/hex-constants.js";
@@ -60,4 +60,12 @@ export {
 } from "./seed/accumulator.js";
 export { buildFoldRecord, type ExtractFieldsOptions, extractRecordFields, type FoldRecordInput } from "./seed/build-record.js";
 export { CONTENT_TOOLS, FILE_TOOLS, SHELL_TOOLS, toolCommand, toolPath } from "./seed/tool-classes.js";
+export {
+  buildCompactRecord,
+  lastEntryTime,
+  recordBlocks,
+  type SessionBlocksOptions,
+  type SessionRecordOptions,
+} from "./seed/session-record.js";
+export { type SeedVerification, type SpanProblem, verifySpans } from "./seed/verify.js";
 // --- end lexicon and seed-index record extraction ---

@@ -22,9 +22,12 @@ const MARKERS = [
   String.raw`\bUncaught\b`,
   String.raw`\bUnhandled(?:PromiseRejection| promise rejection| exception)`,
   // error-class markers
-  String.raw`\berror(?:\[E[0-9]{1,6}\]|:| TS[0-9]{1,6}\b)`,
+  // lowercase "error:" only where a tool prints it (line start), not "catch (error: unknown)" in code
+  String.raw`\berror(?:\[E[0-9]{1,6}\]| TS[0-9]{1,6}\b)`,
+  String.raw`^[ \t]{0,8}(?:error|npm error|ERR!)\b`,
   String.raw`\bERROR\b`,
-  String.raw`(?:Error|Exception)(?::|\s\[)`,
+  // TypeError:, Error:, java.lang.NullPointerException: — but not the camelCase field "isError:"
+  String.raw`\b(?:[A-Z][A-Za-z0-9]{0,40})?(?:Error|Exception)(?::|\s\[)`,
   String.raw`\bERR_[A-Z0-9_]{1,64}`,
   String.raw`\bE(?:NOENT|ACCES|ADDRINUSE|CONNREFUSED|CONNRESET|EXIST|ISDIR|NOTDIR|NOTEMPTY|LIFECYCLE|PERM|TIMEDOUT|MFILE)\b`,
   String.raw`command not found`,
@@ -35,7 +38,7 @@ const MARKERS = [
 ];
 
 const SOURCE = MARKERS.join("|");
-const ONE = new RegExp(SOURCE);
+const ONE = new RegExp(SOURCE, "m");
 
 /** Does this single line carry an error marker? */
 export function isErrorLine(line: string): boolean {
@@ -59,7 +62,7 @@ export function clipLine(line: string, max: number = ERROR_LINE_MAX): string {
 export function errorLines(text: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  const re = new RegExp(SOURCE, "g");
+  const re = new RegExp(SOURCE, "gm");
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
     const start = text.lastIndexOf("\n", m.index) + 1;

@@ -1,5 +1,5 @@
 // Identifier-shaped tokens recovery grep must match exactly: symbols (camelCase, snake_case,
-// SCREAMING_CASE, letter+digit codes), hex and uuid-like tokens, dotted versions, sizeable numbers.
+// SCREAMING_CASE, letter+digit codes), hex and uuid-like tokens, dotted versions, sizeable numbers (5+ digits).
 // A one-pass character scanner: linear in the text and it slices only the tokens it keeps.
 
 /** Longest token kept; longer runs are minified code or encoded data, not identifiers. */
@@ -35,7 +35,7 @@ const HEX_0X = /^0[xX][0-9A-Fa-f]{4,}$/;
 /** Is a word (no connectors) with these bits worth keeping? Decided without slicing. */
 function keepWord(bits: number, length: number, camel: boolean, text: string, start: number): boolean {
   if (length > IDENTIFIER_MAX) return false;
-  if (bits === DIGIT) return length >= 4;
+  if (bits === DIGIT) return length >= 5; // 48211, 91000; not line numbers and years
   const letters = bits & LETTER;
   if (letters === 0) return false;
   // 0x811c9dc5

@@ -129,6 +129,44 @@ function topK<T>(items: Iterable<T>, cap: number, better: Ranked<T>): T[] {
   return best;
 }
 
+/** At most this many identifiers per source block while other blocks still have candidates. */
+const PER_BLOCK_QUOTA = 8;
+
+/**
+ * The best IDENTIFIER_CAP tokens with at most PER_BLOCK_QUOTA from one home block, so one output full of
+ * hashes (a `find .git` listing) cannot take every slot; slots left over go to the best of the rest.
+ */
+function spread(tokens: ReadonlyMap<string, TokenStat>, rank: Ranked<TokenStat>, home: (t: TokenStat) => number): TokenStat[] {
+  const byHome = new Map<number, TokenStat[]>();
+  for (const stat of tokens.values()) {
+    const key = home(stat);
+    let best = byHome.get(key);
+    if (best === undefined) byHome.set(key, (best = []));
+    if (best.length >= PER_BLOCK_QUOTA) {
+      const worst = best[best.length - 1];
+      if (worst === undefined || rank(stat, worst) >= 0) continue;
+    }
+    let at = best.length;
+    while (at > 0) {
+      const prev = best[at - 1];
+      if (prev === undefined || rank(stat, prev) >= 0) break;
+      at -= 1;
+    }
+    best.splice(at, 0, stat);
+    if (best.length > PER_BLOCK_QUOTA) best.pop();
+  }
+  const pool: TokenStat[] = [];
+  for (const best of byHome.values()) pool.push(...best);
+  const chosen = topK(pool, IDENTIFIER_CAP, rank);
+  if (chosen.length < IDENTIFIER_CAP) {
+    const taken = new Set(chosen);
+    const rest: TokenStat[] = [];
+    for (const stat of tokens.values()) if (!taken.has(stat)) rest.push(stat);
+    chosen.push(...topK(rest, IDENTIFIER_CAP - chosen.length, rank));
+  }
+  return chosen;
+}
+
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -182,7 +220,10 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const text = block.text;
     if (text.length === 0) return;
     const flagged = block.isError === true;
-    for (const line of errorLines(text)) {
+    const content = block.toolName !== undefined && CONTENT_TOOLS.has(block.toolName);
+    // A file's content (a read result) is not an error report unless the read itself failed.
+    const lines = content && !flagged ? [] : errorLines(text);
+    for (const line of lines) {
       const stat = errors.get(line);
       if (stat === undefined) errors.set(line, { line, flagged, first: ordinal, last: ordinal });
       else {
@@ -190,8 +231,12 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         if (flagged) stat.flagged = true;
       }
     }
-    if (block.toolName === undefined || !CONTENT_TOOLS.has(block.toolName)) {
-      for (const token of pathTokens(text)) files.add(normalizePath(token, cwd));
+    if (!content) {
+      for (const token of pathTokens(text)) {
+        // "./x" and "../x" in output are relative to some file (imports), not to the session cwd.
+        if (token.startsWith("./") || token.startsWith("../")) continue;
+        files.add(normalizePath(token, cwd));
+      }
     }
     const large = text.length >= LARGE_OUTPUT_CHARS;
     scanIdentifiers(text, (token) => noteToken(token, large));
@@ -248,13 +293,15 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const recent = opts.favourRecent === true;
     const tokenRank: Ranked<TokenStat> = (a, b) => {
       if (a.large !== b.large) return a.large ? -1 : 1;
-      if (a.df !== b.df) return a.df - b.df;
+      // rarer and longer: length per block it appears in, compared without division
+      const score = b.token.length * a.df - a.token.length * b.df;
+      if (score !== 0) return score;
       if (recent && a.last !== b.last) return b.last - a.last;
-      if (a.token.length !== b.token.length) return b.token.length - a.token.length;
+      if (a.df !== b.df) return a.df - b.df;
       if (a.first !== b.first) return recent ? b.first - a.first : a.first - b.first;
       return compareText(a.token, b.token);
     };
-    const identifiers = topK(tokens.values(), IDENTIFIER_CAP, tokenRank)
+    const identifiers = spread(tokens, tokenRank, (t) => (recent ? t.last : t.first))
       .sort((a, b) => a.first - b.first || compareText(a.token, b.token))
       .map((s) => s.token);
 

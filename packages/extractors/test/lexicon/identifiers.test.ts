@@ -16,7 +16,7 @@ describe("identifier tokens", () => {
   });
 
   it("is deduplicated in order of first appearance", () => {
-    expect(identifierTokens("fooBar baz_qux fooBar 12345 baz_qux")).toEqual(["fooBar", "baz_qux", "12345"]);
+    expect(identifierTokens("fooBar baz_qux fooBar 123456 baz_qux")).toEqual(["fooBar", "baz_qux", "123456"]);
   });
 
   describe("adversarial inputs stay linear", () => {

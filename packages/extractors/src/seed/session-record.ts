@@ -1,0 +1,123 @@
+// Records over a whole read session: the blocks a `compact` record re-extracts (active lineage, current
+// context_edit replacements and omissions applied), and the record itself.
+import { joinTextParts, type CodeAssigner, type FoldIndexRecord, type SeedTrigger, type Usage } from "@context-fold/seed-index-format";
+import { lineageBlocks, type Block, type Entry, type Session } from "@context-fold/ledger-reader";
+import { createSeedAccumulator } from "./accumulator.js";
+
+export interface SessionBlocksOptions {
+  /**
+   * `lineage`: every block of the active lineage (what `context-fold index` records). `compacted`: only
+   * the entries some compaction on the active lineage summarized (all compacted history).
+   */
+  readonly scope?: "lineage" | "compacted";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The latest context_edit on the lineage per target entry id (later entries win, as in Pi). */
+function latestEdits(lineage: readonly Entry[]): Map<string, Entry> {
+  const edits = new Map<string, Entry>();
+  for (const entry of lineage) {
+    const target = entry.raw["targetId"];
+    if (entry.type === "context_edit" && typeof target === "string") edits.set(target, entry);
+  }
+  return edits;
+}
+
+/**
+ * The block as the edit leaves it, or null when the edit hides it. A toolResult takes the replacement
+ * text and the `:edit:` anchor; an assistant message keeps an anchor only when the replacement is a
+ * single text (so the anchor resolves to exactly that text); user text is replaced, unanchored.
+ */
+function editedBlock(block: Block, edit: Entry, first: boolean): Block | null {
+  const replacement = edit.raw["replacement"];
+  if (!isRecord(replacement)) return null;
+  const content = replacement["content"];
+  const text = joinTextParts(content);
+  const { fullOutputPath: _drop, anchor: _anchor, ...rest } = block;
+  switch (block.kind) {
+    case "toolResult":
+      return block.anchor === undefined ? { ...rest, text } : { ...rest, text, anchor: `${block.anchor}:edit:${edit.id}` };
+    case "user":
+      return first ? { ...rest, text } : null;
+    case "text":
+    case "thinking": {
+      // Pi swaps the whole content: one block stands for the new content.
+      if (!first) return null;
+      const single = typeof content === "string" || (Array.isArray(content) && content.length === 1);
+      const base = block.anchor === undefined ? undefined : block.anchor.replace(/:p[0-9]+$/, ":p0");
+      return single && base !== undefined ? { ...rest, kind: "text", partIndex: 0, text, anchor: `${base}:edit:${edit.id}` } : { ...rest, kind: "text", text };
+    }
+    case "toolCall":
+      return null; // the replacement content carries no tool calls of the original
+    default:
+      return block;
+  }
+}
+
+/** Active-lineage blocks with current context_edit replacements and omissions applied. */
+export function recordBlocks(session: Session, options: SessionBlocksOptions = {}): Block[] {
+  const edits = latestEdits(session.lineage);
+  let keep: ReadonlySet<string> | undefined;
+  if (options.scope === "compacted") {
+    const ids = new Set<string>();
+    for (const compaction of session.compactions) for (const id of compaction.entryIds) ids.add(id);
+    keep = ids;
+  }
+  const out: Block[] = [];
+  const editedSeen = new Set<string>();
+  for (const block of lineageBlocks(session)) {
+    if (keep !== undefined && !keep.has(block.entryId)) continue;
+    const edit = edits.get(block.entryId);
+    if (edit === undefined) {
+      out.push(block);
+      continue;
+    }
+    const first = !editedSeen.has(block.entryId);
+    editedSeen.add(block.entryId);
+    const edited = editedBlock(block, edit, first);
+    if (edited !== null) out.push(edited);
+  }
+  return out;
+}
+
+/** The time of the last entry read (file order), else the header's. */
+export function lastEntryTime(session: Session): string | undefined {
+  for (let i = session.entries.length - 1; i >= 0; i--) {
+    const timestamp = session.entries[i]?.timestamp;
+    if (typeof timestamp === "string" && timestamp.length > 0) return timestamp;
+  }
+  return session.header.timestamp;
+}
+
+export interface SessionRecordOptions extends SessionBlocksOptions {
+  readonly seq: number;
+  /** ISO-8601 time from input; defaults to the last entry's timestamp. */
+  readonly at?: string | undefined;
+  /** Default `compact`. */
+  readonly trigger?: SeedTrigger;
+  readonly usage?: Usage | undefined;
+  readonly codes?: CodeAssigner | undefined;
+}
+
+/**
+ * A record re-extracting a read session: by default all compacted history of the active branch
+ * (`scope: "compacted"`), as a `compact` record does; `scope: "lineage"` covers the whole active lineage.
+ */
+export function buildCompactRecord(session: Session, options: SessionRecordOptions): FoldIndexRecord {
+  const blocks = recordBlocks(session, { scope: options.scope ?? "compacted" });
+  const trigger = options.trigger ?? "compact";
+  return createSeedAccumulator({ cwd: session.header.cwd })
+    .add(blocks)
+    .record({
+      sessionId: session.header.id,
+      seq: options.seq,
+      at: options.at ?? lastEntryTime(session),
+      trigger,
+      usage: options.usage,
+      codes: options.codes,
+      favourRecent: trigger === "compact",
+    });
+}
