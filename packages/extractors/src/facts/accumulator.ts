@@ -4,7 +4,7 @@
 import { normalizePath } from "../lexicon/paths.js";
 import { hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
-import { failureGist, parseDiagnostics, trailingExitCode } from "./diagnostics.js";
+import { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode } from "./diagnostics.js";
 import { parseGitCommits } from "./git-commits.js";
 import { commandKey, isSearchCommand, shortCommand } from "./shell-command.js";
 import type {
@@ -444,7 +444,7 @@ class Accumulator implements FactsAccumulator {
       return;
     }
     if (key.length > 0) this.failedCommands.set(key, { command: shortCommand(command, 300), index: b.index });
-    const gist = failureGist(output);
+    const gist = diagnostics.length > 0 ? diagnosticsGist(diagnostics) : failureGist(output);
     this.upsertItem({
       key: `exit|${key}`,
       severity: "ERROR",

@@ -27,7 +27,7 @@ const GO_ERROR = /^([^\s:][^:\n]{0,400}\.go):(\d{1,7}):(\d{1,7}): ([^\n]{0,400})
 const RUST_ERROR = /^error(?:\[(E\d{1,5})\])?: ([^\n]{0,400})/;
 const RUST_ARROW = /^\s{0,20}--> ([^\s:][^:\n]{0,400}):(\d{1,7})/;
 // vitest / jest: " FAIL  src/a.test.ts > suite > name"
-const JS_FAIL = /^\s{0,4}FAIL\s{1,4}(\S{1,400})(?:\s{1,4}>\s{1,4}([^\n]{0,400}))?/;
+const JS_FAIL = /^ {0,4}FAIL {1,4}(\S{1,400})(?:\s{1,4}>\s{1,4}([^\n]{0,400}))?/;
 // jest: "  ● suite › name"
 const JEST_BULLET = /^\s{0,8}● ([^\n]{1,400})/;
 // pytest: "FAILED tests/test_a.py::test_x - AssertionError"
@@ -180,6 +180,24 @@ export function parseDiagnostics(output: string): Diagnostic[] {
 
 const TESTS_FAILED_COUNT =
   /(?:^|\s)(?:Tests?:?\s{1,10})?(\d{1,7}) (?:tests? )?failed\b|FAILED \((?:failures|errors)=(\d{1,7})/;
+
+const GIST_NOUN: Readonly<Record<DiagnosticKind, [string, string]>> = {
+  tsc: ["tsc error", "tsc errors"],
+  compiler: ["compiler error", "compiler errors"],
+  tests: ["failing test", "failing tests"],
+};
+
+/** "2 tsc errors, 1 failing test": what a run's diagnostics add up to. */
+export function diagnosticsGist(diagnostics: readonly Diagnostic[]): string {
+  const counts = new Map<DiagnosticKind, number>();
+  for (const d of diagnostics) counts.set(d.kind, (counts.get(d.kind) ?? 0) + 1);
+  const parts: string[] = [];
+  for (const [kind, n] of counts) {
+    const [one, many] = GIST_NOUN[kind];
+    parts.push(`${n} ${n === 1 ? one : many}`);
+  }
+  return parts.join(", ");
+}
 
 /**
  * A one-line gist of a failed command's output: "3 tests failed", else the first error line from the

@@ -44,7 +44,7 @@ const MAX_SIGNATURE_CHARS = 200;
 
 // TS / JS
 const TS_EXPORT =
-  /^export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(function\*?|class|interface|type|enum|const|let|var|namespace)\s+([A-Za-z_$][\w$]*)/;
+  /^export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(function\*?|class|interface|type|(?:const\s+)?enum|const|let|var|namespace)\s+([A-Za-z_$][\w$]*)/;
 const TS_LOCAL = /^(?:async\s+)?(?:function\*?|class)\s+([A-Za-z_$][\w$]*)/;
 // Python: top level only (no indentation)
 const PY_DEF = /^(?:async\s+)?def\s+([A-Za-z_]\w*)/;

@@ -1,0 +1,165 @@
+// Line-level parsers: git output, diagnostics, shell commands, user text — plus one adversarial case per regex family.
+import { describe, expect, it } from "vitest";
+import {
+  blockerLine,
+  commandKey,
+  commitKindOf,
+  diagnosticsGist,
+  failureGist,
+  isCorrection,
+  isScopeChange,
+  isSearchCommand,
+  isTestCommand,
+  nextSteps,
+  parseDiagnostics,
+  parseGitCommits,
+  preferenceSentences,
+  programOf,
+  trailingExitCode,
+} from "@context-fold/extractors";
+
+const MB = 1_000_000;
+
+describe("parseGitCommits", () => {
+  it("only git's own shapes count", () => {
+    expect(parseGitCommits("[main 45ffe0a] Release v0.8.0\n 3 files changed", 'git commit -m "Release v0.8.0"')).toEqual([
+      { hash: "45ffe0a", subject: "Release v0.8.0", branch: "main", kind: "commit" },
+    ]);
+    expect(parseGitCommits("[detached HEAD 45ffe0a] wip", "git commit -m wip")[0]?.branch).toBe("detached HEAD");
+    // Not git: no commits, whatever the text looks like.
+    expect(parseGitCommits("[main 45ffe0a] Release", "cat CHANGELOG.md")).toEqual([]);
+    expect(parseGitCommits("[main 45ffe0g] not hex\n 1 file changed", "git commit")).toEqual([]);
+    expect(parseGitCommits("[main 45ffe0] too short\n 1 file changed", "git commit")).toEqual([]);
+    expect(parseGitCommits("commit 45ffe0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7\nAuthor: x", "git log")).toEqual([]);
+    expect(parseGitCommits("Updating 1111111..2222222\nnot a fast forward", "git pull")).toEqual([]);
+  });
+  it("kind follows the command", () => {
+    expect(commitKindOf("git commit --amend -m x")).toBe("amend");
+    expect(commitKindOf("git cherry-pick abc1234")).toBe("cherry-pick");
+    expect(commitKindOf("git merge --no-ff feature")).toBe("merge");
+    expect(commitKindOf("git pull --rebase")).toBe("merge");
+    expect(commitKindOf("git commit -m 'merge later'")).toBe("commit");
+  });
+  it("adversarial: 1 MB of '[' / one bracket line / hex", () => {
+    expect(parseGitCommits("[".repeat(MB), "git commit")).toEqual([]);
+    expect(parseGitCommits(`[${"a ".repeat(MB / 2)}`, "git commit")).toEqual([]);
+    expect(parseGitCommits(`[main ${"a".repeat(MB)}] x`, "git commit")).toEqual([]);
+    expect(parseGitCommits("Updating " + "1".repeat(MB), "git merge x")).toEqual([]);
+  });
+});
+
+describe("parseDiagnostics", () => {
+  it("tsc (plain and pretty), gcc, go build, rustc", () => {
+    const out = [
+      "src/a.ts(1,2): error TS2304: Cannot find name 'x'.",
+      "src/b.ts:3:4 - error TS2322: Type 'string' is not assignable to type 'number'.",
+      "lib/c.c:10:2: error: expected ';' before '}' token",
+      "./cmd/main.go:12:5: undefined: runShard",
+      "error[E0308]: mismatched types",
+      "  --> crates/hasher/src/lib.rs:42:9",
+      "warning: unused variable",
+    ].join("\n");
+    expect(parseDiagnostics(out).map((d) => [d.kind, d.file ?? null, d.errorId ?? null])).toEqual([
+      ["tsc", "src/a.ts", "TS2304"],
+      ["tsc", "src/b.ts", "TS2322"],
+      ["compiler", "lib/c.c", null],
+      ["compiler", "./cmd/main.go", null],
+      ["compiler", "crates/hasher/src/lib.rs", "E0308"],
+    ]);
+    expect(diagnosticsGist(parseDiagnostics(out))).toBe("2 tsc errors, 3 compiler errors");
+  });
+  it("same error at a new line/column is one diagnostic", () => {
+    const out = "src/a.ts(1,2): error TS2304: Cannot find name 'x'.\nsrc/a.ts(9,9): error TS2304: Cannot find name 'x'.";
+    expect(parseDiagnostics(out)).toHaveLength(1);
+  });
+  it("exit code trailer and gists", () => {
+    expect(trailingExitCode("boom\n\nCommand exited with code 2")).toBe(2);
+    expect(trailingExitCode("ok")).toBeNull();
+    expect(trailingExitCode("Command timed out after 30 seconds")).toBe(124);
+    expect(failureGist("lots\nTests:       2 failed, 3 passed\n\nCommand exited with code 1")).toBe("2 tests failed");
+    expect(failureGist("cc a.c\nmake: *** [a.o] Error 1\n\nCommand exited with code 2")).toBe("make: *** [a.o] Error 1");
+    expect(failureGist("just text\nlast line\n\nCommand exited with code 3")).toBe("last line");
+  });
+  it("adversarial: 1 MB lines of one character", () => {
+    for (const ch of ["a", "(", ":", " ", "F", "-", "e", "'", "\t"]) {
+      const text = ch.repeat(MB);
+      expect(parseDiagnostics(text)).toEqual([]);
+      expect(typeof failureGist(text)).toBe("string");
+      expect(trailingExitCode(text)).toBeNull();
+    }
+    expect(parseDiagnostics(`src/a.ts(${"1".repeat(MB)}`)).toEqual([]);
+    expect(parseDiagnostics(`FAIL  ${"x".repeat(MB)}`)).toHaveLength(1);
+    expect(parseDiagnostics(`thread '${"x".repeat(MB)}`)).toEqual([]);
+  });
+});
+
+describe("shell commands", () => {
+  it("commandKey folds cd, 2>&1, tail/head and whitespace", () => {
+    expect(commandKey("cd packages/x && pnpm test 2>&1 | tail -30")).toBe("pnpm test");
+    expect(commandKey("  pnpm   test  ")).toBe("pnpm test");
+    expect(commandKey("pnpm test | grep FAIL")).toBe("pnpm test | grep FAIL");
+  });
+  it("program, search and test detection", () => {
+    expect(programOf("CI=1 npx vitest run")).toBe("vitest");
+    expect(isSearchCommand('grep -rn "x" src')).toBe(true);
+    expect(isSearchCommand("pnpm test | grep FAIL")).toBe(true);
+    expect(isSearchCommand("git grep foo")).toBe(true);
+    expect(isSearchCommand("pnpm test")).toBe(false);
+    expect(isTestCommand("pnpm test")).toBe(true);
+    expect(isTestCommand("go test ./...")).toBe(true);
+    expect(isTestCommand("cargo build")).toBe(false);
+  });
+  it("adversarial: 1 MB commands", () => {
+    expect(commandKey(`cd ${" ".repeat(MB)}`).length).toBeLessThanOrEqual(2000);
+    expect(commandKey(`cd ${"a".repeat(MB)} &&`).length).toBeLessThanOrEqual(2000);
+    expect(commandKey(`x ${"| tail ".repeat(MB / 7)}`).length).toBeLessThanOrEqual(2000);
+    expect(isSearchCommand("grep".repeat(MB / 4))).toBe(false);
+  });
+});
+
+describe("user text", () => {
+  it("corrections: redirects at the start or 'instead of' / 'don't use' anywhere near it", () => {
+    for (const t of [
+      "no, that's not it",
+      "No, actually keep the old signature.",
+      "actually, it's the bg color",
+      "Stop. Revert that.",
+      "don't touch the lockfile",
+      "Instead, use the reader we already have.",
+      "ok, wait — the cursor is per shard",
+      "Hmm, use a plain array instead of a Map here",
+      "that's not what I asked for",
+    ])
+      expect(isCorrection(t), t).toBe(true);
+    for (const t of ["Now wire it into the CLI", "nothing else changed, thanks", "Always use named exports", "notable: the offsets"])
+      expect(isCorrection(t), t).toBe(false);
+  });
+  it("scope changes", () => {
+    expect(isScopeChange("Also update the session token refresh logic")).toBe(true);
+    expect(isScopeChange("Ok, now we need to adjust the light theme")).toBe(true);
+    expect(isScopeChange("Let's move on to the cursor part.")).toBe(true);
+    expect(isScopeChange("why is this slow?")).toBe(false);
+  });
+  it("preferences by sentence", () => {
+    expect(
+      preferenceSentences("Thanks. Always run tsc before committing! I don't know why. Please, don't add deps. Prefer unknown over any."),
+    ).toEqual(["Always run tsc before committing!", "Please, don't add deps.", "Prefer unknown over any."]);
+  });
+  it("blockers and next steps", () => {
+    expect(blockerLine("ok\nthe build is still failing on CI\nthanks")).toBe("the build is still failing on CI");
+    expect(blockerLine("works great")).toBeNull();
+    expect(nextSteps("Done.\nNext, I'll wire the CLI.\n- unrelated bullet")).toEqual(["Next, I'll wire the CLI."]);
+    expect(nextSteps("Remaining:\n- tests for go\n- docs\nok")).toEqual(["tests for go", "docs"]);
+  });
+  it("adversarial: 1 MB messages", () => {
+    for (const ch of ["a", " ", ".", "n", "\n", "'"]) {
+      const t = ch.repeat(MB);
+      expect(isCorrection(t)).toBe(false);
+      expect(isScopeChange(t)).toBe(false);
+      expect(preferenceSentences(t)).toEqual([]);
+      expect(blockerLine(t)).toBeNull();
+      expect(nextSteps(t)).toEqual([]);
+    }
+    expect(preferenceSentences(`use ${"x".repeat(MB)} instead`)).toEqual([]);
+  });
+});
