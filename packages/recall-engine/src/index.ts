@@ -22,3 +22,4 @@ export {
   type SpanRecallResult,
   type SpanScan,
 } from "./span-recall.js";
+export { defaultSessionsDir, listSessionFiles, searchSessions, type SessionsSearchOptions, type SessionsSearchResult } from "./sessions.js";

@@ -2,8 +2,8 @@
 // ledger grows, queried with a scope; block text stays in the session, the index holds postings.
 import type { Block } from "@context-fold/ledger-reader";
 import { RecallError } from "./errors.js";
-import { parseQuery } from "./query.js";
-import { rankRegex, rankWords } from "./rank.js";
+import { parseQuery, type ParsedQuery } from "./query.js";
+import { rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
 import { TermIndex } from "./term-index.js";
@@ -103,13 +103,22 @@ export class RecallIndex {
     return view;
   }
 
-  /** Ranked, paged, grouped hits. An empty query browses. */
-  search(query: string, options: SearchOptions = {}): SearchResult {
-    if (query.trim().length === 0) return this.browse(options);
+  /** Every hit of `query` in the scope, ranked (no paging): what `search` pages and cross-session search merges. */
+  rank(query: string, options: { scope?: string; regex?: boolean } = {}): { scope: ScopeView; parsed: ParsedQuery; ranked: ScoredDoc[] } {
     const scope = this.scope(options.scope);
     const parsed = parseQuery(query, options.regex === undefined ? {} : { regex: options.regex });
     const textOf = (doc: number): string => (this.session.blocks[doc] as Block).text;
     const ranked = parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf) : rankWords(this.terms, parsed, scope.mask, textOf);
+    return { scope, parsed, ranked };
+  }
+
+  /** Ranked, paged, grouped hits. An empty query browses. */
+  search(query: string, options: SearchOptions = {}): SearchResult {
+    if (query.trim().length === 0) return this.browse(options);
+    const rankOptions: { scope?: string; regex?: boolean } = {};
+    if (options.scope !== undefined) rankOptions.scope = options.scope;
+    if (options.regex !== undefined) rankOptions.regex = options.regex;
+    const { scope, parsed, ranked } = this.rank(query, rankOptions);
     const page: { page?: number; pageSize?: number; session?: string } = {};
     if (options.page !== undefined) page.page = options.page;
     if (options.pageSize !== undefined) page.pageSize = options.pageSize;

@@ -4,7 +4,8 @@ import type { ResultSegment, SearchResult } from "./results.js";
 function renderSegment(seg: ResultSegment): string[] {
   const range = seg.from === seg.to ? `#${String(seg.from)}` : `#${String(seg.from)}-#${String(seg.to)}`;
   const what = seg.context ? "(context)" : `(${String(seg.matched)}/${String(seg.size)} entries match)`;
-  const out = [`--- ${range} turn ${String(seg.turn)} ${what} ---`];
+  const where = seg.session === undefined ? "" : `${seg.session} `;
+  const out = [`--- ${where}${range} turn ${String(seg.turn)} ${what} ---`];
   for (const line of seg.lines) {
     if (line.skippedBefore > 0) out.push(`  … ${String(line.skippedBefore)} more`);
     out.push(`${line.matched ? ">" : " "} #${String(line.index)} [${line.label}] ${line.preview}`);
@@ -29,10 +30,5 @@ export function renderResults(result: SearchResult): string {
     out.push("", ...renderSegment(seg));
   }
   if (result.mode !== "browse" && result.page < result.pages) out.push("", `More: --page ${String(result.page + 1)}`);
-  const sessions = [...new Set(result.hits.map((h) => h.session).filter((s): s is string => s !== undefined))];
-  if (sessions.length > 0) {
-    out.push("", "Hits by session:");
-    for (const h of result.hits) out.push(`  ${String(h.rank)}. ${h.session ?? ""} #${String(h.index)} [${h.role}] ${h.text}`);
-  }
   return `${out.join("\n")}\n`;
 }

@@ -46,6 +46,8 @@ export interface ResultSegment {
   readonly lines: readonly SegmentLine[];
   /** Blocks left out after the last line. */
   readonly skippedAfter: number;
+  /** Session file, for searches across sessions. */
+  readonly session?: string;
 }
 
 export interface SearchResult {
@@ -249,6 +251,10 @@ export function buildPage(
     const a = chronological[k - 1] as number;
     const b = chronological[k] as number;
     if (b - a === 2) segments.push(segmentView(blocks, scope, a + 1, matchedDocs, query, "context"));
+  }
+  if (options.session !== undefined) {
+    const session = options.session;
+    return { query: query.text, mode: query.mode, scope: scope.name, total, page, pages, pageSize, hits, segments: segments.map((s) => ({ ...s, session })), segmentCount: allSegments.size };
   }
   return { query: query.text, mode: query.mode, scope: scope.name, total, page, pages, pageSize, hits, segments, segmentCount: allSegments.size };
 }

@@ -1,12 +1,12 @@
 // Recall over real session files: generated sessions with planted facts, the shared Pi fixtures,
 // and the on-disk cache lifecycle (stale, truncated, foreign, corrupt, appended).
-import { appendFileSync, copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, RecallIndex } from "@context-fold/recall-engine";
+import { openRecall, RecallIndex, renderResults, searchSessions } from "@context-fold/recall-engine";
 
 describe("planted facts in a generated session", () => {
   const dir = tempDir("recall-gen-");
@@ -196,5 +196,29 @@ describe("expand", () => {
     const [stale] = recall.expand([n1]);
     expect(stale?.verified).toBe(false);
     expect(stale?.problem).toMatch(/mismatch|not in its entry/);
+  });
+});
+
+describe("searchSessions across a sessions directory", () => {
+  it("finds a fact in whichever session holds it and names that session; reports progress", async () => {
+    const dir = tempDir("recall-many-");
+    mkdirSync(join(dir, "--home-dev-a--"));
+    mkdirSync(join(dir, "--home-dev-b--"));
+    const m1 = await generateSession(join(dir, "--home-dev-a--", "one.jsonl"), { seed: 41, turns: 30 });
+    const m2 = await generateSession(join(dir, "--home-dev-b--", "two.jsonl"), { seed: 42, turns: 30 });
+    writeFileSync(join(dir, "broken.jsonl"), "not json\n");
+    const progress: number[] = [];
+    const needle = m2.needles.find((n) => n.onLineage && n.kind === "identifier");
+    const result = await searchSessions(dir, needle?.value ?? "", { cacheDir: join(dir, ".cache"), onProgress: (done) => progress.push(done) });
+    expect(progress).toEqual([1, 2, 3]);
+    expect(result.sessions).toBe(2);
+    expect(result.skipped.map((s) => s.file)).toEqual([join(dir, "broken.jsonl")]);
+    expect(result.hits[0]?.session).toBe(join("--home-dev-b--", "two.jsonl"));
+    expect(result.hits[0]?.entryId).toBe(needle?.entryId);
+    expect(result.segments[0]?.session).toBe(join("--home-dev-b--", "two.jsonl"));
+    expect(renderResults(result)).toContain(`--- ${join("--home-dev-b--", "two.jsonl")} #`);
+    const other = m1.needles.find((n) => n.onLineage && n.kind === "hex");
+    const r1 = await searchSessions(dir, other?.value ?? "", { cacheDir: join(dir, ".cache") });
+    expect(r1.hits[0]?.session).toBe(join("--home-dev-a--", "one.jsonl"));
   });
 });

@@ -1,0 +1,115 @@
+// Recall across every session under a Pi sessions directory: each session's index opened (cached),
+// hits merged by score, results naming their session. Progress is reported through a callback.
+import { type Dirent, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, relative } from "node:path";
+import type { ScoredDoc } from "./rank.js";
+import { openRecall, type SessionRecall } from "./open-recall.js";
+import type { RecallIndex } from "./recall-index.js";
+import { buildPage, type RecallHit, type ResultSegment, type SearchResult } from "./results.js";
+
+/** Pi's default sessions directory. */
+export function defaultSessionsDir(): string {
+  return join(homedir(), ".pi", "agent", "sessions");
+}
+
+/** Every `*.jsonl` under `dir` (recursive, sorted), skipping our own `context-fold` folders. */
+export function listSessionFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    let names: Dirent[];
+    try {
+      names = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const path = join(d, e.name);
+      if (e.isDirectory() && e.name !== "context-fold") walk(path);
+      else if (e.isFile() && e.name.endsWith(".jsonl")) out.push(path);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export interface SessionsSearchOptions {
+  readonly scope?: string;
+  readonly page?: number;
+  readonly pageSize?: number;
+  readonly regex?: boolean;
+  readonly cacheDir?: string;
+  readonly cache?: boolean;
+  /** Called after each session is indexed: (done, total, file). */
+  readonly onProgress?: (done: number, total: number, file: string) => void;
+}
+
+export interface SessionsSearchResult extends SearchResult {
+  readonly sessions: number;
+  /** Sessions that could not be read or searched (e.g. a scope they do not have), with why. */
+  readonly skipped: readonly { readonly file: string; readonly reason: string }[];
+}
+
+export async function searchSessions(dir: string, query: string, options: SessionsSearchOptions = {}): Promise<SessionsSearchResult> {
+  const files = listSessionFiles(dir);
+  const opened: { label: string; recall: SessionRecall }[] = [];
+  const skipped: { file: string; reason: string }[] = [];
+  let done = 0;
+  for (const file of files) {
+    try {
+      const open: { cacheDir?: string; cache?: boolean } = {};
+      if (options.cacheDir !== undefined) open.cacheDir = options.cacheDir;
+      if (options.cache !== undefined) open.cache = options.cache;
+      opened.push({ label: relative(dir, file), recall: await openRecall(file, open) });
+    } catch (error) {
+      skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
+    }
+    options.onProgress?.(++done, files.length, file);
+  }
+  const merged: { s: number; hit: ScoredDoc }[] = [];
+  const ranks: ReturnType<RecallIndex["rank"]>[] = [];
+  let mode: SearchResult["mode"] = "words";
+  let scopeName = options.scope ?? "lineage";
+  for (let s = 0; s < opened.length; s++) {
+    const item = opened[s] as { label: string; recall: SessionRecall };
+    try {
+      const r = item.recall.index.rank(query, { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(options.regex === undefined ? {} : { regex: options.regex }) });
+      ranks[s] = r;
+      mode = r.parsed.mode;
+      scopeName = r.scope.name;
+      for (const hit of r.ranked) merged.push({ s, hit });
+    } catch (error) {
+      // A pattern error is the query's fault: it fails for every session alike.
+      if (error instanceof Error && "code" in error && (error as { code: unknown }).code === "BAD_PATTERN") throw error;
+      skipped.push({ file: item.recall.file, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  merged.sort((a, b) => b.hit.score - a.hit.score || a.s - b.s || b.hit.doc - a.hit.doc);
+  const pageSize = Math.max(1, Math.floor(options.pageSize ?? 5));
+  const total = merged.length;
+  const pages = Math.ceil(total / pageSize);
+  const page = Math.min(Math.max(1, Math.floor(options.page ?? 1)), Math.max(1, pages));
+  const slice = merged.slice((page - 1) * pageSize, page * pageSize);
+  const hits: RecallHit[] = [];
+  const segments: ResultSegment[] = [];
+  const bySession = new Map<number, ScoredDoc[]>();
+  for (const m of slice) bySession.set(m.s, [...(bySession.get(m.s) ?? []), m.hit]);
+  let segmentCount = 0;
+  for (const [s, docs] of bySession) {
+    const item = opened[s] as { label: string; recall: SessionRecall };
+    const r = ranks[s];
+    if (r === undefined) continue;
+    const view = buildPage(item.recall.session.blocks, r.scope, r.parsed, docs, { page: 1, pageSize: docs.length, session: item.label });
+    segments.push(...view.segments);
+    segmentCount += view.segmentCount;
+  }
+  slice.forEach((m, k) => {
+    const item = opened[m.s] as { label: string; recall: SessionRecall };
+    const r = ranks[m.s];
+    if (r === undefined) return;
+    const one = buildPage(item.recall.session.blocks, r.scope, r.parsed, [m.hit], { page: 1, pageSize: 1, session: item.label });
+    const hit = one.hits[0];
+    if (hit !== undefined) hits.push({ ...hit, rank: (page - 1) * pageSize + k + 1 });
+  });
+  return { query, mode, scope: scopeName, total, page, pages, pageSize, hits, segments, segmentCount, sessions: opened.length, skipped };
+}
