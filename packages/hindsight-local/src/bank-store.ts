@@ -214,7 +214,10 @@ export class BankStore {
     const state = this.banks.get(bankId);
     if (state === undefined) return [];
     const q = filter.q === null || filter.q === "" ? null : filter.q.toLowerCase();
-    return this.sorted(state, filter.state).filter(
+    const rows = this.sorted(state, filter.state);
+    // Unfiltered walks (the gardener's full listing) page straight off the cached order.
+    if (filter.type === null && filter.documentId === null && q === null && (filter.tags === null || filter.tags.length === 0) && filter.tagsMatch !== "exact") return rows;
+    return rows.filter(
       (m) =>
         (filter.type === null || m.factType === filter.type) &&
         (filter.documentId === null || m.documentId === filter.documentId) &&
