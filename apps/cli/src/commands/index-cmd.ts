@@ -1,0 +1,103 @@
+// `context-fold index <session.jsonl>`: append one seed-index v2 record for the session's active lineage
+// (context_edit replacements and omissions applied), with codes kept stable against earlier records.
+import { buildCompactRecord, lastEntryTime } from "@context-fold/extractors";
+import { LedgerError, readSession, type Session } from "@context-fold/ledger-reader";
+import {
+  appendRecord,
+  archivalUnion,
+  CodeAssigner,
+  InvalidRecordError,
+  nextSeq,
+  type ReadOutcome,
+  readSeedIndexFile,
+  SeedIndexError,
+  seedIndexPath,
+  type SeedTrigger,
+} from "@context-fold/seed-index-format";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { CliError, EXIT_USAGE, emit } from "../output.js";
+
+const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
+
+/** Read a session file, turning the reader's typed errors into usage errors (exit 2). */
+export async function readSessionOrFail(file: string): Promise<Session> {
+  try {
+    return await readSession(file);
+  } catch (error) {
+    if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+    throw error;
+  }
+}
+
+/** Outcomes of an existing seed index ([] when it does not exist yet). */
+export async function readIndexOutcomes(file: string): Promise<{ outcomes: ReadOutcome[]; exists: boolean }> {
+  try {
+    return await readSeedIndexFile(file);
+  } catch (error) {
+    if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+    throw error;
+  }
+}
+
+function parseSeq(value: string): number {
+  if (!/^(?:0|[1-9][0-9]{0,14})$/.test(value)) throw new InvalidArgumentError("must be an integer ≥ 0");
+  return Number(value);
+}
+
+function parseNow(value: string): string {
+  if (!ISO_8601.test(value)) throw new InvalidArgumentError("must be an ISO-8601 time, e.g. 2026-07-28T21:14:03.000Z");
+  return value;
+}
+
+interface IndexOptions {
+  out?: string;
+  trigger: SeedTrigger;
+  seq?: number;
+  now?: string;
+  json?: boolean;
+}
+
+export function registerIndex(program: Command): void {
+  program
+    .command("index")
+    .description("Append one seed-index v2 record for the session's active lineage (edits applied).")
+    .argument("<session>", "Pi session file (.jsonl)")
+    .option("--out <seed-index>", "seed index to append to (default: <session dir>/context-fold/<session id>/seed-index.jsonl)")
+    .addOption(new Option("--trigger <trigger>", "why the record is written").choices(["compact", "threshold", "cap"]).default("compact"))
+    .option("--seq <n>", "record seq (default: one past the highest in the file)", parseSeq)
+    .option("--now <iso>", "record time (default: the timestamp of the last entry)", parseNow)
+    .option("--json", "print the record as JSON")
+    .action(async (sessionFile: string, options: IndexOptions) => {
+      const session = await readSessionOrFail(sessionFile);
+      const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
+      const { outcomes } = await readIndexOutcomes(out);
+      // Codes already handed out in this index stay with their blocks.
+      const existing: [string, string][] = [];
+      for (const record of archivalUnion(outcomes)) for (const span of record.spans) existing.push([span.blockId, span.code]);
+      const at = options.now ?? lastEntryTime(session);
+      if (at === undefined) {
+        throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
+      }
+      const record = buildCompactRecord(session, {
+        seq: options.seq ?? nextSeq(outcomes),
+        at,
+        trigger: options.trigger,
+        codes: new CodeAssigner(existing),
+        scope: "lineage",
+      });
+      try {
+        await appendRecord(out, record);
+      } catch (error) {
+        if (error instanceof InvalidRecordError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+        if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+        if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
+        throw error;
+      }
+      emit(options.json === true, record, () =>
+        [
+          `appended seq ${String(record.seq)} (${record.trigger}, at ${record.at}) to ${out}`,
+          `  ${String(record.spans.length)} span(s), ${String(record.files.length)} file(s), ${String(record.commands.length)} command(s), ${String(record.errors.length)} error line(s), ${String(record.identifiers.length)} identifier(s), ${String(record.userMessages.length)} user message(s)`,
+        ].join("\n"),
+      );
+    });
+}

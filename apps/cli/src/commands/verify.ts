@@ -1,0 +1,47 @@
+// `context-fold verify <seed-index.jsonl> --session <session.jsonl>`: re-locate every span of the index's
+// current view in the ledger and check its sha256; exit 1 when any span is mismatched or missing.
+import { verifySpans, type SpanProblem } from "@context-fold/extractors";
+import { currentView } from "@context-fold/seed-index-format";
+import type { Command } from "commander";
+import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style, warn } from "../output.js";
+import { readIndexOutcomes, readSessionOrFail } from "./index-cmd.js";
+
+interface VerifyOptions {
+  session: string;
+  json?: boolean;
+}
+
+function problemText(label: string, p: SpanProblem): string {
+  return `  ${label} seq ${String(p.seq)} ${p.blockId} (code ${p.code}): ${p.reason}`;
+}
+
+export function registerVerify(program: Command): void {
+  program
+    .command("verify")
+    .description("Check every span of a seed index's current view against the session ledger (sha256).")
+    .argument("<seed-index>", "seed index (.jsonl)")
+    .requiredOption("--session <session>", "the Pi session file the index points into")
+    .option("--json", "print {spans, verified, mismatched, missing, unverified} as JSON")
+    .action(async (indexFile: string, options: VerifyOptions) => {
+      const { outcomes, exists } = await readIndexOutcomes(indexFile);
+      if (!exists) throw new CliError(`no such seed index: ${indexFile}`, { code: "SEED_INDEX_MISSING", exitCode: EXIT_USAGE });
+      for (const o of outcomes) {
+        if (o.outcome === "invalid" || o.outcome === "torn-tail") warn(`${indexFile}:${String(o.line)}: ${o.outcome}: ${o.reason}`);
+      }
+      const session = await readSessionOrFail(options.session);
+      const records = currentView(outcomes);
+      const others = new Set(records.map((r) => r.session).filter((id) => id !== session.header.id));
+      if (others.size > 0) warn(`${indexFile}: records name session(s) ${[...others].join(", ")}, not ${session.header.id}`);
+      const result = verifySpans(session, records);
+      const failed = result.mismatched.length + result.missing.length > 0;
+      if (failed) setExit(EXIT_FINDINGS);
+      emit(options.json === true, result, () => {
+        const head = `${String(result.verified)}/${String(result.spans)} span(s) verified in ${String(records.length)} record(s)`;
+        const lines = [failed ? style(head, "red") : style(head, "green")];
+        for (const p of result.mismatched) lines.push(problemText("mismatched", p));
+        for (const p of result.missing) lines.push(problemText("missing", p));
+        for (const p of result.unverified) lines.push(problemText("unverified", p));
+        return lines.join("\n");
+      });
+    });
+}

@@ -1,0 +1,158 @@
+// `context-fold index` then `verify` on copies of the real Pi session fixtures, plus a one-byte tamper.
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { readSeedIndexFile, seedIndexPath, validateRecord, type FoldIndexRecord } from "@context-fold/seed-index-format";
+import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { run } from "../src/program.js";
+
+async function cli(args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  process.exitCode = 0;
+  try {
+    await run(args);
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+  const exit = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  return { stdout, stderr, exit };
+}
+
+afterEach(() => {
+  process.exitCode = 0;
+});
+
+interface VerifyJson {
+  spans: number;
+  verified: number;
+  mismatched: { seq: number; blockId: string; code: string; reason: string }[];
+  missing: { seq: number; blockId: string; code: string; reason: string }[];
+}
+
+/** Edit/write targets and bash commands, read straight from the JSONL (no workspace code involved). */
+function groundTruth(file: string): { files: Set<string>; commands: Set<string> } {
+  const objects: Record<string, unknown>[] = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line.trim().length === 0) continue;
+    try {
+      objects.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // a torn line: the ledger reader's concern
+    }
+  }
+  const cwd = typeof objects[0]?.["cwd"] === "string" ? objects[0]["cwd"] : "";
+  const entries = objects.slice(1);
+  let path = entries;
+  if (entries.every((e) => typeof e["id"] === "string")) {
+    const byId = new Map(entries.map((e) => [e["id"] as string, e]));
+    path = [];
+    for (let e = entries[entries.length - 1]; e !== undefined; e = byId.get(e["parentId"] as string)) path.unshift(e);
+  }
+  const truth = { files: new Set<string>(), commands: new Set<string>() };
+  for (const entry of path) {
+    const message = entry["message"] as { role?: string; content?: unknown } | undefined;
+    if (message?.role !== "assistant" || !Array.isArray(message.content)) continue;
+    for (const part of message.content as { type?: string; name?: string; arguments?: Record<string, unknown> }[]) {
+      const args = part.arguments ?? {};
+      if (part.type !== "toolCall") continue;
+      if ((part.name === "edit" || part.name === "write") && typeof args["path"] === "string") {
+        const p = args["path"];
+        truth.files.add(p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p.startsWith("./") ? p.slice(2) : p);
+      }
+      if (part.name === "bash" && typeof args["command"] === "string") truth.commands.add(args["command"]);
+    }
+  }
+  return truth;
+}
+
+describeShared("context-fold index + verify on the real fixtures", () => {
+  for (const fixture of sessionFixtures()) {
+    it(`${basename(fixture)}: index appends a valid record, verify passes`, async () => {
+      const dir = tempDir("cli-index-");
+      const session = join(dir, basename(fixture));
+      copyFileSync(fixture, session);
+      const first = await cli(["index", session, "--json"]);
+      expect(first.stderr).toBe("");
+      expect(first.exit).toBe(0);
+      const record = JSON.parse(first.stdout) as FoldIndexRecord;
+      expect(validateRecord(record)).toEqual({ ok: true, kind: "record" });
+      expect(record.seq).toBe(0);
+      expect(record.trigger).toBe("compact");
+      const out = seedIndexPath(session, record.session);
+      expect(existsSync(out)).toBe(true);
+
+      const truth = groundTruth(session);
+      for (const f of truth.files) expect(record.files).toContain(f);
+      for (const c of truth.commands) expect(record.commands).toContain(c);
+
+      // A second run appends seq 1 with the same codes for the same blocks.
+      const second = await cli(["index", session, "--trigger", "threshold", "--now", "2026-07-28T21:14:03.000Z", "--json"]);
+      const again = JSON.parse(second.stdout) as FoldIndexRecord;
+      expect(again.seq).toBe(1);
+      expect(again.at).toBe("2026-07-28T21:14:03.000Z");
+      expect(again.spans.map((s) => s.code)).toEqual(record.spans.map((s) => s.code));
+      const { outcomes } = await readSeedIndexFile(out);
+      expect(outcomes.map((o) => o.outcome)).toEqual(["record", "record"]);
+
+      const verify = await cli(["verify", out, "--session", session, "--json"]);
+      const result = JSON.parse(verify.stdout) as VerifyJson;
+      expect(result.mismatched).toEqual([]);
+      expect(result.missing).toEqual([]);
+      expect(result.spans).toBe(record.spans.length * 2);
+      expect(result.verified).toBe(result.spans);
+      expect(verify.exit).toBe(0);
+    });
+  }
+
+  it("names the span whose tool result lost one byte", async () => {
+    const dir = tempDir("cli-tamper-");
+    const session = join(dir, "tampered.jsonl");
+    copyFileSync(sharedFixture("sessions", "pi-mono__large-session.jsonl"), session);
+    const indexed = await cli(["index", session, "--out", join(dir, "seed-index.jsonl"), "--json"]);
+    expect(indexed.exit).toBe(0);
+    const record = JSON.parse(indexed.stdout) as FoldIndexRecord;
+
+    const lines = readFileSync(session, "utf8").split("\n");
+    const at = lines.findIndex((l) => l.includes('"role":"toolResult"') && /"text":"[A-Za-z]/.test(l));
+    const line = lines[at] ?? "";
+    const callId = /"toolCallId":"([^"]+)"/.exec(line)?.[1] ?? "";
+    const textAt = line.indexOf('"text":"') + '"text":"'.length;
+    const original = line.charAt(textAt);
+    lines[at] = `${line.slice(0, textAt)}${original === "x" ? "y" : "x"}${line.slice(textAt + 1)}`;
+    writeFileSync(session, lines.join("\n"));
+    expect(record.spans.some((s) => s.blockId === `r:${callId}`)).toBe(true);
+
+    const verify = await cli(["verify", join(dir, "seed-index.jsonl"), "--session", session, "--json"]);
+    expect(verify.exit).toBe(1);
+    const result = JSON.parse(verify.stdout) as VerifyJson;
+    expect(result.mismatched.map((m) => m.blockId)).toEqual([`r:${callId}`]);
+    expect(result.missing).toEqual([]);
+    expect(result.verified).toBe(result.spans - 1);
+
+    const human = await cli(["verify", join(dir, "seed-index.jsonl"), "--session", session]);
+    expect(human.exit).toBe(1);
+    expect(human.stdout).toContain(`r:${callId}`);
+  });
+});
+
+describe("context-fold index / verify usage", () => {
+  it("exits 2 on a missing session or index, and on a bad --now", async () => {
+    const dir = tempDir("cli-usage-");
+    const missing = await cli(["index", join(dir, "nope.jsonl")]);
+    expect(missing.exit).toBe(2);
+    expect(missing.stderr).toMatch(/nope\.jsonl/);
+    expect((await cli(["verify", join(dir, "none.jsonl"), "--session", join(dir, "nope.jsonl")])).exit).toBe(2);
+    expect((await cli(["index", join(dir, "nope.jsonl"), "--now", "yesterday"])).exit).toBe(2);
+  });
+});
