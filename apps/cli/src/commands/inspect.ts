@@ -1,0 +1,103 @@
+// `context-fold inspect <session.jsonl>`: what the ledger reader makes of a Pi session file — version,
+// entry counts, blocks, lineage, branch points, compactions with their #N segments, damaged lines.
+import { LedgerError, readSession, type Session } from "@context-fold/ledger-reader";
+import type { Command } from "commander";
+import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style } from "../output.js";
+
+/** Read a session for a command; reader errors become CLI usage errors (exit 2, no stack). */
+export async function readSessionForCli(file: string): Promise<Session> {
+  try {
+    return await readSession(file);
+  } catch (error) {
+    if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+    throw error;
+  }
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string | undefined): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) {
+    const k = key(item);
+    if (k !== undefined) counts[k] = (counts[k] ?? 0) + 1;
+  }
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function roleOf(raw: Readonly<Record<string, unknown>>): string | undefined {
+  const message = raw["message"];
+  if (raw["type"] !== "message" || typeof message !== "object" || message === null) return undefined;
+  const role = (message as { role?: unknown }).role;
+  return typeof role === "string" ? role : undefined;
+}
+
+/** The `--json` document (contract fields of issue 4, plus a few more). */
+export function inspectJson(session: Session): Record<string, unknown> {
+  return {
+    file: session.path,
+    sessionId: session.header.id,
+    version: session.header.version,
+    entries: session.entries.length,
+    byType: countBy(session.entries, (e) => e.type),
+    byRole: countBy(session.entries, (e) => roleOf(e.raw)),
+    blocks: session.blocks.length,
+    byKind: countBy(session.blocks, (b) => b.kind),
+    lineage: { length: session.lineage.length, leafId: session.leafId },
+    branchPoints: session.branchPoints,
+    roots: session.roots,
+    compactions: session.compactions.map((c) => ({
+      number: c.number,
+      id: c.entryId,
+      firstKeptEntryId: c.firstKeptEntryId,
+      segment: c.segment,
+      entries: c.entryIds.length,
+      ...(c.tokensBefore === undefined ? {} : { tokensBefore: c.tokensBefore }),
+    })),
+    damaged: session.damaged.map((d) => ({ line: d.line, byteOffset: d.byteOffset, kind: d.kind, reason: d.reason, recovered: d.recovered })),
+    byteLength: session.byteLength,
+  };
+}
+
+function listCounts(counts: Record<string, number>): string {
+  const parts = Object.entries(counts).map(([k, n]) => `${k} ${String(n)}`);
+  return parts.length === 0 ? "none" : parts.join(", ");
+}
+
+export function inspectText(session: Session): string {
+  const h = session.header;
+  const json = inspectJson(session);
+  const lines = [
+    `${style(session.path, "bold")}`,
+    `session ${h.id}, format v${String(h.version)}${h.version < 3 ? " (migrated to v3 in memory; file untouched)" : ""}`,
+    `entries ${String(session.entries.length)}: ${listCounts(json["byType"] as Record<string, number>)}`,
+    `roles: ${listCounts(json["byRole"] as Record<string, number>)}`,
+    `blocks ${String(session.blocks.length)}: ${listCounts(json["byKind"] as Record<string, number>)}`,
+    `lineage ${String(session.lineage.length)} entries, leaf ${session.leafId ?? "(none)"}`,
+    `branch points: ${session.branchPoints.length === 0 ? "none" : session.branchPoints.join(", ")}`,
+    `roots: ${session.roots.join(", ")}`,
+  ];
+  if (session.compactions.length === 0) lines.push("compactions: none on the lineage");
+  for (const c of session.compactions) {
+    const range = c.segment === null ? "no blocks" : `#${String(c.segment.from)}–#${String(c.segment.to)}`;
+    lines.push(`compaction ${String(c.number)}: ${c.entryId}, kept from ${c.firstKeptEntryId ?? "(none)"}, summarized ${range} (${String(c.entryIds.length)} entries)`);
+  }
+  if (session.damaged.length === 0) lines.push("damaged lines: none");
+  for (const d of session.damaged) {
+    const state = d.recovered ? style("recovered", "green") : style("not recovered", "red");
+    lines.push(`damaged line ${String(d.line)} (byte ${String(d.byteOffset)}): ${d.kind}, ${state}: ${d.reason}`);
+  }
+  return lines.join("\n");
+}
+
+export function registerInspect(program: Command): void {
+  program
+    .command("inspect")
+    .description("Show how a Pi session file reads: version, entries, blocks, lineage, branches, compactions, damage (never writes it)")
+    .argument("<session>", "Pi session file (.jsonl)")
+    .option("--json", "print one JSON document")
+    .action(async (file: string, options: { json?: boolean }) => {
+      const session = await readSessionForCli(file);
+      emit(options.json === true, inspectJson(session), () => inspectText(session));
+      // Lines whose content could not be recovered are a finding.
+      if (session.damaged.some((d) => !d.recovered && d.kind !== "blank")) setExit(EXIT_FINDINGS);
+    });
+}
