@@ -7,8 +7,6 @@ import { registerHindsight } from "./hindsight.js";
 import { registerGarden } from "./garden.js";
 import { registerIndex } from "./index-cmd.js";
 import { registerVerify } from "./verify.js";
-import { registerIndex } from "./index-cmd.js";
-import { registerVerify } from "./verify.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -18,8 +16,6 @@ export const commands: RegisterCommand[] = [
   registerRecords,
   registerHindsight,
   registerGarden,
-  registerIndex,
-  registerVerify,
   registerIndex,
   registerVerify,
 ];
