@@ -4,7 +4,7 @@ import type { Block } from "@context-fold/ledger-reader";
 import { RecallError } from "./errors.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
 import { rankRegex, rankWords, type ScoredDoc } from "./rank.js";
-import { buildBrowse, buildPage, type SearchResult } from "./results.js";
+import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
 import { TermIndex } from "./term-index.js";
 
@@ -33,6 +33,8 @@ export interface ExpandedEntry {
   readonly role: string;
   readonly kind: Block["kind"];
   readonly turn: number;
+  /** How results label it: `thinking`, `!cmd output`, `tool_result bash`, … */
+  readonly label: string;
   readonly anchor?: string;
   /** Full, untruncated block text. */
   readonly text: string;
@@ -140,7 +142,7 @@ export class RecallIndex {
         throw new RecallError("BAD_INDEX", `#${String(n)} is not a block of this session (it has #0..#${String(blocks.length - 1)})`);
       }
       const problem = verify(block);
-      const entry = { index: block.index, entryId: block.entryId, role: block.role, kind: block.kind, turn: block.turn, text: block.text, verified: problem === null };
+      const entry = { index: block.index, entryId: block.entryId, role: block.role, kind: block.kind, turn: block.turn, label: labelOf(block), text: block.text, verified: problem === null };
       const withAnchor = block.anchor === undefined ? entry : { ...entry, anchor: block.anchor };
       return problem === null ? withAnchor : { ...withAnchor, problem };
     });

@@ -7,6 +7,7 @@ import { registerHindsight } from "./hindsight.js";
 import { registerGarden } from "./garden.js";
 import { registerIndex } from "./index-cmd.js";
 import { registerVerify } from "./verify.js";
+import { registerRecall } from "./recall.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -18,4 +19,5 @@ export const commands: RegisterCommand[] = [
   registerGarden,
   registerIndex,
   registerVerify,
+  registerRecall,
 ];

@@ -1,0 +1,163 @@
+// `context-fold recall` end to end on generated sessions: search JSON shape, words vs regex, scopes,
+// expand verified, typed errors as exit 2, span recall by code, and --sessions with a progress bar.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { appendRecord, blockLog, codeFor, seedIndexPath, sha256Hex } from "@context-fold/seed-index-format";
+import { readSession } from "@context-fold/ledger-reader";
+import { generateSession, type Manifest } from "@context-fold/session-gen";
+import { tempDir } from "@context-fold/test-support";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { run } from "../src/program.js";
+
+async function cli(args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
+  let stdout = "";
+  let stderr = "";
+  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  process.exitCode = 0;
+  try {
+    await run(args);
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+  const exit = Number(process.exitCode ?? 0);
+  process.exitCode = 0;
+  return { stdout, stderr, exit };
+}
+
+afterEach(() => {
+  process.exitCode = 0;
+});
+
+interface SearchJson {
+  query: string;
+  scope: string;
+  total: number;
+  page: number;
+  pages: number;
+  hits: { index: number; entryId: string; role: string; turn: number; score: number; text: string; session?: string }[];
+  segments: { from: number; to: number; lines: { index: number; matched: boolean }[] }[];
+}
+
+describe("context-fold recall", () => {
+  const dir = tempDir("cli-recall-");
+  const sessionsDir = join(dir, "sessions");
+  const file = join(sessionsDir, "--home-dev-project--", "s.jsonl");
+  const cacheDir = join(dir, "cache");
+  let manifest: Manifest;
+  beforeAll(async () => {
+    mkdirSync(join(sessionsDir, "--home-dev-project--"), { recursive: true });
+    manifest = await generateSession(file, { seed: 77, turns: 60 });
+  });
+
+  it("--json: {query, scope, total, page, pages, hits, segments}; the planted fact ranks first", async () => {
+    const needle = manifest.needles.find((n) => n.onLineage && n.kind === "identifier");
+    const r = await cli(["recall", file, needle?.value ?? "", "--json", "--cache-dir", cacheDir]);
+    expect(r.exit).toBe(0);
+    const json = JSON.parse(r.stdout) as SearchJson;
+    expect(json.query).toBe(needle?.value);
+    expect(json.scope).toBe("lineage");
+    expect(json.page).toBe(1);
+    expect(json.pages).toBe(Math.ceil(json.total / 5));
+    expect(json.hits[0]?.entryId).toBe(needle?.entryId);
+    expect(Object.keys(json.hits[0] ?? {})).toEqual(expect.arrayContaining(["index", "entryId", "role", "turn", "score", "text"]));
+    expect(json.segments[0]?.lines.some((l) => l.matched && l.index === json.hits[0]?.index)).toBe(true);
+  });
+
+  it("human output groups by segment with > marks; a question with punctuation is a word search", async () => {
+    const r = await cli(["recall", file, "why", "did", "the", "shard", "fail?", "--cache-dir", cacheDir]);
+    expect(r.exit).toBe(0);
+    expect(r.stdout).toMatch(/^Found \d+ match/);
+    expect(r.stdout).toMatch(/^--- #\d+-#\d+ turn \d+ \(\d+\/\d+ entries match\) ---$/m);
+    expect(r.stdout).toMatch(/^> #\d+ \[/m);
+  });
+
+  it("no query browses the last 25 entries", async () => {
+    const r = await cli(["recall", file, "--json", "--cache-dir", cacheDir]);
+    const json = JSON.parse(r.stdout) as SearchJson;
+    expect(json.total).toBe(25);
+    expect(json.segments.flatMap((s) => s.lines)).toHaveLength(25);
+  });
+
+  it("--expand gives full text verified against the ledger", async () => {
+    const session = await readSession(file);
+    const big = session.blocks.filter((b) => session.lineageIds.has(b.entryId) && b.text.length > 2000).slice(0, 2);
+    const r = await cli(["recall", file, "--expand", big.map((b) => String(b.index)).join(","), "--json", "--cache-dir", cacheDir]);
+    expect(r.exit).toBe(0);
+    const json = JSON.parse(r.stdout) as { entries: { index: number; text: string; verified: boolean }[] };
+    expect(json.entries.map((e) => [e.index, e.text, e.verified])).toEqual(big.map((b) => [b.index, b.text, true]));
+  });
+
+  it("a bad regex, a bad scope and a bad #N are exit 2 with a message, never a stack", async () => {
+    for (const args of [
+      ["/(a/"],
+      ["x", "--regex", "--json"],
+      ["x", "--scope", "compaction:99"],
+      ["x", "--scope", "sideways"],
+      ["--expand", "99999999"],
+      ["--expand", "1,x"],
+    ]) {
+      const r = await cli(["recall", file, ...(args[0] === "x" && args[1] === "--regex" ? ["(?<=a)b", ...args.slice(1)] : args), "--cache-dir", cacheDir]);
+      expect(r.exit, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(/^context-fold: /);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.stdout).toBe("");
+    }
+  });
+
+  it("scope all finds an abandoned-branch needle the default scope does not", async () => {
+    const needle = manifest.needles.find((n) => !n.onLineage);
+    expect(needle).toBeDefined();
+    const def = JSON.parse((await cli(["recall", file, needle?.value ?? "", "--json", "--cache-dir", cacheDir])).stdout) as SearchJson;
+    expect(def.hits.map((h) => h.entryId)).not.toContain(needle?.entryId);
+    const all = JSON.parse((await cli(["recall", file, needle?.value ?? "", "--scope", "all", "--json", "--cache-dir", cacheDir])).stdout) as SearchJson;
+    expect(all.hits[0]?.entryId).toBe(needle?.entryId);
+  });
+
+  it("--code pulls a seed-index span verified by sha256; --grep scans inside it", async () => {
+    const session = await readSession(file);
+    const block = session.blocks.find((b) => b.kind === "toolResult" && b.anchor !== undefined && b.text.includes("\n"));
+    const anchor = block?.anchor ?? "";
+    const text = block?.text ?? "";
+    await appendRecord(seedIndexPath(file, session.header.id), {
+      v: 2,
+      kind: "fold-index",
+      harness: "pi-context-fold",
+      session: session.header.id,
+      seq: 0,
+      at: "2026-03-01T10:00:00.000Z",
+      trigger: "threshold",
+      files: [],
+      commands: [],
+      errors: [],
+      identifiers: [],
+      userMessages: [],
+      spans: [{ blockId: anchor, code: codeFor(anchor), turn: block?.turn ?? 0, log: blockLog(text), sha256: sha256Hex(text) }],
+    });
+    const r = await cli(["recall", file, "--code", codeFor(anchor), "--json", "--cache-dir", cacheDir]);
+    expect(r.exit).toBe(0);
+    const json = JSON.parse(r.stdout) as { spans: { status: string; text: string }[] };
+    expect(json.spans[0]?.status).toBe("verified");
+    expect(json.spans[0]?.text).toBe(text);
+    const firstLine = text.split("\n")[0] ?? "";
+    const scan = await cli(["recall", file, "--code", codeFor(anchor), "--lines", "1-1", "--cache-dir", cacheDir]);
+    expect(scan.stdout).toContain(`     1: ${firstLine}`);
+  });
+
+  it("--sessions searches every session, names it, and draws a progress bar on stderr", async () => {
+    const needle = manifest.needles.find((n) => n.onLineage && n.kind === "hex");
+    const r = await cli(["recall", "--sessions", sessionsDir, needle?.value ?? "", "--json", "--cache-dir", cacheDir]);
+    expect(r.exit).toBe(0);
+    const json = JSON.parse(r.stdout) as SearchJson;
+    expect(json.hits[0]?.session).toBe(join("--home-dev-project--", "s.jsonl"));
+    expect(json.hits[0]?.entryId).toBe(needle?.entryId);
+    expect(r.stderr).toContain("indexing sessions [##############################] 1/1");
+  });
+});
