@@ -196,19 +196,32 @@ export class HindsightClient implements HindsightApi {
 
   /**
    * Every memory matching `query`, page by page. Retains during the walk push rows to later offsets,
-   * so a row may come twice: ids already yielded are skipped. Stops on a short page.
+   * so a row may come twice: ids already yielded are skipped. Rows leaving the list during the walk
+   * (e.g. invalidated by the caller between pages) pull later rows to earlier offsets: when `total`
+   * shrinks, the next page starts that many rows earlier. Stops on a short page.
    */
   async *listAll(bankId: string, query: Omit<ListQuery, "offset"> = {}): AsyncIterable<Memory> {
     const limit = Math.max(1, query.limit ?? LIST_ALL_PAGE);
     const seen = new Set<string>();
-    for (let offset = 0; ; offset += limit) {
+    let offset = 0;
+    let lastTotal: number | null = null;
+    for (;;) {
       const page = await this.listMemories(bankId, { ...query, limit, offset });
+      const shrunk = lastTotal === null ? 0 : Math.max(0, lastTotal - page.total);
+      if (shrunk > 0 && offset > 0) {
+        // Rows vanished since the last page: re-read from earlier so none slips past (dupes are skipped).
+        offset = Math.max(0, offset - shrunk);
+        lastTotal = page.total;
+        continue;
+      }
+      lastTotal = page.total;
       for (const memory of page.items) {
         if (seen.has(memory.id)) continue;
         seen.add(memory.id);
         yield memory;
       }
       if (page.items.length < limit) return;
+      offset += limit;
     }
   }
 

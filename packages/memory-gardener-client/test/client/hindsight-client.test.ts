@@ -104,6 +104,19 @@ describe("HindsightClient against the local bank", () => {
     expect(page).toBeGreaterThan(3);
   });
 
+  it("listAll skips nothing when the caller invalidates rows between pages", async () => {
+    const bank = await bankWith();
+    const client = new HindsightClient({ baseUrl: bank.url });
+    await client.retain("inv", Array.from({ length: 95 }, (_, i) => ({ content: `row ${i}`, timestamp: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString() })));
+    const seen: string[] = [];
+    for await (const memory of client.listAll("inv", { limit: 10 })) {
+      seen.push(memory.text);
+      if (seen.length % 3 === 0) await client.patchMemory("inv", memory.id, { state: "invalidated", reason: "gardened" });
+    }
+    expect(new Set(seen).size).toBe(95);
+    expect(seen).toHaveLength(95);
+  });
+
   it("retries 429 (honouring Retry-After) and 500s, and survives slow answers", async () => {
     const bank = await bankWith({ faults: { status429: 2, retryAfterSeconds: 0.05 } });
     const client = new HindsightClient({ baseUrl: bank.url, retries: 3, backoffMs: 5 });
