@@ -1,6 +1,7 @@
 // Incremental extraction of summary facts and durable artifacts: blocks go in turn by turn, state is
 // updated in O(new text), and snapshots are built from the state (never by re-reading old blocks).
 
+import { errorLines } from "../lexicon/errors.js";
 import { normalizePath } from "../lexicon/paths.js";
 import { hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
@@ -382,7 +383,7 @@ class Accumulator implements FactsAccumulator {
   }
 
   private addShellResult(b: FactsBlock, command: string, exit: number, output: string, label: string): void {
-    const key = commandKey(command);
+    const key = commandKey(command, this.cwd);
     const turn = this.currentTurn();
     if (turn !== undefined && command.length > 0) {
       turn.runs.push(shortCommand(command, 60));
@@ -410,7 +411,13 @@ class Accumulator implements FactsAccumulator {
         index: b.index,
       });
     }
-    if (exit === 0) {
+    // A pipe (`| tail`) masks the exit code: a piped run whose output shows errors failed all the same.
+    let shown = exit;
+    if (exit === 0 && command.includes("|") && !isSearchCommand(command)) {
+      const tail = output.length > 256 * 1024 ? output.slice(-256 * 1024) : output;
+      if (diagnostics.length > 0 || errorLines(tail).length > 0) shown = -1;
+    }
+    if (shown === 0) {
       // The same command succeeding resolves what its earlier runs reported.
       const open = this.openByCommand.get(key);
       if (open !== undefined && diagnostics.length === 0) {
@@ -449,7 +456,7 @@ class Accumulator implements FactsAccumulator {
       key: `exit|${key}`,
       severity: "ERROR",
       source: "bash-exit",
-      label: `${label === "!cmd" ? "!cmd" : "bash"}:exit ${exit}`,
+      label: shown < 0 ? `${label === "!cmd" ? "!cmd" : "bash"}:errors` : `${label === "!cmd" ? "!cmd" : "bash"}:exit ${exit}`,
       text: gist.length > 0 ? `${shortCommand(command)} → ${gist}` : shortCommand(command),
       file: undefined,
       command: shortCommand(command),

@@ -6,16 +6,19 @@ const REDIRECT_2_1 = /\s*2>&1/g;
 const SPACES = /\s+/g;
 
 /**
- * The key under which two runs count as "the same command": leading `cd … &&`, `2>&1` and a trailing
- * `| tail`/`| head` are dropped and whitespace is collapsed. Input is clipped to 2,000 chars.
+ * The key under which two runs count as "the same command": `2>&1` and a trailing `| tail`/`| head` are
+ * dropped and whitespace is collapsed. A leading `cd <dir> &&` stays part of the key (the same command in
+ * another directory is another command) unless `<dir>` is the session's cwd. Input is clipped to 2,000 chars.
  */
-export function commandKey(command: string): string {
+export function commandKey(command: string, cwd?: string): string {
   let c = command.length > 2000 ? command.slice(0, 2000) : command;
   c = c.trim();
-  for (let i = 0; i < 3; i++) {
+  if (cwd !== undefined) {
     const m = LEADING_CD.exec(c);
-    if (m === null) break;
-    c = c.slice(m[0].length);
+    if (m !== null) {
+      const dir = m[0].slice(2).replace(/&&\s*$/, "").trim().replace(/\/+$/, "");
+      if (dir === cwd.replace(/\/+$/, "") || dir === ".") c = c.slice(m[0].length);
+    }
   }
   c = c.replace(REDIRECT_2_1, "");
   for (let i = 0; i < 3; i++) {
@@ -26,9 +29,19 @@ export function commandKey(command: string): string {
   return c.replace(SPACES, " ").trim();
 }
 
+function withoutLeadingCd(command: string): string {
+  let c = commandKey(command);
+  for (let i = 0; i < 3; i++) {
+    const m = LEADING_CD.exec(c);
+    if (m === null) break;
+    c = c.slice(m[0].length);
+  }
+  return c;
+}
+
 /** The first program a command runs (after `cd … &&`, env assignments, `sudo`, `npx`). */
 export function programOf(command: string): string {
-  const words = commandKey(command).split(" ");
+  const words = withoutLeadingCd(command).split(" ");
   let i = 0;
   while (i < words.length) {
     const w = words[i] ?? "";
@@ -45,7 +58,7 @@ const SEARCH_PROGRAMS = new Set(["grep", "rg", "ag", "ack", "find", "fd", "egrep
 
 /** A search whose "nothing found" exit is not an error (grep exits 1 on no match). */
 export function isSearchCommand(command: string): boolean {
-  const key = commandKey(command);
+  const key = withoutLeadingCd(command);
   if (key.startsWith("git grep")) return true;
   // A pipeline ending in grep also exits 1 on no match.
   const lastPipe = key.lastIndexOf("| ");

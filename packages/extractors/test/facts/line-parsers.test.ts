@@ -95,12 +95,15 @@ describe("parseDiagnostics", () => {
 
 describe("shell commands", () => {
   it("commandKey folds cd, 2>&1, tail/head and whitespace", () => {
-    expect(commandKey("cd packages/x && pnpm test 2>&1 | tail -30")).toBe("pnpm test");
+    expect(commandKey("cd packages/x && pnpm test 2>&1 | tail -30")).toBe("cd packages/x && pnpm test");
+    expect(commandKey("cd /repo/ && pnpm test 2>&1 | tail -30", "/repo")).toBe("pnpm test");
+    expect(commandKey("cd . && pnpm test", "/repo")).toBe("pnpm test");
     expect(commandKey("  pnpm   test  ")).toBe("pnpm test");
     expect(commandKey("pnpm test | grep FAIL")).toBe("pnpm test | grep FAIL");
   });
   it("program, search and test detection", () => {
     expect(programOf("CI=1 npx vitest run")).toBe("vitest");
+    expect(programOf("cd a && cd b && grep x")).toBe("grep");
     expect(isSearchCommand('grep -rn "x" src')).toBe(true);
     expect(isSearchCommand("pnpm test | grep FAIL")).toBe(true);
     expect(isSearchCommand("git grep foo")).toBe(true);
