@@ -24,7 +24,7 @@ export type {
 export { runGardener } from "./gardener/run-gardener.js";
 export type { GardenerOptions, GardenerProgress } from "./gardener/run-gardener.js";
 export { runManifestPhase, assignBlocks, packShards, validateSampling, DEFAULT_SHARD_SIZE, PREVIEW_CHARS } from "./gardener/manifest.js";
-export type { ManifestOptions } from "./gardener/manifest.js";
+export type { ManifestOptions, BlockAssignment } from "./gardener/manifest.js";
 export { runShardPhase, readManifest, readShardFiles } from "./gardener/shards.js";
 export type { ShardOptions } from "./gardener/shards.js";
 export { runJudgePhase, readActions, MAX_JUDGE_PARALLEL, JUDGE_BATCH_SIZE } from "./gardener/judge-phase.js";

@@ -34,7 +34,7 @@ export async function runJudgePhase(options: JudgeOptions): Promise<JudgeAck> {
   const clusters: CandidateCluster[] = readShardFiles(options.outDir)
     .flatMap((s) => s.clusters)
     .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  const size = Math.max(1, options.batchSize ?? JUDGE_BATCH_SIZE);
+  const size = Math.max(1, options.batchSize ?? judge.batchSize ?? JUDGE_BATCH_SIZE);
   const batches: CandidateCluster[][] = [];
   for (let i = 0; i < clusters.length; i += size) batches.push(clusters.slice(i, i + size));
   const parallel = Math.max(1, Math.min(MAX_JUDGE_PARALLEL, options.concurrency ?? MAX_JUDGE_PARALLEL));

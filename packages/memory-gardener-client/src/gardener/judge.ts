@@ -25,6 +25,8 @@ export interface JudgeBatch {
 /** Anything that can judge a batch of candidate clusters (the default rules, or a model). */
 export interface Judge {
   readonly name: string;
+  /** Clusters per batch this judge prefers (a model wants small batches; default 25). */
+  readonly batchSize?: number;
   judgeBatch(batch: JudgeBatch): Promise<readonly ClusterVerdicts[]>;
 }
 
@@ -83,6 +85,8 @@ function judgeCluster(cluster: CandidateCluster): ClusterVerdicts {
 /** The deterministic judge: contradictions flagged, expired ephemera expired, restated duplicates superseded. */
 export const defaultJudge: Judge = {
   name: "default",
+  // Pure and fast: big batches mean fewer batch files to fsync.
+  batchSize: 1000,
   judgeBatch(batch: JudgeBatch): Promise<readonly ClusterVerdicts[]> {
     return Promise.resolve(batch.clusters.map(judgeCluster));
   },

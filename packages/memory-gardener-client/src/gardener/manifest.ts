@@ -57,11 +57,18 @@ async function* sample(api: HindsightApi, options: ManifestOptions): AsyncIterab
   yield* api.listAll(options.bankId, { state: "valid" });
 }
 
+export interface BlockAssignment {
+  /** Memories that may cluster share a block. */
+  readonly block: string;
+  /** The memory's subject tokens joined: keeps similar memories adjacent inside a block. */
+  readonly subjectKey: string;
+}
+
 /**
  * Blocking keys: the memory's most frequent shared entity (its subject, e.g. "billing-service"), else
  * its rarest subject token shared with another memory; memories with neither get a singleton block.
  */
-export function assignBlocks(items: readonly { readonly id: string; readonly text: string; readonly entities: readonly string[] }[]): string[] {
+export function assignBlocks(items: readonly { readonly id: string; readonly text: string; readonly entities: readonly string[] }[]): BlockAssignment[] {
   const entityDf = new Map<string, number>();
   const tokenDf = new Map<string, number>();
   const analyzed = items.map((item) => {
@@ -71,7 +78,9 @@ export function assignBlocks(items: readonly { readonly id: string; readonly tex
     for (const t of tokens) tokenDf.set(t, (tokenDf.get(t) ?? 0) + 1);
     return { entities, tokens };
   });
-  return analyzed.map(({ entities, tokens }, index) => {
+  return analyzed.map(({ entities, tokens }, index) => ({ block: blockFor(entities, tokens, index), subjectKey: tokens.join(" ") }));
+
+  function blockFor(entities: readonly string[], tokens: readonly string[], index: number): string {
     let best: { key: string; df: number } | undefined;
     for (const e of entities) {
       const df = entityDf.get(e) ?? 0;
@@ -86,12 +95,12 @@ export function assignBlocks(items: readonly { readonly id: string; readonly tex
       if (rare === undefined || df < rare.df || (df === rare.df && t < rare.key)) rare = { key: t, df };
     }
     return rare === undefined ? `~${items[index]?.id ?? index}` : `t:${rare.key}`;
-  });
+  }
 }
 
 /** Pack blocks into shards of at most `shardSize`; a block never straddles shards unless it alone exceeds the size. */
-export function packShards(entries: readonly ManifestEntry[], shardSize: number): string[][] {
-  const byBlock = new Map<string, ManifestEntry[]>();
+export function packShards(entries: readonly { readonly id: string; readonly block: string; readonly subjectKey: string }[], shardSize: number): string[][] {
+  const byBlock = new Map<string, { readonly id: string; readonly block: string; readonly subjectKey: string }[]>();
   for (const e of entries) {
     const list = byBlock.get(e.block);
     if (list === undefined) byBlock.set(e.block, [e]);
@@ -100,7 +109,7 @@ export function packShards(entries: readonly ManifestEntry[], shardSize: number)
   const shards: string[][] = [];
   let current: string[] = [];
   for (const block of [...byBlock.keys()].sort()) {
-    const members = (byBlock.get(block) ?? []).map((e) => ({ id: e.id, key: analyzeText(e.preview).subject.join(" ") }));
+    const members = (byBlock.get(block) ?? []).map((e) => ({ id: e.id, key: e.subjectKey }));
     // Similar subjects stay adjacent, so a split of a huge block cuts between subjects.
     members.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     if (current.length > 0 && current.length + members.length > shardSize) {
@@ -158,9 +167,9 @@ export async function runManifestPhase(api: HindsightApi, options: ManifestOptio
     date: k.date,
     factType: k.factType,
     preview: k.text.length > PREVIEW_CHARS ? `${k.text.slice(0, PREVIEW_CHARS)}…` : k.text,
-    block: blocks[i] ?? `~${k.id}`,
+    block: blocks[i]?.block ?? `~${k.id}`,
   }));
-  const shards = packShards(entries, options.shardSize ?? DEFAULT_SHARD_SIZE);
+  const shards = packShards(entries.map((e, i) => ({ id: e.id, block: e.block, subjectKey: blocks[i]?.subjectKey ?? "" })), options.shardSize ?? DEFAULT_SHARD_SIZE);
   const file: ManifestFile = {
     version: 1, bankId: options.bankId, mode: options.mode, total: seen.size, fetched: entries.length, skipped, shards, entries,
   };

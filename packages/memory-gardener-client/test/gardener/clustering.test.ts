@@ -86,7 +86,7 @@ describe("clusters over the generated bank (pure, no server)", () => {
     expect(new Set(bank.items.map((i) => i.content)).size).toBe(bank.items.length);
     const memories = bank.items.map((item, i) => memoryOf(item, i));
     const blocks = assignBlocks(memories);
-    const blockOf = new Map(memories.map((m, i) => [m.id, blocks[i] ?? ""] as const));
+    const blockOf = new Map(memories.map((m, i) => [m.id, blocks[i]?.block ?? ""] as const));
     const live = memories.filter((m) => !bank.truth.toInvalidate.includes(m.text));
     const clusters = findClusters(live, NOW, (m) => blockOf.get(m.id) ?? "");
     const verdicts = await defaultJudge.judgeBatch({ clusters, now: NOW });
