@@ -159,6 +159,14 @@ const checkRecord = Compile(FoldIndexRecordSchema);
 const checkRetract = Compile(FoldRetractRecordSchema);
 const checkV1 = Compile(FoldIndexV1RecordSchema);
 
+/** Patterns explained in words: a regex in an error message helps nobody. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  blockId: "is not an anchor: r:<toolCallId> or a:<responseId>:p<n> (n without leading zeros), optionally followed by :edit:<8 hex or UUID>",
+  at: "must be an ISO-8601 timestamp: YYYY-MM-DDTHH:MM:SS[.fraction] then Z or ±HH:MM",
+  sha256: "must be 64 lowercase hex characters",
+  code: "must be lowercase letters and digits",
+};
+
 interface RawError {
   keyword: string;
   instancePath: string;
@@ -178,7 +186,7 @@ function toShapeErrors(errors: readonly RawError[]): ShapeError[] {
         ? missing.map((name) => ({ path: `${error.instancePath}/${name}`, message: "is required" }))
         : error.keyword === "not" || error.keyword === "if"
           ? [{ path: `${error.instancePath}/fullOutputPath`, message: "must be absent on an edit span (blockId ends in :edit:<entryId>)" }]
-          : [{ path: error.instancePath, message: error.message }];
+          : [{ path: error.instancePath, message: (error.keyword === "pattern" ? PATTERN_MESSAGES[error.instancePath.split("/").pop() ?? ""] : undefined) ?? error.message }];
     for (const item of items) {
       const key = `${item.path}\u0000${item.message}`;
       if (!seen.has(key)) {
