@@ -8,6 +8,8 @@ import { registerGarden } from "./garden.js";
 import { registerIndex } from "./index-cmd.js";
 import { registerVerify } from "./verify.js";
 import { registerRecall } from "./recall.js";
+import { registerFacts } from "./facts.js";
+import { registerArtifacts } from "./artifacts.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -20,4 +22,6 @@ export const commands: RegisterCommand[] = [
   registerIndex,
   registerVerify,
   registerRecall,
+  registerFacts,
+  registerArtifacts,
 ];

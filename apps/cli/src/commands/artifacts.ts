@@ -1,0 +1,52 @@
+// `context-fold artifacts <session.jsonl>`: the durable artifacts a compaction must never lose, in their
+// preservation priority — initial prompts and corrections verbatim, error ledger, working commands, hex constants, files.
+import { extractArtifacts, type DurableArtifacts } from "@context-fold/extractors";
+import { lineageBlocks } from "@context-fold/ledger-reader";
+import type { Command } from "commander";
+import { emit, style } from "../output.js";
+import { readSessionForCli } from "./inspect.js";
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
+}
+
+/** Human-readable rendering, categories in priority order; verbatim texts are printed whole, indented. */
+export function artifactsText(a: DurableArtifacts): string {
+  const out: string[] = [];
+  const head = (name: string, n: number): void => {
+    if (out.length > 0) out.push("");
+    out.push(style(`${name} (${String(n)})`, "bold"));
+  };
+  head("initial_prompts", a.initialPrompts.length);
+  for (const p of a.initialPrompts) out.push(`  #${String(p.index)} turn ${String(p.turn)}:`, indent(p.text));
+  head("corrections", a.corrections.length);
+  for (const c of a.corrections) out.push(`  #${String(c.index)} turn ${String(c.turn)}:`, indent(c.text));
+  head("error_ledger", a.errorLedger.length);
+  for (const e of a.errorLedger) {
+    const tag = e.resolved ? "[RESOLVED]" : `[${e.severity}]`;
+    out.push(`  - ${tag} [${e.source}] ${e.text.replace(/\s+/g, " ")} (#${String(e.index)})`);
+  }
+  head("working_commands", a.workingCommands.length);
+  for (const w of a.workingCommands) out.push(`  - ${w.command} (failed #${String(w.failedIndex)}, worked #${String(w.succeededIndex)})`);
+  head("hex_constants", a.hexConstants.length);
+  for (const h of a.hexConstants) out.push(`  - ${h.value} (#${String(h.index)})`);
+  head("files", a.files.length);
+  for (const f of a.files) out.push(`  - ${f}`);
+  return out.join("\n");
+}
+
+export function registerArtifacts(program: Command): void {
+  program
+    .command("artifacts")
+    .description("Durable artifacts of a session (initial prompts, corrections verbatim, error ledger, working commands, hex constants, files)")
+    .argument("<session.jsonl>", "Pi session file")
+    .option("--json", "print the DurableArtifacts structure as one JSON document")
+    .action(async (file: string, options: { json?: boolean }) => {
+      const session = await readSessionForCli(file);
+      const artifacts = extractArtifacts(lineageBlocks(session), session.header.cwd !== undefined ? { cwd: session.header.cwd } : {});
+      emit(options.json === true, artifacts, () => artifactsText(artifacts));
+    });
+}

@@ -1,0 +1,87 @@
+// `context-fold facts <session.jsonl>`: the summary facts extraction finds on the session's lineage —
+// goal, preferences, files with symbols, commits, outstanding context, earlier turns, status, anchors.
+import { extractFacts, type SessionFacts } from "@context-fold/extractors";
+import { lineageBlocks } from "@context-fold/ledger-reader";
+import type { Command } from "commander";
+import { emit, style } from "../output.js";
+import { readSessionForCli } from "./inspect.js";
+
+function ref(index: number): string {
+  return style(`(#${String(index)})`, "dim");
+}
+
+function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+const STATUS_LABEL = { modified: "Modified", created: "Created", read: "Read" } as const;
+
+/** Human-readable rendering: bracketed sections, every item with its `(#N)`; empty sections omitted. */
+export function factsText(f: SessionFacts): string {
+  const out: string[] = [];
+  const section = (title: string, lines: string[]): void => {
+    if (lines.length === 0) return;
+    if (out.length > 0) out.push("");
+    out.push(style(`[${title}]`, "bold"), ...lines);
+  };
+  const goal: string[] = [];
+  if (f.goal !== null) goal.push(`- ${oneLine(f.goal.text, 400)} ${ref(f.goal.index)}`);
+  for (const s of f.scopeChanges) goal.push(`- [Scope change] ${oneLine(s.text)} ${ref(s.index)}`);
+  section("Session Goal", goal);
+  section("User Preferences", f.preferences.map((p) => `- ${oneLine(p.text)} ${ref(p.index)}`));
+  const files: string[] = [];
+  for (const status of ["modified", "created", "read"] as const) {
+    for (const x of f.files.filter((y) => y.status === status)) {
+      const symbols = x.symbols.length > 0 ? ` (${x.symbols.slice(0, 8).join(", ")}${x.symbols.length > 8 ? ", …" : ""})` : "";
+      files.push(`- ${STATUS_LABEL[status]}: ${x.path}${symbols} ${ref(x.lastIndex)}`);
+    }
+  }
+  section("Files And Changes", files);
+  section(
+    "Commits",
+    f.commits.map((c) => `- ${c.hash}: ${c.subject}${c.kind === "commit" ? "" : ` [${c.kind}]`}${c.branch !== undefined ? ` on ${c.branch}` : ""} ${ref(c.index)}`),
+  );
+  const anchors: string[] = [];
+  if (f.anchors.commits.length > 0) anchors.push(`- commits: ${f.anchors.commits.join(", ")}`);
+  if (f.anchors.errorIds.length > 0) anchors.push(`- errors: ${f.anchors.errorIds.join(", ")}`);
+  if (f.anchors.keyFiles.length > 0) anchors.push(`- files: ${f.anchors.keyFiles.join(", ")}`);
+  section("Anchors", anchors);
+  const catalog: string[] = [];
+  let lastPath = "";
+  for (const t of f.typeCatalog) {
+    if (t.path !== lastPath) catalog.push(`- ${t.path} [${t.status}]:`);
+    lastPath = t.path;
+    catalog.push(`  ${t.line}`);
+  }
+  section("Type Catalog", catalog);
+  section(
+    "Outstanding Context",
+    f.outstanding.map((o) => {
+      const tag = o.resolved ? style("[RESOLVED]", "green") : style(`[${o.severity}]`, o.severity === "ERROR" ? "red" : o.severity === "WARN" ? "yellow" : "cyan");
+      const where = o.resolved && o.resolvedIndex !== undefined ? `(#${String(o.index)} → #${String(o.resolvedIndex)})` : `(#${String(o.index)})`;
+      return `- ${tag} [${o.label}] ${oneLine(o.text, 300)} ${style(where, "dim")}`;
+    }),
+  );
+  section("Earlier Turns", f.turns.map((t) => `- ${oneLine(t.oneLine)} ${ref(t.index)}`));
+  const status: string[] = [];
+  if (f.status.focus !== "") status.push(`- Working on: ${f.status.focus}${f.status.focusIndex !== null ? ` ${ref(f.status.focusIndex)}` : ""}`);
+  if (f.status.lastModification !== undefined) status.push(`- Last action: ${f.status.lastModification.text} ${ref(f.status.lastModification.index)}`);
+  for (const n of f.status.nextSteps) status.push(`- Next: ${n}`);
+  section("Current Status", status);
+  if (out.length === 0) return "no facts: the session has no messages on its lineage";
+  return out.join("\n");
+}
+
+export function registerFacts(program: Command): void {
+  program
+    .command("facts")
+    .description("Summary facts of a session's lineage: goal, preferences, files + symbols, commits, outstanding context, turns, status")
+    .argument("<session.jsonl>", "Pi session file")
+    .option("--json", "print the SessionFacts structure as one JSON document")
+    .action(async (file: string, options: { json?: boolean }) => {
+      const session = await readSessionForCli(file);
+      const facts = extractFacts(lineageBlocks(session), session.header.cwd !== undefined ? { cwd: session.header.cwd } : {});
+      emit(options.json === true, facts, () => factsText(facts));
+    });
+}
