@@ -1,7 +1,7 @@
 // Writes one generated conversation through Pi's SessionManager, turn by turn, and records the ground
 // truth (needles, commits, errors, corrections, …) as it goes.
 import { statSync } from "node:fs";
-import type { SessionManager } from "@earendil-works/pi-coding-agent";
+import { DEFAULT_MAX_BYTES, formatSize, truncateHead, truncateTail, type SessionManager } from "@earendil-works/pi-coding-agent";
 import { NEW_FILES, PROJECT_FILES, camel, noun, snippet, sourceFile, type Language, type ProjectFile } from "./code-corpus.js";
 import { assistantLead, assistantWrapUp, correction, followUp, foundingRequest, preference, thinking } from "./conversation-corpus.js";
 import type { Needle } from "./manifest.js";
@@ -39,6 +39,16 @@ export interface TurnRecord {
   readonly entryIds: string[];
   plain: boolean;
   readonly onBranch: boolean;
+}
+
+/** The last lines of `text` that fit in `bytes` (so a planted needle survives Pi's 50 KB limit). */
+function keepTail(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  const lines = text.split("\n");
+  let size = 0;
+  let from = lines.length;
+  while (from > 0 && size + Buffer.byteLength(lines[from - 1] ?? "") + 1 <= bytes) size += Buffer.byteLength(lines[--from] ?? "") + 1;
+  return lines.slice(from).join("\n");
 }
 
 const RUNNER_LANG: Readonly<Record<Runner, Language>> = { vitest: "ts", jest: "ts", tsc: "ts", pytest: "py", go: "go", cargo: "rs" };
@@ -145,14 +155,39 @@ export class SessionWriter {
     return this.append(message as PiMessage);
   }
 
+  /**
+   * Pi's own output limits (2000 lines / 50 KB, its truncate functions and notices): bash keeps the
+   * tail and names the full output file, read keeps the head and says where to continue.
+   */
+  private piTruncate(action: ToolAction): { text: string; details: Record<string, unknown> | undefined } {
+    if (action.name === "bash") {
+      const truncation = truncateTail(action.output);
+      if (!truncation.truncated) return { text: action.output, details: action.details };
+      const fullOutputPath = `/tmp/pi-bash-${this.rng.hex(16)}.log`;
+      const start = truncation.totalLines - truncation.outputLines + 1;
+      const notice = truncation.truncatedBy === "lines"
+        ? `[Showing lines ${start}-${truncation.totalLines} of ${truncation.totalLines}. Full output: ${fullOutputPath}]`
+        : `[Showing lines ${start}-${truncation.totalLines} of ${truncation.totalLines} (${formatSize(DEFAULT_MAX_BYTES)} limit). Full output: ${fullOutputPath}]`;
+      return { text: `${truncation.content}\n\n${notice}`, details: { truncation, fullOutputPath } };
+    }
+    if (action.name === "read") {
+      const truncation = truncateHead(action.output);
+      if (!truncation.truncated) return { text: action.output, details: action.details };
+      const limit = truncation.truncatedBy === "lines" ? "" : ` (${formatSize(DEFAULT_MAX_BYTES)} limit)`;
+      return { text: `${truncation.content}\n\n[Showing lines 1-${truncation.outputLines} of ${truncation.totalLines}${limit}. Use offset=${truncation.outputLines + 1} to continue.]`, details: { truncation } };
+    }
+    return { text: action.output, details: action.details };
+  }
+
   private toolResult(toolCallId: string, action: ToolAction): string {
     this.tick(150, 30_000);
+    const { text, details } = this.piTruncate(action);
     const message = {
       role: "toolResult" as const,
       toolCallId,
       toolName: action.name,
-      content: [{ type: "text" as const, text: action.output }],
-      ...(action.details ? { details: action.details } : {}),
+      content: [{ type: "text" as const, text }],
+      ...(details ? { details } : {}),
       isError: action.isError,
       timestamp: this.clock.now,
     };
@@ -225,9 +260,9 @@ export class SessionWriter {
     if (kind === 3) return { name: "bash", args: { command: "git log --oneline -n 400" }, output: gitLog(this.rng, this.lines(200, 400)), isError: false };
     if (kind === 0) {
       const fn = camel(this.rng);
-      return { name: "bash", args: { command: `grep -rn "${fn}" src/ internal/ crates/` }, output: grepOutput(this.rng, fn, this.lines(200, 600)), isError: false };
+      return { name: "bash", args: { command: `grep -rn "${fn}" src/ internal/ crates/` }, output: grepOutput(this.rng, fn, this.lines(200, 900)), isError: false };
     }
-    if (kind === 1) return { name: "bash", args: { command: `tail -n 500 logs/${noun(this.rng)}d.log` }, output: buildLog(this.rng, this.lines(250, 700)), isError: false };
+    if (kind === 1) return { name: "bash", args: { command: `tail -n 500 logs/${noun(this.rng)}d.log` }, output: buildLog(this.rng, this.lines(300, 1100)), isError: false };
     return this.readAction(this.pickFile(), this.lines(250, 650));
   }
 
@@ -304,7 +339,7 @@ export class SessionWriter {
       for (const c of calls) parts.push({ type: "toolCall", id: c.id, name: c.action.name, arguments: c.action.args });
       this.assistant(parts, "toolUse");
       for (const c of calls) {
-        if (c.action.needle) c.action.output = insertDeep(c.action.output, this.needleLine(c.action.needle.kind, c.action.needle.value), this.rng);
+        if (c.action.needle) c.action.output = insertDeep(keepTail(c.action.output, 40_000), this.needleLine(c.action.needle.kind, c.action.needle.value), this.rng);
         const entryId = this.toolResult(c.id, c.action);
         if (c.action.needle) {
           if (this.onBranch) this.branchFacts.push(c.action.needle.value);

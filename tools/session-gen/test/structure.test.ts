@@ -143,6 +143,26 @@ describe("a 40-turn session", () => {
     expect(manifest.createdFiles.length).toBeGreaterThan(0);
   });
 
+  it("long outputs obey Pi's limits: bash keeps the tail and names the full output file, read says where to continue", () => {
+    const results = entries
+      .filter((e) => e.type === "message" && (e.message as { role: string }).role === "toolResult")
+      .map((e) => e.message as { toolName: string; content: { text: string }[]; details?: { fullOutputPath?: string; truncation?: { truncated: boolean } } });
+    let truncatedBash = 0;
+    for (const r of results) {
+      const text = r.content.map((p) => p.text).join("\n");
+      expect(Buffer.byteLength(text)).toBeLessThan(50 * 1024 + 200);
+      expect(text.split("\n").length).toBeLessThanOrEqual(2003);
+      if (r.toolName === "bash" && r.details?.fullOutputPath !== undefined) {
+        truncatedBash++;
+        expect(r.details.truncation?.truncated).toBe(true);
+        expect(text.endsWith(`Full output: ${r.details.fullOutputPath}]`)).toBe(true);
+        expect(r.details.fullOutputPath).toMatch(/^\/tmp\/pi-bash-[0-9a-f]{16}\.log$/);
+      }
+      if (r.toolName === "read" && r.details?.truncation?.truncated) expect(text).toMatch(/Use offset=\d+ to continue\.\]$/);
+    }
+    expect(truncatedBash).toBeGreaterThan(0);
+  });
+
   it("writes code in several languages and output of every test runner and tsc", () => {
     const text = entries.map(entryText).join("\n");
     for (const marker of ["export function", "def ", "func (s *Store)", "pub fn", " RUN  v4.1.12", "Tests:", "passed in", "--- PASS:", "test result:", "error TS2322"]) {
