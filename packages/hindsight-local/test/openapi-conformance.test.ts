@@ -61,6 +61,15 @@ describeShared("local bank responses conform to the official OpenAPI subset", ()
   let worldId = "";
   let observationId = "";
 
+  it("the validator is not vacuous: a list answer without total, or a 422 with a string detail, fails", () => {
+    const pointer = (path: string, status: number): string => `openapi#/paths/${path.replaceAll("/", "~1")}/get/responses/${status}/content/application~1json/schema`;
+    const list = ajv.compile({ $ref: pointer(`${B}/memories/list`, 200) });
+    expect(list({ items: [], total: 0, limit: 1, offset: 0 })).toBe(true);
+    expect(list({ items: [], limit: 1, offset: 0 })).toBe(false);
+    const invalid = ajv.compile({ $ref: pointer(`${B}/memories/list`, 422) });
+    expect(invalid({ detail: "nope" })).toBe(false);
+  });
+
   it("health and version", async () => {
     const health = await call("GET", "/health");
     expect(health.status).toBe(200);
