@@ -1,10 +1,14 @@
 // Builds conformance/*.json from the hand-written cases below. Expected outcomes are written here by hand;
 // the script only computes what is arithmetic (byte offsets, sha256, base32 by an independent BigInt path).
-// Run: node scripts/gen-conformance.mjs (the package's tests then check the implementation against them).
+// Run: pnpm --filter @context-fold/seed-index-format gen:conformance [out-dir] (default: conformance/);
+// test/conformance-drift.test.ts fails when the shipped files differ from what this script writes.
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
-const out = (name, value) => writeFileSync(new URL(`../conformance/${name}`, import.meta.url), `${JSON.stringify(value, null, 2)}\n`);
+const outDir = process.argv[2] === undefined ? new URL("../conformance/", import.meta.url) : pathToFileURL(`${resolve(process.argv[2])}/`);
+const out = (name, value) => writeFileSync(new URL(name, outDir), `${JSON.stringify(value, null, 2)}\n`);
 const sha = (text) => createHash("sha256").update(text, "utf8").digest("hex");
 const AT = "2026-07-28T21:14:03.000Z";
 const span = (over = {}) => ({ blockId: "r:call_abc123", code: "hw4lhrsjh7", tool: "bash", turn: 7, log: { bytes: 3, lines: 2 }, sha256: sha("a\nb"), ...over });
