@@ -56,6 +56,24 @@ describe("context-fold hindsight serve", () => {
     expect(second.stderr()).toBe("");
   });
 
+  it("loses nothing acknowledged when the server is killed (SIGKILL, no snapshot on close)", async () => {
+    const dataDir = join(tempDir(), "bank");
+    const first = startServe(["--data", dataDir]);
+    const { url } = await first.ready;
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${url}/v1/default/banks/k/memories`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ items: [{ content: `acked ${i}` }] }) });
+      expect(res.status).toBe(200);
+    }
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const second = startServe(["--data", dataDir]);
+    const again = await second.ready;
+    const list = (await (await fetch(`${again.url}/v1/default/banks/k/memories/list?limit=100`)).json()) as { total: number };
+    expect(list.total).toBe(20);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  });
+
   it("rejects a bad --port with exit 2 and no stack trace", async () => {
     const errors: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
