@@ -21,6 +21,8 @@ export class TermIndex {
   private readonly terms: string[];
   private readonly lists: PostingList[];
   private readonly lengths: number[];
+  /** Last doc each term was seen in: a repeat in the same doc bumps its tf in place (no per-doc map). */
+  private readonly lastDoc: number[];
   private totalLength: number;
 
   constructor(terms: string[] = [], lists: PostingList[] = [], lengths: number[] = []) {
@@ -28,7 +30,12 @@ export class TermIndex {
     this.lists = lists;
     this.lengths = lengths;
     this.ids = new Map();
-    for (let i = 0; i < terms.length; i++) this.ids.set(terms[i] as string, i);
+    this.lastDoc = new Array<number>(terms.length);
+    for (let i = 0; i < terms.length; i++) {
+      this.ids.set(terms[i] as string, i);
+      const list = lists[i] as PostingList;
+      this.lastDoc[i] = list.length >= 2 ? (list[list.length - 2] as number) : -1;
+    }
     let total = 0;
     for (const l of lengths) total += l;
     this.totalLength = total;
@@ -50,27 +57,30 @@ export class TermIndex {
   /** Adds the next document; `doc` must be `docCount` (documents arrive in `#N` order). */
   addDocument(doc: number, text: string): void {
     if (doc !== this.lengths.length) throw new RangeError(`documents must be added in order: expected #${String(this.lengths.length)}, got #${String(doc)}`);
-    const counts = new Map<string, number>();
+    const { ids, terms, lists, lastDoc } = this;
     const length = tokenize(text, (term) => {
-      counts.set(term, (counts.get(term) ?? 0) + 1);
-    });
-    for (const [term, tf] of counts) {
-      let id = this.ids.get(term);
+      const id = ids.get(term);
       if (id === undefined) {
-        id = this.terms.length;
-        this.ids.set(term, id);
-        this.terms.push(term);
-        this.lists.push([doc, tf]);
-        continue;
+        ids.set(term, terms.length);
+        terms.push(term);
+        lists.push([doc, 1]);
+        lastDoc.push(doc);
+        return;
       }
-      let list = this.lists[id] as PostingList;
+      let list = lists[id] as PostingList;
+      if (lastDoc[id] === doc) {
+        // Appended for this doc already, so it is a plain array.
+        list[list.length - 1] = (list[list.length - 1] as number) + 1;
+        return;
+      }
       if (!Array.isArray(list)) {
         // A list loaded from the cache is a read-only view; copy it once on first append.
         list = Array.from(list);
-        this.lists[id] = list;
+        lists[id] = list;
       }
-      list.push(doc, tf);
-    }
+      list.push(doc, 1);
+      lastDoc[id] = doc;
+    });
     this.lengths.push(length);
     this.totalLength += length;
   }

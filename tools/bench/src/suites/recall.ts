@@ -1,0 +1,146 @@
+// Recall index speed: cold build, on-disk cache load, warm query p50 (words, phrases, compounds,
+// regex) on 4 MB and 100 MB sessions, incremental update after a 1 MB append, and adversarial regex
+// patterns over a 1 MB entry. pi-vcc's vcc_recall re-parses the file per query: 48–73 ms on 4 MB.
+import { appendFileSync, copyFileSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { readSession, updateSession, type Session } from "@context-fold/ledger-reader";
+import { cacheKeyFor, loadCachedIndex, RecallIndex, writeAtomic } from "@context-fold/recall-engine";
+import type { BenchRow, BenchSuite } from "../types.js";
+
+const PI_VCC = "pi-vcc vcc_recall: 48–73 ms per query (4 MB)";
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
+
+function timeSync(fn: () => unknown): number {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+}
+
+/** Deterministic queries drawn from the session: rare tokens, compounds, a question, a phrase, a regex. */
+function queriesFor(session: Session): string[] {
+  const blocks = session.blocks;
+  const out: string[] = ["why did we drop the cache?", "checksum drift on shard", '"do not revisit"', "refreshToken rotation", "src/ledger/reader.ts"];
+  const token = /[A-Za-z_][A-Za-z0-9_]{7,40}/g;
+  for (let k = 0; k < 20 && blocks.length > 0; k++) {
+    const text = blocks[Math.floor((k * blocks.length) / 20)]?.text.slice(0, 400) ?? "";
+    const words = text.match(token) ?? [];
+    const longest = words.reduce((a, b) => (b.length > a.length ? b : a), "");
+    if (longest !== "") out.push(longest);
+  }
+  return out;
+}
+
+function warmP50(index: RecallIndex, queries: readonly string[], rounds = 5): number {
+  for (const q of queries) index.search(q); // warm-up (JIT, scope masks)
+  const times: number[] = [];
+  for (let r = 0; r < rounds; r++) for (const q of queries) times.push(timeSync(() => index.search(q)));
+  return median(times);
+}
+
+/** New entry lines (fresh ids) chained after the leaf, about `bytes` long, from the session's own lines. */
+function appendBytes(file: string, session: Session, bytes: number, tag: string): number {
+  const lines = readFileSync(file, "utf8").split("\n").slice(1, 400);
+  let parent = session.leafId;
+  let size = 0;
+  let n = 0;
+  const out: string[] = [];
+  while (size < bytes) {
+    for (const line of lines) {
+      if (size >= bytes) break;
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      if (entry["type"] !== "message") continue;
+      const id = `${tag}${String(n++).padStart(6, "0")}`;
+      const text = JSON.stringify({ ...entry, id, parentId: parent });
+      parent = id;
+      out.push(text);
+      size += text.length + 1;
+    }
+  }
+  appendFileSync(file, `${out.join("\n")}\n`);
+  return size;
+}
+
+async function sizeRows(label: string, source: string, workDir: string, targets: { cold?: string; load?: string; warm: string; update?: string }): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const file = join(workDir, `recall-${label}.jsonl`);
+  copyFileSync(source, file);
+  const mb = statSync(file).size / 1e6;
+  await readSession(file); // warm the page cache and the JIT
+  const readStart = performance.now();
+  let session = await readSession(file);
+  rows.push({ suite: "recall", case: "ledger read (readSession, context)", size: label, value: round(performance.now() - readStart), unit: "ms", note: `${mb.toFixed(1)} MB, ${String(session.blocks.length)} blocks` });
+
+  const builds: number[] = [];
+  let index = RecallIndex.build(session);
+  for (let r = 0; r < 3; r++) builds.push(timeSync(() => (index = RecallIndex.build(session))));
+  rows.push({ suite: "recall", case: "cold index build (same process)", size: label, value: round(median(builds)), unit: "ms", ...(targets.cold === undefined ? {} : { target: targets.cold }), note: `${String(index.termCount)} terms` });
+
+  const cachePath = join(workDir, `recall-${label}.recall`);
+  const saveMs = timeSync(() => writeAtomic(cachePath, index.serialize(cacheKeyFor(file, session))));
+  rows.push({ suite: "recall", case: "cache save (temp+fsync+rename)", size: label, value: round(saveMs), unit: "ms", note: `${(statSync(cachePath).size / 1e6).toFixed(1)} MB cache` });
+  const loads: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    loads.push(
+      timeSync(() => {
+        const loaded = loadCachedIndex(cachePath, file, session);
+        if (loaded.index === null) throw new Error(`cache refused: ${String(loaded.reason)}`);
+      }),
+    );
+  }
+  rows.push({ suite: "recall", case: "load on-disk cache (key check + postings)", size: label, value: round(median(loads)), unit: "ms", ...(targets.load === undefined ? {} : { target: targets.load }) });
+
+  const queries = queriesFor(session);
+  rows.push({ suite: "recall", case: "warm query p50 (words/phrase/compound)", size: label, value: round(warmP50(index, queries), 3), unit: "ms", target: targets.warm, note: `${String(queries.length)} queries × 5; ${PI_VCC}` });
+  const regexQueries = ["/checksum drift at seq \\d+/", "/fail(ed|ure)/", "/0x[0-9a-f]{16}/"];
+  rows.push({ suite: "recall", case: "warm regex query p50 (re2js, full scan)", size: label, value: round(warmP50(index, regexQueries, 3)), unit: "ms", note: PI_VCC });
+
+  if (targets.update !== undefined) {
+    const appended = appendBytes(file, session, 1 << 20, "bench");
+    const start = performance.now();
+    const next = await updateSession(session);
+    const added = index.update(next);
+    const updateMs = performance.now() - start;
+    session = next;
+    rows.push({ suite: "recall", case: "incremental update after 1 MB append (ledger + index)", size: label, value: round(updateMs), unit: "ms", target: targets.update, note: `${(appended / 1e6).toFixed(2)} MB, ${String(added)} blocks` });
+    const resave = timeSync(() => writeAtomic(cachePath, index.serialize(cacheKeyFor(file, session))));
+    rows.push({ suite: "recall", case: "cache re-save after the append", size: label, value: round(resave), unit: "ms" });
+  }
+  return rows;
+}
+
+function adversarialRows(): BenchRow[] {
+  const blocks = [
+    { kind: "user" as const, text: "start" },
+    { kind: "toolResult" as const, text: "a".repeat(1 << 20) },
+  ].map((b, index) => ({ index, entryId: `e${String(index)}`, entryPosition: index, kind: b.kind, role: b.kind, turn: 1, text: b.text, timestamp: undefined, line: index + 2, byteOffset: 0, byteLength: 0 }));
+  const index = RecallIndex.build({ header: { id: "adversarial" }, byteLength: 0, blocks, lineageIds: new Set(["e0", "e1"]), compactions: [] });
+  return ["(a+)+$", "(.*a){20}", "(a|aa)+$", "(a*)*b"].map((p) => ({
+    suite: "recall",
+    case: `adversarial /${p}/ over a 1 MB entry`,
+    size: "1mb entry",
+    value: round(timeSync(() => index.search(`/${p}/`))),
+    unit: "ms" as const,
+    note: "re2js, linear time; pi-vcc's JS RegExp hangs for seconds on (a+)+$",
+  }));
+}
+
+export const recallSuite: BenchSuite = async (ctx) => {
+  const rows: BenchRow[] = [];
+  const s4 = ctx.sessions["4mb"];
+  if (ctx.sizes.includes("4mb") && s4 !== undefined) rows.push(...(await sizeRows("4mb", s4, ctx.workDir, { cold: "≤ 150 ms", load: "≤ 30 ms", warm: "≤ 5 ms" })));
+  const s100 = ctx.sessions["100mb"];
+  if (ctx.sizes.includes("100mb") && s100 !== undefined) rows.push(...(await sizeRows("100mb", s100, ctx.workDir, { warm: "≤ 20 ms", update: "≤ 50 ms" })));
+  rows.push(...adversarialRows());
+  return rows;
+};
