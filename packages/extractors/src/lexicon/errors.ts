@@ -26,8 +26,9 @@ const MARKERS = [
   String.raw`\berror(?:\[E[0-9]{1,6}\]| TS[0-9]{1,6}\b)`,
   String.raw`^[ \t]{0,8}(?:error|npm error|ERR!)\b`,
   String.raw`\bERROR\b`,
-  // TypeError:, Error:, java.lang.NullPointerException: — but not the camelCase field "isError:"
-  String.raw`\b(?:[A-Z][A-Za-z0-9]{0,40})?(?:Error|Exception)(?::|\s\[)`,
+  // TypeError:, Error:, java.lang.NullPointerException: — the word must start uppercase (not "isError:"),
+  // checked in code after the match (group 1) so the regex never scans back over a word.
+  String.raw`((?:Error|Exception)(?::|\s\[))`,
   String.raw`\bERR_[A-Z0-9_]{1,64}`,
   String.raw`\bE(?:NOENT|ACCES|ADDRINUSE|CONNREFUSED|CONNRESET|EXIST|ISDIR|NOTDIR|NOTEMPTY|LIFECYCLE|PERM|TIMEDOUT|MFILE)\b`,
   String.raw`command not found`,
@@ -38,11 +39,29 @@ const MARKERS = [
 ];
 
 const SOURCE = MARKERS.join("|");
-const ONE = new RegExp(SOURCE, "m");
+
+/** The "…Error:" alternative matched at `index`: does its word start with an uppercase letter? */
+function classMarkerOk(text: string, index: number): boolean {
+  let start = index;
+  while (start > 0) {
+    const c = text.charCodeAt(start - 1);
+    const word = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+    if (!word) break;
+    start -= 1;
+  }
+  const first = text.charCodeAt(start);
+  return first >= 65 && first <= 90;
+}
 
 /** Does this single line carry an error marker? */
 export function isErrorLine(line: string): boolean {
-  return ONE.test(line);
+  const re = new RegExp(SOURCE, "gm");
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(line)) !== null) {
+    if (m[1] === undefined || classMarkerOk(line, m.index)) return true;
+    re.lastIndex = m.index + 1;
+  }
+  return false;
 }
 
 /** Clip to ERROR_LINE_MAX UTF-16 units without leaving half a surrogate pair. */
@@ -65,6 +84,10 @@ export function errorLines(text: string): string[] {
   const re = new RegExp(SOURCE, "gm");
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
+    if (m[1] !== undefined && !classMarkerOk(text, m.index)) {
+      re.lastIndex = m.index + 1;
+      continue;
+    }
     const start = text.lastIndexOf("\n", m.index) + 1;
     let end = text.indexOf("\n", m.index);
     if (end === -1) end = text.length;

@@ -88,15 +88,21 @@ export function pathTokens(text: string): string[] {
     }
     const start = i;
     let slash = false;
-    let dot = false;
     while (i < n) {
       const d = text.charCodeAt(i);
       if (d >= 128 || CLASS[d] === 0) break;
       if (d === SLASH) slash = true;
-      else if (d === 46) dot = true;
       i += 1;
     }
-    if (!slash && !dot) continue;
+    if (!slash) {
+      // A bare name is a path only with a known extension: check it before slicing the whole run
+      // (code is full of "this.value" and "a.b" runs).
+      let end = i;
+      while (end > start && text.charCodeAt(end - 1) === 46) end -= 1; // "see package.json."
+      const dot = text.lastIndexOf(".", end - 1);
+      if (dot < start || end - dot - 1 < 1 || end - dot - 1 > 10) continue;
+      if (!BARE_EXTENSIONS.has(text.slice(dot + 1, end).toLowerCase())) continue;
+    }
     // "scheme://host/…" and "host:path" (git remotes) leave a run right after a colon.
     if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) continue;
     if (i - start > PATH_MAX) continue;

@@ -91,6 +91,44 @@ interface TokenStat {
   last: number;
   /** Ordinal of the last block counted in df. */
   seenIn: number;
+  /** Counters of the token's parts (how many distinct tokens share each part). */
+  readonly parts: readonly PartCounter[];
+  /** partRarity, refreshed when a record is built. */
+  rarity: number;
+}
+
+interface PartCounter {
+  n: number;
+}
+
+/**
+ * Parts of a token: runs split at "_", "-", "." and lower→upper changes; parts under 2 chars are
+ * dropped. `JournalLeaseError` → Journal, Lease, Error; `emitFold_6g7Xw` → emit, Fold, 6g7, Xw; a hex
+ * constant or hash stays one part.
+ */
+export function tokenParts(token: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let prev = token.charCodeAt(0);
+  for (let i = 1; i <= token.length; i++) {
+    const c = i < token.length ? token.charCodeAt(i) : 95;
+    const sep = c === 95 || c === 45 || c === 46;
+    const prevSep = prev === 95 || prev === 45 || prev === 46;
+    const cut = sep || (!prevSep && prev >= 97 && prev <= 122 && c >= 65 && c <= 90);
+    if (cut) {
+      if (i - start >= 2) parts.push(token.slice(start, i));
+      start = sep ? i + 1 : i;
+    }
+    prev = c;
+  }
+  return parts;
+}
+
+/** How rare the token's rarest part is (lower = rarer); a token without parts counts as its own part. */
+function partRarity(stat: TokenStat): number {
+  let min = Number.MAX_SAFE_INTEGER;
+  for (const part of stat.parts) if (part.n < min) min = part.n;
+  return min === Number.MAX_SAFE_INTEGER ? 1 : min;
 }
 
 interface ErrorStat {
@@ -202,10 +240,20 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   let ordinal = 0;
   let lastTimestamp: string | undefined;
 
+  const partCounters = new Map<string, PartCounter>();
+  // Raw path tokens already normalized (normalizing is the costly part).
+  const seenPaths = new Set<string>();
   const noteToken = (token: string, large: boolean): void => {
     const stat = tokens.get(token);
     if (stat === undefined) {
-      tokens.set(token, { token, df: 1, large, first: ordinal, last: ordinal, seenIn: ordinal });
+      const parts: PartCounter[] = [];
+      for (const part of tokenParts(token)) {
+        let counter = partCounters.get(part);
+        if (counter === undefined) partCounters.set(part, (counter = { n: 0 }));
+        counter.n += 1;
+        parts.push(counter);
+      }
+      tokens.set(token, { token, df: 1, large, first: ordinal, last: ordinal, seenIn: ordinal, parts, rarity: 1 });
       return;
     }
     if (stat.seenIn !== ordinal) {
@@ -221,9 +269,8 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     if (text.length === 0) return;
     const flagged = block.isError === true;
     const content = block.toolName !== undefined && CONTENT_TOOLS.has(block.toolName);
-    // A file's content (a read result) is not an error report unless the read itself failed.
-    const lines = content && !flagged ? [] : errorLines(text);
-    for (const line of lines) {
+    // File contents count too: a read log or a test fixture holds the error lines summaries lose.
+    for (const line of errorLines(text)) {
       const stat = errors.get(line);
       if (stat === undefined) errors.set(line, { line, flagged, first: ordinal, last: ordinal });
       else {
@@ -234,7 +281,8 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     if (!content) {
       for (const token of pathTokens(text)) {
         // "./x" and "../x" in output are relative to some file (imports), not to the session cwd.
-        if (token.startsWith("./") || token.startsWith("../")) continue;
+        if (token.startsWith("./") || token.startsWith("../") || seenPaths.has(token)) continue;
+        seenPaths.add(token);
         files.add(normalizePath(token, cwd));
       }
     }
@@ -291,8 +339,12 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
 
   const fields = (opts: SeedFieldsOptions = {}): SeedFields => {
     const recent = opts.favourRecent === true;
+    // Rarity of a token's rarest part is computed once per record (part counts grow as blocks arrive).
+    for (const stat of tokens.values()) stat.rarity = partRarity(stat);
     const tokenRank: Ranked<TokenStat> = (a, b) => {
       if (a.large !== b.large) return a.large ? -1 : 1;
+      // Made of rare parts: "retryHandle_anYfS" over "JournalLeaseError" built from common words.
+      if (a.rarity !== b.rarity) return a.rarity - b.rarity;
       // rarer and longer: length per block it appears in, compared without division
       const score = b.token.length * a.df - a.token.length * b.df;
       if (score !== 0) return score;

@@ -1,0 +1,102 @@
+// Seed-index extraction speed on a generated ≈4 MB session: a whole record from scratch (scan every block,
+// rank, hash spans) and the incremental cost of one new Pi turn fed to a live accumulator.
+import { performance } from "node:perf_hooks";
+import { createSeedAccumulator, recordBlocks } from "@context-fold/extractors";
+import { type Block, readSession } from "@context-fold/ledger-reader";
+import { CodeAssigner } from "@context-fold/seed-index-format";
+import type { BenchRow, BenchSuite } from "../types.js";
+
+const SCRATCH_RUNS = 9;
+const INCREMENTAL_TURNS = 200;
+const AT = "2026-03-01T12:00:00.000Z";
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+}
+
+const round = (n: number, digits = 3): number => Number(n.toFixed(digits));
+
+/** Pi turns: one assistant message with the tool results that answer it (a user message starts its own). */
+function piTurns(blocks: readonly Block[]): Block[][] {
+  const turns: Block[][] = [];
+  let current: Block[] = [];
+  let entry = "";
+  for (const block of blocks) {
+    const starts = (block.role === "assistant" && block.entryId !== entry) || block.role === "user";
+    if (starts && current.length > 0) {
+      turns.push(current);
+      current = [];
+    }
+    if (block.role === "assistant") entry = block.entryId;
+    current.push(block);
+  }
+  if (current.length > 0) turns.push(current);
+  return turns;
+}
+
+export const extractSeedSuite: BenchSuite = async (ctx) => {
+  const rows: BenchRow[] = [];
+  for (const size of ctx.sizes) {
+    if (size !== "4mb" && size !== "1mb") continue;
+    const file = ctx.sessions[size];
+    if (file === undefined) continue;
+    const session = await readSession(file);
+    const blocks = recordBlocks(session, { scope: "lineage" });
+    const messages = new Set(blocks.map((b) => b.entryId)).size;
+    const cwd = session.header.cwd;
+
+    const scratch: number[] = [];
+    for (let run = 0; run < SCRATCH_RUNS; run++) {
+      const start = performance.now();
+      createSeedAccumulator({ cwd }).add(blocks).record({ sessionId: session.header.id, seq: 0, at: AT, trigger: "compact", codes: new CodeAssigner() });
+      scratch.push(performance.now() - start);
+    }
+    rows.push({
+      suite: "extract",
+      case: "seed record from scratch (median)",
+      size,
+      value: round(percentile(scratch, 0.5), 1),
+      unit: "ms",
+      target: "≤ 60 ms",
+      note: `${String(blocks.length)} blocks, ${String(messages)} messages`,
+    });
+
+    // A live accumulator holding everything but the last turns, then fed one Pi turn at a time.
+    const turns = piTurns(blocks);
+    const tail = Math.min(INCREMENTAL_TURNS, Math.floor(turns.length / 2));
+    const acc = createSeedAccumulator({ cwd });
+    for (const turn of turns.slice(0, turns.length - tail)) acc.add(turn);
+    const perTurn: number[] = [];
+    const perRecord: number[] = [];
+    const codes = new CodeAssigner();
+    for (const turn of turns.slice(turns.length - tail)) {
+      const start = performance.now();
+      acc.add(turn);
+      perTurn.push(performance.now() - start);
+      if (perRecord.length < 20) {
+        const r0 = performance.now();
+        acc.record({ sessionId: session.header.id, seq: 1, at: AT, trigger: "threshold", codes });
+        perRecord.push(performance.now() - r0);
+      }
+    }
+    rows.push({
+      suite: "extract",
+      case: "seed incremental, one Pi turn (p50)",
+      size,
+      value: round(percentile(perTurn, 0.5)),
+      unit: "ms",
+      target: "≤ 0.5 ms",
+      note: `${String(tail)} turns; p95 ${String(round(percentile(perTurn, 0.95)))} ms`,
+    });
+    rows.push({
+      suite: "extract",
+      case: "seed record assembly from a live accumulator (p50)",
+      size,
+      value: round(percentile(perRecord, 0.5), 2),
+      unit: "ms",
+      note: "rank identifiers, order errors, build spans",
+    });
+  }
+  return rows;
+};
