@@ -13,14 +13,15 @@ const members = ["packages", "apps", "tools"].flatMap((group) =>
     : [],
 );
 
-const alias: Record<string, string> = {};
+// Exact-match aliases, so subpath exports (e.g. `/schema.json`) still resolve through package.json.
+const alias: { find: RegExp; replacement: string }[] = [];
 for (const name of existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []) {
   const src = join(root, "packages", name, "src", "index.ts");
-  if (existsSync(src)) alias[`@context-fold/${name}`] = src;
+  if (existsSync(src)) alias.push({ find: new RegExp(`^@context-fold/${name}$`), replacement: src });
 }
 for (const name of existsSync(join(root, "tools")) ? readdirSync(join(root, "tools")) : []) {
   const src = join(root, "tools", name, "src", "index.ts");
-  if (existsSync(src)) alias[`@context-fold/${name}`] = src;
+  if (existsSync(src)) alias.push({ find: new RegExp(`^@context-fold/${name}$`), replacement: src });
 }
 
 export default defineConfig({
