@@ -171,6 +171,15 @@ async function finish(
   const on = (id: string): boolean => lineage.has(id);
   const fixedLines = new Set(w.fixed.filter((f) => on(f.entryId)).map((f) => f.line));
   const unique = (xs: string[]): string[] => [...new Set(xs)];
+  // Turn numbers as contract-decisions.md defines them: 1-based count of user messages on the path
+  // from the root to the entry (a branch continues its fork point's numbering). Parents precede
+  // children in file order, so one pass suffices.
+  const turnOf = new Map<string, number>();
+  for (const e of sm.getEntries()) {
+    const isUser = e.type === "message" && e.message.role === "user";
+    turnOf.set(e.id, (e.parentId === null ? 0 : (turnOf.get(e.parentId) ?? 0)) + (isUser ? 1 : 0));
+  }
+  const turn = (id: string): number => turnOf.get(id) ?? 0;
   const manifest: Manifest = {
     seed: options.seed,
     sessionId,
@@ -182,10 +191,10 @@ async function finish(
     preferences: unique(w.preferences.filter((c) => on(c.entryId)).map((c) => c.text)),
     modifiedFiles: unique(w.modified.filter((m) => on(m.entryId)).map((m) => m.path)),
     createdFiles: unique(w.created.filter((m) => on(m.entryId)).map((m) => m.path)),
-    commits: w.commits.filter((c) => on(c.entryId)).map(({ hash, subject, turn }) => ({ hash, subject, turn })),
+    commits: w.commits.filter((c) => on(c.entryId)).map(({ hash, subject, entryId }) => ({ hash, subject, turn: turn(entryId) })),
     errorsOpenAtEnd: unique(w.openFailures.filter((o) => on(o.entryId) && !fixedLines.has(o.failure.line)).map((o) => o.failure.line)),
     errorsFixed: [...fixedLines],
-    needles: w.needles.map((nd) => ({ ...nd, onLineage: on(nd.entryId) })),
+    needles: w.needles.map((nd) => ({ ...nd, turn: turn(nd.entryId), onLineage: on(nd.entryId) })),
     abandonedBranchFacts: unique(w.branchFacts),
     compactions: w.compactions,
     branchPoints: w.branchPoints,

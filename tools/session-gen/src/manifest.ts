@@ -40,6 +40,7 @@ export interface Needle {
   value: string;
   /** `r:<toolCallId>` for a toolResult; absent for user text (not anchorable). */
   anchor?: string;
+  /** 1-based count of user messages on the path from the root to the needle's entry (contract-decisions.md). */
   turn: number;
   entryId: string;
   where: "tool-output" | "user-text";
@@ -67,6 +68,7 @@ export interface Manifest {
   preferences: string[];
   modifiedFiles: string[];
   createdFiles: string[];
+  /** `turn` as for needles. */
   commits: { hash: string; subject: string; turn: number }[];
   errorsOpenAtEnd: string[];
   errorsFixed: string[];

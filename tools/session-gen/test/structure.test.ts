@@ -114,6 +114,20 @@ describe("a 40-turn session", () => {
     }
   });
 
+  it("turns follow the contract: 1-based user messages on the path from the root (branches continue the fork's count)", () => {
+    const sm = openInPi(file);
+    const userTurns = (id: string): number => sm.getBranch(id).filter((e) => e.type === "message" && e.message.role === "user").length;
+    for (const n of manifest.needles) expect(n.turn).toBe(userTurns(n.entryId));
+    expect(manifest.needles.filter((n) => n.where === "user-text").every((n) => n.turn >= 1)).toBe(true);
+    const byHash = new Map(manifest.commits.map((c) => [c.hash, c.turn]));
+    for (const e of sm.getBranch()) {
+      if (e.type !== "message" || e.message.role !== "toolResult") continue;
+      const text = JSON.stringify(e.message.content);
+      const hash = /\[main ([0-9a-f]{7})\]/.exec(text)?.[1];
+      if (hash !== undefined && byHash.has(hash)) expect(byHash.get(hash)).toBe(userTurns(e.id));
+    }
+  });
+
   it("commits, corrections, preferences and errors are on the lineage; abandoned facts live only off it", () => {
     const sm = openInPi(file);
     const lineage = sm.getBranch() as unknown as RawEntry[];
