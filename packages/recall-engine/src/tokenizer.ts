@@ -69,39 +69,50 @@ export function tokenize(text: string, sink: TermSink): number {
   return runs;
 }
 
+/** Emits `term` unless this run already emitted it (runs have few parts: a linear scan beats a Set). */
+function emitOnce(seen: string[], term: string, sink: TermSink): void {
+  if (term.length === 0) return;
+  for (let k = 0; k < seen.length; k++) if (seen[k] === term) return;
+  seen.push(term);
+  sink(term, false);
+}
+
 /** Terms of one trimmed run: whole, path segments, then atoms (deduplicated within the run). */
 export function emitCompound(raw: string, sink: TermSink): void {
   const whole = raw.toLowerCase();
   sink(whole, true);
-  if (raw.length > MAX_PART_SPLIT) return;
+  const n = raw.length;
+  if (n > MAX_PART_SPLIT) return;
+  // Slicing the lowered string is only safe when lowercasing kept every position (ASCII, most text).
+  const aligned = whole.length === n;
+  const lowerSlice = (a: number, b: number): string => (aligned ? whole.slice(a, b) : raw.slice(a, b).toLowerCase());
   const seen: string[] = [whole];
-  const push = (term: string): void => {
-    if (term.length === 0 || seen.includes(term)) return;
-    seen.push(term);
-    sink(term, false);
-  };
   // Path/scoped segments: `src/db/pool.ts` → `pool.ts`; `drizzle-orm@0.30` → `drizzle-orm`.
-  let segStart = 0;
   let hasSeparator = false;
-  for (let k = 0; k <= raw.length; k++) {
-    if (k < raw.length && !isSegmentSeparator(raw.charCodeAt(k))) continue;
-    if (k < raw.length) hasSeparator = true;
-    if (hasSeparator) {
+  for (let k = 0; k < n; k++) {
+    if (isSegmentSeparator(raw.charCodeAt(k))) {
+      hasSeparator = true;
+      break;
+    }
+  }
+  if (hasSeparator) {
+    let segStart = 0;
+    for (let k = 0; k <= n; k++) {
+      if (k < n && !isSegmentSeparator(raw.charCodeAt(k))) continue;
       let a = segStart;
       let b = k;
       while (a < b && isJoiner(raw.charCodeAt(a))) a++;
       while (b > a && isJoiner(raw.charCodeAt(b - 1))) b--;
-      if (b > a) push(raw.slice(a, b).toLowerCase());
+      if (b > a) emitOnce(seen, lowerSlice(a, b), sink);
+      segStart = k + 1;
     }
-    segStart = k + 1;
   }
   // Atoms: split on joiners, `_`, `$` and camelCase boundaries (`XMLHttpRequest` → xml, http, request).
   let atomStart = -1;
-  for (let k = 0; k <= raw.length; k++) {
-    const c = k < raw.length ? raw.charCodeAt(k) : 0;
-    const boundary = k === raw.length || isJoiner(c) || c === 95 || c === 36;
-    if (boundary) {
-      if (atomStart >= 0) push(raw.slice(atomStart, k).toLowerCase());
+  for (let k = 0; k <= n; k++) {
+    const c = k < n ? raw.charCodeAt(k) : 0;
+    if (k === n || isJoiner(c) || c === 95 || c === 36) {
+      if (atomStart >= 0) emitOnce(seen, lowerSlice(atomStart, k), sink);
       atomStart = -1;
       continue;
     }
@@ -109,12 +120,12 @@ export function emitCompound(raw: string, sink: TermSink): void {
       atomStart = k;
       continue;
     }
-    const prev = raw.charCodeAt(k - 1);
-    const next = k + 1 < raw.length ? raw.charCodeAt(k + 1) : 0;
-    const camel = isUpper(c) && (isLower(prev) || (isUpper(prev) && isLower(next)));
-    if (camel) {
-      push(raw.slice(atomStart, k).toLowerCase());
-      atomStart = k;
+    if (isUpper(c)) {
+      const prev = raw.charCodeAt(k - 1);
+      if (isLower(prev) || (isUpper(prev) && k + 1 < n && isLower(raw.charCodeAt(k + 1)))) {
+        emitOnce(seen, lowerSlice(atomStart, k), sink);
+        atomStart = k;
+      }
     }
   }
 }
