@@ -8,6 +8,8 @@ import { remember, stateOf } from "./session-state.js";
 import type { Block, Session, StreamItem } from "./types.js";
 
 const CHUNK = 4 * 1024 * 1024;
+/** Streaming reads smaller chunks: what a chunk yields is held until the caller takes it. */
+const STREAM_CHUNK = 1024 * 1024;
 /** Bytes before the resume offset compared on update: a rewritten file almost surely differs here. */
 const TAIL_CHECK = 256;
 const NEWLINE = 0x0a;
@@ -33,26 +35,26 @@ async function openReadOnly(path: string): Promise<FileHandle> {
 }
 
 /** Feed `fh` from `from` to its end into the builder, pausing after every chunk (for streaming). */
-async function* feed(builder: LedgerBuilder, fh: FileHandle, from: number): AsyncGenerator<void, void, undefined> {
-  const buf = Buffer.allocUnsafe(CHUNK);
+async function* feed(builder: LedgerBuilder, fh: FileHandle, from: number, chunk = CHUNK): AsyncGenerator<void, void, undefined> {
+  const buf = Buffer.allocUnsafe(chunk);
   let pos = from;
   let pending: Buffer[] = [];
   for (;;) {
     let bytesRead: number;
     try {
-      ({ bytesRead } = await fh.read(buf, 0, CHUNK, pos));
+      ({ bytesRead } = await fh.read(buf, 0, chunk, pos));
     } catch (error) {
       throw new LedgerError("UNREADABLE", builder.path, `read failed: ${describe(error)}`, { byteOffset: pos, cause: error });
     }
     if (bytesRead === 0) break;
     pos += bytesRead;
-    const chunk = buf.subarray(0, bytesRead);
-    if (pending.length > 0 && chunk.indexOf(NEWLINE) === -1) {
+    const read = buf.subarray(0, bytesRead);
+    if (pending.length > 0 && read.indexOf(NEWLINE) === -1) {
       // Still inside one long line: collect without re-concatenating on every chunk.
-      pending.push(Buffer.from(chunk));
+      pending.push(Buffer.from(read));
       continue;
     }
-    const data = pending.length > 0 ? Buffer.concat([...pending, chunk]) : chunk;
+    const data = pending.length > 0 ? Buffer.concat([...pending, read]) : read;
     pending = [];
     const before = builder.byteLength;
     builder.consume(data, 0, data.length, false);
@@ -170,7 +172,7 @@ export async function* streamEntries(path: string, options: ReadOptions = {}): A
   const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: true });
   const fh = await openReadOnly(path);
   try {
-    for await (const _ of feed(builder, fh, 0)) yield* builder.fresh.splice(0);
+    for await (const _ of feed(builder, fh, 0, STREAM_CHUNK)) yield* builder.fresh.splice(0);
     yield* builder.fresh.splice(0);
     builder.requireHeader();
   } finally {

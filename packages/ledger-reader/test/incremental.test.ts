@@ -4,7 +4,7 @@ import { appendFileSync, readFileSync, renameSync, truncateSync, writeFileSync }
 import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { tempDir } from "@context-fold/test-support";
-import { LedgerError, readSession, updateSession, type Session } from "@context-fold/ledger-reader";
+import { LedgerError, readSession, streamEntries, updateSession, type Session } from "@context-fold/ledger-reader";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assistant, bashExecution, toolResult, user } from "./pi-messages.js";
@@ -30,6 +30,25 @@ function shape(session: Session): unknown {
     byteLength: session.byteLength,
   };
 }
+
+describe("lines longer than a read chunk", () => {
+  it("a 9 MB tool result line reads whole, streamed or not, and byte offsets stay exact", async () => {
+    const sm = SessionManager.create("/project", tempDir());
+    sm.appendMessage(user("dump it"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "call_big", name: "bash", arguments: { command: "cat big" } }], "resp_big"));
+    const big = "é0123456789abcdef\n".repeat(500_000);
+    sm.appendMessage(toolResult("call_big", "bash", big));
+    sm.appendMessage(user("thanks"));
+    const file = fileOf(sm);
+    const session = await readSession(file);
+    expect(session.blocks.find((b) => b.anchor === "r:call_big")?.text).toBe(big);
+    const bytes = readFileSync(file);
+    expect(session.entries.at(-1)?.byteOffset).toBe(bytes.lastIndexOf(0x0a, bytes.length - 2) + 1);
+    const streamed: unknown[] = [];
+    for await (const item of streamEntries(file)) if (item.kind === "entry") streamed.push(item.entry);
+    expect(streamed).toEqual(session.entries);
+  });
+});
 
 describe("updateSession reads only what was appended", () => {
   it("equals a full read after every append, branches and compactions included", async () => {
