@@ -57,13 +57,28 @@ function testFile(spec: string): string | undefined {
 const MAX_SCAN = 512 * 1024;
 const CARGO_PANIC = /^thread '([^'\n]{1,300})' panicked at ([^\n]{0,300})/;
 
-/** The next non-empty line within `reach` lines after `i` (the reason printed under a FAIL header). */
-function reasonAfter(lines: readonly string[], i: number, reach: number): string | undefined {
-  for (let j = i + 1; j < lines.length && j <= i + reach; j++) {
-    const l = (lines[j] ?? "").trim();
+/** Lines after position `from` (the end of a line), at most `reach` of them, each clipped to 1,200 chars. */
+function linesAfter(src: string, from: number, reach: number): string[] {
+  const out: string[] = [];
+  let pos = from + 1;
+  while (out.length < reach && pos <= src.length && from < src.length) {
+    let nl = src.indexOf("\n", pos);
+    if (nl < 0) nl = src.length;
+    const l = src.slice(pos, Math.min(nl, pos + 1200));
+    out.push(l.endsWith("\r") ? l.slice(0, -1) : l);
+    if (nl >= src.length) break;
+    pos = nl + 1;
+  }
+  return out;
+}
+
+/** The next non-empty line within `reach` lines (the reason printed under a FAIL header). */
+function reasonAfter(src: string, lineEnd: number, reach: number): string | undefined {
+  for (const raw of linesAfter(src, lineEnd, reach)) {
+    const l = raw.trim();
     if (l.length === 0) continue;
     if (l.startsWith("FAIL") || l.startsWith("--- ") || l.startsWith("●") || l.startsWith("⎯")) return undefined;
-    return l.length > 1200 ? l.slice(0, 1200) : l;
+    return l;
   }
   return undefined;
 }
@@ -71,6 +86,10 @@ function reasonAfter(lines: readonly string[], i: number, reach: number): string
 function withReason(head: string, reason: string | undefined): string {
   return clipLine(reason !== undefined ? `${head.trim()} — ${reason}` : head.trim(), 400);
 }
+
+// Lines worth trying the patterns on: every pattern needs one of these literals. One global scan finds
+// them, so plain output (logs, grep hits, file dumps) costs one regex pass, not ten per line.
+const CANDIDATE = /error|FAIL|●|\.go:\d|thread '/g;
 
 /** Every diagnostic in a shell command's output, in order (duplicates by key merged). */
 export function parseDiagnostics(output: string): Diagnostic[] {
@@ -82,100 +101,115 @@ export function parseDiagnostics(output: string): Diagnostic[] {
     out.push(d);
   };
   const src = output.length > MAX_SCAN ? output.slice(0, MAX_SCAN) : output;
-  const lines = src.split("\n");
-  let pendingRust: { id: string | undefined; text: string; left: number } | null = null;
-  for (let i = 0; i < lines.length; i++) {
-    const raw0 = lines[i] ?? "";
-    const raw = raw0.length > 1200 ? raw0.slice(0, 1200) : raw0;
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    if (line.length === 0) continue;
-    if (pendingRust !== null) {
-      const a = RUST_ARROW.exec(line);
-      if (a !== null) {
-        const file = a[1] ?? "";
-        const id = pendingRust.id;
-        push({
-          kind: "compiler",
-          text: clipLine(`${pendingRust.text} --> ${file}:${a[2] ?? ""}`),
-          file,
-          ...(id !== undefined ? { errorId: id } : {}),
-          key: `compiler|${file}|${id ?? ""}|${pendingRust.text}`,
-        });
-        pendingRust = null;
-        continue;
-      }
-      if (--pendingRust.left <= 0) pendingRust = null;
-    }
-    let m: RegExpExecArray | null;
-    if ((m = TSC_PAREN.exec(line) ?? TSC_PRETTY.exec(line)) !== null) {
-      const file = (m[1] ?? "").trim();
-      const id = m[4] ?? "";
-      push({ kind: "tsc", text: clipLine(line.trim()), file, errorId: id, key: `tsc|${file}|${id}|${m[5] ?? ""}` });
-      continue;
-    }
-    if ((m = CC_ERROR.exec(line)) !== null) {
-      const file = m[1] ?? "";
-      push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[3] ?? ""}` });
-      continue;
-    }
-    if ((m = RUST_ERROR.exec(line)) !== null) {
-      const text = line.trim();
-      if (text.startsWith("error: could not compile") || text.startsWith("error: aborting")) continue;
-      pendingRust = { id: m[1], text: clipLine(text), left: 4 };
-      continue;
-    }
-    if ((m = JS_FAIL.exec(line)) !== null) {
-      const file = testFile(m[1] ?? "");
-      push({
-        kind: "tests",
-        text: withReason(line, m[2] !== undefined ? reasonAfter(lines, i, 3) : undefined),
-        ...(file !== undefined ? { file } : {}),
-        key: `tests|${m[1] ?? ""}|${m[2] ?? ""}`,
-      });
-      continue;
-    }
-    if ((m = PYTEST_FAILED.exec(line)) !== null) {
-      const file = testFile(m[1] ?? "");
-      push({ kind: "tests", text: clipLine(line.trim(), 400), ...(file !== undefined ? { file } : {}), key: `tests|${m[1] ?? ""}` });
-      continue;
-    }
-    if ((m = GO_FAIL.exec(line)) !== null) {
-      push({ kind: "tests", text: withReason(line, reasonAfter(lines, i, 2)), key: `tests|${m[1] ?? ""}` });
-      continue;
-    }
-    if ((m = CARGO_FAILED.exec(line)) !== null) {
-      push({ kind: "tests", text: clipLine(line.trim()), key: `tests|${m[1] ?? ""}` });
-      continue;
-    }
-    if ((m = CARGO_PANIC.exec(line)) !== null) {
-      // The panic names the failing test and where: fold it into that test's "... FAILED" line.
-      const key = `tests|${m[1] ?? ""}`;
-      const pos = at.get(key);
-      const prev = pos !== undefined ? out[pos] : undefined;
-      if (pos !== undefined && prev !== undefined) out[pos] = { ...prev, text: withReason(prev.text, line.trim()) };
-      else push({ kind: "tests", text: clipLine(line.trim(), 400), key });
-      continue;
-    }
-    if ((m = GO_ERROR.exec(line)) !== null) {
-      const file = m[1] ?? "";
-      // Indented "x_test.go:12: …" lines are go test's reasons, already folded into "--- FAIL".
-      if (raw0.startsWith(" ") || raw0.startsWith("\t")) continue;
-      push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[4] ?? ""}` });
-      continue;
-    }
-    if ((m = JEST_BULLET.exec(line)) !== null) {
-      push({ kind: "tests", text: withReason(line, reasonAfter(lines, i, 3)), key: `tests|●|${m[1] ?? ""}` });
-    }
+  // Most output has none of the literals at all; indexOf is far cheaper than the alternation.
+  if (
+    src.indexOf("error") < 0 &&
+    src.indexOf("FAIL") < 0 &&
+    src.indexOf("●") < 0 &&
+    src.indexOf(".go:") < 0 &&
+    src.indexOf("thread '") < 0
+  ) {
+    return out;
   }
-  if (pendingRust !== null) {
-    push({
-      kind: "compiler",
-      text: pendingRust.text,
-      ...(pendingRust.id !== undefined ? { errorId: pendingRust.id } : {}),
-      key: `compiler||${pendingRust.id ?? ""}|${pendingRust.text}`,
-    });
+  const re = new RegExp(CANDIDATE.source, "g");
+  let hit: RegExpExecArray | null;
+  while ((hit = re.exec(src)) !== null) {
+    const start = src.lastIndexOf("\n", hit.index) + 1;
+    let end = src.indexOf("\n", hit.index);
+    if (end < 0) end = src.length;
+    const raw0 = src.slice(start, Math.min(end, start + 1200));
+    const line = raw0.endsWith("\r") ? raw0.slice(0, -1) : raw0;
+    scanLine(line, raw0, src, end, push, at, out);
+    if (end >= src.length) break;
+    re.lastIndex = end + 1;
   }
   return out;
+}
+
+function scanLine(
+  line: string,
+  raw0: string,
+  src: string,
+  end: number,
+  push: (d: Diagnostic) => void,
+  at: Map<string, number>,
+  out: Diagnostic[],
+): void {
+  let m: RegExpExecArray | null;
+  if ((m = TSC_PAREN.exec(line) ?? TSC_PRETTY.exec(line)) !== null) {
+    const file = (m[1] ?? "").trim();
+    const id = m[4] ?? "";
+    push({ kind: "tsc", text: clipLine(line.trim()), file, errorId: id, key: `tsc|${file}|${id}|${m[5] ?? ""}` });
+    return;
+  }
+  if ((m = CC_ERROR.exec(line)) !== null) {
+    const file = m[1] ?? "";
+    push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[3] ?? ""}` });
+    return;
+  }
+  if ((m = RUST_ERROR.exec(line)) !== null) {
+    const text = line.trim();
+    if (text.startsWith("error: could not compile") || text.startsWith("error: aborting")) return;
+    const id = m[1];
+    // rustc prints where on one of the next lines: "  --> src/main.rs:3:5".
+    for (const next of linesAfter(src, end, 4)) {
+      const a = RUST_ARROW.exec(next);
+      if (a === null) continue;
+      const file = a[1] ?? "";
+      push({
+        kind: "compiler",
+        text: clipLine(`${text} --> ${file}:${a[2] ?? ""}`),
+        file,
+        ...(id !== undefined ? { errorId: id } : {}),
+        key: `compiler|${file}|${id ?? ""}|${text}`,
+      });
+      return;
+    }
+    push({ kind: "compiler", text: clipLine(text), ...(id !== undefined ? { errorId: id } : {}), key: `compiler||${id ?? ""}|${text}` });
+    return;
+  }
+  if ((m = JS_FAIL.exec(line)) !== null) {
+    const file = testFile(m[1] ?? "");
+    push({
+      kind: "tests",
+      text: withReason(line, m[2] !== undefined ? reasonAfter(src, end, 3) : undefined),
+      ...(file !== undefined ? { file } : {}),
+      key: `tests|${m[1] ?? ""}|${m[2] ?? ""}`,
+    });
+    return;
+  }
+  if ((m = PYTEST_FAILED.exec(line)) !== null) {
+    const file = testFile(m[1] ?? "");
+    push({ kind: "tests", text: clipLine(line.trim(), 400), ...(file !== undefined ? { file } : {}), key: `tests|${m[1] ?? ""}` });
+    return;
+  }
+  if ((m = GO_FAIL.exec(line)) !== null) {
+    push({ kind: "tests", text: withReason(line, reasonAfter(src, end, 2)), key: `tests|${m[1] ?? ""}` });
+    return;
+  }
+  if ((m = CARGO_FAILED.exec(line)) !== null) {
+    push({ kind: "tests", text: clipLine(line.trim()), key: `tests|${m[1] ?? ""}` });
+    return;
+  }
+  if ((m = CARGO_PANIC.exec(line)) !== null) {
+    // The panic names the failing test and where: fold it into that test's "... FAILED" line.
+    const key = `tests|${m[1] ?? ""}`;
+    const pos = at.get(key);
+    const prev = pos !== undefined ? out[pos] : undefined;
+    if (pos !== undefined && prev !== undefined) out[pos] = { ...prev, text: withReason(prev.text, line.trim()) };
+    else push({ kind: "tests", text: clipLine(line.trim(), 400), key });
+    return;
+  }
+  if ((m = GO_ERROR.exec(line)) !== null) {
+    // Indented "x_test.go:12: …" lines are go test's reasons, already folded into "--- FAIL".
+    if (raw0.startsWith(" ") || raw0.startsWith("\t")) return;
+    const file = m[1] ?? "";
+    push({ kind: "compiler", text: clipLine(line.trim()), file, key: `compiler|${file}|${m[4] ?? ""}` });
+    return;
+  }
+  if ((m = JEST_BULLET.exec(line)) !== null) {
+    push({ kind: "tests", text: withReason(line, reasonAfter(src, end, 3)), key: `tests|●|${m[1] ?? ""}` });
+  }
 }
 
 const TESTS_FAILED_COUNT =
