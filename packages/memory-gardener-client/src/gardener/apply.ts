@@ -28,6 +28,8 @@ interface ApplyStateFile {
   /** Distinct ids a PATCH was (or was about to be) sent for, in order. */
   readonly attempted: readonly string[];
   readonly outcomes: Readonly<Record<string, Outcome>>;
+  /** Candidates never sent (their survivor no longer valid): listed in failedApply, not counted by the cap. */
+  readonly notSent?: Readonly<Record<string, FailedApply>>;
 }
 
 export function resolveCap(maxApply: number | undefined): number {
@@ -56,12 +58,23 @@ function reasonFor(action: MemberAction, now: string): string {
   return `context-fold garden ${now}: expired ephemeral run state (${action.reason})`;
 }
 
-/** The candidates in a fixed order: expiries, then supersessions, each by cluster then id. */
+/** The candidates in a fixed order (by memory id), so a capped run mixes expiries and supersessions. */
 export function applyCandidates(actions: readonly MemberAction[]): MemberAction[] {
-  const rank = (a: MemberAction): number => (a.action === "expire" ? 0 : 1);
   return actions
     .filter((a) => a.action === "supersede" || a.action === "expire")
-    .sort((x, y) => rank(x) - rank(y) || (x.clusterId < y.clusterId ? -1 : x.clusterId > y.clusterId ? 1 : 0) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+}
+
+async function survivorProblem(api: HindsightApi, bankId: string, action: MemberAction): Promise<FailedApply | undefined> {
+  const survivorId = action.survivorId ?? "";
+  try {
+    const survivor = await api.getMemory(bankId, survivorId);
+    if (survivor.state === "valid") return undefined;
+    return { id: action.id, status: 0, detail: `not sent: its survivor ${survivorId} is no longer valid (state "${survivor.state}")` };
+  } catch (error) {
+    const f = failureOf(action.id, error, `not sent: GET of survivor ${survivorId}`);
+    return { ...f, detail: f.detail.startsWith("not sent") ? f.detail : `not sent: survivor ${survivorId}: ${f.detail}` };
+  }
 }
 
 async function applyOne(api: HindsightApi, bankId: string, action: MemberAction, now: string): Promise<Outcome> {
@@ -89,44 +102,53 @@ export async function runApplyPhase(api: HindsightApi, options: ApplyOptions): P
   const attempted: string[] = [...(prior?.attempted ?? [])];
   const outcomes: Record<string, Outcome> = { ...(prior?.outcomes ?? {}) };
   const attemptedSet = new Set(attempted);
-  const save = (): void => writeJsonAtomic(paths.applyState, { version: 1, attempted, outcomes } satisfies ApplyStateFile);
+
+  const notSent: Record<string, FailedApply> = { ...(prior?.notSent ?? {}) };
+  const save = (): void => writeJsonAtomic(paths.applyState, { version: 1, attempted, outcomes, notSent } satisfies ApplyStateFile);
 
   // Ids attempted before a crash without an outcome are finished first: re-sending their PATCH does not
-  // raise the distinct count, and invalidation is idempotent.
+  // raise the distinct count, and invalidation is idempotent. Then new candidates while the cap allows.
   const byId = new Map(candidates.map((c) => [c.id, c] as const));
   const queue: MemberAction[] = [];
   for (const id of attempted) {
     const action = byId.get(id);
     if (action !== undefined && outcomes[id] === undefined) queue.push(action);
   }
-  let budget = cap - attempted.length;
-  for (const c of candidates) {
-    if (budget <= 0) break;
-    if (attemptedSet.has(c.id)) continue;
-    queue.push(c);
-    budget--;
-  }
+  for (const c of candidates) if (!attemptedSet.has(c.id) && notSent[c.id] === undefined) queue.push(c);
   const batchSize = Math.max(1, options.batchSize ?? APPLY_BATCH_SIZE);
-  for (let start = 0, batch = 0; start < queue.length; start += batchSize, batch++) {
-    for (const action of queue.slice(start, start + batchSize)) {
-      if (!attemptedSet.has(action.id)) {
-        if (attempted.length >= cap) break;
-        attempted.push(action.id);
-        attemptedSet.add(action.id);
+  let inBatch = 0;
+  let batch = 0;
+  for (const action of queue) {
+    if (!attemptedSet.has(action.id)) {
+      if (attempted.length >= cap) break;
+      // Superseding is only safe while the survivor still holds the fact.
+      const problem = action.action === "supersede" ? await survivorProblem(api, options.bankId, action) : undefined;
+      if (problem !== undefined) {
+        notSent[action.id] = problem;
         save();
+        continue;
       }
-      outcomes[action.id] = await applyOne(api, options.bankId, action, options.now);
+      attempted.push(action.id);
+      attemptedSet.add(action.id);
       save();
     }
-    const applied = Object.values(outcomes).filter((o) => o.applied).length;
-    await options.onApplyBatch?.({ batch, attempted: attempted.length, applied });
+    outcomes[action.id] = await applyOne(api, options.bankId, action, options.now);
+    save();
+    if (++inBatch === batchSize) {
+      inBatch = 0;
+      const applied = Object.values(outcomes).filter((o) => o.applied).length;
+      await options.onApplyBatch?.({ batch: batch++, attempted: attempted.length, applied });
+    }
   }
   const applied = attempted.filter((id) => outcomes[id]?.applied === true);
-  const failedApply = attempted.flatMap((id) => {
-    const o = outcomes[id];
-    return o !== undefined && !o.applied ? [o.failure] : [];
-  });
-  const deferred = candidates.filter((c) => !attemptedSet.has(c.id)).length;
+  const failedApply = [
+    ...attempted.flatMap((id) => {
+      const o = outcomes[id];
+      return o !== undefined && !o.applied ? [o.failure] : [];
+    }),
+    ...Object.keys(notSent).sort().flatMap((id) => (notSent[id] === undefined ? [] : [notSent[id]])),
+  ];
+  const deferred = candidates.filter((c) => !attemptedSet.has(c.id) && notSent[c.id] === undefined).length;
   const file: ApplyFile = { version: 1, cap, attempted, applied, failedApply, deferred };
   writeJsonAtomic(paths.apply, file);
   return { ok: true, path: paths.apply, applied: applied.length, failed: failedApply.length };

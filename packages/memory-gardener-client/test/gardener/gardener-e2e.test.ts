@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "@context-fold/test-support";
-import { readActions, renderReport, runGardener, type GardenerProgress } from "@context-fold/memory-gardener-client";
+import { applyCandidates, readActions, renderReport, runGardener, type GardenerProgress } from "@context-fold/memory-gardener-client";
 import { formatScore, scoreActions } from "./bank-scoring.js";
 import { BANK, NOW, loadExampleBank, stateOf, type LoadedBank } from "./load-bank.js";
 
@@ -191,6 +191,26 @@ describe("the gardener's apply against a real local bank", () => {
       for await (const m of client.listAll(BANK, { state: "invalidated" })) if (!retired.has(m.id)) byGardener++;
       expect(byGardener).toBe(12);
       expect(report.context.deferred).toBeGreaterThan(0);
+    } finally {
+      await loaded.server.close();
+    }
+  });
+
+  it("does not supersede a memory whose survivor is no longer valid", async () => {
+    const loaded = await loadExampleBank(43, 600);
+    try {
+      const { client } = loaded;
+      const outDir = tempDir();
+      await runGardener(client, { bankId: BANK, outDir, now: NOW });
+      const supersede = applyCandidates(readActions(outDir).actions).find((a) => a.action === "supersede");
+      expect(supersede?.survivorId).toBeDefined();
+      await client.patchMemory(BANK, supersede?.survivorId ?? "", { state: "invalidated", reason: "retired by a human meanwhile" });
+      const report = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true });
+      const failed = report.failedApply.find((f) => f.id === supersede?.id);
+      expect(failed?.detail).toContain("not sent: its survivor");
+      expect(await stateOf(client, supersede?.id ?? "")).toBe("valid");
+      // Not sent, so not counted by the cap: the run still applied a full 25.
+      expect(report.applied).toBe(25);
     } finally {
       await loaded.server.close();
     }
