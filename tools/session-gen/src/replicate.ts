@@ -27,6 +27,8 @@ interface TemplateTurn {
   readonly firstParent: string;
   readonly toolCallIds: string[];
   readonly responseIds: string[];
+  /** Pi's `/tmp/pi-bash-<16 hex>.log` paths of truncated bash outputs: each copy names its own. */
+  readonly outputPaths: string[];
   readonly firstMs: number;
   readonly lastMs: number;
 }
@@ -41,6 +43,7 @@ function buildTemplate(sm: SessionManager, record: TurnRecord): TemplateTurn | u
   const ids: string[] = [];
   const toolCallIds: string[] = [];
   const responseIds: string[] = [];
+  const outputPaths: string[] = [];
   const times: number[] = [];
   let prev: string | undefined;
   for (const e of entries) {
@@ -49,7 +52,8 @@ function buildTemplate(sm: SessionManager, record: TurnRecord): TemplateTurn | u
     prev = e.id;
     ids.push(e.id);
     times.push(Date.parse(e.timestamp));
-    const m = e.message as unknown as { role: string; toolCallId?: string; responseId?: string; content?: unknown };
+    const m = e.message as unknown as { role: string; toolCallId?: string; responseId?: string; content?: unknown; details?: { fullOutputPath?: unknown } };
+    if (m.role === "toolResult" && typeof m.details?.fullOutputPath === "string") outputPaths.push(m.details.fullOutputPath);
     if (m.role === "assistant") {
       if (typeof m.responseId === "string") responseIds.push(m.responseId);
       if (Array.isArray(m.content)) {
@@ -65,6 +69,7 @@ function buildTemplate(sm: SessionManager, record: TurnRecord): TemplateTurn | u
     `"parentId":"${first.parentId}"`,
     ...toolCallIds,
     ...responseIds,
+    ...outputPaths,
   ];
   // Timestamps: ISO strings on entries, epoch ms on messages.
   const timeTokens = new Set<string>();
@@ -83,6 +88,7 @@ function buildTemplate(sm: SessionManager, record: TurnRecord): TemplateTurn | u
     firstParent: first.parentId,
     toolCallIds,
     responseIds,
+    outputPaths,
     firstMs: Math.min(...times),
     lastMs: Math.max(...times),
   };
@@ -131,6 +137,7 @@ export async function replicate(
       map.set(`"parentId":"${t.firstParent}"`, `"parentId":"${leaf}"`);
       for (const id of t.toolCallIds) map.set(id, `toolu_01${ids.base62(22)}`);
       for (const id of t.responseIds) map.set(id, `msg_01${ids.base62(22)}`);
+      for (const path of t.outputPaths) map.set(path, `/tmp/pi-bash-${ids.hex(16)}.log`);
       const shift = now + ids.int(30_000, 300_000) - t.firstMs;
       for (const parts of t.entries) {
         let line = "";

@@ -87,10 +87,10 @@ describe("damage", () => {
 describe("replication", () => {
   it("grows a Pi-written base with fresh ids; Pi loads the whole tree and ends on the manifest's leaf", async () => {
     const file = join(tempDir(), "big.jsonl");
-    const m = await generateSession(file, { seed: 3, size: 2 * 1024 * 1024, replication: { thresholdBytes: 600_000, baseBytes: 500_000 } });
+    const m = await generateSession(file, { seed: 3, size: 4 * 1024 * 1024, replication: { thresholdBytes: 1_600_000, baseBytes: 1_500_000 } });
     expect(m.replication).toBeDefined();
-    expect(m.replication?.baseBytes).toBeLessThan(700_000);
-    expect(m.bytes).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+    expect(m.replication?.baseBytes).toBeLessThan(1_700_000);
+    expect(m.bytes).toBeGreaterThanOrEqual(4 * 1024 * 1024);
     const entries = readEntries(file);
     expect(entries.length).toBe(m.entries);
     const ids = entries.map((e) => e.id);
@@ -100,6 +100,17 @@ describe("replication", () => {
       return msg?.role === "toolResult" && msg.toolCallId ? [msg.toolCallId] : [];
     });
     expect(new Set(toolCallIds).size).toBe(toolCallIds.length);
+    const outputPaths = entries.flatMap((e) => {
+      const msg = e.message as { details?: { fullOutputPath?: string } } | undefined;
+      return msg?.details?.fullOutputPath ? [msg.details.fullOutputPath] : [];
+    });
+    expect(outputPaths.length).toBeGreaterThan(0);
+    expect(new Set(outputPaths).size).toBe(outputPaths.length);
+    const responseIds = entries.flatMap((e) => {
+      const msg = e.message as { responseId?: string } | undefined;
+      return msg?.responseId ? [msg.responseId] : [];
+    });
+    expect(new Set(responseIds).size).toBe(responseIds.length);
     const sm = openInPi(file);
     expect(sm.getEntries().length).toBe(entries.length);
     expect(sm.getLeafId()).toBe(m.leafId);
