@@ -6,8 +6,7 @@ export type RecallErrorCode =
   | "BAD_QUERY" // an empty regex or an unterminated quote that cannot be read as words either
   | "BAD_INDEX" // an expand `#N` that is not a block of the session
   | "SEED_INDEX_MISSING" // span recall asked for a seed index that does not exist
-  | "SPAN_NOT_FOUND" // a fold code / anchor that no record names
-  | "FULL_OUTPUT_REFUSED"; // a full-output path outside the allowed roots (or missing)
+  | "SPAN_NOT_FOUND"; // a fold code / anchor / term that no record names
 
 export class RecallError extends Error {
   readonly code: RecallErrorCode;
