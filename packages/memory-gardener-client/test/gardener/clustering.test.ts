@@ -74,6 +74,13 @@ describe("ephemera", () => {
     expect(isExpiredEphemera(item("The billing nightly export job is enabled.", 90), NOW)).toBe(false);
   });
 
+  it("expires strictly after 14 days: exactly 14 days old is still fresh", () => {
+    const exactly = memoryOf({ content: "CI run #9 for PR #3 is failing.", timestamp: new Date(Date.parse(NOW) - 14 * 86_400_000).toISOString() }, 1);
+    expect(isExpiredEphemera(exactly, NOW)).toBe(false);
+    const justOver = memoryOf({ content: "CI run #9 for PR #3 is failing.", timestamp: new Date(Date.parse(NOW) - 14 * 86_400_000 - 1).toISOString() }, 2);
+    expect(isExpiredEphemera(justOver, NOW)).toBe(true);
+  });
+
   it("never expires an undated memory", () => {
     expect(isExpiredEphemera(memoryOf({ content: "CI run #1 is failing." }, 1, { date: null, mentionedAt: null, occurredStart: null }), NOW)).toBe(false);
   });
