@@ -88,19 +88,24 @@ export function pathTokens(text: string): string[] {
     }
     const start = i;
     let slash = false;
+    let dots = 0;
     while (i < n) {
       const d = text.charCodeAt(i);
       if (d >= 128 || CLASS[d] === 0) break;
       if (d === SLASH) slash = true;
+      else if (d === 46) dots += 1;
       i += 1;
     }
+    if (dots === 0 && !slash) continue;
     if (!slash) {
       // A bare name is a path only with a known extension: check it before slicing the whole run
       // (code is full of "this.value" and "a.b" runs).
       let end = i;
       while (end > start && text.charCodeAt(end - 1) === 46) end -= 1; // "see package.json."
-      const dot = text.lastIndexOf(".", end - 1);
-      if (dot < start || end - dot - 1 < 1 || end - dot - 1 > 10) continue;
+      // Search back at most 11 chars for the extension's dot (never past the run: stays linear).
+      let dot = end - 1;
+      while (dot > start && dot >= end - 11 && text.charCodeAt(dot) !== 46) dot -= 1;
+      if (text.charCodeAt(dot) !== 46 || end - dot - 1 < 1 || end - dot - 1 > 10) continue;
       if (!BARE_EXTENSIONS.has(text.slice(dot + 1, end).toLowerCase())) continue;
     }
     // "scheme://host/…" and "host:path" (git remotes) leave a run right after a colon.

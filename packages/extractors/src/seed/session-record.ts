@@ -7,7 +7,7 @@ import { createSeedAccumulator } from "./accumulator.js";
 export interface SessionBlocksOptions {
   /**
    * `lineage`: every block of the active lineage (what `context-fold index` records). `compacted`: only
-   * the entries some compaction on the active lineage summarized (all compacted history).
+   * the entries some compaction on the active lineage summarized (all compacted history). Default `lineage`.
    */
   readonly scope?: "lineage" | "compacted";
 }
