@@ -20,6 +20,8 @@ export {
   streamEntries,
   lineageBlocks,
   blockAt,
+  blocksOfEntry,
+  isOnLineage,
   type ReadOptions,
 } from "./read-session.js";
 export { contextView, contextEntries } from "./context-view.js";

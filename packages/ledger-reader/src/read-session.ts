@@ -5,7 +5,7 @@ import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
 import { advanceLineage, type LineageState } from "./lineage.js";
 import { remember, stateOf } from "./session-state.js";
-import type { Block, Session, StreamItem } from "./types.js";
+import type { Block, Entry, Session, StreamItem } from "./types.js";
 
 const CHUNK = 4 * 1024 * 1024;
 /** Streaming reads smaller chunks: what a chunk yields is held until the caller takes it. */
@@ -194,4 +194,16 @@ export function lineageBlocks(session: Session): Block[] {
 /** Block `#index`, or undefined. */
 export function blockAt(session: Session, index: number): Block | undefined {
   return Number.isInteger(index) ? session.blocks[index] : undefined;
+}
+
+/** The blocks of one entry, in content order. */
+export function blocksOfEntry(session: Session, entry: Entry): Block[] {
+  const state = stateOf(session);
+  if (state !== undefined) return state.builder.blocksOf(entry);
+  return session.blocks.filter((block) => block.entryPosition === entry.position);
+}
+
+/** Is the block on the active lineage (root → leaf)? */
+export function isOnLineage(session: Session, block: Block): boolean {
+  return session.lineageIds.has(block.entryId) && session.byId.get(block.entryId)?.position === block.entryPosition;
 }

@@ -3,7 +3,7 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { tempDir } from "@context-fold/test-support";
-import { contextView, readSession, resolveAnchor } from "@context-fold/ledger-reader";
+import { blocksOfEntry, contextView, isOnLineage, lineageBlocks, readSession, resolveAnchor } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
 import { describe, expect, it } from "vitest";
 import { expectSameAsPi } from "./pi-oracle.js";
@@ -42,6 +42,10 @@ describe("sessions written by Pi's SessionManager", () => {
       ["follow-up B", 2],
     ]);
     expect(session.lineageIds.has(session.blocks[2]?.entryId ?? "")).toBe(false);
+    expect(session.blocks.filter((x) => isOnLineage(session, x)).map((x) => x.text)).toEqual(["first question", "first answer", "follow-up B", "answer B"]);
+    expect(lineageBlocks(session).map((x) => x.index)).toEqual(session.blocks.filter((x) => isOnLineage(session, x)).map((x) => x.index));
+    const a1Entry = session.byId.get(a1);
+    expect(a1Entry === undefined ? [] : blocksOfEntry(session, a1Entry).map((x) => x.text)).toEqual(["first answer"]);
     expectSameAsPi(session, reopen(sm));
   });
 
