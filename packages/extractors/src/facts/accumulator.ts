@@ -394,7 +394,9 @@ class Accumulator implements FactsAccumulator {
       this.commitSeen.add(c.hash);
       this.commits.push({ ...c, turn: b.turn, index: b.index });
     }
-    const diagnostics = parseDiagnostics(output);
+    // A clean exit of an unpiped command cannot carry failing tests or compiler errors (runners and
+    // compilers exit non-zero on them), so its output is not scanned: most big outputs are skipped here.
+    const diagnostics = exit !== 0 || command.includes("|") || command.length === 0 ? parseDiagnostics(output) : [];
     for (const d of diagnostics) {
       const file = d.file !== undefined ? normalizePath(d.file, this.cwd) : undefined;
       this.upsertItem({
