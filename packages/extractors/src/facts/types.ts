@@ -191,8 +191,8 @@ export interface DurableArtifacts {
 }
 
 export interface ExtractOptions {
-  /** Session working directory; paths under it are reported relative. */
-  readonly cwd?: string;
+  /** Session working directory (`session.header.cwd`); paths under it are reported relative. */
+  readonly cwd?: string | undefined;
 }
 
 /** Incremental extraction: feed blocks turn by turn; snapshots are cheap and never re-scan old blocks. */
