@@ -181,6 +181,16 @@ export function generateExampleBank(seed: number, count: number, now: string): E
         toInvalidate.push(retired);
       }
     }
+    // Traps: a staging claim next to the production one (neither a duplicate nor a dispute), and the
+    // previous subject's fact restated about this one (a look-alike with the same value).
+    if (r() < 0.25) {
+      push(`The ${s} service runs ${int(r, 1, 3)} replicas in staging.`, daysAgo(int(r, 30, 300)), entity);
+      lookalikes++;
+    }
+    if (index > 0 && r() < 0.25) {
+      push(`We run ${int(r, 2, 12)} replicas of the ${s} service in production.`, daysAgo(int(r, 30, 300)), entity);
+      lookalikes++;
+    }
     // Durable facts that mention CI but are not run state, and the database look-alikes.
     push(`The ${s} service stores its data in ${pickOf(r, DATABASES)}.`, daysAgo(int(r, 30, 300)), entity);
     if (r() < 0.5) push(`The ${s} service CI pipeline uses ${int(r, 2, 8)} parallel runners.`, daysAgo(int(r, 30, 300)), entity);
