@@ -20,6 +20,17 @@ function isBlank(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
+/** `{"type"` then optional whitespace and `:` at the start, `}` (before trailing whitespace) at the end. */
+function looksLikeEntry(buf: Buffer, from: number, to: number): boolean {
+  let end = to;
+  while (end > from && (buf[end - 1] === 0x20 || buf[end - 1] === 0x0d || buf[end - 1] === 0x09)) end -= 1;
+  if (buf[end - 1] !== 0x7d || buf[from] !== 0x7b) return false;
+  if (!buf.subarray(from, from + GLUE.length - 1).equals(GLUE.subarray(1))) return true;
+  let at = from + GLUE.length - 1;
+  while (at < end && (buf[at] === 0x20 || buf[at] === 0x09)) at += 1;
+  return buf[at] === 0x3a;
+}
+
 /** A message entry without its content (what `withText: false` keeps): the text stays in the file. */
 function withoutText(raw: Record<string, unknown>): Record<string, unknown> {
   const message = raw["message"];
@@ -204,6 +215,8 @@ export class LedgerBuilder {
     for (let i = 0; i < pieces; i++) {
       const from = cuts[i] ?? start;
       const to = cuts[i + 1] ?? end;
+      // Only a piece shaped like `{"type":…}` can be an entry: skip the parse (and its exception) otherwise.
+      if (!looksLikeEntry(buf, from, to)) continue;
       try {
         values.push({ value: JSON.parse(buf.toString("utf8", from, to)), from, to });
         parsed += 1;
