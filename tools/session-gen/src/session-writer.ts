@@ -196,9 +196,11 @@ export class SessionWriter {
     return id;
   }
 
-  private bashExecution(command: string, output: string, exitCode: number): string {
+  /** A user `!cmd`; `!!cmd` (excludeFromContext) keeps the output out of the model's context. */
+  private bashExecution(command: string, output: string, exitCode: number, excludeFromContext: boolean): string {
     this.tick(5_000, 60_000);
-    return this.append({ role: "bashExecution", command, output, exitCode, cancelled: false, truncated: false, timestamp: this.clock.now } as PiMessage);
+    const message = { role: "bashExecution", command, output, exitCode, cancelled: false, truncated: false, timestamp: this.clock.now, ...(excludeFromContext ? { excludeFromContext: true } : {}) };
+    return this.append(message as PiMessage);
   }
 
   private pickFile(language?: Language): ProjectFile {
@@ -214,15 +216,32 @@ export class SessionWriter {
   }
 
   private editAction(file: ProjectFile): ToolAction {
-    const oldText = snippet(this.rng, file.language).split("\n").slice(0, 4).join("\n");
-    const newText = snippet(this.rng, file.language).split("\n").slice(0, 6).join("\n");
+    const oldLines = snippet(this.rng, file.language).split("\n").slice(0, 4);
+    const newLines = snippet(this.rng, file.language).split("\n").slice(0, 6);
     const line = this.rng.int(10, 400);
+    const width = String(line + 10).length;
+    const num = (n: number): string => String(n).padStart(width, " ");
+    // Pi's EditToolDetails: a display diff (numbered lines), a unified patch, the first changed line.
+    const diff = [
+      ...oldLines.map((l, i) => `-${num(line + i)} ${l}`),
+      ...newLines.map((l, i) => `+${num(line + i)} ${l}`),
+    ].join("\n");
+    const patch = [
+      `Index: ${file.path}`,
+      `===================================================================`,
+      `--- ${file.path}`,
+      `+++ ${file.path}`,
+      `@@ -${line},${oldLines.length} +${line},${newLines.length} @@`,
+      ...oldLines.map((l) => `-${l}`),
+      ...newLines.map((l) => `+${l}`),
+      ``,
+    ].join("\n");
     const action: ToolAction = {
       name: "edit",
-      args: { path: file.path, edits: [{ oldText, newText }] },
+      args: { path: file.path, edits: [{ oldText: oldLines.join("\n"), newText: newLines.join("\n") }] },
       output: `Successfully replaced 1 block(s) in ${file.path}.`,
       isError: false,
-      details: { diff: `@@ -${line},4 +${line},6 @@\n${oldText.split("\n").map((l) => `-${l}`).join("\n")}\n${newText.split("\n").map((l) => `+${l}`).join("\n")}`, firstChangedLine: line },
+      details: { diff, patch, firstChangedLine: line },
     };
     action.onWritten = (entryId) => {
       if (!this.onBranch) this.modified.push({ path: file.path, entryId });
@@ -230,12 +249,23 @@ export class SessionWriter {
     return action;
   }
 
+  /** An edit whose oldText did not match: Pi's error, the model then re-reads and retries. */
+  private failedEditAction(file: ProjectFile): ToolAction {
+    const oldText = snippet(this.rng, file.language).split("\n").slice(0, 3).join("\n");
+    return {
+      name: "edit",
+      args: { path: file.path, edits: [{ oldText, newText: oldText.replace(/limit/g, "maxItems") }] },
+      output: `Could not find the exact text in ${file.path}. The old text must match exactly including all whitespace and newlines.`,
+      isError: true,
+    };
+  }
+
   private writeAction(file: ProjectFile): ToolAction {
     const content = sourceFile(this.rng, file.language, this.rng.int(30, 140));
     const action: ToolAction = {
       name: "write",
       args: { path: file.path, content },
-      output: `Successfully wrote ${Buffer.byteLength(content)} bytes to ${file.path}`,
+      output: `Successfully wrote to ${file.path}`,
       isError: false,
     };
     action.onWritten = (entryId) => {
@@ -396,7 +426,7 @@ export class SessionWriter {
       record.plain = false;
       const runner = this.rng.pick(RUNNERS);
       const failures = this.pending.filter((p) => p.failure.runner === runner).map((p) => p.failure);
-      this.bashExecution(this.rng.chance(0.5) ? RUNNER_COMMANDS[runner] : "git status", failures.length > 0 ? runnerOutput(this.rng, runner, this.rng.int(5, 40), failures) : gitStatus(this.rng, [file.path]), failures.length > 0 ? 1 : 0);
+      this.bashExecution(this.rng.chance(0.5) ? RUNNER_COMMANDS[runner] : "git status", failures.length > 0 ? runnerOutput(this.rng, runner, this.rng.int(5, 40), failures) : gitStatus(this.rng, [file.path]), failures.length > 0 ? 1 : 0, this.rng.chance(0.2));
       this.userText(`See the output above. ${followUp(this.rng, file.path)}`);
     } else {
       this.userText(followUp(this.rng, file.path));
@@ -417,7 +447,10 @@ export class SessionWriter {
 
     // The body of the turn.
     const shape = this.rng.int(0, 4);
-    if (shape === 0) actions.push([this.readAction(file, this.rng.int(40, 200))], [this.editAction(file)]);
+    if (shape === 0) {
+      if (this.rng.chance(0.25)) actions.push([this.failedEditAction(file)]);
+      actions.push([this.readAction(file, this.rng.int(40, 200))], [this.editAction(file)]);
+    }
     else if (shape === 1) actions.push([this.bigAction()]);
     else if (shape === 2) actions.push([this.readAction(file, this.rng.int(30, 120)), this.bigAction()]);
     else if (shape === 3) {
