@@ -91,6 +91,13 @@ describe("context-fold garden", () => {
     expect((JSON.parse(stdout) as { manifest: { fetched: number } }).manifest.fetched).toBeGreaterThan(500);
   });
 
+  it("samples by probe when --probe is given without --mode", async () => {
+    const { stdout } = await cli(["garden", "--url", server.url, "--bank", BANK, "--now", NOW, "--out", tempDir(), "--probe", "auth endpoint", "--json"]);
+    const json = JSON.parse(stdout) as { manifest: { fetched: number }; contradictions: { members: { text: string }[] }[] };
+    expect(json.manifest.fetched).toBeLessThan(bank.items.length / 2);
+    expect(json.contradictions.flatMap((c) => c.members.map((m) => m.text))).toContain("The auth endpoint is /v1/auth.");
+  });
+
   it("rejects bad usage with exit 2 and no stack", async () => {
     for (const args of [
       ["--max-apply", "26", "--apply"],

@@ -18,7 +18,7 @@ import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../out
 interface GardenOptions {
   url: string;
   bank: string;
-  mode: string;
+  mode?: string;
   probe: string[];
   from?: string;
   to?: string;
@@ -65,8 +65,10 @@ function safeName(text: string): string {
 }
 
 async function garden(options: GardenOptions): Promise<void> {
-  if (!(MODES as readonly string[]).includes(options.mode)) throw new CliError(`--mode must be one of ${MODES.join(", ")}, got "${options.mode}"`, { code: "USAGE", exitCode: EXIT_USAGE });
-  const mode = options.mode as SamplingMode;
+  // Without --mode, --probe implies probe sampling and --from/--to imply a window.
+  const modeText = options.mode ?? (options.probe.length > 0 ? "probe" : options.from !== undefined || options.to !== undefined ? "window" : "recent");
+  if (!(MODES as readonly string[]).includes(modeText)) throw new CliError(`--mode must be one of ${MODES.join(", ")}, got "${modeText}"`, { code: "USAGE", exitCode: EXIT_USAGE });
+  const mode = modeText as SamplingMode;
   checkIso("--now", options.now);
   checkIso("--from", options.from);
   checkIso("--to", options.to);
@@ -111,7 +113,7 @@ export function registerGarden(program: Command): void {
     .description("Audit a Hindsight memory bank for near-duplicates, contradictions and expired CI/PR state; report-only unless --apply.")
     .requiredOption("--url <u>", "Hindsight base URL (e.g. http://127.0.0.1:8888)")
     .requiredOption("--bank <id>", "memory bank id")
-    .option("--mode <m>", "sampling: recent | probe | window", "recent")
+    .option("--mode <m>", "sampling: recent | probe | window (default: probe with --probe, window with --from/--to, else recent)")
     .option("--probe <q>", "a recall query to sample by (mode probe; repeatable)", collect, [])
     .option("--from <iso>", "window start, inclusive (mode window)")
     .option("--to <iso>", "window end, inclusive; a date-only value covers that day (mode window)")
