@@ -1,13 +1,14 @@
 // Incremental extraction of summary facts and durable artifacts: blocks go in turn by turn, state is
 // updated in O(new text), and snapshots are built from the state (never by re-reading old blocks).
 
+import { posix } from "node:path";
 import { errorLines } from "../lexicon/errors.js";
 import { normalizePath } from "../lexicon/paths.js";
 import { hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
 import { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode } from "./diagnostics.js";
 import { parseGitCommits } from "./git-commits.js";
-import { commandKey, isSearchCommand, shortCommand } from "./shell-command.js";
+import { commandDir, commandKey, isSearchCommand, shortCommand } from "./shell-command.js";
 import type {
   CommitFact,
   DurableArtifacts,
@@ -397,10 +398,13 @@ class Accumulator implements FactsAccumulator {
     // A clean exit of an unpiped command cannot carry failing tests or compiler errors (runners and
     // compilers exit non-zero on them), so its output is not scanned: most big outputs are skipped here.
     const diagnostics = exit !== 0 || command.includes("|") || command.length === 0 ? parseDiagnostics(output) : [];
+    // Compilers print paths relative to where they ran: resolve against the command's `cd`, so the same
+    // error reported from two directories is one item, and an edit of the file resolves it.
+    const dir = diagnostics.length > 0 ? commandDir(command, this.cwd) : undefined;
     for (const d of diagnostics) {
-      const file = d.file !== undefined ? normalizePath(d.file, this.cwd) : undefined;
+      const file = d.file !== undefined ? normalizePath(dir !== undefined ? posix.resolve(dir, d.file) : d.file, this.cwd) : undefined;
       this.upsertItem({
-        key: `${d.key}`,
+        key: d.file !== undefined && file !== undefined ? d.key.replace(`|${d.file}|`, `|${file}|`) : d.key,
         severity: "ERROR",
         source: d.kind,
         label: d.kind,

@@ -249,7 +249,10 @@ export function failureGist(output: string): string {
   const errs = errorLines(scan.length > 64 * 1024 ? scan.slice(0, 64 * 1024) : scan).filter(
     (l) => !PI_EXIT.test(l),
   );
-  if (errs.length > 0) return (errs[0] ?? "").trim();
+  // Prefer a message-sized line: the first error line of a Node crash is often a minified source line.
+  const readable = errs.find((l) => l.trim().length <= 160);
+  if (readable !== undefined) return readable.trim();
+  if (errs.length > 0) return clipLine((errs[0] ?? "").trim(), 160);
   for (let i = lines.length - 1; i >= 0; i--) {
     const l = (lines[i] ?? "").trim();
     if (l.length === 0 || PI_EXIT.test(l) || l === "(no output)") continue;

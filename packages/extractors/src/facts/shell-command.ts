@@ -1,5 +1,7 @@
 // Shell command helpers: a stable key for "the same command" and which program a command runs.
 
+import { posix } from "node:path";
+
 const LEADING_CD = /^cd\s+[^&;|\n]{1,500}?\s*&&\s*/;
 const TRAILING_PIPE_FILTER = /\s*\|\s*(?:tail|head)(?:\s+-[\w-]{1,10}(?:\s+\d{1,9})?)?\s*$/;
 const REDIRECT_2_1 = /\s*2>&1/g;
@@ -27,6 +29,25 @@ export function commandKey(command: string, cwd?: string): string {
     c = next;
   }
   return c.replace(SPACES, " ").trim();
+}
+
+/**
+ * The directory a command runs in: the session cwd, moved by leading `cd <dir> &&` steps (quotes and a
+ * `~` are left alone: such a dir is returned unresolved only when absolute). Undefined without a cwd.
+ */
+export function commandDir(command: string, cwd: string | undefined): string | undefined {
+  if (cwd === undefined || !cwd.startsWith("/")) return cwd;
+  let dir = cwd;
+  let c = command.length > 2000 ? command.slice(0, 2000).trim() : command.trim();
+  for (let i = 0; i < 3; i++) {
+    const m = LEADING_CD.exec(c);
+    if (m === null) break;
+    const target = m[0].slice(2).replace(/&&\s*$/, "").trim();
+    if (target.length === 0 || target.startsWith("~") || target.startsWith("$") || target.includes("'") || target.includes('"')) break;
+    dir = posix.resolve(dir, target);
+    c = c.slice(m[0].length);
+  }
+  return dir;
 }
 
 function withoutLeadingCd(command: string): string {

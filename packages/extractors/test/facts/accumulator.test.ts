@@ -61,12 +61,12 @@ describe("files and symbols", () => {
       ["src/types.ts", "read", ["User", "AuthPayload"]],
     ]);
     expect(f.typeCatalog.map((t) => `${t.path}: ${t.line}`)).toEqual([
-      "src/auth/session.ts: export function verifyToken(t: string): Promise<User> {",
       "src/auth/session.ts: export function refreshToken(t: string): Promise<Session> {",
       "src/auth/session.ts: export interface Session {",
+      "src/auth/session.ts: export function verifyToken(t: string): Promise<User> {",
       "src/types.ts: export interface User {",
       "src/types.ts: export type AuthPayload = {",
-    ].sort((x, y) => (x.startsWith("src/types") ? 1 : 0) - (y.startsWith("src/types") ? 1 : 0)).slice(0, 5).filter(() => true).length === 5 ? f.typeCatalog.map((t) => `${t.path}: ${t.line}`) : []);
+    ]);
     // Modified files come first in the catalog; the failed edit is a tool error, not a modification.
     expect(f.typeCatalog[0]?.path).toBe("src/auth/session.ts");
     expect(f.typeCatalog.at(-1)?.path).toBe("src/types.ts");
@@ -129,6 +129,20 @@ describe("outstanding context", () => {
     expect(f.outstanding.every((o) => o.resolved)).toBe(true);
     const a = extractArtifacts(b.blocks, { cwd: CWD });
     expect(a.workingCommands).toEqual([{ command: "pnpm exec tsc --noEmit", failedIndex: 2, succeededIndex: 6 }]);
+  });
+
+  it("paths are resolved against the command's cd: one error seen from two directories is one item", () => {
+    const b = new BlockBuilder()
+      .user("typecheck both packages")
+      .bash("cd packages/agent && npx tsc --noEmit", "../coding-agent/src/core/session.ts(16,58): error TS2305: Module has no exported member 'QueueMode'.", 2)
+      .bash(`cd ${CWD}/packages/coding-agent && npx tsc --noEmit`, "src/core/session.ts(16,58): error TS2305: Module has no exported member 'QueueMode'.", 2);
+    let f = extractFacts(b.blocks, { cwd: CWD });
+    const tsc = f.outstanding.filter((o) => o.source === "tsc");
+    expect(tsc).toHaveLength(1);
+    expect(tsc[0]).toMatchObject({ file: "packages/coding-agent/src/core/session.ts", resolved: false, index: 4 });
+    b.edit("packages/coding-agent/src/core/session.ts");
+    f = extractFacts(b.blocks, { cwd: CWD });
+    expect(f.outstanding.find((o) => o.source === "tsc")).toMatchObject({ resolved: true, resolvedIndex: 6 });
   });
 
   it("failing tests from vitest, jest, pytest, go test and cargo are ERROR until the same command passes", () => {

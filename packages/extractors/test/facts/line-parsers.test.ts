@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import {
   blockerLine,
+  commandDir,
   commandKey,
   commitKindOf,
   diagnosticsGist,
@@ -79,6 +80,11 @@ describe("parseDiagnostics", () => {
     expect(failureGist("lots\nTests:       2 failed, 3 passed\n\nCommand exited with code 1")).toBe("2 tests failed");
     expect(failureGist("cc a.c\nmake: *** [a.o] Error 1\n\nCommand exited with code 2")).toBe("make: *** [a.o] Error 1");
     expect(failureGist("just text\nlast line\n\nCommand exited with code 3")).toBe("last line");
+    // A minified source line is an error line too, but the message under it is the gist.
+    const minified = `${"x=I(g.bgBlue(' ESM ')),".repeat(20)}throw new Error("boom")`;
+    expect(failureGist(`${minified}\n     ^\n\nError: Cannot find module './config.js'\n    at load (node:internal)\n\nCommand exited with code 1`)).toBe(
+      "Error: Cannot find module './config.js'",
+    );
   });
   it("adversarial: 1 MB lines of one character", () => {
     for (const ch of ["a", "(", ":", " ", "F", "-", "e", "'", "\t"]) {
@@ -100,6 +106,13 @@ describe("shell commands", () => {
     expect(commandKey("cd . && pnpm test", "/repo")).toBe("pnpm test");
     expect(commandKey("  pnpm   test  ")).toBe("pnpm test");
     expect(commandKey("pnpm test | grep FAIL")).toBe("pnpm test | grep FAIL");
+  });
+  it("commandDir follows leading cd steps from the session cwd", () => {
+    expect(commandDir("cd packages/x && pnpm test", "/repo")).toBe("/repo/packages/x");
+    expect(commandDir("cd /repo/packages/a && cd ../b && tsc", "/repo")).toBe("/repo/packages/b");
+    expect(commandDir("pnpm test", "/repo")).toBe("/repo");
+    expect(commandDir('cd "my dir" && ls', "/repo")).toBe("/repo");
+    expect(commandDir("cd x && ls", undefined)).toBeUndefined();
   });
   it("program, search and test detection", () => {
     expect(programOf("CI=1 npx vitest run")).toBe("vitest");
