@@ -44,7 +44,7 @@ export function isPathToken(token: string): boolean {
   const hasExt = ext !== null && (last.length > (ext[0]?.length ?? 0) || last.startsWith("."));
   if (segments.length === 1) {
     if (absolute || home || dotted) return hasExt; // "/mode" is a slash command, "/tmp.txt" a file
-    if (!hasExt || ext === null) return false;
+    if (!hasExt || ext === null || last.startsWith(".")) return false; // ".test.ts" from a "*.test.ts" glob
     const extension = (ext[1] ?? "").toLowerCase();
     if (!BARE_EXTENSIONS.has(extension)) return false;
     const stem = last.slice(0, last.length - extension.length - 1);

@@ -9,7 +9,7 @@ describe("path tokens", () => {
 
   it("rejects prose, URLs, scopes, numbers and dates", () => {
     const text =
-      "thinking/reasoning and/or a/b. https://github.com/owner/repo/blob/main/x.ts github.com/o/r.ts git@github.com:o/r.git @context-fold/extractors 1/2 2025/11/20 Node.js e.g. /mode";
+      "thinking/reasoning and/or a/b. https://github.com/owner/repo/blob/main/x.ts github.com/o/r.ts git@github.com:o/r.git *.test.ts @context-fold/extractors 1/2 2025/11/20 Node.js e.g. /mode";
     expect(pathTokens(text)).toEqual([]);
   });
 
