@@ -237,6 +237,11 @@ export class LedgerBuilder {
   }
 
   private takeValue(value: unknown, line: number, byteOffset: number, byteLength: number, recovered: boolean, k: number): void {
+    if (!value) {
+      // null, false, 0, "": Pi's loader skips these lines entirely (they do not count for v1 indexes).
+      this.addDamage({ line, byteOffset, kind: "not-an-entry", reason: `a bare ${JSON.stringify(value)} instead of an entry`, recovered: false });
+      return;
+    }
     if (this.header === undefined) {
       this.takeHeader(value, line, byteOffset);
       if (!recovered) this.v1Ids.push(null);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { tempDir } from "@context-fold/test-support";
 import { LedgerError, parseSessionText, readSession } from "@context-fold/ledger-reader";
 import { describe, expect, it } from "vitest";
+import { expectSameAsPi, openWithPi } from "./pi-oracle.js";
 
 const header = JSON.stringify({ type: "session", version: 3, id: "s1", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" });
 function entry(id: string, parentId: string | null, text: string): string {
@@ -85,6 +86,23 @@ describe("damage is recovered and reported", () => {
     expect(session.lineage.map((e) => e.id)).toEqual(["a0000002", "a0000003"]);
     const cyc = parseSessionText(`${[header, entry("b0000001", "b0000002", "x"), entry("b0000002", "b0000001", "y")].join("\n")}\n`);
     expect(cyc.lineage.map((e) => e.id)).toEqual(["b0000001", "b0000002"]);
+  });
+
+  it("bare null/false/0 lines are skipped like Pi skips them, before the header too, and do not shift v1 indexes", () => {
+    const v1Header = JSON.stringify({ type: "session", id: "old", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" });
+    const msg = (text: string): string => JSON.stringify({ type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: text, timestamp: 1 } });
+    // Pi's index 2 (header = 0) is the second message: lines "null" and "0" are not entries for Pi.
+    const compaction = JSON.stringify({ type: "compaction", timestamp: "2025-01-01T00:00:02.000Z", summary: "s", firstKeptEntryIndex: 2, tokensBefore: 1 });
+    const session = parseSessionText(`null\n${v1Header}\n${msg("a")}\n0\n${msg("b")}\n${compaction}\n`);
+    expect(session.entries.map((e) => e.id)).toEqual(["v1-000003", "v1-000005", "v1-000006"]);
+    expect(session.compactions[0]?.firstKeptEntryId).toBe("v1-000005");
+    const file = join(tempDir(), "v1-bare.jsonl");
+    writeFileSync(file, `null\n${v1Header}\n${msg("a")}\n0\n${msg("b")}\n${compaction}\n`);
+    expectSameAsPi(session, openWithPi(file, tempDir()));
+    expect(session.damaged.map((d) => [d.line, d.kind])).toEqual([
+      [1, "not-an-entry"],
+      [4, "not-an-entry"],
+    ]);
   });
 
   it("a second header and non-object lines are reported as not-an-entry", () => {
