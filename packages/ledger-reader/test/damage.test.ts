@@ -1,6 +1,6 @@
 // Damaged and foreign files: every problem is reported with line, byte offset and reason, or is a typed
 // LedgerError — never a stack trace, never a silent drop.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "@context-fold/test-support";
 import { LedgerError, parseSessionText, readSession } from "@context-fold/ledger-reader";
@@ -157,3 +157,24 @@ describe("adversarial lines stay linear", () => {
     ]);
   });
 });
+
+describe("v2 files", () => {
+  it("hookMessage becomes custom in memory, as Pi migrates it; the file is untouched", async () => {
+    const v2 = [
+      JSON.stringify({ type: "session", version: 2, id: "v2s", timestamp: "2025-06-01T00:00:00.000Z", cwd: "/p" }),
+      JSON.stringify({ type: "message", id: "aa000001", parentId: null, timestamp: "2025-06-01T00:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } }),
+      JSON.stringify({ type: "message", id: "aa000002", parentId: "aa000001", timestamp: "2025-06-01T00:00:02.000Z", message: { role: "hookMessage", customType: "hook", content: "injected", display: true, timestamp: 2 } }),
+    ];
+    const file = join(tempDir(), "v2.jsonl");
+    writeFileSync(file, `${v2.join("\n")}\n`);
+    const session = await readSession(file);
+    expect(session.header.version).toBe(2);
+    expect(session.blocks.map((b) => [b.kind, b.role, b.text])).toEqual([
+      ["user", "user", "hi"],
+      ["custom", "custom", "injected"],
+    ]);
+    expectSameAsPi(session, openWithPi(file, tempDir()));
+    expect(readFileSync(file, "utf8")).toBe(`${v2.join("\n")}\n`);
+  });
+});
+
