@@ -1,2 +1,57 @@
 // Public API of @context-fold/summary-formatter.
-export {};
+export type {
+  AnchorsDoc,
+  CatalogFile,
+  CommitItem,
+  FileItem,
+  FileStatus,
+  FooterDoc,
+  LineItem,
+  Omission,
+  OutstandingDoc,
+  OutstandingTag,
+  PreviousSummaryDoc,
+  StatusDoc,
+  SummaryDoc,
+  VerbatimItem,
+} from "./summary-doc.js";
+export { emptyDoc } from "./summary-doc.js";
+export { estimateTokens, tokensOfBytes, utf8Bytes } from "./tokens.js";
+export { SummaryError, type SummaryErrorCode } from "./errors.js";
+export { SUMMARY_MARKER, RECALL_HINT } from "./summary-syntax.js";
+export { renderBrackets, renderBracketsBody } from "./render-brackets.js";
+export { renderPiLayout, renderPiBody } from "./render-pi.js";
+export { isOwnSummary, parseSummary } from "./parse-summary.js";
+export { mergeSummaries, type MergeOptions } from "./merge-summaries.js";
+export { docFromFacts } from "./build-doc.js";
+export { briefLines, toolCallLine, type BriefBlock } from "./brief.js";
+export {
+  applyCaps,
+  fitToBudget,
+  TRIM_ORDER,
+  BRIEF_MAX_LINES,
+  EARLIER_TURNS_MAX,
+  OUTSTANDING_MAX,
+  PREFERENCES_MAX,
+  SCOPE_CHANGES_MAX,
+  type FitReport,
+} from "./fit-budget.js";
+export { planCut, AUTO_TAIL_MAX_TOKENS, type CutPlan, type KeepTail } from "./plan-cut.js";
+export { buildDigest, DEFAULT_DIGEST_BUDGET, type Digest, type DigestStats } from "./build-digest.js";
+export {
+  buildSummary,
+  compactSession,
+  compactWithFacts,
+  lastEntryTime,
+  DEFAULT_SUMMARY_BUDGET,
+  MIN_SUMMARY_BUDGET,
+  type BuildSummaryInput,
+  type BuiltSummary,
+  type CompactOptions,
+  type CompactResult,
+  type CompactStats,
+  type PreviousSummaryInput,
+  type SummaryFormat,
+  type SummaryStats,
+  type SummaryWindow,
+} from "./compact-session.js";

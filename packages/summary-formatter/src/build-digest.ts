@@ -1,0 +1,180 @@
+// The durable-artifact digest re-injected after a compaction: initial prompts and corrections verbatim
+// first, then the error ledger, working commands, hex constants and files; trimmed lowest priority
+// first to a token budget (default 1,500), and closed by an accounting line of what stayed verbatim.
+import type { DurableArtifacts, ErrorLedgerEntry, HexConstant, UserStatement, WorkingCommand } from "@context-fold/extractors";
+import { SummaryError } from "./errors.js";
+import { clip, flat, omissionLine, verbatimLines } from "./summary-syntax.js";
+import { estimateTokens, utf8Bytes } from "./tokens.js";
+
+export const DEFAULT_DIGEST_BUDGET = 1500;
+
+export interface DigestStats {
+  readonly budget: number;
+  readonly estimatedTokens: number;
+  /** Items kept whole, per category. */
+  readonly initialPrompts: number;
+  readonly corrections: number;
+  /** UTF-8 bytes of the verbatim items kept whole. */
+  readonly verbatimBytes: number;
+  /** Items left out per category (counted in the digest with a recall pointer). */
+  readonly omitted: Readonly<Record<"initialPrompts" | "corrections" | "errorLedger" | "workingCommands" | "hexConstants" | "files", number>>;
+  /** #N of verbatim items clipped to fit. */
+  readonly clipped: readonly number[];
+}
+
+export interface Digest {
+  readonly text: string;
+  readonly stats: DigestStats;
+}
+
+interface State {
+  prompts: UserStatement[];
+  corrections: UserStatement[];
+  errors: ErrorLedgerEntry[];
+  commands: WorkingCommand[];
+  hex: HexConstant[];
+  files: string[];
+  omitted: { initialPrompts: number; corrections: number; errorLedger: number; workingCommands: number; hexConstants: number; files: number };
+  clipped: number[];
+}
+
+function accounting(s: State): { line: string; bytes: number } {
+  const whole = (items: UserStatement[]): UserStatement[] => items.filter((i) => !s.clipped.includes(i.index));
+  const p = whole(s.prompts);
+  const c = whole(s.corrections);
+  const bytes = [...p, ...c].reduce((sum, i) => sum + utf8Bytes(i.text), 0);
+  return {
+    line: `preserved verbatim: ${String(p.length)} initial prompt(s), ${String(c.length)} corrections (~${String(bytes)} B)`,
+    bytes,
+  };
+}
+
+function render(s: State): string {
+  const out: string[] = ["[Durable Artifacts]"];
+  const omit = (count: number, what: string, recall: string): void => {
+    if (count > 0) out.push(omissionLine({ count, what, recall }));
+  };
+  if (s.prompts.length > 0 || s.omitted.initialPrompts > 0) {
+    out.push("Initial prompt(s), verbatim:");
+    for (const p of s.prompts) out.push(...verbatimLines("", p.text, p.index));
+    omit(s.omitted.initialPrompts, "more initial prompts", "user messages");
+  }
+  if (s.corrections.length > 0 || s.omitted.corrections > 0) {
+    out.push("Corrections, verbatim:");
+    for (const c of s.corrections) out.push(...verbatimLines("", c.text, c.index));
+    omit(s.omitted.corrections, "more corrections", "user messages");
+  }
+  if (s.errors.length > 0 || s.omitted.errorLedger > 0) {
+    out.push("Error ledger:");
+    for (const e of s.errors) out.push(`- [${e.resolved ? "RESOLVED" : e.severity}] [${e.source}] ${clip(flat(e.text), 300)} (#${String(e.index)})`);
+    omit(s.omitted.errorLedger, "more errors", "errors");
+  }
+  if (s.commands.length > 0 || s.omitted.workingCommands > 0) {
+    out.push("Working commands:");
+    for (const w of s.commands) out.push(`- \`${clip(flat(w.command), 200)}\` (failed #${String(w.failedIndex)}, worked #${String(w.succeededIndex)})`);
+    omit(s.omitted.workingCommands, "more working commands", "commands");
+  }
+  if (s.hex.length > 0 || s.omitted.hexConstants > 0) {
+    out.push("Hex constants:");
+    if (s.hex.length > 0) out.push(`- ${s.hex.map((h) => `${h.value} (#${String(h.index)})`).join(", ")}`);
+    omit(s.omitted.hexConstants, "more hex constants", "identifiers");
+  }
+  if (s.files.length > 0 || s.omitted.files > 0) {
+    out.push("Files:");
+    if (s.files.length > 0) out.push(`- ${s.files.join(", ")}`);
+    omit(s.omitted.files, "more files", "files");
+  }
+  out.push(accounting(s).line);
+  return `${out.join("\n")}\n`;
+}
+
+const MARK = (index: number): string => `… (clipped; recall #${String(index)})`;
+
+function clipTo(item: UserStatement, maxBytes: number): UserStatement {
+  const mark = MARK(item.index);
+  let room = Math.max(0, maxBytes - utf8Bytes(mark) - 1);
+  let end = 0;
+  for (const ch of item.text) {
+    const b = utf8Bytes(ch);
+    if (b > room) break;
+    room -= b;
+    end += ch.length;
+  }
+  const head = item.text.slice(0, end);
+  return { ...item, text: head === "" ? mark : `${head} ${mark}` };
+}
+
+/** Digest of `artifacts` within `budget` tokens (ceil(bytes / 4)). Pure. */
+export function buildDigest(artifacts: DurableArtifacts, options: { budget?: number } = {}): Digest {
+  const budget = options.budget ?? DEFAULT_DIGEST_BUDGET;
+  if (!Number.isInteger(budget) || budget < 64) throw new SummaryError("BAD_OPTION", `digest budget must be a whole number ≥ 64 tokens, got ${String(budget)}`);
+  const s: State = {
+    prompts: [...artifacts.initialPrompts],
+    corrections: [...artifacts.corrections],
+    // Unresolved errors first, so trimming from the end drops resolved ones first.
+    errors: [...artifacts.errorLedger.filter((e) => !e.resolved), ...artifacts.errorLedger.filter((e) => e.resolved)],
+    commands: [...artifacts.workingCommands],
+    hex: [...artifacts.hexConstants],
+    files: [...artifacts.files],
+    omitted: { initialPrompts: 0, corrections: 0, errorLedger: 0, workingCommands: 0, hexConstants: 0, files: 0 },
+    clipped: [],
+  };
+  const limit = budget * 4;
+  const size = (): number => utf8Bytes(render(s));
+  // Lowest priority first; each takes items off one end of its list (corrections: oldest first).
+  const cost = (text: string): number => utf8Bytes(text) + 16;
+  const steps: (() => boolean)[] = [
+    () => (s.files.pop() !== undefined ? (s.omitted.files++, true) : false),
+    () => (s.hex.pop() !== undefined ? (s.omitted.hexConstants++, true) : false),
+    () => (s.commands.pop() !== undefined ? (s.omitted.workingCommands++, true) : false),
+    () => (s.errors.pop() !== undefined ? (s.omitted.errorLedger++, true) : false),
+    () => (s.corrections.shift() !== undefined ? (s.omitted.corrections++, true) : false),
+  ];
+  const costs: (() => number[])[] = [
+    () => [...s.files].reverse().map(cost),
+    () => [...s.hex].reverse().map((h) => cost(h.value)),
+    () => [...s.commands].reverse().map((w) => cost(w.command)),
+    () => [...s.errors].reverse().map((e) => cost(e.text)),
+    () => s.corrections.map((c) => cost(c.text)),
+  ];
+  let current = size();
+  steps.forEach((step, i) => {
+    while (current > limit) {
+      // Drop about as many items as cover the excess, then re-measure.
+      let need = current - limit;
+      let batch = 0;
+      for (const c of costs[i]?.() ?? []) {
+        if (need <= 0) break;
+        need -= c;
+        batch++;
+      }
+      let dropped = false;
+      for (let k = 0; k < Math.max(1, batch); k++) if (step()) dropped = true;
+      if (!dropped) break;
+      current = size();
+    }
+  });
+  // Still over: clip the initial prompts (last first) down to what fits, keeping a recall pointer.
+  for (let i = s.prompts.length - 1; i >= 0 && current > limit; i--) {
+    const p = s.prompts[i];
+    if (p === undefined) continue;
+    const keep = Math.max(0, utf8Bytes(p.text) - (current - limit) - 8);
+    s.prompts[i] = clipTo(p, keep);
+    s.clipped.push(p.index);
+    current = size();
+  }
+  const text = render(s);
+  const acc = accounting(s);
+  return {
+    text,
+    stats: {
+      budget,
+      estimatedTokens: estimateTokens(text),
+      initialPrompts: s.prompts.length - s.prompts.filter((p) => s.clipped.includes(p.index)).length,
+      corrections: s.corrections.length,
+      verbatimBytes: acc.bytes,
+      omitted: { ...s.omitted },
+      clipped: [...s.clipped],
+    },
+  };
+}

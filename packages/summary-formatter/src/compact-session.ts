@@ -1,0 +1,289 @@
+// Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
+// summary document, merge it with the previous summary, fit it to the budget and render it; plus the
+// durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
+import { createFactsAccumulator, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
+import type { Block, Session } from "@context-fold/ledger-reader";
+import { type BriefBlock, briefLines } from "./brief.js";
+import { docFromFacts } from "./build-doc.js";
+import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats } from "./build-digest.js";
+import { SummaryError } from "./errors.js";
+import { fitToBudget } from "./fit-budget.js";
+import { mergeSummaries } from "./merge-summaries.js";
+import { isOwnSummary, parseSummary } from "./parse-summary.js";
+import { type KeepTail, planCut } from "./plan-cut.js";
+import { renderBrackets, renderBracketsBody } from "./render-brackets.js";
+import { renderPiBody, renderPiLayout } from "./render-pi.js";
+import type { FooterDoc, Omission, PreviousSummaryDoc, SummaryDoc } from "./summary-doc.js";
+import { estimateTokens } from "./tokens.js";
+
+/** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
+export const DEFAULT_SUMMARY_BUDGET = 4000;
+/** Smallest budget accepted: room for the footer, the recall hint and a little content. */
+export const MIN_SUMMARY_BUDGET = 256;
+
+export type SummaryFormat = "brackets" | "pi";
+
+/** A summary written before this compaction: ours (parsed and merged) or foreign (kept verbatim). */
+export interface PreviousSummaryInput {
+  readonly text: string;
+  /** "compaction 2", "file", … */
+  readonly label: string;
+  /** #N of the compaction block holding it, or null when it came from elsewhere. */
+  readonly index: number | null;
+}
+
+/** The window a summary covers and what stays after it (for the footer). */
+export interface SummaryWindow {
+  readonly messages: number;
+  readonly windowTokens: number;
+  readonly tailMessages: number;
+  readonly tailTokens: number;
+}
+
+export interface BuildSummaryInput {
+  readonly facts: SessionFacts;
+  readonly artifacts: DurableArtifacts;
+  /** Blocks of the summarized window, ascending #N (the brief transcript is made from them). */
+  readonly blocks: readonly BriefBlock[];
+  /** Previous summaries in lineage order; the latest of ours is merged, foreign ones after it are kept. */
+  readonly previous?: readonly PreviousSummaryInput[];
+  readonly budget?: number;
+  readonly format?: SummaryFormat;
+  /** ISO time printed in the footer. */
+  readonly now: string;
+  readonly window: SummaryWindow;
+  /** true when `facts` cover everything the previous summary covered (lineage-wide extraction). */
+  readonly factsCoverPrevious?: boolean;
+}
+
+export interface SummaryStats {
+  readonly format: SummaryFormat;
+  readonly budget: number;
+  readonly estimatedTokens: number;
+  readonly withinBudget: boolean;
+  /** How the previous summary was used. */
+  readonly previous: "none" | "merged" | "kept-foreign" | "merged+kept-foreign";
+  /** What caps and the budget left out, counted. */
+  readonly omitted: readonly Omission[];
+  /** #N of verbatim items clipped to half the budget. */
+  readonly clippedVerbatim: readonly number[];
+}
+
+export interface BuiltSummary {
+  readonly text: string;
+  readonly doc: SummaryDoc;
+  readonly stats: SummaryStats;
+}
+
+function checkBudget(budget: number): void {
+  if (!Number.isInteger(budget) || budget < MIN_SUMMARY_BUDGET)
+    throw new SummaryError("BAD_OPTION", `summary budget must be a whole number ≥ ${String(MIN_SUMMARY_BUDGET)} tokens, got ${String(budget)}`);
+}
+
+function rangeOf(blocks: readonly BriefBlock[]): FooterDoc["range"] {
+  const first = blocks[0];
+  const last = blocks[blocks.length - 1];
+  return first === undefined || last === undefined ? null : { from: first.index, to: last.index };
+}
+
+function omissionsOf(doc: SummaryDoc): Omission[] {
+  return [
+    doc.scopeOmitted,
+    doc.correctionsOmitted,
+    ...doc.filesOmitted,
+    doc.commitsOmitted,
+    doc.typeCatalogOmitted,
+    doc.outstandingOmitted,
+    doc.earlierTurnsOmitted,
+    doc.briefOmitted,
+  ].filter((o): o is Omission => o !== null);
+}
+
+/** Facts (+ previous summaries) to a rendered summary within budget. Pure. */
+export function buildSummary(input: BuildSummaryInput): BuiltSummary {
+  const budget = input.budget ?? DEFAULT_SUMMARY_BUDGET;
+  checkBudget(budget);
+  const format = input.format ?? "brackets";
+  let base: SummaryDoc | null = null;
+  let foreign: PreviousSummaryDoc[] = [];
+  for (const p of input.previous ?? []) {
+    let own: SummaryDoc | null = null;
+    if (isOwnSummary(p.text)) {
+      try {
+        own = parseSummary(p.text);
+      } catch {
+        own = null; // marked as ours but damaged: kept verbatim below, never dropped
+      }
+    }
+    if (own !== null) {
+      base = own;
+      foreign = [];
+    } else {
+      let end = p.text.length;
+      while (end > 0 && p.text.charCodeAt(end - 1) === 10) end--;
+      foreign.push({ label: p.label, index: p.index, lines: p.text.slice(0, end).split("\n") });
+    }
+  }
+  const footer: FooterDoc = {
+    at: input.now,
+    messages: input.window.messages,
+    windowTokens: input.window.windowTokens,
+    summaryTokens: budget,
+    tailMessages: input.window.tailMessages,
+    tailTokens: input.window.tailTokens,
+    range: rangeOf(input.blocks),
+  };
+  const fresh: SummaryDoc = { ...docFromFacts(input.facts, input.artifacts, briefLines(input.blocks), footer), previous: foreign };
+  const merged = base === null ? fresh : mergeSummaries(base, fresh, { nextCoversPrevious: input.factsCoverPrevious === true });
+  const render = format === "pi" ? renderPiLayout : renderBrackets;
+  const body = format === "pi" ? renderPiBody : renderBracketsBody;
+  const { doc: fitted, report } = fitToBudget({ ...merged, footer }, render, budget);
+  const doc: SummaryDoc = { ...fitted, footer: { ...fitted.footer, summaryTokens: estimateTokens(body(fitted)) } };
+  const text = render(doc);
+  const estimatedTokens = estimateTokens(text);
+  return {
+    text,
+    doc,
+    stats: {
+      format,
+      budget,
+      estimatedTokens,
+      withinBudget: estimatedTokens <= budget,
+      previous: base === null ? (foreign.length > 0 ? "kept-foreign" : "none") : foreign.length > 0 ? "merged+kept-foreign" : "merged",
+      omitted: omissionsOf(doc),
+      clippedVerbatim: report.clippedVerbatim,
+    },
+  };
+}
+
+export interface CompactOptions {
+  /** Summary budget in tokens (default 4000). */
+  readonly budget?: number;
+  readonly format?: SummaryFormat;
+  /** A previous summary to merge with; default: the summaries of the compactions on the lineage. */
+  readonly previous?: string;
+  readonly keepTail?: KeepTail;
+  /** ISO time for the footer; default the last entry's timestamp. */
+  readonly now?: string;
+  /** Digest budget in tokens (default 1500). */
+  readonly digestBudget?: number;
+  /**
+   * Which blocks facts come from: "lineage" (default) = every lineage block before the cut, so the
+   * founding request is re-derived from the file even after foreign compactions; "window" = only
+   * this compaction's window, everything older carried by merging with the previous summary.
+   */
+  readonly scope?: "lineage" | "window";
+}
+
+export interface CompactStats {
+  readonly summary: SummaryStats;
+  readonly digest: DigestStats;
+  readonly summarizedMessages: number;
+  readonly keptMessages: number;
+  readonly summarizedBlocks: number;
+  readonly range: { readonly from: number; readonly to: number } | null;
+  readonly splitTurn: boolean;
+  readonly compressionRatio: number;
+}
+
+export interface CompactResult {
+  readonly summary: string;
+  readonly firstKeptEntryId: string;
+  readonly tokensBefore: number;
+  readonly estimatedTokensAfter: number;
+  readonly digest: string;
+  readonly stats: CompactStats;
+}
+
+/** The time a compaction of `session` is stamped with when the caller gives none. */
+export function lastEntryTime(session: Session): string {
+  for (let i = session.entries.length - 1; i >= 0; i--) {
+    const t = session.entries[i]?.timestamp;
+    if (typeof t === "string" && t !== "") return t;
+  }
+  if (session.header.timestamp !== undefined) return session.header.timestamp;
+  throw new SummaryError("BAD_OPTION", `${session.path} has no timestamp to stamp the summary with: pass now (--now <iso>)`);
+}
+
+function checkNow(now: string): string {
+  if (!/^\S+$/.test(now) || Number.isNaN(Date.parse(now))) throw new SummaryError("BAD_OPTION", `now must be an ISO-8601 time, got "${now}"`);
+  return now;
+}
+
+/** Previous summaries on the session's lineage (or the one given), in order. */
+function previousInputs(session: Session, blocks: readonly Block[], given: string | undefined): PreviousSummaryInput[] {
+  if (given !== undefined) return [{ text: given, label: "file", index: null }];
+  return session.compactions.map((c) => ({
+    text: c.summary,
+    label: `compaction ${String(c.number)}`,
+    index: blocks.find((b) => b.entryId === c.entryId)?.index ?? null,
+  }));
+}
+
+function compactWith(
+  session: Session,
+  extracted: ((plan: ReturnType<typeof planCut>) => { facts: SessionFacts; artifacts: DurableArtifacts }) ,
+  options: CompactOptions,
+): CompactResult {
+  const plan = planCut(session, options.keepTail === undefined ? {} : { keepTail: options.keepTail });
+  const { facts, artifacts } = extracted(plan);
+  const now = checkNow(options.now ?? lastEntryTime(session));
+  const windowTokens = Math.max(0, plan.tokensBefore - plan.keptTokens);
+  const built = buildSummary({
+    facts,
+    artifacts,
+    blocks: plan.summarizedBlocks,
+    previous: previousInputs(session, [...plan.lineageBefore, ...plan.keptBlocks], options.previous),
+    ...(options.budget === undefined ? {} : { budget: options.budget }),
+    ...(options.format === undefined ? {} : { format: options.format }),
+    now,
+    window: { messages: plan.summarizedMessages, windowTokens, tailMessages: plan.keptMessages, tailTokens: plan.keptTokens },
+    factsCoverPrevious: (options.scope ?? "lineage") === "lineage",
+  });
+  const digest = buildDigest(artifacts, { budget: options.digestBudget ?? DEFAULT_DIGEST_BUDGET });
+  const first = plan.summarizedBlocks[0];
+  const last = plan.summarizedBlocks[plan.summarizedBlocks.length - 1];
+  return {
+    summary: built.text,
+    firstKeptEntryId: plan.firstKeptEntryId,
+    tokensBefore: plan.tokensBefore,
+    estimatedTokensAfter: built.stats.estimatedTokens + plan.keptTokens,
+    digest: digest.text,
+    stats: {
+      summary: built.stats,
+      digest: digest.stats,
+      summarizedMessages: plan.summarizedMessages,
+      keptMessages: plan.keptMessages,
+      summarizedBlocks: plan.summarizedBlocks.length,
+      range: first === undefined || last === undefined ? null : { from: first.index, to: last.index },
+      splitTurn: plan.splitTurn,
+      compressionRatio: built.stats.estimatedTokens > 0 ? Number((windowTokens / built.stats.estimatedTokens).toFixed(2)) : 0,
+    },
+  };
+}
+
+/** The CLI path: cut, extract, summarize, digest. */
+export function compactSession(session: Session, options: CompactOptions = {}): CompactResult {
+  const cwd = session.header.cwd;
+  return compactWith(
+    session,
+    (plan) => {
+      const acc = createFactsAccumulator(cwd === undefined ? {} : { cwd });
+      acc.add(options.scope === "window" ? plan.summarizedBlocks : plan.lineageBefore);
+      return { facts: acc.facts(), artifacts: acc.artifacts() };
+    },
+    options,
+  );
+}
+
+/**
+ * The extension's incremental path: facts and artifacts already accumulated (e.g. a live
+ * FactsAccumulator fed turn by turn), so only the cut, the brief and the rendering run here.
+ */
+export function compactWithFacts(
+  session: Session,
+  extracted: { readonly facts: SessionFacts; readonly artifacts: DurableArtifacts },
+  options: CompactOptions = {},
+): CompactResult {
+  return compactWith(session, () => extracted, options);
+}

@@ -1,0 +1,298 @@
+// Keeps a summary within its token budget (estimator: ceil(UTF-8 bytes / 4), see tokens.ts).
+// Fixed caps first (brief 120 lines, earlier turns 60, scope changes 12, preferences 20, outstanding 40),
+// then verbatim items (founding request, corrections) are clipped to half the budget, then whole items
+// are dropped lowest priority first until the rendered text fits — see TRIM_ORDER. Everything dropped
+// is counted in an omission line with a recall pointer; nothing is dropped silently.
+import { briefRef } from "./brief.js";
+import type { FileItem, Omission, OutstandingDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import { utf8Bytes } from "./tokens.js";
+
+export const BRIEF_MAX_LINES = 120;
+export const EARLIER_TURNS_MAX = 60;
+export const SCOPE_CHANGES_MAX = 12;
+export const PREFERENCES_MAX = 20;
+export const OUTSTANDING_MAX = 40;
+/** Bytes held back for footer numbers that grow after measuring. */
+const FOOTER_SLACK = 48;
+
+/** What is trimmed, in order, when a summary is over budget (first = lowest priority). */
+export const TRIM_ORDER = [
+  "brief transcript down to 20 lines (oldest first)",
+  "type catalog (last files first)",
+  "earlier turns down to 8 (oldest first)",
+  "previous foreign summaries (last lines first, clipped with a recall pointer)",
+  "outstanding context (resolved, then INFO, WARN, ERROR; last first)",
+  "read files (last first)",
+  "anchors, current status details",
+  "preferences, scope changes (oldest first)",
+  "rest of the brief transcript, rest of the earlier turns",
+  "created and modified files (last first)",
+  "commits (oldest first)",
+  "corrections (newest first)",
+] as const;
+
+export interface FitReport {
+  /** Verbatim items clipped to stay within half the budget, by #N. */
+  readonly clippedVerbatim: readonly number[];
+  /** true when even the fully trimmed summary is over budget (only for budgets too small for the footer). */
+  readonly overBudget: boolean;
+}
+
+type Render = (doc: SummaryDoc) => string;
+
+function addOmission(list: readonly Omission[], count: number, what: string, recall: string): Omission[] {
+  if (count === 0) return [...list];
+  const out = [...list];
+  const at = out.findIndex((o) => o.what === what);
+  const old = at < 0 ? undefined : out[at];
+  if (old !== undefined) out[at] = { ...old, count: old.count + count };
+  else out.push({ count, what, recall });
+  return out;
+}
+
+function plus(o: Omission | null, count: number, what: string, recall: string): Omission | null {
+  if (count === 0) return o;
+  return o === null ? { count, what, recall } : { ...o, count: o.count + count, recall };
+}
+
+function briefRecall(doc: SummaryDoc, kept: readonly string[]): string {
+  const from = doc.footer.range?.from ?? 0;
+  const to = kept.length > 0 ? briefRef(kept[0] ?? "") - 1 : (doc.footer.range?.to ?? from);
+  return `#${String(from)}–#${String(Math.max(from, to))}`;
+}
+
+function dropBrief(doc: SummaryDoc, n: number): SummaryDoc {
+  if (n <= 0) return doc;
+  const kept = doc.brief.slice(n);
+  return { ...doc, brief: kept, briefOmitted: plus(doc.briefOmitted, Math.min(n, doc.brief.length), "earlier brief lines", briefRecall(doc, kept)) };
+}
+
+/** Applies the fixed caps (independent of budget). */
+export function applyCaps(doc: SummaryDoc): SummaryDoc {
+  let d = dropBrief(doc, doc.brief.length - BRIEF_MAX_LINES);
+  const turnsOver = d.earlierTurns.length - EARLIER_TURNS_MAX;
+  if (turnsOver > 0) d = { ...d, earlierTurns: d.earlierTurns.slice(turnsOver), earlierTurnsOmitted: plus(d.earlierTurnsOmitted, turnsOver, "earlier turns", "turns") };
+  const scopeOver = d.scopeChanges.length - SCOPE_CHANGES_MAX;
+  if (scopeOver > 0) d = { ...d, scopeChanges: d.scopeChanges.slice(scopeOver), scopeOmitted: plus(d.scopeOmitted, scopeOver, "earlier scope changes", "user messages") };
+  const prefOver = d.preferences.length - PREFERENCES_MAX;
+  if (prefOver > 0) d = { ...d, preferences: d.preferences.slice(prefOver), correctionsOmitted: plus(d.correctionsOmitted, prefOver, "earlier preferences or corrections", "user messages") };
+  if (d.outstanding.length > OUTSTANDING_MAX) d = dropOutstanding(d, d.outstanding.length - OUTSTANDING_MAX);
+  return d;
+}
+
+const RANK: Record<OutstandingDoc["tag"], number> = { RESOLVED: 0, INFO: 1, WARN: 2, ERROR: 3 };
+
+function dropOutstanding(doc: SummaryDoc, n: number): SummaryDoc {
+  // Victims: lowest rank first, later items first within a rank; the kept ones keep their order.
+  const order = doc.outstanding.map((o, i) => ({ o, i })).sort((a, b) => RANK[a.o.tag] - RANK[b.o.tag] || b.i - a.i);
+  const victims = new Set(order.slice(0, n).map((x) => x.i));
+  return {
+    ...doc,
+    outstanding: doc.outstanding.filter((_, i) => !victims.has(i)),
+    outstandingOmitted: plus(doc.outstandingOmitted, victims.size, "more outstanding items", "errors"),
+  };
+}
+
+function dropFiles(doc: SummaryDoc, n: number, statuses: readonly FileItem["status"][], what: string): SummaryDoc {
+  const idx: number[] = [];
+  for (let i = doc.files.length - 1; i >= 0 && idx.length < n; i--) if (statuses.includes(doc.files[i]?.status ?? "read")) idx.push(i);
+  if (idx.length === 0) return doc;
+  const drop = new Set(idx);
+  return { ...doc, files: doc.files.filter((_, i) => !drop.has(i)), filesOmitted: addOmission(doc.filesOmitted, idx.length, what, "files") };
+}
+
+const CLIP_MARK = (index: number | null): string => (index === null ? "… (clipped)" : `… (clipped; recall #${String(index)})`);
+
+/** Clip a verbatim text to at most `maxBytes` UTF-8 bytes including the clip marker. */
+function clipVerbatim(item: VerbatimItem, maxBytes: number): VerbatimItem {
+  const mark = CLIP_MARK(item.index);
+  if (utf8Bytes(item.text) <= maxBytes) return item;
+  let room = Math.max(0, maxBytes - utf8Bytes(mark) - 1);
+  let end = 0;
+  for (const ch of item.text) {
+    const b = utf8Bytes(ch);
+    if (b > room) break;
+    room -= b;
+    end += ch.length;
+  }
+  const head = item.text.slice(0, end);
+  return { text: head === "" ? mark : `${head}${head.endsWith("\n") ? "" : " "}${mark}`, index: item.index };
+}
+
+/** Founding request and corrections within half the budget (in that order); the rest clipped. */
+function clipVerbatimItems(doc: SummaryDoc, halfBytes: number): { doc: SummaryDoc; clipped: number[] } {
+  let room = halfBytes;
+  const clipped: number[] = [];
+  let goal = doc.goal;
+  if (goal !== null) {
+    const c = clipVerbatim(goal, room);
+    if (c !== goal) clipped.push(goal.index);
+    goal = c;
+    room = Math.max(0, room - utf8Bytes(c.text));
+  }
+  const corrections = doc.corrections.map((item) => {
+    const c = clipVerbatim(item, Math.max(room, 0));
+    if (c !== item) clipped.push(item.index);
+    room = Math.max(0, room - utf8Bytes(c.text));
+    return c;
+  });
+  return { doc: { ...doc, goal, corrections }, clipped };
+}
+
+function clipPrevious(doc: SummaryDoc, excessBytes: number): SummaryDoc | null {
+  // Take lines off the longest previous summary (keeping at least its first line and the marker).
+  let longest = -1;
+  let longestBytes = 0;
+  doc.previous.forEach((p, i) => {
+    const bytes = p.lines.reduce((s, l) => s + utf8Bytes(l) + 3, 0);
+    if (p.lines.length > 2 && bytes > longestBytes) (longest = i), (longestBytes = bytes);
+  });
+  const p = doc.previous[longest];
+  if (p === undefined) return null;
+  const mark = CLIP_MARK(p.index);
+  const body = p.lines[p.lines.length - 1] === mark ? p.lines.slice(0, -1) : [...p.lines];
+  let freed = 0;
+  while (body.length > 1 && freed < excessBytes) freed += utf8Bytes(body.pop() ?? "") + 3;
+  const previous = [...doc.previous];
+  previous[longest] = { ...p, lines: [...body, mark] };
+  return { ...doc, previous };
+}
+
+interface Step {
+  /** Drops about `excess` bytes worth of items; null when this step has nothing left. */
+  (doc: SummaryDoc, excess: number): SummaryDoc | null;
+}
+
+/** How many items from the front (or back) of `costs` cover `excess` bytes (at least 1). */
+function countFor(costs: readonly number[], excess: number): number {
+  let sum = 0;
+  let n = 0;
+  for (const c of costs) {
+    if (sum >= excess) break;
+    sum += c;
+    n++;
+  }
+  return Math.max(1, n);
+}
+
+const lineCost = (s: string): number => utf8Bytes(s) + 12;
+
+/** Lines the brief and earlier turns keep until everything else of lower rank is gone. */
+export const BRIEF_FLOOR = 20;
+export const EARLIER_TURNS_FLOOR = 8;
+
+const briefStep =
+  (floor: number): Step =>
+  (d, x) =>
+    d.brief.length <= floor ? null : dropBrief(d, Math.min(d.brief.length - floor, countFor(d.brief.map(lineCost), x)));
+
+const turnsStep =
+  (floor: number): Step =>
+  (d, x) => {
+    if (d.earlierTurns.length <= floor) return null;
+    const n = Math.min(d.earlierTurns.length - floor, countFor(d.earlierTurns.map((t) => lineCost(t.text)), x));
+    return { ...d, earlierTurns: d.earlierTurns.slice(n), earlierTurnsOmitted: plus(d.earlierTurnsOmitted, n, "earlier turns", "turns") };
+  };
+
+const STEPS: Step[] = [
+  briefStep(BRIEF_FLOOR),
+  (d, x) => {
+    if (d.typeCatalog.length === 0) return null;
+    const costs = [...d.typeCatalog].reverse().map((c) => c.lines.reduce((s, l) => s + lineCost(l), lineCost(c.path)));
+    const n = countFor(costs, x);
+    return { ...d, typeCatalog: d.typeCatalog.slice(0, -n), typeCatalogOmitted: plus(d.typeCatalogOmitted, n, "more type-catalog files", "files") };
+  },
+  turnsStep(EARLIER_TURNS_FLOOR),
+  (d, x) => clipPrevious(d, x),
+  (d, x) => (d.outstanding.length === 0 ? null : dropOutstanding(d, countFor(d.outstanding.map((o) => lineCost(o.text)), x))),
+  (d, x) => {
+    const reads = d.files.filter((f) => f.status === "read").reverse();
+    return reads.length === 0 ? null : dropFiles(d, countFor(reads.map((f) => lineCost(f.path)), x), ["read"], "more read files");
+  },
+  (d) => {
+    const a = d.anchors;
+    if (a.files.length > 0) return { ...d, anchors: { ...a, files: [] } };
+    if (a.errors.length > 0) return { ...d, anchors: { ...a, errors: [] } };
+    if (a.commits.length > 0) return { ...d, anchors: { ...a, commits: [] } };
+    if (d.status.next.length > 0) return { ...d, status: { ...d.status, next: d.status.next.slice(0, -1) } };
+    if (d.status.lastAction !== null) return { ...d, status: { ...d.status, lastAction: null } };
+    return null;
+  },
+  (d, x) => {
+    if (d.preferences.length > 0) {
+      const n = countFor(d.preferences.map((p) => lineCost(p.text)), x);
+      return { ...d, preferences: d.preferences.slice(n), correctionsOmitted: plus(d.correctionsOmitted, n, "earlier preferences or corrections", "user messages") };
+    }
+    if (d.scopeChanges.length > 0) {
+      const n = countFor(d.scopeChanges.map((p) => lineCost(p.text)), x);
+      return { ...d, scopeChanges: d.scopeChanges.slice(n), scopeOmitted: plus(d.scopeOmitted, n, "earlier scope changes", "user messages") };
+    }
+    return null;
+  },
+  briefStep(0),
+  turnsStep(0),
+  (d, x) => {
+    const mods = d.files.filter((f) => f.status !== "read").reverse();
+    return mods.length === 0 ? null : dropFiles(d, countFor(mods.map((f) => lineCost(f.path)), x), ["modified", "created"], "more modified files");
+  },
+  (d, x) => {
+    if (d.commits.length === 0) return null;
+    const n = countFor(d.commits.map((c) => lineCost(c.subject)), x);
+    return { ...d, commits: d.commits.slice(n), commitsOmitted: plus(d.commitsOmitted, n, "more commits", "commits") };
+  },
+  (d, x) => {
+    if (d.corrections.length === 0) return null;
+    const n = countFor([...d.corrections].reverse().map((c) => lineCost(c.text)), x);
+    return { ...d, corrections: d.corrections.slice(0, -n), correctionsOmitted: plus(d.correctionsOmitted, n, "earlier preferences or corrections", "user messages") };
+  },
+];
+
+const sum = (xs: readonly string[]): number => xs.reduce((n, x) => n + lineCost(x), 0);
+
+/**
+ * Shares of the budget the bulky sections may hold before the strict order starts (applied only when
+ * the summary is over budget), so one long section cannot crowd out all the others.
+ */
+export const SECTION_SHARES = { brief: 0.25, previous: 0.25, outstanding: 0.15, earlierTurns: 0.1, typeCatalog: 0.08 } as const;
+
+const SHARED: [number, (d: SummaryDoc) => number, number][] = [
+  [SECTION_SHARES.brief, (d) => sum(d.brief), 8],
+  [SECTION_SHARES.previous, (d) => d.previous.reduce((n, p) => n + sum(p.lines), 0), 3],
+  [SECTION_SHARES.outstanding, (d) => sum(d.outstanding.map((o) => o.text)), 4],
+  [SECTION_SHARES.earlierTurns, (d) => sum(d.earlierTurns.map((t) => t.text)), 9],
+  [SECTION_SHARES.typeCatalog, (d) => d.typeCatalog.reduce((n, c) => n + sum(c.lines) + lineCost(c.path), 0), 1],
+];
+
+/**
+ * Trims `doc` until `render(doc)` is at most `budgetTokens` (ceil(bytes / 4)). The footer's token
+ * figures are filled in by the caller afterwards; FOOTER_SLACK covers their digits.
+ */
+export function fitToBudget(doc: SummaryDoc, render: Render, budgetTokens: number): { doc: SummaryDoc; report: FitReport } {
+  const limit = budgetTokens * 4 - FOOTER_SLACK;
+  const verbatim = clipVerbatimItems(applyCaps(doc), Math.floor((budgetTokens * 4) / 2));
+  let d = verbatim.doc;
+  let size = utf8Bytes(render(d));
+  if (size > limit) {
+    for (const [share, measure, stepAt] of SHARED) {
+      const step = STEPS[stepAt];
+      if (step === undefined) continue;
+      const cap = share * limit;
+      for (let bytes = measure(d); bytes > cap; bytes = measure(d)) {
+        const next = step(d, bytes - cap);
+        if (next === null) break;
+        d = next;
+      }
+    }
+    size = utf8Bytes(render(d));
+  }
+  for (const step of STEPS) {
+    while (size > limit) {
+      const next = step(d, size - limit);
+      if (next === null) break;
+      d = next;
+      size = utf8Bytes(render(d));
+    }
+    if (size <= limit) break;
+  }
+  return { doc: d, report: { clippedVerbatim: verbatim.clipped, overBudget: size > limit } };
+}

@@ -1,0 +1,102 @@
+// Merging a new summary with the previous one: sticky (founding goal, scope changes, preferences,
+// corrections, previous foreign summaries), union (files: modified outrank read; commits), replace
+// (outstanding, type catalog, status, anchors), rolling (earlier turns, brief transcript).
+import { orderFiles, SYMBOLS_PER_FILE } from "./build-doc.js";
+import { briefRef } from "./brief.js";
+import type { CommitItem, FileItem, LineItem, Omission, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+
+export interface MergeOptions {
+  /**
+   * true when `next` was extracted from the whole lineage, so it already names everything `previous`
+   * named from the same file: `previous`'s omission counts are then not added again.
+   */
+  readonly nextCoversPrevious?: boolean;
+}
+
+const STRENGTH = { created: 2, modified: 1, read: 0 } as const;
+
+function unionByIndex<T extends LineItem | VerbatimItem>(a: readonly T[], b: readonly T[]): T[] {
+  const seen = new Map<string, T>();
+  for (const x of [...a, ...b]) {
+    const key = `${String(x.index)}\u0000${x.text}`;
+    if (!seen.has(key)) seen.set(key, x);
+  }
+  return [...seen.values()].sort((x, y) => x.index - y.index);
+}
+
+function unionFiles(a: readonly FileItem[], b: readonly FileItem[]): FileItem[] {
+  const byPath = new Map<string, FileItem>();
+  for (const f of [...a, ...b]) {
+    const old = byPath.get(f.path);
+    if (old === undefined) {
+      byPath.set(f.path, f);
+      continue;
+    }
+    const symbols = [...old.symbols];
+    for (const s of f.symbols) if (!symbols.includes(s) && symbols.length < SYMBOLS_PER_FILE) symbols.push(s);
+    byPath.set(f.path, {
+      status: STRENGTH[f.status] > STRENGTH[old.status] ? f.status : old.status,
+      path: f.path,
+      symbols,
+      index: Math.max(old.index, f.index),
+    });
+  }
+  return orderFiles([...byPath.values()]);
+}
+
+const sameHash = (x: string, y: string): boolean => x.startsWith(y) || y.startsWith(x);
+
+function unionCommits(a: readonly CommitItem[], b: readonly CommitItem[]): CommitItem[] {
+  const out: CommitItem[] = [];
+  for (const c of [...a, ...b]) if (!out.some((o) => sameHash(o.hash, c.hash))) out.push(c);
+  return out.sort((x, y) => x.index - y.index);
+}
+
+function addCounts(a: Omission | null, b: Omission | null, carry: boolean): Omission | null {
+  const prev = carry ? a : null;
+  if (prev === null) return b;
+  if (b === null) return prev;
+  return { ...b, count: prev.count + b.count };
+}
+
+/** `next` merged onto `previous` (both context-fold SummaryDocs). Pure. */
+export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: MergeOptions = {}): SummaryDoc {
+  const carry = options.nextCoversPrevious !== true;
+  const goal = previous.goal === null ? next.goal : next.goal === null || previous.goal.index <= next.goal.index ? previous.goal : next.goal;
+  const firstNew = next.brief.length > 0 ? briefRef(next.brief[0] ?? "") : Number.POSITIVE_INFINITY;
+  const newRefs = new Set(next.brief.map(briefRef));
+  const rolled = previous.brief.filter((l) => briefRef(l) < firstNew && !newRefs.has(briefRef(l)));
+  const previousSummaries = [...previous.previous];
+  for (const p of next.previous) if (!previousSummaries.some((q) => q.index === p.index && q.label === p.label)) previousSummaries.push(p);
+  const range =
+    previous.footer.range === null
+      ? next.footer.range
+      : next.footer.range === null
+        ? previous.footer.range
+        : { from: Math.min(previous.footer.range.from, next.footer.range.from), to: Math.max(previous.footer.range.to, next.footer.range.to) };
+  const filesOmitted = carry ? [...previous.filesOmitted, ...next.filesOmitted] : [...next.filesOmitted];
+  return {
+    goal,
+    scopeChanges: unionByIndex(previous.scopeChanges, next.scopeChanges),
+    scopeOmitted: addCounts(previous.scopeOmitted, next.scopeOmitted, carry),
+    preferences: unionByIndex(previous.preferences, next.preferences),
+    corrections: unionByIndex(previous.corrections, next.corrections).filter((c) => c.index !== goal?.index),
+    correctionsOmitted: addCounts(previous.correctionsOmitted, next.correctionsOmitted, carry),
+    files: unionFiles(previous.files, next.files),
+    filesOmitted,
+    commits: unionCommits(previous.commits, next.commits),
+    commitsOmitted: addCounts(previous.commitsOmitted, next.commitsOmitted, carry),
+    anchors: next.anchors,
+    previous: previousSummaries,
+    typeCatalog: next.typeCatalog,
+    typeCatalogOmitted: next.typeCatalogOmitted,
+    outstanding: next.outstanding,
+    outstandingOmitted: next.outstandingOmitted,
+    earlierTurns: unionByIndex(previous.earlierTurns, next.earlierTurns),
+    earlierTurnsOmitted: addCounts(previous.earlierTurnsOmitted, next.earlierTurnsOmitted, carry),
+    status: next.status,
+    brief: [...rolled, ...next.brief],
+    briefOmitted: addCounts(previous.briefOmitted, next.briefOmitted, true),
+    footer: { ...next.footer, range },
+  };
+}

@@ -1,0 +1,125 @@
+// Where a compaction cuts the model context: task-boundary aware (never between a tool call and its
+// result, never at a tool result), keeping the last user turn and its in-flight work, and splitting a
+// single long turn so a tail always remains for the agent to continue from. Returns what Pi's
+// `session_before_compact` hook expects (`firstKeptEntryId`, `tokensBefore`).
+import { type Block, type ContextItem, contextView, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { SummaryError } from "./errors.js";
+import { tokensOfBytes, utf8Bytes } from "./tokens.js";
+
+/** `auto`, or the least number of context messages to keep. */
+export type KeepTail = "auto" | number;
+
+/** Most tokens `auto` keeps in the tail before it splits the last turn (Pi's keepRecentTokens default). */
+export const AUTO_TAIL_MAX_TOKENS = 20_000;
+
+export interface CutPlan {
+  readonly firstKeptEntryId: string;
+  /** Estimated tokens of the whole current context (what the compaction replaces plus the tail). */
+  readonly tokensBefore: number;
+  /** Estimated tokens of the kept tail. */
+  readonly keptTokens: number;
+  /** Context messages summarized (excluding a previous compaction summary) and kept. */
+  readonly summarizedMessages: number;
+  readonly keptMessages: number;
+  /** Lineage blocks of the summarized messages (this compaction's window), ascending #N. */
+  readonly summarizedBlocks: readonly Block[];
+  readonly keptBlocks: readonly Block[];
+  /** Every lineage block before the first kept entry (what lineage-wide facts are extracted from). */
+  readonly lineageBefore: readonly Block[];
+  /** true when the cut falls inside the last user turn (it was too long, or the only one). */
+  readonly splitTurn: boolean;
+}
+
+const CUT_ROLES = new Set(["user", "assistant", "bashExecution", "custom", "branchSummary"]);
+
+function itemBytes(item: ContextItem, blocksByEntry: ReadonlyMap<string, Block[]>): number {
+  let bytes = 0;
+  for (const b of blocksByEntry.get(item.entry.id) ?? []) bytes += utf8Bytes(b.text);
+  return bytes;
+}
+
+/** The cut of `session`'s active lineage. Throws SummaryError NOTHING_TO_COMPACT when nothing can be summarized. */
+export function planCut(session: Session, options: { keepTail?: KeepTail } = {}): CutPlan {
+  const keepTail = options.keepTail ?? "auto";
+  if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
+    throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
+  const lineage = lineageBlocks(session);
+  const blocksByEntry = new Map<string, Block[]>();
+  for (const b of lineage) {
+    const list = blocksByEntry.get(b.entryId);
+    if (list === undefined) blocksByEntry.set(b.entryId, [b]);
+    else list.push(b);
+  }
+  const context = contextView(session);
+  const bytes = context.map((item) => itemBytes(item, blocksByEntry));
+  const total = bytes.reduce((s, b) => s + b, 0);
+  // Candidates: context messages other than the previous compaction summary.
+  const cand: number[] = [];
+  context.forEach((item, i) => {
+    if (item.role !== "compactionSummary") cand.push(i);
+  });
+  const role = (k: number): string => context[cand[k] ?? -1]?.role ?? "";
+  const valid = (k: number): boolean => CUT_ROLES.has(role(k));
+  const suffix = new Array<number>(cand.length + 1).fill(0);
+  for (let k = cand.length - 1; k >= 0; k--) suffix[k] = (suffix[k + 1] ?? 0) + (bytes[cand[k] ?? -1] ?? 0);
+  const tailBytes = (k: number): number => suffix[k] ?? 0;
+
+  let cut = -1;
+  let splitTurn = false;
+  if (keepTail === "auto") {
+    let lastUser = -1;
+    for (let k = cand.length - 1; k >= 0; k--) {
+      if (role(k) === "user") {
+        lastUser = k;
+        break;
+      }
+    }
+    if (lastUser > 0 && tokensOfBytes(tailBytes(lastUser)) <= AUTO_TAIL_MAX_TOKENS) cut = lastUser;
+    else {
+      // Split inside the last turn: the earliest boundary whose tail fits both the tail cap and half
+      // of the candidates; else the last boundary (the final assistant message and its results).
+      const start = Math.max(lastUser, 0);
+      const all = tailBytes(0);
+      const cap = Math.min(AUTO_TAIL_MAX_TOKENS * 4, all / 2);
+      let last = -1;
+      for (let k = start + 1; k < cand.length; k++) {
+        if (!valid(k)) continue;
+        last = k;
+        if (cut < 0 && tailBytes(k) <= cap) cut = k;
+      }
+      if (cut < 0) cut = last;
+      splitTurn = cut > 0;
+      if (cut < 0 && lastUser > 0) cut = lastUser;
+    }
+  } else {
+    cut = cand.length - keepTail;
+    while (cut > 0 && !valid(cut)) cut--;
+  }
+  if (cut <= 0) {
+    throw new SummaryError(
+      "NOTHING_TO_COMPACT",
+      `nothing to compact in ${session.path}: the ${String(cand.length)} context message(s) all belong to the kept tail (try a smaller --keep-tail)`,
+    );
+  }
+  const firstKept = context[cand[cut] ?? -1]?.entry;
+  if (firstKept === undefined) throw new SummaryError("NOTHING_TO_COMPACT", `no message to keep in ${session.path}`);
+  const summarizedIds = new Set(cand.slice(0, cut).map((k) => context[k]?.entry.id ?? ""));
+  const keptIds = new Set(cand.slice(cut).map((k) => context[k]?.entry.id ?? ""));
+  const kept = tailBytes(cut);
+  const lineageBefore: Block[] = [];
+  for (const b of lineage) {
+    if (b.entryPosition >= firstKept.position) break;
+    lineageBefore.push(b);
+  }
+  return {
+    firstKeptEntryId: firstKept.id,
+    tokensBefore: tokensOfBytes(total),
+    keptTokens: tokensOfBytes(kept),
+    summarizedMessages: cut,
+    keptMessages: cand.length - cut,
+    summarizedBlocks: lineage.filter((b) => summarizedIds.has(b.entryId)),
+    keptBlocks: lineage.filter((b) => keptIds.has(b.entryId)),
+    lineageBefore,
+    splitTurn,
+  };
+}

@@ -1,0 +1,61 @@
+// The line grammar shared by the bracket renderer and the parser, so the two cannot drift apart.
+// Items are `- …` lines at column 0; verbatim continuation lines start with two spaces; refs end a line.
+
+export const SUMMARY_MARKER = "[context-fold summary v1]";
+export const FOOTER_RULE = "---";
+export const RECALL_HINT =
+  "Recall: every (#N) above is a block of the session file; `context-fold recall --expand N` (or the recall tool) returns it in full, and a search finds anything not listed. Do not redo work already completed.";
+
+export const SECTION = {
+  goal: "Session Goal",
+  preferences: "User Preferences",
+  files: "Files And Changes",
+  commits: "Commits",
+  anchors: "Anchors",
+  previous: "Previous Summary",
+  typeCatalog: "Type Catalog",
+  outstanding: "Outstanding Context",
+  earlierTurns: "Earlier Turns",
+  status: "Current Status",
+  brief: "Brief Transcript",
+} as const;
+
+export type SectionKey = keyof typeof SECTION;
+
+export const STATUS_LABEL = { modified: "Modified", created: "Created", read: "Read" } as const;
+export const TAG_FOUNDING = "[Founding request] ";
+export const TAG_SCOPE = "[Scope change] ";
+export const TAG_PREFERENCE = "[Preference] ";
+export const TAG_CORRECTION = "[Correction] ";
+export const OMISSION_PREFIX = "- … and ";
+export const CONTINUATION = "  ";
+
+export function refText(index: number): string {
+  return `(#${String(index)})`;
+}
+
+/** A verbatim text as one `- ` item: first line after the prefix, later lines indented, the ref last. */
+export function verbatimLines(prefix: string, text: string, index: number): string[] {
+  const parts = text.split("\n");
+  const out = parts.map((p, i) => (i === 0 ? `- ${prefix}${p}` : `${CONTINUATION}${p}`));
+  out[out.length - 1] = `${out[out.length - 1] ?? ""} ${refText(index)}`;
+  return out;
+}
+
+export function omissionLine(o: { count: number; what: string; recall: string }): string {
+  return `${OMISSION_PREFIX}${String(o.count)} ${o.what} (recall: ${o.recall})`;
+}
+
+/** One-line text: whitespace runs (newlines included) become one space; trimmed. */
+export function flat(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Clip a one-line text to `max` characters (code points kept whole), with an ellipsis. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
