@@ -31,13 +31,13 @@ function addBm25(
   touched: number[],
   coverage: Uint8Array | null = null,
 ): void {
-  const list = index.postings(term);
-  if (list === undefined) return;
+  const lists = index.postingLists(term);
+  if (lists.length === 0) return;
   const n = index.docCount;
-  const df = list.length / 2;
+  const df = index.documentFrequency(term);
   const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
   const avg = index.averageLength || 1;
-  for (let k = 0; k < list.length; k += 2) {
+  for (const list of lists) for (let k = 0; k < list.length; k += 2) {
     const doc = list[k] as number;
     if (inScope[doc] !== 1) continue;
     if (gate !== null && gate[doc] !== 1) continue;
@@ -71,9 +71,8 @@ export function rankWords(index: TermIndex, query: Extract<ParsedQuery, { mode: 
     let candidates: number[] | null = null;
     for (const phrase of query.phrases) {
       for (const term of phrase.terms) {
-        const list = index.postings(term);
         const docs = new Set<number>();
-        if (list !== undefined) for (let k = 0; k < list.length; k += 2) docs.add(list[k] as number);
+        for (const list of index.postingLists(term)) for (let k = 0; k < list.length; k += 2) docs.add(list[k] as number);
         candidates = candidates === null ? [...docs].filter((d) => inScope[d] === 1) : candidates.filter((d) => docs.has(d));
       }
     }

@@ -90,7 +90,7 @@ export class RecallIndex {
     this.scopes.clear();
     const before = this.terms.docCount;
     const blocks = session.blocks;
-    for (let i = before; i < blocks.length; i++) this.terms.addDocument(i, (blocks[i] as Block).text);
+    if (blocks.length > before) this.terms.addDocuments(before, blocks.slice(before).map((b) => b.text));
     return blocks.length - before;
   }
 

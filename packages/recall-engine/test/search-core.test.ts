@@ -123,6 +123,19 @@ describe("RecallIndex search over hand-built blocks", () => {
     half.update(fakeSession(convo));
     expect(half.search("the cache").hits).toEqual(index.search("the cache").hits);
   });
+  it("bulk build, one-by-one adds and a cache round trip plus appends give identical bytes", () => {
+    const bulk = new TermIndex();
+    bulk.addDocuments(0, convo.map((b) => b.text));
+    const single = new TermIndex();
+    convo.forEach((b, i) => single.addDocument(i, b.text));
+    expect(bulk.serialize({})).toEqual(single.serialize({}));
+    const half = new TermIndex();
+    half.addDocuments(0, convo.slice(0, 4).map((b) => b.text));
+    const back = TermIndex.deserialize(half.serialize({}));
+    back.addDocuments(4, convo.slice(4).map((b) => b.text));
+    expect(back.serialize({})).toEqual(bulk.serialize({}));
+    expect(back.documentFrequency("pool")).toBe(bulk.documentFrequency("pool"));
+  });
   it("serializes and reads back the same postings; a flipped byte is refused", () => {
     const t = new TermIndex();
     convo.forEach((b, i) => t.addDocument(i, b.text));
