@@ -10,6 +10,7 @@ import { registerVerify } from "./verify.js";
 import { registerRecall } from "./recall.js";
 import { registerFacts } from "./facts.js";
 import { registerArtifacts } from "./artifacts.js";
+import { registerCompact } from "./compact.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -24,4 +25,5 @@ export const commands: RegisterCommand[] = [
   registerRecall,
   registerFacts,
   registerArtifacts,
+  registerCompact,
 ];

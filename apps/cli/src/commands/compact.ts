@@ -1,0 +1,71 @@
+// `context-fold compact <session.jsonl>`: the structured summary a compaction of the session's active
+// lineage would write (no model call), with the cut Pi's hook expects and the durable-artifact digest.
+import { readFile } from "node:fs/promises";
+import { compactSession, type KeepTail, SummaryError } from "@context-fold/summary-formatter";
+import type { Command } from "commander";
+import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit } from "../output.js";
+import { readSessionForCli } from "./inspect.js";
+
+interface CompactCliOptions {
+  budget?: string;
+  format?: string;
+  previous?: string;
+  keepTail?: string;
+  now?: string;
+  json?: boolean;
+}
+
+function parseBudget(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new CliError(`--budget must be a whole number of tokens, got "${value}"`, { code: "BAD_OPTION" });
+  return Number(value);
+}
+
+function parseKeepTail(value: string | undefined): KeepTail | undefined {
+  if (value === undefined || value === "auto") return value === undefined ? undefined : "auto";
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new CliError(`--keep-tail must be "auto" or a whole number ≥ 1, got "${value}"`, { code: "BAD_OPTION" });
+  return Number(value);
+}
+
+export function registerCompact(program: Command): void {
+  program
+    .command("compact")
+    .description("Compact a session's lineage into a structured summary (no model call); merges with the previous summary")
+    .argument("<session.jsonl>", "Pi session file")
+    .option("--budget <tokens>", "summary budget in tokens, estimated as ceil(UTF-8 bytes / 4) (default 4000)")
+    .option("--format <format>", "brackets (context-fold sections) or pi (Pi's ## Goal … layout)", "brackets")
+    .option("--previous <summary.txt>", "previous summary to merge with (default: the compactions on the lineage)")
+    .option("--keep-tail <auto|N>", "auto (last user turn, split when too long) or the least number of messages to keep", "auto")
+    .option("--now <iso>", "time printed in the footer (default: the last entry's timestamp)")
+    .option("--json", "print {summary, firstKeptEntryId, tokensBefore, estimatedTokensAfter, digest, stats}")
+    .action(async (file: string, options: CompactCliOptions) => {
+      const format = options.format ?? "brackets";
+      if (format !== "brackets" && format !== "pi") throw new CliError(`--format must be brackets or pi, got "${format}"`, { code: "BAD_OPTION" });
+      const budget = parseBudget(options.budget);
+      const keepTail = parseKeepTail(options.keepTail);
+      let previous: string | undefined;
+      if (options.previous !== undefined) {
+        try {
+          previous = await readFile(options.previous, "utf8");
+        } catch (error) {
+          throw new CliError(`cannot read --previous ${options.previous}: ${(error as Error).message}`, { code: "UNREADABLE", cause: error });
+        }
+      }
+      const session = await readSessionForCli(file);
+      try {
+        const result = compactSession(session, {
+          format,
+          ...(budget === undefined ? {} : { budget }),
+          ...(keepTail === undefined ? {} : { keepTail }),
+          ...(previous === undefined ? {} : { previous }),
+          ...(options.now === undefined ? {} : { now: options.now }),
+        });
+        emit(options.json === true, result, () => result.summary);
+      } catch (error) {
+        if (error instanceof SummaryError) {
+          throw new CliError(error.message, { code: error.code, exitCode: error.code === "NOTHING_TO_COMPACT" ? EXIT_FINDINGS : EXIT_USAGE });
+        }
+        throw error;
+      }
+    });
+}
