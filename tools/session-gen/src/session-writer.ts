@@ -396,8 +396,11 @@ export class SessionWriter {
     this.turn++;
   }
 
-  /** One ordinary turn. `needle` plants a needle; `openError` adds a failure never fixed. */
-  work(options: { needle?: Needle["kind"] | undefined; userNeedle?: "identifier" | "hex" | "decision" | undefined; openError?: boolean; late?: boolean }): void {
+  /**
+   * One ordinary turn. `needle` plants a needle in a long tool output, `userNeedle` one in the user's
+   * text; `late` (the last 20 % of the session) starts no new failures, so the open ones are known.
+   */
+  work(options: { needle?: Needle["kind"] | undefined; userNeedle?: "identifier" | "hex" | "decision" | undefined; late?: boolean }): void {
     const record = this.beginTurn();
     const file = this.pickFile();
     const due = this.onBranch ? [] : this.pending.filter((p) => p.fixTurn <= this.turn);
@@ -454,7 +457,8 @@ export class SessionWriter {
     else if (shape === 1) actions.push([this.bigAction()]);
     else if (shape === 2) actions.push([this.readAction(file, this.rng.int(30, 120)), this.bigAction()]);
     else if (shape === 3) {
-      const fresh = NEW_FILES.find((f) => !this.createdPaths.has(f.path));
+      // New project files are only created on the lineage (the branch creates its own store file).
+      const fresh = this.onBranch ? undefined : NEW_FILES.find((f) => !this.createdPaths.has(f.path));
       if (fresh) {
         this.createdPaths.add(fresh.path);
         actions.push([this.writeAction(fresh)]);
@@ -462,22 +466,13 @@ export class SessionWriter {
     } else actions.push([this.runAction(this.rng.pick(RUNNERS), [], this.rng.int(30, 200))]);
 
     // A new failure: fixed in a later turn, or left open.
-    if (options.openError || (!options.late && !this.onBranch && this.rng.chance(0.12))) {
+    if (!options.late && !this.onBranch && this.rng.chance(0.12)) {
       record.plain = false;
       const runner = this.rng.pick(RUNNERS);
       const failure = makeFailure(this.rng, runner);
       const run = this.runAction(runner, [failure], this.rng.int(10, 120));
-      if (options.openError || options.late) {
-        run.onWritten = (entryId) => {
-          if (!this.onBranch) this.openFailures.push({ failure, entryId });
-        };
-      } else {
-        this.pending.push({ failure, fixTurn: this.turn + this.rng.int(1, 3) });
-        run.onWritten = (entryId) => {
-          if (this.onBranch) this.branchFacts.push(failure.line);
-          else this.openFailures.push({ failure, entryId });
-        };
-      }
+      this.pending.push({ failure, fixTurn: this.turn + this.rng.int(1, 3) });
+      run.onWritten = (entryId) => this.openFailures.push({ failure, entryId });
       actions.push([run]);
     }
 
