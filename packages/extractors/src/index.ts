@@ -34,7 +34,15 @@ export {
 } from "./facts/accumulator.js";
 export { commitKindOf, parseGitCommits, type ParsedCommit } from "./facts/git-commits.js";
 export { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";
-export { commandDir, commandKey, isSearchCommand, isTestCommand, programOf } from "./facts/shell-command.js";
+export {
+  commandDir,
+  commandKey,
+  isSearchCommand,
+  isTestCommand,
+  programOf,
+  shellWrites,
+  type ShellWrite,
+} from "./facts/shell-command.js";
 export { blockerLine, isCorrection, isScopeChange, nextSteps, preferenceSentences } from "./facts/user-text.js";
 export { hexTokens, isCommitHash } from "./artifacts/hex-constants.js";
 export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from "./symbols/extract-symbols.js";

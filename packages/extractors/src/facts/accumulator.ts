@@ -8,7 +8,7 @@ import { hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
 import { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode } from "./diagnostics.js";
 import { parseGitCommits } from "./git-commits.js";
-import { commandDir, commandKey, isSearchCommand, shortCommand } from "./shell-command.js";
+import { commandDir, commandKey, isSearchCommand, shellWrites, shortCommand, withoutLeadingCd } from "./shell-command.js";
 import type {
   CommitFact,
   DurableArtifacts,
@@ -423,6 +423,7 @@ class Accumulator implements FactsAccumulator {
       const tail = output.length > 256 * 1024 ? output.slice(-256 * 1024) : output;
       if (diagnostics.length > 0 || errorLines(tail).length > 0) shown = -1;
     }
+    if (shown === 0 && command.length > 0) this.addShellWrites(command, b.index);
     if (shown === 0) {
       // The same command succeeding resolves what its earlier runs reported.
       const open = this.openByCommand.get(key);
@@ -475,6 +476,24 @@ class Accumulator implements FactsAccumulator {
 
   // ---- files ---------------------------------------------------------------------------------
 
+  /** Files a successful shell command wrote (`> f`, `sed -i`, `tee`) count as modified or created. */
+  private addShellWrites(command: string, index: number): void {
+    if (command.indexOf(">") < 0 && command.indexOf("sed") < 0 && command.indexOf("tee") < 0) return;
+    const writes = shellWrites(command);
+    if (writes.length === 0) return;
+    const dir = commandDir(command, this.cwd);
+    const turn = this.currentTurn();
+    for (const w of writes) {
+      const path = normalizePath(dir !== undefined ? posix.resolve(dir, w.path) : w.path, this.cwd);
+      const created = w.mode === "truncate" && !this.files.has(path);
+      this.recordModification(path, created ? "created" : "modified", index, created ? `bash > ${JSON.stringify(path)}` : `bash edit ${JSON.stringify(path)}`);
+      if (turn !== undefined) {
+        (created ? turn.writes : turn.edits).push(path);
+        turn.cached = undefined;
+      }
+    }
+  }
+
   private fileState(path: string, index: number): FileState {
     let f = this.files.get(path);
     if (f === undefined) {
@@ -523,13 +542,21 @@ class Accumulator implements FactsAccumulator {
 
   private modifyFile(path: string, cls: "edit" | "write", args: Readonly<Record<string, unknown>> | undefined, index: number): void {
     const existed = this.files.has(path);
+    const f = this.recordModification(
+      path,
+      cls === "write" && !existed ? "created" : "modified",
+      index,
+      `${cls === "write" ? "Write" : "Edit"} ${JSON.stringify(path)}`,
+    );
+    this.addSymbols(f, newContent(cls, args), index, cls === "write");
+  }
+
+  private recordModification(path: string, status: FileStatus, index: number, action: string): FileState {
     const f = this.fileState(path, index);
-    const status: FileStatus = cls === "write" && !existed ? "created" : "modified";
     if (STATUS_RANK[status] > STATUS_RANK[f.status]) f.status = status;
     f.lastModifiedIndex = index;
-    this.addSymbols(f, newContent(cls, args), index, cls === "write");
     this.modificationCount++;
-    this.lastModification = { text: `${cls === "write" ? "Write" : "Edit"} ${JSON.stringify(path)}`, index };
+    this.lastModification = { text: action, index };
     // Items that point at this file are taken as handled once the file is edited afterwards.
     const open = this.openByBase.get(basename(path));
     if (open !== undefined) {
@@ -540,6 +567,7 @@ class Accumulator implements FactsAccumulator {
         }
       }
     }
+    return f;
   }
 
   // ---- outstanding items ---------------------------------------------------------------------
@@ -768,7 +796,7 @@ function turnLine(t: TurnState): string {
 }
 
 function firstWords(command: string): string {
-  const key = commandKey(command);
+  const key = withoutLeadingCd(command);
   const words = key.split(" ").slice(0, 2).join(" ");
   return words.length > 30 ? words.slice(0, 29) + "…" : words;
 }

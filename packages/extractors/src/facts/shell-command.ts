@@ -50,7 +50,8 @@ export function commandDir(command: string, cwd: string | undefined): string | u
   return dir;
 }
 
-function withoutLeadingCd(command: string): string {
+/** The command without its leading `cd … &&` steps (normalized like commandKey). */
+export function withoutLeadingCd(command: string): string {
   let c = commandKey(command);
   for (let i = 0; i < 3; i++) {
     const m = LEADING_CD.exec(c);
@@ -100,4 +101,85 @@ export function shortCommand(command: string, max = 120): string {
   const nl = command.indexOf("\n");
   const first = (nl >= 0 ? command.slice(0, nl) + " …" : command).trim();
   return first.length > max ? first.slice(0, max - 1) + "…" : first;
+}
+
+export interface ShellWrite {
+  readonly path: string;
+  /** ">" truncates (a new file when never seen), ">>", "sed -i" and "tee -a" change one in place. */
+  readonly mode: "truncate" | "append" | "in-place";
+}
+
+const HEREDOC = /<<-?\s{0,4}['"]?([A-Za-z_][\w]{0,40})['"]?/;
+const SEGMENT_SPLIT = /&&|\|\||[;|]/;
+
+function unquote(token: string): string | null {
+  let t = token;
+  if ((t.startsWith("'") && t.endsWith("'")) || (t.startsWith('"') && t.endsWith('"'))) t = t.slice(1, -1);
+  if (t.length === 0 || t.length > 1000 || /[$*?`'"(){}<>]/.test(t) || t.startsWith("-") || t.startsWith("&")) return null;
+  if (t === "/dev/null" || t.startsWith("/dev/") || t.startsWith("/proc/")) return null;
+  return t;
+}
+
+/**
+ * Files a shell command writes: output redirects (`> f`, `>> f`, `cat > f <<EOF`), `sed -i … f`, `tee [-a] f`.
+ * Heredoc bodies are skipped; `2>`, `&>` and /dev/* are not files. Conservative by design: a path that
+ * cannot be read off the command text (variables, globs, quotes inside) is left out.
+ */
+export function shellWrites(command: string): ShellWrite[] {
+  const out: ShellWrite[] = [];
+  const src = command.length > 20_000 ? command.slice(0, 20_000) : command;
+  const lines = src.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const doc = HEREDOC.exec(line);
+    for (const segment of line.split(SEGMENT_SPLIT)) {
+      const tokens = segment.trim().split(/\s+/).filter((t) => t.length > 0);
+      const first = tokens[0] ?? "";
+      if (first === "sed" && tokens.some((t) => t === "-i" || t.startsWith("-i") || t === "--in-place")) {
+        const p = unquote(tokens[tokens.length - 1] ?? "");
+        if (p !== null && tokens.length >= 3) out.push({ path: p, mode: "in-place" });
+        continue;
+      }
+      if (first === "tee") {
+        const append = tokens.includes("-a") || tokens.includes("--append");
+        for (const t of tokens.slice(1)) {
+          const p = unquote(t);
+          if (p !== null) out.push({ path: p, mode: append ? "append" : "truncate" });
+        }
+        continue;
+      }
+      let quote = "";
+      for (let k = 0; k < tokens.length; k++) {
+        const t = tokens[k] ?? "";
+        // Inside a quoted argument (`-m "a > b"`), a `>` is text, not a redirect.
+        const inside = quote !== "";
+        for (const ch of t) {
+          if (quote === "" && (ch === '"' || ch === "'")) quote = ch;
+          else if (ch === quote) quote = "";
+        }
+        if (inside || quote !== "") continue;
+        let op: string | null = null;
+        let target: string | undefined;
+        if (t === ">" || t === ">>") {
+          op = t;
+          target = tokens[k + 1];
+        } else if ((t.startsWith(">>") || t.startsWith(">")) && !t.startsWith(">&")) {
+          op = t.startsWith(">>") ? ">>" : ">";
+          target = t.slice(op.length);
+        }
+        if (op === null || target === undefined) continue;
+        const prev = k > 0 ? (tokens[k - 1] ?? "") : "";
+        if (/^\d$/.test(prev) || prev.endsWith("&")) continue; // `2 > x` style: not stdout
+        const p = unquote(target);
+        if (p !== null) out.push({ path: p, mode: op === ">>" ? "append" : "truncate" });
+      }
+    }
+    if (doc !== null) {
+      // Skip the heredoc body up to its delimiter line.
+      const end = doc[1] ?? "";
+      while (i + 1 < lines.length && (lines[i + 1] ?? "").trim() !== end) i++;
+      i++;
+    }
+  }
+  return out;
 }

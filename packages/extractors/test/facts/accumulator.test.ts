@@ -77,6 +77,24 @@ describe("files and symbols", () => {
   });
 });
 
+describe("files written by shell commands", () => {
+  it("redirects, sed -i and tee count, relative to the command's cd; failed runs do not", () => {
+    const b = new BlockBuilder()
+      .user("Generate the fixtures")
+      .bash("cd packages/x && cat > fixtures/a.json << 'EOF'\n{}\nEOF", "")
+      .read("src/b.ts", "export const b = 1;\n")
+      .bash("sed -i 's/1/2/' src/b.ts", "")
+      .bash("echo x > never.txt && false", "", 1);
+    const f = extractFacts(b.blocks, { cwd: CWD });
+    expect(f.files.map((x) => [x.path, x.status])).toEqual([
+      ["packages/x/fixtures/a.json", "created"],
+      ["src/b.ts", "modified"],
+    ]);
+    expect(f.status.lastModification).toEqual({ text: 'bash edit "src/b.ts"', index: 6 });
+    expect(f.turns[0]?.oneLine).toBe("Generate the fixtures → read b.ts; edited b.ts; wrote a.json; ran cat >, sed -i, echo x");
+  });
+});
+
 describe("commits", () => {
   it("reads commit, root-commit, amend, cherry-pick and fast-forward merge output; ignores other hex", () => {
     const b = new BlockBuilder()

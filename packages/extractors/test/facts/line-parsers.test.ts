@@ -16,6 +16,7 @@ import {
   parseGitCommits,
   preferenceSentences,
   programOf,
+  shellWrites,
   trailingExitCode,
 } from "@context-fold/extractors";
 
@@ -125,11 +126,25 @@ describe("shell commands", () => {
     expect(isTestCommand("go test ./...")).toBe(true);
     expect(isTestCommand("cargo build")).toBe(false);
   });
+  it("shellWrites reads redirects, sed -i and tee; skips heredoc bodies, quotes, fds and /dev", () => {
+    expect(shellWrites("cat > src/a.ts << 'EOF'\nexport const x = 1; // > not.a.file\nEOF\necho done >> log.txt")).toEqual([
+      { path: "src/a.ts", mode: "truncate" },
+      { path: "log.txt", mode: "append" },
+    ]);
+    expect(shellWrites("sed -i 's/a/b/' src/b.ts && pnpm test 2>err.log >/dev/null")).toEqual([{ path: "src/b.ts", mode: "in-place" }]);
+    expect(shellWrites("pnpm build | tee -a build.log")).toEqual([{ path: "build.log", mode: "append" }]);
+    expect(shellWrites('git commit -m "a > b" && echo x >out.txt')).toEqual([{ path: "out.txt", mode: "truncate" }]);
+    expect(shellWrites("node x.js > $OUT 2>&1; ls *.ts > list.txt")).toEqual([{ path: "list.txt", mode: "truncate" }]);
+    expect(shellWrites("grep -rn 'x' src")).toEqual([]);
+  });
   it("adversarial: 1 MB commands", () => {
     expect(commandKey(`cd ${" ".repeat(MB)}`).length).toBeLessThanOrEqual(2000);
     expect(commandKey(`cd ${"a".repeat(MB)} &&`).length).toBeLessThanOrEqual(2000);
     expect(commandKey(`x ${"| tail ".repeat(MB / 7)}`).length).toBeLessThanOrEqual(2000);
     expect(isSearchCommand("grep".repeat(MB / 4))).toBe(false);
+    expect(shellWrites(">".repeat(MB))).toEqual([]);
+    expect(shellWrites(`cat <<EOF\n${"x\n".repeat(MB / 2)}`)).toEqual([]);
+    expect(shellWrites(`sed -i ${"'".repeat(MB)}`)).toEqual([]);
   });
 });
 
