@@ -1,0 +1,37 @@
+// Pi's `context` event → the fold engine. Never throws: on any failure of ours the call goes out with
+// Pi's messages unchanged, new folds stop for the session, and the user is told once.
+import type { ContextEvent, ContextEventResult, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { tokensOfChars } from "./estimate.js";
+import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
+
+/** System prompt and tool declarations, when Pi has no token count and the engine must estimate. */
+function floorTokens(ctx: ExtensionContext): number {
+  try {
+    return tokensOfChars(ctx.getSystemPrompt().length);
+  } catch {
+    return 0;
+  }
+}
+
+export async function handleContext(registry: RuntimeRegistry, event: ContextEvent, ctx: ExtensionContext): Promise<ContextEventResult | undefined> {
+  let runtime;
+  try {
+    runtime = await registry.get(ctx);
+  } catch {
+    return undefined; // the registry never rejects; this is belt and braces
+  }
+  try {
+    const usage = ctx.getContextUsage();
+    const reported = usage === undefined ? undefined : { tokens: usage.tokens, contextWindow: usage.contextWindow };
+    const messages = await runtime.folder.process(event.messages, reported, reported?.tokens == null ? floorTokens(ctx) : 0);
+    return messages === undefined ? undefined : { messages };
+  } catch (error) {
+    const failure = runtime.failures.report("folding context", error, notifier(ctx));
+    runtime.folder.block(`folding failed: ${failure.message}`);
+    return undefined;
+  }
+}
+
+export function registerContextHook(pi: ExtensionAPI, registry: RuntimeRegistry): void {
+  pi.on("context", (event, ctx) => handleContext(registry, event, ctx));
+}

@@ -1,0 +1,57 @@
+// Token estimates for context messages (chars / 4, the same rule Pi uses when a provider reports
+// nothing). Used for the protected tail, the foldable amount, and usage when Pi has no count.
+import { assistantView, type ContextMessage, roleOf, thinkingText } from "./message-view.js";
+
+/** Rough cost of an image part (providers bill images far above their base64 length / 4). */
+const IMAGE_TOKENS = 1200;
+
+export function tokensOfChars(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
+function partChars(part: unknown): number {
+  if (typeof part === "string") return part.length;
+  if (typeof part !== "object" || part === null) return 0;
+  const p = part as { type?: unknown; text?: unknown; thinking?: unknown; name?: unknown; arguments?: unknown };
+  if (p.type === "text" && typeof p.text === "string") return p.text.length;
+  if (p.type === "thinking") return thinkingText(part)?.length ?? 0;
+  if (p.type === "image") return IMAGE_TOKENS * 4;
+  if (p.type === "toolCall") {
+    const name = typeof p.name === "string" ? p.name.length : 0;
+    // Arguments are small (the command, the path): stringifying them is cheap next to the outputs.
+    return name + (p.arguments === undefined ? 0 : JSON.stringify(p.arguments).length);
+  }
+  return 0;
+}
+
+function contentChars(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  if (!Array.isArray(content)) return 0;
+  let chars = 0;
+  for (const part of content as unknown[]) chars += partChars(part);
+  return chars;
+}
+
+/** Estimated tokens of one message (content only; role framing is noise at this precision). */
+export function estimateMessageTokens(message: ContextMessage): number {
+  const role = roleOf(message);
+  const m = message as { content?: unknown; output?: unknown; command?: unknown; summary?: unknown };
+  if (role === "assistant") {
+    const view = assistantView(message);
+    return view === undefined ? 0 : tokensOfChars(contentChars(view.content));
+  }
+  if (role === "bashExecution") {
+    const out = typeof m.output === "string" ? m.output.length : 0;
+    const cmd = typeof m.command === "string" ? m.command.length : 0;
+    return tokensOfChars(out + cmd);
+  }
+  if (typeof m.summary === "string") return tokensOfChars(m.summary.length);
+  return tokensOfChars(contentChars(m.content));
+}
+
+/** Estimated tokens of a whole message list. */
+export function estimateTokens(messages: readonly ContextMessage[]): number {
+  let total = 0;
+  for (const message of messages) total += estimateMessageTokens(message);
+  return total;
+}

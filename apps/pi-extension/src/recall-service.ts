@@ -1,0 +1,73 @@
+// Recall over the live session for the tool and the /recall command: one index per session, grown as
+// Pi appends; fold codes resolved through the seed index and verified against the session file.
+import { openRecall, renderResults, type SessionRecall, spanRecall } from "@context-fold/recall-engine";
+
+export interface SearchRequest {
+  readonly query?: string | undefined;
+  readonly scope?: string | undefined;
+  readonly page?: number | undefined;
+}
+
+export class RecallService {
+  readonly sessionFile: string;
+  #recall: Promise<SessionRecall> | undefined;
+
+  constructor(sessionFile: string) {
+    this.sessionFile = sessionFile;
+  }
+
+  async #open(): Promise<SessionRecall> {
+    if (this.#recall === undefined) {
+      const opening = openRecall(this.sessionFile);
+      this.#recall = opening;
+      // A failed open is retried on the next request instead of being cached.
+      opening.catch(() => {
+        if (this.#recall === opening) this.#recall = undefined;
+      });
+      return opening;
+    }
+    const recall = await this.#recall;
+    await recall.refresh();
+    return recall;
+  }
+
+  /** Search results (or the latest entries when the query is empty), as text. */
+  async search(request: SearchRequest): Promise<string> {
+    const recall = await this.#open();
+    const query = request.query?.trim() ?? "";
+    if (query.length === 0) return renderResults(recall.browse(request.scope === undefined ? {} : { scope: request.scope }));
+    return renderResults(
+      recall.search(query, {
+        ...(request.scope === undefined ? {} : { scope: request.scope }),
+        ...(request.page === undefined ? {} : { page: request.page }),
+      }),
+    );
+  }
+
+  /** Full text of `#N` blocks, each checked against the session file as it is now. */
+  async expand(indices: readonly number[]): Promise<string> {
+    const recall = await this.#open();
+    const parts: string[] = [];
+    for (const entry of recall.expand(indices)) {
+      const check = entry.verified ? "verified against the session file" : `NOT verified: ${entry.problem ?? "unknown"}`;
+      parts.push(`--- #${String(entry.index)} [${entry.label}] turn ${String(entry.turn)} (${check}) ---\n${entry.text}`);
+    }
+    return parts.length === 0 ? "No such entries." : parts.join("\n\n");
+  }
+
+  /** The full text behind a fold code, verified by sha256 against the session file. */
+  async byCode(code: string): Promise<{ text: string; verified: boolean }> {
+    const recall = await this.#open();
+    const result = await spanRecall(recall.session, { code, view: "archival" });
+    const parts: string[] = [];
+    let verified = result.spans.length > 0;
+    for (const span of result.spans) {
+      const where = `${span.tool === undefined ? "" : `${span.tool} `}turn ${String(span.turn)}${span.index === undefined ? "" : ` #${String(span.index)}`}`;
+      if (span.status !== "verified") verified = false;
+      const status = span.status === "verified" ? "verified: sha256 matches the session file" : `${span.status}${span.reason === undefined ? "" : `: ${span.reason}`}`;
+      parts.push(`--- context-fold ${span.code} (${where}; ${status}) ---`);
+      if (span.text !== undefined) parts.push(span.text);
+    }
+    return { text: parts.join("\n"), verified };
+  }
+}

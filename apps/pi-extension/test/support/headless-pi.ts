@@ -1,0 +1,95 @@
+// A real Pi, headless: pi-ai's faux provider scripted per call, Pi's own session files on disk, and
+// our extension loaded from its package directory exactly as `pi install ./apps/pi-extension` would.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type AgentSession,
+  createAgentSession,
+  DefaultResourceLoader,
+  type ExtensionUIContext,
+  ModelRuntime,
+  SessionManager,
+  SettingsManager,
+} from "@earendil-works/pi-coding-agent";
+import { type AssistantMessage, type FauxProviderHandle, fauxProvider } from "@earendil-works/pi-ai";
+
+/** The package directory Pi loads the extension from (its package.json carries the `pi` key). */
+export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** What one provider call received: the messages (JSON copies) the model saw. */
+export interface ReceivedCall {
+  readonly messages: Record<string, unknown>[];
+}
+
+export type Responder = (messages: readonly Record<string, unknown>[], call: number) => AssistantMessage;
+
+export interface HeadlessPi {
+  readonly session: AgentSession;
+  readonly manager: SessionManager;
+  readonly calls: ReceivedCall[];
+  readonly notices: { text: string; level: string }[];
+  readonly faux: FauxProviderHandle;
+  dispose(): void;
+}
+
+export interface HeadlessOptions {
+  readonly dir: string;
+  /** Open this session file (a restart) instead of creating a new session. */
+  readonly open?: string;
+  readonly contextWindow: number;
+  readonly respond: Responder;
+  readonly env?: Record<string, string>;
+}
+
+/** A UI that records notices; every other UI method is a no-op (Pi copies the object's methods). */
+function recordingUi(notices: { text: string; level: string }[]): ExtensionUIContext {
+  const noop = (): undefined => undefined;
+  const methods = [
+    "onTerminalInput", "setStatus", "setWorkingMessage", "setWorkingVisible", "setWorkingIndicator", "setHiddenThinkingLabel",
+    "setWidget", "setFooter", "setHeader", "setTitle", "custom", "pasteToEditor", "setEditorText", "addAutocompleteProvider",
+    "setEditorComponent", "getEditorComponent", "getTheme", "setTheme", "setToolsExpanded",
+  ];
+  const ui: Record<string, unknown> = Object.fromEntries(methods.map((name) => [name, noop]));
+  ui["notify"] = (text: string, level = "info") => notices.push({ text, level });
+  ui["select"] = () => Promise.resolve(undefined);
+  ui["confirm"] = () => Promise.resolve(false);
+  ui["input"] = () => Promise.resolve(undefined);
+  ui["editor"] = () => Promise.resolve(undefined);
+  ui["getEditorText"] = () => "";
+  ui["getAllThemes"] = () => [];
+  ui["getToolsExpanded"] = () => false;
+  return ui as unknown as ExtensionUIContext;
+}
+
+export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
+  const calls: ReceivedCall[] = [];
+  const notices: { text: string; level: string }[] = [];
+  const faux = fauxProvider({ models: [{ id: "faux-fold", contextWindow: options.contextWindow, reasoning: true, maxTokens: 4096 }] });
+  const runtime = await ModelRuntime.create({ authPath: join(options.dir, "auth.json"), modelsPath: null });
+  runtime.registerNativeProvider(faux.provider);
+  await runtime.setRuntimeApiKey(faux.provider.id, "faux-key");
+  // Every call is answered by the responder, which sees what Pi (and our hook) sent.
+  const step = (context: { messages: readonly unknown[] }): AssistantMessage => {
+    const messages = JSON.parse(JSON.stringify(context.messages)) as Record<string, unknown>[];
+    calls.push({ messages });
+    return options.respond(messages, calls.length);
+  };
+  faux.setResponses(Array.from({ length: 200 }, () => step));
+  const loader = new DefaultResourceLoader({ cwd: options.dir, agentDir: options.dir, additionalExtensionPaths: [PACKAGE_DIR] });
+  await loader.reload();
+  const sessionsDir = join(options.dir, "sessions");
+  const manager = options.open === undefined ? SessionManager.create(options.dir, sessionsDir) : SessionManager.open(options.open, sessionsDir);
+  const { session } = await createAgentSession({
+    cwd: options.dir,
+    agentDir: options.dir,
+    model: faux.getModel(),
+    thinkingLevel: "medium",
+    modelRuntime: runtime,
+    resourceLoader: loader,
+    sessionManager: manager,
+    settingsManager: SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } }),
+    tools: ["bash", "context_recall"],
+  });
+  await session.bindExtensions({ uiContext: recordingUi(notices) });
+  return { session, manager, calls, notices, faux, dispose: () => session.dispose() };
+}
