@@ -3,7 +3,7 @@
 // first to a token budget (default 1,500), and closed by an accounting line of what stayed verbatim.
 import type { DurableArtifacts, ErrorLedgerEntry, HexConstant, UserStatement, WorkingCommand } from "@context-fold/extractors";
 import { SummaryError } from "./errors.js";
-import { clip, flat, omissionLine, verbatimLines } from "./summary-syntax.js";
+import { clip, flat, omissionLine, pushAll, verbatimLines } from "./summary-syntax.js";
 import { estimateTokens, utf8Bytes } from "./tokens.js";
 
 export const DEFAULT_DIGEST_BUDGET = 1500;
@@ -56,12 +56,12 @@ function render(s: State): string {
   };
   if (s.prompts.length > 0 || s.omitted.initialPrompts > 0) {
     out.push("Initial prompt(s), verbatim:");
-    for (const p of s.prompts) out.push(...verbatimLines("", p.text, p.index));
+    for (const p of s.prompts) pushAll(out, verbatimLines("", p.text, p.index));
     omit(s.omitted.initialPrompts, "more initial prompts", "user messages");
   }
   if (s.corrections.length > 0 || s.omitted.corrections > 0) {
     out.push("Corrections, verbatim:");
-    for (const c of s.corrections) out.push(...verbatimLines("", c.text, c.index));
+    for (const c of s.corrections) pushAll(out, verbatimLines("", c.text, c.index));
     omit(s.omitted.corrections, "more corrections", "user messages");
   }
   if (s.errors.length > 0 || s.omitted.errorLedger > 0) {

@@ -13,6 +13,7 @@ import {
   TAG_PREFERENCE,
   TAG_SCOPE,
   omissionLine,
+  pushAll,
   refText,
   verbatimLines,
 } from "./summary-syntax.js";
@@ -25,13 +26,13 @@ function withOmissions(lines: string[], ...omissions: (Omission | null)[]): stri
 /** The section bodies in render order, keyed by section title (empty bodies included). */
 export function bracketSections(doc: SummaryDoc): [string, string[]][] {
   const goal: string[] = [];
-  if (doc.goal !== null) goal.push(...verbatimLines(TAG_FOUNDING, doc.goal.text, doc.goal.index));
+  if (doc.goal !== null) pushAll(goal, verbatimLines(TAG_FOUNDING, doc.goal.text, doc.goal.index));
   for (const s of doc.scopeChanges) goal.push(`- ${TAG_SCOPE}${s.text} ${refText(s.index)}`);
   withOmissions(goal, doc.scopeOmitted);
 
   const prefs: string[] = [];
   for (const p of doc.preferences) prefs.push(`- ${TAG_PREFERENCE}${p.text} ${refText(p.index)}`);
-  for (const c of doc.corrections) prefs.push(...verbatimLines(TAG_CORRECTION, c.text, c.index));
+  for (const c of doc.corrections) pushAll(prefs, verbatimLines(TAG_CORRECTION, c.text, c.index));
   withOmissions(prefs, doc.correctionsOmitted);
 
   const files = doc.files.map((f) => {
@@ -83,7 +84,7 @@ export function bracketSections(doc: SummaryDoc): [string, string[]][] {
 
   const brief: string[] = [];
   if (doc.briefOmitted !== null) brief.push(omissionLine(doc.briefOmitted));
-  brief.push(...doc.brief);
+  pushAll(brief, doc.brief);
 
   return [
     [SECTION.goal, goal],

@@ -59,3 +59,8 @@ export function clip(text: string, max: number): string {
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return `${text.slice(0, end)}…`;
 }
+
+/** Appends `items` to `out` (a loop: spreading a huge array into push() overflows the stack). */
+export function pushAll(out: string[], items: readonly string[]): void {
+  for (const item of items) out.push(item);
+}

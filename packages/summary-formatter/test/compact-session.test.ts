@@ -1,0 +1,247 @@
+// compactSession on sessions written by Pi's SessionManager: golden output for both layouts, byte-identical
+// repeats, (#N) refs that expand to the block each line describes, the cut, merging and the digest.
+import { readFileSync, writeFileSync, existsSync, copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { blockAt, readSession, type Session } from "@context-fold/ledger-reader";
+import { tempDir } from "@context-fold/test-support";
+import {
+  buildDigest,
+  compactSession,
+  estimateTokens,
+  parseSummary,
+  planCut,
+  SummaryError,
+} from "@context-fold/summary-formatter";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { authSession, CORRECTION, FOUNDING, piWriter } from "./pi-session.js";
+
+const GOLDEN = join(import.meta.dirname, "fixtures", "golden");
+const NOW = "2026-03-01T10:00:00.000Z";
+
+/** Compare with a golden file; UPDATE_GOLDEN=1 rewrites it (never set in CI). */
+function golden(name: string, text: string): void {
+  const file = join(GOLDEN, name);
+  if (process.env["UPDATE_GOLDEN"] === "1" && process.env["CI"] === undefined) writeFileSync(file, text);
+  expect(existsSync(file), `${name} missing: run with UPDATE_GOLDEN=1 and review the diff`).toBe(true);
+  expect(text).toBe(readFileSync(file, "utf8"));
+}
+
+async function auth(): Promise<Session> {
+  const w = authSession(tempDir());
+  return readSession(w.file);
+}
+
+/** Normalizes the temp dir out of a summary so golden files do not depend on it. */
+function stable(text: string, session: Session): string {
+  return session.header.cwd === undefined ? text : text.replaceAll(session.header.cwd, "<cwd>");
+}
+
+/** Checks that every (#N) on a line of `text` is a block the line describes. */
+function checkRefs(session: Session, text: string): number {
+  let checked = 0;
+  for (const line of text.split("\n")) {
+    const refs = [...line.matchAll(/\(#(\d{1,7})\)/g)].map((m) => Number(m[1]));
+    for (const n of refs) {
+      const block = blockAt(session, n);
+      expect(block, `#${String(n)} on "${line}"`).toBeDefined();
+      if (block === undefined) continue;
+      checked++;
+      const body = line.replace(/^-\s|^\s+/, "");
+      if (body.startsWith("[user] ")) expect(block.kind).toBe("user");
+      else if (body.startsWith("[assistant] ")) expect(block.kind).toBe("text");
+      else if (body.startsWith("* ")) {
+        expect(block.kind).toBe("toolCall");
+        expect(body.slice(2).toLowerCase().startsWith((block.toolName ?? "").toLowerCase())).toBe(true);
+      } else if (body.startsWith("[user !] ")) expect(block.kind).toBe("bash");
+      else if (body.startsWith("[Founding request] ") || body.startsWith("[Scope change] ") || body.startsWith("[Correction] ") || body.startsWith("Working on: "))
+        expect(block.kind).toBe("user");
+      else if (body.startsWith("Modified: ") || body.startsWith("Created: ") || body.startsWith("Read: ")) {
+        const path = body.slice(body.indexOf(": ") + 2).split(" ")[0] ?? "";
+        // The last block touching the file: its tool call, or the result answering that call.
+        const call = block.kind === "toolResult" ? session.blocks.find((b) => b.kind === "toolCall" && b.toolCallId === block.toolCallId) : block;
+        expect(JSON.stringify(call?.args ?? {}).includes(path) || block.text.includes(path), `${path} in #${String(n)}`).toBe(true);
+      } else if (/^[0-9a-f]{7,40}: /.test(body)) expect(block.text).toContain(body.slice(0, body.indexOf(":")));
+    }
+  }
+  return checked;
+}
+
+describe("compactSession on a Pi-written session", () => {
+  it("matches the golden summaries in both layouts and repeats byte for byte", async () => {
+    const session = await auth();
+    const a = compactSession(session, { now: NOW });
+    const b = compactSession(await readSession(session.path), { now: NOW });
+    expect(b).toEqual(a);
+    golden("auth-brackets.txt", stable(a.summary, session));
+    golden("auth-pi.txt", stable(compactSession(session, { now: NOW, format: "pi" }).summary, session));
+    golden("auth-digest.txt", stable(a.digest, session));
+  });
+
+  it("keeps the founding request and corrections verbatim and lists files, commit and the open failure", async () => {
+    const session = await auth();
+    const r = compactSession(session, { now: NOW });
+    const doc = parseSummary(r.summary);
+    expect(doc.goal?.text).toBe(FOUNDING);
+    expect(doc.corrections.map((c) => c.text)).toEqual([CORRECTION]);
+    expect(doc.files.find((f) => f.path === "src/auth/session.ts")?.status).toBe("modified");
+    expect(doc.commits.map((c) => c.hash)).toEqual(["1a2b3c4"]);
+    expect(doc.outstanding.some((o) => o.tag === "ERROR" && o.text.includes("refresh token should work"))).toBe(true);
+    expect(doc.outstanding.some((o) => o.tag === "RESOLVED" && o.text.includes("TS2304"))).toBe(true);
+    expect(r.digest).toContain(`  ${FOUNDING.split("\n")[1] ?? ""} (#0)`);
+    expect(r.digest.trimEnd().split("\n").pop()).toMatch(/^preserved verbatim: 1 initial prompt\(s\), 1 corrections \(~\d+ B\)$/);
+    expect(r.stats.summary.withinBudget).toBe(true);
+  });
+
+  it("every (#N) expands through the ledger reader to the block its line describes", async () => {
+    const session = await auth();
+    const r = compactSession(session, { now: NOW, keepTail: 1 });
+    expect(checkRefs(session, r.summary)).toBeGreaterThan(10);
+  });
+
+  it("cuts at the last user turn, never at a tool result, and reports what Pi's hook expects", async () => {
+    const session = await auth();
+    const plan = planCut(session);
+    const kept = session.byId.get(plan.firstKeptEntryId);
+    expect((kept?.raw["message"] as { role?: string } | undefined)?.role).toBe("user");
+    expect(plan.keptMessages).toBe(4);
+    expect(plan.tokensBefore).toBeGreaterThan(plan.keptTokens);
+    for (let n = 1; n <= 12; n++) {
+      const p = planCut(session, { keepTail: n });
+      const role = (session.byId.get(p.firstKeptEntryId)?.raw["message"] as { role?: string } | undefined)?.role;
+      expect(role).not.toBe("toolResult");
+      expect(p.keptMessages).toBeGreaterThanOrEqual(n);
+      // A call and its result are on the same side of the cut.
+      const summarizedCalls = new Set(p.summarizedBlocks.filter((b) => b.kind === "toolCall").map((b) => b.toolCallId));
+      for (const b of p.keptBlocks) if (b.kind === "toolResult") expect(summarizedCalls.has(b.toolCallId)).toBe(false);
+    }
+    expect(() => planCut(session, { keepTail: 500 })).toThrow(SummaryError);
+  });
+
+  it("splits a single-prompt session so a tail remains", async () => {
+    const w = piWriter(tempDir());
+    w.user("Port the parser to Rust.");
+    for (let i = 0; i < 8; i++) {
+      w.assistant([{ type: "toolCall", id: `t${String(i)}`, name: "read", arguments: { path: `src/p${String(i)}.ts` } }]);
+      w.result(`t${String(i)}`, "read", "x".repeat(2000));
+    }
+    w.assistant([{ type: "text", text: "Now writing the Rust module." }]);
+    const session = await readSession(w.file);
+    const plan = planCut(session);
+    expect(plan.splitTurn).toBe(true);
+    expect(plan.keptMessages).toBeGreaterThan(0);
+    expect(plan.summarizedMessages).toBeGreaterThan(0);
+    const role = (session.byId.get(plan.firstKeptEntryId)?.raw["message"] as { role?: string } | undefined)?.role;
+    expect(role).toBe("assistant");
+    const r = compactSession(session, { now: NOW });
+    expect(parseSummary(r.summary).goal?.text).toBe("Port the parser to Rust.");
+  });
+
+  it("merges with its own previous summary and keeps a foreign one as [Previous Summary]", async () => {
+    const dir = tempDir();
+    const w = authSession(dir);
+    const first = compactSession(await readSession(w.file), { now: NOW });
+    // Pi records the compaction, the session goes on.
+    w.sm.appendCompaction(first.summary, first.firstKeptEntryId, first.tokensBefore, undefined, true);
+    w.assistant([{ type: "toolCall", id: "d1", name: "write", arguments: { path: "src/auth/expiry.test.ts", content: "export const t = 1;\n" } }]);
+    w.result("d1", "write", "Wrote src/auth/expiry.test.ts");
+    w.user("Now document the expiry constant.");
+    w.assistant([{ type: "text", text: "Documenting." }]);
+    const session = await readSession(w.file);
+    const second = compactSession(session, { now: NOW, scope: "window" });
+    expect(second.stats.summary.previous).toBe("merged");
+    const doc = parseSummary(second.summary);
+    expect(doc.goal?.text).toBe(FOUNDING);
+    expect(doc.commits.map((c) => c.hash)).toEqual(["1a2b3c4"]);
+    expect(doc.files.map((f) => f.path)).toEqual(expect.arrayContaining(["src/auth/session.ts", "src/auth/expiry.test.ts"]));
+    expect(checkRefs(session, second.summary)).toBeGreaterThan(5);
+
+    const foreign = "## Goal\nFix login.\n\n## Progress\n- [x] Read the code\n\n<modified-files>\nsrc/x.ts\n</modified-files>";
+    const third = compactSession(session, { now: NOW, previous: foreign });
+    expect(third.stats.summary.previous).toBe("kept-foreign");
+    const kept = parseSummary(third.summary).previous;
+    expect(kept).toEqual([{ label: "file", index: null, lines: foreign.split("\n") }]);
+  });
+
+  it("stays within the budget and clips verbatim items beyond half of it with a recall pointer", async () => {
+    const w = piWriter(tempDir());
+    const long = `Build the importer. ${"Requirement: keep every column and log each row. ".repeat(200)}`;
+    w.user(long);
+    w.assistant([{ type: "text", text: "Starting." }]);
+    w.user("ok continue");
+    w.assistant([{ type: "text", text: "Continuing." }]);
+    const session = await readSession(w.file);
+    const r = compactSession(session, { now: NOW, budget: 400 });
+    expect(estimateTokens(r.summary)).toBeLessThanOrEqual(400);
+    const goal = parseSummary(r.summary).goal;
+    expect(goal?.text.endsWith(`… (clipped; recall #${String(goal.index)})`)).toBe(true);
+    expect(r.stats.summary.clippedVerbatim).toEqual([0]);
+    expect(long.startsWith(goal?.text.slice(0, 100) ?? "x")).toBe(true);
+  });
+
+  it("counts what a cap leaves out, with a pointer", async () => {
+    const w = piWriter(tempDir());
+    w.user("Survey the code base.");
+    for (let i = 0; i < 60; i++) {
+      w.assistant([{ type: "toolCall", id: `r${String(i)}`, name: "read", arguments: { path: `src/module-${String(i)}/index.ts` } }]);
+      w.result(`r${String(i)}`, "read", `export function f${String(i)}(): void {}\n`);
+    }
+    w.user("Summarize.");
+    const session = await readSession(w.file);
+    const r = compactSession(session, { now: NOW, budget: 600 });
+    const doc = parseSummary(r.summary);
+    const omitted = doc.filesOmitted.find((o) => o.what === "more read files");
+    expect(omitted?.recall).toBe("files");
+    expect(doc.files.length + (omitted?.count ?? 0)).toBe(60);
+    expect(r.summary).toMatch(/- … and \d+ more read files \(recall: files\)/);
+    expect(estimateTokens(r.summary)).toBeLessThanOrEqual(600);
+  });
+
+  it("builds a digest within its budget, lowest priority trimmed first", () => {
+    const artifacts = {
+      initialPrompts: [{ text: FOUNDING, turn: 1, index: 0 }],
+      corrections: [{ text: CORRECTION, turn: 2, index: 9 }],
+      errorLedger: Array.from({ length: 50 }, (_, i) => ({ text: `error number ${String(i)} ${"x".repeat(80)}`, source: "tsc" as const, severity: "ERROR" as const, resolved: false, index: 10 + i })),
+      workingCommands: [{ command: "pnpm test", failedIndex: 3, succeededIndex: 5 }],
+      hexConstants: [{ value: "0xDEADBEEF", index: 4 }],
+      files: Array.from({ length: 40 }, (_, i) => `src/f${String(i)}.ts`),
+    };
+    const d = buildDigest(artifacts, { budget: 300 });
+    expect(d.stats.estimatedTokens).toBeLessThanOrEqual(300);
+    expect(d.text).toContain(`- ${FOUNDING.replace("\n", "\n  ")} (#0)`);
+    expect(d.text).toContain(`- ${CORRECTION} (#9)`);
+    expect(d.stats.omitted.files).toBe(40);
+    expect(d.stats.omitted.hexConstants).toBe(1);
+    expect(d.stats.omitted.errorLedger).toBeGreaterThan(0);
+    expect(d.stats.omitted.corrections).toBe(0);
+    expect(d.text).toMatch(/- … and 40 more files \(recall: files\)/);
+    expect(d.text.trimEnd().split("\n").pop()).toBe(`preserved verbatim: 1 initial prompt(s), 1 corrections (~${String(Buffer.byteLength(FOUNDING) + Buffer.byteLength(CORRECTION))} B)`);
+  });
+
+  it("handles adversarial session text (1 MB of one character) in linear time", async () => {
+    const w = piWriter(tempDir());
+    w.user(`${" ".repeat(1 << 20)}x`);
+    w.assistant([{ type: "text", text: "(".repeat(1 << 20) }]);
+    w.user("\n".repeat(1 << 20));
+    w.assistant([{ type: "text", text: "ok" }]);
+    const session = await readSession(w.file);
+    const start = performance.now();
+    const r = compactSession(session, { now: NOW, previous: `${"\n".repeat(1 << 20)}x` });
+    expect(performance.now() - start).toBeLessThan(10_000);
+    expect(estimateTokens(r.summary)).toBeLessThanOrEqual(4000);
+  });
+
+  it("reads a compaction Pi wrote through SessionManager.open as the previous summary", async () => {
+    const dir = tempDir();
+    const w = authSession(dir);
+    const first = compactSession(await readSession(w.file), { now: NOW });
+    w.sm.appendCompaction(first.summary, first.firstKeptEntryId, first.tokensBefore, undefined, true);
+    const copy = join(dir, "copy.jsonl");
+    copyFileSync(w.file, copy);
+    const sm = SessionManager.open(copy, dir);
+    sm.appendMessage({ role: "user", content: "Also add a changelog entry.", timestamp: Date.parse(NOW) } as never);
+    const r = compactSession(await readSession(copy), { now: NOW, keepTail: 1 });
+    expect(r.stats.summary.previous).toBe("merged");
+    expect(parseSummary(r.summary).scopeChanges.map((s) => s.text)).toContain("Also always run the whole test suite before committing.");
+  });
+});
