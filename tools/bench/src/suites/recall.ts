@@ -22,6 +22,18 @@ function timeSync(fn: () => unknown): number {
   return performance.now() - start;
 }
 
+/** Wall and CPU ms of `fn`: on a shared, loaded machine CPU time shows the work, wall time the wait. */
+function timeBoth(fn: () => unknown): { wall: number; cpu: number } {
+  const c0 = process.cpuUsage();
+  const wall = timeSync(fn);
+  const c = process.cpuUsage(c0);
+  return { wall, cpu: (c.user + c.system) / 1000 };
+}
+
+function medianOf(samples: readonly { wall: number; cpu: number }[]): { wall: number; cpu: number } {
+  return { wall: median(samples.map((s) => s.wall)), cpu: median(samples.map((s) => s.cpu)) };
+}
+
 /** Deterministic queries drawn from the session: rare tokens, compounds, a question, a phrase, a regex. */
 function queriesFor(session: Session): string[] {
   const blocks = session.blocks;
@@ -81,24 +93,26 @@ async function sizeRows(label: string, source: string, workDir: string, targets:
   let session = await readSession(file);
   rows.push({ suite: "recall", case: "ledger read (readSession, context)", size: label, value: round(performance.now() - readStart), unit: "ms", note: `${mb.toFixed(1)} MB, ${String(session.blocks.length)} blocks` });
 
-  const builds: number[] = [];
+  const builds: { wall: number; cpu: number }[] = [];
   let index = RecallIndex.build(session);
-  for (let r = 0; r < 3; r++) builds.push(timeSync(() => (index = RecallIndex.build(session))));
-  rows.push({ suite: "recall", case: "cold index build (same process)", size: label, value: round(median(builds)), unit: "ms", ...(targets.cold === undefined ? {} : { target: targets.cold }), note: `${String(index.termCount)} terms` });
+  for (let r = 0; r < 3; r++) builds.push(timeBoth(() => (index = RecallIndex.build(session))));
+  const build = medianOf(builds);
+  rows.push({ suite: "recall", case: "cold index build (same process)", size: label, value: round(build.wall), unit: "ms", ...(targets.cold === undefined ? {} : { target: targets.cold }), note: `cpu ${round(build.cpu)} ms; ${String(index.termCount)} terms` });
 
   const cachePath = join(workDir, `recall-${label}.recall`);
   const saveMs = timeSync(() => writeAtomic(cachePath, index.serialize(cacheKeyFor(file, session))));
   rows.push({ suite: "recall", case: "cache save (temp+fsync+rename)", size: label, value: round(saveMs), unit: "ms", note: `${(statSync(cachePath).size / 1e6).toFixed(1)} MB cache` });
-  const loads: number[] = [];
+  const loads: { wall: number; cpu: number }[] = [];
   for (let r = 0; r < 5; r++) {
     loads.push(
-      timeSync(() => {
+      timeBoth(() => {
         const loaded = loadCachedIndex(cachePath, file, session);
         if (loaded.index === null) throw new Error(`cache refused: ${String(loaded.reason)}`);
       }),
     );
   }
-  rows.push({ suite: "recall", case: "load on-disk cache (key check + postings)", size: label, value: round(median(loads)), unit: "ms", ...(targets.load === undefined ? {} : { target: targets.load }) });
+  const load = medianOf(loads);
+  rows.push({ suite: "recall", case: "load on-disk cache (key check + postings)", size: label, value: round(load.wall), unit: "ms", ...(targets.load === undefined ? {} : { target: targets.load }), note: `cpu ${round(load.cpu)} ms` });
 
   const queries = queriesFor(session);
   rows.push({ suite: "recall", case: "warm query p50 (words/phrase/compound)", size: label, value: round(warmP50(index, queries), 3), unit: "ms", target: targets.warm, note: `${String(queries.length)} queries × 5; ${PI_VCC}` });
@@ -108,11 +122,23 @@ async function sizeRows(label: string, source: string, workDir: string, targets:
   if (targets.update !== undefined) {
     const appended = appendBytes(file, session, 1 << 20, "bench");
     const start = performance.now();
+    const c0 = process.cpuUsage();
     const next = await updateSession(session);
-    const added = index.update(next);
+    const ledgerMs = performance.now() - start;
+    let added = 0;
+    const indexPart = timeBoth(() => (added = index.update(next)));
+    const c = process.cpuUsage(c0);
     const updateMs = performance.now() - start;
     session = next;
-    rows.push({ suite: "recall", case: "incremental update after 1 MB append (ledger + index)", size: label, value: round(updateMs), unit: "ms", target: targets.update, note: `${(appended / 1e6).toFixed(2)} MB, ${String(added)} blocks` });
+    rows.push({
+      suite: "recall",
+      case: "incremental update after 1 MB append (ledger + index)",
+      size: label,
+      value: round(updateMs),
+      unit: "ms",
+      target: targets.update,
+      note: `cpu ${round((c.user + c.system) / 1000)} ms; ledger ${round(ledgerMs)} ms + index ${round(indexPart.wall)} ms (cpu ${round(indexPart.cpu)}); ${(appended / 1e6).toFixed(2)} MB, ${String(added)} blocks`,
+    });
     const resave = timeSync(() => writeAtomic(cachePath, index.serialize(cacheKeyFor(file, session))));
     rows.push({ suite: "recall", case: "cache re-save after the append", size: label, value: round(resave), unit: "ms" });
   }
