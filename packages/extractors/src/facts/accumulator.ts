@@ -440,7 +440,9 @@ class Accumulator implements FactsAccumulator {
       return;
     }
     const search = isSearchCommand(command);
-    const trimmed = output.replace(/\s*Command exited with code \d{1,4}\s*$/, "").trim();
+    // Pi's "Command exited with code N" trailer cut by position (a `\s*…$` regex would be quadratic on blank runs).
+    const trailer = output.lastIndexOf("Command exited with code");
+    const trimmed = (trailer >= 0 && trailer >= output.length - 40 ? output.slice(0, trailer) : output).trim();
     if (search && exit === 1 && (trimmed.length === 0 || trimmed === "(no output)")) {
       this.upsertItem({
         key: `nomatch|shell|${key}`,

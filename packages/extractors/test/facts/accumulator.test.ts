@@ -249,6 +249,27 @@ describe("outstanding context", () => {
   });
 });
 
+describe("adversarial tool output", () => {
+  it("1 MB outputs of one character through every path finish", () => {
+    for (const ch of [" ", "\n", "a", ">", "[", "F", "e", "#", "0"]) {
+      const big = ch.repeat(1_000_000);
+      const b = new BlockBuilder()
+        .user(big)
+        .say(big)
+        .bash(`grep ${big.slice(0, 3000)}`, big, 1)
+        .bash("pnpm test | tail", big, 0)
+        .bang("make", big, 2)
+        .read("src/a.ts", big)
+        .write("src/b.py", big)
+        .tool("grep", { pattern: "x" }, big)
+        .tool("edit", { path: "src/c.go", newText: big }, big, true);
+      const f = extractFacts(b.blocks);
+      expect(f.turns).toHaveLength(1);
+      expect(extractArtifacts(b.blocks).initialPrompts).toHaveLength(1);
+    }
+  }, 60_000);
+});
+
 describe("turns, status, anchors", () => {
   it("one line per turn, focus, last modification and next steps", () => {
     const b = new BlockBuilder()
