@@ -32,6 +32,7 @@ const t3 = performance.now();
 process.stdout.write(JSON.stringify({
   manifestMs: t1 - t0, shardsMs: t2 - t1, judgeMs: t3 - t2, totalMs: t3 - t0,
   fetched: manifest.fetched, shardCount: manifest.shardCount, clusters: shards.clusters, actions: judged.actions,
+  cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
   maxRssBytes: process.resourceUsage().maxRSS * 1024,
 }) + "\\n");
 `;
@@ -69,6 +70,7 @@ interface GardenerFigures {
   readonly shardCount: number;
   readonly clusters: number;
   readonly actions: number;
+  readonly cpuMs: number;
   readonly maxRssBytes: number;
 }
 
@@ -96,6 +98,7 @@ export const gardenerSuite: BenchSuite = async (ctx) => {
       { suite: "gardener", case: "shards (GET by id + cluster)", size, value: Math.round(f.shardsMs), unit: "ms" },
       { suite: "gardener", case: "judge (default, ≤4 batches in parallel)", size, value: Math.round(f.judgeMs), unit: "ms" },
       { suite: "gardener", case: "manifest + shards + judge wall", size, value: Number((f.totalMs / 1000).toFixed(2)), unit: "s", note },
+      { suite: "gardener", case: "gardener CPU (user + sys), phases 1–3", size, value: Number((f.cpuMs / 1000).toFixed(2)), unit: "s", note: "wall time includes waiting on the bank's 100k GETs" },
       { suite: "gardener", case: "gardener peak RSS", size, value: Math.round(f.maxRssBytes / (1 << 20)), unit: "MB", note: "bank runs in its own process" },
     ];
     return rows;
