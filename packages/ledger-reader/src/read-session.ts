@@ -36,32 +36,47 @@ async function openReadOnly(path: string): Promise<FileHandle> {
 
 /** Feed `fh` from `from` to its end into the builder, pausing after every chunk (for streaming). */
 async function* feed(builder: LedgerBuilder, fh: FileHandle, from: number, chunk = CHUNK): AsyncGenerator<void, void, undefined> {
-  const buf = Buffer.allocUnsafe(chunk);
+  // Two buffers: the next chunk is read while this one is parsed, so parsing never waits on the disk.
+  let current = Buffer.allocUnsafe(chunk);
+  let spare = Buffer.allocUnsafe(chunk);
   let pos = from;
   let pending: Buffer[] = [];
-  for (;;) {
-    let bytesRead: number;
-    try {
-      ({ bytesRead } = await fh.read(buf, 0, chunk, pos));
-    } catch (error) {
-      throw new LedgerError("UNREADABLE", builder.path, `read failed: ${describe(error)}`, { byteOffset: pos, cause: error });
+  const readAt = (buffer: Buffer, at: number): Promise<number> =>
+    fh.read(buffer, 0, chunk, at).then(
+      ({ bytesRead }) => bytesRead,
+      (error: unknown) => {
+        throw new LedgerError("UNREADABLE", builder.path, `read failed: ${describe(error)}`, { byteOffset: at, cause: error });
+      },
+    );
+  let next: Promise<number> | undefined = readAt(current, pos);
+  try {
+    for (;;) {
+      const bytesRead = await next;
+      next = undefined;
+      if (bytesRead === 0) break;
+      const buf = current;
+      current = spare;
+      spare = buf;
+      pos += bytesRead;
+      next = readAt(current, pos);
+      const read = buf.subarray(0, bytesRead);
+      if (pending.length > 0 && read.indexOf(NEWLINE) === -1) {
+        // Still inside one long line: collect without re-concatenating on every chunk.
+        pending.push(Buffer.from(read));
+        continue;
+      }
+      const data = pending.length > 0 ? Buffer.concat([...pending, read]) : read;
+      pending = [];
+      const before = builder.byteLength;
+      builder.consume(data, 0, data.length, false);
+      const used = builder.byteLength - before;
+      // The buffers are reused: keep a copy of the unfinished line.
+      if (used < data.length) pending.push(Buffer.from(data.subarray(used)));
+      yield;
     }
-    if (bytesRead === 0) break;
-    pos += bytesRead;
-    const read = buf.subarray(0, bytesRead);
-    if (pending.length > 0 && read.indexOf(NEWLINE) === -1) {
-      // Still inside one long line: collect without re-concatenating on every chunk.
-      pending.push(Buffer.from(read));
-      continue;
-    }
-    const data = pending.length > 0 ? Buffer.concat([...pending, read]) : read;
-    pending = [];
-    const before = builder.byteLength;
-    builder.consume(data, 0, data.length, false);
-    const used = builder.byteLength - before;
-    // `buf` is reused for the next chunk: keep a copy of the unfinished line.
-    if (used < data.length) pending.push(Buffer.from(data.subarray(used)));
-    yield;
+  } finally {
+    // Stopped early (an error, or a streaming caller that broke off): let the read in flight settle.
+    if (next !== undefined) await next.catch(() => 0);
   }
   const rest = pending.length > 0 ? Buffer.concat(pending) : Buffer.alloc(0);
   builder.consume(rest, 0, rest.length, true);
