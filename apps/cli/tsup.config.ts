@@ -1,4 +1,4 @@
 import { defineConfig } from "tsup";
 import { sharedConfig } from "../../tsup.shared.js";
 
-export default defineConfig(sharedConfig(["src/main.ts", "src/index.ts", "src/demo.ts"], { banner: { js: "#!/usr/bin/env node" } }));
+export default defineConfig(sharedConfig(["src/main.ts", "src/index.ts"], { banner: { js: "#!/usr/bin/env node" } }));
