@@ -49,15 +49,18 @@ export async function recordFold(input: RecordFoldInput): Promise<RecordedFold |
     chosen.add(block.index);
   }
   if (chosen.size === 0) return undefined;
-  let low = Number.POSITIVE_INFINITY;
   let high = -1;
+  let fromTurn = Number.POSITIVE_INFINITY;
   for (const index of chosen) {
-    if (index < low) low = index;
+    const block = session.blocks[index];
+    if (block === undefined) continue;
     if (index > high) high = index;
+    if (block.turn < fromTurn) fromTurn = block.turn;
   }
-  // The record describes the folded stretch: its tool calls (commands, paths), user messages and the
-  // folded outputs themselves; spans only for the blocks that fold.
-  const stretch = lineageBlocks(session).filter((block) => block.index >= low && block.index <= high);
+  // The record describes the folded stretch — from the start of the turn of the oldest folded block
+  // (its user message included: user intent is never folded away silently) to the newest folded
+  // block: tool calls (commands, paths), user messages and folded outputs; spans only for folded blocks.
+  const stretch = lineageBlocks(session).filter((block) => block.turn >= fromTurn && block.index <= high);
   const record = createSeedAccumulator({ cwd: input.cwd })
     .add(stretch)
     .record({

@@ -77,6 +77,8 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
   faux.setResponses(Array.from({ length: 200 }, () => step));
   const loader = new DefaultResourceLoader({ cwd: options.dir, agentDir: options.dir, additionalExtensionPaths: [PACKAGE_DIR] });
   await loader.reload();
+  const loaded = loader.getExtensions();
+  if (loaded.errors.length > 0) throw new Error(`extension load failed: ${JSON.stringify(loaded.errors)}`);
   const sessionsDir = join(options.dir, "sessions");
   const manager = options.open === undefined ? SessionManager.create(options.dir, sessionsDir) : SessionManager.open(options.open, sessionsDir);
   const { session } = await createAgentSession({

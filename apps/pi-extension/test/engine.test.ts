@@ -1,0 +1,153 @@
+// The fold engine on sessions Pi's SessionManager wrote: the ladder (threshold, enough foldable, cap,
+// protected tail, current-loop thinking), estimated usage, a session file that does not exist yet,
+// records, and stubs that are a pure function of their span.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { readSeedIndexFile, validateRecord } from "@context-fold/seed-index-format";
+import { tempDir } from "@context-fold/test-support";
+import { ContextFolder } from "../src/context-folder.js";
+import { planFold } from "../src/fold-planner.js";
+import { FoldState } from "../src/fold-state.js";
+import { LedgerTracker } from "../src/ledger-tracker.js";
+import { DEFAULT_FOLD_OPTIONS, type FoldOptions } from "../src/options.js";
+import { renderStub, STUB_PREFIX } from "../src/stub.js";
+import { writeJobSession } from "./support/pi-written-session.js";
+
+function folderFor(file: string, sessionId: string, options: FoldOptions = DEFAULT_FOLD_OPTIONS): { folder: ContextFolder; seedIndex: string } {
+  const seedIndex = join(tempDir("seed-"), "seed-index.jsonl");
+  const folder = new ContextFolder(new FoldState(), options, { sessionId, seedIndex, ledger: new LedgerTracker(file) });
+  return { folder, seedIndex };
+}
+
+function texts(messages: readonly Record<string, unknown>[]): string {
+  return JSON.stringify(messages);
+}
+
+describe("the fold ladder", () => {
+  test("below the threshold nothing folds; above it stale outputs fold, the tail stays verbatim", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 8);
+    const { folder, seedIndex } = folderFor(s.file, s.manager.getSessionId());
+    const messages = s.messages();
+    expect(await folder.process(messages, { tokens: 1000, contextWindow: 20_000 })).toBeUndefined();
+    expect(existsSync(seedIndex)).toBe(false);
+    const out = await folder.process(messages, { tokens: 12_000, contextWindow: 20_000 });
+    expect(out).toBeDefined();
+    const sent = out as Record<string, unknown>[];
+    expect(sent).toHaveLength(messages.length);
+    expect(texts(sent)).not.toContain("NEEDLE-1");
+    expect(texts(sent)).toContain("NEEDLE-8"); // newest output: protected
+    expect(texts(sent)).toContain(STUB_PREFIX);
+    // User text, assistant text and tool calls are never folded.
+    for (const [i, m] of messages.entries()) {
+      if (m["role"] === "user") expect(sent[i]).toBe(m);
+      if (m["role"] === "assistant") {
+        const parts = (sent[i]?.["content"] ?? []) as { type: string }[];
+        const orig = m["content"] as { type: string }[];
+        for (const [p, part] of orig.entries()) if (part.type !== "thinking") expect(parts[p]).toEqual(part);
+      }
+    }
+    const { outcomes } = await readSeedIndexFile(seedIndex);
+    expect(outcomes).toHaveLength(1);
+    const record = outcomes[0]?.outcome === "record" ? outcomes[0].record : undefined;
+    expect(record === undefined ? false : validateRecord(record).ok).toBe(true);
+    expect(record?.trigger).toBe("threshold");
+    expect(record?.usage).toEqual({ tokens: 12_000, contextWindow: 20_000, fraction: 0.6 });
+    expect(record?.commands).toContain("./job.sh 1");
+    expect(record?.userMessages[0]).toEqual({ turn: 1, firstLine: "job 1" });
+    // The session file is read, never written.
+    expect(readFileSync(s.file, "utf8")).toBe(readFileSync(s.file, "utf8"));
+  });
+
+  test("a small window still folds: the tail is a fraction of the window", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 6, { rows: 40, thinkingChars: 1300 });
+    const plan = planFold(s.messages(), { tokens: 3000, contextWindow: 4000, estimated: false }, new FoldState(), DEFAULT_FOLD_OPTIONS);
+    expect(plan?.trigger).toBe("cap");
+    expect(plan?.candidates.length).toBeGreaterThan(0);
+  });
+
+  test("over the threshold with too little to reclaim: no fold event; over the cap: fold at once", () => {
+    const s = writeJobSession(tempDir(), tempDir(), 4, { rows: 100, thinkingChars: 100 });
+    const messages = s.messages();
+    const state = new FoldState();
+    const big = { ...DEFAULT_FOLD_OPTIONS, minFoldFraction: 0.5 };
+    expect(planFold(messages, { tokens: 10_000, contextWindow: 20_000, estimated: false }, state, big)).toBeUndefined();
+    const cap = planFold(messages, { tokens: 15_000, contextWindow: 20_000, estimated: false }, state, big);
+    expect(cap?.trigger).toBe("cap");
+    expect(cap?.candidates.every((c) => c.kind === "toolResult")).toBe(true); // thinking under minBlockChars
+  });
+
+  test("thinking of the current tool-use loop never folds", () => {
+    const s = writeJobSession(tempDir(), tempDir(), 5);
+    const messages = s.messages().slice(0, -2); // ends inside job 5's loop: user, assistant(thinking+call)
+    const options = { ...DEFAULT_FOLD_OPTIONS, tailFraction: 0, keepRecentResults: 0 };
+    const plan = planFold(messages, { tokens: 19_000, contextWindow: 20_000, estimated: false }, new FoldState(), options);
+    const anchors = plan?.candidates.map((c) => c.anchor) ?? [];
+    expect(anchors).toContain("a:resp_4:p0");
+    expect(anchors).not.toContain("a:resp_5:p0");
+  });
+
+  test("without a token count from Pi, usage is estimated from the outgoing messages", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 10);
+    const { folder, seedIndex } = folderFor(s.file, s.manager.getSessionId());
+    const out = await folder.process(s.messages(), { tokens: null, contextWindow: 8000 }, 500);
+    expect(out).toBeDefined();
+    expect(folder.lastUsage?.estimated).toBe(true);
+    const { outcomes } = await readSeedIndexFile(seedIndex);
+    const record = outcomes[0]?.outcome === "record" ? outcomes[0].record : undefined;
+    expect(record?.usage?.tokens).toBe(folder.lastUsage?.tokens);
+    // No window at all (no model): nothing folds, nothing breaks.
+    const { folder: other } = folderFor(s.file, s.manager.getSessionId());
+    expect(await other.process(s.messages(), undefined)).toBeUndefined();
+  });
+
+  test("a session file that does not exist yet: calls pass through, the fold comes once Pi writes it", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 8);
+    const missing = join(tempDir(), "not-yet.jsonl");
+    const { folder, seedIndex } = folderFor(missing, s.manager.getSessionId());
+    expect(await folder.process(s.messages(), { tokens: 12_000, contextWindow: 20_000 })).toBeUndefined();
+    expect(existsSync(seedIndex)).toBe(false);
+    const { folder: later } = folderFor(s.file, s.manager.getSessionId());
+    expect(await later.process(s.messages(), { tokens: 12_000, contextWindow: 20_000 })).toBeDefined();
+  });
+
+  test("a context text that differs from the ledger is never folded (the stub would point at other text)", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 8);
+    const messages = s.messages().map((m) =>
+      m["toolCallId"] === "call_1" ? { ...m, content: [{ type: "text", text: "edited by another extension ".repeat(80) }] } : m,
+    );
+    const { folder } = folderFor(s.file, s.manager.getSessionId());
+    const out = (await folder.process(messages, { tokens: 12_000, contextWindow: 20_000 })) ?? [];
+    expect(texts(out)).toContain("edited by another extension");
+    expect(folder.state.get("r:call_1")).toBeUndefined();
+    expect(folder.state.get("r:call_2")).toBeDefined();
+  });
+
+  test("restored state renders the same stubs (frozen across processes)", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 8);
+    const { folder, seedIndex } = folderFor(s.file, s.manager.getSessionId());
+    const first = await folder.process(s.messages(), { tokens: 12_000, contextWindow: 20_000 });
+    const { outcomes } = await readSeedIndexFile(seedIndex);
+    const records = outcomes.flatMap((o) => (o.outcome === "record" ? [o.record] : []));
+    const restored = new ContextFolder(FoldState.restore(records, records.length), DEFAULT_FOLD_OPTIONS, undefined);
+    const again = await restored.process(s.messages(), { tokens: 5000, contextWindow: 20_000 });
+    expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+  });
+});
+
+describe("stubs", () => {
+  test("carry code, tool, size and first line; same input, same bytes", () => {
+    const span = { code: "abcdefghij", kind: "toolResult", tool: "bash", bytes: 48211, lines: 1204 } as const;
+    const text = "\n\n  FAIL tests/ladder.test.ts > step advance\nmore";
+    const stub = renderStub(span, text);
+    expect(stub).toBe(
+      '[context-fold abcdefghij] folded tool output of bash: 48211 bytes, 1204 lines.\nFirst line:   FAIL tests/ladder.test.ts > step advance\nFull text: call context_recall with {"code":"abcdefghij"}.',
+    );
+    expect(renderStub(span, text)).toBe(stub);
+  });
+
+  test("a 1 MB single-line block gives a short stub, fast", () => {
+    const stub = renderStub({ code: "abcdefghij", kind: "thinking", bytes: 1_000_000, lines: 1 }, "a".repeat(1_000_000));
+    expect(stub.length).toBeLessThan(400);
+  });
+});
