@@ -44,7 +44,7 @@ export {
   type ShellWrite,
 } from "./facts/shell-command.js";
 export { blockerLine, isCorrection, isScopeChange, nextSteps, preferenceSentences } from "./facts/user-text.js";
-export { hexTokens, isCommitHash } from "./artifacts/hex-constants.js";
+export { hexLiterals, hexTokens, isCommitHash } from "./artifacts/hex-constants.js";
 export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from "./symbols/extract-symbols.js";
 // --- end summary facts and durable artifacts ---
 

@@ -4,7 +4,7 @@
 import { posix } from "node:path";
 import { errorLines } from "../lexicon/errors.js";
 import { normalizePath } from "../lexicon/paths.js";
-import { hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
+import { hexLiterals, hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
 import { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode } from "./diagnostics.js";
 import { parseGitCommits } from "./git-commits.js";
@@ -44,6 +44,8 @@ export const TYPE_CATALOG_FILES = 12;
 const MAX_SYMBOLS_PER_FILE = 24;
 const MAX_SIGNATURES_KEPT = 16;
 const MAX_HEX = 64;
+/** Of which at most this many from tool output, so magic numbers in code never crowd out what people wrote. */
+const MAX_HEX_FROM_TOOLS = 24;
 const MAX_PREFERENCES = 40;
 
 type ToolClass = "read" | "edit" | "write" | "shell" | "search" | "other";
@@ -305,6 +307,7 @@ class Accumulator implements FactsAccumulator {
 
   private addToolResult(b: FactsBlock): void {
     const call = this.takeCall(b);
+    if (this.hexFromTools < MAX_HEX_FROM_TOOLS && this.hex.size < MAX_HEX) this.addToolHex(b.text, b.index);
     const rawPath = pathArg(call.args);
     const path = rawPath !== undefined ? normalizePath(rawPath, this.cwd) : undefined;
     const turn = this.currentTurn();
@@ -639,6 +642,17 @@ class Accumulator implements FactsAccumulator {
   }
 
   // ---- misc ----------------------------------------------------------------------------------
+
+  private hexFromTools = 0;
+
+  private addToolHex(text: string, index: number): void {
+    for (const value of hexLiterals(text.length > 256 * 1024 ? text.slice(0, 256 * 1024) : text)) {
+      const k = value.toLowerCase();
+      if (this.hex.has(k) || this.hex.size >= MAX_HEX || this.hexFromTools >= MAX_HEX_FROM_TOOLS) continue;
+      this.hex.set(k, { value, index });
+      this.hexFromTools++;
+    }
+  }
 
   private addHex(text: string, index: number): void {
     if (this.hex.size >= MAX_HEX) return;

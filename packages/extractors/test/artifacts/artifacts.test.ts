@@ -1,6 +1,6 @@
 // Durable artifacts: verbatim prompts and corrections, error ledger, working commands, hex constants, files.
 import { describe, expect, it } from "vitest";
-import { ARTIFACT_PRIORITY, extractArtifacts, hexTokens, isCommitHash } from "@context-fold/extractors";
+import { ARTIFACT_PRIORITY, extractArtifacts, hexLiterals, hexTokens, isCommitHash } from "@context-fold/extractors";
 import { BlockBuilder } from "../facts/block-builder.js";
 
 describe("priority", () => {
@@ -60,6 +60,14 @@ describe("hexTokens / isCommitHash", () => {
       "a1b2c3d4",
     ]);
     expect(hexTokens("0xabc 0XABC")).toEqual(["0xabc"]);
+  });
+  it("hexLiterals: only long 0x literals (tool output)", () => {
+    expect(hexLiterals("const MAGIC = 0x2da970022002a73d; mask 0xff; id 3f2a9c1d4e; 0XDEADBEEF 0x2DA970022002A73D")).toEqual([
+      "0x2da970022002a73d",
+      "0XDEADBEEF",
+    ]);
+    expect(hexLiterals("0".repeat(1_000_000))).toEqual([]);
+    expect(hexLiterals("0x".repeat(500_000))).toEqual([]);
   });
   it("prefix either way counts as the commit", () => {
     expect(isCommitHash("3f2a9c1d", ["3f2a9c1"])).toBe(true);

@@ -70,10 +70,10 @@ describe("generated sessions (manifest as ground truth)", () => {
         expect(resolved.some((o) => mentions(o.text, line)), line).toBe(true);
       }
 
-      // Hex needles (magic numbers) are hex constants, never commits; user-written ones are kept.
+      // Hex needles (magic numbers, in user text or deep in tool output) are hex constants, never commits.
       for (const n of m.needles.filter((x) => x.kind === "hex" && x.onLineage)) {
         expect(hashes).not.toContain(n.value);
-        if (n.where === "user-text") expect(a.hexConstants.map((h) => h.value)).toContain(n.value);
+        expect(a.hexConstants.map((h) => h.value)).toContain(n.value);
       }
       for (const h of a.hexConstants) expect(hashes.some((c) => c.startsWith(h.value.toLowerCase()))).toBe(false);
 
