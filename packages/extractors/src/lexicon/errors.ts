@@ -22,8 +22,10 @@ const MARKERS = [
   String.raw`\bUncaught\b`,
   String.raw`\bUnhandled(?:PromiseRejection| promise rejection| exception)`,
   // error-class markers
-  // lowercase "error:" only where a tool prints it (line start), not "catch (error: unknown)" in code
+  // lowercase "error" only where a tool prints it (line start), not "catch (error: unknown)" in code;
+  // "\n…" rather than a multiline "^" (which V8 tries at every position); plain "^" is offset 0 only
   String.raw`\berror(?:\[E[0-9]{1,6}\]| TS[0-9]{1,6}\b)`,
+  String.raw`\n[ \t]{0,8}(?:error|npm error|ERR!)\b`,
   String.raw`^[ \t]{0,8}(?:error|npm error|ERR!)\b`,
   String.raw`\bERROR\b`,
   // TypeError:, Error:, java.lang.NullPointerException: — the word must start uppercase (not "isError:"),
@@ -55,7 +57,7 @@ function classMarkerOk(text: string, index: number): boolean {
 
 /** Does this single line carry an error marker? */
 export function isErrorLine(line: string): boolean {
-  const re = new RegExp(SOURCE, "gm");
+  const re = new RegExp(SOURCE, "g");
   let m: RegExpExecArray | null;
   while ((m = re.exec(line)) !== null) {
     if (m[1] === undefined || classMarkerOk(line, m.index)) return true;
@@ -81,15 +83,17 @@ export function clipLine(line: string, max: number = ERROR_LINE_MAX): string {
 export function errorLines(text: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  const re = new RegExp(SOURCE, "gm");
+  const re = new RegExp(SOURCE, "g");
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
     if (m[1] !== undefined && !classMarkerOk(text, m.index)) {
       re.lastIndex = m.index + 1;
       continue;
     }
-    const start = text.lastIndexOf("\n", m.index) + 1;
-    let end = text.indexOf("\n", m.index);
+    // The line-start marker matches from the newline before its line.
+    const at = text.charCodeAt(m.index) === 10 ? m.index + 1 : m.index;
+    const start = text.lastIndexOf("\n", at) + 1;
+    let end = text.indexOf("\n", at);
     if (end === -1) end = text.length;
     // Slice only what survives the clip: a 1 MB line costs 240 chars, not 1 MB.
     const line = clipLine(text.slice(start, Math.min(end, start + ERROR_LINE_MAX + 1))).trimEnd();
@@ -98,7 +102,7 @@ export function errorLines(text: string): string[] {
       out.push(line);
     }
     if (end >= text.length) break;
-    re.lastIndex = end + 1;
+    re.lastIndex = end; // at the newline, so the next line's line-start marker can match
   }
   return out;
 }

@@ -35,8 +35,9 @@ describe("error lexicon", () => {
   );
 
   it("returns verbatim lines, deduplicated, in order, trailing whitespace dropped", () => {
-    const text = "ok\nError: one  \r\nfine\nnpm ERR! code E1\nError: one\n";
-    expect(errorLines(text)).toEqual(["Error: one", "npm ERR! code E1"]);
+    const text = "ok\nError: one  \r\nfine\nnpm ERR! code E1\nError: one\n  error: could not compile\n";
+    expect(errorLines(text)).toEqual(["Error: one", "npm ERR! code E1", "  error: could not compile"]);
+    expect(errorLines("error: first line\nerror: second")).toEqual(["error: first line", "error: second"]);
   });
 
   it("clips to 240 chars without splitting a surrogate pair", () => {
