@@ -145,7 +145,10 @@ function clipPrevious(doc: SummaryDoc, excessBytes: number): SummaryDoc | null {
   let longestBytes = 0;
   doc.previous.forEach((p, i) => {
     const bytes = p.lines.reduce((s, l) => s + utf8Bytes(l) + 3, 0);
-    if (p.lines.length > 2 && bytes > longestBytes) (longest = i), (longestBytes = bytes);
+    if (p.lines.length > 2 && bytes > longestBytes) {
+      longest = i;
+      longestBytes = bytes;
+    }
   });
   const p = doc.previous[longest];
   if (p === undefined) return null;
