@@ -40,12 +40,12 @@ export function isCommitHash(value: string, commitHashes: readonly string[]): bo
 }
 
 // In tool output only long `0x` literals count (magic numbers, masks): bare hex there is mostly hashes and ids.
-const HEX_LITERAL = /\b0[xX][0-9a-fA-F]{8,64}\b/g;
+const HEX_LITERAL = /\b0x[0-9a-fA-F]{8,64}\b/g;
 
-/** `0x` literals of at least 8 hex digits in tool output, in order, deduplicated case-insensitively. */
+/** Lower-case `0x` literals of at least 8 hex digits in tool output, in order, deduplicated case-insensitively. */
 export function hexLiterals(text: string): string[] {
   const out: string[] = [];
-  if (text.indexOf("0x") < 0 && text.indexOf("0X") < 0) return out;
+  if (text.indexOf("0x") < 0) return out;
   const seen = new Set<string>();
   HEX_LITERAL.lastIndex = 0;
   let m: RegExpExecArray | null;

@@ -646,7 +646,7 @@ class Accumulator implements FactsAccumulator {
   private hexFromTools = 0;
 
   private addToolHex(text: string, index: number): void {
-    for (const value of hexLiterals(text.length > 256 * 1024 ? text.slice(0, 256 * 1024) : text)) {
+    for (const value of hexLiterals(text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text)) {
       const k = value.toLowerCase();
       if (this.hex.has(k) || this.hex.size >= MAX_HEX || this.hexFromTools >= MAX_HEX_FROM_TOOLS) continue;
       this.hex.set(k, { value, index });

@@ -62,9 +62,9 @@ describe("hexTokens / isCommitHash", () => {
     expect(hexTokens("0xabc 0XABC")).toEqual(["0xabc"]);
   });
   it("hexLiterals: only long 0x literals (tool output)", () => {
-    expect(hexLiterals("const MAGIC = 0x2da970022002a73d; mask 0xff; id 3f2a9c1d4e; 0XDEADBEEF 0x2DA970022002A73D")).toEqual([
+    expect(hexLiterals("const MAGIC = 0x2da970022002a73d; mask 0xff; id 3f2a9c1d4e; 0xDEADBEEF 0x2DA970022002A73D")).toEqual([
       "0x2da970022002a73d",
-      "0XDEADBEEF",
+      "0xDEADBEEF",
     ]);
     expect(hexLiterals("0".repeat(1_000_000))).toEqual([]);
     expect(hexLiterals("0x".repeat(500_000))).toEqual([]);
