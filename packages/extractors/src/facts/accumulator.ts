@@ -149,7 +149,7 @@ interface TurnState {
 
 class Accumulator implements FactsAccumulator {
   private readonly cwd: string | undefined;
-  private lastIndex = -1;
+  private last = -1;
   private count = 0;
 
   private goal: UserStatement | null = null;
@@ -196,10 +196,14 @@ class Accumulator implements FactsAccumulator {
     return this.count;
   }
 
+  get lastIndex(): number {
+    return this.last;
+  }
+
   add(blocks: Iterable<FactsBlock>): void {
     for (const b of blocks) {
-      if (b.index <= this.lastIndex) continue;
-      this.lastIndex = b.index;
+      if (b.index <= this.last) continue;
+      this.last = b.index;
       if (this.first < 0) this.first = b.index;
       this.count++;
       this.addBlock(b);
@@ -722,7 +726,7 @@ class Accumulator implements FactsAccumulator {
         nextSteps: steps,
       },
       anchors: { commits: commitHashes, errorIds, keyFiles },
-      range: this.first >= 0 ? { first: this.first, last: this.lastIndex } : null,
+      range: this.first >= 0 ? { first: this.first, last: this.last } : null,
     };
   }
 

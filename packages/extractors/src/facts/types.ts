@@ -203,4 +203,6 @@ export interface FactsAccumulator {
   artifacts(): DurableArtifacts;
   /** Number of blocks consumed so far. */
   readonly blockCount: number;
+  /** #N of the last block consumed (-1 before any): feed blocks after it next. */
+  readonly lastIndex: number;
 }

@@ -321,6 +321,7 @@ describe("incremental", () => {
     }
     acc.add(b.blocks.slice(0, 5)); // already seen: ignored
     expect(acc.blockCount).toBe(b.blocks.length);
+    expect(acc.lastIndex).toBe(b.blocks.length - 1);
     expect(JSON.stringify(acc.facts())).toBe(JSON.stringify(extractFacts(b.blocks, { cwd: CWD })));
     expect(JSON.stringify(acc.artifacts())).toBe(JSON.stringify(extractArtifacts(b.blocks, { cwd: CWD })));
     expect(new Set(snapshots).size).toBe(3);
