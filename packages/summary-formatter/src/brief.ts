@@ -1,7 +1,7 @@
 // The brief transcript: the summarized window as one line per user/assistant message and per tool
 // call, each ending in the `(#N)` of the block it describes (the global block number recall expands).
 import { toolCommand, toolPath } from "@context-fold/extractors";
-import { clip, flat, refText } from "./summary-syntax.js";
+import { oneLine, refText } from "./summary-syntax.js";
 
 /** The part of a ledger Block the brief reads (structural: a ledger-reader Block fits). */
 export interface BriefBlock {
@@ -31,7 +31,7 @@ function firstStringArg(args: Readonly<Record<string, unknown>> | undefined): st
   return undefined;
 }
 
-const quoted = (s: string): string => `"${clip(flat(s), ARG_MAX)}"`;
+const quoted = (s: string): string => `"${oneLine(s, ARG_MAX)}"`;
 
 /** `Read "src/a.ts"`, `bash "pnpm test"`, `grep "TODO"`: a tool call as a one-liner (no ref). */
 export function toolCallLine(toolName: string | undefined, args: Readonly<Record<string, unknown>> | undefined): string {
@@ -53,12 +53,12 @@ export function briefLines(blocks: readonly BriefBlock[]): string[] {
     const ref = refText(b.index);
     switch (b.kind) {
       case "user": {
-        const text = clip(flat(b.text), BRIEF_TEXT_MAX);
+        const text = oneLine(b.text, BRIEF_TEXT_MAX);
         out.push(`[user] ${text} ${ref}`);
         break;
       }
       case "text": {
-        const text = clip(flat(b.text), BRIEF_TEXT_MAX);
+        const text = oneLine(b.text, BRIEF_TEXT_MAX);
         if (text !== "") out.push(`[assistant] ${text} ${ref}`);
         break;
       }

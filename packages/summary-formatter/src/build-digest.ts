@@ -3,7 +3,7 @@
 // first to a token budget (default 1,500), and closed by an accounting line of what stayed verbatim.
 import type { DurableArtifacts, ErrorLedgerEntry, HexConstant, UserStatement, WorkingCommand } from "@context-fold/extractors";
 import { SummaryError } from "./errors.js";
-import { clip, flat, omissionLine, pushAll, verbatimLines } from "./summary-syntax.js";
+import { omissionLine, oneLine, pushAll, verbatimLines } from "./summary-syntax.js";
 import { estimateTokens, utf8Bytes } from "./tokens.js";
 
 export const DEFAULT_DIGEST_BUDGET = 1500;
@@ -66,12 +66,12 @@ function render(s: State): string {
   }
   if (s.errors.length > 0 || s.omitted.errorLedger > 0) {
     out.push("Error ledger:");
-    for (const e of s.errors) out.push(`- [${e.resolved ? "RESOLVED" : e.severity}] [${e.source}] ${clip(flat(e.text), 300)} (#${String(e.index)})`);
+    for (const e of s.errors) out.push(`- [${e.resolved ? "RESOLVED" : e.severity}] [${e.source}] ${oneLine(e.text, 300)} (#${String(e.index)})`);
     omit(s.omitted.errorLedger, "more errors", "errors");
   }
   if (s.commands.length > 0 || s.omitted.workingCommands > 0) {
     out.push("Working commands:");
-    for (const w of s.commands) out.push(`- \`${clip(flat(w.command), 200)}\` (failed #${String(w.failedIndex)}, worked #${String(w.succeededIndex)})`);
+    for (const w of s.commands) out.push(`- \`${oneLine(w.command, 200)}\` (failed #${String(w.failedIndex)}, worked #${String(w.succeededIndex)})`);
     omit(s.omitted.workingCommands, "more working commands", "commands");
   }
   if (s.hex.length > 0 || s.omitted.hexConstants > 0) {

@@ -2,7 +2,7 @@
 // one-line fields flattened, symbol names and anchor items filtered to what the line grammar can carry.
 import type { DurableArtifacts, SessionFacts } from "@context-fold/extractors";
 import type { CatalogFile, FileItem, FooterDoc, OutstandingDoc, SummaryDoc } from "./summary-doc.js";
-import { clip, flat } from "./summary-syntax.js";
+import { flat, oneLine } from "./summary-syntax.js";
 
 /** Characters kept of one-line items (scope changes, preferences, turns, outstanding, status). */
 export const LINE_MAX = 300;
@@ -12,7 +12,7 @@ export const SYMBOLS_PER_FILE = 8;
 const SYMBOL_OK = /^[^\s,()]+$/;
 const STATUS_RANK = { modified: 0, created: 1, read: 2 } as const;
 
-const line = (text: string): string => clip(flat(text), LINE_MAX);
+const line = (text: string): string => oneLine(text, LINE_MAX);
 const listable = (s: string): boolean => s !== "" && !s.includes(", ") && !s.includes("\n");
 
 /** Files ordered modified, created, then read; first-touched order within each. */

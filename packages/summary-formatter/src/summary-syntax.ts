@@ -51,6 +51,14 @@ export function flat(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/**
+ * `flat` then `clip`, reading only the head of a long text (a 1 MB tool output costs what its first
+ * few hundred characters cost).
+ */
+export function oneLine(text: string, max: number): string {
+  return clip(flat(text.length > max * 4 + 64 ? text.slice(0, max * 4 + 64) : text), max);
+}
+
 /** Clip a one-line text to `max` characters (code points kept whole), with an ellipsis. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
