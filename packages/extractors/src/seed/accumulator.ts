@@ -69,7 +69,7 @@ export class MissingTimeError extends Error {
 }
 
 export interface SeedAccumulator {
-  /** Scan new blocks (in session order) into the running fields. */
+  /** Scan new blocks (in session order) into the running fields; blocks at or below the highest `#N` already added are ignored. */
   add(blocks: Iterable<Block>): SeedAccumulator;
   /** Number of blocks added so far. */
   readonly size: number;
@@ -238,6 +238,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   const userMessages: UserMessageRef[] = [];
   const spanSources: SpanSource[] = [];
   let ordinal = 0;
+  let highestIndex = -1;
   let lastTimestamp: string | undefined;
 
   const partCounters = new Map<string, PartCounter>();
@@ -291,6 +292,10 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   };
 
   const addOne = (block: Block): void => {
+    // A block already fed (its #N at or below the highest seen) is ignored, so a live caller that
+    // re-sends a turn cannot double-count it.
+    if (block.index <= highestIndex) return;
+    highestIndex = block.index;
     ordinal += 1;
     if (block.timestamp !== undefined) lastTimestamp = block.timestamp;
     switch (block.kind) {

@@ -77,6 +77,10 @@ describe("seed fields", () => {
     const stepwise = acc.record({ sessionId: "s1", seq: 0, trigger: "threshold" });
     expect(JSON.stringify(stepwise)).toBe(JSON.stringify(once));
     expect(JSON.stringify(buildFoldRecord({ sessionId: "s1", seq: 0, trigger: "threshold", blocks, cwd: CWD }))).toBe(JSON.stringify(once));
+    // Re-sending blocks already added changes nothing.
+    acc.add(blocks.slice(2));
+    expect(acc.size).toBe(blocks.length);
+    expect(JSON.stringify(acc.record({ sessionId: "s1", seq: 0, trigger: "threshold" }))).toBe(JSON.stringify(once));
   });
 });
 
