@@ -142,10 +142,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("summary" as const), back: fc.nat(10) }),
 );
 
-function play(ops: Op[], dir: string): string {
-  const sm = SessionManager.create("/project", dir);
-  sm.appendMessage(user("founding request"));
-  let n = 0;
+function play(ops: Op[], dir: string, sm = SessionManager.create("/project", dir)): string {
+  if (sm.getEntries().length === 0) sm.appendMessage(user("founding request"));
+  let n = sm.getEntries().length * 1000;
   for (const step of ops) {
     const ids = sm.getEntries().map((e) => e.id);
     const pick = (back: number): string | undefined => ids[Math.max(0, ids.length - 1 - back)];
@@ -226,3 +225,24 @@ describe("property: Pi appends, then a cut at any byte", () => {
     );
   });
 });
+
+describe("property: incremental reads between random Pi appends equal a full read", () => {
+  it("updateSession after every batch matches readSession of the whole file", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(opArb, { maxLength: 5 }), { minLength: 1, maxLength: 5 }), async (batches) => {
+        const dir = tempDir();
+        const sm = SessionManager.create("/project", dir);
+        const file = play([], dir, sm);
+        let session = await readSession(file);
+        for (const batch of batches) {
+          play(batch, dir, sm);
+          session = await updateSession(session);
+          expect(shape(session)).toEqual(shape(await readSession(file)));
+        }
+        expectSameAsPi(session, SessionManager.open(file, dir));
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
