@@ -54,11 +54,15 @@ export function preferenceSentences(text: string): string[] {
 const BLOCKER =
   /\b(?:still (?:fail(?:s|ing)?|broken|not working|doesn'?t work|does not work|get(?:ting)?|see(?:ing)?|crash(?:es|ing)?|errors?)|doesn'?t work|does not work|not working|is broken|are broken|blocked (?:by|on)|can'?t get|fails with|keeps? (?:failing|crashing))\b/i;
 
+const ASKED_ABOUT = /\b(?:what(?:'s| is| are)?|which (?:is|are)|whether (?:it|this) is|anything) $/i;
+
 /** The blocker the user reports, as one clipped line, or null. */
 export function blockerLine(text: string): string | null {
   const head = text.length > 2000 ? text.slice(0, 2000) : text;
   const m = BLOCKER.exec(head);
   if (m === null) return null;
+  // "list what is still failing" asks for a report; it is not a blocker.
+  if (ASKED_ABOUT.test(head.slice(Math.max(0, m.index - 16), m.index))) return null;
   const start = head.lastIndexOf("\n", m.index) + 1;
   let end = head.indexOf("\n", m.index);
   if (end < 0) end = head.length;

@@ -179,6 +179,7 @@ describe("user text", () => {
   it("blockers and next steps", () => {
     expect(blockerLine("ok\nthe build is still failing on CI\nthanks")).toBe("the build is still failing on CI");
     expect(blockerLine("works great")).toBeNull();
+    expect(blockerLine("Run every suite once more and list what is still failing.")).toBeNull();
     expect(nextSteps("Done.\nNext, I'll wire the CLI.\n- unrelated bullet")).toEqual(["Next, I'll wire the CLI."]);
     expect(nextSteps("Remaining:\n- tests for go\n- docs\nok")).toEqual(["tests for go", "docs"]);
   });
