@@ -49,6 +49,8 @@ const TS_LOCAL = /^(?:async\s+)?(?:function\*?|class)\s+([A-Za-z_$][\w$]*)/;
 // Python: top level only (no indentation)
 const PY_DEF = /^(?:async\s+)?def\s+([A-Za-z_]\w*)/;
 const PY_CLASS = /^class\s+([A-Za-z_]\w*)/;
+// Methods: named (public ones) so an edited class shows what changed, but not catalogued as signatures.
+const PY_METHOD = /^[ \t]{1,16}(?:async\s+)?def\s+([A-Za-z]\w*)/;
 // Go: exported (capitalized) names only
 const GO_FUNC = /^func\s+(?:\([^)\n]*\)\s*)?([A-Z]\w*)/;
 const GO_TYPE = /^type\s+([A-Z]\w*)/;
@@ -89,6 +91,7 @@ function scanLine(lang: SymbolLanguage, line: string): LineHit | null {
         const name = m[1] ?? "";
         return { name, signature: !name.startsWith("_") };
       }
+      if ((m = PY_METHOD.exec(line)) !== null) return { name: m[1] ?? "", signature: false };
       return null;
     case "go":
       if ((m = GO_FUNC.exec(line) ?? GO_TYPE.exec(line)) !== null) return { name: m[1] ?? "", signature: true };

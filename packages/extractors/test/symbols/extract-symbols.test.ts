@@ -67,13 +67,15 @@ describe("Python", () => {
     "def merge_setting(request_setting, session_setting, dict_class=OrderedDict):",
     "class SessionRedirectMixin:",
     "    def get_redirect_target(self, resp):",
+    "    def __init__(self):",
+    "        def _inner():",
     "class Session(SessionRedirectMixin):",
     "async def fetch(url: str) -> bytes:",
     "def _private_helper():",
   ].join("\n");
-  it("top-level defs and classes; private names are not signatures", () => {
+  it("top-level defs and classes; public methods are names only; private names are not signatures", () => {
     const s = extractSymbols("requests/sessions.py", code);
-    expect(s.names).toEqual(["merge_setting", "SessionRedirectMixin", "Session", "fetch", "_private_helper"]);
+    expect(s.names).toEqual(["merge_setting", "SessionRedirectMixin", "get_redirect_target", "Session", "fetch", "_private_helper"]);
     expect(s.signatures).toEqual([
       "def merge_setting(request_setting, session_setting, dict_class=OrderedDict):",
       "class SessionRedirectMixin:",
