@@ -11,6 +11,7 @@ import { registerRecall } from "./recall.js";
 import { registerFacts } from "./facts.js";
 import { registerArtifacts } from "./artifacts.js";
 import { registerCompact } from "./compact.js";
+import { registerEval } from "./eval.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -26,4 +27,5 @@ export const commands: RegisterCommand[] = [
   registerFacts,
   registerArtifacts,
   registerCompact,
+  registerEval,
 ];

@@ -1,0 +1,215 @@
+// One session's retention evaluation: compact it, score the summary against the ledger's ground truth,
+// fetch every needle through recall, and (with rounds > 1) compact again and again at growing cut
+// points along the lineage, each time feeding the previous summary, then score the last one.
+import { readFileSync } from "node:fs";
+import { parseSessionText, type Session } from "@context-fold/ledger-reader";
+import { ledgerVerifier, RecallIndex } from "@context-fold/recall-engine";
+import { compactSession, type CompactOptions, type CompactResult, estimateTokens, SummaryError } from "@context-fold/summary-formatter";
+import type { EvalManifest } from "./eval-manifest.js";
+import { type GroundTruth, groundTruth } from "./ground-truth.js";
+import { recallNeedles, type RecallTally } from "./recall-check.js";
+import { type Retention, scoreRetention } from "./score-retention.js";
+import { type EvalNeedle, manifestNeedles, sampleNeedles } from "./sample-needles.js";
+
+export interface EvalOptions {
+  /** The generator's manifest for this session: needles and errors open at the end. */
+  readonly manifest?: EvalManifest;
+  /** Compactions in the repeated chain (default 1: the single compaction only). */
+  readonly rounds?: number;
+  /** Summary budget in tokens (the formatter's default when absent). */
+  readonly budget?: number;
+  /** Milliseconds from any fixed origin (e.g. performance.now): time is an input, never read here. */
+  readonly clock: () => number;
+}
+
+export interface CompactionEval {
+  readonly firstKeptEntryId: string;
+  /** Blocks of the lineage before the cut: what the summary stands for. */
+  readonly windowBlocks: number;
+  readonly summaryTokens: number;
+  readonly digestTokens: number;
+  /** Estimated tokens of the lineage's context before compaction. */
+  readonly tokensBefore: number;
+  /** Summary + kept tail. */
+  readonly tokensAfter: number;
+  /** tokensBefore / tokensAfter. */
+  readonly ratio: number;
+  readonly withinBudget: boolean;
+  readonly retention: Retention;
+}
+
+export interface EvalRound {
+  readonly round: number;
+  /** The lineage entry the session ended at for this round (its leaf). */
+  readonly leafEntryId: string;
+  readonly lineageEntries: number;
+  /** null when there was nothing to compact yet at this point (the chain goes on without it). */
+  readonly firstKeptEntryId: string | null;
+  readonly summaryTokens: number;
+  readonly compactMs: number;
+}
+
+export interface EvalTimes {
+  readonly groundTruthMs: number;
+  readonly compactMs: number;
+  readonly recallIndexMs: number;
+  readonly recallMs: number;
+  readonly recallPerNeedleMs: number;
+  readonly roundsMs: number;
+}
+
+export interface Floors {
+  readonly foundingRequest: boolean;
+  readonly commits: boolean;
+  readonly needlesViaRecall: boolean;
+}
+
+export interface SessionEval {
+  readonly file: string;
+  readonly sessionId: string;
+  readonly entries: number;
+  readonly blocks: number;
+  readonly lineageEntries: number;
+  readonly needleSource: "manifest" | "sampled";
+  readonly needles: number;
+  readonly single: CompactionEval;
+  readonly needlesViaRecall: RecallTally;
+  readonly repeated: { readonly rounds: readonly EvalRound[]; readonly final: CompactionEval } | null;
+  readonly floors: Floors;
+  readonly times: EvalTimes;
+}
+
+function ratio(before: number, after: number): number {
+  return after > 0 ? Number((before / after).toFixed(2)) : 0;
+}
+
+function scored(result: CompactResult, truth: GroundTruth, needles: readonly EvalNeedle[]): CompactionEval {
+  return {
+    firstKeptEntryId: result.firstKeptEntryId,
+    windowBlocks: truth.windowBlocks,
+    summaryTokens: estimateTokens(result.summary),
+    digestTokens: estimateTokens(result.digest),
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.estimatedTokensAfter,
+    ratio: ratio(result.tokensBefore, result.estimatedTokensAfter),
+    withinBudget: result.stats.summary.withinBudget,
+    retention: scoreRetention(truth, needles, result.summary, result.digest),
+  };
+}
+
+function needlesFor(session: Session, cutEntryId: string | null, manifest: EvalManifest | undefined): EvalNeedle[] {
+  return manifest === undefined ? sampleNeedles(session, cutEntryId) : manifestNeedles(session, cutEntryId, manifest);
+}
+
+/** Floors other issues promise: founding request kept, every commit named or counted, every needle recalled. */
+export function floorsOf(single: CompactionEval, recall: RecallTally, final: CompactionEval | null): Floors {
+  const ok = (c: CompactionEval): { founding: boolean; commits: boolean } => ({
+    founding: !c.retention.foundingRequest.expected || c.retention.foundingRequest.verbatim,
+    commits: c.retention.commits.named + c.retention.commits.counted === c.retention.commits.n,
+  });
+  const a = ok(single);
+  const b = final === null ? a : ok(final);
+  return { foundingRequest: a.founding && b.founding, commits: a.commits && b.commits, needlesViaRecall: recall.found === recall.n };
+}
+
+/** The session as it stood when its lineage reached `entryIndex` (a byte prefix of the file, parsed). */
+function prefixSession(session: Session, bytes: Uint8Array, lineageIndex: number): Session {
+  const entry = session.lineage[lineageIndex];
+  if (entry === undefined) return session;
+  const end = entry.byteOffset + entry.byteLength;
+  const text = `${Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(end, bytes.byteLength)).toString("utf8")}\n`;
+  return parseSessionText(text, session.path);
+}
+
+function compactOr(session: Session, options: CompactOptions): CompactResult | null {
+  try {
+    return compactSession(session, options);
+  } catch (error) {
+    if (error instanceof SummaryError && error.code === "NOTHING_TO_COMPACT") return null;
+    throw error;
+  }
+}
+
+/**
+ * Evaluates one session read with text. Reads nothing but the session file itself (recall verifies
+ * each expanded block against it; rounds re-read its bytes for the earlier cut points).
+ */
+export function evaluateSession(session: Session, options: EvalOptions): SessionEval {
+  const { clock, manifest } = options;
+  const budget = options.budget === undefined ? {} : { budget: options.budget };
+  let t = clock();
+  const result = compactSession(session, budget);
+  const compactMs = clock() - t;
+
+  t = clock();
+  const truth = groundTruth(session, result.firstKeptEntryId, manifest);
+  const needles = needlesFor(session, result.firstKeptEntryId, manifest);
+  const groundTruthMs = clock() - t;
+  const single = scored(result, truth, needles);
+
+  t = clock();
+  const index = RecallIndex.build(session);
+  const recallIndexMs = clock() - t;
+  t = clock();
+  const recall = recallNeedles(index, ledgerVerifier(session), needles);
+  const recallMs = clock() - t;
+
+  let repeated: SessionEval["repeated"] = null;
+  let roundsMs = 0;
+  const roundCount = options.rounds ?? 1;
+  if (roundCount > 1 && session.lineage.length > 0) {
+    const bytes = readFileSync(session.path);
+    const steps: EvalRound[] = [];
+    let previous: string | undefined;
+    let last: CompactResult | null = null;
+    const L = session.lineage.length;
+    for (let round = 1; round <= roundCount; round++) {
+      const at = Math.max(0, Math.ceil((round * L) / roundCount) - 1);
+      const view = round === roundCount ? session : prefixSession(session, bytes, at);
+      t = clock();
+      const r = compactOr(view, { ...budget, ...(previous === undefined ? {} : { previous }) });
+      const ms = clock() - t;
+      roundsMs += ms;
+      const leaf = session.lineage[at];
+      steps.push({
+        round,
+        leafEntryId: leaf?.id ?? "",
+        lineageEntries: view.lineage.length,
+        firstKeptEntryId: r?.firstKeptEntryId ?? null,
+        summaryTokens: r === null ? 0 : estimateTokens(r.summary),
+        compactMs: Number(ms.toFixed(2)),
+      });
+      if (r !== null) {
+        previous = r.summary;
+        last = r;
+      }
+    }
+    if (last !== null) {
+      const finalTruth = groundTruth(session, last.firstKeptEntryId, manifest);
+      repeated = { rounds: steps, final: scored(last, finalTruth, needlesFor(session, last.firstKeptEntryId, manifest)) };
+    }
+  }
+
+  const fixed = (ms: number): number => Number(ms.toFixed(2));
+  return {
+    file: session.path,
+    sessionId: session.header.id,
+    entries: session.entries.length,
+    blocks: session.blocks.length,
+    lineageEntries: session.lineage.length,
+    needleSource: manifest === undefined ? "sampled" : "manifest",
+    needles: needles.length,
+    single,
+    needlesViaRecall: recall,
+    repeated,
+    floors: floorsOf(single, recall, repeated?.final ?? null),
+    times: {
+      groundTruthMs: fixed(groundTruthMs),
+      compactMs: fixed(compactMs),
+      recallIndexMs: fixed(recallIndexMs),
+      recallMs: fixed(recallMs),
+      recallPerNeedleMs: fixed(needles.length > 0 ? recallMs / needles.length : 0),
+      roundsMs: fixed(roundsMs),
+    },
+  };
+}

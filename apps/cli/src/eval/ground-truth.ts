@@ -1,0 +1,225 @@
+// What a compaction must keep, read straight from the ledger with deliberately simple rules (never
+// through the extractors, so the evaluation cannot inherit their mistakes): the first user message,
+// corrections by their opening words, files from edit/write arguments, commits from git's
+// `[branch hash] subject` lines, and unresolved errors (the manifest's, or failing commands never re-run).
+import { blocksOfEntry, lineageBlocks, type Block, type Session } from "@context-fold/ledger-reader";
+import type { EvalManifest } from "./eval-manifest.js";
+import { collapseWhitespace } from "./text-match.js";
+
+export interface TruthText {
+  readonly text: string;
+  /** `#N` of the block it came from (null: not found in the ledger). */
+  readonly index: number | null;
+}
+
+export interface TruthFile {
+  /** The path as the tool call gave it. */
+  readonly path: string;
+  /** Spellings that count as naming it: the path, cwd-relative, without "./". */
+  readonly forms: readonly string[];
+  /** `#N` of the last successful edit/write. */
+  readonly index: number;
+}
+
+export interface TruthCommit {
+  readonly hash: string;
+  readonly subject: string;
+  readonly index: number;
+}
+
+export interface TruthError extends TruthText {
+  /** manifest: the generator's errorsOpenAtEnd; command: a failing command never re-run successfully. */
+  readonly source: "manifest" | "command";
+}
+
+/** The items of the summarized part of the lineage (everything before the kept tail). */
+export interface GroundTruth {
+  /** First entry kept after the cut; null: nothing kept (the whole lineage summarized). */
+  readonly cutEntryId: string | null;
+  readonly windowBlocks: number;
+  readonly foundingRequest: TruthText | null;
+  readonly corrections: readonly TruthText[];
+  readonly modifiedFiles: readonly TruthFile[];
+  readonly commits: readonly TruthCommit[];
+  readonly unresolvedErrors: readonly TruthError[];
+  /** Unresolved errors that first show up in the kept tail (still in context; not expected in the summary). */
+  readonly errorsInTail: number;
+}
+
+/** Lineage position of every lineage entry, and the position the kept tail starts at. */
+export interface LineageCut {
+  readonly position: ReadonlyMap<string, number>;
+  readonly cutAt: number;
+}
+
+export function lineageCut(session: Session, cutEntryId: string | null): LineageCut {
+  const position = new Map<string, number>();
+  session.lineage.forEach((entry, i) => position.set(entry.id, i));
+  const at = cutEntryId === null ? undefined : position.get(cutEntryId);
+  return { position, cutAt: at ?? session.lineage.length };
+}
+
+/** Is the block on the lineage before the cut? */
+export function inWindow(cut: LineageCut, block: Block): boolean {
+  const p = cut.position.get(block.entryId);
+  return p !== undefined && p < cut.cutAt;
+}
+
+const CORRECTION_OPENINGS = [
+  "no,",
+  "no.",
+  "no!",
+  "no ",
+  "nope",
+  "actually",
+  "wait,",
+  "wait ",
+  "stop",
+  "wrong",
+  "that's wrong",
+  "that's not",
+  "thats not",
+  "that is not",
+  "not what i",
+  "not like that",
+  "don't",
+  "dont ",
+  "do not",
+  "instead,",
+];
+
+/** The simple rule: a user message that opens by contradicting or redirecting the agent. */
+export function isCorrectionText(text: string): boolean {
+  const head = text.trimStart().slice(0, 24).toLowerCase().replace(/\u2019/g, "'");
+  return CORRECTION_OPENINGS.some((opening) => head.startsWith(opening));
+}
+
+const EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "write", "multiedit", "multi_edit", "str_replace_editor", "create"]);
+
+function pathArg(args: Readonly<Record<string, unknown>> | undefined): string | null {
+  if (args === undefined) return null;
+  for (const key of ["path", "file_path", "filePath"]) {
+    const v = args[key];
+    if (typeof v === "string" && v.trim() !== "") return v.trim();
+  }
+  return null;
+}
+
+/** Spellings of a path a summary may use: as given, relative to the session's cwd, without "./". */
+export function pathForms(path: string, cwd: string | undefined): string[] {
+  const forms = new Set<string>([path]);
+  if (cwd !== undefined && cwd !== "") {
+    const root = cwd.endsWith("/") ? cwd : `${cwd}/`;
+    if (path.startsWith(root) && path.length > root.length) forms.add(path.slice(root.length));
+  }
+  for (const f of [...forms]) if (f.startsWith("./") && f.length > 2) forms.add(f.slice(2));
+  return [...forms];
+}
+
+const HEX = /^[0-9a-f]{7,40}$/;
+
+/** `[main 1a2b3c4] subject` / `[main (root-commit) 1a2b3c4] subject` → hash and subject; no regex over the line. */
+export function parseCommitLine(line: string): { hash: string; subject: string } | null {
+  if (line.charCodeAt(0) !== 91) return null; // "["
+  const close = line.indexOf("]");
+  if (close < 0 || close > 200) return null;
+  const inner = line.slice(1, close);
+  const space = inner.lastIndexOf(" ");
+  if (space <= 0) return null;
+  const hash = inner.slice(space + 1);
+  if (!HEX.test(hash)) return null;
+  return { hash, subject: line.slice(close + 1).trim() };
+}
+
+function isOutput(block: Block): boolean {
+  return block.kind === "toolResult" || block.kind === "bash";
+}
+
+function commandOf(block: Block): string | null {
+  const c = block.args?.["command"];
+  return typeof c === "string" && c.trim() !== "" ? collapseWhitespace(c) : null;
+}
+
+/** How much of a failing command the summary must show to count as naming it (long commands get clipped). */
+export const COMMAND_MATCH_CHARS = 48;
+
+/** Reads the ground truth of the lineage before `cutEntryId`. Pure. */
+export function groundTruth(session: Session, cutEntryId: string | null, manifest?: EvalManifest): GroundTruth {
+  const cut = lineageCut(session, cutEntryId);
+  const lineage = lineageBlocks(session);
+  const window = lineage.filter((b) => inWindow(cut, b));
+  const cwd = session.header.cwd;
+
+  // Results by tool call, to tell a successful edit/command from a failed one.
+  const resultOf = new Map<string, Block>();
+  for (const b of lineage) if (b.kind === "toolResult" && b.toolCallId !== undefined) resultOf.set(b.toolCallId, b);
+
+  let foundingRequest: TruthText | null = null;
+  const corrections: TruthText[] = [];
+  const files = new Map<string, TruthFile>();
+  const commits = new Map<string, TruthCommit>();
+  for (const b of window) {
+    if (b.kind === "user") {
+      if (foundingRequest === null) {
+        if (b.text.trim() !== "") foundingRequest = { text: b.text, index: b.index };
+      } else if (isCorrectionText(b.text)) corrections.push({ text: b.text, index: b.index });
+    } else if (b.kind === "toolCall" && EDIT_TOOLS.has((b.toolName ?? "").toLowerCase())) {
+      const path = pathArg(b.args);
+      const result = b.toolCallId === undefined ? undefined : resultOf.get(b.toolCallId);
+      if (path !== null && result?.isError !== true) files.set(path, { path, forms: pathForms(path, cwd), index: b.index });
+    } else if (isOutput(b) && b.text.includes("] ")) {
+      for (const line of b.text.split("\n")) {
+        const commit = parseCommitLine(line);
+        if (commit !== null && !commits.has(commit.hash)) commits.set(commit.hash, { ...commit, index: b.index });
+      }
+    }
+  }
+
+  const unresolvedErrors: TruthError[] = [];
+  let errorsInTail = 0;
+  if (manifest !== undefined) {
+    for (const text of manifest.errorsOpenAtEnd) {
+      const at = lineage.find((b) => isOutput(b) && b.text.includes(text));
+      if (at !== undefined && !inWindow(cut, at)) errorsInTail++;
+      else unresolvedErrors.push({ text, index: at?.index ?? null, source: "manifest" });
+    }
+  } else {
+    // A command that failed and was never run again successfully, later on the lineage (tail included).
+    const lastFailure = new Map<string, Block>();
+    for (const b of lineage) {
+      const isCall = b.kind === "toolCall" && (b.toolName ?? "").toLowerCase() === "bash";
+      if (!isCall && b.kind !== "bash") continue;
+      const command = commandOf(b);
+      if (command === null) continue;
+      const failed = isCall ? (b.toolCallId === undefined ? false : resultOf.get(b.toolCallId)?.isError === true) : b.isError === true;
+      if (failed) lastFailure.set(command, b);
+      else lastFailure.delete(command);
+    }
+    for (const [command, b] of lastFailure) {
+      if (!inWindow(cut, b)) {
+        errorsInTail++;
+        continue;
+      }
+      unresolvedErrors.push({ text: command, index: b.index, source: "command" });
+    }
+    unresolvedErrors.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+  }
+
+  return {
+    cutEntryId,
+    windowBlocks: window.length,
+    foundingRequest,
+    corrections,
+    modifiedFiles: [...files.values()],
+    commits: [...commits.values()],
+    unresolvedErrors,
+    errorsInTail,
+  };
+}
+
+/** The blocks of a manifest needle's entry that hold its value (the needle's location in the ledger). */
+export function locateInEntry(session: Session, entryId: string, value: string): Block | undefined {
+  const entry = session.byId.get(entryId);
+  if (entry === undefined) return undefined;
+  return blocksOfEntry(session, entry).find((b) => b.text.includes(value));
+}

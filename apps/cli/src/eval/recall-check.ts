@@ -1,0 +1,64 @@
+// Needles through recall the way an agent would fetch them: one search for the value (a quoted phrase
+// when it has spaces), then one expand of the first page's hits; found only when an expanded block
+// is verified against the ledger and holds the value. At most two calls per needle.
+import type { BlockVerifier, RecallIndex } from "@context-fold/recall-engine";
+import type { EvalNeedle } from "./sample-needles.js";
+import { collapseWhitespace } from "./text-match.js";
+
+export interface NeedleRecall {
+  readonly kind: EvalNeedle["kind"];
+  readonly value: string;
+  readonly found: boolean;
+  /** Recall calls used (1: the search found nothing to expand; 2: search + expand). */
+  readonly calls: number;
+  /** `#N` of the verified block that holds it. */
+  readonly index?: number;
+  /** 1-based rank of that block among the search hits. */
+  readonly rank?: number;
+  readonly reason?: string;
+}
+
+export interface RecallTally {
+  readonly n: number;
+  readonly found: number;
+  readonly maxCalls: number;
+  readonly results: readonly NeedleRecall[];
+}
+
+/** The query an agent would type for a value. */
+export function needleQuery(value: string): string {
+  const flat = collapseWhitespace(value);
+  const spaced = flat.includes(" ");
+  if ((spaced || flat.startsWith("/")) && !flat.includes('"')) return `"${flat}"`;
+  return flat;
+}
+
+export function recallNeedle(index: RecallIndex, verify: BlockVerifier, needle: EvalNeedle): NeedleRecall {
+  const base = { kind: needle.kind, value: needle.value };
+  const options = needle.onLineage ? {} : { scope: "all" };
+  let hits;
+  try {
+    hits = index.search(needleQuery(needle.value), options).hits;
+  } catch (error) {
+    return { ...base, found: false, calls: 1, reason: `search failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (hits.length === 0) return { ...base, found: false, calls: 1, reason: "no hits" };
+  const wanted = collapseWhitespace(needle.value);
+  const expanded = index.expand(
+    hits.map((h) => h.index),
+    verify,
+  );
+  for (const entry of expanded) {
+    if (entry.verified && collapseWhitespace(entry.text).includes(wanted)) {
+      const rank = hits.findIndex((h) => h.index === entry.index) + 1;
+      return { ...base, found: true, calls: 2, index: entry.index, rank };
+    }
+  }
+  const unverified = expanded.some((e) => !e.verified && collapseWhitespace(e.text).includes(wanted));
+  return { ...base, found: false, calls: 2, reason: unverified ? "found only in a block that failed verification" : `not on the first page of ${String(hits.length)} hit(s)` };
+}
+
+export function recallNeedles(index: RecallIndex, verify: BlockVerifier, needles: readonly EvalNeedle[]): RecallTally {
+  const results = needles.map((n) => recallNeedle(index, verify, n));
+  return { n: results.length, found: results.filter((r) => r.found).length, maxCalls: Math.max(0, ...results.map((r) => r.calls)), results };
+}

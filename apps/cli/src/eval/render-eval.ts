@@ -1,0 +1,85 @@
+// The human view of `context-fold eval`: one table row per session and compaction chain, then what
+// was lost (so a regression names its item), the floors, and per-step times.
+import { basename } from "node:path";
+import type { ItemTally } from "./score-retention.js";
+import type { CompactionEval, SessionEval } from "./evaluate-session.js";
+
+const MISSING_SHOWN = 5;
+
+function nc(t: ItemTally): string {
+  return t.counted > 0 ? `${String(t.named)}+${String(t.counted)}/${String(t.n)}` : `${String(t.named)}/${String(t.n)}`;
+}
+
+function row(label: string, run: string, c: CompactionEval, recall: string): string[] {
+  const r = c.retention;
+  return [
+    label,
+    run,
+    r.foundingRequest.expected ? (r.foundingRequest.verbatim ? "yes" : "NO") : "-",
+    nc(r.corrections),
+    nc(r.modifiedFiles),
+    nc(r.commits),
+    nc(r.unresolvedErrors),
+    `${String(r.needlesInSummary.named)}/${String(r.needlesInSummary.n)}`,
+    recall,
+    String(c.summaryTokens),
+    `${String(c.tokensBefore)}→${String(c.tokensAfter)}`,
+    `${c.ratio.toFixed(1)}x`,
+  ];
+}
+
+function table(rows: readonly string[][]): string {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((r) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ").trimEnd()).join("\n");
+}
+
+function missingLines(what: string, t: ItemTally): string[] {
+  if (t.missing.length === 0) return [];
+  const shown = t.missing.slice(0, MISSING_SHOWN).map((m) => `      - ${m}`);
+  const more = t.missing.length > MISSING_SHOWN ? [`      - … and ${String(t.missing.length - MISSING_SHOWN)} more`] : [];
+  return [`    ${what} lost (${String(t.missing.length)}):`, ...shown, ...more];
+}
+
+function lost(c: CompactionEval, label: string): string[] {
+  const r = c.retention;
+  const lines = [
+    ...(r.foundingRequest.expected && !r.foundingRequest.verbatim ? ["    founding request not verbatim in the summary or digest"] : []),
+    ...missingLines("corrections", r.corrections),
+    ...missingLines("modified files", r.modifiedFiles),
+    ...missingLines("commits", r.commits),
+    ...missingLines("unresolved errors", r.unresolvedErrors),
+  ];
+  return lines.length === 0 ? [] : [`  ${label}:`, ...lines];
+}
+
+export function renderEval(results: readonly SessionEval[], skipped: readonly { file: string; reason: string }[]): string {
+  const header = ["session", "run", "goal", "corrections", "files", "commits", "errors", "needles@summary", "needles@recall≤2", "summary tok", "tokens before→after", "ratio"];
+  const rows: string[][] = [header];
+  for (const e of results) {
+    const recall = `${String(e.needlesViaRecall.found)}/${String(e.needlesViaRecall.n)}`;
+    rows.push(row(basename(e.file), "1 compaction", e.single, recall));
+    if (e.repeated !== null) rows.push(row("", `after ${String(e.repeated.rounds.length)} rounds`, e.repeated.final, recall));
+  }
+  const out = [
+    table(rows),
+    "",
+    "k/n = named in the summary or digest; a+b/n = a named, b counted by a \"… and N more (recall: …)\" line. needles@recall≤2: search + expand, text verified against the ledger.",
+  ];
+  for (const e of results) {
+    const f = e.floors;
+    const t = e.times;
+    out.push(
+      "",
+      `${basename(e.file)} (${String(e.entries)} entries, ${String(e.blocks)} blocks, ${String(e.single.windowBlocks)} summarized; ${String(e.needles)} ${e.needleSource} needles)`,
+      `  floors: founding request ${f.foundingRequest ? "ok" : "FAILED"}, commits named+counted ${f.commits ? "ok" : "FAILED"}, needles via recall ${f.needlesViaRecall ? "ok" : "FAILED"}`,
+      `  time: compact ${t.compactMs.toFixed(1)} ms, ground truth ${t.groundTruthMs.toFixed(1)} ms, recall index ${t.recallIndexMs.toFixed(1)} ms, recall ${t.recallPerNeedleMs.toFixed(2)} ms/needle` +
+        (e.repeated === null ? "" : `, ${String(e.repeated.rounds.length)} rounds ${t.roundsMs.toFixed(1)} ms`),
+      ...lost(e.single, "1 compaction"),
+      ...(e.repeated === null ? [] : lost(e.repeated.final, `after ${String(e.repeated.rounds.length)} rounds`)),
+      ...e.needlesViaRecall.results.filter((r) => !r.found).slice(0, MISSING_SHOWN).map((r) => `  needle not recalled: ${r.kind} "${r.value}" (${r.reason ?? ""})`),
+    );
+  }
+  for (const s of skipped) out.push("", `${basename(s.file)}: skipped (${s.reason})`);
+  return out.join("\n");
+}
