@@ -37,6 +37,7 @@ describe("generated sessions (manifest as ground truth)", () => {
     { seed: 7, turns: 90 },
     { seed: 23, turns: 40 },
     { seed: 101, size: 700_000 },
+    { seed: 7, size: 4 << 20 }, // the benchmark's session (grown by replicating plain turns)
   ];
   for (const config of configs) {
     it(`seed ${config.seed} (${config.turns !== undefined ? `${config.turns} turns` : `${config.size} bytes`})`, async () => {
