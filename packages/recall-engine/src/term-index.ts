@@ -23,6 +23,9 @@ interface FrozenPostings {
   readonly termCount: number;
 }
 
+/** Segments kept apart before they are merged (each costs a lookup per query term). */
+const MAX_SEGMENTS = 8;
+
 const EMPTY: FrozenPostings = { offsets: new Uint32Array(1), postings: new Uint32Array(0), termCount: 0 };
 
 function grow(a: Int32Array, size: number): Int32Array {
@@ -34,10 +37,11 @@ function grow(a: Int32Array, size: number): Int32Array {
 export class TermIndex {
   private readonly ids: Map<string, number>;
   private readonly terms: string[];
-  /** Postings from the bulk build or the cache: contiguous, never copied per term. */
-  private base: FrozenPostings;
-  /** Postings of documents added later (incremental update), per term. */
-  private readonly tails: (number[] | undefined)[];
+  /**
+   * Postings in CSR segments, each covering a later run of documents (the build or cache first, then
+   * one per incremental update); merged into one when there are too many. Never copied per term.
+   */
+  private segments: FrozenPostings[];
   private readonly lengths: number[];
   /** Last doc each term was seen in: a repeat in the same doc bumps its tf in place (no per-doc map). */
   private readonly lastDoc: number[];
@@ -45,11 +49,10 @@ export class TermIndex {
 
   constructor(terms: string[] = [], base: FrozenPostings = EMPTY, lengths: number[] = []) {
     this.terms = terms;
-    this.base = base;
+    this.segments = base.termCount === 0 ? [] : [base];
     this.lengths = lengths;
     this.ids = new Map();
     for (let i = 0; i < terms.length; i++) this.ids.set(terms[i] as string, i);
-    this.tails = [];
     this.lastDoc = new Array<number>(terms.length).fill(-1);
     let total = 0;
     for (const l of lengths) total += l;
@@ -70,38 +73,45 @@ export class TermIndex {
   }
 
   /**
-   * Adds documents `firstDoc`, `firstDoc + 1`, … (must continue `docCount`). Into an empty index they go
-   * through the bulk path (flat occurrence arrays, then one counting sort into CSR); later ones per term.
+   * Adds documents `firstDoc`, `firstDoc + 1`, … (must continue `docCount`) as one new CSR segment:
+   * flat occurrence arrays, then one counting sort. Many small segments are merged into one.
    */
   addDocuments(firstDoc: number, texts: readonly string[]): void {
     if (firstDoc !== this.lengths.length) throw new RangeError(`documents must be added in order: expected #${String(this.lengths.length)}, got #${String(firstDoc)}`);
-    if (this.lengths.length === 0 && this.terms.length === 0) {
-      this.bulk(texts);
-      return;
-    }
-    for (let k = 0; k < texts.length; k++) this.addDocument(firstDoc + k, texts[k] as string);
+    if (texts.length === 0) return;
+    this.segments.push(this.segment(firstDoc, texts));
+    if (this.segments.length > MAX_SEGMENTS) this.segments = [this.merged()];
   }
 
-  private bulk(texts: readonly string[]): void {
+  /** Adds the next document; `doc` must be `docCount` (documents arrive in `#N` order). */
+  addDocument(doc: number, text: string): void {
+    this.addDocuments(doc, [text]);
+  }
+
+  private segment(firstDoc: number, texts: readonly string[]): FrozenPostings {
     const { ids, terms, lastDoc } = this;
-    const slot: number[] = [];
-    const df: number[] = [];
-    let cap = 1 << 16;
+    // Per-term scratch, indexed by term id (grown as new terms appear).
+    let slot: Int32Array = new Int32Array(terms.length + 4096);
+    let df: Int32Array = new Int32Array(terms.length + 4096);
+    let cap = 1 << 12;
     let occTerm: Int32Array = new Int32Array(cap);
     let occDoc: Int32Array = new Int32Array(cap);
     let occTf: Int32Array = new Int32Array(cap);
     let n = 0;
     let total = 0;
-    for (let doc = 0; doc < texts.length; doc++) {
-      const length = tokenize(texts[doc] as string, (term) => {
+    for (let k = 0; k < texts.length; k++) {
+      const doc = firstDoc + k;
+      const length = tokenize(texts[k] as string, (term) => {
         let id = ids.get(term);
         if (id === undefined) {
           id = terms.length;
           ids.set(term, id);
           terms.push(term);
           lastDoc.push(-1);
-          slot.push(0);
-          df.push(0);
+          if (id >= slot.length) {
+            slot = grow(slot, slot.length * 2);
+            df = grow(df, df.length * 2);
+          }
         } else if (lastDoc[id] === doc) {
           const at = slot[id] as number;
           occTf[at] = (occTf[at] as number) + 1;
@@ -138,49 +148,42 @@ export class TermIndex {
       postings[p + 1] = occTf[i] as number;
       fill[t] = p + 2;
     }
-    this.base = { offsets, postings, termCount };
+    return { offsets, postings, termCount };
   }
 
-  /** Adds the next document; `doc` must be `docCount` (documents arrive in `#N` order). */
-  addDocument(doc: number, text: string): void {
-    if (doc !== this.lengths.length) throw new RangeError(`documents must be added in order: expected #${String(this.lengths.length)}, got #${String(doc)}`);
-    const { ids, terms, tails, lastDoc } = this;
-    const length = tokenize(text, (term) => {
-      let id = ids.get(term);
-      if (id === undefined) {
-        id = terms.length;
-        ids.set(term, id);
-        terms.push(term);
-        lastDoc.push(-1);
+  /** All segments as one (term order, then doc order within a term). */
+  private merged(): FrozenPostings {
+    const termCount = this.terms.length;
+    const offsets = new Uint32Array(termCount + 1);
+    for (const seg of this.segments) {
+      for (let t = 0; t < seg.termCount; t++) offsets[t + 1] = (offsets[t + 1] as number) + ((seg.offsets[t + 1] as number) - (seg.offsets[t] as number));
+    }
+    for (let t = 0; t < termCount; t++) offsets[t + 1] = (offsets[t + 1] as number) + (offsets[t] as number);
+    const postings = new Uint32Array(offsets[termCount] as number);
+    const fill = offsets.slice(0, termCount);
+    for (const seg of this.segments) {
+      for (let t = 0; t < seg.termCount; t++) {
+        const a = seg.offsets[t] as number;
+        const b = seg.offsets[t + 1] as number;
+        if (b === a) continue;
+        postings.set(seg.postings.subarray(a, b), fill[t] as number);
+        fill[t] = (fill[t] as number) + (b - a);
       }
-      let tail = tails[id];
-      if (lastDoc[id] === doc && tail !== undefined) {
-        tail[tail.length - 1] = (tail[tail.length - 1] as number) + 1;
-        return;
-      }
-      if (tail === undefined) {
-        tail = [];
-        tails[id] = tail;
-      }
-      tail.push(doc, 1);
-      lastDoc[id] = doc;
-    });
-    this.lengths.push(length);
-    this.totalLength += length;
+    }
+    return { offsets, postings, termCount };
   }
 
-  /** The term's postings as up to two interleaved [doc, tf, …] lists, in doc order. */
+  /** The term's postings as interleaved [doc, tf, …] lists (one per segment holding it), in doc order. */
   postingLists(term: string): PostingList[] {
     const id = this.ids.get(term);
     if (id === undefined) return [];
     const out: PostingList[] = [];
-    if (id < this.base.termCount) {
-      const a = this.base.offsets[id] as number;
-      const b = this.base.offsets[id + 1] as number;
-      if (b > a) out.push(this.base.postings.subarray(a, b));
+    for (const seg of this.segments) {
+      if (id >= seg.termCount) continue;
+      const a = seg.offsets[id] as number;
+      const b = seg.offsets[id + 1] as number;
+      if (b > a) out.push(seg.postings.subarray(a, b));
     }
-    const tail = this.tails[id];
-    if (tail !== undefined && tail.length > 0) out.push(tail);
     return out;
   }
 
@@ -189,7 +192,7 @@ export class TermIndex {
     const lists = this.postingLists(term);
     if (lists.length === 0) return undefined;
     if (lists.length === 1) return lists[0];
-    return [...Array.from(lists[0] as PostingList), ...Array.from(lists[1] as PostingList)];
+    return lists.flatMap((list) => Array.from(list));
   }
 
   documentFrequency(term: string): number {
@@ -200,35 +203,17 @@ export class TermIndex {
 
   /** Binary form: magic, meta JSON, terms, doc lengths, offsets, postings, sha256 trailer. */
   serialize(meta: unknown): Buffer {
+    const all = this.segments.length === 1 && (this.segments[0] as FrozenPostings).termCount === this.terms.length ? (this.segments[0] as FrozenPostings) : this.merged();
     const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
     const termBytes = Buffer.from(this.terms.join("\n"), "utf8");
     const termCount = this.terms.length;
-    let postingCount = this.base.postings.length;
-    for (const tail of this.tails) if (tail !== undefined) postingCount += tail.length;
-    const pad = (n: number): number => (4 - (n % 4)) % 4;
     const headLength = MAGIC.length + 16 + metaBytes.length + termBytes.length;
-    const headPad = pad(headLength);
+    const headPad = (4 - (headLength % 4)) % 4;
     const docCount = this.lengths.length;
-    const numbers = new Uint32Array(docCount + termCount + 1 + postingCount);
+    const numbers = new Uint32Array(docCount + termCount + 1 + all.postings.length);
     numbers.set(this.lengths, 0);
-    const offsetsAt = docCount;
-    const postingsAt = docCount + termCount + 1;
-    let offset = 0;
-    for (let t = 0; t < termCount; t++) {
-      numbers[offsetsAt + t] = offset;
-      if (t < this.base.termCount) {
-        const a = this.base.offsets[t] as number;
-        const b = this.base.offsets[t + 1] as number;
-        numbers.set(this.base.postings.subarray(a, b), postingsAt + offset);
-        offset += b - a;
-      }
-      const tail = this.tails[t];
-      if (tail !== undefined) {
-        numbers.set(tail, postingsAt + offset);
-        offset += tail.length;
-      }
-    }
-    numbers[offsetsAt + termCount] = offset;
+    numbers.set(all.offsets, docCount);
+    numbers.set(all.postings, docCount + termCount + 1);
     const counts = Buffer.alloc(16);
     counts.writeUInt32LE(metaBytes.length, 0);
     counts.writeUInt32LE(termBytes.length, 4);
