@@ -1,4 +1,23 @@
 // Every bench suite, in table order. Each lives in its own file and returns BenchRows.
 import type { BenchSuite } from "../types.js";
+import { sessionGenSuite } from "./session-gen.js";
+import { ledgerSuite } from "./ledger.js";
+import { seedIndexSuite } from "./seed-index.js";
+import { extractSeedSuite } from "./extract-seed.js";
+import { extractFactsSuite } from "./extract-facts.js";
+import { compactSuite } from "./compact.js";
+import { recallSuite } from "./recall.js";
+import { hindsightSuite } from "./hindsight.js";
+import { gardenerSuite } from "./gardener.js";
 
-export const suites: Record<string, BenchSuite> = {};
+export const suites: Record<string, BenchSuite> = {
+  "session-gen": sessionGenSuite,
+  ledger: ledgerSuite,
+  "seed-index": seedIndexSuite,
+  "extract-seed": extractSeedSuite,
+  "extract-facts": extractFactsSuite,
+  compact: compactSuite,
+  recall: recallSuite,
+  hindsight: hindsightSuite,
+  gardener: gardenerSuite,
+};
