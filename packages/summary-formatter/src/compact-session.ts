@@ -4,7 +4,7 @@
 import { createFactsAccumulator, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
 import type { Block, Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefLines } from "./brief.js";
-import { docFromFacts } from "./build-doc.js";
+import { docFromFacts, orderFiles } from "./build-doc.js";
 import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats } from "./build-digest.js";
 import { SummaryError } from "./errors.js";
 import { fitToBudget } from "./fit-budget.js";
@@ -13,7 +13,7 @@ import { isOwnSummary, parseSummary } from "./parse-summary.js";
 import { type KeepTail, planCut } from "./plan-cut.js";
 import { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
-import type { FooterDoc, Omission, PreviousSummaryDoc, SummaryDoc } from "./summary-doc.js";
+import type { FileItem, FooterDoc, Omission, PreviousSummaryDoc, SummaryDoc } from "./summary-doc.js";
 import { estimateTokens } from "./tokens.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
@@ -99,6 +99,33 @@ function omissionsOf(doc: SummaryDoc): Omission[] {
   ].filter((o): o is Omission => o !== null);
 }
 
+/**
+ * Files listed in `<read-files>` / `<modified-files>` of foreign summaries (Pi's default compaction
+ * appends them), added after the files the facts name; the ref is the compaction block listing them.
+ */
+export function withForeignFiles(files: readonly FileItem[], foreign: readonly PreviousSummaryDoc[]): FileItem[] {
+  const known = new Set(files.map((f) => f.path));
+  const extra: FileItem[] = [];
+  for (const p of foreign) {
+    if (p.index === null) continue;
+    let status: FileItem["status"] | null = null;
+    for (const raw of p.lines) {
+      const line = raw.trim();
+      if (line === "<read-files>") status = "read";
+      else if (line === "<modified-files>") status = "modified";
+      else if (line === "</read-files>" || line === "</modified-files>") status = null;
+      else if (status !== null && line !== "" && !line.includes(", ")) {
+        const old = extra.findIndex((f) => f.path === line);
+        if (known.has(line) && old < 0) continue;
+        const item: FileItem = { status, path: line, symbols: [], index: p.index };
+        if (old < 0) extra.push(item);
+        else if (status === "modified") extra[old] = item;
+      }
+    }
+  }
+  return orderFiles([...files, ...extra]);
+}
+
 /** Facts (+ previous summaries) to a rendered summary within budget. Pure. */
 export function buildSummary(input: BuildSummaryInput): BuiltSummary {
   const budget = input.budget ?? DEFAULT_SUMMARY_BUDGET;
@@ -133,7 +160,8 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
     tailTokens: input.window.tailTokens,
     range: rangeOf(input.blocks),
   };
-  const fresh: SummaryDoc = { ...docFromFacts(input.facts, input.artifacts, briefLines(input.blocks), footer), previous: foreign };
+  const fromFacts = docFromFacts(input.facts, input.artifacts, briefLines(input.blocks), footer);
+  const fresh: SummaryDoc = { ...fromFacts, files: withForeignFiles(fromFacts.files, foreign), previous: foreign };
   const merged = base === null ? fresh : mergeSummaries(base, fresh, { nextCoversPrevious: input.factsCoverPrevious === true });
   const render = format === "pi" ? renderPiLayout : renderBrackets;
   const body = format === "pi" ? renderPiBody : renderBracketsBody;

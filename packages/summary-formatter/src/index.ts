@@ -43,6 +43,7 @@ export {
   compactSession,
   compactWithFacts,
   lastEntryTime,
+  withForeignFiles,
   DEFAULT_SUMMARY_BUDGET,
   MIN_SUMMARY_BUDGET,
   type BuildSummaryInput,

@@ -163,6 +163,22 @@ describe("compactSession on a Pi-written session", () => {
     expect(kept).toEqual([{ label: "file", index: null, lines: foreign.split("\n") }]);
   });
 
+  it("takes <read-files>/<modified-files> of a Pi-written LLM compaction into the file list", async () => {
+    const w = authSession(tempDir());
+    const plan = planCut(await readSession(w.file));
+    const llm = "## Goal\nFix login.\n\n<read-files>\nsrc/legacy/notes.md\n</read-files>\n\n<modified-files>\nsrc/legacy/login.ts\n</modified-files>";
+    w.sm.appendCompaction(llm, plan.firstKeptEntryId, plan.tokensBefore);
+    w.user("Continue with the expiry check.");
+    w.assistant([{ type: "text", text: "On it." }]);
+    const session = await readSession(w.file);
+    const r = compactSession(session, { now: NOW, scope: "window" });
+    const doc = parseSummary(r.summary);
+    const compactionBlock = session.blocks.find((b) => b.kind === "compaction");
+    expect(doc.files.find((f) => f.path === "src/legacy/login.ts")).toEqual({ status: "modified", path: "src/legacy/login.ts", symbols: [], index: compactionBlock?.index });
+    expect(doc.files.find((f) => f.path === "src/legacy/notes.md")?.status).toBe("read");
+    expect(doc.previous.map((p) => p.lines.join("\n"))).toEqual([llm]);
+  });
+
   it("stays within the budget and clips verbatim items beyond half of it with a recall pointer", async () => {
     const w = piWriter(tempDir());
     const long = `Build the importer. ${"Requirement: keep every column and log each row. ".repeat(200)}`;
