@@ -124,6 +124,13 @@ describe("index cache lifecycle", () => {
     expect(reopened.cache.status).toBe("rebuilt");
     expect(reopened.cache.reason).toMatch(/truncated/);
     expect(reopened.index.blockCount).toBe(reopened.session.blocks.length);
+    // A long-lived handle notices the truncation on refresh and rebuilds.
+    const now = readFileSync(file, "utf8");
+    truncateSync(file, Buffer.byteLength(now.slice(0, now.lastIndexOf("\n", now.length - 2) + 1)));
+    const report = await reopened.refresh();
+    expect(report.status).toBe("rebuilt");
+    expect(reopened.index.blockCount).toBe(reopened.session.blocks.length);
+    expect(reopened.session.blocks.length).toBeLessThan(reopened.index.blockCount + 1);
   });
 
   it("a replaced ledger (same id, other bytes) and a foreign ledger are detected", async () => {
