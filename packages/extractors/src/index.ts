@@ -77,3 +77,23 @@ export {
 } from "./seed/session-record.js";
 export { type SeedVerification, type SpanProblem, verifySpans } from "./seed/verify.js";
 // --- end lexicon and seed-index record extraction ---
+
+// --- context inventory (issue 13) ---
+export type {
+  BucketAccount,
+  ContextInventory,
+  FloorAccount,
+  FloorInput,
+  InventoryBlock,
+  InventoryBucket,
+  InventoryItem,
+  InventoryOptions,
+  RedundantReason,
+  ToolSummary,
+} from "./inventory/types.js";
+export { DORMANT_TURNS, INVENTORY_STUB_TOKENS, buildInventory } from "./inventory/build-inventory.js";
+export { INVENTORY_ESTIMATOR, estimateTextTokens } from "./inventory/estimate.js";
+export { contextBlocks } from "./inventory/context-blocks.js";
+export { sessionInventory } from "./inventory/session-inventory.js";
+export { renderInventory, type RenderInventoryOptions } from "./inventory/render-inventory.js";
+// --- end context inventory ---

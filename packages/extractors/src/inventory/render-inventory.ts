@@ -1,0 +1,71 @@
+// Plain-text rendering of a context inventory (the CLI's human output and the extension's text/widget
+// fallback). Deterministic: no locale-dependent number formatting.
+import type { ContextInventory, InventoryItem } from "./types.js";
+
+export interface RenderInventoryOptions {
+  /** Most tool-output items listed (largest first; default 15). */
+  readonly maxToolItems?: number;
+  /** Most dormant-content items listed (largest first; default 10). */
+  readonly maxDormantItems?: number;
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : `${" ".repeat(width - text.length)}${text}`;
+}
+
+function flags(item: InventoryItem): string {
+  const out: string[] = [];
+  if (item.folded) out.push("folded");
+  if (item.dormant) out.push("dormant");
+  if (item.redundant) out.push(`redundant:${item.redundantReason ?? "rerun"}${item.supersededBy === undefined ? "" : `→#${String(item.supersededBy)}`}`);
+  if (item.reclaimable) out.push(`reclaimable ${String(item.reclaimableTokens)}`);
+  return out.join(" ");
+}
+
+function itemLine(item: InventoryItem): string {
+  const what = item.tool === undefined ? item.kind : `${item.tool}${item.subject === undefined ? "" : ` ${item.subject}`}`;
+  const code = item.code === undefined ? "" : ` [${item.code}]`;
+  return `  #${String(item.index)} ${what}${code}: ${String(item.tokens)} tok, age ${String(item.ageTurns)}, idle ${String(item.idleTurns)}${flags(item) === "" ? "" : ` — ${flags(item)}`}`;
+}
+
+function largest(items: readonly InventoryItem[], max: number): InventoryItem[] {
+  return [...items].sort((a, b) => b.tokens - a.tokens || a.index - b.index).slice(0, max);
+}
+
+/** The inventory as text: totals, buckets, per-tool table, largest tool outputs, dormant content. */
+export function renderInventory(inventory: ContextInventory, options: RenderInventoryOptions = {}): string {
+  const inv = inventory;
+  const out: string[] = [];
+  out.push(`Context inventory at turn ${String(inv.currentTurn)} (tokens estimated as ${inv.estimator}; dormant after ${String(inv.dormantTurns)} idle turns)`);
+  const part = (n: number | null): string => (n === null ? "?" : String(n));
+  const floorText = inv.floor.known
+    ? `${pad(String(inv.floor.tokens), 9)} (system prompt ${part(inv.floor.systemPrompt)}, tools ${part(inv.floor.tools)})`
+    : (inv.floor.note ?? "unknown");
+  out.push(`  total        ${pad(String(inv.total.tokens), 9)}${inv.floor.known ? "" : " (floor not included)"}`);
+  out.push(`  floor        ${floorText}`);
+  out.push(`  tool output  ${pad(String(inv.toolOutput.tokens), 9)} in ${String(inv.toolOutput.items)} items`);
+  out.push(`  dormant      ${pad(String(inv.dormant.tokens), 9)} in ${String(inv.dormant.items)} items`);
+  out.push(`  live         ${pad(String(inv.live.tokens), 9)} in ${String(inv.live.items)} items`);
+  out.push(`  reclaimable  ${pad(String(inv.reclaimable.tokens), 9)} in ${String(inv.reclaimable.items)} items (net of a ${String(inv.stubTokens)}-token stub each)`);
+  out.push(`  redundant    ${pad(String(inv.redundant.tokens), 9)} in ${String(inv.redundant.items)} items`);
+  if (inv.toolOutput.byTool.length > 0) {
+    out.push("", "Tool output by tool:");
+    out.push(`  ${"tool".padEnd(16)}${pad("items", 6)}${pad("tokens", 9)}${pad("dormant", 8)}${pad("redund", 7)}${pad("reclaim", 8)}${pad("reclaim-tok", 12)}${pad("oldest", 7)}`);
+    for (const t of inv.toolOutput.byTool) {
+      out.push(
+        `  ${t.tool.padEnd(16)}${pad(String(t.items), 6)}${pad(String(t.tokens), 9)}${pad(String(t.dormantItems), 8)}${pad(String(t.redundantItems), 7)}${pad(String(t.reclaimableItems), 8)}${pad(String(t.reclaimableTokens), 12)}${pad(String(t.oldestAgeTurns), 7)}`,
+      );
+    }
+    const outputs = inv.items.filter((i) => i.bucket === "toolOutput");
+    const max = options.maxToolItems ?? 15;
+    out.push("", `Largest tool output (${String(Math.min(max, outputs.length))} of ${String(outputs.length)}):`);
+    for (const item of largest(outputs, max)) out.push(itemLine(item));
+  }
+  const dormant = inv.items.filter((i) => i.bucket === "dormant");
+  if (dormant.length > 0) {
+    const max = options.maxDormantItems ?? 10;
+    out.push("", `Dormant content (${String(Math.min(max, dormant.length))} of ${String(dormant.length)}, largest first):`);
+    for (const item of largest(dormant, max)) out.push(itemLine(item));
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,207 @@
+// Context inventory: flags on a hand-built case, totals that add up, the in-context selection, the floor,
+// determinism, and the estimator shared with summary-formatter.
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { contextEntries, readSession } from "@context-fold/ledger-reader";
+import { generateSession } from "@context-fold/session-gen";
+import { estimateTokens } from "@context-fold/summary-formatter";
+import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
+import {
+  buildInventory,
+  type ContextInventory,
+  contextBlocks,
+  estimateTextTokens,
+  type InventoryBlock,
+  renderInventory,
+  sessionInventory,
+} from "@context-fold/extractors";
+
+class Blocks {
+  readonly list: InventoryBlock[] = [];
+  turn = 0;
+  #push(block: Omit<InventoryBlock, "index" | "turn">): number {
+    const index = this.list.length;
+    this.list.push({ ...block, index, turn: this.turn });
+    return index;
+  }
+  user(text: string): number {
+    this.turn += 1;
+    return this.#push({ kind: "user", text });
+  }
+  thinking(text: string, id: string): number {
+    return this.#push({ kind: "thinking", text, anchor: `a:${id}:p0` });
+  }
+  text(text: string, id: string): number {
+    return this.#push({ kind: "text", text, anchor: `a:${id}:p1` });
+  }
+  tool(name: string, args: Record<string, unknown>, output: string, id: string): number {
+    this.#push({ kind: "toolCall", text: JSON.stringify(args), toolName: name, toolCallId: id, args });
+    return this.#push({ kind: "toolResult", text: output, toolName: name, toolCallId: id, anchor: `r:${id}` });
+  }
+}
+
+const big = (label: string, kb = 4): string => `${label}\n${"x".repeat(kb * 1024)}`;
+
+function checkTotals(inv: ContextInventory): void {
+  const sum = inv.items.reduce((s, i) => s + i.tokens, 0);
+  expect(inv.total.conversation).toBe(sum);
+  expect(inv.total.tokens).toBe(sum + inv.floor.tokens);
+  expect(inv.toolOutput.tokens + inv.dormant.tokens + inv.live.tokens).toBe(sum);
+  expect(inv.toolOutput.items + inv.dormant.items + inv.live.items).toBe(inv.items.length);
+  expect(inv.toolOutput.byTool.reduce((s, t) => s + t.tokens, 0)).toBe(inv.toolOutput.tokens);
+  expect(inv.toolOutput.byTool.reduce((s, t) => s + t.items, 0)).toBe(inv.toolOutput.items);
+  expect(inv.byKind.reduce((s, k) => s + k.tokens, 0)).toBe(sum);
+  expect(inv.reclaimable.tokens).toBe(inv.items.reduce((s, i) => s + i.reclaimableTokens, 0));
+  for (const item of inv.items) {
+    expect(item.reclaimableTokens).toBe(item.reclaimable ? item.tokens - inv.stubTokens : 0);
+    if (item.reclaimable) expect(item.dormant || item.redundant).toBe(true);
+  }
+}
+
+describe("buildInventory on a hand-built session", () => {
+  const b = new Blocks();
+  b.user("fix the parser in src/parse.ts");
+  const think1 = b.thinking(big("let me look at the parser first", 2), "resp1");
+  const read1 = b.tool("read", { path: "src/parse.ts" }, big("export function parse() {}"), "c1");
+  const test1 = b.tool("bash", { command: "pnpm test" }, big("FAIL test/parse.test.ts"), "c2");
+  const grep1 = b.tool("grep", { pattern: "parse", path: "src" }, big("src/parse.ts:1"), "c3");
+  const lib1 = b.tool("read", { path: "src/lib.ts" }, big("export const lib = 1;"), "c4");
+  b.user("keep going");
+  const read2 = b.tool("read", { path: "./src/parse.ts" }, big("export function parse() {}"), "c5");
+  const read2range = b.tool("read", { path: "src/parse.ts", offset: 10, limit: 5 }, big("line 10"), "c6");
+  b.user("now edit it");
+  const edit = b.tool("edit", { path: "src/parse.ts", oldText: "a", newText: "b" }, "Successfully replaced text in src/parse.ts.", "c7");
+  const test2 = b.tool("bash", { command: "pnpm test 2>&1 | tail -20" }, big("PASS test/parse.test.ts", 1), "c8");
+  b.user("more");
+  b.user("and more");
+  b.user("and a last one");
+  const tiny = b.tool("bash", { command: "ls" }, "a\nb", "c9");
+  b.text("done; the parser works", "resp9");
+  const inv = buildInventory(b.list, { cwd: "/home/dev/project" });
+  const at = (index: number) => inv.items.find((i) => i.index === index);
+
+  it("measures age from the latest turn", () => {
+    expect(inv.currentTurn).toBe(6);
+    expect(at(read1)?.ageTurns).toBe(5);
+    expect(at(tiny)?.ageTurns).toBe(0);
+  });
+
+  it("flags a file read again later (same range) as reread, and not the read of another range", () => {
+    expect(at(read1)).toMatchObject({ redundant: true, redundantReason: "reread", supersededBy: read2 });
+    expect(at(read2range)?.redundantReason).toBe("superseded"); // the edit came after it
+  });
+
+  it("flags a read of a file edited afterwards as superseded by the edit", () => {
+    expect(at(read2)).toMatchObject({ redundant: true, redundantReason: "superseded", supersededBy: edit + 0 });
+  });
+
+  it("flags the same command re-run later (2>&1 and | tail ignored) as rerun", () => {
+    expect(at(test1)).toMatchObject({ redundant: true, redundantReason: "rerun", supersededBy: test2 });
+    expect(at(test2)?.redundant).toBe(false);
+    expect(at(grep1)?.redundant).toBe(false);
+  });
+
+  it("dormant: idle since the last reference to the subject, not since it was produced", () => {
+    // src/lib.ts is never named again: idle 5 turns ≥ 4.
+    expect(at(lib1)).toMatchObject({ idleTurns: 5, dormant: true, reclaimable: true });
+    // The grep of src names a path referenced again (src/parse.ts is not "src"): idle since turn 1 as well.
+    expect(at(grep1)?.dormant).toBe(true);
+    // read1's file was edited at turn 3: idle 3 turns, not dormant (but redundant).
+    expect(at(read1)).toMatchObject({ idleTurns: 3, dormant: false, reclaimable: true });
+    expect(at(edit)?.dormant).toBe(false);
+    // Old thinking is dormant content (its own bucket) and foldable.
+    expect(at(think1)).toMatchObject({ bucket: "dormant", dormant: true, reclaimable: true });
+    expect(at(think1)?.code).toMatch(/^[a-z2-7]{10}$/);
+  });
+
+  it("never marks small output, unanchored output or user text reclaimable", () => {
+    expect(at(tiny)).toMatchObject({ reclaimable: false, reclaimableTokens: 0 });
+    expect(inv.items.filter((i) => i.kind === "user").every((i) => i.bucket === "live" && !i.reclaimable)).toBe(true);
+    const unanchored = buildInventory(b.list.map((block) => ({ ...block, anchor: undefined }) as InventoryBlock));
+    expect(unanchored.reclaimable.items).toBe(0);
+  });
+
+  it("already folded anchors are reported folded and not reclaimable", () => {
+    const folded = buildInventory(b.list, { folded: new Set(["r:c4"]) });
+    expect(folded.items.find((i) => i.index === lib1)).toMatchObject({ folded: true, reclaimable: false });
+  });
+
+  it("totals add up; per-tool table matches the items", () => {
+    checkTotals(inv);
+    const bash = inv.toolOutput.byTool.find((t) => t.tool === "bash");
+    expect(bash).toMatchObject({ items: 3, redundantItems: 1, oldestAgeTurns: 5 });
+    expect(inv.floor).toEqual({ known: false, tokens: 0, systemPrompt: null, tools: null, note: "unknown (no live Pi)" });
+  });
+
+  it("takes the floor as tokens or measured text", () => {
+    const withFloor = buildInventory(b.list, { floor: { systemPrompt: 1200, tools: "x".repeat(400) } });
+    expect(withFloor.floor).toEqual({ known: true, tokens: 1300, systemPrompt: 1200, tools: 100 });
+    checkTotals(withFloor);
+    expect(withFloor.total.tokens).toBe(inv.total.tokens + 1300);
+    expect(buildInventory(b.list, { floor: { tools: 50 } }).floor).toEqual({ known: true, tokens: 50, systemPrompt: null, tools: 50 });
+  });
+
+  it("renders deterministically and names the floor as unknown without Pi", () => {
+    const text = renderInventory(inv);
+    expect(text).toContain("floor        unknown (no live Pi)");
+    expect(text).toContain(`#${String(lib1)} read src/lib.ts`);
+    expect(renderInventory(buildInventory(b.list, { cwd: "/home/dev/project" }))).toBe(text);
+  });
+});
+
+describe("estimator", () => {
+  it("is summary-formatter's estimateTokens", () => {
+    for (const text of ["", "a", "abcd", "abcde", "é", "日本語のテキスト", "x".repeat(10_001), "🙂🙂 mixed ascii"]) {
+      expect(estimateTextTokens(text)).toBe(estimateTokens(text));
+    }
+  });
+});
+
+describe("adversarial input stays linear", () => {
+  it("1 MB single-character lines in calls, prose and output", () => {
+    const b = new Blocks();
+    b.user("/".repeat(1 << 20));
+    b.tool("bash", { command: "a.".repeat(1 << 19) }, ".".repeat(1 << 20), "c1");
+    b.tool("read", { path: "/".repeat(5000) }, "/".repeat(1 << 20), "c2");
+    b.text("a/".repeat(1 << 19), "r1");
+    const inv = buildInventory(b.list);
+    checkTotals(inv);
+    expect(inv.items).toHaveLength(b.list.length);
+  });
+});
+
+describe("sessions written by Pi", () => {
+  it("generated session with compactions: context blocks are Pi's context, totals add up, deterministic", async () => {
+    const file = join(tempDir("inventory-"), "session.jsonl");
+    await generateSession(file, { seed: 21, turns: 60, compactions: 2 });
+    const session = await readSession(file);
+    expect(session.compactions.length).toBeGreaterThan(0);
+    const blocks = contextBlocks(session);
+    const selected = new Set(contextEntries(session.lineage).map((e) => e.id));
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) expect(selected.has(block.entryId)).toBe(true);
+    expect(blocks[0]?.kind).toBe("compaction");
+    expect(blocks.filter((block) => block.kind === "compaction")).toHaveLength(1);
+    const inv = sessionInventory(session);
+    checkTotals(inv);
+    expect(inv.items.map((i) => i.index)).toEqual(blocks.map((b) => b.index));
+    expect(inv.toolOutput.items).toBeGreaterThan(0);
+    expect(JSON.stringify(sessionInventory(await readSession(file)))).toBe(JSON.stringify(inv));
+  });
+});
+
+describeShared("real session fixtures", () => {
+  it("every fixture: totals add up exactly, redundant items point later, codes are unique", async () => {
+    const dir = tempDir("inventory-fixtures-");
+    for (const fixture of sessionFixtures()) {
+      const copy = join(dir, fixture.split("/").pop() ?? "s.jsonl");
+      await cp(fixture, copy);
+      const inv = sessionInventory(await readSession(copy));
+      checkTotals(inv);
+      for (const item of inv.items) if (item.supersededBy !== undefined) expect(item.supersededBy).toBeGreaterThan(item.index);
+      const codes = inv.items.flatMap((i) => (i.code === undefined ? [] : [i.code]));
+      expect(new Set(codes).size).toBe(codes.length);
+    }
+  });
+});
