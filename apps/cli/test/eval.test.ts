@@ -8,7 +8,7 @@ import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-sup
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseEvalManifest } from "../src/eval/eval-manifest.js";
 import { evaluateSession, type SessionEval } from "../src/eval/evaluate-session.js";
-import { groundTruth, isCorrectionText, parseCommitLine, pathForms } from "../src/eval/ground-truth.js";
+import { groundTruth, isCorrectionText, parseCommitLine, pathForms, programsOf } from "../src/eval/ground-truth.js";
 import { needleQuery } from "../src/eval/recall-check.js";
 import { candidateOf, isErrorLineCandidate, isHexCandidate, isIdentifierCandidate, sampleNeedles } from "../src/eval/sample-needles.js";
 import { scoreRetention } from "../src/eval/score-retention.js";
@@ -110,6 +110,12 @@ describe("ledger readings", () => {
     expect(isCorrectionText("Don\u2019t touch the lockfile")).toBe(true);
     expect(isCorrectionText("Now wire it into the CLI")).toBe(false);
     expect(isCorrectionText("nothing else to do")).toBe(false);
+  });
+
+  it("programs of a command line (probes like grep are not unresolved errors)", () => {
+    expect(programsOf("cd pkg && npm run check | tail -5; grep -n x y || echo none")).toEqual(["cd", "npm", "tail", "grep", "echo"]);
+    expect(programsOf("")).toEqual([]);
+    expect(programsOf("&&&&||;;|".repeat(1 << 17))).toEqual([]);
   });
 
   it("path spellings: as given, cwd-relative, without ./", () => {

@@ -14,6 +14,7 @@ import { readSessionForCli } from "./inspect.js";
 interface EvalCliOptions {
   needles: string[];
   rounds?: string;
+  roundFacts?: string;
   budget?: string;
   json?: boolean;
 }
@@ -53,11 +54,14 @@ export function registerEval(program: Command): void {
     .argument("<session.jsonl...>", "Pi session files")
     .option("--needles <manifest.json>", "session-gen manifest (needles, open errors); repeat for several sessions, matched by session id", (v: string, acc: string[]) => [...acc, v], [])
     .option("--rounds <N>", "also compact N times at growing cut points, each merging the previous summary, and score the last", "1")
+    .option("--round-facts <window|lineage>", "window: each round extracts only what is new since the last cut (older facts survive only through the merge); lineage: the whole lineage each time", "window")
     .option("--budget <tokens>", "summary budget in tokens (default: the formatter's)")
     .option("--json", "print {sessions, skipped, floorsHeld}")
     .action(async (files: string[], options: EvalCliOptions) => {
       const rounds = wholeNumber("--rounds", options.rounds, 1) ?? 1;
       const budget = wholeNumber("--budget", options.budget, 1);
+      const roundFacts = options.roundFacts ?? "window";
+      if (roundFacts !== "window" && roundFacts !== "lineage") throw new CliError(`--round-facts must be window or lineage, got "${roundFacts}"`, { code: "BAD_OPTION" });
       const manifests = await manifestsByid(options.needles);
       const sessions: Session[] = [];
       for (const file of files) sessions.push(await readSessionForCli(file));
@@ -72,6 +76,7 @@ export function registerEval(program: Command): void {
             evaluateSession(session, {
               clock: () => performance.now(),
               rounds,
+              roundFacts,
               ...(budget === undefined ? {} : { budget }),
               ...(given === undefined ? {} : { manifest: given.manifest }),
             }),

@@ -4,7 +4,8 @@
 import { readFileSync } from "node:fs";
 import { parseSessionText, type Session } from "@context-fold/ledger-reader";
 import { ledgerVerifier, RecallIndex } from "@context-fold/recall-engine";
-import { compactSession, type CompactOptions, type CompactResult, estimateTokens, SummaryError } from "@context-fold/summary-formatter";
+import { createFactsAccumulator } from "@context-fold/extractors";
+import { compactSession, compactWithFacts, type CompactOptions, type CompactResult, estimateTokens, planCut, SummaryError } from "@context-fold/summary-formatter";
 import type { EvalManifest } from "./eval-manifest.js";
 import { type GroundTruth, groundTruth } from "./ground-truth.js";
 import { recallNeedles, type RecallTally } from "./recall-check.js";
@@ -16,11 +17,19 @@ export interface EvalOptions {
   readonly manifest?: EvalManifest;
   /** Compactions in the repeated chain (default 1: the single compaction only). */
   readonly rounds?: number;
+  /**
+   * What each round extracts facts from: "window" (default) = only the blocks since the previous
+   * round's cut, so everything older survives only through the merged previous summary; "lineage" =
+   * the whole lineage before the cut every time (the CLI's `compact` path).
+   */
+  readonly roundFacts?: RoundFacts;
   /** Summary budget in tokens (the formatter's default when absent). */
   readonly budget?: number;
   /** Milliseconds from any fixed origin (e.g. performance.now): time is an input, never read here. */
   readonly clock: () => number;
 }
+
+export type RoundFacts = "window" | "lineage";
 
 export interface CompactionEval {
   readonly firstKeptEntryId: string;
@@ -74,7 +83,7 @@ export interface SessionEval {
   readonly needles: number;
   readonly single: CompactionEval;
   readonly needlesViaRecall: RecallTally;
-  readonly repeated: { readonly rounds: readonly EvalRound[]; readonly final: CompactionEval } | null;
+  readonly repeated: { readonly roundFacts: RoundFacts; readonly rounds: readonly EvalRound[]; readonly final: CompactionEval } | null;
   readonly floors: Floors;
   readonly times: EvalTimes;
 }
@@ -121,9 +130,19 @@ function prefixSession(session: Session, bytes: Uint8Array, lineageIndex: number
   return parseSessionText(text, session.path);
 }
 
-function compactOr(session: Session, options: CompactOptions): CompactResult | null {
+/**
+ * One round of the chain. "window": facts and artifacts from the blocks after `after` (#N) only, the
+ * previous summary carrying the rest. Returns null when there is nothing to compact yet.
+ */
+function compactRound(session: Session, options: CompactOptions, roundFacts: RoundFacts, after: number): { result: CompactResult; lastIndex: number } | null {
   try {
-    return compactSession(session, options);
+    const plan = planCut(session, options.keepTail === undefined ? {} : { keepTail: options.keepTail });
+    const lastIndex = plan.lineageBefore[plan.lineageBefore.length - 1]?.index ?? after;
+    if (roundFacts === "lineage") return { result: compactSession(session, options), lastIndex };
+    const cwd = session.header.cwd;
+    const acc = createFactsAccumulator(cwd === undefined ? {} : { cwd });
+    acc.add(plan.lineageBefore.filter((b) => b.index > after));
+    return { result: compactWithFacts(session, { facts: acc.facts(), artifacts: acc.artifacts() }, { ...options, scope: "window" }), lastIndex };
   } catch (error) {
     if (error instanceof SummaryError && error.code === "NOTHING_TO_COMPACT") return null;
     throw error;
@@ -162,13 +181,17 @@ export function evaluateSession(session: Session, options: EvalOptions): Session
     const steps: EvalRound[] = [];
     let previous: string | undefined;
     let last: CompactResult | null = null;
+    let after = -1;
+    const roundFacts = options.roundFacts ?? "window";
     const L = session.lineage.length;
     for (let round = 1; round <= roundCount; round++) {
       const at = Math.max(0, Math.ceil((round * L) / roundCount) - 1);
       const view = round === roundCount ? session : prefixSession(session, bytes, at);
       t = clock();
-      const r = compactOr(view, { ...budget, ...(previous === undefined ? {} : { previous }) });
+      const done = compactRound(view, { ...budget, ...(previous === undefined ? {} : { previous }) }, roundFacts, after);
       const ms = clock() - t;
+      const r = done?.result ?? null;
+      if (done !== null) after = done.lastIndex;
       roundsMs += ms;
       const leaf = session.lineage[at];
       steps.push({
@@ -186,7 +209,7 @@ export function evaluateSession(session: Session, options: EvalOptions): Session
     }
     if (last !== null) {
       const finalTruth = groundTruth(session, last.firstKeptEntryId, manifest);
-      repeated = { rounds: steps, final: scored(last, finalTruth, needlesFor(session, last.firstKeptEntryId, manifest)) };
+      repeated = { roundFacts, rounds: steps, final: scored(last, finalTruth, needlesFor(session, last.firstKeptEntryId, manifest)) };
     }
   }
 

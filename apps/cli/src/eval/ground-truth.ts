@@ -140,6 +140,36 @@ function commandOf(block: Block): string | null {
   return typeof c === "string" && c.trim() !== "" ? collapseWhitespace(c) : null;
 }
 
+/**
+ * Programs whose non-zero exit means "not found" rather than "broken" (grep with no match, ls of a
+ * missing path): a command made only of these is never an unresolved error.
+ */
+const PROBES: ReadonlySet<string> = new Set(["grep", "rg", "ag", "find", "ls", "test", "[", "which", "diff", "cat", "head", "tail", "wc", "cd", "echo"]);
+
+/** First word of each `&&`, `||`, `;` or `|` piece of a command. One pass, no regex. */
+export function programsOf(command: string): string[] {
+  const out: string[] = [];
+  let piece = "";
+  const flush = (): void => {
+    const word = piece.trim().split(" ")[0];
+    if (word !== undefined && word !== "") out.push(word);
+    piece = "";
+  };
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (c === ";" || c === "|" || (c === "&" && command[i + 1] === "&")) {
+      flush();
+      if (c !== ";" && command[i + 1] === c) i++;
+    } else piece += c;
+  }
+  flush();
+  return out;
+}
+
+function isProbe(command: string): boolean {
+  return programsOf(command).every((p) => PROBES.has(p.slice(p.lastIndexOf("/") + 1)));
+}
+
 /** How much of a failing command the summary must show to count as naming it (long commands get clipped). */
 export const COMMAND_MATCH_CHARS = 48;
 
@@ -190,7 +220,7 @@ export function groundTruth(session: Session, cutEntryId: string | null, manifes
       const isCall = b.kind === "toolCall" && (b.toolName ?? "").toLowerCase() === "bash";
       if (!isCall && b.kind !== "bash") continue;
       const command = commandOf(b);
-      if (command === null) continue;
+      if (command === null || isProbe(command)) continue;
       const failed = isCall ? (b.toolCallId === undefined ? false : resultOf.get(b.toolCallId)?.isError === true) : b.isError === true;
       if (failed) lastFailure.set(command, b);
       else lastFailure.delete(command);

@@ -59,7 +59,7 @@ export function renderEval(results: readonly SessionEval[], skipped: readonly { 
   for (const e of results) {
     const recall = `${String(e.needlesViaRecall.found)}/${String(e.needlesViaRecall.n)}`;
     rows.push(row(basename(e.file), "1 compaction", e.single, recall));
-    if (e.repeated !== null) rows.push(row("", `after ${String(e.repeated.rounds.length)} rounds`, e.repeated.final, recall));
+    if (e.repeated !== null) rows.push(row("", `after ${String(e.repeated.rounds.length)} rounds (${e.repeated.roundFacts})`, e.repeated.final, recall));
   }
   const out = [
     table(rows),
