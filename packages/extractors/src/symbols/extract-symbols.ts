@@ -74,6 +74,19 @@ const RB_DEF = /^[ \t]*def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?)/;
 const EX_MODULE = /^[ \t]*defmodule\s+([A-Z][\w.]*)/;
 const EX_DEF = /^[ \t]*def(?:macro|guard)?\s+([a-z_]\w*[?!]?)/;
 
+/** First non-blank characters a hit can start with, per language (null: no cheap filter). */
+const LEADS: Readonly<Record<SymbolLanguage, string | null>> = {
+  ts: "eafc",
+  python: "dac",
+  go: "ft",
+  rust: "p",
+  java: "p",
+  c: null,
+  zig: "p",
+  ruby: "cmd",
+  elixir: "d",
+};
+
 interface LineHit {
   readonly name: string;
   readonly signature: boolean;
@@ -161,14 +174,22 @@ export function extractSymbols(path: string, text: string): SymbolScan {
   if (lang === null) return { names, signatures };
   const seenNames = new Set<string>();
   const seenSigs = new Set<string>();
+  const leads = LEADS[lang];
   const limit = Math.min(text.length, MAX_SCAN_CHARS);
   let pos = 0;
   while (pos < limit) {
     let nl = text.indexOf("\n", pos);
     if (nl < 0 || nl > limit) nl = limit;
-    const line = text.slice(pos, nl);
+    const start = pos;
     pos = nl + 1;
-    if (line.length === 0 || line.length > 2000) continue;
+    if (nl === start || nl - start > 2000) continue;
+    // Most lines cannot start a declaration: look at the first non-blank character before slicing.
+    if (leads !== null) {
+      let i = start;
+      while (i < nl && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
+      if (i === nl || !leads.includes(text.charAt(i))) continue;
+    }
+    const line = text.slice(start, nl);
     const hit = scanLine(lang, line);
     if (hit === null || hit.name === "") continue;
     if (!seenNames.has(hit.name)) {
