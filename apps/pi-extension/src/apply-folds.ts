@@ -27,7 +27,7 @@ function foldMessage<M extends ContextMessage>(message: M, state: FoldState): M 
   if (result !== undefined) {
     const span = state.get(resultAnchor(result.toolCallId));
     if (span === undefined) return undefined;
-    const stub = state.stubFor(span, joinTextParts(result.content));
+    const stub = state.stubFor(span, () => joinTextParts(result.content));
     return { ...message, content: [{ type: "text", text: stub }] };
   }
   const assistant = assistantView(message);
@@ -39,7 +39,7 @@ function foldMessage<M extends ContextMessage>(message: M, state: FoldState): M 
     const span = state.get(partAnchor(assistant.responseId, p));
     if (span === undefined) continue;
     content ??= assistant.content.slice();
-    content[p] = { type: "text", text: state.stubFor(span, text) };
+    content[p] = { type: "text", text: state.stubFor(span, () => text) };
   }
   return content === undefined ? undefined : { ...message, content };
 }

@@ -1,12 +1,15 @@
 // The per-call fold engine: apply the frozen folds, ask the ladder whether to fold more, and if so
-// record one fold event and apply it. Independent of Pi's runtime (the bench drives it directly).
+// record one fold event and apply it. Nearing the threshold, it reads the ledger and feeds the fold
+// stretch in the background, between calls. Independent of Pi's runtime (the bench drives it directly).
+import { partAnchor, resultAnchor } from "@context-fold/seed-index-format";
 import { applyFolds } from "./apply-folds.js";
 import { estimateTokens, tokensOfChars } from "./estimate.js";
-import { recordFold, type RecordedFold } from "./fold-recorder.js";
-import { planFold, STUB_TOKENS, type UsageView } from "./fold-planner.js";
+import { planFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-planner.js";
+import { blockFor, recordFold, type RecordedFold } from "./fold-recorder.js";
 import type { FoldState } from "./fold-state.js";
+import { FoldStretch } from "./fold-stretch.js";
 import type { LedgerTracker } from "./ledger-tracker.js";
-import type { ContextMessage } from "./message-view.js";
+import { assistantView, type ContextMessage, toolResultView } from "./message-view.js";
 import type { FoldOptions } from "./options.js";
 
 /** Where fold events go: the session's ledger and seed index. */
@@ -23,19 +26,38 @@ export interface ReportedUsage {
   readonly contextWindow: number;
 }
 
+/** Fraction of the threshold from which the ledger is read and the stretch fed ahead of a fold. */
+const PREPARE_AT = 0.8;
+
+/** Anchor of the newest anchorable message before `end` (where the stretch may be fed up to). */
+function lastAnchorBefore(messages: readonly ContextMessage[], end: number): string | undefined {
+  for (let i = end - 1; i >= 0; i--) {
+    const message = messages[i] as ContextMessage;
+    const result = toolResultView(message);
+    if (result !== undefined) return resultAnchor(result.toolCallId);
+    const assistant = assistantView(message);
+    if (assistant?.responseId !== undefined && assistant.content.length > 0) return partAnchor(assistant.responseId, assistant.content.length - 1);
+  }
+  return undefined;
+}
+
 export class ContextFolder {
   readonly state: FoldState;
   readonly options: FoldOptions;
   readonly target: FoldTarget | undefined;
+  readonly #stretch: FoldStretch;
   /** Why new fold events are off (no session file, an earlier failure); existing folds still apply. */
   #blocked: string | undefined;
   #lastUsage: UsageView | undefined;
   #lastFold: RecordedFold | undefined;
+  /** The background ledger read + stretch feed, if one runs. */
+  #preparing: Promise<void> | undefined;
 
   constructor(state: FoldState, options: FoldOptions, target: FoldTarget | undefined, blocked?: string) {
     this.state = state;
     this.options = options;
     this.target = target;
+    this.#stretch = new FoldStretch(target?.cwd);
     this.#blocked = target === undefined ? (blocked ?? "the session has no file to recall from") : blocked;
   }
 
@@ -71,22 +93,49 @@ export class ContextFolder {
     const outgoing = folded ?? messages;
     const usage = this.usageOf(reported, outgoing, floorTokens);
     if (usage !== undefined) this.#lastUsage = usage;
-    if (usage === undefined || this.#blocked !== undefined || this.target === undefined) return folded;
-    const plan = planFold(outgoing, usage, this.state, this.options);
-    if (plan === undefined) return folded;
-    const session = await this.target.ledger.current();
+    const target = this.target;
+    if (usage === undefined || this.#blocked !== undefined || target === undefined || !this.options.enabled) return folded;
+    // Prepare (read the ledger, feed the stretch) once usage nears the threshold, and from the first
+    // fold event on, so that a fold right after a compaction does not find a long unfed stretch.
+    const near = usage.tokens >= PREPARE_AT * this.options.threshold * usage.contextWindow;
+    if (!near && this.state.events === 0) return folded;
+    // Everything before the threshold tail is what the next fold event's record describes.
+    const feedAnchor = lastAnchorBefore(outgoing, protectedFrom(outgoing, usage.contextWindow, this.options, "threshold"));
+    const plan = near ? planFold(outgoing, usage, this.state, this.options) : undefined;
+    if (plan === undefined) {
+      this.#prepare(target, feedAnchor);
+      return folded;
+    }
+    await this.#preparing?.catch(() => undefined);
+    const session = await target.ledger.current();
     if (session === undefined) return folded; // Pi has not written the file yet: fold on a later call
     const recorded = await recordFold({
       session,
       state: this.state,
+      stretch: this.#stretch,
       plan,
-      sessionId: this.target.sessionId,
-      seedIndex: this.target.seedIndex,
-      cwd: this.target.cwd,
+      sessionId: target.sessionId,
+      seedIndex: target.seedIndex,
+      feedThrough: feedAnchor === undefined ? -1 : (blockFor(session, feedAnchor)?.index ?? -1),
     });
     if (recorded === undefined) return folded;
     this.#lastFold = recorded;
     return applyFolds(messages, this.state);
+  }
+
+  /** Read the ledger and feed the stretch up to `anchor`, in the background (one run at a time). */
+  #prepare(target: FoldTarget, anchor: string | undefined): void {
+    if (this.#preparing !== undefined) return;
+    this.#preparing = (async () => {
+      const session = await target.ledger.current();
+      if (session === undefined || anchor === undefined) return;
+      const block = blockFor(session, anchor);
+      if (block !== undefined) await this.#stretch.feedInSlices(session, this.state, block.index);
+    })()
+      .catch(() => undefined) // a real problem surfaces at the fold event, which repeats the work
+      .finally(() => {
+        this.#preparing = undefined;
+      });
   }
 
   /** Estimated tokens the folds keep out of the context (block bytes / 4 minus a stub each). */

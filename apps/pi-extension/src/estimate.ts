@@ -9,6 +9,24 @@ export function tokensOfChars(chars: number): number {
   return Math.ceil(chars / 4);
 }
 
+/** Arguments size per tool-call id: an edit's arguments can hold whole files, and Pi sends a fresh copy
+ * of every message on every call, so the size is remembered by id (bounded; cleared when full). */
+const argumentSizes = new Map<string, number>();
+const ARGUMENT_CACHE_MAX = 50_000;
+
+function argumentChars(call: { id?: unknown; arguments?: unknown }): number {
+  if (call.arguments === undefined) return 0;
+  const id = typeof call.id === "string" ? call.id : undefined;
+  const known = id === undefined ? undefined : argumentSizes.get(id);
+  if (known !== undefined) return known;
+  const size = JSON.stringify(call.arguments).length;
+  if (id !== undefined) {
+    if (argumentSizes.size >= ARGUMENT_CACHE_MAX) argumentSizes.clear();
+    argumentSizes.set(id, size);
+  }
+  return size;
+}
+
 function partChars(part: unknown): number {
   if (typeof part === "string") return part.length;
   if (typeof part !== "object" || part === null) return 0;
@@ -18,8 +36,7 @@ function partChars(part: unknown): number {
   if (p.type === "image") return IMAGE_TOKENS * 4;
   if (p.type === "toolCall") {
     const name = typeof p.name === "string" ? p.name.length : 0;
-    // Arguments are small (the command, the path): stringifying them is cheap next to the outputs.
-    return name + (p.arguments === undefined ? 0 : JSON.stringify(p.arguments).length);
+    return name + argumentChars(part as { id?: unknown; arguments?: unknown });
   }
   return 0;
 }

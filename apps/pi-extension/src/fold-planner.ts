@@ -3,7 +3,7 @@
 import { joinTextParts, partAnchor, resultAnchor, type SeedTrigger } from "@context-fold/seed-index-format";
 import { estimateMessageTokens, tokensOfChars } from "./estimate.js";
 import type { FoldState } from "./fold-state.js";
-import { assistantView, type ContextMessage, roleOf, thinkingText, toolResultView } from "./message-view.js";
+import { assistantView, type ContextMessage, roleOf, textPartsLength, thinkingText, toolResultView } from "./message-view.js";
 import type { FoldOptions } from "./options.js";
 
 /** Context usage as the ladder sees it. `estimated`: Pi had no count, the engine estimated it. */
@@ -71,8 +71,10 @@ export function foldCandidates(messages: readonly ContextMessage[], end: number,
     if (result !== undefined) {
       const anchor = resultAnchor(result.toolCallId);
       if (state.get(anchor) !== undefined || state.isPinned(anchor)) continue;
+      // Size first: joining the parts of every small result on every call would cost O(context).
+      if (textPartsLength(result.content) < options.minBlockChars) continue;
       const text = joinTextParts(result.content);
-      if (text.length >= options.minBlockChars) out.push({ kind: "toolResult", anchor, messageIndex: i, text, tool: result.toolName });
+      out.push({ kind: "toolResult", anchor, messageIndex: i, text, tool: result.toolName });
       continue;
     }
     if (!options.foldThinking || i >= thinkingEnd) continue;

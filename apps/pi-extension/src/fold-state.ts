@@ -115,11 +115,11 @@ export class FoldState {
     return this.#pinned.has(anchor);
   }
 
-  /** The stub for a folded block: rendered once from its text, then frozen. */
-  stubFor(span: FoldedSpan, text: string): string {
+  /** The stub for a folded block: rendered once from its text (read only then), then frozen. */
+  stubFor(span: FoldedSpan, text: () => string): string {
     let stub = this.#stubs.get(span.blockId);
     if (stub === undefined) {
-      stub = renderStub(span, text);
+      stub = renderStub(span, text());
       this.#stubs.set(span.blockId, stub);
     }
     return stub;

@@ -46,3 +46,19 @@ export function thinkingText(part: unknown): string | undefined {
   const p = part as { type?: unknown; thinking?: unknown };
   return p.type === "thinking" && typeof p.thinking === "string" ? p.thinking : undefined;
 }
+
+/** Characters of the text parts of a content array (a string counts whole), without joining them. */
+export function textPartsLength(content: unknown): number {
+  if (typeof content === "string") return content.length;
+  if (!Array.isArray(content)) return 0;
+  let length = 0;
+  let parts = 0;
+  for (const part of content as unknown[]) {
+    const p = part as { type?: unknown; text?: unknown } | null;
+    if (p !== null && typeof p === "object" && p.type === "text" && typeof p.text === "string") {
+      length += p.text.length;
+      parts += 1;
+    }
+  }
+  return parts > 1 ? length + parts - 1 : length;
+}
