@@ -2,7 +2,7 @@
 // repeats, (#N) refs that expand to the block each line describes, the cut, merging and the digest.
 import { readFileSync, writeFileSync, existsSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
-import { blockAt, readSession, type Session } from "@context-fold/ledger-reader";
+import { readSession, type Session } from "@context-fold/ledger-reader";
 import { tempDir } from "@context-fold/test-support";
 import {
   buildDigest,
@@ -15,6 +15,7 @@ import {
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { authSession, CORRECTION, FOUNDING, piWriter } from "./pi-session.js";
+import { checkRefs } from "./ref-check.js";
 
 const GOLDEN = join(import.meta.dirname, "fixtures", "golden");
 const NOW = "2026-03-01T10:00:00.000Z";
@@ -35,36 +36,6 @@ async function auth(): Promise<Session> {
 /** Normalizes the temp dir out of a summary so golden files do not depend on it. */
 function stable(text: string, session: Session): string {
   return session.header.cwd === undefined ? text : text.replaceAll(session.header.cwd, "<cwd>");
-}
-
-/** Checks that every (#N) on a line of `text` is a block the line describes. */
-function checkRefs(session: Session, text: string): number {
-  let checked = 0;
-  for (const line of text.split("\n")) {
-    const refs = [...line.matchAll(/\(#(\d{1,7})\)/g)].map((m) => Number(m[1]));
-    for (const n of refs) {
-      const block = blockAt(session, n);
-      expect(block, `#${String(n)} on "${line}"`).toBeDefined();
-      if (block === undefined) continue;
-      checked++;
-      const body = line.replace(/^-\s|^\s+/, "");
-      if (body.startsWith("[user] ")) expect(block.kind).toBe("user");
-      else if (body.startsWith("[assistant] ")) expect(block.kind).toBe("text");
-      else if (body.startsWith("* ")) {
-        expect(block.kind).toBe("toolCall");
-        expect(body.slice(2).toLowerCase().startsWith((block.toolName ?? "").toLowerCase())).toBe(true);
-      } else if (body.startsWith("[user !] ")) expect(block.kind).toBe("bash");
-      else if (body.startsWith("[Founding request] ") || body.startsWith("[Scope change] ") || body.startsWith("[Correction] ") || body.startsWith("Working on: "))
-        expect(block.kind).toBe("user");
-      else if (body.startsWith("Modified: ") || body.startsWith("Created: ") || body.startsWith("Read: ")) {
-        const path = body.slice(body.indexOf(": ") + 2).split(" ")[0] ?? "";
-        // The last block touching the file: its tool call, or the result answering that call.
-        const call = block.kind === "toolResult" ? session.blocks.find((b) => b.kind === "toolCall" && b.toolCallId === block.toolCallId) : block;
-        expect(JSON.stringify(call?.args ?? {}).includes(path) || block.text.includes(path), `${path} in #${String(n)}`).toBe(true);
-      } else if (/^[0-9a-f]{7,40}: /.test(body)) expect(block.text).toContain(body.slice(0, body.indexOf(":")));
-    }
-  }
-  return checked;
 }
 
 describe("compactSession on a Pi-written session", () => {

@@ -6,6 +6,7 @@ import { blockAt, readSession } from "@context-fold/ledger-reader";
 import { describeShared, sessionFixtures, sharedFixture } from "@context-fold/test-support";
 import { compactSession, estimateTokens, parseSummary } from "@context-fold/summary-formatter";
 import { expect, it } from "vitest";
+import { checkRefs } from "./ref-check.js";
 
 type Raw = Record<string, unknown> & { id?: string; parentId?: string | null; type?: string; message?: Record<string, unknown> };
 
@@ -106,13 +107,8 @@ describeShared("compactSession on the real session fixtures", () => {
       const commitsOmitted = doc.commitsOmitted?.count ?? 0;
       const missingCommits = [...truth.commits].filter((h) => !hashes.some((x) => x.startsWith(h) || h.startsWith(x)));
       expect(missingCommits.length, `commits ${missingCommits.join(", ")}`).toBeLessThanOrEqual(commitsOmitted);
-      // Every brief line's (#N) is the block it describes.
-      for (const line of doc.brief) {
-        const n = Number(line.slice(line.lastIndexOf(" (#") + 3, -1));
-        const block = blockAt(session, n);
-        const want = line.startsWith("[user] ") ? "user" : line.startsWith("[assistant] ") ? "text" : line.startsWith("[user !] ") ? "bash" : "toolCall";
-        expect(block?.kind, line).toBe(want);
-      }
+      // Every (#N) is the block its line describes.
+      checkRefs(session, r.summary);
       expect(compactSession(await readSession(file))).toEqual(r);
     });
   }

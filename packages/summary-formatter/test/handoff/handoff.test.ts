@@ -1,0 +1,172 @@
+// Handoff seeds: goal (given or founding request) verbatim, open errors, decisions, pointers that
+// resolve against the session, deterministic markdown, atomic writes beside the seed index.
+import { cp, readdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildCompactRecord, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
+import { blockAt, readSession, resolveAnchor, type Session } from "@context-fold/ledger-reader";
+import { appendRecord, currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
+import { generateSession, type Manifest } from "@context-fold/session-gen";
+import { buildHandoff, type HandoffDoc, sessionHandoff, writeHandoff } from "@context-fold/summary-formatter";
+import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
+
+async function generated(seed: number): Promise<{ file: string; manifest: Manifest; session: Session; records: FoldIndexRecord[] }> {
+  const file = join(tempDir("handoff-"), "session.jsonl");
+  const manifest = await generateSession(file, { seed, turns: 48, compactions: 2 });
+  let session = await readSession(file);
+  const index = seedIndexPath(file, session.header.id);
+  await appendRecord(index, buildCompactRecord(session, { seq: 0, scope: "lineage", trigger: "threshold" }));
+  session = await readSession(file);
+  const { outcomes } = await readSeedIndexFile(index);
+  return { file, manifest, session, records: currentView(outcomes) };
+}
+
+/** Every pointer brings back what it names: spans verify by sha256, blocks exist (and their anchors resolve to them). */
+function checkPointers(session: Session, doc: HandoffDoc, records: readonly FoldIndexRecord[], markdown: string): void {
+  const spans = new Map(records.flatMap((r) => r.spans.map((s) => [s.code, s] as const)));
+  for (const p of doc.pointers) {
+    expect(markdown).toContain(p.command);
+    if (p.kind === "span") {
+      const span = spans.get(p.code ?? "");
+      expect(span, p.code).toBeDefined();
+      const resolved = resolveAnchor(session, span?.blockId ?? "", span?.sha256);
+      expect(resolved.status, p.anchor).toBe("ok");
+      if (resolved.status === "ok") expect(resolved.verified).toBe(true);
+    } else {
+      const block = blockAt(session, p.index ?? -1);
+      expect(block, String(p.index)).toBeDefined();
+      if (p.anchor !== undefined) {
+        const resolved = resolveAnchor(session, p.anchor);
+        expect(resolved.status).toBe("ok");
+        if (resolved.status === "ok") expect(resolved.block.index).toBe(p.index);
+      }
+    }
+  }
+}
+
+describe("handoff of a generated session", () => {
+  it("holds the founding request, every open error, the corrections verbatim, and pointers that resolve", async () => {
+    const { file, manifest, session, records } = await generated(11);
+    expect(records.flatMap((r) => r.spans).length).toBeGreaterThan(0);
+    const { doc, markdown } = sessionHandoff(session, { seedRecords: records, maxSpans: 1000 });
+    expect(doc.goal.source).toBe("founding-request");
+    expect(markdown).toContain(manifest.foundingRequest);
+    expect(manifest.errorsOpenAtEnd.length).toBeGreaterThan(0);
+    for (const line of manifest.errorsOpenAtEnd) {
+      expect(doc.openErrors.some((e) => e.text.includes(line.trim())), line).toBe(true);
+      expect(markdown).toContain(line.trim());
+    }
+    for (const fixed of manifest.errorsFixed) expect(doc.openErrors.some((e) => e.text.includes(fixed.trim())), fixed).toBe(false);
+    for (const correction of manifest.corrections) expect(markdown).toContain(correction);
+    expect(doc.pointers.filter((p) => p.kind === "span")).toHaveLength(new Set(records.flatMap((r) => r.spans.map((s) => s.blockId))).size);
+    checkPointers(session, doc, records, markdown);
+    expect(markdown).toContain(`context-fold recall ${file} --code ${records[0]?.spans[0]?.code ?? ""}`);
+    expect(markdown).toContain(`# Handoff: session ${manifest.sessionId}`);
+    // Deterministic: a fresh read builds byte-identical markdown.
+    expect(sessionHandoff(await readSession(file), { seedRecords: records, maxSpans: 1000 }).markdown).toBe(markdown);
+  });
+
+  it("a given goal leads, the founding request stays verbatim; the span cap keeps the most recent", async () => {
+    const { manifest, session, records } = await generated(12);
+    const goal = "Ship the `parser` fix:\n```\nno regressions\n```";
+    const { doc, markdown } = sessionHandoff(session, { goal, seedRecords: records, maxSpans: 3, now: "2026-12-01T00:00:00.000Z" });
+    expect(doc.goal).toEqual({ text: goal, source: "given" });
+    expect(markdown).toContain(`\n${goal}\n`);
+    expect(markdown).toContain(manifest.foundingRequest);
+    expect(markdown.indexOf(goal)).toBeLessThan(markdown.indexOf(manifest.foundingRequest));
+    expect(markdown).toContain("Written 2026-12-01T00:00:00.000Z");
+    const all = [...new Set(records.flatMap((r) => r.spans.map((s) => s.code)))];
+    const listed = doc.pointers.filter((p) => p.kind === "span").map((p) => p.code);
+    expect(listed).toEqual(all.slice(-3));
+    expect(doc.spansOmitted).toBe(all.length - 3);
+  });
+});
+
+describe("handoff from hand-built facts", () => {
+  const facts: SessionFacts = {
+    goal: { text: "build the thing", turn: 1, index: 0 },
+    scopeChanges: [{ text: "also add ```fenced``` docs", turn: 2, index: 7 }],
+    preferences: [{ text: "never use any", turn: 2, index: 7 }],
+    files: [{ path: "src/a.ts", status: "modified", symbols: [], firstIndex: 2, lastIndex: 9, lastModifiedIndex: 9 }],
+    typeCatalog: [],
+    commits: [],
+    outstanding: [
+      { severity: "ERROR", resolved: false, text: "src/a.ts(3,1): error TS2304: Cannot find name 'x'.", source: "tsc", label: "tsc", turn: 2, index: 10, errorId: "TS2304" },
+      { severity: "ERROR", resolved: true, resolvedIndex: 12, text: "FAIL old test", source: "tests", label: "bash:exit 1", turn: 1, index: 4 },
+      { severity: "WARN", resolved: false, text: "deprecated flag", source: "compiler", label: "eslint", turn: 2, index: 11 },
+    ],
+    turns: [
+      { turn: 1, index: 0, oneLine: "build the thing → edited src/a.ts" },
+      { turn: 2, index: 7, oneLine: "also add docs → ran tsc" },
+    ],
+    status: { focus: "also add docs", focusIndex: 7, lastModification: { text: 'Edit "src/a.ts"', index: 9 }, nextSteps: ["fix TS2304"] },
+    anchors: { commits: [], errorIds: ["TS2304"], keyFiles: ["src/a.ts"] },
+    range: { first: 0, last: 12 },
+  };
+  const artifacts: DurableArtifacts = {
+    initialPrompts: [{ text: "build the thing", turn: 1, index: 0 }],
+    corrections: [{ text: "no, not like that — " + "y".repeat(50), turn: 2, index: 5 }],
+    errorLedger: [],
+    workingCommands: [],
+    hexConstants: [],
+    files: ["src/a.ts"],
+  };
+  const input = { sessionId: "s1", sessionFile: "/tmp/my sessions/s1.jsonl", facts, artifacts, now: "2026-01-02T03:04:05.000Z" };
+
+  it("lists only unresolved errors, decisions in session order, fences that hold backticks, quoted paths", () => {
+    const markdown = buildHandoff(input);
+    expect(markdown).toContain("error TS2304: Cannot find name 'x'.");
+    expect(markdown).not.toContain("FAIL old test");
+    expect(markdown).not.toContain("deprecated flag");
+    const correction = markdown.indexOf("### correction, turn 2 (#5)");
+    const preference = markdown.indexOf("### preference, turn 2 (#7)");
+    expect(correction).toBeGreaterThan(0);
+    expect(preference).toBeGreaterThan(correction);
+    expect(markdown).toContain("````text\nalso add ```fenced``` docs\n````");
+    expect(markdown).toContain("`context-fold recall '/tmp/my sessions/s1.jsonl' --expand 10`");
+    expect(markdown).toContain("Folded spans: none in the seed index.");
+    expect(buildHandoff(input)).toBe(markdown);
+  });
+
+  it("clips an over-long decision with a recall pointer; no goal and no request says so", () => {
+    const clipped = buildHandoff({ ...input, verbatimMax: 20 });
+    expect(clipped).toContain("… (clipped; recall #5");
+    expect(clipped).not.toContain("y".repeat(50));
+    const empty = buildHandoff({ ...input, facts: { ...facts, goal: null }, artifacts: { ...artifacts, initialPrompts: [] } });
+    expect(empty).toContain("No goal was given and the session has no user request.");
+  });
+});
+
+describe("writeHandoff", () => {
+  it("writes handoff-<id>.md beside the seed index atomically and replaces an existing file whole", async () => {
+    const { file, session, records } = await generated(13);
+    const { markdown } = sessionHandoff(session, { seedRecords: records });
+    const target = handoffPath(file, session.header.id);
+    await writeFile(target, "x".repeat(markdown.length * 3));
+    const written = await writeHandoff(file, session.header.id, markdown);
+    expect(written).toEqual({ path: target, bytes: Buffer.byteLength(markdown) });
+    expect(dirname(target)).toBe(dirname(seedIndexPath(file, session.header.id)));
+    expect(await readFile(target, "utf8")).toBe(markdown);
+    expect((await readdir(dirname(target))).sort()).toEqual([`handoff-${session.header.id}.md`, "seed-index.jsonl"]);
+    const out = join(tempDir("handoff-out-"), "deep", "h.md");
+    expect(await writeHandoff(file, session.header.id, "short\n", { out })).toEqual({ path: out, bytes: 6 });
+    expect(await readFile(out, "utf8")).toBe("short\n");
+    await expect(writeHandoff(file, session.header.id, "x", { out: dirname(out) })).rejects.toMatchObject({ code: "HANDOFF_WRITE" });
+    expect(await readdir(dirname(out))).toEqual(["h.md"]);
+  });
+});
+
+describeShared("handoff of real session fixtures", () => {
+  it("every fixture: the founding request verbatim, block pointers resolve, deterministic", async () => {
+    const dir = tempDir("handoff-fixtures-");
+    for (const fixture of sessionFixtures()) {
+      const copy = join(dir, fixture.split("/").pop() ?? "s.jsonl");
+      await cp(fixture, copy);
+      const session = await readSession(copy);
+      const { doc, markdown } = sessionHandoff(session, { now: "2026-01-01T00:00:00.000Z" });
+      if (doc.foundingRequest !== null) expect(markdown).toContain(doc.foundingRequest.text);
+      checkPointers(session, doc, [], markdown);
+      expect(sessionHandoff(await readSession(copy), { now: "2026-01-01T00:00:00.000Z" }).markdown).toBe(markdown);
+    }
+  });
+});
