@@ -56,3 +56,21 @@ export {
   type SummaryStats,
   type SummaryWindow,
 } from "./compact-session.js";
+
+// --- handoff seed (issue 13) ---
+export {
+  buildHandoffDoc,
+  HANDOFF_MAX_SPANS,
+  HANDOFF_VERBATIM_MAX,
+  shellQuote,
+  type DecisionKind,
+  type HandoffDecision,
+  type HandoffDoc,
+  type HandoffInput,
+  type HandoffPointer,
+} from "./handoff/handoff-doc.js";
+export { buildHandoff, renderHandoff } from "./handoff/render-handoff.js";
+export { sessionHandoff, type SessionHandoff, type SessionHandoffOptions } from "./handoff/session-handoff.js";
+export { writeFileAtomically, writeHandoff, type WriteHandoffOptions, type WrittenHandoff } from "./handoff/write-handoff.js";
+export { HandoffError, type HandoffErrorCode } from "./handoff/errors.js";
+// --- end handoff seed ---

@@ -3,10 +3,12 @@
 import { readFileSync, writeFileSync, existsSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { readSession, type Session } from "@context-fold/ledger-reader";
+import { createFactsAccumulator } from "@context-fold/extractors";
 import { tempDir } from "@context-fold/test-support";
 import {
   buildDigest,
   compactSession,
+  compactWithFacts,
   estimateTokens,
   parseSummary,
   planCut,
@@ -87,6 +89,22 @@ describe("compactSession on a Pi-written session", () => {
       for (const b of p.keptBlocks) if (b.kind === "toolResult") expect(summarizedCalls.has(b.toolCallId)).toBe(false);
     }
     expect(() => planCut(session, { keepTail: 500 })).toThrow(SummaryError);
+  });
+
+  it("Pi accepts the cut: after appendCompaction its context is the summary, then the kept tail", async () => {
+    const w = authSession(tempDir());
+    const session = await readSession(w.file);
+    const r = compactSession(session, { now: NOW });
+    const plan = planCut(session);
+    w.sm.appendCompaction(r.summary, r.firstKeptEntryId, r.tokensBefore, undefined, true);
+    const entries = w.sm.buildContextEntries();
+    expect(entries[0]?.type).toBe("compaction");
+    expect(entries[1]?.id).toBe(r.firstKeptEntryId);
+    expect(entries.length - 1).toBe(plan.keptMessages);
+    // The extension's path gives the same result from facts accumulated beforehand.
+    const acc = createFactsAccumulator(session.header.cwd === undefined ? {} : { cwd: session.header.cwd });
+    acc.add(plan.lineageBefore);
+    expect(compactWithFacts(session, { facts: acc.facts(), artifacts: acc.artifacts() }, { now: NOW })).toEqual(r);
   });
 
   it("splits a single-prompt session so a tail remains", async () => {

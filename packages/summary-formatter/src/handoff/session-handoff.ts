@@ -1,0 +1,49 @@
+// A handoff straight from a read session: facts and artifacts over the active lineage, `now` defaulting
+// to the last entry's time. What the CLI and the Pi extension call.
+import { createFactsAccumulator, lastEntryTime } from "@context-fold/extractors";
+import { lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import type { FoldIndexRecord } from "@context-fold/seed-index-format";
+import { HandoffError } from "./errors.js";
+import { buildHandoffDoc, type HandoffDoc } from "./handoff-doc.js";
+import { renderHandoff } from "./render-handoff.js";
+
+export interface SessionHandoffOptions {
+  readonly goal?: string | undefined;
+  /** ISO-8601 time printed; default the last entry's timestamp. */
+  readonly now?: string | undefined;
+  /** The seed index's current view. */
+  readonly seedRecords?: readonly FoldIndexRecord[] | undefined;
+  readonly seedIndexFile?: string | undefined;
+  /** The session file as the recall commands should name it (default `session.path`). */
+  readonly sessionFile?: string | undefined;
+  readonly maxSpans?: number | undefined;
+}
+
+export interface SessionHandoff {
+  readonly doc: HandoffDoc;
+  readonly markdown: string;
+}
+
+/** The handoff of a read session (`readSession`), ready to write with `writeHandoff`. */
+export function sessionHandoff(session: Session, options: SessionHandoffOptions = {}): SessionHandoff {
+  const now = options.now ?? lastEntryTime(session);
+  if (now === undefined) {
+    throw new HandoffError("HANDOFF_NO_TIME", session.path, `${session.path} has no timestamp to date the handoff: pass the time (--now <iso>)`);
+  }
+  const blocks = lineageBlocks(session);
+  const acc = createFactsAccumulator(session.header.cwd === undefined ? {} : { cwd: session.header.cwd });
+  acc.add(blocks);
+  const doc = buildHandoffDoc({
+    sessionId: session.header.id,
+    sessionFile: options.sessionFile ?? session.path,
+    facts: acc.facts(),
+    artifacts: acc.artifacts(),
+    now,
+    blocks,
+    ...(options.goal === undefined ? {} : { goal: options.goal }),
+    ...(options.seedRecords === undefined ? {} : { seedRecords: options.seedRecords }),
+    ...(options.seedIndexFile === undefined ? {} : { seedIndexFile: options.seedIndexFile }),
+    ...(options.maxSpans === undefined ? {} : { maxSpans: options.maxSpans }),
+  });
+  return { doc, markdown: renderHandoff(doc) };
+}
