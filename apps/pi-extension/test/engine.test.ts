@@ -77,6 +77,25 @@ describe("the fold ladder", () => {
     expect(cap?.candidates.every((c) => c.kind === "toolResult")).toBe(true); // thinking under minBlockChars
   });
 
+  test("over the cap, process appends a cap record; later events continue the seq and the stretch", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 10);
+    const { folder, seedIndex } = folderFor(s.file, s.manager.getSessionId());
+    const messages = s.messages();
+    await folder.process(messages.slice(0, 20), { tokens: 15_000, contextWindow: 20_000 });
+    await folder.process(messages, { tokens: 15_000, contextWindow: 20_000 });
+    const { outcomes } = await readSeedIndexFile(seedIndex);
+    const records = outcomes.flatMap((o) => (o.outcome === "record" ? [o.record] : []));
+    expect(records.map((r) => [r.seq, r.trigger])).toEqual([
+      [0, "cap"],
+      [1, "cap"],
+    ]);
+    // Each record describes its own stretch: the second starts after the first one's.
+    expect(records[0]?.userMessages.map((u) => u.turn)).toContain(1);
+    expect(records[1]?.userMessages.map((u) => u.turn)).not.toContain(1);
+    const spans = records.flatMap((r) => r.spans.map((x) => x.blockId));
+    expect(new Set(spans).size).toBe(spans.length); // a block folds once
+  });
+
   test("thinking of the current tool-use loop never folds", () => {
     const s = writeJobSession(tempDir(), tempDir(), 5);
     const messages = s.messages().slice(0, -2); // ends inside job 5's loop: user, assistant(thinking+call)
