@@ -2,7 +2,7 @@
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
 import { createFactsAccumulator, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
-import type { Block, Session } from "@context-fold/ledger-reader";
+import type { Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefLines } from "./brief.js";
 import { docFromFacts, orderFiles } from "./build-doc.js";
 import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats } from "./build-digest.js";
@@ -239,13 +239,12 @@ function checkNow(now: string): string {
 }
 
 /** Previous summaries on the session's lineage (or the one given), in order. */
-function previousInputs(session: Session, blocks: readonly Block[], given: string | undefined): PreviousSummaryInput[] {
+function previousInputs(session: Session, given: string | undefined): PreviousSummaryInput[] {
   if (given !== undefined) return [{ text: given, label: "file", index: null }];
-  return session.compactions.map((c) => ({
-    text: c.summary,
-    label: `compaction ${String(c.number)}`,
-    index: blocks.find((b) => b.entryId === c.entryId)?.index ?? null,
-  }));
+  if (session.compactions.length === 0) return [];
+  const blockOf = new Map<string, number>();
+  for (const b of session.blocks) if (b.kind === "compaction") blockOf.set(b.entryId, b.index);
+  return session.compactions.map((c) => ({ text: c.summary, label: `compaction ${String(c.number)}`, index: blockOf.get(c.entryId) ?? null }));
 }
 
 function compactWith(
@@ -261,7 +260,7 @@ function compactWith(
     facts,
     artifacts,
     blocks: plan.summarizedBlocks,
-    previous: previousInputs(session, [...plan.lineageBefore, ...plan.keptBlocks], options.previous),
+    previous: previousInputs(session, options.previous),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.format === undefined ? {} : { format: options.format }),
     now,

@@ -166,6 +166,11 @@ describe("compactSession on a Pi-written session", () => {
     expect(doc.files.find((f) => f.path === "src/legacy/login.ts")).toEqual({ status: "modified", path: "src/legacy/login.ts", symbols: [], index: compactionBlock?.index });
     expect(doc.files.find((f) => f.path === "src/legacy/notes.md")?.status).toBe("read");
     expect(doc.previous.map((p) => p.lines.join("\n"))).toEqual([llm]);
+    // A cut inside the previously kept entries (before the compaction entry in the file) still points
+    // the kept summary at its compaction block.
+    const early = compactSession(session, { now: NOW, keepTail: 5 });
+    expect(session.byId.get(early.firstKeptEntryId)?.position).toBeLessThan(session.byId.get(compactionBlock?.entryId ?? "")?.position ?? -1);
+    expect(parseSummary(early.summary).previous.map((p) => p.index)).toEqual([compactionBlock?.index]);
   });
 
   it("stays within the budget and clips verbatim items beyond half of it with a recall pointer", async () => {
