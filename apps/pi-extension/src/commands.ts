@@ -1,6 +1,7 @@
 // Slash commands: `/recall <query> [scope:…] [page:N]` (results shown and handed to the agent) and
-// `/context-fold [status | unfold <code>]`. Every handler catches everything and tells the user.
+// `/context-fold [status | unfold <code> | compact]`. Every handler catches everything and tells the user.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import { compactCommand } from "./compaction/compaction-hook.js";
 import { UNFOLD_ENTRY } from "./fold-state.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
 import { statusText } from "./status-text.js";
@@ -59,8 +60,12 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
     ctx.ui.notify(`Unfolded ${span.code} (${span.blockId}): it goes to the model verbatim from the next call on.`, "info");
     return;
   }
+  if (verb === "compact") {
+    compactCommand(ctx);
+    return;
+  }
   if (verb !== undefined && verb !== "" && verb !== "status") {
-    ctx.ui.notify("Usage: /context-fold [status | unfold <code>]", "warning");
+    ctx.ui.notify("Usage: /context-fold [status | unfold <code> | compact]", "warning");
     return;
   }
   ctx.ui.notify(statusText(runtime), "info");
@@ -78,7 +83,7 @@ export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): v
     },
   });
   pi.registerCommand("context-fold", {
-    description: "context-fold status (folds, tokens masked, next fold) or `/context-fold unfold <code>`",
+    description: "context-fold status (folds, tokens masked, next fold), `/context-fold unfold <code>` or `/context-fold compact`",
     handler: async (args, ctx) => {
       try {
         await foldCommand(pi, registry, args, ctx);

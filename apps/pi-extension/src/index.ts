@@ -13,3 +13,23 @@ export { DEFAULT_FOLD_OPTIONS, type FoldOptions, type OptionWarning, type Resolv
 export { RecallService, type SearchRequest } from "./recall-service.js";
 export { parseRecallArgs, RECALL_MESSAGE, type RecallArgs } from "./commands.js";
 export { renderStub, STUB_FIRST_LINE_MAX, STUB_PREFIX, type StubSpan } from "./stub.js";
+// --- compaction (issue 12) ---
+export { ARTIFACTS_FILE, type ArtifactsDocument, ArtifactsFileError, type ArtifactsFileErrorCode, artifactsPath, readArtifactsFile, writeArtifactsFile } from "./compaction/artifacts-file.js";
+export { CompactionFacts } from "./compaction/compaction-facts.js";
+export { checkGate, compactCommand, CompactionRegistry, DIGEST_MESSAGE, registerCompaction, triggerCompaction } from "./compaction/compaction-hook.js";
+export {
+  type CompactionOptions,
+  type CompactMode,
+  DEFAULT_COMPACTION_OPTIONS,
+  type ModelThreshold,
+  type NextStepMode,
+  parseThresholdConfig,
+  type ResolvedCompactionOptions,
+  resolveCompactionOptions,
+  type ThresholdConfig,
+} from "./compaction/compaction-options.js";
+export { type CompactionTarget, CompactionSession, type InFlight, type Reinjection, type SeqSource } from "./compaction/compaction-session.js";
+export { evaluateGate, type GateInput, type GateVerdict, softLimit } from "./compaction/gate.js";
+export { type CompactionDetails, computeHookCompaction, CutMismatchError, type HookCompaction, type HookCompactionInput } from "./compaction/hook-compaction.js";
+export { NEXT_STEP_MAX, nextStep, type NextStep } from "./compaction/next-step.js";
+export { type ModelRef, type ResolvedThreshold, thresholdFor } from "./compaction/thresholds.js";

@@ -1,0 +1,92 @@
+// Facts, durable artifacts and the `compact` record's fields, accumulated incrementally as the session
+// grows: each lineage block is scanned once, so the compaction hook only tops up the last stretch and
+// renders. A switch of branch (the last block fed left the lineage) starts over from the new lineage.
+import {
+  createFactsAccumulator,
+  createSeedAccumulator,
+  type FactsAccumulator,
+  recordBlocks,
+  type SeedAccumulator,
+} from "@context-fold/extractors";
+import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+
+export class CompactionFacts {
+  readonly #cwd: string | undefined;
+  #facts: FactsAccumulator;
+  #seed: SeedAccumulator;
+  #seedHigh = -1;
+  /** The newest block fed (entry id, #N): the check that later feeds continue the same lineage. */
+  #last: { entryId: string; index: number } | undefined;
+  #rebuilds = 0;
+
+  constructor(cwd: string | undefined) {
+    this.#cwd = cwd;
+    this.#facts = createFactsAccumulator({ cwd });
+    this.#seed = createSeedAccumulator({ cwd });
+  }
+
+  get accumulator(): FactsAccumulator {
+    return this.#facts;
+  }
+  get seed(): SeedAccumulator {
+    return this.#seed;
+  }
+  /** #N of the last block fed (-1: none). */
+  get lastIndex(): number {
+    return this.#last?.index ?? -1;
+  }
+  /** Times the accumulators started over because the lineage changed. */
+  get rebuilds(): number {
+    return this.#rebuilds;
+  }
+
+  #resetIfBranched(session: Session): void {
+    if (this.#last === undefined || session.lineageIds.has(this.#last.entryId)) return;
+    this.#facts = createFactsAccumulator({ cwd: this.#cwd });
+    this.#seed = createSeedAccumulator({ cwd: this.#cwd });
+    this.#seedHigh = -1;
+    this.#last = undefined;
+    this.#rebuilds += 1;
+  }
+
+  /**
+   * Feed the lineage blocks of entries before position `endPosition` (every lineage entry when
+   * undefined). Facts take the raw blocks; the record's fields take them with context edits applied.
+   */
+  feed(session: Session, endPosition?: number): void {
+    this.#resetIfBranched(session);
+    const from = this.lastIndex;
+    const fresh: Block[] = [];
+    for (const block of lineageBlocks(session)) {
+      if (endPosition !== undefined && block.entryPosition >= endPosition) break;
+      if (block.index > from) fresh.push(block);
+    }
+    if (fresh.length === 0) return;
+    this.#facts.add(fresh);
+    const high = fresh[fresh.length - 1] as Block;
+    // Context edits: the record describes blocks as the model last saw them (replacement text).
+    const edited: Block[] = [];
+    for (const block of recordBlocks(session, { scope: "lineage" })) {
+      if (block.index <= this.#seedHigh) continue;
+      if (block.index > high.index) break;
+      edited.push(block);
+    }
+    this.#seed.add(edited);
+    this.#seedHigh = high.index;
+    this.#last = { entryId: high.entryId, index: high.index };
+  }
+
+  /** Feed everything before the last user message on the lineage (a compaction never cuts earlier). */
+  feedSettled(session: Session): void {
+    const blocks = lineageBlocks(session);
+    let end: number | undefined;
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      const block = blocks[i] as Block;
+      if (block.role === "user") {
+        end = block.entryPosition;
+        break;
+      }
+    }
+    if (end !== undefined) this.feed(session, end);
+  }
+}

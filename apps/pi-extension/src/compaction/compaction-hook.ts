@@ -1,0 +1,250 @@
+// Pi's compaction events → our compaction: `session_before_compact` returns our summary (or cancels a
+// premature one), `session_compact` re-injects the digest once, `session_compact_failed` retracts our
+// record; `agent_end` / `model_select` run the gate and the per-model thresholds. Nothing of ours
+// reaches Pi: on any failure the hook returns nothing (Pi's default runs) and the user is told once.
+import type {
+  ExtensionAPI,
+  ExtensionCommandContext,
+  ExtensionContext,
+  SessionBeforeCompactEvent,
+  SessionBeforeCompactResult,
+} from "@earendil-works/pi-coding-agent";
+import { planCut } from "@context-fold/summary-formatter";
+import type { Usage } from "@context-fold/seed-index-format";
+import type { RuntimeRegistry } from "../runtime-registry.js";
+import type { SessionRuntime } from "../session-runtime.js";
+import type { CompactionOptions } from "./compaction-options.js";
+import { CompactionSession } from "./compaction-session.js";
+import { evaluateGate, type GateVerdict } from "./gate.js";
+import { thresholdFor, type ResolvedThreshold } from "./thresholds.js";
+
+/** customType of the digest message re-injected after a compaction (in context, not displayed). */
+export const DIGEST_MESSAGE = "context-fold-digest";
+
+type Ctx = Pick<ExtensionContext, "sessionManager" | "cwd" | "ui" | "model" | "getContextUsage">;
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "string" ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
+
+/** The compaction side of each session runtime, opened on first use; undefined when it has no seed index. */
+export class CompactionRegistry {
+  readonly options: CompactionOptions;
+  readonly #runtimes: RuntimeRegistry;
+  readonly #sessions = new WeakMap<SessionRuntime, CompactionSession | null>();
+  readonly #told = new WeakSet<SessionRuntime>();
+  readonly #advised = new WeakSet<CompactionSession>();
+
+  constructor(runtimes: RuntimeRegistry, options: CompactionOptions) {
+    this.#runtimes = runtimes;
+    this.options = options;
+  }
+
+  async get(ctx: Ctx): Promise<{ runtime: SessionRuntime; session: CompactionSession | undefined }> {
+    const runtime = await this.#runtimes.get(ctx);
+    let session = this.#sessions.get(runtime);
+    if (session === undefined) {
+      const target = runtime.folder.target;
+      const state = runtime.folder.state;
+      session =
+        target === undefined || runtime.seedIndex === undefined
+          ? null
+          : new CompactionSession(
+              { sessionId: runtime.sessionId, seedIndex: runtime.seedIndex, cwd: ctx.cwd, ledger: target.ledger },
+              { get nextSeq() { return state.nextSeq; }, codes: state.codes, claim: (record) => void state.addRecord({ ...record, spans: [] }) },
+              this.options,
+            );
+      this.#sessions.set(runtime, session);
+    }
+    return { runtime, session: session ?? undefined };
+  }
+
+  /** Tell the user about a failure of ours, once per session. */
+  tellOnce(runtime: SessionRuntime | undefined, ctx: Pick<ExtensionContext, "ui">, where: string, error: unknown): void {
+    if (runtime !== undefined) {
+      if (this.#told.has(runtime)) return;
+      this.#told.add(runtime);
+    }
+    try {
+      ctx.ui.notify(`context-fold: ${where} failed (${describe(error)}). Pi continues with its own compaction; nothing was lost.`, "warning");
+    } catch {
+      // best effort: a broken UI must not turn our failure into Pi's
+    }
+  }
+
+  /** Advise once per crossing (reset by a compaction). */
+  adviseOnce(session: CompactionSession): boolean {
+    if (this.#advised.has(session)) return false;
+    this.#advised.add(session);
+    return true;
+  }
+  resetAdvice(session: CompactionSession): void {
+    this.#advised.delete(session);
+  }
+}
+
+function modelThreshold(options: CompactionOptions, ctx: Pick<ExtensionContext, "model">, contextWindow: number): ResolvedThreshold | undefined {
+  const model = ctx.model;
+  return model === undefined ? undefined : thresholdFor(options.thresholds, { provider: model.provider, id: model.id }, contextWindow);
+}
+
+function usageOf(ctx: Pick<ExtensionContext, "getContextUsage">, fallbackTokens?: number): Usage | undefined {
+  const usage = ctx.getContextUsage();
+  if (usage === undefined || !(usage.contextWindow > 0)) return undefined;
+  const tokens = usage.tokens ?? fallbackTokens;
+  if (tokens === undefined) return undefined;
+  return { tokens: Math.round(tokens), contextWindow: usage.contextWindow, fraction: Number((tokens / usage.contextWindow).toFixed(4)) };
+}
+
+async function beforeCompact(
+  registry: CompactionRegistry,
+  event: SessionBeforeCompactEvent,
+  ctx: ExtensionContext,
+): Promise<SessionBeforeCompactResult | undefined> {
+  let runtime: SessionRuntime | undefined;
+  let session: CompactionSession | undefined;
+  try {
+    ({ runtime, session } = await registry.get(ctx));
+    const options = registry.options;
+    const usage = usageOf(ctx, event.preparation.tokensBefore);
+    // Compact later: Pi's automatic trigger fired below this model's threshold. Explicit requests
+    // (`/compact`, our command) and overflow recovery always go through.
+    if (event.reason === "threshold" && usage !== undefined) {
+      const threshold = modelThreshold(options, ctx, usage.contextWindow);
+      if (threshold !== undefined && usage.tokens <= threshold.tokens) {
+        ctx.ui.notify(
+          `context-fold: held off Pi's compaction at ${String(Math.round(usage.fraction * 100))}% (threshold ${threshold.source}: ${String(threshold.tokens)} tokens).`,
+          "info",
+        );
+        return { cancel: true };
+      }
+    }
+    if (session === undefined) return undefined;
+    const branchIds = new Set(event.branchEntries.map((entry) => entry.id));
+    const prepared = await session.prepare(usage, options.overrideDefaultCompaction ? branchIds : undefined);
+    if (prepared === undefined || !options.overrideDefaultCompaction) return undefined;
+    return {
+      compaction: {
+        summary: prepared.result.summary,
+        firstKeptEntryId: prepared.result.firstKeptEntryId,
+        tokensBefore: event.preparation.tokensBefore,
+        details: prepared.details,
+      },
+    };
+  } catch (error) {
+    registry.tellOnce(runtime, ctx, "compaction", error);
+    if (session !== undefined) {
+      try {
+        await session.failed(`context-fold hook failed: ${describe(error)}`);
+      } catch {
+        session.abandon();
+      }
+    }
+    return undefined;
+  }
+}
+
+async function afterCompact(pi: ExtensionAPI, registry: CompactionRegistry, ctx: ExtensionContext): Promise<void> {
+  let runtime: SessionRuntime | undefined;
+  try {
+    const got = await registry.get(ctx);
+    runtime = got.runtime;
+    const session = got.session;
+    if (session === undefined) return;
+    registry.resetAdvice(session);
+    const again = await session.completed();
+    if (again === undefined) return;
+    const mode = registry.options.nextStep;
+    const next = mode === "off" ? undefined : again.next;
+    const nextLine = next === undefined ? "" : `\nNext step (${next.source === "pending" ? "pending work" : next.source === "task" ? "last user task" : "last correction"}): ${next.text}\n`;
+    const content = mode === "autonomous" && next !== undefined ? `${again.digest}${nextLine}Continue with the next step.` : again.digest;
+    pi.sendMessage({ customType: DIGEST_MESSAGE, content, display: false }, mode === "autonomous" && next !== undefined ? { triggerTurn: true } : undefined);
+    const accounting = again.digest.trimEnd().split("\n").pop() ?? "";
+    ctx.ui.notify(`context-fold: compacted; digest re-injected (~${String(again.digestTokens)} tokens; ${accounting}).`, "info");
+    if (mode === "advisory" && next !== undefined) ctx.ui.notify(`context-fold: ${nextLine.trim()}`, "info");
+  } catch (error) {
+    registry.tellOnce(runtime, ctx, "re-injecting the digest", error);
+  }
+}
+
+async function compactFailed(registry: CompactionRegistry, ctx: ExtensionContext, reason: string): Promise<void> {
+  let runtime: SessionRuntime | undefined;
+  try {
+    const got = await registry.get(ctx);
+    runtime = got.runtime;
+    await got.session?.failed(reason);
+  } catch (error) {
+    registry.tellOnce(runtime, ctx, "retracting the compact record", error);
+  }
+}
+
+/** Start a compaction through Pi (our hook then supplies the summary); reports the outcome. */
+export function triggerCompaction(ctx: Pick<ExtensionContext, "compact" | "ui">, why: string): void {
+  ctx.compact({
+    onComplete: () => undefined,
+    onError: (error) => {
+      ctx.ui.notify(`context-fold: compaction (${why}) did not run: ${error.message}`, "warning");
+    },
+  });
+}
+
+/**
+ * The gate after a run (or a model switch): over a model threshold → compact (both modes); over the
+ * soft limit with enough to reclaim → advise, or compact in `actuate` mode. Returns the verdict.
+ */
+export async function checkGate(registry: CompactionRegistry, ctx: ExtensionContext, event: "agent_end" | "model_select"): Promise<GateVerdict | undefined> {
+  const { session } = await registry.get(ctx);
+  if (session === undefined || session.inFlight !== undefined) return undefined;
+  if (event === "agent_end") session.noteRunEnded();
+  const ledger = await session.sync();
+  const reported = ctx.getContextUsage();
+  if (ledger === undefined || reported === undefined || !(reported.contextWindow > 0)) return undefined;
+  const options = registry.options;
+  const threshold = modelThreshold(options, ctx, reported.contextWindow);
+  let cut;
+  try {
+    cut = planCut(ledger);
+  } catch {
+    return { fire: false, reason: "nothing to compact" };
+  }
+  const tokens = reported.tokens ?? cut.tokensBefore;
+  const reclaimable = Math.max(0, cut.tokensBefore - cut.keptTokens - options.summaryBudget);
+  const verdict = evaluateGate({ tokens, contextWindow: reported.contextWindow, reclaimable, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
+  if (!verdict.fire) return verdict;
+  if (verdict.trigger === "threshold" || options.mode === "actuate") {
+    ctx.ui.notify(`context-fold: compacting (${verdict.reason}).`, "info");
+    triggerCompaction(ctx, verdict.reason);
+  } else if (registry.adviseOnce(session)) {
+    ctx.ui.notify(`context-fold: a compaction is worth it now (${verdict.reason}); run /context-fold compact.`, "info");
+  }
+  return verdict;
+}
+
+/** `/context-fold compact`: compact now, whatever the gate and thresholds say. */
+export function compactCommand(ctx: ExtensionCommandContext): void {
+  ctx.ui.notify("context-fold: compacting on request.", "info");
+  triggerCompaction(ctx, "requested");
+}
+
+export function registerCompaction(pi: ExtensionAPI, registry: CompactionRegistry): void {
+  pi.on("session_before_compact", (event, ctx) => beforeCompact(registry, event, ctx));
+  pi.on("session_compact", (_event, ctx) => afterCompact(pi, registry, ctx));
+  pi.on("session_compact_failed", (event, ctx) =>
+    compactFailed(registry, ctx, event.aborted ? "compaction cancelled" : `compaction failed: ${event.errorMessage ?? "unknown error"}`),
+  );
+  const gate = async (ctx: ExtensionContext, name: "agent_end" | "model_select"): Promise<void> => {
+    let runtime: SessionRuntime | undefined;
+    try {
+      runtime = (await registry.get(ctx)).runtime;
+      await checkGate(registry, ctx, name);
+    } catch (error) {
+      registry.tellOnce(runtime, ctx, `the compaction gate (${name})`, error);
+    }
+  };
+  pi.on("agent_end", (_event, ctx) => gate(ctx, "agent_end"));
+  pi.on("model_select", (_event, ctx) => gate(ctx, "model_select"));
+}

@@ -1,0 +1,183 @@
+// One session's compaction state: the incremental facts, the durable-artifacts file (written before any
+// compaction, awaited), the `compact` record of the compaction in flight (retracted if Pi then fails),
+// the digest to re-inject once after it, and the run count the gate's cooldown reads.
+import { appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
+import { buildDigest } from "@context-fold/summary-formatter";
+import type { Session } from "@context-fold/ledger-reader";
+import { lastEntryTime } from "@context-fold/extractors";
+import type { LedgerTracker } from "../ledger-tracker.js";
+import { type ArtifactsDocument, artifactsPath, readArtifactsFile, writeArtifactsFile } from "./artifacts-file.js";
+import { CompactionFacts } from "./compaction-facts.js";
+import type { CompactionOptions } from "./compaction-options.js";
+import { computeHookCompaction, CutMismatchError, type HookCompaction } from "./hook-compaction.js";
+import type { NextStep } from "./next-step.js";
+
+/** Where this session's compaction outputs go. */
+export interface CompactionTarget {
+  readonly sessionId: string;
+  readonly seedIndex: string;
+  readonly cwd?: string | undefined;
+  readonly ledger: LedgerTracker;
+}
+
+/** The fold state's seq counter and code assigner, shared so fold and compact records never collide. */
+export interface SeqSource {
+  readonly nextSeq: number;
+  readonly codes: CodeAssigner;
+  /** Take a record's seq as used (its spans are not folds: compacted blocks leave the context anyway). */
+  claim(record: FoldIndexRecord): void;
+}
+
+/** A compaction we prepared and Pi has not confirmed yet. */
+export interface InFlight {
+  readonly seq: number;
+  /** A `compact` record was appended for it (so a failure must retract it). */
+  readonly recorded: boolean;
+  /** Our summary was handed to Pi (false: Pi's own LLM compaction runs). */
+  readonly ours: boolean;
+  readonly next: NextStep | undefined;
+}
+
+/** What to re-inject after a compaction. */
+export interface Reinjection {
+  readonly digest: string;
+  readonly digestTokens: number;
+  readonly next: NextStep | undefined;
+}
+
+export class CompactionSession {
+  readonly target: CompactionTarget;
+  readonly options: CompactionOptions;
+  readonly facts: CompactionFacts;
+  readonly artifactsFile: string;
+  readonly #seq: SeqSource;
+  #writing: Promise<void> = Promise.resolve();
+  #inFlight: InFlight | undefined;
+  #runsSinceCompaction: number | undefined;
+  #lastNext: NextStep | undefined;
+  #compactions = 0;
+  #retractions = 0;
+
+  constructor(target: CompactionTarget, seq: SeqSource, options: CompactionOptions) {
+    this.target = target;
+    this.options = options;
+    this.#seq = seq;
+    this.facts = new CompactionFacts(target.cwd);
+    this.artifactsFile = artifactsPath(target.seedIndex);
+  }
+
+  get runsSinceCompaction(): number | undefined {
+    return this.#runsSinceCompaction;
+  }
+  get inFlight(): InFlight | undefined {
+    return this.#inFlight;
+  }
+  get compactions(): number {
+    return this.#compactions;
+  }
+  get retractions(): number {
+    return this.#retractions;
+  }
+
+  /** An agent run ended: count it for the cooldown. */
+  noteRunEnded(): void {
+    if (this.#runsSinceCompaction !== undefined) this.#runsSinceCompaction += 1;
+  }
+
+  /** Replace the artifacts file; writes are serialized, so the newest always lands last. */
+  #write(doc: ArtifactsDocument): Promise<void> {
+    const next = this.#writing.catch(() => undefined).then(() => writeArtifactsFile(this.artifactsFile, doc));
+    this.#writing = next;
+    return next;
+  }
+
+  /**
+   * Between runs: read the new part of the session, feed everything settled (before the last user
+   * message), and write the artifacts file when the facts grew. Returns the session as read.
+   */
+  async sync(): Promise<Session | undefined> {
+    const session = await this.target.ledger.current();
+    if (session === undefined) return undefined;
+    const before = this.facts.lastIndex;
+    this.facts.feedSettled(session);
+    if (this.facts.lastIndex !== before) {
+      const at = lastEntryTime(session) ?? new Date(0).toISOString();
+      await this.#write({ v: 1, session: this.target.sessionId, at, lastIndex: this.facts.lastIndex, artifacts: this.facts.accumulator.artifacts() });
+    }
+    return session;
+  }
+
+  /**
+   * The compaction Pi is about to run: compute ours, write the artifacts to disk (awaited: the digest
+   * after compaction is read back from that file), append the `compact` record. With
+   * `overrideDefaultCompaction` off the record and artifacts are still written, and Pi summarizes.
+   */
+  async prepare(usage: Usage | undefined, branchIds?: ReadonlySet<string>): Promise<HookCompaction | undefined> {
+    const session = await this.target.ledger.current();
+    if (session === undefined) return undefined;
+    const seq = this.#seq.nextSeq;
+    const computed = computeHookCompaction({
+      session,
+      facts: this.facts,
+      sessionId: this.target.sessionId,
+      seq,
+      codes: this.#seq.codes,
+      usage,
+      summaryBudget: this.options.summaryBudget,
+      digestBudget: this.options.digestBudget,
+    });
+    // Our cut must name an entry on Pi's branch, or Pi would keep the wrong tail: refuse before writing.
+    if (branchIds !== undefined && !branchIds.has(computed.result.firstKeptEntryId)) throw new CutMismatchError(session.path, computed.result.firstKeptEntryId);
+    await this.#write(computed.artifacts);
+    this.#inFlight = { seq, recorded: false, ours: this.options.overrideDefaultCompaction, next: computed.next };
+    await appendRecord(this.target.seedIndex, computed.record);
+    this.#seq.claim(computed.record);
+    this.#inFlight = { ...this.#inFlight, recorded: true };
+    return computed;
+  }
+
+  /** Pi's compaction went through: the digest (read back from disk) and next step, once. */
+  async completed(): Promise<Reinjection | undefined> {
+    const flight = this.#inFlight;
+    this.#inFlight = undefined;
+    this.#compactions += 1;
+    this.#runsSinceCompaction = 0;
+    this.#lastNext = flight?.next;
+    // Never a digest from stale or empty artifacts: wait for the last write, then read the file.
+    await this.#writing.catch(() => undefined);
+    let doc = await readArtifactsFile(this.artifactsFile);
+    if (doc === undefined) {
+      // Pi compacted without our hook having run (e.g. it failed): extract now, write, then digest.
+      await this.sync();
+      await this.#writing;
+      doc = await readArtifactsFile(this.artifactsFile);
+    }
+    if (doc === undefined) return undefined;
+    const digest = buildDigest(doc.artifacts, { budget: this.options.digestBudget });
+    return { digest: digest.text, digestTokens: digest.stats.estimatedTokens, next: flight?.next };
+  }
+
+  /** Pi's compaction failed or was cancelled after we prepared it: retract our record. */
+  async failed(reason: string): Promise<FoldRetractRecord | undefined> {
+    const flight = this.#inFlight;
+    this.#inFlight = undefined;
+    if (flight === undefined || !flight.recorded) return undefined;
+    const session = await this.target.ledger.current();
+    const at = (session === undefined ? undefined : lastEntryTime(session)) ?? new Date(0).toISOString();
+    const retract: FoldRetractRecord = { v: 2, kind: "fold-retract", seq: flight.seq, at, harness: HARNESS, session: this.target.sessionId, reason };
+    await appendRecord(this.target.seedIndex, retract);
+    this.#retractions += 1;
+    return retract;
+  }
+
+  /** Forget a prepared compaction whose record could not be written (nothing to retract). */
+  abandon(): InFlight | undefined {
+    const flight = this.#inFlight;
+    this.#inFlight = undefined;
+    return flight;
+  }
+
+  get lastNextStep(): NextStep | undefined {
+    return this.#lastNext;
+  }
+}

@@ -1,0 +1,28 @@
+// The next step after a compaction, recovered from the facts before the cut: pending work first (the
+// latest assistant plan, else an unresolved outstanding item), then the last user task, then the last
+// correction. Pure.
+import type { DurableArtifacts, SessionFacts } from "@context-fold/extractors";
+
+export interface NextStep {
+  readonly text: string;
+  readonly source: "pending" | "task" | "correction";
+}
+
+/** Longest next-step line we surface (the rest is in the summary and recallable). */
+export const NEXT_STEP_MAX = 400;
+
+function clip(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= NEXT_STEP_MAX ? line : `${line.slice(0, NEXT_STEP_MAX - 1)}…`;
+}
+
+export function nextStep(facts: SessionFacts, artifacts: DurableArtifacts): NextStep | undefined {
+  const planned = facts.status.nextSteps[0];
+  if (planned !== undefined && planned.trim() !== "") return { text: clip(planned), source: "pending" };
+  const open = facts.outstanding.find((item) => !item.resolved && item.severity === "ERROR");
+  if (open !== undefined) return { text: clip(`fix: ${open.text}`), source: "pending" };
+  if (facts.status.focusIndex !== null && facts.status.focus.trim() !== "") return { text: clip(facts.status.focus), source: "task" };
+  const correction = artifacts.corrections[artifacts.corrections.length - 1];
+  if (correction !== undefined) return { text: clip(correction.text), source: "correction" };
+  return undefined;
+}
