@@ -232,7 +232,7 @@ describe("eval on generated sessions", () => {
   it("floors hold after one compaction and after 5 rounds (founding request, commits, needles via recall)", async () => {
     for (const { file, manifest } of made) {
       const session = await readSession(file);
-      const e = evaluateSession(session, { manifest: parseEvalManifest(file, manifest), rounds: 5, clock: tickClock() });
+      const e = await evaluateSession(session, { manifest: parseEvalManifest(file, manifest), rounds: 5, clock: tickClock() });
       expectFloors(e);
       expect(e.needleSource).toBe("manifest");
       expect(e.needlesViaRecall.n).toBe(manifest.needles.length);
@@ -258,13 +258,39 @@ describe("eval on generated sessions", () => {
     }
   });
 
+  it("with a seed index beside the session, every anchored needle comes back through span recall, verified", async () => {
+    const m = made[1];
+    if (m === undefined) throw new Error("no session generated");
+    const before = await evaluateSession(await readSession(m.file), { manifest: parseEvalManifest(m.manifestFile, m.manifest), clock: tickClock() });
+    expect(before.needlesViaSpanRecall).toBeNull();
+    const indexed = await cli(["index", m.file]);
+    expect(indexed.exit).toBe(0);
+    const e = await evaluateSession(await readSession(m.file), { manifest: parseEvalManifest(m.manifestFile, m.manifest), clock: tickClock() });
+    const anchored = m.manifest.needles.filter((n) => n.anchor !== undefined && n.onLineage).length;
+    expect(anchored).toBeGreaterThan(0);
+    expect(e.needlesViaSpanRecall?.n).toBe(anchored);
+    expect(e.needlesViaSpanRecall?.found, JSON.stringify(e.needlesViaSpanRecall?.results.filter((r) => !r.found))).toBe(anchored);
+  });
+
+  it("--round-facts lineage re-derives every round from the whole lineage", async () => {
+    const m = made[0];
+    if (m === undefined) throw new Error("no session generated");
+    const r = await cli(["eval", m.file, "--needles", m.manifestFile, "--rounds", "4", "--round-facts", "lineage", "--json"]);
+    expect(r.exit).toBe(0);
+    const doc = JSON.parse(r.stdout) as { sessions: SessionEval[] };
+    expect(doc.sessions[0]?.repeated?.roundFacts).toBe("lineage");
+    expect(doc.sessions[0]?.repeated?.rounds.map((x) => x.round)).toEqual([1, 2, 3, 4]);
+    const bad = await cli(["eval", m.file, "--rounds", "2", "--round-facts", "sideways"]);
+    expect(bad.exit).toBe(2);
+  });
+
   it("same input, same result (with a fixed clock)", async () => {
     const first = made[0];
     if (first === undefined) throw new Error("no session generated");
     const session = await readSession(first.file);
     const manifest = parseEvalManifest(first.file, first.manifest);
-    const a = JSON.stringify(evaluateSession(session, { manifest, rounds: 3, clock: tickClock() }));
-    const b = JSON.stringify(evaluateSession(await readSession(first.file), { manifest, rounds: 3, clock: tickClock() }));
+    const a = JSON.stringify(await evaluateSession(session, { manifest, rounds: 3, clock: tickClock() }));
+    const b = JSON.stringify(await evaluateSession(await readSession(first.file), { manifest, rounds: 3, clock: tickClock() }));
     expect(a).toBe(b);
   });
 
@@ -316,7 +342,7 @@ describe("eval on generated sessions", () => {
 describeShared("eval on every real Pi session fixture", () => {
   it.each(sessionFixtures())("%s: floors hold (founding request, commits, needles via recall), 3 rounds", async (file) => {
     const session = await readSession(file);
-    const e = evaluateSession(session, { rounds: 3, clock: tickClock() });
+    const e = await evaluateSession(session, { rounds: 3, clock: tickClock() });
     expectFloors(e);
     expect(e.needlesViaRecall.maxCalls).toBeLessThanOrEqual(2);
   });

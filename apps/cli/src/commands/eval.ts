@@ -73,7 +73,7 @@ export function registerEval(program: Command): void {
         if (given !== undefined) used.add(session.header.id);
         try {
           results.push(
-            evaluateSession(session, {
+            await evaluateSession(session, {
               clock: () => performance.now(),
               rounds,
               roundFacts,

@@ -8,7 +8,7 @@ import { createFactsAccumulator } from "@context-fold/extractors";
 import { compactSession, compactWithFacts, type CompactOptions, type CompactResult, estimateTokens, planCut, SummaryError } from "@context-fold/summary-formatter";
 import type { EvalManifest } from "./eval-manifest.js";
 import { type GroundTruth, groundTruth } from "./ground-truth.js";
-import { recallNeedles, type RecallTally } from "./recall-check.js";
+import { recallNeedles, type RecallTally, spanRecallNeedles, type SpanRecallTally } from "./recall-check.js";
 import { type Retention, scoreRetention } from "./score-retention.js";
 import { type EvalNeedle, manifestNeedles, sampleNeedles } from "./sample-needles.js";
 
@@ -83,6 +83,8 @@ export interface SessionEval {
   readonly needles: number;
   readonly single: CompactionEval;
   readonly needlesViaRecall: RecallTally;
+  /** Span recall by anchor (one call each) when the session has a seed index; null otherwise. */
+  readonly needlesViaSpanRecall: SpanRecallTally | null;
   readonly repeated: { readonly roundFacts: RoundFacts; readonly rounds: readonly EvalRound[]; readonly final: CompactionEval } | null;
   readonly floors: Floors;
   readonly times: EvalTimes;
@@ -150,10 +152,10 @@ function compactRound(session: Session, options: CompactOptions, roundFacts: Rou
 }
 
 /**
- * Evaluates one session read with text. Reads nothing but the session file itself (recall verifies
- * each expanded block against it; rounds re-read its bytes for the earlier cut points).
+ * Evaluates one session read with text. Reads nothing but the session file (recall verifies each
+ * expanded block against it; rounds re-read its bytes for the earlier cut points) and its seed index.
  */
-export function evaluateSession(session: Session, options: EvalOptions): SessionEval {
+export async function evaluateSession(session: Session, options: EvalOptions): Promise<SessionEval> {
   const { clock, manifest } = options;
   const budget = options.budget === undefined ? {} : { budget: options.budget };
   let t = clock();
@@ -172,6 +174,7 @@ export function evaluateSession(session: Session, options: EvalOptions): Session
   t = clock();
   const recall = recallNeedles(index, ledgerVerifier(session), needles);
   const recallMs = clock() - t;
+  const spans = await spanRecallNeedles(session, needles);
 
   let repeated: SessionEval["repeated"] = null;
   let roundsMs = 0;
@@ -224,6 +227,7 @@ export function evaluateSession(session: Session, options: EvalOptions): Session
     needles: needles.length,
     single,
     needlesViaRecall: recall,
+    needlesViaSpanRecall: spans,
     repeated,
     floors: floorsOf(single, recall, repeated?.final ?? null),
     times: {

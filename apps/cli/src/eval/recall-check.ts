@@ -1,7 +1,11 @@
 // Needles through recall the way an agent would fetch them: one search for the value (a quoted phrase
 // when it has spaces), then one expand of the first page's hits; found only when an expanded block
-// is verified against the ledger and holds the value. At most two calls per needle.
-import type { BlockVerifier, RecallIndex } from "@context-fold/recall-engine";
+// is verified against the ledger and holds the value. At most two calls per needle. When the session
+// has a seed index, span recall by anchor is tried too (one call, sha256-verified spans).
+import { existsSync } from "node:fs";
+import type { Session } from "@context-fold/ledger-reader";
+import { type BlockVerifier, RecallError, type RecallIndex, spanRecall } from "@context-fold/recall-engine";
+import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { EvalNeedle } from "./sample-needles.js";
 import { collapseWhitespace } from "./text-match.js";
 
@@ -61,4 +65,36 @@ export function recallNeedle(index: RecallIndex, verify: BlockVerifier, needle: 
 export function recallNeedles(index: RecallIndex, verify: BlockVerifier, needles: readonly EvalNeedle[]): RecallTally {
   const results = needles.map((n) => recallNeedle(index, verify, n));
   return { n: results.length, found: results.filter((r) => r.found).length, maxCalls: Math.max(0, ...results.map((r) => r.calls)), results };
+}
+
+export interface SpanRecallTally {
+  readonly seedIndex: string;
+  /** Lineage needles with an anchor (tool output, assistant parts): the ones a seed index spans. */
+  readonly n: number;
+  readonly found: number;
+  readonly results: readonly NeedleRecall[];
+}
+
+/** Span recall by anchor for every anchored lineage needle; null when the session has no seed index. */
+export async function spanRecallNeedles(session: Session, needles: readonly EvalNeedle[]): Promise<SpanRecallTally | null> {
+  const seedIndex = seedIndexPath(session.path, session.header.id);
+  if (!existsSync(seedIndex)) return null;
+  const results: NeedleRecall[] = [];
+  for (const needle of needles) {
+    if (needle.anchor === undefined || !needle.onLineage) continue;
+    const base = { kind: needle.kind, value: needle.value, calls: 1 };
+    try {
+      const { spans } = await spanRecall(session, { anchor: needle.anchor, seedIndex });
+      const hit = spans.find((s) => s.verified && s.text !== undefined && s.text.includes(needle.value));
+      results.push(
+        hit === undefined
+          ? { ...base, found: false, reason: spans.length === 0 ? "no span" : `span ${spans[0]?.status ?? "?"} or without the value` }
+          : { ...base, found: true, ...(hit.index === undefined ? {} : { index: hit.index }) },
+      );
+    } catch (error) {
+      if (!(error instanceof RecallError)) throw error;
+      results.push({ ...base, found: false, reason: error.message });
+    }
+  }
+  return { seedIndex, n: results.length, found: results.filter((r) => r.found).length, results };
 }

@@ -19,7 +19,7 @@ function row(label: string, run: string, c: CompactionEval, recall: string): str
     nc(r.corrections),
     nc(r.modifiedFiles),
     nc(r.commits),
-    nc(r.unresolvedErrors),
+    nc(r.unresolvedErrors) + (r.unresolvedErrors.inTail > 0 ? ` (+${String(r.unresolvedErrors.inTail)} tail)` : ""),
     `${String(r.needlesInSummary.named)}/${String(r.needlesInSummary.n)}`,
     recall,
     String(c.summaryTokens),
@@ -57,14 +57,15 @@ export function renderEval(results: readonly SessionEval[], skipped: readonly { 
   const header = ["session", "run", "goal", "corrections", "files", "commits", "errors", "needles@summary", "needles@recall≤2", "summary tok", "tokens before→after", "ratio"];
   const rows: string[][] = [header];
   for (const e of results) {
-    const recall = `${String(e.needlesViaRecall.found)}/${String(e.needlesViaRecall.n)}`;
+    const spans = e.needlesViaSpanRecall;
+    const recall = `${String(e.needlesViaRecall.found)}/${String(e.needlesViaRecall.n)}` + (spans === null ? "" : ` (spans ${String(spans.found)}/${String(spans.n)})`);
     rows.push(row(basename(e.file), "1 compaction", e.single, recall));
     if (e.repeated !== null) rows.push(row("", `after ${String(e.repeated.rounds.length)} rounds (${e.repeated.roundFacts})`, e.repeated.final, recall));
   }
   const out = [
     table(rows),
     "",
-    "k/n = named in the summary or digest; a+b/n = a named, b counted by a \"… and N more (recall: …)\" line. needles@recall≤2: search + expand, text verified against the ledger.",
+    "k/n = named in the summary or digest; a+b/n = a named, b counted by a \"… and N more (recall: …)\" line. needles@recall≤2: search + expand, text verified against the ledger; spans: span recall by anchor through the seed index. errors (+k tail): open errors that first show in the kept tail.",
   ];
   for (const e of results) {
     const f = e.floors;
