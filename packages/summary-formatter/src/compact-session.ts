@@ -130,6 +130,7 @@ export function withForeignFiles(files: readonly FileItem[], foreign: readonly P
 export function buildSummary(input: BuildSummaryInput): BuiltSummary {
   const budget = input.budget ?? DEFAULT_SUMMARY_BUDGET;
   checkBudget(budget);
+  checkNow(input.now);
   const format = input.format ?? "brackets";
   let base: SummaryDoc | null = null;
   let foreign: PreviousSummaryDoc[] = [];
