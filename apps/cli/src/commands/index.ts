@@ -11,6 +11,8 @@ import { registerRecall } from "./recall.js";
 import { registerFacts } from "./facts.js";
 import { registerArtifacts } from "./artifacts.js";
 import { registerCompact } from "./compact.js";
+import { registerHandoff } from "./handoff.js";
+import { registerInventory } from "./inventory.js";
 import { registerEval } from "./eval.js";
 
 export type RegisterCommand = (program: Command) => void;
@@ -27,5 +29,7 @@ export const commands: RegisterCommand[] = [
   registerFacts,
   registerArtifacts,
   registerCompact,
+  registerHandoff,
+  registerInventory,
   registerEval,
 ];

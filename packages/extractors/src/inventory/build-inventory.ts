@@ -160,6 +160,7 @@ export function buildInventory(blocks: Iterable<InventoryBlock>, options: Invent
     }
     const draft: Draft = { index: block.index, kind: block.kind, turn: block.turn, tokens, subject: { paths: [], writes: [] } };
     if (block.anchor !== undefined) draft.anchor = block.anchor;
+    if (block.kind === "toolCall" && block.toolName !== undefined) draft.tool = block.toolName;
     if (OUTPUT_KINDS.has(block.kind)) {
       const call: CallInfo =
         block.kind === "bash"
@@ -199,8 +200,10 @@ export function buildInventory(blocks: Iterable<InventoryBlock>, options: Invent
     const bucket: InventoryBucket = isOutput ? "toolOutput" : dormant ? "dormant" : "live";
     const redundant = d.redundantReason !== undefined;
     const isFolded = d.anchor !== undefined && folded.has(d.anchor);
+    // A folded block occupies only its stub in the window (the extension may pass the stub text itself).
+    const tokens = isFolded ? Math.min(d.tokens, stubTokens) : d.tokens;
     const foldable = d.anchor !== undefined && FOLDABLE_KINDS.has(d.kind) && !isFolded;
-    const reclaimable = foldable && (dormant || redundant) && d.tokens > stubTokens;
+    const reclaimable = foldable && (dormant || redundant) && tokens > stubTokens;
     const item: {
       -readonly [K in keyof InventoryItem]: InventoryItem[K];
     } = {
@@ -210,12 +213,12 @@ export function buildInventory(blocks: Iterable<InventoryBlock>, options: Invent
       turn: d.turn,
       ageTurns,
       idleTurns,
-      tokens: d.tokens,
+      tokens,
       dormant,
       redundant,
       folded: isFolded,
       reclaimable,
-      reclaimableTokens: reclaimable ? d.tokens - stubTokens : 0,
+      reclaimableTokens: reclaimable ? tokens - stubTokens : 0,
     };
     if (d.tool !== undefined) item.tool = d.tool;
     if (d.subject.display !== undefined) item.subject = d.subject.display;

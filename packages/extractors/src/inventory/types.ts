@@ -42,7 +42,7 @@ export interface InventoryOptions {
   readonly cwd?: string | undefined;
   /** Token estimator (default `estimateTextTokens`: ceil(UTF-8 bytes / 4)). */
   readonly estimate?: (text: string) => number;
-  /** Anchors already folded behind a stub: reported as folded, never reclaimable again. */
+  /** Anchors already folded behind a stub: reported as folded, counted as at most a stub, never reclaimable again. */
   readonly folded?: ReadonlySet<string>;
   /** Codes already assigned (blockId → code, e.g. from the seed index), kept as they are. */
   readonly codes?: Iterable<[string, string]>;

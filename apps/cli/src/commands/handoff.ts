@@ -1,0 +1,80 @@
+// `context-fold handoff <session.jsonl>`: write the handoff seed (goal, current state, decisions, open
+// errors, recovery pointers) as handoff-<sessionId>.md beside the seed index, atomically.
+import { resolve } from "node:path";
+import { currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
+import { HandoffError, sessionHandoff, writeHandoff } from "@context-fold/summary-formatter";
+import type { Command } from "commander";
+import { CliError, EXIT_USAGE, emit, warn } from "../output.js";
+import { readSessionForCli } from "./inspect.js";
+
+const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
+
+interface HandoffCliOptions {
+  goal?: string;
+  out?: string;
+  now?: string;
+  maxSpans?: string;
+  json?: boolean;
+}
+
+/** The seed index's current view, [] when there is none; a broken index is reported, never fatal. */
+async function seedRecords(file: string): Promise<FoldIndexRecord[]> {
+  try {
+    const { outcomes } = await readSeedIndexFile(file);
+    const invalid = outcomes.filter((o) => o.outcome === "invalid").length;
+    if (invalid > 0) warn(`context-fold: ${file}: ${String(invalid)} invalid line(s) skipped (see \`context-fold records validate\`)`);
+    return currentView(outcomes);
+  } catch (error) {
+    if (error instanceof SeedIndexError) {
+      warn(`context-fold: ${error.message}; the handoff lists no fold codes`);
+      return [];
+    }
+    throw error;
+  }
+}
+
+export function registerHandoff(program: Command): void {
+  program
+    .command("handoff")
+    .description("Write handoff-<sessionId>.md beside the seed index: goal, current state, decisions, open errors, recovery pointers")
+    .argument("<session.jsonl>", "Pi session file")
+    .option("--goal <text>", "the goal to hand off (default: the founding request)")
+    .option("--out <path>", "write here instead of beside the seed index")
+    .option("--now <iso>", "time printed in the handoff (default: the last entry's timestamp)")
+    .option("--max-spans <n>", "most fold codes listed, most recent first kept (default 40)")
+    .option("--json", "print {path, bytes, goal, openErrors, pointers}")
+    .action(async (file: string, options: HandoffCliOptions) => {
+      if (options.now !== undefined && !ISO_8601.test(options.now)) {
+        throw new CliError(`--now must be an ISO-8601 time such as 2026-07-28T21:14:03.000Z, got "${options.now}"`, { code: "BAD_OPTION" });
+      }
+      if (options.maxSpans !== undefined && !/^\d{1,6}$/.test(options.maxSpans)) {
+        throw new CliError(`--max-spans must be a whole number, got "${options.maxSpans}"`, { code: "BAD_OPTION" });
+      }
+      const session = await readSessionForCli(file);
+      const sessionFile = resolve(file);
+      let indexFile: string;
+      let target: string;
+      try {
+        indexFile = seedIndexPath(sessionFile, session.header.id);
+        target = options.out === undefined ? handoffPath(sessionFile, session.header.id) : resolve(options.out);
+      } catch (error) {
+        if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+        throw error;
+      }
+      try {
+        const { doc, markdown } = sessionHandoff(session, {
+          sessionFile,
+          seedIndexFile: indexFile,
+          seedRecords: await seedRecords(indexFile),
+          ...(options.goal === undefined ? {} : { goal: options.goal }),
+          ...(options.now === undefined ? {} : { now: options.now }),
+          ...(options.maxSpans === undefined ? {} : { maxSpans: Number(options.maxSpans) }),
+        });
+        const written = await writeHandoff(sessionFile, session.header.id, markdown, { out: target });
+        emit(options.json === true, { path: written.path, bytes: written.bytes, goal: doc.goal, openErrors: doc.openErrors, pointers: doc.pointers }, () => written.path);
+      } catch (error) {
+        if (error instanceof HandoffError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+        throw error;
+      }
+    });
+}

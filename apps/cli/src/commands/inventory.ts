@@ -1,0 +1,81 @@
+// `context-fold inventory <session.jsonl>`: the pre-compaction accounting of the session's current
+// context (floor, tool output per tool and item with age/dormant/redundant/reclaimable, dormant content),
+// the same accounting as the Pi extension's /context-inventory, without a live Pi (the floor is unknown
+// unless given).
+import { renderInventory, sessionInventory, type InventoryOptions } from "@context-fold/extractors";
+import { archivalUnion, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
+import type { Command } from "commander";
+import { CliError, emit, warn } from "../output.js";
+import { readSessionForCli } from "./inspect.js";
+
+interface InventoryCliOptions {
+  systemPromptTokens?: string;
+  toolsTokens?: string;
+  dormantTurns?: string;
+  top?: string;
+  json?: boolean;
+}
+
+function wholeNumber(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw new CliError(`${option} must be a whole number, got "${value}"`, { code: "BAD_OPTION" });
+  return Number(value);
+}
+
+/**
+ * From the seed index: the codes already handed out (kept as they are) and the spans the extension's
+ * threshold/cap folds put behind stubs (folded in the live context; a `compact` record's spans were compacted).
+ */
+async function seedFolds(file: string): Promise<{ codes: [string, string][]; folded: Set<string> }> {
+  const codes: [string, string][] = [];
+  const folded = new Set<string>();
+  try {
+    const { outcomes } = await readSeedIndexFile(file);
+    for (const record of archivalUnion(outcomes)) {
+      for (const span of record.spans) {
+        codes.push([span.blockId, span.code]);
+        if (record.trigger !== "compact") folded.add(span.blockId);
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof SeedIndexError)) throw error;
+    warn(`context-fold: ${error.message}; folds are not shown`);
+  }
+  return { codes, folded };
+}
+
+export function registerInventory(program: Command): void {
+  program
+    .command("inventory")
+    .description("Context inventory of a session: floor, tool output per tool with age, dormant, redundant and reclaimable flags, dormant content")
+    .argument("<session.jsonl>", "Pi session file")
+    .option("--system-prompt-tokens <n>", "floor: tokens of the system prompt (unknown without a live Pi)")
+    .option("--tools-tokens <n>", "floor: tokens of the tool declarations")
+    .option("--dormant-turns <n>", "idle user turns after which content is dormant (default 4)")
+    .option("--top <n>", "largest tool outputs listed in the text output (default 15)")
+    .option("--json", "print the whole inventory (every in-context item) as one JSON document")
+    .action(async (file: string, options: InventoryCliOptions) => {
+      const systemPrompt = wholeNumber("--system-prompt-tokens", options.systemPromptTokens);
+      const tools = wholeNumber("--tools-tokens", options.toolsTokens);
+      const dormantTurns = wholeNumber("--dormant-turns", options.dormantTurns);
+      const top = wholeNumber("--top", options.top);
+      if (dormantTurns === 0) throw new CliError("--dormant-turns must be at least 1", { code: "BAD_OPTION" });
+      const session = await readSessionForCli(file);
+      let indexFile: string | undefined;
+      try {
+        indexFile = seedIndexPath(file, session.header.id);
+      } catch (error) {
+        if (!(error instanceof SeedIndexError)) throw error;
+      }
+      const folds = indexFile === undefined ? { codes: [], folded: new Set<string>() } : await seedFolds(indexFile);
+      const floor = { ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(tools === undefined ? {} : { tools }) };
+      const options_: InventoryOptions = {
+        floor,
+        codes: folds.codes,
+        folded: folds.folded,
+        ...(dormantTurns === undefined ? {} : { dormantTurns }),
+      };
+      const inventory = sessionInventory(session, options_);
+      emit(options.json === true, inventory, () => renderInventory(inventory, top === undefined ? {} : { maxToolItems: top }));
+    });
+}
