@@ -49,13 +49,13 @@ export function scriptedModel(messages: readonly Record<string, unknown>[]): Ass
     return reply([fauxThinking(thinkingFor(n)), fauxToolCall("bash", { command: jobCommand(n) }, { id: `call_job_${String(n)}` })], true);
   }
   const byCode = /^recall code ([a-z2-7]+)$/.exec(text.trim());
-  if (byCode !== null) return reply([fauxToolCall("context_recall", { code: byCode[1] }, { id: `call_recall_${byCode[1] ?? ""}` })], true);
+  if (byCode !== null) return reply([fauxToolCall("context_recall", { code: byCode[1] ?? "" }, { id: `call_recall_${byCode[1] ?? ""}` })], true);
   if (text.trim() === "recall first") {
     const stub = new RegExp(STUB_RE_SOURCE);
     for (const message of messages) {
       if (message["role"] !== "toolResult") continue;
       const m = stub.exec(textOf(message));
-      if (m !== null) return reply([fauxToolCall("context_recall", { code: m[1] }, { id: "call_recall_first" })], true);
+      if (m !== null) return reply([fauxToolCall("context_recall", { code: m[1] ?? "" }, { id: "call_recall_first" })], true);
     }
     return reply(fauxText("no fold visible"), false);
   }
