@@ -28,8 +28,14 @@ function code(text: string): string {
   return `${ticks}${pad}${text}${pad}${ticks}`;
 }
 
+/** Lines joined by one space (split, not a regex: a long whitespace run must stay linear). */
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ").trim();
+  if (!text.includes("\n")) return text.trim();
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+    .join(" ");
 }
 
 function pointerLine(p: HandoffPointer): string {

@@ -137,6 +137,28 @@ describe("handoff from hand-built facts", () => {
   });
 });
 
+describe("adversarial input", () => {
+  it("1 MB runs of one character (spaces, backticks, newlines) in every quoted field", () => {
+    const facts: SessionFacts = {
+      goal: null,
+      scopeChanges: [],
+      preferences: [{ text: "`".repeat(1 << 20), turn: 1, index: 1 }],
+      files: [{ path: "`".repeat(1 << 20), status: "modified", symbols: [], firstIndex: 1, lastIndex: 1 }],
+      typeCatalog: [],
+      commits: [],
+      outstanding: [{ severity: "ERROR", resolved: false, text: " ".repeat(1 << 20), source: "tool", label: "bash", command: "\n".repeat(1 << 20), turn: 1, index: 2 }],
+      turns: [{ turn: 1, index: 0, oneLine: `${" ".repeat(1 << 20)}x` }],
+      status: { focus: `${" ".repeat(1 << 20)}\n x`, focusIndex: 0, nextSteps: [" \n ".repeat(1 << 18)] },
+      anchors: { commits: [], errorIds: [], keyFiles: [] },
+      range: { first: 0, last: 2 },
+    };
+    const artifacts: DurableArtifacts = { initialPrompts: [{ text: "`".repeat(1 << 20), turn: 1, index: 0 }], corrections: [], errorLedger: [], workingCommands: [], hexConstants: [], files: [] };
+    const markdown = buildHandoff({ sessionId: "s", sessionFile: "/s.jsonl", facts, artifacts, now: "2026-01-01T00:00:00.000Z", verbatimMax: 1 << 21 });
+    expect(markdown).toContain(`${"`".repeat((1 << 20) + 1)}text\n${"`".repeat(1 << 20)}\n`);
+    expect(markdown).toContain("- Focus: x (#0)");
+  });
+});
+
 describe("writeHandoff", () => {
   it("writes handoff-<id>.md beside the seed index atomically and replaces an existing file whole", async () => {
     const { file, session, records } = await generated(13);
