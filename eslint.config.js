@@ -48,7 +48,7 @@ export default tseslint.config(
   },
   {
     // Pi loads an extension through its default export; the CLI/tools configs are default-exported by their tools.
-    files: ["apps/pi-extension/src/extension.ts", "**/tsup.config.ts", "vitest.config.ts", "tsup.shared.ts"],
+    files: ["apps/pi-extension/src/extension.ts", "**/tsup.config.ts", "vitest.config.ts", "tsup.shared.ts", "tools/test-support/src/shared-guard.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
   ...layerRules,

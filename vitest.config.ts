@@ -29,6 +29,7 @@ export default defineConfig({
   test: {
     // CI also writes a JSON report so .ci/run can print one "N passed, N failed" line.
     ...(process.env["CI"] ? { reporters: ["default", "json"], outputFile: { json: join(root, ".ci-out", "vitest.json") } } : {}),
+    globalSetup: [join(root, "tools/test-support/src/shared-guard.ts")],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: members.map((dir) => ({
