@@ -6,6 +6,7 @@ import {
   type AgentSession,
   createAgentSession,
   DefaultResourceLoader,
+  type ExtensionFactory,
   type ExtensionUIContext,
   ModelRuntime,
   SessionManager,
@@ -39,6 +40,10 @@ export interface HeadlessOptions {
   readonly contextWindow: number;
   readonly respond: Responder;
   readonly env?: Record<string, string>;
+  /** Pi settings merged over the defaults here (compaction off, retry off), e.g. `{ compaction: {…} }`. */
+  readonly settings?: Record<string, unknown>;
+  /** Inline extensions loaded after ours (Pi loads path extensions first). */
+  readonly extensionFactories?: ExtensionFactory[];
 }
 
 /** A UI that records notices; every other UI method is a no-op (Pi copies the object's methods). */
@@ -75,7 +80,7 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
     return options.respond(messages, calls.length);
   };
   faux.setResponses(Array.from({ length: 200 }, () => step));
-  const loader = new DefaultResourceLoader({ cwd: options.dir, agentDir: options.dir, additionalExtensionPaths: [PACKAGE_DIR] });
+  const loader = new DefaultResourceLoader({ cwd: options.dir, agentDir: options.dir, additionalExtensionPaths: [PACKAGE_DIR], extensionFactories: options.extensionFactories ?? [] });
   await loader.reload();
   const loaded = loader.getExtensions();
   if (loaded.errors.length > 0) throw new Error(`extension load failed: ${JSON.stringify(loaded.errors)}`);
@@ -89,7 +94,7 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
     modelRuntime: runtime,
     resourceLoader: loader,
     sessionManager: manager,
-    settingsManager: SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false } }),
+    settingsManager: SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings }),
     tools: ["bash", "context_recall"],
   });
   await session.bindExtensions({ uiContext: recordingUi(notices) });
