@@ -44,40 +44,69 @@ export function toolCallLine(toolName: string | undefined, args: Readonly<Record
   return arg === undefined ? name : `${name} ${quoted(arg)}`;
 }
 
-/** Brief lines for `blocks` (ascending #N), tool results folded into their call's line as a failure mark. */
-export function briefLines(blocks: readonly BriefBlock[]): string[] {
+function failedCalls(blocks: readonly BriefBlock[]): Set<string> {
   const failed = new Set<string>();
   for (const b of blocks) if (b.kind === "toolResult" && b.isError === true && b.toolCallId !== undefined) failed.add(b.toolCallId);
-  const out: string[] = [];
-  for (const b of blocks) {
-    const ref = refText(b.index);
-    switch (b.kind) {
-      case "user": {
-        const text = oneLine(b.text, BRIEF_TEXT_MAX);
-        out.push(`[user] ${text} ${ref}`);
-        break;
-      }
-      case "text": {
-        const text = oneLine(b.text, BRIEF_TEXT_MAX);
-        if (text !== "") out.push(`[assistant] ${text} ${ref}`);
-        break;
-      }
-      case "toolCall": {
-        const mark = b.toolCallId !== undefined && failed.has(b.toolCallId) ? " [error]" : "";
-        out.push(`* ${toolCallLine(b.toolName, b.args)}${mark} ${ref}`);
-        break;
-      }
-      case "bash": {
-        const command = typeof b.args?.["command"] === "string" ? (b.args["command"] as string) : "";
-        const exit = b.exitCode !== undefined && b.exitCode !== 0 ? ` [exit ${String(b.exitCode)}]` : "";
-        out.push(`[user !] ${quoted(command)}${exit} ${ref}`);
-        break;
-      }
-      default:
-        break;
+  return failed;
+}
+
+/** The brief line of one block, or null for blocks the brief leaves out (results, thinking, …). */
+function briefLine(b: BriefBlock, failed: ReadonlySet<string>): string | null {
+  const ref = refText(b.index);
+  switch (b.kind) {
+    case "user":
+      return `[user] ${oneLine(b.text, BRIEF_TEXT_MAX)} ${ref}`;
+    case "text": {
+      const text = oneLine(b.text, BRIEF_TEXT_MAX);
+      return text === "" ? null : `[assistant] ${text} ${ref}`;
     }
+    case "toolCall": {
+      const mark = b.toolCallId !== undefined && failed.has(b.toolCallId) ? " [error]" : "";
+      return `* ${toolCallLine(b.toolName, b.args)}${mark} ${ref}`;
+    }
+    case "bash": {
+      const command = typeof b.args?.["command"] === "string" ? (b.args["command"] as string) : "";
+      const exit = b.exitCode !== undefined && b.exitCode !== 0 ? ` [exit ${String(b.exitCode)}]` : "";
+      return `[user !] ${quoted(command)}${exit} ${ref}`;
+    }
+    default:
+      return null;
   }
-  return out;
+}
+
+const NON_SPACE = /\S/;
+
+/** Whether `briefLine` gives a line for `b` (without building it). */
+function makesLine(b: BriefBlock): boolean {
+  if (b.kind === "user" || b.kind === "toolCall" || b.kind === "bash") return true;
+  // Same head oneLine() reads: a text part makes a line when that head is not all whitespace.
+  return b.kind === "text" && NON_SPACE.test(b.text.slice(0, BRIEF_TEXT_MAX * 2 + 64));
+}
+
+/** Brief lines for `blocks` (ascending #N), tool results folded into their call's line as a failure mark. */
+export function briefLines(blocks: readonly BriefBlock[]): string[] {
+  return briefTail(blocks, Number.POSITIVE_INFINITY).lines;
+}
+
+/**
+ * The last `limit` brief lines and how many lines come before them, building only the lines kept
+ * (a long window costs what its tail costs).
+ */
+export function briefTail(blocks: readonly BriefBlock[], limit: number): { lines: string[]; earlier: number } {
+  const failed = failedCalls(blocks);
+  const lines: string[] = [];
+  let i = blocks.length - 1;
+  for (; i >= 0 && lines.length < limit; i--) {
+    const b = blocks[i];
+    const line = b === undefined ? null : briefLine(b, failed);
+    if (line !== null) lines.push(line);
+  }
+  let earlier = 0;
+  for (; i >= 0; i--) {
+    const b = blocks[i];
+    if (b !== undefined && makesLine(b)) earlier++;
+  }
+  return { lines: lines.reverse(), earlier };
 }
 
 /** The #N a brief line ends with. */

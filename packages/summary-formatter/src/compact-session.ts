@@ -3,11 +3,11 @@
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
 import { createFactsAccumulator, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
 import type { Session } from "@context-fold/ledger-reader";
-import { type BriefBlock, briefLines } from "./brief.js";
+import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts, orderFiles } from "./build-doc.js";
 import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats } from "./build-digest.js";
 import { SummaryError } from "./errors.js";
-import { fitToBudget } from "./fit-budget.js";
+import { BRIEF_MAX_LINES, fitToBudget } from "./fit-budget.js";
 import { mergeSummaries } from "./merge-summaries.js";
 import { isOwnSummary, parseSummary } from "./parse-summary.js";
 import { type KeepTail, planCut } from "./plan-cut.js";
@@ -161,8 +161,15 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
     tailTokens: input.window.tailTokens,
     range: rangeOf(input.blocks),
   };
-  const fromFacts = docFromFacts(input.facts, input.artifacts, briefLines(input.blocks), footer);
-  const fresh: SummaryDoc = { ...fromFacts, files: withForeignFiles(fromFacts.files, foreign), previous: foreign };
+  // Only the last BRIEF_MAX_LINES lines are built; the earlier ones are counted with their #N range.
+  const brief = briefTail(input.blocks, BRIEF_MAX_LINES);
+  const fromFacts = docFromFacts(input.facts, input.artifacts, brief.lines, footer);
+  const firstKept = brief.lines.length > 0 ? briefRef(brief.lines[0] ?? "") : (footer.range?.to ?? 0) + 1;
+  const briefOmitted: Omission | null =
+    brief.earlier === 0 || footer.range === null
+      ? null
+      : { count: brief.earlier, what: "earlier brief lines", recall: `#${String(footer.range.from)}–#${String(Math.max(footer.range.from, firstKept - 1))}` };
+  const fresh: SummaryDoc = { ...fromFacts, files: withForeignFiles(fromFacts.files, foreign), previous: foreign, briefOmitted };
   const merged = base === null ? fresh : mergeSummaries(base, fresh, { nextCoversPrevious: input.factsCoverPrevious === true });
   const render = format === "pi" ? renderPiLayout : renderBrackets;
   const body = format === "pi" ? renderPiBody : renderBracketsBody;

@@ -24,7 +24,7 @@ export { renderPiLayout, renderPiBody } from "./render-pi.js";
 export { isOwnSummary, parseSummary } from "./parse-summary.js";
 export { mergeSummaries, type MergeOptions } from "./merge-summaries.js";
 export { docFromFacts } from "./build-doc.js";
-export { briefLines, toolCallLine, type BriefBlock } from "./brief.js";
+export { briefLines, briefTail, toolCallLine, type BriefBlock } from "./brief.js";
 export {
   applyCaps,
   fitToBudget,

@@ -56,7 +56,7 @@ export function flat(text: string): string {
  * few hundred characters cost).
  */
 export function oneLine(text: string, max: number): string {
-  return clip(flat(text.length > max * 4 + 64 ? text.slice(0, max * 4 + 64) : text), max);
+  return clip(flat(text.length > max * 2 + 64 ? text.slice(0, max * 2 + 64) : text), max);
 }
 
 /** Clip a one-line text to `max` characters (code points kept whole), with an ellipsis. */

@@ -6,6 +6,8 @@ import { readSession, type Session } from "@context-fold/ledger-reader";
 import { createFactsAccumulator } from "@context-fold/extractors";
 import { tempDir } from "@context-fold/test-support";
 import {
+  briefLines,
+  briefTail,
   buildDigest,
   compactSession,
   compactWithFacts,
@@ -70,6 +72,16 @@ describe("compactSession on a Pi-written session", () => {
     const session = await auth();
     const r = compactSession(session, { now: NOW, keepTail: 1 });
     expect(checkRefs(session, r.summary)).toBeGreaterThan(10);
+  });
+
+  it("builds only the brief tail it keeps, counting the earlier lines", async () => {
+    const session = await auth();
+    const all = briefLines(session.blocks);
+    for (const n of [0, 1, 5, all.length, all.length + 3]) {
+      const tail = briefTail(session.blocks, n);
+      expect(tail.lines).toEqual(n === 0 ? [] : all.slice(-n));
+      expect(tail.earlier).toBe(all.length - tail.lines.length);
+    }
   });
 
   it("cuts at the last user turn, never at a tool result, and reports what Pi's hook expects", async () => {
