@@ -1,14 +1,14 @@
 // `context-fold eval`: ground truth read from the ledger, retention scoring, needles through recall,
 // repeated compaction; floors asserted on generated sessions and on every real Pi session fixture.
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { lineageBlocks, parseSessionText, readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest, writeManifest } from "@context-fold/session-gen";
 import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseEvalManifest } from "../src/eval/eval-manifest.js";
 import { evaluateSession, type SessionEval } from "../src/eval/evaluate-session.js";
-import { groundTruth, isCorrectionText, parseCommitLine, pathForms, programsOf } from "../src/eval/ground-truth.js";
+import { groundTruth, isCorrectionText, isHarnessCommand, parseCommitLine, pathForms, programsOf } from "../src/eval/ground-truth.js";
 import { needleQuery } from "../src/eval/recall-check.js";
 import { candidateOf, isErrorLineCandidate, isHexCandidate, isIdentifierCandidate, sampleNeedles } from "../src/eval/sample-needles.js";
 import { scoreRetention } from "../src/eval/score-retention.js";
@@ -115,7 +115,18 @@ describe("ledger readings", () => {
   it("programs of a command line (probes like grep are not unresolved errors)", () => {
     expect(programsOf("cd pkg && npm run check | tail -5; grep -n x y || echo none")).toEqual(["cd", "npm", "tail", "grep", "echo"]);
     expect(programsOf("")).toEqual([]);
+    expect(programsOf('grep -n "a\\|b" f.ts | head')).toEqual(["grep", "head"]);
+    expect(programsOf("find . -exec cat {} \\; -exec echo x \\;")).toEqual(["find"]);
+    expect(programsOf("echo 'a;b' && npm test")).toEqual(["echo", "npm"]);
     expect(programsOf("&&&&||;;|".repeat(1 << 17))).toEqual([]);
+  });
+
+  it("a lone slash command is not the founding request", () => {
+    expect(isHarnessCommand("/mode")).toBe(true);
+    expect(isHarnessCommand("/")).toBe(true);
+    expect(isHarnessCommand("  ")).toBe(true);
+    expect(isHarnessCommand("/usr/lib is missing, fix it")).toBe(false);
+    expect(isHarnessCommand("/mode\nthen read x")).toBe(false);
   });
 
   it("path spellings: as given, cwd-relative, without ./", () => {
@@ -229,11 +240,12 @@ describe("eval on generated sessions", () => {
     }
   });
 
-  it("floors hold after one compaction and after 5 rounds (founding request, commits, needles via recall)", async () => {
+  it("floors hold after one compaction, after 5 rounds, and after 10 rounds on a 1,200-token budget (founding request, commits, needles via recall)", async () => {
     for (const { file, manifest } of made) {
       const session = await readSession(file);
       const e = await evaluateSession(session, { manifest: parseEvalManifest(file, manifest), rounds: 5, clock: tickClock() });
       expectFloors(e);
+      expectFloors(await evaluateSession(session, { manifest: parseEvalManifest(file, manifest), rounds: 10, budget: 1200, clock: tickClock() }));
       expect(e.needleSource).toBe("manifest");
       expect(e.needlesViaRecall.n).toBe(manifest.needles.length);
       expect(e.needlesViaRecall.maxCalls).toBeLessThanOrEqual(2);
@@ -340,9 +352,13 @@ describe("eval on generated sessions", () => {
 });
 
 describeShared("eval on every real Pi session fixture", () => {
-  it.each(sessionFixtures())("%s: floors hold (founding request, commits, needles via recall), 3 rounds", async (file) => {
+  const runs = sessionFixtures().flatMap((file) => [
+    { name: basename(file), file, rounds: 3, budget: undefined },
+    { name: basename(file), file, rounds: 10, budget: 1200 },
+  ]);
+  it.each(runs)("$name (rounds $rounds, budget $budget): floors hold (founding request, commits, needles via recall)", async ({ file, rounds, budget }) => {
     const session = await readSession(file);
-    const e = await evaluateSession(session, { rounds: 3, clock: tickClock() });
+    const e = await evaluateSession(session, { rounds, clock: tickClock(), ...(budget === undefined ? {} : { budget }) });
     expectFloors(e);
     expect(e.needlesViaRecall.maxCalls).toBeLessThanOrEqual(2);
   });

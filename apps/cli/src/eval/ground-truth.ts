@@ -1,5 +1,6 @@
 // What a compaction must keep, read straight from the ledger with deliberately simple rules (never
-// through the extractors, so the evaluation cannot inherit their mistakes): the first user message,
+// through the extractors, so the evaluation cannot inherit their mistakes): the first user message
+// (a lone slash command like "/mode" is typed to the harness and skipped),
 // corrections by their opening words, files from edit/write arguments, commits from git's
 // `[branch hash] subject` lines, and unresolved errors (the manifest's, or failing commands never re-run).
 import { blocksOfEntry, lineageBlocks, type Block, type Session } from "@context-fold/ledger-reader";
@@ -94,6 +95,12 @@ export function isCorrectionText(text: string): boolean {
   return CORRECTION_OPENINGS.some((opening) => head.startsWith(opening));
 }
 
+/** Blank, or a lone slash command ("/mode", "/"): typed to the harness, not a request to the agent. */
+export function isHarnessCommand(text: string): boolean {
+  const t = text.trim();
+  return t === "" || (t.startsWith("/") && !t.includes(" ") && !t.includes("\n"));
+}
+
 const EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "write", "multiedit", "multi_edit", "str_replace_editor", "create"]);
 
 function pathArg(args: Readonly<Record<string, unknown>> | undefined): string | null {
@@ -146,18 +153,28 @@ function commandOf(block: Block): string | null {
  */
 const PROBES: ReadonlySet<string> = new Set(["grep", "rg", "ag", "find", "ls", "test", "[", "which", "diff", "cat", "head", "tail", "wc", "cd", "echo"]);
 
-/** First word of each `&&`, `||`, `;` or `|` piece of a command. One pass, no regex. */
+/** First word of each `&&`, `||`, `;` or `|` piece of a command (quotes and backslash escapes respected). One pass, no regex. */
 export function programsOf(command: string): string[] {
   const out: string[] = [];
   let piece = "";
+  let quote = "";
   const flush = (): void => {
     const word = piece.trim().split(" ")[0];
     if (word !== undefined && word !== "") out.push(word);
     piece = "";
   };
   for (let i = 0; i < command.length; i++) {
-    const c = command[i];
-    if (c === ";" || c === "|" || (c === "&" && command[i + 1] === "&")) {
+    const c = command[i] ?? "";
+    if (c === "\\" && quote !== "'") {
+      piece += c + (command[i + 1] ?? "");
+      i++;
+    } else if (quote !== "") {
+      if (c === quote) quote = "";
+      piece += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      piece += c;
+    } else if (c === ";" || c === "|" || (c === "&" && command[i + 1] === "&")) {
       flush();
       if (c !== ";" && command[i + 1] === c) i++;
     } else piece += c;
@@ -191,7 +208,7 @@ export function groundTruth(session: Session, cutEntryId: string | null, manifes
   for (const b of window) {
     if (b.kind === "user") {
       if (foundingRequest === null) {
-        if (b.text.trim() !== "") foundingRequest = { text: b.text, index: b.index };
+        if (!isHarnessCommand(b.text)) foundingRequest = { text: b.text, index: b.index };
       } else if (isCorrectionText(b.text)) corrections.push({ text: b.text, index: b.index });
     } else if (b.kind === "toolCall" && EDIT_TOOLS.has((b.toolName ?? "").toLowerCase())) {
       const path = pathArg(b.args);
