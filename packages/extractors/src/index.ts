@@ -94,6 +94,7 @@ export type {
 export { DORMANT_TURNS, INVENTORY_STUB_TOKENS, buildInventory } from "./inventory/build-inventory.js";
 export { INVENTORY_ESTIMATOR, estimateTextTokens } from "./inventory/estimate.js";
 export { contextBlocks } from "./inventory/context-blocks.js";
+export { INVENTORY_IMAGE_TOKENS, messageBlocks, type MessageBlocksOptions } from "./inventory/message-blocks.js";
 export { sessionInventory } from "./inventory/session-inventory.js";
 export { renderInventory, type RenderInventoryOptions } from "./inventory/render-inventory.js";
 // --- end context inventory ---

@@ -3,6 +3,7 @@
 import { cp } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { contextEntries, readSession } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
 import { estimateTokens } from "@context-fold/summary-formatter";
@@ -13,6 +14,8 @@ import {
   contextBlocks,
   estimateTextTokens,
   type InventoryBlock,
+  INVENTORY_IMAGE_TOKENS,
+  messageBlocks,
   renderInventory,
   sessionInventory,
 } from "@context-fold/extractors";
@@ -188,6 +191,46 @@ describe("sessions written by Pi", () => {
     expect(inv.items.map((i) => i.index)).toEqual(blocks.map((b) => b.index));
     expect(inv.toolOutput.items).toBeGreaterThan(0);
     expect(JSON.stringify(sessionInventory(await readSession(file)))).toBe(JSON.stringify(inv));
+  });
+});
+
+describe("messageBlocks (the live context's messages)", () => {
+  it("Pi's own context of a generated session accounts like the session file's context", async () => {
+    const file = join(tempDir("inventory-msg-"), "session.jsonl");
+    await generateSession(file, { seed: 22, turns: 50, compactions: 1 });
+    const copy = join(tempDir("inventory-msg-"), "copy.jsonl");
+    await cp(file, copy);
+    const messages = SessionManager.open(copy).buildSessionContext().messages;
+    const fromMessages = buildInventory(messageBlocks(messages), { cwd: "/home/dev/project" });
+    const fromFile = sessionInventory(await readSession(file));
+    checkTotals(fromMessages);
+    const anchors = (inv: ContextInventory) => inv.items.filter((i) => i.bucket === "toolOutput").map((i) => `${i.anchor ?? ""}/${i.tool ?? ""}`);
+    expect(anchors(fromMessages)).toEqual(anchors(fromFile));
+    const outputs = (inv: ContextInventory) => inv.items.filter((i) => i.kind === "toolResult").map((i) => [i.tokens, i.redundantReason ?? "", i.dormant]);
+    expect(outputs(fromMessages)).toEqual(outputs(fromFile));
+    // Only tool-call names and `!cmd` command lines are counted on top of the file's block texts.
+    expect(fromMessages.total.conversation).toBeGreaterThanOrEqual(fromFile.total.conversation);
+    expect(fromMessages.total.conversation - fromFile.total.conversation).toBeLessThan(fromFile.total.conversation * 0.02);
+  });
+
+  it("images count, `!!` output is left out, ids the anchor grammar refuses are accounted but not foldable", () => {
+    const blocks = messageBlocks([
+      { role: "user", content: [{ type: "text", text: "look" }, { type: "image", data: "AAAA", mimeType: "image/png" }] },
+      { role: "assistant", responseId: "resp_1", content: [{ type: "thinking", thinking: "hmm" }, { type: "toolCall", id: "c1", name: "read", arguments: { path: "a.ts" } }] },
+      { role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text: "x" }] },
+      { role: "toolResult", toolCallId: "", toolName: "read", content: [{ type: "text", text: "y" }] },
+      { role: "bashExecution", command: "ls", output: "a", exitCode: 0, excludeFromContext: true },
+      { role: "bashExecution", command: "pwd", output: "/p", exitCode: 0 },
+      { role: "compactionSummary", summary: "before" },
+      "not a message",
+    ]);
+    expect(blocks.map((b) => b.kind)).toEqual(["user", "thinking", "toolCall", "toolResult", "toolResult", "bash", "compaction"]);
+    expect(blocks[0]?.tokens).toBe(1 + INVENTORY_IMAGE_TOKENS);
+    expect(blocks[1]?.anchor).toBe("a:resp_1:p0");
+    expect(blocks[3]?.anchor).toBe("r:c1");
+    expect(blocks[4]?.anchor).toBeUndefined();
+    expect(blocks[5]).toMatchObject({ text: "/p", args: { command: "pwd" }, tokens: 2 });
+    expect(blocks.map((b) => b.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 });
 
