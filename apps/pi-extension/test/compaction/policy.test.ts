@@ -1,0 +1,106 @@
+// Options, per-model thresholds and the gate: pure decisions, checked value by value.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { tempDir } from "@context-fold/test-support";
+import { DEFAULT_COMPACTION_OPTIONS, parseThresholdConfig, resolveCompactionOptions, type ThresholdConfig } from "../../src/compaction/compaction-options.js";
+import { evaluateGate, softLimit } from "../../src/compaction/gate.js";
+import { thresholdFor } from "../../src/compaction/thresholds.js";
+
+describe("compaction options", () => {
+  test("defaults: advise, our summary, advisory next step", () => {
+    const { options, warnings } = resolveCompactionOptions();
+    expect(options).toEqual(DEFAULT_COMPACTION_OPTIONS);
+    expect(options.mode).toBe("advise");
+    expect(options.overrideDefaultCompaction).toBe(true);
+    expect(warnings).toEqual([]);
+  });
+
+  test("environment overrides, and unusable values are reported and ignored", () => {
+    const { options, warnings } = resolveCompactionOptions(
+      {},
+      {
+        CONTEXT_FOLD_COMPACT_MODE: "ACTUATE",
+        CONTEXT_FOLD_OVERRIDE_COMPACTION: "off",
+        CONTEXT_FOLD_NEXT_STEP: "sometimes",
+        CONTEXT_FOLD_COMPACT_SOFT: "0.6",
+        CONTEXT_FOLD_COMPACT_COOLDOWN: "1.5",
+        CONTEXT_FOLD_DIGEST_BUDGET: "10",
+        CONTEXT_FOLD_THRESHOLDS: '{"modelThresholds": {"a/b": {"compactPercent": 120}}}',
+      },
+    );
+    expect(options.mode).toBe("actuate");
+    expect(options.overrideDefaultCompaction).toBe(false);
+    expect(options.softFraction).toBe(0.6);
+    expect(options.nextStep).toBe("advisory");
+    expect(options.cooldownRuns).toBe(DEFAULT_COMPACTION_OPTIONS.cooldownRuns);
+    expect(options.digestBudget).toBe(DEFAULT_COMPACTION_OPTIONS.digestBudget);
+    expect(options.thresholds).toEqual({ models: {} });
+    expect(warnings.map((w) => w.variable).sort()).toEqual([
+      "CONTEXT_FOLD_COMPACT_COOLDOWN",
+      "CONTEXT_FOLD_DIGEST_BUDGET",
+      "CONTEXT_FOLD_NEXT_STEP",
+      "CONTEXT_FOLD_THRESHOLDS",
+    ]);
+    expect(warnings.find((w) => w.variable === "CONTEXT_FOLD_THRESHOLDS")?.reason).toContain("compactPercent must be a number from 1 to 99");
+  });
+
+  test("thresholds from a JSON file, pi-vcc's shape (deprecated defaultThreshold accepted)", () => {
+    const file = join(tempDir("thr-"), "thresholds.json");
+    writeFileSync(file, JSON.stringify({ modelThresholds: { "p/m": { reserveTokens: 32768 } }, defaultThreshold: { compactPercent: 70 } }));
+    const { options, warnings } = resolveCompactionOptions({}, { CONTEXT_FOLD_THRESHOLDS: file });
+    expect(warnings).toEqual([]);
+    expect(options.thresholds).toEqual({ models: { "p/m": { reserveTokens: 32768 } }, global: { compactPercent: 70 } });
+    expect(resolveCompactionOptions({}, { CONTEXT_FOLD_THRESHOLDS: join(file, "missing") }).warnings[0]?.reason).toContain("cannot read");
+    expect(parseThresholdConfig({ modelThresholds: { x: {} } })).toContain("needs reserveTokens or compactPercent");
+    expect(parseThresholdConfig([])).toContain("expected a JSON object");
+  });
+});
+
+describe("per-model thresholds", () => {
+  const config: ThresholdConfig = {
+    models: { "neuralwatt/glm-5.1": { reserveTokens: 32_768 }, "glm-5.1": { compactPercent: 50 }, "kimi": { compactPercent: 65, reserveTokens: 10_000 } },
+    global: { compactPercent: 70 },
+  };
+
+  test("provider/modelId first, then modelId, then global; reserveTokens wins over compactPercent", () => {
+    expect(thresholdFor(config, { provider: "neuralwatt", id: "glm-5.1" }, 200_000)).toEqual({ tokens: 200_000 - 32_768, source: "model:neuralwatt/glm-5.1" });
+    expect(thresholdFor(config, { provider: "other", id: "glm-5.1" }, 200_000)).toEqual({ tokens: 100_000, source: "model:glm-5.1" });
+    expect(thresholdFor(config, { provider: "x", id: "kimi" }, 100_000)).toEqual({ tokens: 90_000, source: "model:kimi" });
+    expect(thresholdFor(config, { provider: "x", id: "y" }, 100_000)).toEqual({ tokens: 70_000, source: "global" });
+    expect(thresholdFor({ models: {} }, { provider: "x", id: "y" }, 100_000)).toBeUndefined();
+    // Inherited object keys are never models.
+    expect(thresholdFor({ models: {} }, { provider: "x", id: "constructor" }, 100_000)).toBeUndefined();
+  });
+});
+
+describe("the gate", () => {
+  const o = DEFAULT_COMPACTION_OPTIONS;
+  const base = { contextWindow: 100_000, reclaimable: 50_000, runsSinceCompaction: undefined };
+
+  test("the soft limit is window-aware: a lower fraction for windows of 300k and more", () => {
+    expect(softLimit(100_000, o)).toBe(75_000);
+    expect(softLimit(299_999, o)).toBe(Math.floor(299_999 * 0.75));
+    expect(softLimit(300_000, o)).toBe(165_000);
+    expect(softLimit(1_000_000, o)).toBe(550_000);
+  });
+
+  test("fires only above the limit, with enough to reclaim, after the cooldown", () => {
+    expect(evaluateGate({ ...base, tokens: 75_000 }, o).fire).toBe(false);
+    const fired = evaluateGate({ ...base, tokens: 75_001 }, o);
+    expect(fired).toMatchObject({ fire: true, trigger: "soft", limit: 75_000 });
+    const small = evaluateGate({ ...base, tokens: 90_000, reclaimable: 9_999 }, o);
+    expect(small).toMatchObject({ fire: false });
+    expect(small.reason).toContain("minimum 10000");
+    expect(evaluateGate({ ...base, tokens: 90_000, reclaimable: 10_000 }, o).fire).toBe(true);
+    expect(evaluateGate({ ...base, tokens: 90_000, runsSinceCompaction: 1 }, o)).toMatchObject({ fire: false });
+    expect(evaluateGate({ ...base, tokens: 90_000, runsSinceCompaction: 2 }, o).fire).toBe(true);
+    expect(evaluateGate({ ...base, contextWindow: 0, tokens: 1 }, o).fire).toBe(false);
+  });
+
+  test("a configured threshold replaces the soft limit, both ways", () => {
+    const early = evaluateGate({ ...base, tokens: 45_000, threshold: { tokens: 40_000, source: "global" } }, o);
+    expect(early).toMatchObject({ fire: true, trigger: "threshold", limit: 40_000 });
+    expect(evaluateGate({ ...base, tokens: 85_000, threshold: { tokens: 90_000, source: "model:x" } }, o).fire).toBe(false);
+  });
+});
