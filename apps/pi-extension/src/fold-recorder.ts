@@ -2,7 +2,7 @@
 // (text compared byte for byte, so a stub never points at other text), the record is asked of the
 // stretch accumulator (fed ahead of time), and appended to the seed index.
 import { blocksWithAnchor, type Block, type Session } from "@context-fold/ledger-reader";
-import { appendRecord, type FoldIndexRecord } from "@context-fold/seed-index-format";
+import { appendRecord, type FoldIndexRecord, nextSeq, readSeedIndexFile } from "@context-fold/seed-index-format";
 import type { FoldPlan } from "./fold-planner.js";
 import type { FoldState } from "./fold-state.js";
 import type { FoldStretch } from "./fold-stretch.js";
@@ -54,9 +54,12 @@ export async function recordFold(input: RecordFoldInput): Promise<RecordedFold |
   }
   if (chosen.size === 0) return undefined;
   stretch.feed(session, state, Math.max(high, input.feedThrough ?? -1));
+  // Other writers (compaction, the CLI) append to the same seed index: the seq comes from the file as
+  // it is now, so a fold never reuses — and thereby supersedes — another record's seq.
+  const { outcomes } = await readSeedIndexFile(input.seedIndex);
   const record = stretch.record(session, chosen, {
     sessionId: input.sessionId,
-    seq: state.nextSeq,
+    seq: Math.max(state.nextSeq, nextSeq(outcomes)),
     trigger: plan.trigger,
     usage: {
       tokens: Math.max(0, Math.round(plan.usage.tokens)),

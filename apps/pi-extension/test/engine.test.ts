@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { readSeedIndexFile, validateRecord } from "@context-fold/seed-index-format";
+import { appendRecord, readSeedIndexFile, validateRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { ContextFolder } from "../src/context-folder.js";
 import { planFold } from "../src/fold-planner.js";
@@ -94,6 +94,16 @@ describe("the fold ladder", () => {
     expect(records[1]?.userMessages.map((u) => u.turn)).not.toContain(1);
     const spans = records.flatMap((r) => r.spans.map((x) => x.blockId));
     expect(new Set(spans).size).toBe(spans.length); // a block folds once
+  });
+
+  test("a record another writer appended meanwhile keeps its seq: the fold takes the next one", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 10);
+    const { folder, seedIndex } = folderFor(s.file, s.manager.getSessionId());
+    await appendRecord(seedIndex, { v: 2, kind: "fold-retract", seq: 4, at: "2026-11-29T12:00:00.000Z" });
+    await folder.process(s.messages(), { tokens: 12_000, contextWindow: 20_000 });
+    const { outcomes } = await readSeedIndexFile(seedIndex);
+    expect(outcomes.map((o) => (o.outcome === "record" || o.outcome === "retract" ? o.record.seq : -1))).toEqual([4, 5]);
+    expect(folder.state.nextSeq).toBe(6);
   });
 
   test("thinking of the current tool-use loop never folds", () => {
