@@ -33,7 +33,7 @@ function wholeNumber(name: string, value: string | undefined, min: number): numb
   return Number(value);
 }
 
-async function manifestsByid(files: readonly string[]): Promise<Map<string, { file: string; manifest: EvalManifest }>> {
+async function manifestsById(files: readonly string[]): Promise<Map<string, { file: string; manifest: EvalManifest }>> {
   const out = new Map<string, { file: string; manifest: EvalManifest }>();
   for (const file of files) {
     try {
@@ -62,7 +62,7 @@ export function registerEval(program: Command): void {
       const budget = wholeNumber("--budget", options.budget, 1);
       const roundFacts = options.roundFacts ?? "window";
       if (roundFacts !== "window" && roundFacts !== "lineage") throw new CliError(`--round-facts must be window or lineage, got "${roundFacts}"`, { code: "BAD_OPTION" });
-      const manifests = await manifestsByid(options.needles);
+      const manifests = await manifestsById(options.needles);
       const sessions: Session[] = [];
       for (const file of files) sessions.push(await readSessionForCli(file));
       const used = new Set<string>();
