@@ -226,3 +226,20 @@ describe("a failure of ours leaves Pi working", () => {
     }
   }, 120_000);
 });
+
+describe("an in-memory session (no session file at all)", () => {
+  test("nothing folds, nothing breaks, and /context-fold says why", async () => {
+    const pi = await startPi({ dir: tempDir("pi-fold-mem-"), inMemory: true, contextWindow: WINDOW, respond: scriptedModel });
+    try {
+      for (let n = 1; n <= JOBS; n++) await pi.session.prompt(`job ${String(n)}`);
+      const stub = new RegExp(STUB_RE_SOURCE);
+      for (const call of pi.calls) for (const m of call.messages) expect(stub.test(contentText(m))).toBe(false);
+      expect(pi.session.messages.filter((m) => m.role === "assistant")).toHaveLength(JOBS * 2);
+      await pi.session.prompt("/context-fold");
+      expect(pi.notices[pi.notices.length - 1]?.text).toContain("in-memory session");
+      expect(pi.notices.some((n) => n.text.includes(" failed ("))).toBe(false);
+    } finally {
+      pi.dispose();
+    }
+  }, 120_000);
+});

@@ -37,6 +37,8 @@ export interface HeadlessOptions {
   readonly dir: string;
   /** Open this session file (a restart) instead of creating a new session. */
   readonly open?: string;
+  /** Keep the session in memory only (`SessionManager.inMemory`): no session file at all. */
+  readonly inMemory?: boolean;
   readonly contextWindow: number;
   readonly respond: Responder;
   readonly env?: Record<string, string>;
@@ -85,7 +87,12 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
   const loaded = loader.getExtensions();
   if (loaded.errors.length > 0) throw new Error(`extension load failed: ${JSON.stringify(loaded.errors)}`);
   const sessionsDir = join(options.dir, "sessions");
-  const manager = options.open === undefined ? SessionManager.create(options.dir, sessionsDir) : SessionManager.open(options.open, sessionsDir);
+  const manager =
+    options.inMemory === true
+      ? SessionManager.inMemory(options.dir)
+      : options.open === undefined
+        ? SessionManager.create(options.dir, sessionsDir)
+        : SessionManager.open(options.open, sessionsDir);
   const { session } = await createAgentSession({
     cwd: options.dir,
     agentDir: options.dir,
