@@ -20,7 +20,7 @@ export const TRIM_ORDER = [
   "brief transcript down to 20 lines (oldest first)",
   "type catalog (last files first)",
   "earlier turns down to 8 (oldest first)",
-  "previous foreign summaries (last lines first, clipped with a recall pointer)",
+  "previous foreign summaries (oldest first, last lines first, down to 3 lines, clipped with a recall pointer)",
   "outstanding context (resolved, then INFO, WARN, ERROR; last first)",
   "read files (last first)",
   "anchors, current status details",
@@ -139,25 +139,23 @@ function clipVerbatimItems(doc: SummaryDoc, halfBytes: number): { doc: SummaryDo
   return { doc: { ...doc, goal, corrections }, clipped };
 }
 
+/** Lines every previous summary keeps (its opening), whatever the budget. */
+export const PREVIOUS_MIN_LINES = 3;
+
 function clipPrevious(doc: SummaryDoc, excessBytes: number): SummaryDoc | null {
-  // Take lines off the longest previous summary (keeping at least its first line and the marker).
-  let longest = -1;
-  let longestBytes = 0;
-  doc.previous.forEach((p, i) => {
-    const bytes = p.lines.reduce((s, l) => s + utf8Bytes(l) + 3, 0);
-    if (p.lines.length > 2 && bytes > longestBytes) {
-      longest = i;
-      longestBytes = bytes;
-    }
+  // The oldest summary is clipped first: a later one (Pi's update prompt, our merge) usually restates it.
+  const at = doc.previous.findIndex((p) => {
+    const body = p.lines[p.lines.length - 1] === CLIP_MARK(p.index) ? p.lines.length - 1 : p.lines.length;
+    return body > PREVIOUS_MIN_LINES;
   });
-  const p = doc.previous[longest];
+  const p = doc.previous[at];
   if (p === undefined) return null;
   const mark = CLIP_MARK(p.index);
   const body = p.lines[p.lines.length - 1] === mark ? p.lines.slice(0, -1) : [...p.lines];
   let freed = 0;
-  while (body.length > 1 && freed < excessBytes) freed += utf8Bytes(body.pop() ?? "") + 3;
+  while (body.length > PREVIOUS_MIN_LINES && freed < excessBytes) freed += utf8Bytes(body.pop() ?? "") + 3;
   const previous = [...doc.previous];
-  previous[longest] = { ...p, lines: [...body, mark] };
+  previous[at] = { ...p, lines: [...body, mark] };
   return { ...doc, previous };
 }
 
