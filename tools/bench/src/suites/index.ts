@@ -7,6 +7,7 @@ import { extractSeedSuite } from "./extract-seed.js";
 import { extractFactsSuite } from "./extract-facts.js";
 import { compactSuite } from "./compact.js";
 import { recallSuite } from "./recall.js";
+import { foldSuite } from "./fold.js";
 import { hindsightSuite } from "./hindsight.js";
 import { gardenerSuite } from "./gardener.js";
 
@@ -18,6 +19,7 @@ export const suites: Record<string, BenchSuite> = {
   "extract-facts": extractFactsSuite,
   compact: compactSuite,
   recall: recallSuite,
+  fold: foldSuite,
   hindsight: hindsightSuite,
   gardener: gardenerSuite,
 };
