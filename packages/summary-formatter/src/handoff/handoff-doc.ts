@@ -63,8 +63,8 @@ export interface HandoffDoc {
   readonly seedIndexFile?: string;
   readonly now: string;
   readonly goal: { readonly text: string; readonly source: "given" | "founding-request" | "none"; readonly index?: number };
-  /** The founding request verbatim (also when a goal was given). */
-  readonly foundingRequest: { readonly text: string; readonly index: number; readonly turn: number } | null;
+  /** The founding request(s) verbatim (also when a goal was given): every user message before the first reply. */
+  readonly foundingRequests: readonly { readonly text: string; readonly index: number; readonly turn: number }[];
   readonly state: {
     readonly focus: string;
     readonly focusIndex: number | null;
@@ -111,14 +111,16 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
   const anchors = new Map<number, string>();
   for (const block of input.blocks ?? []) if (block.anchor !== undefined) anchors.set(block.index, block.anchor);
 
-  const founding = artifacts.initialPrompts[0] ?? facts.goal ?? null;
-  const foundingRequest = founding === null ? null : { text: founding.text, index: founding.index, turn: founding.turn };
+  const prompts = artifacts.initialPrompts.length > 0 ? artifacts.initialPrompts : facts.goal === null ? [] : [facts.goal];
+  const foundingRequests = prompts.map((p) => ({ text: p.text, index: p.index, turn: p.turn }));
+  // The facts' goal is the first substantive request (a lone "/mode" typed to the harness is not one).
+  const founding = facts.goal ?? foundingRequests[0] ?? null;
   const given = input.goal?.trim();
   const goal =
     given !== undefined && given.length > 0
       ? { text: input.goal ?? given, source: "given" as const }
-      : foundingRequest !== null
-        ? { text: foundingRequest.text, source: "founding-request" as const, index: foundingRequest.index }
+      : founding !== null
+        ? { text: founding.text, source: "founding-request" as const, index: founding.index }
         : { text: "", source: "none" as const };
 
   // Decisions: corrections, preferences and scope changes, verbatim, in session order, one per (#N, text).
@@ -153,7 +155,8 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
       command: `context-fold recall ${file} --expand ${String(index)}`,
     });
   };
-  if (foundingRequest !== null) blockPointer("founding request", foundingRequest.index, foundingRequest.turn);
+  if (founding !== null) blockPointer("founding request", founding.index, founding.turn);
+  for (const p of foundingRequests) blockPointer("founding request", p.index, p.turn);
   // Decisions carry their #N in their heading; only clipped ones need the way back to the whole text.
   for (const d of decisions) if (d.clipped) blockPointer(`${d.kind} (clipped)`, d.index, d.turn);
   for (const e of openErrors) blockPointer(`open error (${e.label})`, e.index, e.turn);
@@ -203,7 +206,7 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
     ...(input.seedIndexFile === undefined ? {} : { seedIndexFile: input.seedIndexFile }),
     now: input.now,
     goal,
-    foundingRequest,
+    foundingRequests,
     state: {
       focus: facts.status.focus,
       focusIndex: facts.status.focusIndex,

@@ -60,9 +60,11 @@ export function renderHandoff(doc: HandoffDoc): string {
   if (doc.goal.source === "none") out.push("No goal was given and the session has no user request.");
   else {
     out.push(doc.goal.source === "given" ? "As given for this handoff:" : `The founding request (#${String(doc.goal.index ?? 0)}), verbatim:`, "", fenced(doc.goal.text));
-    if (doc.goal.source === "given" && doc.foundingRequest !== null) {
-      out.push("", `### Founding request (#${String(doc.foundingRequest.index)}, turn ${String(doc.foundingRequest.turn)}), verbatim`, "", fenced(doc.foundingRequest.text));
-    }
+  }
+  // Every founding message not already shown as the goal, verbatim.
+  for (const p of doc.foundingRequests) {
+    if (doc.goal.source === "founding-request" && p.index === doc.goal.index) continue;
+    out.push("", `### Founding request (#${String(p.index)}, turn ${String(p.turn)}), verbatim`, "", fenced(p.text));
   }
 
   const s = doc.state;

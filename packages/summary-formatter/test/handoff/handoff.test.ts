@@ -186,7 +186,9 @@ describeShared("handoff of real session fixtures", () => {
       await cp(fixture, copy);
       const session = await readSession(copy);
       const { doc, markdown } = sessionHandoff(session, { now: "2026-01-01T00:00:00.000Z" });
-      if (doc.foundingRequest !== null) expect(markdown).toContain(doc.foundingRequest.text);
+      for (const p of doc.foundingRequests) expect(markdown).toContain(p.text);
+      if (doc.goal.source === "founding-request") expect(markdown).toContain(doc.goal.text);
+      expect(doc.goal.text.trim()).not.toMatch(/^\/\S*$/); // a lone slash command is never the goal
       checkPointers(session, doc, [], markdown);
       expect(sessionHandoff(await readSession(copy), { now: "2026-01-01T00:00:00.000Z" }).markdown).toBe(markdown);
     }
