@@ -178,6 +178,17 @@ describe("writeHandoff", () => {
   });
 });
 
+describe("concurrent writers", () => {
+  it("twenty overlapping writes leave one of the texts whole and no temp file", async () => {
+    const dir = tempDir("handoff-race-");
+    const target = join(dir, "h.md");
+    const texts = Array.from({ length: 20 }, (_, i) => `${String(i)}\n${String.fromCharCode(97 + i).repeat(200_000 + i)}\n`);
+    await Promise.all(texts.map((t) => writeHandoff("/unused/s.jsonl", "s", t, { out: target })));
+    expect(texts).toContain(await readFile(target, "utf8"));
+    expect(await readdir(dir)).toEqual(["h.md"]);
+  });
+});
+
 describeShared("handoff of real session fixtures", () => {
   it("every fixture: the founding request verbatim, block pointers resolve, deterministic", async () => {
     const dir = tempDir("handoff-fixtures-");
