@@ -24,6 +24,14 @@ function unionByIndex<T extends LineItem | VerbatimItem>(a: readonly T[], b: rea
   return [...seen.values()].sort((x, y) => x.index - y.index);
 }
 
+/** Turns by the #N that opened them; the newer one-liner wins (a turn still running last time grew since). */
+function unionTurns(a: readonly LineItem[], b: readonly LineItem[]): LineItem[] {
+  const byIndex = new Map<number, LineItem>();
+  for (const t of a) byIndex.set(t.index, t);
+  for (const t of b) byIndex.set(t.index, t);
+  return [...byIndex.values()].sort((x, y) => x.index - y.index);
+}
+
 function unionFiles(a: readonly FileItem[], b: readonly FileItem[]): FileItem[] {
   const byPath = new Map<string, FileItem>();
   for (const f of [...a, ...b]) {
@@ -92,7 +100,7 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
     typeCatalogOmitted: next.typeCatalogOmitted,
     outstanding: next.outstanding,
     outstandingOmitted: next.outstandingOmitted,
-    earlierTurns: unionByIndex(previous.earlierTurns, next.earlierTurns),
+    earlierTurns: unionTurns(previous.earlierTurns, next.earlierTurns),
     earlierTurnsOmitted: addCounts(previous.earlierTurnsOmitted, next.earlierTurnsOmitted, carry),
     status: next.status,
     brief: [...rolled, ...next.brief],
