@@ -9,9 +9,11 @@ import {
   type SeedAccumulator,
 } from "@context-fold/extractors";
 import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import type { CodeAssigner } from "@context-fold/seed-index-format";
 
 export class CompactionFacts {
   readonly #cwd: string | undefined;
+  readonly #codes: CodeAssigner | undefined;
   #facts: FactsAccumulator;
   #seed: SeedAccumulator;
   #seedHigh = -1;
@@ -19,8 +21,10 @@ export class CompactionFacts {
   #last: { entryId: string; index: number } | undefined;
   #rebuilds = 0;
 
-  constructor(cwd: string | undefined) {
+  /** `codes`: the session's assigner; each fed block gets its code then, not in the compaction hook. */
+  constructor(cwd: string | undefined, codes?: CodeAssigner) {
     this.#cwd = cwd;
+    this.#codes = codes;
     this.#facts = createFactsAccumulator({ cwd });
     this.#seed = createSeedAccumulator({ cwd });
   }
@@ -52,8 +56,9 @@ export class CompactionFacts {
   /**
    * Feed the lineage blocks of entries before position `endPosition` (every lineage entry when
    * undefined). Facts take the raw blocks; the record's fields take them with context edits applied.
+   * Returns the number of blocks fed.
    */
-  feed(session: Session, endPosition?: number): void {
+  feed(session: Session, endPosition?: number): number {
     this.#resetIfBranched(session);
     const from = this.lastIndex;
     const fresh: Block[] = [];
@@ -61,7 +66,7 @@ export class CompactionFacts {
       if (endPosition !== undefined && block.entryPosition >= endPosition) break;
       if (block.index > from) fresh.push(block);
     }
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) return 0;
     this.#facts.add(fresh);
     const high = fresh[fresh.length - 1] as Block;
     // Context edits: the record describes blocks as the model last saw them (replacement text).
@@ -72,12 +77,15 @@ export class CompactionFacts {
       edited.push(block);
     }
     this.#seed.add(edited);
+    const seedFrom = this.#seedHigh;
+    if (this.#codes !== undefined) this.#seed.spans(this.#codes, (block) => block.index > seedFrom);
     this.#seedHigh = high.index;
     this.#last = { entryId: high.entryId, index: high.index };
+    return fresh.length;
   }
 
   /** Feed everything before the last user message on the lineage (a compaction never cuts earlier). */
-  feedSettled(session: Session): void {
+  feedSettled(session: Session): number {
     const blocks = lineageBlocks(session);
     let end: number | undefined;
     for (let i = blocks.length - 1; i >= 0; i--) {
@@ -87,6 +95,6 @@ export class CompactionFacts {
         break;
       }
     }
-    if (end !== undefined) this.feed(session, end);
+    return end === undefined ? 0 : this.feed(session, end);
   }
 }

@@ -15,7 +15,7 @@ import type { RuntimeRegistry } from "../runtime-registry.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { CompactionOptions } from "./compaction-options.js";
 import { CompactionSession } from "./compaction-session.js";
-import { evaluateGate, type GateVerdict } from "./gate.js";
+import { evaluateGate, type GateVerdict, softLimit } from "./gate.js";
 import { thresholdFor, type ResolvedThreshold } from "./thresholds.js";
 
 /** customType of the digest message re-injected after a compaction (in context, not displayed). */
@@ -213,6 +213,7 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   }
   const tokens = reported.tokens ?? cut.tokensBefore;
   const reclaimable = Math.max(0, cut.tokensBefore - cut.keptTokens - options.summaryBudget);
+  if (isNear(options, reported.contextWindow, tokens, threshold)) await session.prepareAhead();
   const verdict = evaluateGate({ tokens, contextWindow: reported.contextWindow, reclaimable, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
   if (!verdict.fire) return verdict;
   if (verdict.trigger === "threshold" || options.mode === "actuate") {
@@ -222,6 +223,23 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
     ctx.ui.notify(`context-fold: a compaction is worth it now (${verdict.reason}); run /context-fold compact.`, "info");
   }
   return verdict;
+}
+
+/** Fraction of the compaction limit from which the compaction is computed ahead, between turns. */
+export const PREPARE_AHEAD_AT = 0.8;
+
+function isNear(options: CompactionOptions, contextWindow: number, tokens: number, threshold: ResolvedThreshold | undefined): boolean {
+  const limit = Math.min(threshold?.tokens ?? Number.POSITIVE_INFINITY, softLimit(contextWindow, options));
+  return tokens >= PREPARE_AHEAD_AT * limit;
+}
+
+/** After a turn: near a compaction, do its work now so the hook (often right after) only writes. */
+async function prepareAtTurnEnd(registry: CompactionRegistry, ctx: ExtensionContext): Promise<void> {
+  const { session } = await registry.get(ctx);
+  const usage = ctx.getContextUsage();
+  if (session === undefined || session.inFlight !== undefined || usage?.tokens == null || !(usage.contextWindow > 0)) return;
+  const threshold = modelThreshold(registry.options, ctx, usage.contextWindow);
+  if (isNear(registry.options, usage.contextWindow, usage.tokens, threshold)) await session.prepareAhead();
 }
 
 /** `/context-fold compact`: compact now, whatever the gate and thresholds say. */
@@ -246,5 +264,14 @@ export function registerCompaction(pi: ExtensionAPI, registry: CompactionRegistr
     }
   };
   pi.on("agent_end", (_event, ctx) => gate(ctx, "agent_end"));
+  pi.on("turn_end", async (_event, ctx) => {
+    let runtime: SessionRuntime | undefined;
+    try {
+      runtime = (await registry.get(ctx)).runtime;
+      await prepareAtTurnEnd(registry, ctx);
+    } catch (error) {
+      registry.tellOnce(runtime, ctx, "preparing the compaction", error);
+    }
+  });
   pi.on("model_select", (_event, ctx) => gate(ctx, "model_select"));
 }

@@ -45,6 +45,21 @@ export interface Reinjection {
   readonly next: NextStep | undefined;
 }
 
+/** Same file, same bytes read, same leaf: the session a draft was computed for. */
+function draftKey(session: Session): string {
+  return `${session.path}\u0000${String(session.byteLength)}\u0000${session.leafId ?? ""}`;
+}
+
+/** A draft with the seq and usage of the compaction actually running. */
+function withIdentity(computed: HookCompaction, seq: number, usage: Usage | undefined): HookCompaction {
+  const { usage: _drop, ...record } = computed.record;
+  return {
+    ...computed,
+    record: usage === undefined ? { ...record, seq } : { ...record, seq, usage },
+    details: { ...computed.details, seq },
+  };
+}
+
 export class CompactionSession {
   readonly target: CompactionTarget;
   readonly options: CompactionOptions;
@@ -57,12 +72,15 @@ export class CompactionSession {
   #lastNext: NextStep | undefined;
   #compactions = 0;
   #retractions = 0;
+  /** The compaction computed ahead (between runs or turns) for the session as it was then. */
+  #draft: { key: string; computed: HookCompaction } | undefined;
+  #draftHits = 0;
 
   constructor(target: CompactionTarget, seq: SeqSource, options: CompactionOptions) {
     this.target = target;
     this.options = options;
     this.#seq = seq;
-    this.facts = new CompactionFacts(target.cwd);
+    this.facts = new CompactionFacts(target.cwd, seq.codes);
     this.artifactsFile = artifactsPath(target.seedIndex);
   }
 
@@ -77,6 +95,40 @@ export class CompactionSession {
   }
   get retractions(): number {
     return this.#retractions;
+  }
+
+  /** Compactions whose work had been done ahead of the hook. */
+  get draftHits(): number {
+    return this.#draftHits;
+  }
+
+  /**
+   * Near a compaction: compute it now, between turns, for the session as it is, so the hook only
+   * writes (when nothing was appended since, it reuses this work with its own seq and usage).
+   */
+  async prepareAhead(): Promise<void> {
+    const session = await this.sync();
+    if (session === undefined) return;
+    const key = draftKey(session);
+    if (this.#draft?.key === key) return;
+    try {
+      this.#draft = { key, computed: this.#compute(session, this.#seq.nextSeq, undefined) };
+    } catch {
+      this.#draft = undefined; // nothing to compact yet; the hook computes (and reports) for itself
+    }
+  }
+
+  #compute(session: Session, seq: number, usage: Usage | undefined): HookCompaction {
+    return computeHookCompaction({
+      session,
+      facts: this.facts,
+      sessionId: this.target.sessionId,
+      seq,
+      codes: this.#seq.codes,
+      usage,
+      summaryBudget: this.options.summaryBudget,
+      digestBudget: this.options.digestBudget,
+    });
   }
 
   /** An agent run ended: count it for the cooldown. */
@@ -116,16 +168,13 @@ export class CompactionSession {
     const session = await this.target.ledger.current();
     if (session === undefined) return undefined;
     const seq = this.#seq.nextSeq;
-    const computed = computeHookCompaction({
-      session,
-      facts: this.facts,
-      sessionId: this.target.sessionId,
-      seq,
-      codes: this.#seq.codes,
-      usage,
-      summaryBudget: this.options.summaryBudget,
-      digestBudget: this.options.digestBudget,
-    });
+    const draft = this.#draft;
+    this.#draft = undefined;
+    let computed: HookCompaction;
+    if (draft !== undefined && draft.key === draftKey(session)) {
+      computed = withIdentity(draft.computed, seq, usage);
+      this.#draftHits += 1;
+    } else computed = this.#compute(session, seq, usage);
     // Our cut must name an entry on Pi's branch, or Pi would keep the wrong tail: refuse before writing.
     if (branchIds !== undefined && !branchIds.has(computed.result.firstKeptEntryId)) throw new CutMismatchError(session.path, computed.result.firstKeptEntryId);
     await this.#write(computed.artifacts);

@@ -1,12 +1,12 @@
 // The compaction our `session_before_compact` hook returns, computed from facts accumulated during the
 // session: cut at a task boundary, top the accumulators up to the cut, render the summary and the digest,
 // and build the `compact` record. Pure given its inputs (time comes from the session); no I/O here.
-import { lastEntryTime } from "@context-fold/extractors";
-import type { Session } from "@context-fold/ledger-reader";
+import { type DurableArtifacts, lastEntryTime, type SessionFacts } from "@context-fold/extractors";
+import { lineageBlocks, type Session } from "@context-fold/ledger-reader";
 import { type CodeAssigner, type FoldIndexRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
-import { type CompactResult, compactWithFacts, planCut } from "@context-fold/summary-formatter";
+import { type CompactResult, compactWithFacts } from "@context-fold/summary-formatter";
 import type { ArtifactsDocument } from "./artifacts-file.js";
-import type { CompactionFacts } from "./compaction-facts.js";
+import { CompactionFacts } from "./compaction-facts.js";
 import { nextStep, type NextStep } from "./next-step.js";
 
 export interface HookCompactionInput {
@@ -54,16 +54,54 @@ export class CutMismatchError extends Error {
   }
 }
 
+/** Facts, artifacts and record fields of the lineage before `position`, extracted afresh (the rare fallback). */
+function freshFacts(session: Session, position: number, codes: CodeAssigner | undefined): CompactionFacts {
+  const fresh = new CompactionFacts(session.header.cwd, codes);
+  fresh.feed(session, position);
+  return fresh;
+}
+
 export function computeHookCompaction(input: HookCompactionInput): HookCompaction {
-  const { session, facts } = input;
-  // The cut first: facts must cover exactly what the summary replaces (everything before it).
-  const cut = planCut(session);
-  const firstKept = session.byId.get(cut.firstKeptEntryId);
-  if (firstKept === undefined) throw new CutMismatchError(session.path, cut.firstKeptEntryId);
-  facts.feed(session, firstKept.position);
+  const { session } = input;
+  let facts = input.facts;
   const at = lastEntryTime(session) ?? new Date(0).toISOString();
-  const extracted = { facts: facts.accumulator.facts(), artifacts: facts.accumulator.artifacts() };
-  const result = compactWithFacts(session, extracted, { budget: input.summaryBudget, digestBudget: input.digestBudget, now: at });
+  const options = { budget: input.summaryBudget, digestBudget: input.digestBudget, now: at };
+  // The cut falls at the last user message unless that turn is too long to keep (then inside it), so
+  // the facts fed up to that message are usually exactly what the summary replaces.
+  facts.feedSettled(session);
+  let extracted = { facts: facts.accumulator.facts(), artifacts: facts.accumulator.artifacts() };
+  let result = compactWithFacts(session, extracted, options);
+  const firstKept = session.byId.get(result.firstKeptEntryId);
+  if (firstKept === undefined) throw new CutMismatchError(session.path, result.firstKeptEntryId);
+  const lastBefore = cutPredecessor(session, firstKept.position);
+  if (facts.lastIndex > lastBefore) {
+    // Fed past the cut (a tail the accumulators cannot give back): extract this window afresh.
+    facts = freshFacts(session, firstKept.position, input.codes);
+  } else if (facts.feed(session, firstKept.position) === 0) {
+    return finish(input, facts, extracted, result, at);
+  }
+  extracted = { facts: facts.accumulator.facts(), artifacts: facts.accumulator.artifacts() };
+  result = compactWithFacts(session, extracted, options);
+  return finish(input, facts, extracted, result, at);
+}
+
+/** #N of the last lineage block before entry position `position` (-1: none). */
+function cutPredecessor(session: Session, position: number): number {
+  let last = -1;
+  for (const block of lineageBlocks(session)) {
+    if (block.entryPosition >= position) break;
+    last = block.index;
+  }
+  return last;
+}
+
+function finish(
+  input: HookCompactionInput,
+  facts: CompactionFacts,
+  extracted: { readonly facts: SessionFacts; readonly artifacts: DurableArtifacts },
+  result: CompactResult,
+  at: string,
+): HookCompaction {
   const record = facts.seed.record({
     sessionId: input.sessionId,
     seq: input.seq,

@@ -12,6 +12,9 @@ import { compactSession } from "@context-fold/summary-formatter";
 import { tempDir } from "@context-fold/test-support";
 import { ArtifactsFileError, readArtifactsFile, writeArtifactsFile } from "../../src/compaction/artifacts-file.js";
 import { CompactionFacts } from "../../src/compaction/compaction-facts.js";
+import { DEFAULT_COMPACTION_OPTIONS } from "../../src/compaction/compaction-options.js";
+import { CompactionSession, type SeqSource } from "../../src/compaction/compaction-session.js";
+import { LedgerTracker } from "../../src/ledger-tracker.js";
 import { computeHookCompaction } from "../../src/compaction/hook-compaction.js";
 import { NEXT_STEP_MAX, nextStep } from "../../src/compaction/next-step.js";
 import { appendJob } from "../support/pi-written-session.js";
@@ -107,6 +110,36 @@ describe("the hook's compaction from accumulated facts", () => {
     );
     expect(facts.accumulator.facts()).toEqual(expected);
     expect(JSON.stringify(facts.accumulator.facts())).not.toContain("job 4");
+  });
+});
+
+describe("a compaction computed ahead", () => {
+  test("is reused by the hook when nothing was appended since, with the hook's seq and usage; else recomputed", async () => {
+    const { session, file } = await growSession(6);
+    const seqs = (codes: CodeAssigner): SeqSource => {
+      let next = 3;
+      return { get nextSeq() { return next; }, codes, claim: (record) => void (next = record.seq + 1) };
+    };
+    const open = (tag: string): CompactionSession =>
+      new CompactionSession({ sessionId: session.header.id, seedIndex: join(dirname(file), tag, "seed-index.jsonl"), cwd: session.header.cwd, ledger: new LedgerTracker(file) }, seqs(new CodeAssigner()), DEFAULT_COMPACTION_OPTIONS);
+    const ahead = open("ahead");
+    await ahead.prepareAhead();
+    const usage = { tokens: 15_000, contextWindow: 20_000, fraction: 0.75 };
+    const hit = await ahead.prepare(usage);
+    expect(ahead.draftHits).toBe(1);
+    const cold = await open("cold").prepare(usage);
+    expect(hit?.record).toEqual(cold?.record);
+    expect(hit?.record.usage).toEqual(usage);
+    expect(hit?.result.summary).toBe(cold?.result.summary);
+    expect(hit?.details.seq).toBe(3);
+    // A draft for an older state of the session is never used.
+    const stale = open("stale");
+    await stale.prepareAhead();
+    appendJob(SessionManager.open(file, dirname(file)), 40, Date.UTC(2026, 10, 30), { thinkingChars: 300, rows: 60 });
+    const fresh = await stale.prepare(undefined);
+    expect(stale.draftHits).toBe(0);
+    expect(fresh?.record.usage).toBeUndefined();
+    expect(fresh?.result.summary).toContain("job 6");
   });
 });
 
