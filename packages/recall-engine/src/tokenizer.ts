@@ -77,7 +77,47 @@ function emitOnce(seen: string[], term: string, sink: TermSink): void {
   sink(term, false);
 }
 
-/** Terms of one trimmed run: whole, path segments, then atoms (deduplicated within the run). */
+/** Emits each piece of `raw[from, to)` split on `isSep` (joiners trimmed off its ends), when there are 2+. */
+function emitPieces(
+  raw: string,
+  from: number,
+  to: number,
+  isSep: (c: number) => boolean,
+  lowerSlice: (a: number, b: number) => string,
+  seen: string[],
+  sink: TermSink,
+): void {
+  let found = false;
+  for (let k = from; k < to; k++) {
+    if (isSep(raw.charCodeAt(k))) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) return;
+  let pieceStart = from;
+  for (let k = from; k <= to; k++) {
+    if (k < to && !isSep(raw.charCodeAt(k))) continue;
+    let a = pieceStart;
+    let b = k;
+    while (a < b && isJoiner(raw.charCodeAt(a))) a++;
+    while (b > a && isJoiner(raw.charCodeAt(b - 1))) b--;
+    if (b > a) emitOnce(seen, lowerSlice(a, b), sink);
+    pieceStart = k + 1;
+  }
+}
+
+function isDot(c: number): boolean {
+  return c === 46;
+}
+
+/**
+ * Terms of one trimmed run, deduplicated within the run: the whole run, its path/scope segments
+ * (`src/db/pool.ts` → `pool.ts`), each segment's `.` pieces (`drizzle-orm.config` → `drizzle-orm`),
+ * every joiner-separated piece (`this.editor.addToHistory` → `addtohistory`, `a::b`, `a->b`, `a-b`),
+ * then atoms (camelCase / snake_case parts). Every identifier-like piece is thus findable whole;
+ * a compound query token still needs the whole compound (its pieces are only its parts).
+ */
 export function emitCompound(raw: string, sink: TermSink): void {
   const whole = raw.toLowerCase();
   sink(whole, true);
@@ -88,25 +128,32 @@ export function emitCompound(raw: string, sink: TermSink): void {
   const lowerSlice = (a: number, b: number): string => (aligned ? whole.slice(a, b) : raw.slice(a, b).toLowerCase());
   const seen: string[] = [whole];
   // Path/scoped segments: `src/db/pool.ts` → `pool.ts`; `drizzle-orm@0.30` → `drizzle-orm`.
-  let hasSeparator = false;
+  emitPieces(raw, 0, n, isSegmentSeparator, lowerSlice, seen, sink);
+  // `.` pieces inside each segment keep their `-` (`drizzle-orm.config.ts` → `drizzle-orm`).
+  let hasDash = false;
   for (let k = 0; k < n; k++) {
-    if (isSegmentSeparator(raw.charCodeAt(k))) {
-      hasSeparator = true;
+    if (raw.charCodeAt(k) === 45) {
+      hasDash = true;
       break;
     }
   }
-  if (hasSeparator) {
+  if (hasDash) {
     let segStart = 0;
+    let segDash = false;
     for (let k = 0; k <= n; k++) {
-      if (k < n && !isSegmentSeparator(raw.charCodeAt(k))) continue;
-      let a = segStart;
-      let b = k;
-      while (a < b && isJoiner(raw.charCodeAt(a))) a++;
-      while (b > a && isJoiner(raw.charCodeAt(b - 1))) b--;
-      if (b > a) emitOnce(seen, lowerSlice(a, b), sink);
+      const c = k < n ? raw.charCodeAt(k) : 0;
+      if (k < n && !isSegmentSeparator(c)) {
+        if (c === 45) segDash = true;
+        continue;
+      }
+      // Without a `-`, a segment's `.` pieces are its joiner pieces (emitted next).
+      if (segDash) emitPieces(raw, segStart, k, isDot, lowerSlice, seen, sink);
       segStart = k + 1;
+      segDash = false;
     }
   }
+  // Every joiner-separated piece whole: `extracted_tables.xlsx` → `extracted_tables`, `AsciinemaPlayer.create` → `asciinemaplayer`.
+  emitPieces(raw, 0, n, isJoiner, lowerSlice, seen, sink);
   // Atoms: split on joiners, `_`, `$` and camelCase boundaries (`XMLHttpRequest` → xml, http, request).
   let atomStart = -1;
   for (let k = 0; k <= n; k++) {

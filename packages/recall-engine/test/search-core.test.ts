@@ -16,6 +16,20 @@ describe("tokenize", () => {
     expect(terms("XMLHttpRequest")).toEqual(["xmlhttprequest", "xml", "http", "request"]);
     expect(terms("drizzle-orm@0.30.1")).toEqual(["drizzle-orm@0.30.1", "drizzle-orm", "0.30.1", "drizzle", "orm", "0", "30", "1"]);
   });
+  it("indexes every identifier-like piece of a compound whole (dots, dashes, ::, ->)", () => {
+    expect(terms("this.editor.addToHistory(text);")).toEqual(["this.editor.addtohistory", "this", "editor", "addtohistory", "add", "to", "history", "text"]);
+    expect(terms('combined_df.to_excel("extracted_tables.xlsx", index=False)')).toEqual(
+      expect.arrayContaining(["combined_df.to_excel", "combined_df", "to_excel", "extracted_tables.xlsx", "extracted_tables", "xlsx", "extracted", "tables"]),
+    );
+    expect(terms("AsciinemaPlayer.create('/demo.cast')")).toEqual(expect.arrayContaining(["asciinemaplayer.create", "asciinemaplayer", "create", "demo.cast"]));
+    expect(terms("this.ui.requestRender();")).toContain("requestrender");
+    expect(terms("std::vector_ext")).toEqual(["std::vector_ext", "std", "vector_ext", "vector", "ext"]);
+    expect(terms("self->next_node")).toEqual(["self", "next_node", "next", "node"]);
+    expect(terms("drizzle-orm.config.ts")).toEqual(["drizzle-orm.config.ts", "drizzle-orm", "config", "ts", "drizzle", "orm"]);
+    expect(terms("see src/db/pool.ts")).toContain("pool.ts");
+    // The query side: the compound stays the required term, its pieces only parts.
+    expect(queryTerms("this.editor.addToHistory")).toEqual([{ primary: "this.editor.addtohistory", parts: ["this", "editor", "addtohistory", "add", "to", "history"] }]);
+  });
   it("strips question punctuation: a question is words", () => {
     expect(queryTerms("why did we drop the cache?").map((t) => t.primary)).toEqual(["why", "did", "we", "drop", "the", "cache"]);
     expect(parseQuery("why did we drop the cache? (really)").mode).toBe("words");
@@ -54,6 +68,23 @@ describe("RecallIndex search over hand-built blocks", () => {
     const camel = index.search("refreshToken");
     expect(camel.hits.map((h) => h.index).sort()).toEqual([4, 6]);
     expect(camel.hits.map((h) => h.index)).not.toContain(5);
+  });
+  it("finds an identifier written as one piece of a dotted call (real fixture lines)", () => {
+    const lines: FakeBlock[] = [
+      { kind: "user", text: "keep the prompt history" },
+      { kind: "toolResult", toolName: "read", text: "\t\t\t\t// Add to history for up/down arrow navigation\n\t\t\t\tthis.editor.addToHistory(text);\n\t\t\t\tthis.ui.requestRender();" },
+      { kind: "toolResult", toolName: "read", text: '    combined_df.to_excel("extracted_tables.xlsx", index=False)' },
+      { kind: "toolResult", toolName: "read", text: "<script>\n    AsciinemaPlayer.create('/demo.cast', document.getElementById('demo'));\n</script>" },
+      { kind: "text", text: "history is added to the list" },
+    ];
+    const small = RecallIndex.build(fakeSession(lines));
+    expect(small.search("addToHistory").hits.map((h) => h.index)).toEqual([1]);
+    expect(small.search("requestRender").hits.map((h) => h.index)).toEqual([1]);
+    expect(small.search("extracted_tables").hits.map((h) => h.index)).toEqual([2]);
+    expect(small.search("AsciinemaPlayer").hits.map((h) => h.index)).toEqual([3]);
+    // A compound query still needs the whole compound.
+    expect(small.search("this.editor.addToHistory").hits.map((h) => h.index)).toEqual([1]);
+    expect(small.search("this.editor.clear").total).toBe(0);
   });
   it("plain questions with punctuation are word searches", () => {
     const r = index.search("why did we drop the cache?");
