@@ -1,0 +1,213 @@
+// Every option of the extension in one place: config file key ↔ environment variable. The config file's
+// values are turned into the same CONTEXT_FOLD_* strings the environment gives, so one validation (the
+// fold and compaction option resolvers) serves both, and a variable that is set always wins over the file.
+import { isAbsolute, join, resolve } from "node:path";
+import { resolveCompactionOptions, type CompactionOptions } from "../compaction/compaction-options.js";
+import { resolveFoldOptions, type FoldOptions, type OptionWarning } from "../options.js";
+import { CONFIG_FILE, type ConfigFileError, configPath, loadConfigFile } from "./config-file.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** One option: where it lives in the config file, its variable, its default as written in the scaffold. */
+export interface SettingSpec {
+  /** `section.key` (or a top-level key) in context-fold.json. */
+  readonly key: string;
+  readonly variable: string;
+  readonly kind: "number" | "boolean" | "string" | "thresholds";
+  readonly scaffold: number | boolean | string | null;
+}
+
+/** Every option with a config key. `compaction.modelThresholds`/`globalThreshold` share CONTEXT_FOLD_THRESHOLDS. */
+export const SETTINGS: readonly SettingSpec[] = [
+  { key: "fold.enabled", variable: "CONTEXT_FOLD_ENABLED", kind: "boolean", scaffold: true },
+  { key: "fold.threshold", variable: "CONTEXT_FOLD_THRESHOLD", kind: "number", scaffold: 0.45 },
+  { key: "fold.cap", variable: "CONTEXT_FOLD_CAP", kind: "number", scaffold: 0.7 },
+  { key: "fold.tailFraction", variable: "CONTEXT_FOLD_TAIL", kind: "number", scaffold: 0.2 },
+  { key: "fold.keepRecentResults", variable: "CONTEXT_FOLD_KEEP_RESULTS", kind: "number", scaffold: 2 },
+  { key: "fold.minFoldFraction", variable: "CONTEXT_FOLD_MIN_FOLD", kind: "number", scaffold: 0.05 },
+  { key: "fold.minBlockChars", variable: "CONTEXT_FOLD_MIN_BLOCK_CHARS", kind: "number", scaffold: 1200 },
+  { key: "fold.foldThinking", variable: "CONTEXT_FOLD_THINKING", kind: "boolean", scaffold: true },
+  { key: "compaction.mode", variable: "CONTEXT_FOLD_COMPACT_MODE", kind: "string", scaffold: "advise" },
+  { key: "compaction.overrideDefaultCompaction", variable: "CONTEXT_FOLD_OVERRIDE_COMPACTION", kind: "boolean", scaffold: true },
+  { key: "compaction.nextStep", variable: "CONTEXT_FOLD_NEXT_STEP", kind: "string", scaffold: "advisory" },
+  { key: "compaction.softFraction", variable: "CONTEXT_FOLD_COMPACT_SOFT", kind: "number", scaffold: 0.75 },
+  { key: "compaction.softFractionWide", variable: "CONTEXT_FOLD_COMPACT_SOFT_WIDE", kind: "number", scaffold: 0.55 },
+  { key: "compaction.wideWindow", variable: "CONTEXT_FOLD_COMPACT_WIDE_WINDOW", kind: "number", scaffold: 300_000 },
+  { key: "compaction.minSavingsFraction", variable: "CONTEXT_FOLD_COMPACT_MIN_SAVINGS", kind: "number", scaffold: 0.1 },
+  { key: "compaction.cooldownRuns", variable: "CONTEXT_FOLD_COMPACT_COOLDOWN", kind: "number", scaffold: 2 },
+  { key: "compaction.summaryBudget", variable: "CONTEXT_FOLD_SUMMARY_BUDGET", kind: "number", scaffold: 4000 },
+  { key: "compaction.digestBudget", variable: "CONTEXT_FOLD_DIGEST_BUDGET", kind: "number", scaffold: 1500 },
+  { key: "compaction.modelThresholds", variable: "CONTEXT_FOLD_THRESHOLDS", kind: "thresholds", scaffold: null },
+  { key: "compaction.globalThreshold", variable: "CONTEXT_FOLD_THRESHOLDS", kind: "thresholds", scaffold: null },
+  { key: "memory.url", variable: "CONTEXT_FOLD_HINDSIGHT_URL", kind: "string", scaffold: null },
+  { key: "memory.bankId", variable: "CONTEXT_FOLD_HINDSIGHT_BANK", kind: "string", scaffold: null },
+  { key: "memory.apiKey", variable: "CONTEXT_FOLD_HINDSIGHT_API_KEY", kind: "string", scaffold: null },
+  { key: "memory.tag", variable: "CONTEXT_FOLD_HINDSIGHT_TAG", kind: "string", scaffold: null },
+  { key: "memory.timeoutMs", variable: "CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", kind: "number", scaffold: 5000 },
+  { key: "debugDir", variable: "CONTEXT_FOLD_DEBUG_DIR", kind: "string", scaffold: null },
+];
+
+/** Overrides where the config file is read from (`off` reads none). */
+export const CONFIG_VARIABLE = "CONTEXT_FOLD_CONFIG";
+/** Pi's agent-dir variable (Pi's `getAgentDir()` reads it too). */
+export const AGENT_DIR_VARIABLE = "PI_CODING_AGENT_DIR";
+
+/** Cross-session memory: retained to a Hindsight bank at compaction. Off unless url and bankId are set. */
+export interface MemoryOptions {
+  readonly url: string;
+  readonly bankId: string;
+  readonly apiKey: string | undefined;
+  /** Project tag; undefined: the session's cwd basename. */
+  readonly tag: string | undefined;
+  /** Per request; the retain is never awaited by compaction anyway. */
+  readonly timeoutMs: number;
+}
+
+export interface ExtensionSettings {
+  readonly fold: FoldOptions;
+  readonly compaction: CompactionOptions;
+  readonly memory: MemoryOptions | undefined;
+  /** Where debug snapshots go (absolute); undefined: none are written. */
+  readonly debugDir: string | undefined;
+  /** The config file read (undefined when CONTEXT_FOLD_CONFIG=off). */
+  readonly configFile: string | undefined;
+  readonly scaffolded: boolean;
+  /** Why the config file was not used (defaults apply). */
+  readonly configError: ConfigFileError | undefined;
+  /** Values ignored (from the file or the environment), with the reason. */
+  readonly warnings: readonly OptionWarning[];
+}
+
+/** The text of a freshly scaffolded config: every option at its default (thresholds empty, memory off). */
+export function scaffoldText(): string {
+  const doc: Record<string, Record<string, unknown> | unknown> = {};
+  for (const spec of SETTINGS) {
+    const [section, key] = spec.key.includes(".") ? (spec.key.split(".") as [string, string]) : [undefined, spec.key];
+    const value = spec.kind === "thresholds" ? (key === "modelThresholds" ? {} : null) : spec.scaffold;
+    if (section === undefined) doc[key] = value;
+    else ((doc[section] ??= {}) as Record<string, unknown>)[key] = value;
+  }
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function valueAt(doc: Readonly<Record<string, unknown>>, key: string): unknown {
+  const [head, tail] = key.split(".") as [string, string | undefined];
+  if (tail === undefined) return doc[head];
+  const section = doc[head];
+  return isRecord(section) ? section[tail] : undefined;
+}
+
+/** The config file's values as CONTEXT_FOLD_* strings; a value of the wrong type is a warning. */
+function fileEnv(doc: Readonly<Record<string, unknown>>, file: string, warnings: OptionWarning[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const section of ["fold", "compaction", "memory"]) {
+    const value = doc[section];
+    if (value !== undefined && value !== null && !isRecord(value)) warnings.push({ variable: `${file} ${section}`, value: JSON.stringify(value), reason: "expected an object" });
+  }
+  for (const spec of SETTINGS) {
+    if (spec.kind === "thresholds") continue;
+    const value = valueAt(doc, spec.key);
+    if (value === undefined || value === null) continue;
+    if (typeof value !== spec.kind) {
+      warnings.push({ variable: `${file} ${spec.key}`, value: JSON.stringify(value), reason: `expected a ${spec.kind}` });
+      continue;
+    }
+    out[spec.variable] = String(value);
+  }
+  const models = valueAt(doc, "compaction.modelThresholds");
+  const global = valueAt(doc, "compaction.globalThreshold");
+  const hasModels = isRecord(models) ? Object.keys(models).length > 0 : models !== undefined && models !== null;
+  if (hasModels || (global !== undefined && global !== null)) {
+    out["CONTEXT_FOLD_THRESHOLDS"] = JSON.stringify({ ...(models === undefined || models === null ? {} : { modelThresholds: models }), ...(global === undefined || global === null ? {} : { globalThreshold: global }) });
+  }
+  return out;
+}
+
+/** Name a warning by its config key when the value came from the file, not from the environment. */
+function relabel(warning: OptionWarning, env: Env, file: string): OptionWarning {
+  const fromEnv = env[warning.variable];
+  if (fromEnv !== undefined && fromEnv.trim() !== "") return warning;
+  const keys = SETTINGS.filter((s) => s.variable === warning.variable).map((s) => s.key);
+  return keys.length === 0 ? warning : { ...warning, variable: `${file} ${keys.join("/")}` };
+}
+
+function memoryFrom(merged: Env, env: Env, file: string, warnings: OptionWarning[]): MemoryOptions | undefined {
+  const text = (variable: string): string | undefined => {
+    const raw = merged[variable]?.trim();
+    return raw === undefined || raw === "" ? undefined : raw;
+  };
+  const warn = (variable: string, value: string, reason: string): void => {
+    warnings.push(relabel({ variable, value, reason }, env, file));
+  };
+  const url = text("CONTEXT_FOLD_HINDSIGHT_URL");
+  const bankId = text("CONTEXT_FOLD_HINDSIGHT_BANK");
+  let timeoutMs = 5000;
+  const timeout = text("CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS");
+  if (timeout !== undefined) {
+    const n = Number(timeout);
+    if (Number.isInteger(n) && n >= 50 && n <= 600_000) timeoutMs = n;
+    else warn("CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", timeout, "expected an integer from 50 to 600000 (milliseconds)");
+  }
+  if (url === undefined && bankId === undefined) return undefined;
+  if (url === undefined || bankId === undefined) {
+    const missing = url === undefined ? "CONTEXT_FOLD_HINDSIGHT_URL" : "CONTEXT_FOLD_HINDSIGHT_BANK";
+    warn(missing, "", "memory needs both a bank URL and a bank id; memory stays off");
+    return undefined;
+  }
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    warn("CONTEXT_FOLD_HINDSIGHT_URL", url, "expected an http:// or https:// URL; memory stays off");
+    return undefined;
+  }
+  return { url: url.replace(/\/$/, ""), bankId, apiKey: text("CONTEXT_FOLD_HINDSIGHT_API_KEY"), tag: text("CONTEXT_FOLD_HINDSIGHT_TAG"), timeoutMs };
+}
+
+/**
+ * All options: defaults, then the config file (scaffolded when missing), then CONTEXT_FOLD_* variables.
+ * `agentDir` defaults to Pi's (PI_CODING_AGENT_DIR or ~/.pi/agent). Never throws: a broken file is
+ * reported in `configError` and the defaults apply.
+ */
+export function loadSettings(env: Env, agentDir: string): ExtensionSettings {
+  const override = env[CONFIG_VARIABLE]?.trim();
+  const file = override === "off" ? undefined : override !== undefined && override !== "" ? resolve(override) : configPath(agentDir);
+  const loaded = file === undefined ? undefined : loadConfigFile(file, scaffoldText());
+  const label = file ?? CONFIG_FILE;
+  const warnings: OptionWarning[] = [];
+  const fromFile = loaded === undefined ? {} : fileEnv(loaded.value, label, warnings);
+  const merged: Env = { ...fromFile, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== "")) };
+  const fold = resolveFoldOptions({}, merged);
+  const compaction = resolveCompactionOptions({}, merged);
+  for (const w of [...fold.warnings, ...compaction.warnings]) warnings.push(relabel(w, env, label));
+  const memory = memoryFrom(merged, env, label, warnings);
+  const debugRaw = merged["CONTEXT_FOLD_DEBUG_DIR"]?.trim();
+  // A relative debugDir is taken relative to the config file's folder (the agent dir), never the cwd.
+  const debugDir = debugRaw === undefined || debugRaw === "" ? undefined : isAbsolute(debugRaw) ? debugRaw : join(file === undefined ? agentDir : resolve(file, ".."), debugRaw);
+  return {
+    fold: fold.options,
+    compaction: compaction.options,
+    memory,
+    debugDir,
+    configFile: file,
+    scaffolded: loaded?.scaffolded ?? false,
+    configError: loaded?.error,
+    warnings,
+  };
+}
+
+/** What the user is told at session start about the configuration (the file created, a broken file, ignored values). */
+export function settingsNotices(settings: ExtensionSettings): string[] {
+  const out: string[] = [];
+  if (settings.scaffolded && settings.configFile !== undefined) out.push(`context-fold: created ${settings.configFile} with the default options (edit it to configure; CONTEXT_FOLD_* variables override it).`);
+  if (settings.configError !== undefined) out.push(`context-fold: ${settings.configError.message}`);
+  for (const w of settings.warnings) out.push(`context-fold: ignoring ${w.variable}=${w.value === "" ? "(unset)" : JSON.stringify(w.value)}: ${w.reason}.`);
+  return out;
+}
