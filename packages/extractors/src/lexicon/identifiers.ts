@@ -58,6 +58,16 @@ function keepWord(bits: number, length: number, camel: boolean, text: string, st
  * argument is the token's offset in `text`.
  */
 export function scanIdentifiers(text: string, visit: (token: string, offset: number) => void): void {
+  scanIdentifierRanges(text, (start, end) => {
+    visit(text.slice(start, end), start);
+  });
+}
+
+/**
+ * `scanIdentifiers` without substrings: `visit(start, end)` for every token text[start, end), in the
+ * same order. A caller that counts repeats looks them up by range and slices only new tokens.
+ */
+export function scanIdentifierRanges(text: string, visit: (start: number, end: number) => void): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -85,7 +95,7 @@ export function scanIdentifiers(text: string, visit: (token: string, offset: num
         i += 1;
         continue;
       }
-      if (i > wordStart && keepWord(bits, i - wordStart, camel, text, wordStart)) visit(text.slice(wordStart, i), wordStart);
+      if (i > wordStart && keepWord(bits, i - wordStart, camel, text, wordStart)) visit(wordStart, i);
       const nextBits = i + 1 < n ? (TABLE[text.charCodeAt(i + 1)] ?? 0) : 0;
       if ((b & CONNECT) !== 0 && (nextBits & WORDISH) !== 0 && i > wordStart) {
         connectors += 1;
@@ -104,11 +114,11 @@ export function scanIdentifiers(text: string, visit: (token: string, offset: num
       const lead = first === 118 /* v */ ? text.charCodeAt(runStart + 1) : first;
       if (lead >= 48 && lead <= 57) {
         const version = VERSION.exec(text.slice(runStart, i));
-        if (version !== null) visit(version[0], runStart);
+        if (version !== null) visit(runStart, runStart + version[0].length);
       }
       if (connectors >= 4 && runLength >= 36) {
         const uuid = UUID.exec(text.slice(runStart, i));
-        if (uuid !== null) visit(uuid[0], runStart + uuid.index);
+        if (uuid !== null) visit(runStart + uuid.index, runStart + uuid.index + uuid[0].length);
       }
     }
     if (i === runStart) i += 1;

@@ -14,9 +14,12 @@ import {
   type UserMessageRef,
 } from "@context-fold/seed-index-format";
 import { clipLine, errorLines } from "../lexicon/errors.js";
-import { scanIdentifiers } from "../lexicon/identifiers.js";
+import { scanIdentifierRanges } from "../lexicon/identifiers.js";
 import { normalizePath, pathTokens } from "../lexicon/paths.js";
+import { TokenTable, type TokenOrder } from "./token-table.js";
 import { CONTENT_TOOLS, toolCommand, toolPath } from "./tool-classes.js";
+
+export { tokenParts } from "./token-table.js";
 
 /** At most this many identifiers per record (the contract's cap). */
 export const IDENTIFIER_CAP = 64;
@@ -81,56 +84,6 @@ export interface SeedAccumulator {
   record(params: SeedRecordParams): FoldIndexRecord;
 }
 
-interface TokenStat {
-  readonly token: string;
-  /** Number of blocks the token appears in. */
-  df: number;
-  /** Seen in a large tool output. */
-  large: boolean;
-  readonly first: number;
-  last: number;
-  /** Ordinal of the last block counted in df. */
-  seenIn: number;
-  /** Counters of the token's parts (how many distinct tokens share each part). */
-  readonly parts: readonly PartCounter[];
-  /** partRarity, refreshed when a record is built. */
-  rarity: number;
-}
-
-interface PartCounter {
-  n: number;
-}
-
-/**
- * Parts of a token: runs split at "_", "-", "." and lower→upper changes; parts under 2 chars are
- * dropped. `JournalLeaseError` → Journal, Lease, Error; `emitFold_6g7Xw` → emit, Fold, 6g7, Xw; a hex
- * constant or hash stays one part.
- */
-export function tokenParts(token: string): string[] {
-  const parts: string[] = [];
-  let start = 0;
-  let prev = token.charCodeAt(0);
-  for (let i = 1; i <= token.length; i++) {
-    const c = i < token.length ? token.charCodeAt(i) : 95;
-    const sep = c === 95 || c === 45 || c === 46;
-    const prevSep = prev === 95 || prev === 45 || prev === 46;
-    const cut = sep || (!prevSep && prev >= 97 && prev <= 122 && c >= 65 && c <= 90);
-    if (cut) {
-      if (i - start >= 2) parts.push(token.slice(start, i));
-      start = sep ? i + 1 : i;
-    }
-    prev = c;
-  }
-  return parts;
-}
-
-/** How rare the token's rarest part is (lower = rarer); a token without parts counts as its own part. */
-function partRarity(stat: TokenStat): number {
-  let min = Number.MAX_SAFE_INTEGER;
-  for (const part of stat.parts) if (part.n < min) min = part.n;
-  return min === Number.MAX_SAFE_INTEGER ? 1 : min;
-}
-
 interface ErrorStat {
   readonly line: string;
   flagged: boolean;
@@ -171,35 +124,35 @@ function topK<T>(items: Iterable<T>, cap: number, better: Ranked<T>): T[] {
 const PER_BLOCK_QUOTA = 8;
 
 /**
- * The best IDENTIFIER_CAP tokens with at most PER_BLOCK_QUOTA from one home block, so one output full of
- * hashes (a `find .git` listing) cannot take every slot; slots left over go to the best of the rest.
+ * The best IDENTIFIER_CAP token ids with at most PER_BLOCK_QUOTA from one home block, so one output full
+ * of hashes (a `find .git` listing) cannot take every slot; slots left over go to the best of the rest.
  */
-function spread(tokens: ReadonlyMap<string, TokenStat>, rank: Ranked<TokenStat>, home: (t: TokenStat) => number): TokenStat[] {
-  const byHome = new Map<number, TokenStat[]>();
-  for (const stat of tokens.values()) {
-    const key = home(stat);
+function spread(count: number, rank: TokenOrder, home: Int32Array): number[] {
+  const byHome = new Map<number, number[]>();
+  for (let id = 0; id < count; id++) {
+    const key = home[id] ?? 0;
     let best = byHome.get(key);
     if (best === undefined) byHome.set(key, (best = []));
     if (best.length >= PER_BLOCK_QUOTA) {
       const worst = best[best.length - 1];
-      if (worst === undefined || rank(stat, worst) >= 0) continue;
+      if (worst === undefined || rank(id, worst) >= 0) continue;
     }
     let at = best.length;
     while (at > 0) {
       const prev = best[at - 1];
-      if (prev === undefined || rank(stat, prev) >= 0) break;
+      if (prev === undefined || rank(id, prev) >= 0) break;
       at -= 1;
     }
-    best.splice(at, 0, stat);
+    best.splice(at, 0, id);
     if (best.length > PER_BLOCK_QUOTA) best.pop();
   }
-  const pool: TokenStat[] = [];
+  const pool: number[] = [];
   for (const best of byHome.values()) pool.push(...best);
   const chosen = topK(pool, IDENTIFIER_CAP, rank);
   if (chosen.length < IDENTIFIER_CAP) {
     const taken = new Set(chosen);
-    const rest: TokenStat[] = [];
-    for (const stat of tokens.values()) if (!taken.has(stat)) rest.push(stat);
+    const rest: number[] = [];
+    for (let id = 0; id < count; id++) if (!taken.has(id)) rest.push(id);
     chosen.push(...topK(rest, IDENTIFIER_CAP - chosen.length, rank));
   }
   return chosen;
@@ -234,35 +187,26 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   const files = new Set<string>();
   const commands = new Set<string>();
   const errors = new Map<string, ErrorStat>();
-  const tokens = new Map<string, TokenStat>();
   const userMessages: UserMessageRef[] = [];
   const spanSources: SpanSource[] = [];
   let ordinal = 0;
   let highestIndex = -1;
   let lastTimestamp: string | undefined;
 
-  const partCounters = new Map<string, PartCounter>();
+  const tokens = new TokenTable();
   // Raw path tokens already normalized (normalizing is the costly part).
   const seenPaths = new Set<string>();
-  const noteToken = (token: string, large: boolean): void => {
-    const stat = tokens.get(token);
-    if (stat === undefined) {
-      const parts: PartCounter[] = [];
-      for (const part of tokenParts(token)) {
-        let counter = partCounters.get(part);
-        if (counter === undefined) partCounters.set(part, (counter = { n: 0 }));
-        counter.n += 1;
-        parts.push(counter);
-      }
-      tokens.set(token, { token, df: 1, large, first: ordinal, last: ordinal, seenIn: ordinal, parts, rarity: 1 });
-      return;
-    }
-    if (stat.seenIn !== ordinal) {
-      stat.seenIn = ordinal;
-      stat.df += 1;
-      stat.last = ordinal;
-    }
-    if (large) stat.large = true;
+  // The text being scanned and whether it is a large output, read by the one range visitor below
+  // (a closure per block would cost more than the lookups it serves).
+  let scanText = "";
+  let scanLarge = false;
+  const noteRange = (start: number, end: number): void => {
+    tokens.noteRange(scanText, start, end, scanLarge, ordinal);
+  };
+  const noteTokens = (text: string, large: boolean): void => {
+    scanText = text;
+    scanLarge = large;
+    scanIdentifierRanges(text, noteRange);
   };
 
   const scanOutput = (block: Block): void => {
@@ -287,8 +231,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         files.add(normalizePath(token, cwd));
       }
     }
-    const large = text.length >= LARGE_OUTPUT_CHARS;
-    scanIdentifiers(text, (token) => noteToken(token, large));
+    noteTokens(text, text.length >= LARGE_OUTPUT_CHARS);
   };
 
   const addOne = (block: Block): void => {
@@ -307,7 +250,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         // Scan argument values, not the JSON text: its escapes ("\n") would glue onto the next word.
         const values: string[] = [];
         stringValues(block.args, values, 0);
-        for (const value of values) scanIdentifiers(value, (token) => noteToken(token, false));
+        for (const value of values) noteTokens(value, false);
         break;
       }
       case "bash": {
@@ -321,11 +264,11 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         break;
       case "user":
         userMessages.push({ turn: block.turn, firstLine: firstLine(block.text) });
-        scanIdentifiers(block.text, (token) => noteToken(token, false));
+        noteTokens(block.text, false);
         break;
       case "text":
       case "thinking":
-        scanIdentifiers(block.text, (token) => noteToken(token, false));
+        noteTokens(block.text, false);
         break;
       default:
         // custom messages, compaction and branch summaries are derived text, not session ground truth
@@ -345,22 +288,35 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   const fields = (opts: SeedFieldsOptions = {}): SeedFields => {
     const recent = opts.favourRecent === true;
     // Rarity of a token's rarest part is computed once per record (part counts grow as blocks arrive).
-    for (const stat of tokens.values()) stat.rarity = partRarity(stat);
-    const tokenRank: Ranked<TokenStat> = (a, b) => {
-      if (a.large !== b.large) return a.large ? -1 : 1;
+    const rarity = tokens.rarities();
+    const { text, df, first, last, large } = tokens;
+    const tokenRank: TokenOrder = (a, b) => {
+      const largeA = large[a] ?? 0;
+      const largeB = large[b] ?? 0;
+      if (largeA !== largeB) return largeA === 1 ? -1 : 1;
       // Made of rare parts: "retryHandle_anYfS" over "JournalLeaseError" built from common words.
-      if (a.rarity !== b.rarity) return a.rarity - b.rarity;
+      const rarityA = rarity[a] ?? 0;
+      const rarityB = rarity[b] ?? 0;
+      if (rarityA !== rarityB) return rarityA - rarityB;
       // rarer and longer: length per block it appears in, compared without division
-      const score = b.token.length * a.df - a.token.length * b.df;
+      const tokenA = text[a] ?? "";
+      const tokenB = text[b] ?? "";
+      const dfA = df[a] ?? 0;
+      const dfB = df[b] ?? 0;
+      const score = tokenB.length * dfA - tokenA.length * dfB;
       if (score !== 0) return score;
-      if (recent && a.last !== b.last) return b.last - a.last;
-      if (a.df !== b.df) return a.df - b.df;
-      if (a.first !== b.first) return recent ? b.first - a.first : a.first - b.first;
-      return compareText(a.token, b.token);
+      const lastA = last[a] ?? 0;
+      const lastB = last[b] ?? 0;
+      if (recent && lastA !== lastB) return lastB - lastA;
+      if (dfA !== dfB) return dfA - dfB;
+      const firstA = first[a] ?? 0;
+      const firstB = first[b] ?? 0;
+      if (firstA !== firstB) return recent ? firstB - firstA : firstA - firstB;
+      return compareText(tokenA, tokenB);
     };
-    const identifiers = spread(tokens, tokenRank, (t) => (recent ? t.last : t.first))
-      .sort((a, b) => a.first - b.first || compareText(a.token, b.token))
-      .map((s) => s.token);
+    const identifiers = spread(tokens.size, tokenRank, recent ? last : first)
+      .sort((a, b) => (first[a] ?? 0) - (first[b] ?? 0) || compareText(text[a] ?? "", text[b] ?? ""))
+      .map((id) => text[id] ?? "");
 
     const errorRank: Ranked<ErrorStat> = (a, b) => {
       if (a.flagged !== b.flagged) return a.flagged ? -1 : 1;
