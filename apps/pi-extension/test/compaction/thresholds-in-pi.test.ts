@@ -70,6 +70,27 @@ describe("compaction thresholds and the gate in a headless Pi", () => {
     expect(await compactRecords(pi)).toBe(made.length);
   }, 60_000);
 
+  test("switching to a small-window model over its threshold compacts proactively (model_select)", async () => {
+    pi = await startPiWith(
+      { ...NO_FOLDS, CONTEXT_FOLD_THRESHOLDS: JSON.stringify({ modelThresholds: { "faux/faux-small": { compactPercent: 50 } } }) },
+      {
+        dir: tempDir("pi-thr-model-"),
+        contextWindow: WINDOW,
+        respond: jobModel,
+        settings: { compaction: { enabled: false, keepRecentTokens: 2000 } },
+        extraModels: [{ id: "faux-small", contextWindow: 12_000 }],
+      },
+    );
+    await runJobs(pi, 4);
+    expect(compactions(pi.manager)).toHaveLength(0);
+    const small = pi.faux.getModel("faux-small");
+    if (small === undefined) throw new Error("faux-small is not registered");
+    await pi.session.setModel(small);
+    await waitFor(() => pi !== undefined && compactions(pi.manager).length === 1 && !pi.session.isCompacting, "the compaction after the model switch");
+    expect(compactions(pi.manager)[0]?.fromHook).toBe(true);
+    expect(pi.notices.some((n) => n.text.includes("threshold (model:faux/faux-small)"))).toBe(true);
+  }, 60_000);
+
   test("advise mode: the gate tells the user once and compacts nothing", async () => {
     pi = await startPiWith(
       { ...NO_FOLDS, CONTEXT_FOLD_COMPACT_SOFT: "0.3", CONTEXT_FOLD_COMPACT_MODE: "advise" },

@@ -46,6 +46,8 @@ export interface HeadlessOptions {
   readonly settings?: Record<string, unknown>;
   /** Inline extensions loaded after ours (Pi loads path extensions first). */
   readonly extensionFactories?: ExtensionFactory[];
+  /** More faux models beside `faux-fold` (e.g. a smaller window to switch to with `session.setModel`). */
+  readonly extraModels?: { readonly id: string; readonly contextWindow: number }[];
 }
 
 /** A UI that records notices; every other UI method is a no-op (Pi copies the object's methods). */
@@ -71,7 +73,8 @@ function recordingUi(notices: { text: string; level: string }[]): ExtensionUICon
 export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
   const calls: ReceivedCall[] = [];
   const notices: { text: string; level: string }[] = [];
-  const faux = fauxProvider({ models: [{ id: "faux-fold", contextWindow: options.contextWindow, reasoning: true, maxTokens: 4096 }] });
+  const extra = (options.extraModels ?? []).map((m) => ({ id: m.id, contextWindow: m.contextWindow, reasoning: true, maxTokens: 4096 }));
+  const faux = fauxProvider({ models: [{ id: "faux-fold", contextWindow: options.contextWindow, reasoning: true, maxTokens: 4096 }, ...extra] });
   const runtime = await ModelRuntime.create({ authPath: join(options.dir, "auth.json"), modelsPath: null });
   runtime.registerNativeProvider(faux.provider);
   await runtime.setRuntimeApiKey(faux.provider.id, "faux-key");
