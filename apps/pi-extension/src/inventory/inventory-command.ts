@@ -1,6 +1,6 @@
 // `/context-inventory [off]`: the pre-compaction accounting (floor, tool output per tool with age,
 // dormant / redundant / reclaimable flags, dormant content) as a widget above the editor when Pi has a UI,
-// as a notice otherwise; `off` removes the widget. Rendering is the extractors' renderInventory.
+// as text otherwise (a notice; on stderr in print/JSON mode); `off` removes the widget. Rendering is the extractors' renderInventory.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { type ContextInventory, renderInventory } from "@context-fold/extractors";
 import { notifier, type RuntimeRegistry } from "../runtime-registry.js";
@@ -34,6 +34,9 @@ async function inventoryCommand(pi: ExtensionAPI, registry: RuntimeRegistry, arg
     );
   } else {
     ctx.ui.notify(text, "info");
+    // Print and JSON modes have no UI (notify is silent there): the text goes to stderr, never stdout,
+    // so a JSON event stream on stdout stays clean.
+    if (ctx.mode === "print" || ctx.mode === "json") process.stderr.write(`${text}\n`);
   }
 }
 
