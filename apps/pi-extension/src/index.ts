@@ -30,6 +30,6 @@ export {
 } from "./compaction/compaction-options.js";
 export { type CompactionTarget, CompactionSession, type InFlight, type Reinjection, type SeqSource } from "./compaction/compaction-session.js";
 export { evaluateGate, type GateInput, type GateVerdict, softLimit } from "./compaction/gate.js";
-export { type CompactionDetails, computeHookCompaction, CutMismatchError, type HookCompaction, type HookCompactionInput } from "./compaction/hook-compaction.js";
+export { type CompactionDetails, computeHookCompaction, CutMismatchError, type HookCompaction, type HookCompactionInput, LeafMismatchError } from "./compaction/hook-compaction.js";
 export { NEXT_STEP_MAX, nextStep, type NextStep } from "./compaction/next-step.js";
 export { type ModelRef, type ResolvedThreshold, thresholdFor } from "./compaction/thresholds.js";

@@ -125,7 +125,9 @@ async function beforeCompact(
     }
     if (session === undefined) return undefined;
     const branchIds = new Set(event.branchEntries.map((entry) => entry.id));
-    const prepared = await session.prepare(usage, options.overrideDefaultCompaction ? branchIds : undefined);
+    const prepared = options.overrideDefaultCompaction
+      ? await session.prepare(usage, branchIds, ctx.sessionManager.getLeafId())
+      : await session.prepare(usage);
     if (prepared === undefined || !options.overrideDefaultCompaction) return undefined;
     return {
       compaction: {

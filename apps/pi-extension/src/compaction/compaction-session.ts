@@ -9,7 +9,7 @@ import type { LedgerTracker } from "../ledger-tracker.js";
 import { type ArtifactsDocument, artifactsPath, readArtifactsFile, writeArtifactsFile } from "./artifacts-file.js";
 import { CompactionFacts } from "./compaction-facts.js";
 import type { CompactionOptions } from "./compaction-options.js";
-import { computeHookCompaction, CutMismatchError, type HookCompaction } from "./hook-compaction.js";
+import { computeHookCompaction, CutMismatchError, type HookCompaction, LeafMismatchError } from "./hook-compaction.js";
 import type { NextStep } from "./next-step.js";
 
 /** Where this session's compaction outputs go. */
@@ -164,9 +164,11 @@ export class CompactionSession {
    * after compaction is read back from that file), append the `compact` record. With
    * `overrideDefaultCompaction` off the record and artifacts are still written, and Pi summarizes.
    */
-  async prepare(usage: Usage | undefined, branchIds?: ReadonlySet<string>): Promise<HookCompaction | undefined> {
+  async prepare(usage: Usage | undefined, branchIds?: ReadonlySet<string>, leafId?: string | null): Promise<HookCompaction | undefined> {
     const session = await this.target.ledger.current();
     if (session === undefined) return undefined;
+    // The file's leaf is its last line; after a /tree move without new entries Pi's leaf is elsewhere.
+    if (leafId !== undefined && session.leafId !== leafId) throw new LeafMismatchError(session.path, session.leafId, leafId);
     const seq = this.#seq.nextSeq;
     const draft = this.#draft;
     this.#draft = undefined;

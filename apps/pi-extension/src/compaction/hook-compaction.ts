@@ -54,6 +54,17 @@ export class CutMismatchError extends Error {
   }
 }
 
+/** Thrown when Pi's current leaf is not the session file's last entry (a branch moved to without writing). */
+export class LeafMismatchError extends Error {
+  readonly code = "LEAF_MISMATCH" as const;
+  readonly file: string;
+  constructor(file: string, fileLeaf: string | null, piLeaf: string | null) {
+    super(`${file}: Pi's leaf ${piLeaf ?? "(none)"} is not the file's last entry ${fileLeaf ?? "(none)"}; Pi's own compaction runs instead`);
+    this.name = "LeafMismatchError";
+    this.file = file;
+  }
+}
+
 /** Facts, artifacts and record fields of the lineage before `position`, extracted afresh (the rare fallback). */
 function freshFacts(session: Session, position: number, codes: CodeAssigner | undefined): CompactionFacts {
   const fresh = new CompactionFacts(session.header.cwd, codes);

@@ -92,3 +92,32 @@ describe("a failure of ours during compaction", () => {
     expect(pi.calls.length).toBeGreaterThan(calls + 2);
   }, 60_000);
 });
+
+describe("Pi's leaf moved without writing (/tree back to an earlier reply)", () => {
+  const dir = tempDir("pi-compact-leaf-");
+  let pi: HeadlessPi;
+
+  beforeAll(async () => {
+    pi = await startPiWith({}, { dir, contextWindow: WINDOW, respond: jobModel, settings: SETTINGS });
+    await pi.session.prompt(FOUNDING);
+    for (let n = 1; n <= 4; n++) await pi.session.prompt(`job ${String(n)}`);
+  }, 120_000);
+  afterAll(() => pi.dispose());
+
+  test("our hook steps aside (the file's leaf is not Pi's): Pi's compaction runs, no record, told once", async () => {
+    const seedIndex = seedIndexPath(pi.manager.getSessionFile() ?? "", pi.manager.getSessionId());
+    const replies = pi.manager.getEntries().filter((e) => e.type === "message" && e.message.role === "assistant" && e.message.stopReason === "stop");
+    const target = replies[2]; // the reply that closed job 2
+    if (target === undefined) throw new Error("no reply to navigate to");
+    const moved = await pi.session.navigateTree(target.id, { summarize: false });
+    expect(moved.cancelled).toBe(false);
+    expect(pi.manager.getLeafId()).toBe(target.id);
+    await pi.session.compact();
+    expect(compactions(pi.manager)[0]?.fromHook).toBe(false);
+    const { outcomes } = await readSeedIndexFile(seedIndex);
+    expect(currentView(outcomes).filter((r) => r.trigger === "compact")).toHaveLength(0);
+    const told = pi.notices.filter((n) => n.text.startsWith("context-fold: compaction failed"));
+    expect(told).toHaveLength(1);
+    expect(told[0]?.text).toContain("LEAF_MISMATCH");
+  }, 60_000);
+});
