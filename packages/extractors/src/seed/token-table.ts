@@ -34,12 +34,62 @@ function hashRange(text: string, start: number, end: number): number {
   return h | 0;
 }
 
+/** Distinct strings by id, found by the characters of a range of some text (no substring to look up). */
+class Interner {
+  readonly strings: string[] = [];
+  private hashes = new Int32Array(1024);
+  /** Open addressing: slot → id + 1 (0 = empty). */
+  private slots = new Int32Array(2048);
+
+  /** The id of text[start, end) (its FNV-1a `hash`), or -1 - slot where it would go. */
+  find(source: string, start: number, end: number, hash: number): number {
+    const length = end - start;
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    for (;;) {
+      const held = this.slots[slot] ?? 0;
+      if (held === 0) return -1 - slot;
+      const id = held - 1;
+      if (this.hashes[id] === hash) {
+        const known = this.strings[id] ?? "";
+        if (known.length === length && source.startsWith(known, start)) return id;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  /** Add a string `find` did not find, at the slot it named (-1 - its result). */
+  add(value: string, hash: number, slot: number): number {
+    const id = this.strings.length;
+    this.strings.push(value);
+    if (id >= this.hashes.length) this.hashes = grown(this.hashes, this.hashes.length * 2);
+    this.hashes[id] = hash;
+    this.slots[slot] = id + 1;
+    // Keep the load under a half so probes stay short.
+    if ((id + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    return id;
+  }
+
+  private rehash(capacity: number): void {
+    const slots = new Int32Array(capacity);
+    const mask = capacity - 1;
+    for (let id = 0; id < this.strings.length; id++) {
+      let slot = (this.hashes[id] ?? 0) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = id + 1;
+    }
+    this.slots = slots;
+  }
+}
+
+const isSep = (c: number): boolean => c === 95 || c === 45 || c === 46;
+
 /** How tokens are ordered for the cap; negative = `a` is kept first. */
 export type TokenOrder = (a: number, b: number) => number;
 
 export class TokenTable {
-  /** Token text by id. */
-  readonly text: string[] = [];
+  private readonly tokens = new Interner();
+  private readonly partNames = new Interner();
   /** Number of blocks the token appears in. */
   df = new Int32Array(1024);
   /** Ordinal of the first and last block the token appears in. */
@@ -53,94 +103,78 @@ export class TokenTable {
   private partCount = 0;
   /** Per part id: how many distinct tokens hold it (a token holding a part twice counts twice). */
   private partUses = new Int32Array(1024);
-  private readonly partIds = new Map<string, number>();
-  private hashes = new Int32Array(1024);
-  /** Open addressing: slot → id + 1 (0 = empty). */
-  private slots = new Int32Array(2048);
+
+  /** Token text by id. */
+  get text(): readonly string[] {
+    return this.tokens.strings;
+  }
 
   get size(): number {
-    return this.text.length;
+    return this.tokens.strings.length;
   }
 
   /** Count the token text[start, end) as seen in the block with this ordinal. */
   noteRange(source: string, start: number, end: number, large: boolean, ordinal: number): void {
     const hash = hashRange(source, start, end);
-    const length = end - start;
-    const mask = this.slots.length - 1;
-    let slot = hash & mask;
-    for (;;) {
-      const held = this.slots[slot] ?? 0;
-      if (held === 0) break;
-      const id = held - 1;
-      if (this.hashes[id] === hash) {
-        const token = this.text[id] ?? "";
-        if (token.length === length && source.startsWith(token, start)) {
-          this.seen(id, large, ordinal);
-          return;
-        }
+    const found = this.tokens.find(source, start, end, hash);
+    if (found >= 0) {
+      if (this.last[found] !== ordinal) {
+        this.df[found] = (this.df[found] ?? 0) + 1;
+        this.last[found] = ordinal;
       }
-      slot = (slot + 1) & mask;
+      if (large) this.large[found] = 1;
+      return;
     }
-    this.insert(source.slice(start, end), hash, slot, large, ordinal);
-  }
-
-  private seen(id: number, large: boolean, ordinal: number): void {
-    if (this.last[id] !== ordinal) {
-      this.df[id] = (this.df[id] ?? 0) + 1;
-      this.last[id] = ordinal;
-    }
-    if (large) this.large[id] = 1;
-  }
-
-  private insert(token: string, hash: number, slot: number, large: boolean, ordinal: number): void {
-    const id = this.text.length;
+    const id = this.tokens.add(source.slice(start, end), hash, -1 - found);
     if (id + 1 >= this.df.length) {
       const size = this.df.length * 2;
       this.df = grown(this.df, size);
       this.first = grown(this.first, size);
       this.last = grown(this.last, size);
       this.large = grown(this.large, size);
-      this.hashes = grown(this.hashes, size);
       this.partStart = grown(this.partStart, size + 1);
     }
-    this.text.push(token);
-    this.hashes[id] = hash;
     this.df[id] = 1;
     this.first[id] = ordinal;
     this.last[id] = ordinal;
     this.large[id] = large ? 1 : 0;
-    this.slots[slot] = id + 1;
-    for (const part of tokenParts(token)) {
-      let partId = this.partIds.get(part);
-      if (partId === undefined) {
-        partId = this.partIds.size;
-        this.partIds.set(part, partId);
-        if (partId >= this.partUses.length) this.partUses = grown(this.partUses, this.partUses.length * 2);
-      }
-      this.partUses[partId] = (this.partUses[partId] ?? 0) + 1;
-      if (this.partCount >= this.parts.length) this.parts = grown(this.parts, this.parts.length * 2);
-      this.parts[this.partCount++] = partId;
-    }
+    this.noteParts(source, start, end);
     this.partStart[id + 1] = this.partCount;
-    // Keep the load under a half so probes stay short.
-    if ((id + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
   }
 
-  private rehash(capacity: number): void {
-    const slots = new Int32Array(capacity);
-    const mask = capacity - 1;
-    for (let id = 0; id < this.text.length; id++) {
-      let slot = (this.hashes[id] ?? 0) & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = id + 1;
+  /** The parts of text[start, end), as `tokenParts` cuts them, interned and counted. */
+  private noteParts(source: string, start: number, end: number): void {
+    let from = start;
+    let prev = source.charCodeAt(start);
+    for (let i = start + 1; i <= end; i++) {
+      const c = i < end ? source.charCodeAt(i) : 95;
+      const sep = isSep(c);
+      const cut = sep || (!isSep(prev) && prev >= 97 && prev <= 122 && c >= 65 && c <= 90);
+      if (cut) {
+        if (i - from >= 2) this.notePart(source, from, i);
+        from = sep ? i + 1 : i;
+      }
+      prev = c;
     }
-    this.slots = slots;
+  }
+
+  private notePart(source: string, start: number, end: number): void {
+    const hash = hashRange(source, start, end);
+    let partId = this.partNames.find(source, start, end, hash);
+    if (partId < 0) {
+      partId = this.partNames.add(source.slice(start, end), hash, -1 - partId);
+      if (partId >= this.partUses.length) this.partUses = grown(this.partUses, this.partUses.length * 2);
+    }
+    this.partUses[partId] = (this.partUses[partId] ?? 0) + 1;
+    if (this.partCount >= this.parts.length) this.parts = grown(this.parts, this.parts.length * 2);
+    this.parts[this.partCount++] = partId;
   }
 
   /** Per id: how rare its rarest part is (lower = rarer); a token without parts counts as its own part. */
   rarities(): Int32Array {
-    const out = new Int32Array(this.text.length);
-    for (let id = 0; id < this.text.length; id++) {
+    const count = this.size;
+    const out = new Int32Array(count);
+    for (let id = 0; id < count; id++) {
       const from = this.partStart[id] ?? 0;
       const to = this.partStart[id + 1] ?? 0;
       let min = Number.MAX_SAFE_INTEGER;
