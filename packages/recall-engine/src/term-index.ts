@@ -1,7 +1,7 @@
 // The inverted index: term → postings [doc, tf, doc, tf, …] in doc order, plus document lengths.
 // Append-only in doc order (block `#N` order), which is what makes incremental update cheap.
 import { createHash } from "node:crypto";
-import { tokenize } from "./tokenizer.js";
+import { sameTerm, scanTerms, termHash, termText } from "./tokenizer.js";
 
 type PostingList = number[] | Uint32Array;
 
@@ -16,17 +16,22 @@ export class CorruptIndexError extends Error {
   }
 }
 
-/** Frozen postings in CSR form: term t's [doc, tf, …] pairs are postings[offsets[t] .. offsets[t+1]). */
+/**
+ * Frozen postings in CSR form. Dense (`termIds` null): term t's [doc, tf, …] pairs are
+ * postings[offsets[t] .. offsets[t+1]) for t < termCount. Sparse (an append touching few terms):
+ * `termIds` lists the terms it holds, ascending, and offsets run over that list.
+ */
 interface FrozenPostings {
   readonly offsets: Uint32Array;
   readonly postings: Uint32Array;
   readonly termCount: number;
+  readonly termIds: Uint32Array | null;
 }
 
-/** Segments kept apart before they are merged (each costs a lookup per query term). */
+/** Segments kept apart before the appended ones are merged (each costs a lookup per query term). */
 const MAX_SEGMENTS = 8;
 
-const EMPTY: FrozenPostings = { offsets: new Uint32Array(1), postings: new Uint32Array(0), termCount: 0 };
+const EMPTY: FrozenPostings = { offsets: new Uint32Array(1), postings: new Uint32Array(0), termCount: 0, termIds: null };
 
 function grow(a: Int32Array, size: number): Int32Array {
   const next = new Int32Array(size);
@@ -34,26 +39,116 @@ function grow(a: Int32Array, size: number): Int32Array {
   return next;
 }
 
+/** Where term `id` sits in a segment's offsets, or -1 when the segment does not hold it. */
+function slotIn(seg: FrozenPostings, id: number): number {
+  const ids = seg.termIds;
+  if (ids === null) return id < seg.termCount ? id : -1;
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ids[mid] as number;
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/**
+ * Term ↔ id by open addressing over `termHash` values, looked up by a range of the source text: the
+ * build interns ~10⁶ tokens per 4 MB without slicing a string per token (only new terms are sliced).
+ */
+class TermTable {
+  readonly terms: string[];
+  private hashes: Int32Array;
+  private slots: Int32Array;
+  private mask: number;
+
+  constructor(terms: string[]) {
+    this.terms = terms;
+    let size = 1024;
+    while (size < terms.length * 2) size *= 2;
+    this.slots = new Int32Array(size);
+    this.mask = size - 1;
+    this.hashes = new Int32Array(Math.max(1024, terms.length));
+    for (let id = 0; id < terms.length; id++) {
+      const term = terms[id] as string;
+      const h = termHash(term);
+      this.hashes[id] = h;
+      this.place(id, h);
+    }
+  }
+
+  private place(id: number, h: number): void {
+    const { slots, mask } = this;
+    let i = (h ^ (h >>> 15)) & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = id + 1;
+  }
+
+  /** The id of `src[a, b)` (hash `h`), or -1. */
+  find(src: string, a: number, b: number, h: number): number {
+    const { slots, mask, hashes, terms } = this;
+    const length = b - a;
+    let i = (h ^ (h >>> 15)) & mask;
+    for (;;) {
+      const s = slots[i] as number;
+      if (s === 0) return -1;
+      const id = s - 1;
+      if (hashes[id] === h) {
+        const t = terms[id] as string;
+        if (t.length === length && sameTerm(src, a, b, t, 0)) return id;
+      }
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** Adds `src[a, b)` (known absent) and returns its id. */
+  add(src: string, a: number, b: number, h: number): number {
+    const id = this.terms.length;
+    this.terms.push(termText(src, a, b));
+    if (id >= this.hashes.length) this.hashes = grow(this.hashes, this.hashes.length * 2);
+    this.hashes[id] = h;
+    if ((id + 1) * 2 > this.slots.length) {
+      // Rehash at half full: probes stay short.
+      const size = this.slots.length * 2;
+      this.slots = new Int32Array(size);
+      this.mask = size - 1;
+      for (let k = 0; k < id; k++) this.place(k, this.hashes[k] as number);
+    }
+    this.place(id, h);
+    return id;
+  }
+
+  get(term: string): number {
+    return this.find(term, 0, term.length, termHash(term));
+  }
+}
+
 export class TermIndex {
-  private readonly ids: Map<string, number>;
+  private readonly table: TermTable;
   private readonly terms: string[];
   /**
    * Postings in CSR segments, each covering a later run of documents (the build or cache first, then
-   * one per incremental update); merged into one when there are too many. Never copied per term.
+   * one per incremental update, sparse: only the terms it touches); the appended ones are merged
+   * when there are too many. Never copied per term.
    */
   private segments: FrozenPostings[];
   private readonly lengths: number[];
   /** Last doc each term was seen in: a repeat in the same doc bumps its tf in place (no per-doc map). */
-  private readonly lastDoc: number[];
+  private lastDoc: Int32Array;
+  /** Scratch while a segment is built: term id → its local slot + 1 (0: not in this segment yet). */
+  private local: Int32Array;
   private totalLength: number;
 
   constructor(terms: string[] = [], base: FrozenPostings = EMPTY, lengths: number[] = []) {
     this.terms = terms;
+    this.table = new TermTable(terms);
     this.segments = base.termCount === 0 ? [] : [base];
     this.lengths = lengths;
-    this.ids = new Map();
-    for (let i = 0; i < terms.length; i++) this.ids.set(terms[i] as string, i);
-    this.lastDoc = new Array<number>(terms.length).fill(-1);
+    this.lastDoc = new Int32Array(Math.max(1024, terms.length)).fill(-1);
+    this.local = new Int32Array(this.lastDoc.length);
     let total = 0;
     for (const l of lengths) total += l;
     this.totalLength = total;
@@ -80,7 +175,7 @@ export class TermIndex {
     if (firstDoc !== this.lengths.length) throw new RangeError(`documents must be added in order: expected #${String(this.lengths.length)}, got #${String(firstDoc)}`);
     if (texts.length === 0) return;
     this.segments.push(this.segment(firstDoc, texts));
-    if (this.segments.length > MAX_SEGMENTS) this.segments = [this.merged()];
+    if (this.segments.length > MAX_SEGMENTS) this.compactSegments();
   }
 
   /** Adds the next document; `doc` must be `docCount` (documents arrive in `#N` order). */
@@ -89,99 +184,187 @@ export class TermIndex {
   }
 
   private segment(firstDoc: number, texts: readonly string[]): FrozenPostings {
-    const { ids, terms, lastDoc } = this;
-    // Per-term scratch, indexed by term id (grown as new terms appear).
-    let slot: Int32Array = new Int32Array(terms.length + 4096);
-    let df: Int32Array = new Int32Array(terms.length + 4096);
+    const { table, terms } = this;
+    const termsBefore = terms.length;
+    let { lastDoc, local } = this;
+    // Terms this segment holds (global ids, in first-seen order) and their document frequency.
+    let segTerm: Int32Array = new Int32Array(4096);
+    let segDf: Int32Array = new Int32Array(4096);
+    let segCount = 0;
     let cap = 1 << 12;
-    let occTerm: Int32Array = new Int32Array(cap);
+    let occSlot: Int32Array = new Int32Array(cap);
     let occDoc: Int32Array = new Int32Array(cap);
     let occTf: Int32Array = new Int32Array(cap);
+    // Occurrence index of each local term's latest doc (tf bumps in place).
+    let lastOcc: Int32Array = new Int32Array(4096);
     let n = 0;
     let total = 0;
+    let doc = firstDoc;
+    const sink = (src: string, a: number, b: number, h: number): void => {
+      let id = table.find(src, a, b, h);
+      if (id < 0) {
+        id = table.add(src, a, b, h);
+        if (id >= lastDoc.length) {
+          const size = lastDoc.length * 2;
+          const next = new Int32Array(size).fill(-1);
+          next.set(lastDoc);
+          lastDoc = next;
+          local = grow(local, size);
+        }
+      } else if (lastDoc[id] === doc) {
+        const at = lastOcc[(local[id] as number) - 1] as number;
+        occTf[at] = (occTf[at] as number) + 1;
+        return;
+      }
+      let slot = (local[id] as number) - 1;
+      if (slot < 0) {
+        slot = segCount++;
+        if (slot >= segTerm.length) {
+          segTerm = grow(segTerm, segTerm.length * 2);
+          segDf = grow(segDf, segDf.length * 2);
+          lastOcc = grow(lastOcc, lastOcc.length * 2);
+        }
+        segTerm[slot] = id;
+        local[id] = slot + 1;
+      }
+      if (n === cap) {
+        cap *= 2;
+        occSlot = grow(occSlot, cap);
+        occDoc = grow(occDoc, cap);
+        occTf = grow(occTf, cap);
+      }
+      occSlot[n] = slot;
+      occDoc[n] = doc;
+      occTf[n] = 1;
+      lastOcc[slot] = n;
+      lastDoc[id] = doc;
+      segDf[slot] = (segDf[slot] as number) + 1;
+      n++;
+    };
     for (let k = 0; k < texts.length; k++) {
-      const doc = firstDoc + k;
-      const length = tokenize(texts[k] as string, (term) => {
-        let id = ids.get(term);
-        if (id === undefined) {
-          id = terms.length;
-          ids.set(term, id);
-          terms.push(term);
-          lastDoc.push(-1);
-          if (id >= slot.length) {
-            slot = grow(slot, slot.length * 2);
-            df = grow(df, df.length * 2);
-          }
-        } else if (lastDoc[id] === doc) {
-          const at = slot[id] as number;
-          occTf[at] = (occTf[at] as number) + 1;
-          return;
-        }
-        if (n === cap) {
-          cap *= 2;
-          occTerm = grow(occTerm, cap);
-          occDoc = grow(occDoc, cap);
-          occTf = grow(occTf, cap);
-        }
-        occTerm[n] = id;
-        occDoc[n] = doc;
-        occTf[n] = 1;
-        slot[id] = n;
-        lastDoc[id] = doc;
-        df[id] = (df[id] as number) + 1;
-        n++;
-      });
+      doc = firstDoc + k;
+      const length = scanTerms(texts[k] as string, sink);
       this.lengths.push(length);
       total += length;
     }
+    this.lastDoc = lastDoc;
+    this.local = local;
+    for (let slot = 0; slot < segCount; slot++) local[segTerm[slot] as number] = 0;
     this.totalLength += total;
     const termCount = terms.length;
-    const offsets = new Uint32Array(termCount + 1);
-    for (let t = 0; t < termCount; t++) offsets[t + 1] = (offsets[t] as number) + 2 * (df[t] as number);
-    const postings = new Uint32Array(offsets[termCount] as number);
-    const fill = offsets.slice(0, termCount);
+    // Dense when the segment holds most terms (a build), sparse otherwise (an append).
+    const dense = segCount * 4 >= termCount || termsBefore === 0;
+    let offsets: Uint32Array;
+    let termIds: Uint32Array | null;
+    // Slot → its place in `offsets`.
+    const place = new Int32Array(segCount);
+    if (dense) {
+      termIds = null;
+      offsets = new Uint32Array(termCount + 1);
+      for (let slot = 0; slot < segCount; slot++) offsets[(segTerm[slot] as number) + 1] = 2 * (segDf[slot] as number);
+      for (let t = 0; t < termCount; t++) offsets[t + 1] = (offsets[t + 1] as number) + (offsets[t] as number);
+      for (let slot = 0; slot < segCount; slot++) place[slot] = segTerm[slot] as number;
+    } else {
+      termIds = Uint32Array.from(segTerm.subarray(0, segCount)).sort();
+      for (let j = 0; j < segCount; j++) local[termIds[j] as number] = j + 1;
+      for (let slot = 0; slot < segCount; slot++) {
+        const id = segTerm[slot] as number;
+        place[slot] = (local[id] as number) - 1;
+        local[id] = 0;
+      }
+      offsets = new Uint32Array(segCount + 1);
+      for (let slot = 0; slot < segCount; slot++) offsets[(place[slot] as number) + 1] = 2 * (segDf[slot] as number);
+      for (let j = 0; j < segCount; j++) offsets[j + 1] = (offsets[j + 1] as number) + (offsets[j] as number);
+    }
+    const postings = new Uint32Array(2 * n);
+    const fill = new Uint32Array(segCount);
+    for (let slot = 0; slot < segCount; slot++) fill[slot] = offsets[place[slot] as number] as number;
     // Occurrences are in doc order, so each term's pairs come out sorted by doc.
     for (let i = 0; i < n; i++) {
-      const t = occTerm[i] as number;
-      const p = fill[t] as number;
+      const slot = occSlot[i] as number;
+      const p = fill[slot] as number;
       postings[p] = occDoc[i] as number;
       postings[p + 1] = occTf[i] as number;
-      fill[t] = p + 2;
+      fill[slot] = p + 2;
     }
-    return { offsets, postings, termCount };
+    return { offsets, postings, termCount, termIds };
   }
 
-  /** All segments as one (term order, then doc order within a term). */
-  private merged(): FrozenPostings {
+  /** Appended segments merged into one sparse segment; into the base once they outweigh a quarter of it. */
+  private compactSegments(): void {
+    const [base, ...rest] = this.segments;
+    if (base === undefined) return;
+    let restSize = 0;
+    for (const seg of rest) restSize += seg.postings.length;
+    if (base.termIds !== null || restSize * 4 >= base.postings.length) this.segments = [this.merged(this.segments, true)];
+    else this.segments = [base, this.merged(rest, false)];
+  }
+
+  /** `segs` (in doc order) as one segment, dense over every term or sparse over the terms they hold. */
+  private merged(segs: readonly FrozenPostings[], dense: boolean): FrozenPostings {
     const termCount = this.terms.length;
-    const offsets = new Uint32Array(termCount + 1);
-    for (const seg of this.segments) {
-      for (let t = 0; t < seg.termCount; t++) offsets[t + 1] = (offsets[t + 1] as number) + ((seg.offsets[t + 1] as number) - (seg.offsets[t] as number));
+    let termIds: Uint32Array | null = null;
+    let width = termCount;
+    // Term id → its place in the merged offsets.
+    let placeOf: (id: number) => number = (id) => id;
+    if (!dense) {
+      const local = this.local;
+      const ids: number[] = [];
+      for (const seg of segs) {
+        const segIds = seg.termIds;
+        const count = segIds === null ? seg.termCount : segIds.length;
+        for (let j = 0; j < count; j++) {
+          const id = segIds === null ? j : (segIds[j] as number);
+          if (segIds === null && seg.offsets[j + 1] === seg.offsets[j]) continue;
+          if (local[id] === 0) {
+            local[id] = 1;
+            ids.push(id);
+          }
+        }
+      }
+      termIds = Uint32Array.from(ids).sort();
+      for (let j = 0; j < termIds.length; j++) local[termIds[j] as number] = j + 1;
+      width = termIds.length;
+      placeOf = (id) => (local[id] as number) - 1;
     }
-    for (let t = 0; t < termCount; t++) offsets[t + 1] = (offsets[t + 1] as number) + (offsets[t] as number);
-    const postings = new Uint32Array(offsets[termCount] as number);
-    const fill = offsets.slice(0, termCount);
-    for (const seg of this.segments) {
-      for (let t = 0; t < seg.termCount; t++) {
-        const a = seg.offsets[t] as number;
-        const b = seg.offsets[t + 1] as number;
-        if (b === a) continue;
-        postings.set(seg.postings.subarray(a, b), fill[t] as number);
-        fill[t] = (fill[t] as number) + (b - a);
+    const offsets = new Uint32Array(width + 1);
+    for (const seg of segs) {
+      const count = seg.termIds === null ? seg.termCount : seg.termIds.length;
+      for (let j = 0; j < count; j++) {
+        const size = (seg.offsets[j + 1] as number) - (seg.offsets[j] as number);
+        if (size === 0) continue;
+        const at = placeOf(seg.termIds === null ? j : (seg.termIds[j] as number)) + 1;
+        offsets[at] = (offsets[at] as number) + size;
       }
     }
-    return { offsets, postings, termCount };
+    for (let t = 0; t < width; t++) offsets[t + 1] = (offsets[t + 1] as number) + (offsets[t] as number);
+    const postings = new Uint32Array(offsets[width] as number);
+    const fill = offsets.slice(0, width);
+    for (const seg of segs) {
+      const count = seg.termIds === null ? seg.termCount : seg.termIds.length;
+      for (let j = 0; j < count; j++) {
+        const a = seg.offsets[j] as number;
+        const b = seg.offsets[j + 1] as number;
+        if (b === a) continue;
+        const at = placeOf(seg.termIds === null ? j : (seg.termIds[j] as number));
+        postings.set(seg.postings.subarray(a, b), fill[at] as number);
+        fill[at] = (fill[at] as number) + (b - a);
+      }
+    }
+    if (termIds !== null) for (let j = 0; j < termIds.length; j++) this.local[termIds[j] as number] = 0;
+    return { offsets, postings, termCount, termIds };
   }
 
   /** The term's postings as interleaved [doc, tf, …] lists (one per segment holding it), in doc order. */
   postingLists(term: string): PostingList[] {
-    const id = this.ids.get(term);
-    if (id === undefined) return [];
+    const id = this.table.get(term);
+    if (id < 0) return [];
     const out: PostingList[] = [];
     for (const seg of this.segments) {
-      if (id >= seg.termCount) continue;
-      const a = seg.offsets[id] as number;
-      const b = seg.offsets[id + 1] as number;
+      const at = slotIn(seg, id);
+      if (at < 0) continue;
+      const a = seg.offsets[at] as number;
+      const b = seg.offsets[at + 1] as number;
       if (b > a) out.push(seg.postings.subarray(a, b));
     }
     return out;
@@ -203,7 +386,8 @@ export class TermIndex {
 
   /** Binary form: magic, meta JSON, terms, doc lengths, offsets, postings, sha256 trailer. */
   serialize(meta: unknown): Buffer {
-    const all = this.segments.length === 1 && (this.segments[0] as FrozenPostings).termCount === this.terms.length ? (this.segments[0] as FrozenPostings) : this.merged();
+    const first = this.segments[0];
+    const all = this.segments.length === 1 && first !== undefined && first.termIds === null && first.termCount === this.terms.length ? first : this.merged(this.segments, true);
     const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
     const termBytes = Buffer.from(this.terms.join("\n"), "utf8");
     const termCount = this.terms.length;
@@ -266,6 +450,6 @@ export class TermIndex {
       const b = offsets[t + 1] as number;
       if (b < a || (b - a) % 2 !== 0) throw new CorruptIndexError(`bad offsets for term ${String(t)}`);
     }
-    return new TermIndex(terms, { offsets, postings, termCount }, lengths);
+    return new TermIndex(terms, { offsets, postings, termCount, termIds: null }, lengths);
   }
 }

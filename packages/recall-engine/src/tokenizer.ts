@@ -1,22 +1,33 @@
 // Code-aware tokenization: each run of identifier/path characters yields its whole form plus its
-// path segments and camelCase/snake_case parts, lowercased. Hand-written scanner (no regex), linear.
+// path segments, pieces and camelCase/snake_case parts, lowercased. Hand-written scanner (no regex), linear.
 
-/** Characters that join parts into one compound token (`src/db/pool.ts`, `drizzle-orm`, `r:call_1`). */
-function isJoiner(c: number): boolean {
-  // . / \ - @ :
-  return c === 46 || c === 47 || c === 92 || c === 45 || c === 64 || c === 58;
-}
-/** Segment separators: a compound split on these gives segments that are themselves searchable whole. */
-function isSegmentSeparator(c: number): boolean {
-  return c === 47 || c === 92 || c === 64 || c === 58;
-}
-function isAsciiWord(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
+// Per-ASCII-char classes from one table lookup (the scanner's inner loop runs once per input char).
+const WORD = 1;
+/** `.` `/` `\` `-` `@` `:` join parts into one compound token (`src/db/pool.ts`, `drizzle-orm`, `r:call_1`). */
+const JOINER = 2;
+/** [a-z0-9]: a run of only these is already its own lowercase whole (no parts). */
+const PLAIN = 4;
+const UPPER = 8;
+/** `/` `\` `@` `:` split a compound into segments that are themselves searchable whole. */
+const SEGMENT = 16;
+/** `_` `$` split atoms but not pieces. */
+const ATOM_SPLIT = 32;
+const CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  let k = 0;
+  if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) k |= WORD | PLAIN;
+  if (c >= 65 && c <= 90) k |= WORD | UPPER;
+  if (c === 95 || c === 36) k |= WORD | ATOM_SPLIT;
+  if (c === 46 || c === 45) k |= JOINER;
+  if (c === 47 || c === 92 || c === 64 || c === 58) k |= JOINER | SEGMENT;
+  CLASS[c] = k;
 }
 const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
-function isWordChar(text: string, i: number, c: number): boolean {
-  if (c < 128) return isAsciiWord(c);
-  return NON_ASCII_WORD.test(text.charAt(i));
+function isJoiner(c: number): boolean {
+  return c < 128 && ((CLASS[c] as number) & JOINER) !== 0;
+}
+function isSegmentSeparator(c: number): boolean {
+  return c < 128 && ((CLASS[c] as number) & SEGMENT) !== 0;
 }
 function isUpper(c: number): boolean {
   return c >= 65 && c <= 90;
@@ -28,33 +39,92 @@ function isLower(c: number): boolean {
 /** Longer runs (base64 blobs, minified code) are indexed whole only: their parts are noise. */
 const MAX_PART_SPLIT = 128;
 
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * FNV-1a over the UTF-16 code units of `s[a, b)` with ASCII letters lowered: the term table's hash.
+ * Terms travel as ranges of the source text whose ASCII capitals are lowered on the fly.
+ */
+export function termHash(s: string, a = 0, b = s.length): number {
+  let h = FNV_OFFSET;
+  for (let k = a; k < b; k++) {
+    const c = s.charCodeAt(k);
+    h = Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME);
+  }
+  return h;
+}
+
+/** `s[a, b)` equals `t[ta, ta + (b - a))` once ASCII capitals of both are lowered. */
+export function sameTerm(s: string, a: number, b: number, t: string, ta: number): boolean {
+  for (let k = a; k < b; k++) {
+    let x = s.charCodeAt(k);
+    let y = t.charCodeAt(ta + k - a);
+    if (x === y) continue;
+    if (x >= 65 && x <= 90) x += 32;
+    if (y >= 65 && y <= 90) y += 32;
+    if (x !== y) return false;
+  }
+  return true;
+}
+
+/** The term `src[a, b)` names: ASCII capitals lowered (the only capitals a term range may hold). */
+export function termText(src: string, a: number, b: number): string {
+  const t = src.slice(a, b);
+  for (let k = 0; k < t.length; k++) {
+    const c = t.charCodeAt(k);
+    // A range with ASCII capitals is all ASCII (non-ASCII runs are lowered first): plain toLowerCase.
+    if (c >= 65 && c <= 90) return t.toLowerCase();
+  }
+  return t;
+}
+
 /** Receives each term of a run; `whole` is true for the run's own (compound) form. */
 export type TermSink = (term: string, whole: boolean) => void;
 
+/**
+ * Receives each term as the range `src[start, end)` with its `termHash`; the term is that range with
+ * ASCII capitals lowered (other characters are already lowercase). The index looks terms up without
+ * slicing a string per token.
+ */
+export type TermRangeSink = (src: string, start: number, end: number, hash: number, whole: boolean) => void;
+
 /** Calls `sink` for every term of `text`; returns the number of runs (the document length for BM25). */
 export function tokenize(text: string, sink: TermSink): number {
+  return scanTerms(text, (src, a, b, _hash, whole) => {
+    sink(termText(src, a, b), whole);
+  });
+}
+
+/** `tokenize` with terms as hashed ranges (no per-term strings): what the index build uses. */
+export function scanTerms(text: string, sink: TermRangeSink): number {
   const n = text.length;
   let runs = 0;
   let i = 0;
   while (i < n) {
     let c = text.charCodeAt(i);
-    if (!(isWordChar(text, i, c) || isJoiner(c))) {
+    let k = c < 128 ? (CLASS[c] as number) : NON_ASCII_WORD.test(text.charAt(i)) ? WORD : 0;
+    if (k === 0) {
       i++;
       continue;
     }
     const start = i;
-    let simple = true; // only [a-z0-9]
-    while (i < n) {
-      c = text.charCodeAt(i);
-      if (isJoiner(c)) simple = false;
-      else if (isWordChar(text, i, c)) {
-        if (!(isLower(c) || (c >= 48 && c <= 57))) simple = false;
-      } else break;
+    let kinds = 0; // union of the run's char classes (PLAIN only: already its own lowercase whole)
+    let ascii = true;
+    let h = FNV_OFFSET; // of the run with ASCII capitals lowered
+    while (true) {
+      kinds |= k;
+      if (c >= 128) ascii = false;
+      h = Math.imul(h ^ ((k & UPPER) !== 0 ? c + 32 : c), FNV_PRIME);
       i++;
+      if (i >= n) break;
+      c = text.charCodeAt(i);
+      k = c < 128 ? (CLASS[c] as number) : NON_ASCII_WORD.test(text.charAt(i)) ? WORD : 0;
+      if (k === 0) break;
     }
-    if (simple) {
+    if (ascii && (kinds & ~(WORD | PLAIN)) === 0) {
       runs++;
-      sink(text.slice(start, i), true);
+      sink(text, start, i, h, true);
       continue;
     }
     // Trim joiners at both ends ("cache?" was already cut; "pool.ts," / "/abs/path" / "--flag").
@@ -64,51 +134,97 @@ export function tokenize(text: string, sink: TermSink): number {
     while (e > s && isJoiner(text.charCodeAt(e - 1))) e--;
     if (s === e) continue;
     runs++;
-    emitCompound(text.slice(s, e), sink);
+    if (!ascii) {
+      compoundTerms(text, s, e, sink, null, 0);
+      continue;
+    }
+    compoundTerms(text, s, e, sink, text, s === start && e === i ? h : termHash(text, s, e));
   }
   return runs;
 }
 
-/** Emits `term` unless this run already emitted it (runs have few parts: a linear scan beats a Set). */
-function emitOnce(seen: string[], term: string, sink: TermSink): void {
-  if (term.length === 0) return;
-  for (let k = 0; k < seen.length; k++) if (seen[k] === term) return;
-  seen.push(term);
-  sink(term, false);
+// Terms this run already emitted, as ranges (runs have few parts: a linear scan beats a Set).
+// Module scratch: the tokenizer is synchronous and never re-entered.
+const seenSrc: string[] = [];
+let seenStart: Int32Array = new Int32Array(64);
+let seenEnd: Int32Array = new Int32Array(64);
+let seenHash: Int32Array = new Int32Array(64);
+let seenCount = 0;
+
+/**
+ * One run's terms go through here: `src[a, b)` is the term (ASCII capitals still to lower), deduplicated
+ * within the run.
+ */
+function emitOnce(src: string, a: number, b: number, h: number, sink: TermRangeSink, whole = false): void {
+  const length = b - a;
+  for (let k = 0; k < seenCount; k++) {
+    const s = seenStart[k] as number;
+    if (seenHash[k] === h && (seenEnd[k] as number) - s === length && sameTerm(src, a, b, seenSrc[k] as string, s)) return;
+  }
+  if (seenCount === seenStart.length) {
+    const size = seenCount * 2;
+    const grow = (x: Int32Array): Int32Array => {
+      const next = new Int32Array(size);
+      next.set(x);
+      return next;
+    };
+    seenStart = grow(seenStart);
+    seenEnd = grow(seenEnd);
+    seenHash = grow(seenHash);
+  }
+  seenSrc[seenCount] = src;
+  seenStart[seenCount] = a;
+  seenEnd[seenCount] = b;
+  seenHash[seenCount] = h;
+  seenCount++;
+  sink(src, a, b, h, whole);
 }
 
-/** Emits each piece of `raw[from, to)` split on `isSep` (joiners trimmed off its ends), when there are 2+. */
-function emitPieces(
-  raw: string,
-  from: number,
-  to: number,
-  isSep: (c: number) => boolean,
-  lowerSlice: (a: number, b: number) => string,
-  seen: string[],
-  sink: TermSink,
-): void {
-  let found = false;
-  for (let k = from; k < to; k++) {
-    if (isSep(raw.charCodeAt(k))) {
-      found = true;
-      break;
-    }
+/**
+ * Where a run's terms are read from: the run itself (`lowered` is the text, positions shifted by
+ * `base`) or, for non-ASCII runs, its lowercased copy (`lowered`, positions from 0) when lowercasing
+ * kept every position; else (`lowered` null) each part is sliced and lowercased.
+ */
+let runText = "";
+let runBase = 0;
+let runLowered: string | null = null;
+let runLoweredBase = 0;
+
+function emitPart(a: number, b: number, sink: TermRangeSink): void {
+  if (b <= a) return;
+  if (runLowered !== null) {
+    const x = runLoweredBase + a;
+    const y = runLoweredBase + b;
+    emitOnce(runLowered, x, y, termHash(runLowered, x, y), sink);
+  } else {
+    const part = runText.slice(runBase + a, runBase + b).toLowerCase();
+    emitOnce(part, 0, part.length, termHash(part), sink);
   }
-  if (!found) return;
+}
+
+const BY_SEGMENT = 1;
+const BY_DOT = 2;
+const BY_JOINER = 3;
+function splits(c: number, by: number): boolean {
+  if (c >= 128) return false;
+  const k = CLASS[c] as number;
+  return by === BY_SEGMENT ? (k & SEGMENT) !== 0 : by === BY_DOT ? c === 46 : (k & JOINER) !== 0;
+}
+
+/** Emits each piece of the run's `[from, to)` split by `by` (joiners trimmed off its ends). */
+function emitPieces(from: number, to: number, by: number, sink: TermRangeSink): void {
+  const text = runText;
+  const base = runBase;
   let pieceStart = from;
   for (let k = from; k <= to; k++) {
-    if (k < to && !isSep(raw.charCodeAt(k))) continue;
+    if (k < to && !splits(text.charCodeAt(base + k), by)) continue;
     let a = pieceStart;
     let b = k;
-    while (a < b && isJoiner(raw.charCodeAt(a))) a++;
-    while (b > a && isJoiner(raw.charCodeAt(b - 1))) b--;
-    if (b > a) emitOnce(seen, lowerSlice(a, b), sink);
+    while (a < b && isJoiner(text.charCodeAt(base + a))) a++;
+    while (b > a && isJoiner(text.charCodeAt(base + b - 1))) b--;
+    emitPart(a, b, sink);
     pieceStart = k + 1;
   }
-}
-
-function isDot(c: number): boolean {
-  return c === 46;
 }
 
 /**
@@ -119,47 +235,76 @@ function isDot(c: number): boolean {
  * a compound query token still needs the whole compound (its pieces are only its parts).
  */
 export function emitCompound(raw: string, sink: TermSink): void {
-  const whole = raw.toLowerCase();
-  sink(whole, true);
-  const n = raw.length;
-  if (n > MAX_PART_SPLIT) return;
-  // Slicing the lowered string is only safe when lowercasing kept every position (ASCII, most text).
-  const aligned = whole.length === n;
-  const lowerSlice = (a: number, b: number): string => (aligned ? whole.slice(a, b) : raw.slice(a, b).toLowerCase());
-  const seen: string[] = [whole];
-  // Path/scoped segments: `src/db/pool.ts` → `pool.ts`; `drizzle-orm@0.30` → `drizzle-orm`.
-  emitPieces(raw, 0, n, isSegmentSeparator, lowerSlice, seen, sink);
-  // `.` pieces inside each segment keep their `-` (`drizzle-orm.config.ts` → `drizzle-orm`).
-  let hasDash = false;
-  for (let k = 0; k < n; k++) {
-    if (raw.charCodeAt(k) === 45) {
-      hasDash = true;
-      break;
-    }
+  let ascii = true;
+  for (let k = 0; k < raw.length; k++) if (raw.charCodeAt(k) >= 128) ascii = false;
+  compoundTerms(raw, 0, raw.length, (src, a, b, _hash, whole) => {
+    sink(termText(src, a, b), whole);
+  }, ascii ? raw : null, ascii ? termHash(raw) : 0);
+}
+
+/** `asciiText` is `text` when the run is ASCII (terms are its own ranges), with the run's hash. */
+function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, asciiText: string | null, asciiHash: number): void {
+  const n = e - s;
+  runText = text;
+  runBase = s;
+  seenCount = 0;
+  if (asciiText !== null) {
+    runLowered = asciiText;
+    runLoweredBase = s;
+    emitOnce(text, s, e, asciiHash, sink, true);
+  } else {
+    const whole = text.slice(s, e).toLowerCase();
+    runLowered = whole.length === n ? whole : null;
+    runLoweredBase = 0;
+    emitOnce(whole, 0, whole.length, termHash(whole), sink, true);
   }
-  if (hasDash) {
+  if (n > MAX_PART_SPLIT) return;
+  // One pass for which splits apply.
+  let kinds = 0;
+  let dashedDotSegment = false;
+  let segDash = false;
+  let segDot = false;
+  for (let k = 0; k <= n; k++) {
+    const c = k < n ? text.charCodeAt(s + k) : 47;
+    const cls = c < 128 ? (CLASS[c] as number) : 0;
+    kinds |= cls;
+    if (k === n || (cls & SEGMENT) !== 0) {
+      if (segDash && segDot) dashedDotSegment = true;
+      segDash = false;
+      segDot = false;
+    } else if (c === 45) segDash = true;
+    else if (c === 46) segDot = true;
+  }
+  // Path/scoped segments: `src/db/pool.ts` → `pool.ts`; `drizzle-orm@0.30` → `drizzle-orm`.
+  if ((kinds & SEGMENT) !== 0) emitPieces(0, n, BY_SEGMENT, sink);
+  // `.` pieces inside each segment holding a `-` keep it (`drizzle-orm.config.ts` → `drizzle-orm`).
+  if (dashedDotSegment) {
     let segStart = 0;
-    let segDash = false;
+    let dash = false;
+    let dot = false;
     for (let k = 0; k <= n; k++) {
-      const c = k < n ? raw.charCodeAt(k) : 0;
+      const c = k < n ? text.charCodeAt(s + k) : 47;
       if (k < n && !isSegmentSeparator(c)) {
-        if (c === 45) segDash = true;
+        if (c === 45) dash = true;
+        else if (c === 46) dot = true;
         continue;
       }
       // Without a `-`, a segment's `.` pieces are its joiner pieces (emitted next).
-      if (segDash) emitPieces(raw, segStart, k, isDot, lowerSlice, seen, sink);
+      if (dash && dot) emitPieces(segStart, k, BY_DOT, sink);
       segStart = k + 1;
-      segDash = false;
+      dash = false;
+      dot = false;
     }
   }
   // Every joiner-separated piece whole: `extracted_tables.xlsx` → `extracted_tables`, `AsciinemaPlayer.create` → `asciinemaplayer`.
-  emitPieces(raw, 0, n, isJoiner, lowerSlice, seen, sink);
+  if ((kinds & JOINER) !== 0) emitPieces(0, n, BY_JOINER, sink);
+  if ((kinds & (UPPER | ATOM_SPLIT)) === 0 && (kinds & JOINER) !== 0) return; // atoms = the joiner pieces
   // Atoms: split on joiners, `_`, `$` and camelCase boundaries (`XMLHttpRequest` → xml, http, request).
   let atomStart = -1;
   for (let k = 0; k <= n; k++) {
-    const c = k < n ? raw.charCodeAt(k) : 0;
+    const c = k < n ? text.charCodeAt(s + k) : 0;
     if (k === n || isJoiner(c) || c === 95 || c === 36) {
-      if (atomStart >= 0) emitOnce(seen, lowerSlice(atomStart, k), sink);
+      if (atomStart >= 0) emitPart(atomStart, k, sink);
       atomStart = -1;
       continue;
     }
@@ -168,9 +313,9 @@ export function emitCompound(raw: string, sink: TermSink): void {
       continue;
     }
     if (isUpper(c)) {
-      const prev = raw.charCodeAt(k - 1);
-      if (isLower(prev) || (isUpper(prev) && k + 1 < n && isLower(raw.charCodeAt(k + 1)))) {
-        emitOnce(seen, lowerSlice(atomStart, k), sink);
+      const prev = text.charCodeAt(s + k - 1);
+      if (isLower(prev) || (isUpper(prev) && k + 1 < n && isLower(text.charCodeAt(s + k + 1)))) {
+        emitPart(atomStart, k, sink);
         atomStart = k;
       }
     }
