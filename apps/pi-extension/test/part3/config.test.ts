@@ -144,6 +144,17 @@ describe("config file", () => {
     }
   });
 
+  test("every CONTEXT_FOLD_* variable the fold and compaction resolvers read has a config key", () => {
+    const src = join(import.meta.dirname, "..", "..", "src");
+    const variables = new Set<string>();
+    for (const file of ["options.ts", "compaction/compaction-options.ts"]) {
+      for (const m of readFileSync(join(src, file), "utf8").matchAll(/"(CONTEXT_FOLD_[A-Z_]{1,60})"/g)) variables.add(m[1] ?? "");
+    }
+    expect(variables.size).toBeGreaterThan(10);
+    const covered = new Set(SETTINGS.map((s) => s.variable));
+    expect([...variables].filter((v) => !covered.has(v))).toEqual([]);
+  });
+
   test("/fold-handoff arguments: --new anywhere; a 1 MB run of spaces is linear", () => {
     expect(parseHandoffArgs("  finish the  frob --new service ")).toEqual({ goal: "finish the frob service", startNew: true });
     expect(parseHandoffArgs("just a goal")).toEqual({ goal: "just a goal", startNew: false });
