@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, RecallIndex, renderResults, searchSessions } from "@context-fold/recall-engine";
+import { openRecall, RecallIndex, renderResults, searchSessions, TermIndex } from "@context-fold/recall-engine";
 
 describe("planted facts in a generated session", () => {
   const dir = tempDir("recall-gen-");
@@ -30,6 +30,27 @@ describe("planted facts in a generated session", () => {
       expect(index.search(needle.value, { scope: "all" }).hits[0]?.entryId).toBe(needle.entryId);
       expect(index.search(needle.value).hits.map((h) => h.entryId)).not.toContain(needle.entryId);
     }
+  });
+  it("deterministic: two builds, and a build grown in 12 appends (sparse segments, merged), give identical bytes and hits", async () => {
+    const session = await readSession(file);
+    const a = RecallIndex.build(session);
+    const b = RecallIndex.build(session);
+    expect(a.serialize({ k: 1 }).equals(b.serialize({ k: 1 }))).toBe(true);
+    const texts = session.blocks.map((block) => block.text);
+    const grown = new TermIndex();
+    const step = Math.ceil(texts.length / 12);
+    grown.addDocuments(0, texts.slice(0, step * 4));
+    for (let at = step * 4; at < texts.length; at += Math.ceil(step / 3)) grown.addDocuments(at, texts.slice(at, Math.min(texts.length, at + Math.ceil(step / 3))));
+    const whole = new TermIndex();
+    whole.addDocuments(0, texts);
+    expect(grown.serialize({}).equals(whole.serialize({}))).toBe(true);
+    const queries = [...manifest.needles.map((n) => n.value), "why did we drop the cache?", "src/ledger/reader.ts", "refreshToken"];
+    for (const term of ["the", "src/ledger/reader.ts", "reader.ts", "refreshtoken"]) {
+      expect(Array.from(grown.postings(term) ?? []), term).toEqual(Array.from(whole.postings(term) ?? []));
+    }
+    const half = RecallIndex.build({ ...session, blocks: session.blocks.slice(0, Math.floor(session.blocks.length / 2)) });
+    half.update(session);
+    for (const q of queries) expect(half.search(q, { scope: "all" }), q).toEqual(a.search(q, { scope: "all" }));
   });
   it("abandoned-branch facts: no block holding them under the default scope, found under all", async () => {
     const session = await readSession(file);
