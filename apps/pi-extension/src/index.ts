@@ -14,7 +14,7 @@ export { RecallService, type SearchRequest } from "./recall-service.js";
 export { parseRecallArgs, RECALL_MESSAGE, type RecallArgs } from "./commands.js";
 export { renderStub, STUB_FIRST_LINE_MAX, STUB_PREFIX, type StubSpan } from "./stub.js";
 // --- compaction (issue 12) ---
-export { ARTIFACTS_FILE, type ArtifactsDocument, ArtifactsFileError, type ArtifactsFileErrorCode, artifactsPath, readArtifactsFile, writeArtifactsFile } from "./compaction/artifacts-file.js";
+export { ARTIFACTS_FILE, type ArtifactsDocument, ArtifactsFileError, type ArtifactsFileErrorCode, artifactsPath, readArtifactsFile, serializeArtifacts, writeArtifactsFile } from "./compaction/artifacts-file.js";
 export { CompactionFacts } from "./compaction/compaction-facts.js";
 export { checkGate, compactCommand, CompactionRegistry, DIGEST_MESSAGE, registerCompaction, triggerCompaction } from "./compaction/compaction-hook.js";
 export {

@@ -72,6 +72,11 @@ export async function readArtifactsFile(file: string): Promise<ArtifactsDocument
   return value;
 }
 
+/** The file's exact text for `doc` (deterministic: same document, same bytes). */
+export function serializeArtifacts(doc: ArtifactsDocument): string {
+  return `${JSON.stringify(doc, null, 1)}\n`;
+}
+
 /** Replace the artifacts file atomically and durably (resolves once the new file is on disk). */
 export async function writeArtifactsFile(file: string, doc: ArtifactsDocument): Promise<void> {
   const dir = dirname(file);
@@ -80,7 +85,7 @@ export async function writeArtifactsFile(file: string, doc: ArtifactsDocument): 
     await mkdir(dir, { recursive: true });
     const handle = await open(temp, "w");
     try {
-      await handle.writeFile(`${JSON.stringify(doc, null, 1)}\n`, "utf8");
+      await handle.writeFile(serializeArtifacts(doc), "utf8");
       await handle.sync();
     } finally {
       await handle.close();

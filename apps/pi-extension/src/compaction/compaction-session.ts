@@ -1,12 +1,13 @@
 // One session's compaction state: the incremental facts, the durable-artifacts file (written before any
 // compaction, awaited), the `compact` record of the compaction in flight (retracted if Pi then fails),
 // the digest to re-inject once after it, and the run count the gate's cooldown reads.
+import { stat } from "node:fs/promises";
 import { appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
 import { buildDigest } from "@context-fold/summary-formatter";
 import type { Session } from "@context-fold/ledger-reader";
 import { lastEntryTime } from "@context-fold/extractors";
 import type { LedgerTracker } from "../ledger-tracker.js";
-import { type ArtifactsDocument, artifactsPath, readArtifactsFile, writeArtifactsFile } from "./artifacts-file.js";
+import { type ArtifactsDocument, artifactsPath, readArtifactsFile, serializeArtifacts, writeArtifactsFile } from "./artifacts-file.js";
 import { CompactionFacts } from "./compaction-facts.js";
 import type { CompactionOptions } from "./compaction-options.js";
 import { computeHookCompaction, CutMismatchError, type HookCompaction, LeafMismatchError } from "./hook-compaction.js";
@@ -45,6 +46,16 @@ export interface Reinjection {
   readonly next: NextStep | undefined;
 }
 
+/** Size of a regular file, or -1 (missing, or not a file). */
+async function sizeOf(file: string): Promise<number> {
+  try {
+    const info = await stat(file);
+    return info.isFile() ? info.size : -1;
+  } catch {
+    return -1;
+  }
+}
+
 /** Same file, same bytes read, same leaf: the session a draft was computed for. */
 function draftKey(session: Session): string {
   return `${session.path}\u0000${String(session.byteLength)}\u0000${session.leafId ?? ""}`;
@@ -67,6 +78,8 @@ export class CompactionSession {
   readonly artifactsFile: string;
   readonly #seq: SeqSource;
   #writing: Promise<void> = Promise.resolve();
+  /** What the last successful write put on disk (a compaction right after a run rewrites nothing). */
+  #written: { text: string; bytes: number } | undefined;
   #inFlight: InFlight | undefined;
   #runsSinceCompaction: number | undefined;
   #lastNext: NextStep | undefined;
@@ -138,7 +151,16 @@ export class CompactionSession {
 
   /** Replace the artifacts file; writes are serialized, so the newest always lands last. */
   #write(doc: ArtifactsDocument): Promise<void> {
-    const next = this.#writing.catch(() => undefined).then(() => writeArtifactsFile(this.artifactsFile, doc));
+    const next = this.#writing
+      .catch(() => undefined)
+      .then(async () => {
+        const text = serializeArtifacts(doc);
+        // Already durable on disk (written and fsynced, and the file is still there at that size).
+        if (this.#written?.text === text && (await sizeOf(this.artifactsFile)) === this.#written.bytes) return;
+        this.#written = undefined;
+        await writeArtifactsFile(this.artifactsFile, doc);
+        this.#written = { text, bytes: Buffer.byteLength(text, "utf8") };
+      });
     this.#writing = next;
     return next;
   }

@@ -1,7 +1,7 @@
 // The hook's compaction from incrementally accumulated facts equals the from-scratch compaction of the
 // same session (summary, cut, digest, record), on sessions written by Pi's own SessionManager; a branch
 // switch starts the accumulators over; artifacts files are atomic; the next step follows its order.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -140,6 +140,16 @@ describe("a compaction computed ahead", () => {
     expect(stale.draftHits).toBe(0);
     expect(fresh?.record.usage).toBeUndefined();
     expect(fresh?.result.summary).toContain("job 6");
+
+    // Artifacts already durable on disk are not rewritten by the hook; a file gone missing is.
+    const again = open("again");
+    await again.sync();
+    const inode = statSync(again.artifactsFile).ino;
+    await again.prepare(undefined);
+    expect(statSync(again.artifactsFile).ino).toBe(inode);
+    rmSync(again.artifactsFile);
+    await again.prepare(undefined);
+    expect((await readArtifactsFile(again.artifactsFile))?.artifacts.initialPrompts[0]?.text).toBe(FOUNDING);
   });
 });
 
