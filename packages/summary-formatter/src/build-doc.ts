@@ -1,7 +1,7 @@
 // Facts and artifacts (from @context-fold/extractors) to a SummaryDoc, before merging and budgeting:
 // one-line fields flattened, symbol names and anchor items filtered to what the line grammar can carry.
 import type { DurableArtifacts, SessionFacts } from "@context-fold/extractors";
-import type { CatalogFile, FileItem, FooterDoc, OutstandingDoc, SummaryDoc } from "./summary-doc.js";
+import type { CatalogFile, FileItem, FooterDoc, LineItem, OutstandingDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
 import { flat, oneLine } from "./summary-syntax.js";
 
 /** Characters kept of one-line items (scope changes, preferences, turns, outstanding, status). */
@@ -14,6 +14,16 @@ const STATUS_RANK = { modified: 0, created: 1, read: 2 } as const;
 
 const line = (text: string): string => oneLine(text, LINE_MAX);
 const listable = (s: string): boolean => s !== "" && !s.includes(", ") && !s.includes("\n");
+
+/**
+ * Preferences without the sentences of a message listed as a correction: a correction is listed once,
+ * verbatim, as a correction (the preference extractor also picks "don't …" sentences out of it).
+ */
+export function withoutCorrectionEchoes<T extends LineItem>(preferences: readonly T[], corrections: readonly VerbatimItem[]): T[] {
+  if (corrections.length === 0) return [...preferences];
+  const said = new Set(corrections.map((c) => c.index));
+  return preferences.filter((p) => !said.has(p.index));
+}
 
 /** Files ordered modified, created, then read; first-touched order within each. */
 export function orderFiles(files: readonly FileItem[]): FileItem[] {
@@ -57,12 +67,13 @@ export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, b
       prefSeen.add(key);
       return true;
     });
+  const corrections = artifacts.corrections.filter((c) => c.index !== goalIndex).map((c) => ({ text: c.text, index: c.index }));
   return {
     goal: facts.goal === null ? null : { text: facts.goal.text, index: facts.goal.index },
     scopeChanges: facts.scopeChanges.map((s) => ({ text: line(s.text), index: s.index })),
     scopeOmitted: null,
-    preferences,
-    corrections: artifacts.corrections.filter((c) => c.index !== goalIndex).map((c) => ({ text: c.text, index: c.index })),
+    preferences: withoutCorrectionEchoes(preferences, corrections),
+    corrections,
     correctionsOmitted: null,
     files,
     filesOmitted: [],

@@ -5,6 +5,7 @@ import { createFactsAccumulator, type DurableArtifacts, type SessionFacts } from
 import type { Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts, orderFiles } from "./build-doc.js";
+import { windowActivity } from "./carry-outstanding.js";
 import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats } from "./build-digest.js";
 import { SummaryError } from "./errors.js";
 import { BRIEF_MAX_LINES, fitToBudget } from "./fit-budget.js";
@@ -170,7 +171,11 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
       ? null
       : { count: brief.earlier, what: "earlier brief lines", recall: `#${String(footer.range.from)}–#${String(Math.max(footer.range.from, firstKept - 1))}` };
   const fresh: SummaryDoc = { ...fromFacts, files: withForeignFiles(fromFacts.files, foreign), previous: foreign, briefOmitted };
-  const merged = base === null ? fresh : mergeSummaries(base, fresh, { nextCoversPrevious: input.factsCoverPrevious === true });
+  const covers = input.factsCoverPrevious === true;
+  const merged =
+    base === null
+      ? fresh
+      : mergeSummaries(base, fresh, covers ? { nextCoversPrevious: true } : { window: windowActivity(input.blocks, input.facts.files) });
   const render = format === "pi" ? renderPiLayout : renderBrackets;
   const body = format === "pi" ? renderPiBody : renderBracketsBody;
   const { doc: fitted, report } = fitToBudget({ ...merged, footer }, render, budget);

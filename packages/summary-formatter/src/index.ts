@@ -23,6 +23,7 @@ export { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 export { renderPiLayout, renderPiBody } from "./render-pi.js";
 export { isOwnSummary, parseSummary } from "./parse-summary.js";
 export { mergeSummaries, type MergeOptions } from "./merge-summaries.js";
+export { windowActivity, type WindowActivity } from "./carry-outstanding.js";
 export { docFromFacts } from "./build-doc.js";
 export { briefLines, briefTail, toolCallLine, type BriefBlock } from "./brief.js";
 export {

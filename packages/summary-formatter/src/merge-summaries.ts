@@ -1,16 +1,26 @@
 // Merging a new summary with the previous one: sticky (founding goal, scope changes, preferences,
 // corrections, previous foreign summaries), union (files: modified outrank read; commits), replace
-// (outstanding, type catalog, status, anchors), rolling (earlier turns, brief transcript).
-import { orderFiles, SYMBOLS_PER_FILE } from "./build-doc.js";
+// (type catalog, status, anchors; outstanding when the new facts cover the previous ones, else the
+// new items plus the older open ones they do not name), rolling (earlier turns, brief transcript).
+import { isCorrection } from "@context-fold/extractors";
+import { LINE_MAX, orderFiles, SYMBOLS_PER_FILE, withoutCorrectionEchoes } from "./build-doc.js";
 import { briefRef } from "./brief.js";
+import { mergeOutstanding, type WindowActivity } from "./carry-outstanding.js";
 import type { CommitItem, FileItem, LineItem, Omission, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import { oneLine } from "./summary-syntax.js";
 
 export interface MergeOptions {
   /**
    * true when `next` was extracted from the whole lineage, so it already names everything `previous`
-   * named from the same file: `previous`'s omission counts are then not added again.
+   * named from the same file: `previous`'s omission counts are then not added again, and its
+   * outstanding context is replaced.
    */
   readonly nextCoversPrevious?: boolean;
+  /**
+   * What `next`'s window did (successful commands, edited files), so an open item of `previous` the
+   * window settled is carried as RESOLVED (only used when `next` does not cover `previous`).
+   */
+  readonly window?: WindowActivity;
 }
 
 const STRENGTH = { created: 2, modified: 1, read: 0 } as const;
@@ -67,10 +77,25 @@ function addCounts(a: Omission | null, b: Omission | null, carry: boolean): Omis
   return { ...b, count: prev.count + b.count };
 }
 
+/**
+ * The founding request not kept (in practice: a later window's first request, which its own
+ * extraction took for a goal) goes where the extractors would have put a later user message: a
+ * correction when it reads as one, else a scope change — never silently dropped.
+ */
+function demoted(loser: VerbatimItem | null, goal: VerbatimItem | null): { corrections: VerbatimItem[]; scopeChanges: LineItem[] } {
+  if (loser === null || loser.index === goal?.index) return { corrections: [], scopeChanges: [] };
+  if (isCorrection(loser.text)) return { corrections: [loser], scopeChanges: [] };
+  return { corrections: [], scopeChanges: [{ text: oneLine(loser.text, LINE_MAX), index: loser.index }] };
+}
+
 /** `next` merged onto `previous` (both context-fold SummaryDocs). Pure. */
 export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: MergeOptions = {}): SummaryDoc {
   const carry = options.nextCoversPrevious !== true;
-  const goal = previous.goal === null ? next.goal : next.goal === null || previous.goal.index <= next.goal.index ? previous.goal : next.goal;
+  const keepPrevious = previous.goal !== null && (next.goal === null || previous.goal.index <= next.goal.index);
+  const goal = keepPrevious ? previous.goal : next.goal;
+  const demote = demoted(keepPrevious ? next.goal : previous.goal, goal);
+  const corrections = unionByIndex(previous.corrections, [...next.corrections, ...demote.corrections]).filter((c) => c.index !== goal?.index);
+  const scopeChanges = unionByIndex(previous.scopeChanges, [...next.scopeChanges, ...demote.scopeChanges]);
   const firstNew = next.brief.length > 0 ? briefRef(next.brief[0] ?? "") : Number.POSITIVE_INFINITY;
   const newRefs = new Set(next.brief.map(briefRef));
   const rolled = previous.brief.filter((l) => briefRef(l) < firstNew && !newRefs.has(briefRef(l)));
@@ -85,10 +110,10 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
   const filesOmitted = carry ? [...previous.filesOmitted, ...next.filesOmitted] : [...next.filesOmitted];
   return {
     goal,
-    scopeChanges: unionByIndex(previous.scopeChanges, next.scopeChanges),
+    scopeChanges,
     scopeOmitted: addCounts(previous.scopeOmitted, next.scopeOmitted, carry),
-    preferences: unionByIndex(previous.preferences, next.preferences),
-    corrections: unionByIndex(previous.corrections, next.corrections).filter((c) => c.index !== goal?.index),
+    preferences: withoutCorrectionEchoes(unionByIndex(previous.preferences, next.preferences), corrections),
+    corrections,
     correctionsOmitted: addCounts(previous.correctionsOmitted, next.correctionsOmitted, carry),
     files: unionFiles(previous.files, next.files),
     filesOmitted,
@@ -98,8 +123,8 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
     previous: previousSummaries,
     typeCatalog: next.typeCatalog,
     typeCatalogOmitted: next.typeCatalogOmitted,
-    outstanding: next.outstanding,
-    outstandingOmitted: next.outstandingOmitted,
+    outstanding: carry ? mergeOutstanding(previous.outstanding, next.outstanding, options.window ?? null) : next.outstanding,
+    outstandingOmitted: addCounts(previous.outstandingOmitted, next.outstandingOmitted, carry),
     earlierTurns: unionTurns(previous.earlierTurns, next.earlierTurns),
     earlierTurnsOmitted: addCounts(previous.earlierTurnsOmitted, next.earlierTurnsOmitted, carry),
     status: next.status,

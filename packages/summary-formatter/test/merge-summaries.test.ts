@@ -1,5 +1,5 @@
-// mergeSummaries rule by rule: sticky, union, replace, rolling.
-import { emptyDoc, mergeSummaries, type SummaryDoc } from "@context-fold/summary-formatter";
+// mergeSummaries rule by rule: sticky, union, replace (or carry, for window-only facts), rolling.
+import { emptyDoc, mergeSummaries, type OutstandingDoc, type SummaryDoc, windowActivity } from "@context-fold/summary-formatter";
 import { describe, expect, it } from "vitest";
 
 const footer = (from: number, to: number): SummaryDoc["footer"] => ({ at: "2026-03-01T09:00:00.000Z", messages: 1, windowTokens: 1, summaryTokens: 1, tailMessages: 1, tailTokens: 1, range: { from, to } });
@@ -46,7 +46,12 @@ describe("mergeSummaries", () => {
 
   it("keeps the founding goal, accumulates scope changes, preferences and corrections", () => {
     expect(m.goal).toEqual({ text: "Build the importer.", index: 0 });
-    expect(m.scopeChanges.map((s) => s.index)).toEqual([12, 50]);
+    // next's own "goal" (its window's first request) is not dropped: it becomes a scope change.
+    expect(m.scopeChanges.map((s) => [s.index, s.text])).toEqual([
+      [12, "also export CSV"],
+      [36, "later"],
+      [50, "now add JSON"],
+    ]);
     expect(m.preferences).toEqual(previous.preferences);
     expect(m.corrections).toEqual(previous.corrections);
     expect(m.previous).toEqual(previous.previous);
@@ -60,10 +65,67 @@ describe("mergeSummaries", () => {
     expect(m.commits.map((c) => c.hash)).toEqual(["1a2b3c4", "9f9f9f9"]);
   });
 
-  it("replaces outstanding context, status, anchors and type catalog", () => {
-    expect(m.outstanding).toEqual(next.outstanding);
+  it("demotes a later window's first request that reads as a correction to a correction, listed once", () => {
+    const correcting: SummaryDoc = {
+      ...next,
+      goal: { text: "No, actually revert the change to src/b.ts; don't touch it again.", index: 36 },
+      preferences: [{ text: "don't touch it again.", index: 36 }, { text: "always run tsc", index: 52 }],
+    };
+    const c = mergeSummaries(previous, correcting);
+    expect(c.goal).toEqual(previous.goal);
+    expect(c.corrections).toEqual([{ text: "No, actually revert the change to src/b.ts; don't touch it again.", index: 36 }, ...previous.corrections].sort((a, b) => a.index - b.index));
+    expect(c.scopeChanges.map((s) => s.index)).toEqual([12, 50]);
+    expect(c.preferences.map((p) => p.index)).toEqual([5, 52]);
+    // The same message is never both: lineage-wide facts name the founding request as next's goal too.
+    const same = mergeSummaries(previous, { ...next, goal: previous.goal }, { nextCoversPrevious: true });
+    expect(same.scopeChanges.map((s) => s.index)).toEqual([12, 50]);
+  });
+
+  it("replaces status, anchors and type catalog; outstanding too when next covers previous", () => {
     expect(m.status).toEqual(next.status);
     expect(m.anchors).toEqual(next.anchors);
+    expect(mergeSummaries(previous, next, { nextCoversPrevious: true }).outstanding).toEqual(next.outstanding);
+  });
+
+  it("carries older open items next does not name; next is authoritative for the ones it names; the window settles some", () => {
+    const old: OutstandingDoc[] = [
+      { tag: "ERROR", label: "bash:exit 1", text: "pnpm test → 2 failed", index: 9 },
+      { tag: "ERROR", label: "bash:exit 2", text: "cargo build → error[E0308]", index: 10 },
+      { tag: "ERROR", label: "tsc", text: "src/b.ts(3,1): error TS2304: Cannot find name 'x'.", index: 11 },
+      { tag: "ERROR", label: "bash:exit 1", text: "make lint → 1 problem", index: 12 },
+      { tag: "WARN", label: "user", text: "the importer still fails on empty files", index: 13 },
+      { tag: "RESOLVED", label: "tsc", text: "src/c.ts(1,1): error TS1005", index: 14, resolvedIndex: 15 },
+    ];
+    const prev: SummaryDoc = { ...previous, outstanding: old, outstandingOmitted: { count: 3, what: "more outstanding items", recall: "errors" } };
+    const nxt: SummaryDoc = {
+      ...next,
+      outstanding: [
+        { tag: "WARN", label: "tests", text: "new warning", index: 66 },
+        { tag: "RESOLVED", label: "bash:exit 2", text: "cargo build → error[E0599]", index: 62, resolvedIndex: 64 },
+      ],
+    };
+    const window = windowActivity(
+      [
+        { index: 70, kind: "toolCall", toolName: "bash", toolCallId: "t1", args: { command: "make lint" }, text: "" },
+        { index: 71, kind: "toolResult", toolName: "bash", toolCallId: "t1", text: "ok" },
+        { index: 72, kind: "toolCall", toolName: "bash", toolCallId: "t2", args: { command: "pnpm test" }, text: "" },
+        { index: 73, kind: "toolResult", toolName: "bash", toolCallId: "t2", isError: true, text: "1 failed\n\nCommand exited with code 1" },
+      ],
+      [{ path: "src/b.ts", lastModifiedIndex: 60 }, { path: "src/a.ts" }],
+    );
+    const c = mergeSummaries(prev, nxt, { window });
+    expect(c.outstanding.map((o) => [o.tag, o.text, o.resolvedIndex ?? null])).toEqual([
+      ["ERROR", "pnpm test → 2 failed", null], // its command never succeeded in the window: still open
+      ["WARN", "new warning", null],
+      ["RESOLVED", "src/b.ts(3,1): error TS2304: Cannot find name 'x'.", 60], // its file was edited
+      ["RESOLVED", "make lint → 1 problem", 71], // the same command succeeded
+      ["RESOLVED", "the importer still fails on empty files", 60], // files changed after the report
+      ["RESOLVED", "src/c.ts(1,1): error TS1005", 15],
+      ["RESOLVED", "cargo build → error[E0599]", 64], // next names cargo build: its version wins
+    ]);
+    expect(c.outstandingOmitted?.count).toBe(3);
+    // Without window activity, older open items are carried as they were.
+    expect(mergeSummaries(prev, nxt).outstanding.filter((o) => o.tag === "ERROR").map((o) => o.index)).toEqual([9, 11, 12]);
   });
 
   it("rolls earlier turns (newer one-liner wins) and the brief (older lines first, no duplicates)", () => {

@@ -67,9 +67,7 @@ describe("repeated compaction", () => {
     const summarized = manifests.slice(0, -1);
     namedOrCounted(doc, final.summary, [...new Set(summarized.flatMap((m) => m.commits.map((c) => c.hash)))], "more commits");
     namedOrCounted(doc, final.summary, [...new Set(summarized.flatMap((m) => [...m.modifiedFiles, ...m.createdFiles]))], "more modified files");
-    // Window-only extraction replaces outstanding context at each compaction (the merge rule); the
-    // lineage-wide default re-derives it, so every open error survives.
-    if (scope === "window") return;
+    // Lineage-wide facts re-derive the open errors; window-only facts carry them through the merge.
     // Every error a chunk left open is present (open, or resolved by a later chunk's edit), or counted.
     const open = [...new Set(summarized.flatMap((m) => m.errorsOpenAtEnd))];
     expect(open.length).toBeGreaterThanOrEqual(10);
