@@ -51,7 +51,8 @@ export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from
 // --- lexicon and seed-index record extraction (issue 5) ---
 export { ERROR_LINE_MAX, clipLine, errorLines, isErrorLine } from "./lexicon/errors.js";
 export { PATH_MAX, isPathToken, normalizePath, pathTokens } from "./lexicon/paths.js";
-export { IDENTIFIER_MAX, identifierTokens, scanIdentifiers } from "./lexicon/identifiers.js";
+export { IDENTIFIER_MAX, identifierTokens, scanIdentifierRanges, scanIdentifiers } from "./lexicon/identifiers.js";
+export { scanOutputTokens } from "./lexicon/output-tokens.js";
 export {
   createSeedAccumulator,
   ERROR_CAP,

@@ -68,9 +68,17 @@ export function scanIdentifiers(text: string, visit: (token: string, offset: num
  * same order. A caller that counts repeats looks them up by range and slices only new tokens.
  */
 export function scanIdentifierRanges(text: string, visit: (start: number, end: number) => void): void {
+  identifierRangesIn(text, 0, text.length, visit);
+}
+
+/**
+ * `scanIdentifierRanges` over text[from, to) only, where neither text[from - 1] nor text[to] can be part
+ * of a token (both are outside [0-9A-Za-z_$.-]); tokens are judged on the whole text as usual.
+ */
+export function identifierRangesIn(text: string, from: number, to: number, visit: (start: number, end: number) => void): void {
   const n = text.length;
-  let i = 0;
-  while (i < n) {
+  let i = from;
+  while (i < to) {
     const c0 = text.charCodeAt(i);
     const b0 = c0 < 128 ? (TABLE[c0] ?? 0) : 0;
     if ((b0 & WORDISH) === 0 || (i > 0 && isWordAt(text, i - 1))) {

@@ -72,6 +72,29 @@ function trimToken(raw: string): string {
 }
 
 /**
+ * The candidate path of one run of path characters text[start, end) (`slash`: it holds a "/", `dots`:
+ * how many "."), trimmed, or undefined when the run cannot be a path; `isPathToken` decides the rest.
+ */
+export function runPathToken(text: string, start: number, end: number, slash: boolean, dots: number): string | undefined {
+  if (dots === 0 && !slash) return undefined;
+  if (!slash) {
+    // A bare name is a path only with a known extension: check it before slicing the whole run
+    // (code is full of "this.value" and "a.b" runs).
+    let last = end;
+    while (last > start && text.charCodeAt(last - 1) === 46) last -= 1; // "see package.json."
+    // Search back at most 11 chars for the extension's dot (never past the run: stays linear).
+    let dot = last - 1;
+    while (dot > start && dot >= last - 11 && text.charCodeAt(dot) !== 46) dot -= 1;
+    if (text.charCodeAt(dot) !== 46 || last - dot - 1 < 1 || last - dot - 1 > 10) return undefined;
+    if (!BARE_EXTENSIONS.has(text.slice(dot + 1, last).toLowerCase())) return undefined;
+  }
+  // "scheme://host/…" and "host:path" (git remotes) leave a run right after a colon.
+  if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) return undefined;
+  if (end - start > PATH_MAX) return undefined;
+  return trimToken(text.slice(start, end));
+}
+
+/**
  * Path-shaped tokens of `text`, verbatim, deduplicated, in order of appearance. URLs, `a/b` prose,
  * numbers and npm scopes are not paths.
  */
@@ -96,23 +119,8 @@ export function pathTokens(text: string): string[] {
       else if (d === 46) dots += 1;
       i += 1;
     }
-    if (dots === 0 && !slash) continue;
-    if (!slash) {
-      // A bare name is a path only with a known extension: check it before slicing the whole run
-      // (code is full of "this.value" and "a.b" runs).
-      let end = i;
-      while (end > start && text.charCodeAt(end - 1) === 46) end -= 1; // "see package.json."
-      // Search back at most 11 chars for the extension's dot (never past the run: stays linear).
-      let dot = end - 1;
-      while (dot > start && dot >= end - 11 && text.charCodeAt(dot) !== 46) dot -= 1;
-      if (text.charCodeAt(dot) !== 46 || end - dot - 1 < 1 || end - dot - 1 > 10) continue;
-      if (!BARE_EXTENSIONS.has(text.slice(dot + 1, end).toLowerCase())) continue;
-    }
-    // "scheme://host/…" and "host:path" (git remotes) leave a run right after a colon.
-    if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) continue;
-    if (i - start > PATH_MAX) continue;
-    const token = trimToken(text.slice(start, i));
-    if (seen.has(token) || !isPathToken(token)) continue;
+    const token = runPathToken(text, start, i, slash, dots);
+    if (token === undefined || seen.has(token) || !isPathToken(token)) continue;
     seen.add(token);
     out.push(token);
   }

@@ -15,7 +15,8 @@ import {
 } from "@context-fold/seed-index-format";
 import { clipLine, errorLines } from "../lexicon/errors.js";
 import { scanIdentifierRanges } from "../lexicon/identifiers.js";
-import { normalizePath, pathTokens } from "../lexicon/paths.js";
+import { scanOutputTokens } from "../lexicon/output-tokens.js";
+import { isPathToken, normalizePath } from "../lexicon/paths.js";
 import { TokenTable, type TokenOrder } from "./token-table.js";
 import { CONTENT_TOOLS, toolCommand, toolPath } from "./tool-classes.js";
 
@@ -194,8 +195,14 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   let lastTimestamp: string | undefined;
 
   const tokens = new TokenTable();
-  // Raw path tokens already normalized (normalizing is the costly part).
-  const seenPaths = new Set<string>();
+  // Path candidates already judged (and, when paths, normalized: the costly part).
+  const seenCandidates = new Set<string>();
+  const notePath = (candidate: string): void => {
+    // "./x" and "../x" in output are relative to some file (imports), not to the session cwd.
+    if (candidate.startsWith("./") || candidate.startsWith("../") || seenCandidates.has(candidate)) return;
+    seenCandidates.add(candidate);
+    if (isPathToken(candidate)) files.add(normalizePath(candidate, cwd));
+  };
   // The text being scanned and whether it is a large output, read by the one range visitor below
   // (a closure per block would cost more than the lookups it serves).
   let scanText = "";
@@ -223,15 +230,10 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         if (flagged) stat.flagged = true;
       }
     }
-    if (!content) {
-      for (const token of pathTokens(text)) {
-        // "./x" and "../x" in output are relative to some file (imports), not to the session cwd.
-        if (token.startsWith("./") || token.startsWith("../") || seenPaths.has(token)) continue;
-        seenPaths.add(token);
-        files.add(normalizePath(token, cwd));
-      }
-    }
-    noteTokens(text, text.length >= LARGE_OUTPUT_CHARS);
+    // One walk over the text finds path candidates (not in file content: those paths are the file's) and identifiers.
+    scanText = text;
+    scanLarge = text.length >= LARGE_OUTPUT_CHARS;
+    scanOutputTokens(text, !content, notePath, noteRange);
   };
 
   const addOne = (block: Block): void => {
