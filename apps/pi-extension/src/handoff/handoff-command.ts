@@ -49,6 +49,9 @@ async function handoffCommand(registry: RuntimeRegistry, args: string, ctx: Exte
   if (!startNew) return;
   const content = handoffSeed(written.path, handoff.markdown);
   const parentSession = runtime.sessionFile;
+  // Pi's default (a host without a session runtime) answers "not cancelled" and does nothing: only a run
+  // of withSession proves a new session exists.
+  let switched = false;
   try {
     const result = await ctx.newSession({
       parentSession,
@@ -58,11 +61,13 @@ async function handoffCommand(registry: RuntimeRegistry, args: string, ctx: Exte
         return Promise.resolve();
       },
       withSession: (next) => {
+        switched = true;
         next.ui.notify(`context-fold: new session seeded with the handoff (${written.path}).`, "info");
         return Promise.resolve();
       },
     });
     if (result.cancelled) ctx.ui.notify(`/fold-handoff: the new session was cancelled; the handoff stays at ${written.path}.`, "warning");
+    else if (!switched) ctx.ui.notify(`/fold-handoff: Pi could not start a new session here (this host has no session runtime). Start one with /new and paste the handoff from ${written.path}.`, "warning");
   } catch (error) {
     // SDK hosts without a session runtime give commands no newSession: say where the text is instead.
     ctx.ui.notify(

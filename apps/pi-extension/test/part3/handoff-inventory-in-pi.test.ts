@@ -8,7 +8,8 @@ import { handoffPath, seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { HANDOFF_MESSAGE } from "../../src/handoff/handoff-command.js";
 import { INVENTORY_WIDGET } from "../../src/inventory/inventory-command.js";
-import { CORRECTION, FOUNDING, type RuntimePi, startRuntimePi } from "./support/runtime-pi.js";
+import { startPiWith } from "../compaction/support/compaction-pi.js";
+import { CORRECTION, FOUNDING, jobResponder, type RuntimePi, startRuntimePi } from "./support/runtime-pi.js";
 
 const WINDOW = 24_000;
 const STUB = /\[context-fold ([a-z2-7]{10,12})\]/;
@@ -137,5 +138,27 @@ describe("inventory without a UI (print mode)", () => {
     const text = written.join("");
     expect(text).toContain("Context inventory at turn");
     expect(text).toMatch(/\n {2}bash\s+1\s+\d+/);
+  }, 60_000);
+});
+
+describe("handoff where the host offers no new session", () => {
+  test("an SDK session without a session runtime: the handoff is written and the user is told where to find it", async () => {
+    const dir = tempDir("pi-part3-sdk-");
+    const respond = jobResponder();
+    const pi = await startPiWith({ PI_CODING_AGENT_DIR: dir }, { dir, contextWindow: WINDOW, respond: (messages) => respond(messages) });
+    try {
+      await pi.session.prompt(FOUNDING);
+      await pi.session.prompt("job 1");
+      const file = pi.manager.getSessionFile() ?? "";
+      const id = pi.manager.getSessionId();
+      await pi.session.prompt("/fold-handoff --new Ship it");
+      const path = handoffPath(file, id);
+      expect(readFileSync(path, "utf8")).toContain("Ship it");
+      expect(pi.manager.getSessionId()).toBe(id);
+      const told = pi.notices.find((n) => n.text.includes("could not start a new session"));
+      expect(told?.text).toContain(path);
+    } finally {
+      pi.dispose();
+    }
   }, 60_000);
 });
