@@ -1,7 +1,8 @@
 // One session's recall, end to end: read the ledger, load the on-disk index when its key still
 // matches (growing it by the appended blocks), else build it; save atomically; refresh as Pi appends.
+import { closeSync, fdatasyncSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { LedgerError, readSession, updateSession, type Session } from "@context-fold/ledger-reader";
-import { cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes, writeAtomic } from "./index-cache.js";
+import { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes, writeAtomic } from "./index-cache.js";
 import { ledgerVerifier } from "./ledger-verify.js";
 import { RecallIndex, type ExpandedEntry, type SearchOptions } from "./recall-index.js";
 import type { SearchResult } from "./results.js";
@@ -26,8 +27,29 @@ export interface CacheReport {
   readonly indexed: number;
 }
 
-/** Loads `cachePath` for `session` when its key still holds; null (with the reason) when it must be rebuilt. */
-export function loadCachedIndex(cachePath: string, sessionFile: string, session: Session): { index: RecallIndex; added: number; same: boolean } | { index: null; reason: string | null } {
+/** Where a cache's tail log lives: appended records of what refreshes indexed since the base was written. */
+export function tailLogPath(cachePath: string): string {
+  return `${cachePath}.tail`;
+}
+
+/** The state of a cache on disk as this process last saw it (so appends know whether they may continue it). */
+interface DiskState {
+  /** sha256 trailer of the base file: tail records chain to it. */
+  readonly chain: Buffer;
+  readonly baseBytes: number;
+  /** Bytes of good records in the tail log. */
+  readonly tailBytes: number;
+}
+
+type Loaded = { index: RecallIndex; added: number; same: boolean; disk: DiskState; tailProblem: string | null } | { index: null; reason: string | null };
+
+/**
+ * Loads `cachePath` (plus its tail log) for `session` when its key still holds; null (with the reason)
+ * when it must be rebuilt. Tail records are each sha256-checked and chained to the base; a bad or torn
+ * record ends the tail there (what follows is indexed from the ledger), and a tail whose last key no
+ * longer matches the ledger is ignored whole.
+ */
+export function loadCachedIndex(cachePath: string, sessionFile: string, session: Session): Loaded {
   const bytes = readCacheBytes(cachePath);
   if (bytes === null) return { index: null, reason: null };
   try {
@@ -37,14 +59,59 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
     if (typeof relation !== "string") return { index: null, reason: relation.stale };
     const terms = TermIndex.deserialize(bytes);
     if (terms.docCount !== meta.blockCount) return { index: null, reason: "cache holds another block count than its key says" };
+    const chain = bytes.subarray(bytes.length - 32);
+    let same = relation === "same";
+    let tailBytes = 0;
+    let tailProblem: string | null = null;
+    const log = readCacheBytes(tailLogPath(cachePath));
+    if (log !== null && log.length > 0) {
+      const tail = TermIndex.readTail(log, chain);
+      tailProblem = tail.problem;
+      const last = tail.records[tail.records.length - 1];
+      const lastKey = last?.meta;
+      const lastRelation = lastKey !== undefined && isCacheKey(lastKey) ? compareKey(lastKey, sessionFile, session) : null;
+      if (last !== undefined && typeof lastRelation === "string" && (lastKey as CacheKey).blockCount === last.firstDoc + last.newDocs) {
+        for (const record of tail.records) {
+          if (!terms.applyTail(record)) {
+            // Checked records that do not fit: never trusted; the whole cache is rebuilt.
+            return { index: null, reason: "cache tail does not continue its base" };
+          }
+        }
+        same = lastRelation === "same";
+        tailBytes = tail.bytes;
+      } else if (last !== undefined) tailProblem = "cache tail was written for other ledger bytes";
+    }
     const before = terms.docCount;
     const index = RecallIndex.fromTerms(session, terms);
-    return { index, added: index.blockCount - before, same: relation === "same" };
+    return { index, added: index.blockCount - before, same, disk: { chain: Buffer.from(chain), baseBytes: bytes.length, tailBytes }, tailProblem };
   } catch (error) {
     if (error instanceof CorruptIndexError) return { index: null, reason: error.message };
     throw error;
   }
 }
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Appends `bytes` and syncs them: a crash leaves at worst a torn last record, which its sha256 refuses. */
+function appendDurably(path: string, bytes: Buffer): void {
+  const fd = openSync(path, "a", 0o600);
+  try {
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A refresh appends to the tail log until it outweighs this share of the base file; then the base is rewritten. */
+const TAIL_SHARE = 0.5;
 
 export class SessionRecall {
   private current: Session;
@@ -52,6 +119,8 @@ export class SessionRecall {
   readonly file: string;
   readonly cachePath: string | null;
   private lastReport: CacheReport;
+  /** The cache on disk as this process wrote or read it; null: unknown (the next save writes it whole). */
+  private disk: DiskState | null = null;
 
   private constructor(file: string, session: Session, index: RecallIndex, cachePath: string | null, report: CacheReport) {
     this.file = file;
@@ -70,9 +139,12 @@ export class SessionRecall {
     const cachePath = options.cachePath ?? defaultCachePath(sessionFile, session.header.id, options.cacheDir);
     const loaded = loadCachedIndex(cachePath, sessionFile, session);
     if (loaded.index !== null) {
-      const report: CacheReport = { status: loaded.same ? "loaded" : "updated", path: cachePath, indexed: loaded.added };
+      const base: CacheReport = { status: loaded.same ? "loaded" : "updated", path: cachePath, indexed: loaded.added };
+      const report: CacheReport = loaded.tailProblem === null ? base : { ...base, reason: `cache tail refused after its good records (${loaded.tailProblem})` };
       const recall = new SessionRecall(sessionFile, session, loaded.index, cachePath, report);
-      if (!loaded.same) recall.save();
+      // A torn or refused tail is not continued: the next save writes the base whole.
+      recall.disk = loaded.tailProblem === null ? loaded.disk : null;
+      if (!loaded.same) recall.saveTail();
       return recall;
     }
     const index = RecallIndex.build(session);
@@ -95,10 +167,38 @@ export class SessionRecall {
     return this.lastReport;
   }
 
-  /** Writes the cache (atomically) for the ledger as read now. */
+  /** Writes the whole cache (atomically) for the ledger as read now, and drops its tail log. */
   save(): void {
     if (this.cachePath === null) return;
-    writeAtomic(this.cachePath, this.index.serialize(cacheKeyFor(this.file, this.current)));
+    const bytes = this.index.serialize(cacheKeyFor(this.file, this.current));
+    writeAtomic(this.cachePath, bytes);
+    // The old tail chains to the old base, so it could never be applied; removing it saves the read.
+    rmSync(tailLogPath(this.cachePath), { force: true });
+    this.disk = { chain: bytes.subarray(bytes.length - 32), baseBytes: bytes.length, tailBytes: 0 };
+  }
+
+  /**
+   * Saves what was indexed since the last save as one record appended to the tail log (sha256-chained
+   * to the base, fsynced), instead of rewriting the whole cache; the base is rewritten (atomically)
+   * when the tail outweighs half of it, or when the log on disk is not the one this process knows.
+   */
+  saveTail(): void {
+    const path = this.cachePath;
+    if (path === null) return;
+    const disk = this.disk;
+    const log = tailLogPath(path);
+    if (disk === null || fileSize(log) !== disk.tailBytes) {
+      this.save();
+      return;
+    }
+    const record = this.index.serializeTail(cacheKeyFor(this.file, this.current), disk.chain);
+    if (record === null) return;
+    if (disk.tailBytes + record.length > disk.baseBytes * TAIL_SHARE) {
+      this.save();
+      return;
+    }
+    appendDurably(log, record);
+    this.disk = { ...disk, tailBytes: disk.tailBytes + record.length };
   }
 
   /** Reads what Pi appended and indexes it; a truncated/replaced ledger is read again and rebuilt. */
@@ -111,7 +211,7 @@ export class SessionRecall {
       }
       this.current = next;
       const added = this.index.update(next);
-      this.save();
+      this.saveTail();
       this.lastReport = { status: "updated", path: this.cachePath, indexed: added };
       return this.lastReport;
     } catch (error) {
@@ -119,6 +219,7 @@ export class SessionRecall {
       const fresh = await SessionRecall.open(this.file, this.cachePath === null ? { cache: false } : { cachePath: this.cachePath });
       this.current = fresh.current;
       this.currentIndex = fresh.currentIndex;
+      this.disk = fresh.disk;
       this.lastReport = { status: "rebuilt", path: this.cachePath, reason: error.message, indexed: fresh.index.blockCount };
       return this.lastReport;
     }

@@ -152,4 +152,9 @@ export class RecallIndex {
   serialize(meta: unknown): Buffer {
     return this.terms.serialize(meta);
   }
+
+  /** A tail record of the blocks indexed since the last `serialize`/`serializeTail` (see `TermIndex.serializeTail`). */
+  serializeTail(meta: unknown, chain: Buffer): Buffer | null {
+    return this.terms.serializeTail(meta, chain);
+  }
 }

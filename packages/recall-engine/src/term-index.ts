@@ -6,6 +6,21 @@ import { sameTerm, scanTerms, termHash, termText } from "./tokenizer.js";
 type PostingList = number[] | Uint32Array;
 
 const MAGIC = Buffer.from("CFRECALL2\n", "latin1");
+const TAIL_MAGIC = Buffer.from("CFRTAIL1", "latin1");
+
+/** One record of a cache's tail log, checked but not yet applied (see `TermIndex.readTail`). */
+export interface TailRecord {
+  /** The cache key of the ledger as it was after this record. */
+  meta: unknown;
+  firstDoc: number;
+  newDocs: number;
+  termsBefore: number;
+  newTerms: number;
+  segTerms: number;
+  postingsLength: number;
+  terms: string[];
+  numbers: Uint32Array;
+}
 
 /** Why a serialized index was refused; the caller rebuilds. */
 export class CorruptIndexError extends Error {
@@ -141,6 +156,10 @@ export class TermIndex {
   /** Scratch while a segment is built: term id → its local slot + 1 (0: not in this segment yet). */
   private local: Int32Array;
   private totalLength: number;
+  /** Segments added since the last `serialize`/`serializeTail` (what the next tail record holds). */
+  private unsaved: FrozenPostings[] = [];
+  private savedDocs: number;
+  private savedTerms: number;
 
   constructor(terms: string[] = [], base: FrozenPostings = EMPTY, lengths: number[] = []) {
     this.terms = terms;
@@ -152,6 +171,8 @@ export class TermIndex {
     let total = 0;
     for (const l of lengths) total += l;
     this.totalLength = total;
+    this.savedDocs = lengths.length;
+    this.savedTerms = terms.length;
   }
 
   get docCount(): number {
@@ -174,7 +195,9 @@ export class TermIndex {
   addDocuments(firstDoc: number, texts: readonly string[]): void {
     if (firstDoc !== this.lengths.length) throw new RangeError(`documents must be added in order: expected #${String(this.lengths.length)}, got #${String(firstDoc)}`);
     if (texts.length === 0) return;
-    this.segments.push(this.segment(firstDoc, texts));
+    const seg = this.segment(firstDoc, texts);
+    this.segments.push(seg);
+    this.unsaved.push(seg);
     if (this.segments.length > MAX_SEGMENTS) this.compactSegments();
   }
 
@@ -405,7 +428,144 @@ export class TermIndex {
     counts.writeUInt32LE(termCount, 12);
     const body = Buffer.concat([MAGIC, counts, metaBytes, termBytes, Buffer.alloc(headPad), Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength)]);
     const digest = createHash("sha256").update(body).digest();
+    this.markSaved();
     return Buffer.concat([body, digest]);
+  }
+
+  private markSaved(): void {
+    this.unsaved = [];
+    this.savedDocs = this.lengths.length;
+    this.savedTerms = this.terms.length;
+  }
+
+  /** Documents added since the last `serialize`/`serializeTail`. */
+  get unsavedDocs(): number {
+    return this.lengths.length - this.savedDocs;
+  }
+
+  /**
+   * A tail record: what was added since the last `serialize`/`serializeTail` (new terms, document
+   * lengths, one sparse segment), with `meta` (the cache key after it), chained to `chain` (the base
+   * file's digest) by its sha256. Null when nothing was added. Appended to a cache's tail log so a
+   * refresh writes only what it indexed.
+   */
+  serializeTail(meta: unknown, chain: Buffer): Buffer | null {
+    if (this.unsavedDocs === 0) return null;
+    const seg = this.merged(this.unsaved, false);
+    const ids = seg.termIds ?? new Uint32Array(0);
+    const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
+    const termBytes = Buffer.from(this.terms.slice(this.savedTerms).join("\n"), "utf8");
+    const newDocs = this.lengths.length - this.savedDocs;
+    const counts = Buffer.alloc(32);
+    counts.writeUInt32LE(metaBytes.length, 0);
+    counts.writeUInt32LE(termBytes.length, 4);
+    counts.writeUInt32LE(this.savedDocs, 8);
+    counts.writeUInt32LE(newDocs, 12);
+    counts.writeUInt32LE(this.savedTerms, 16);
+    counts.writeUInt32LE(this.terms.length - this.savedTerms, 20);
+    counts.writeUInt32LE(ids.length, 24);
+    counts.writeUInt32LE(seg.postings.length, 28);
+    const headLength = TAIL_MAGIC.length + 32 + metaBytes.length + termBytes.length;
+    const headPad = (4 - (headLength % 4)) % 4;
+    const numbers = new Uint32Array(newDocs + ids.length + ids.length + 1 + seg.postings.length);
+    numbers.set(this.lengths.slice(this.savedDocs), 0);
+    numbers.set(ids, newDocs);
+    numbers.set(seg.offsets, newDocs + ids.length);
+    numbers.set(seg.postings, newDocs + 2 * ids.length + 1);
+    const body = Buffer.concat([TAIL_MAGIC, counts, metaBytes, termBytes, Buffer.alloc(headPad), Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength)]);
+    const digest = createHash("sha256").update(chain).update(body).digest();
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(body.length + 32, 0);
+    this.markSaved();
+    return Buffer.concat([length, body, digest]);
+  }
+
+  /**
+   * Reads the tail records in `log` chained to `chain`: each one's sha256 and its place (it must
+   * continue the documents and terms before it). Stops at the first that fails; `bytes` is how far
+   * the good records reach. Nothing is applied: `applyTail` does that once the caller trusts them.
+   */
+  static readTail(log: Buffer, chain: Buffer): { records: TailRecord[]; bytes: number; problem: string | null } {
+    const records: TailRecord[] = [];
+    let at = 0;
+    while (at < log.length) {
+      if (at + 4 > log.length) return { records, bytes: at, problem: "torn record length" };
+      const size = log.readUInt32LE(at);
+      const end = at + 4 + size;
+      if (size < TAIL_MAGIC.length + 32 + 32 || end > log.length) return { records, bytes: at, problem: "torn record" };
+      const body = log.subarray(at + 4, end - 32);
+      const digest = createHash("sha256").update(chain).update(body).digest();
+      if (!digest.equals(log.subarray(end - 32, end)) || !body.subarray(0, TAIL_MAGIC.length).equals(TAIL_MAGIC)) return { records, bytes: at, problem: "record checksum mismatch" };
+      const h = TAIL_MAGIC.length;
+      const metaLength = body.readUInt32LE(h);
+      const termLength = body.readUInt32LE(h + 4);
+      const record: TailRecord = {
+        meta: null,
+        firstDoc: body.readUInt32LE(h + 8),
+        newDocs: body.readUInt32LE(h + 12),
+        termsBefore: body.readUInt32LE(h + 16),
+        newTerms: body.readUInt32LE(h + 20),
+        segTerms: body.readUInt32LE(h + 24),
+        postingsLength: body.readUInt32LE(h + 28),
+        terms: [],
+        numbers: new Uint32Array(0),
+      };
+      const metaStart = h + 32;
+      const termStart = metaStart + metaLength;
+      const headLength = termStart + termLength;
+      const numStart = headLength + ((4 - (headLength % 4)) % 4);
+      const wanted = record.newDocs + 2 * record.segTerms + 1 + record.postingsLength;
+      if (numStart + wanted * 4 !== body.length) return { records, bytes: at, problem: "record section lengths" };
+      const previous = records[records.length - 1];
+      if (previous !== undefined && (record.firstDoc !== previous.firstDoc + previous.newDocs || record.termsBefore !== previous.termsBefore + previous.newTerms)) {
+        return { records, bytes: at, problem: "record does not continue the one before" };
+      }
+      try {
+        record.meta = JSON.parse(body.toString("utf8", metaStart, termStart)) as unknown;
+      } catch {
+        return { records, bytes: at, problem: "record meta is not JSON" };
+      }
+      record.terms = record.newTerms === 0 ? [] : body.toString("utf8", termStart, headLength).split("\n");
+      if (record.terms.length !== record.newTerms) return { records, bytes: at, problem: "record term count" };
+      const numbers = new Uint32Array(wanted);
+      new Uint8Array(numbers.buffer).set(body.subarray(numStart));
+      record.numbers = numbers;
+      records.push(record);
+      at = end;
+    }
+    return { records, bytes: at, problem: null };
+  }
+
+  /** Applies a tail record read by `readTail`; false (nothing applied) when it does not continue this index. */
+  applyTail(record: TailRecord): boolean {
+    if (record.firstDoc !== this.lengths.length || record.termsBefore !== this.terms.length) return false;
+    const { numbers, newDocs, segTerms } = record;
+    const termIds = numbers.slice(newDocs, newDocs + segTerms);
+    const offsets = numbers.slice(newDocs + segTerms, newDocs + 2 * segTerms + 1);
+    const postings = numbers.subarray(newDocs + 2 * segTerms + 1);
+    const termCount = this.terms.length + record.newTerms;
+    if ((offsets[0] ?? 0) !== 0 || (offsets[segTerms] ?? -1) !== postings.length) return false;
+    for (let j = 0; j < segTerms; j++) {
+      if ((termIds[j] as number) >= termCount || (j > 0 && (termIds[j] as number) <= (termIds[j - 1] as number))) return false;
+      if ((offsets[j + 1] as number) < (offsets[j] as number)) return false;
+    }
+    for (const term of record.terms) this.table.add(term, 0, term.length, termHash(term));
+    if (this.terms.length > this.lastDoc.length) {
+      const size = Math.max(this.terms.length, this.lastDoc.length * 2);
+      const next = new Int32Array(size).fill(-1);
+      next.set(this.lastDoc);
+      this.lastDoc = next;
+      this.local = grow(this.local, size);
+    }
+    for (let d = 0; d < newDocs; d++) {
+      const length = numbers[d] as number;
+      this.lengths.push(length);
+      this.totalLength += length;
+    }
+    if (segTerms > 0) this.segments.push({ offsets, postings, termCount, termIds });
+    if (this.segments.length > MAX_SEGMENTS) this.compactSegments();
+    this.markSaved();
+    return true;
   }
 
   /** Reads the meta JSON only (cheap key check before trusting the rest). */

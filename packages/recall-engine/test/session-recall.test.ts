@@ -1,12 +1,12 @@
 // Recall over real session files: generated sessions with planted facts, the shared Pi fixtures,
 // and the on-disk cache lifecycle (stale, truncated, foreign, corrupt, appended).
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, RecallIndex, renderResults, searchSessions, TermIndex } from "@context-fold/recall-engine";
+import { openRecall, RecallIndex, renderResults, searchSessions, tailLogPath, TermIndex } from "@context-fold/recall-engine";
 
 describe("planted facts in a generated session", () => {
   const dir = tempDir("recall-gen-");
@@ -130,6 +130,72 @@ describe("index cache lifecycle", () => {
     expect(report.status).toBe("updated");
     expect(grown.search("ocelotPlinth").hits[0]?.entryId).toBe("feedf00e");
     expect((await openRecall(file, { cacheDir })).cache.status).toBe("loaded");
+  });
+
+  it("refresh() appends a tail record instead of rewriting the cache; base + tail load as a fresh build", async () => {
+    const dir = tempDir("recall-tail-");
+    const file = join(dir, "s.jsonl");
+    await generateSession(file, { seed: 12, turns: 60 });
+    const cachePath = join(dir, "c.recall");
+    const recall = await openRecall(file, { cachePath });
+    expect(recall.cache.status).toBe("built");
+    const base = readFileSync(cachePath);
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    let parent = (JSON.parse(lines[lines.length - 1] ?? "{}") as { id: string }).id;
+    const append = (id: string, content: string): void => {
+      appendFileSync(file, `${JSON.stringify({ type: "message", id, parentId: parent, timestamp: "2026-03-02T00:00:00.000Z", message: { role: "user", content, timestamp: 1 } })}\n`);
+      parent = id;
+    };
+    append("a0000001", "first appended marmotQuill fact");
+    expect((await recall.refresh()).status).toBe("updated");
+    append("a0000002", "second appended this.editor.addToHistory(text) call");
+    await recall.refresh();
+    expect(readFileSync(cachePath).equals(base)).toBe(true);
+    const tailSize = statSync(tailLogPath(cachePath)).size;
+    expect(tailSize).toBeGreaterThan(0);
+    const reopened = await openRecall(file, { cachePath });
+    expect(reopened.cache.status).toBe("loaded");
+    expect(reopened.cache.indexed).toBe(0);
+    const fresh = RecallIndex.build(await readSession(file));
+    for (const q of ["marmotQuill", "addToHistory", "shard index window", "the"]) {
+      expect(reopened.search(q, { scope: "all", pageSize: 50 }), q).toEqual(fresh.search(q, { scope: "all", pageSize: 50 }));
+    }
+    expect(reopened.index.serialize({}).equals(fresh.serialize({}))).toBe(true);
+
+    // A flipped byte in the tail: the record is refused, its blocks are indexed from the ledger, and the
+    // next save writes the base whole (the tail is dropped).
+    const tail = readFileSync(tailLogPath(cachePath));
+    tail[tail.length - 5] = (tail[tail.length - 5] ?? 0) ^ 0xff;
+    writeFileSync(tailLogPath(cachePath), tail);
+    const afterFlip = await openRecall(file, { cachePath });
+    expect(afterFlip.cache.status).toBe("updated");
+    expect(afterFlip.cache.reason).toMatch(/tail refused.*checksum/);
+    expect(afterFlip.cache.indexed).toBe(1);
+    expect(afterFlip.search("addToHistory").hits[0]?.entryId).toBe("a0000002");
+    expect(existsSync(tailLogPath(cachePath))).toBe(false);
+    expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
+
+    // A torn tail (a crash mid-append): the good records are kept, the torn one refused.
+    const again = await openRecall(file, { cachePath });
+    append("a0000003", "third appended wombatSpline");
+    await again.refresh();
+    append("a0000004", "fourth appended quokkaRibbon");
+    await again.refresh();
+    truncateSync(tailLogPath(cachePath), statSync(tailLogPath(cachePath)).size - 7);
+    const torn = await openRecall(file, { cachePath });
+    expect(torn.cache.status).toBe("updated");
+    expect(torn.cache.indexed).toBe(1);
+    expect(torn.cache.reason).toMatch(/torn/);
+    expect(torn.search("quokkaRibbon").hits[0]?.entryId).toBe("a0000004");
+    expect(torn.search("wombatSpline").hits[0]?.entryId).toBe("a0000003");
+
+    // A tail outweighing half the base: the base is rewritten and the tail dropped.
+    const big = await openRecall(file, { cachePath });
+    append("a0000005", `bulk ${Array.from({ length: 40000 }, (_, i) => `w${String(i)}x`).join(" ")}`);
+    await big.refresh();
+    expect(existsSync(tailLogPath(cachePath))).toBe(false);
+    expect(readFileSync(cachePath).equals(base)).toBe(false);
+    expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
   });
 
   it("a truncated ledger is detected and the index rebuilt", async () => {
