@@ -48,9 +48,18 @@ function keyOf(o: OutstandingDoc): string {
   return command !== null ? `cmd\u0000${command}` : `${o.label}\u0000${o.text}`;
 }
 
+/** A path without leading `./` and `../` segments: compilers print paths relative to where they ran. */
+function bare(path: string): string {
+  let p = path;
+  while (p.startsWith("./") || p.startsWith("../")) p = p.slice(p.indexOf("/") + 1);
+  return p;
+}
+
+/** Same file when one path ends with the other (whole segments), leading `./` `../` aside. */
 function sameFile(a: string, b: string): boolean {
-  const x = a.startsWith("./") ? a.slice(2) : a;
-  const y = b.startsWith("./") ? b.slice(2) : b;
+  const x = bare(a);
+  const y = bare(b);
+  if (x === "" || y === "") return false;
   return x === y || x.endsWith(`/${y}`) || y.endsWith(`/${x}`);
 }
 

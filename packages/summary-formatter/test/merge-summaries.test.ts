@@ -92,6 +92,8 @@ describe("mergeSummaries", () => {
       { tag: "ERROR", label: "bash:exit 1", text: "pnpm test → 2 failed", index: 9 },
       { tag: "ERROR", label: "bash:exit 2", text: "cargo build → error[E0308]", index: 10 },
       { tag: "ERROR", label: "tsc", text: "src/b.ts(3,1): error TS2304: Cannot find name 'x'.", index: 11 },
+      { tag: "ERROR", label: "tsc", text: "../tui/src/x.ts(1,1): error TS1005: ';' expected.", index: 11 },
+      { tag: "ERROR", label: "tsc", text: "src/never.ts(1,1): error TS1005: ';' expected.", index: 11 },
       { tag: "ERROR", label: "bash:exit 1", text: "make lint → 1 problem", index: 12 },
       { tag: "WARN", label: "user", text: "the importer still fails on empty files", index: 13 },
       { tag: "RESOLVED", label: "tsc", text: "src/c.ts(1,1): error TS1005", index: 14, resolvedIndex: 15 },
@@ -111,21 +113,48 @@ describe("mergeSummaries", () => {
         { index: 72, kind: "toolCall", toolName: "bash", toolCallId: "t2", args: { command: "pnpm test" }, text: "" },
         { index: 73, kind: "toolResult", toolName: "bash", toolCallId: "t2", isError: true, text: "1 failed\n\nCommand exited with code 1" },
       ],
-      [{ path: "src/b.ts", lastModifiedIndex: 60 }, { path: "src/a.ts" }],
+      [{ path: "src/b.ts", lastModifiedIndex: 60 }, { path: "src/a.ts" }, { path: "packages/tui/src/x.ts", lastModifiedIndex: 61 }],
     );
     const c = mergeSummaries(prev, nxt, { window });
     expect(c.outstanding.map((o) => [o.tag, o.text, o.resolvedIndex ?? null])).toEqual([
       ["ERROR", "pnpm test → 2 failed", null], // its command never succeeded in the window: still open
+      ["ERROR", "src/never.ts(1,1): error TS1005: ';' expected.", null],
       ["WARN", "new warning", null],
       ["RESOLVED", "src/b.ts(3,1): error TS2304: Cannot find name 'x'.", 60], // its file was edited
+      ["RESOLVED", "../tui/src/x.ts(1,1): error TS1005: ';' expected.", 61], // printed relative to a `cd`
       ["RESOLVED", "make lint → 1 problem", 71], // the same command succeeded
-      ["RESOLVED", "the importer still fails on empty files", 60], // files changed after the report
+      ["RESOLVED", "the importer still fails on empty files", 61], // files changed after the report
       ["RESOLVED", "src/c.ts(1,1): error TS1005", 15],
       ["RESOLVED", "cargo build → error[E0599]", 64], // next names cargo build: its version wins
     ]);
     expect(c.outstandingOmitted?.count).toBe(3);
     // Without window activity, older open items are carried as they were.
-    expect(mergeSummaries(prev, nxt).outstanding.filter((o) => o.tag === "ERROR").map((o) => o.index)).toEqual([9, 11, 12]);
+    expect(mergeSummaries(prev, nxt).outstanding.filter((o) => o.tag === "ERROR").map((o) => o.index)).toEqual([9, 11, 11, 11, 12]);
+  });
+
+  it("settles carried items in linear time on adversarial text (1 MB of one character)", () => {
+    const huge = "/".repeat(1 << 20);
+    const dots = ".".repeat(1 << 20);
+    const prev: SummaryDoc = {
+      ...previous,
+      outstanding: [
+        { tag: "ERROR", label: "tsc", text: huge, index: 1 },
+        { tag: "ERROR", label: "tsc", text: dots, index: 2 },
+        { tag: "ERROR", label: `bash:exit ${"9".repeat(1 << 20)}`, text: `${huge} → x`, index: 3 },
+        { tag: "ERROR", label: "tsc", text: "../".repeat(350_000), index: 4 },
+      ],
+    };
+    const window = windowActivity(
+      [
+        { index: 70, kind: "toolCall", toolName: "bash", toolCallId: "t", args: { command: `${" ".repeat(1 << 20)}x` }, text: "" },
+        { index: 71, kind: "toolResult", toolName: "bash", toolCallId: "t", text: "\n".repeat(1 << 20) },
+      ],
+      [{ path: huge, lastModifiedIndex: 60 }],
+    );
+    const c = mergeSummaries(prev, next, { window });
+    // 1 and 3 name the (absurd) path the window modified; 2 and 4 name no file.
+    expect(c.outstanding.filter((o) => o.tag === "ERROR").map((o) => o.index)).toEqual([2, 4]);
+    expect(c.outstanding.filter((o) => o.tag === "RESOLVED").map((o) => o.index)).toEqual([1, 3]);
   });
 
   it("rolls earlier turns (newer one-liner wins) and the brief (older lines first, no duplicates)", () => {
