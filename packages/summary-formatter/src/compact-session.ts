@@ -1,8 +1,8 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
-import type { Session } from "@context-fold/ledger-reader";
+import { createFactsAccumulator, type DurableArtifacts, type SessionFacts, type UserStatement } from "@context-fold/extractors";
+import { blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts, orderFiles } from "./build-doc.js";
 import { windowActivity } from "./carry-outstanding.js";
@@ -260,6 +260,28 @@ function previousInputs(session: Session, given: string | undefined): PreviousSu
   return session.compactions.map((c) => ({ text: c.summary, label: `compaction ${String(c.number)}`, index: blockOf.get(c.entryId) ?? null }));
 }
 
+/**
+ * The artifacts the digest re-injects, seen through the merged summary. When the facts cover only this
+ * window, their "initial prompts" are the window's first messages, not the founding request: the digest
+ * takes the summary's founding request instead, and the summary's corrections (older ones, and a
+ * correction that opened the window) beside the window's own, verbatim.
+ */
+function digestArtifacts(session: Session, artifacts: DurableArtifacts, doc: SummaryDoc): DurableArtifacts {
+  const goal = doc.goal;
+  if (goal === null || artifacts.initialPrompts.some((p) => p.index === goal.index)) return artifacts;
+  const said = (index: number, text: string): UserStatement => ({ text, index, turn: blockAt(session, index)?.turn ?? 0 });
+  const corrections = new Map<number, UserStatement>();
+  for (const c of doc.corrections) corrections.set(c.index, said(c.index, c.text));
+  // The window's own texts are whole (the summary may have clipped them to its budget).
+  for (const p of artifacts.initialPrompts) if (corrections.has(p.index)) corrections.set(p.index, p);
+  for (const c of artifacts.corrections) corrections.set(c.index, c);
+  return {
+    ...artifacts,
+    initialPrompts: [said(goal.index, goal.text)],
+    corrections: [...corrections.values()].sort((a, b) => a.index - b.index),
+  };
+}
+
 function compactWith(
   session: Session,
   extracted: ((plan: ReturnType<typeof planCut>) => { facts: SessionFacts; artifacts: DurableArtifacts }) ,
@@ -280,7 +302,7 @@ function compactWith(
     window: { messages: plan.summarizedMessages, windowTokens, tailMessages: plan.keptMessages, tailTokens: plan.keptTokens },
     factsCoverPrevious: (options.scope ?? "lineage") === "lineage",
   });
-  const digest = buildDigest(artifacts, { budget: options.digestBudget ?? DEFAULT_DIGEST_BUDGET });
+  const digest = buildDigest(digestArtifacts(session, artifacts, built.doc), { budget: options.digestBudget ?? DEFAULT_DIGEST_BUDGET });
   const first = plan.summarizedBlocks[0];
   const last = plan.summarizedBlocks[plan.summarizedBlocks.length - 1];
   return {

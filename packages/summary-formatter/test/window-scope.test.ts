@@ -78,6 +78,7 @@ describe("window-scope repeated compaction on generated sessions", () => {
     const doc = parseSummary(final.summary);
     expect(estimateTokens(final.summary)).toBeLessThanOrEqual(4000);
     expect(doc.goal?.text).toBe(manifest.foundingRequest);
+    expect(final.digest).toContain(`Initial prompt(s), verbatim:\n- ${manifest.foundingRequest.split("\n")[0] ?? ""}`);
     const corrections = correctionsIn(before);
     expect(corrections.length).toBeGreaterThanOrEqual(5);
     const lost = corrections.filter((c) => !holds(final, c.text));
@@ -125,6 +126,9 @@ describe("a correction opening a window (Pi-written session, two compactions)", 
       expect(doc.corrections, scope).toEqual([{ text: FIX, index: fix?.index }]);
       expect(doc.preferences.filter((p) => p.index === fix?.index), scope).toEqual([]);
       expect(doc.scopeChanges.some((c) => c.index === fix?.index), scope).toBe(false);
+      // The digest re-injects the founding request as the initial prompt and the correction as one.
+      expect(r.digest, scope).toContain(`Initial prompt(s), verbatim:\n- ${FOUNDING} (#0)\nCorrections, verbatim:\n- ${FIX} (#${String(fix?.index)})\n`);
+      expect(r.digest.trimEnd().split("\n").pop(), scope).toMatch(/^preserved verbatim: 1 initial prompt\(s\), 1 corrections/);
     }
   });
 });
