@@ -1,21 +1,24 @@
 // Memory across sessions in a real Pi: with a Hindsight bank configured, a compaction retains the
 // session's founding request and corrections (verbatim, tagged with the project) to a real local bank;
-// a later compaction sends nothing twice; a slow bank never holds up the compaction; a dead bank (closed
-// port) changes nothing in the compaction and is reported once.
+// neither a later compaction nor a restart sends anything twice; a slow bank never holds up the
+// compaction; a dead bank (closed port) changes nothing in the compaction and is reported once.
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { basename } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
 import { HindsightClient, type Memory } from "@context-fold/memory-gardener-client";
 import { readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { DIGEST_MESSAGE } from "../../src/compaction/compaction-hook.js";
+import { RETAINED_FILE } from "../../src/memory/memory-retention.js";
 import { MEMORY_SOURCE_TAG, projectTag } from "../../src/memory/retain-items.js";
 import { CORRECTION, FOUNDING, type RuntimePi, startRuntimePi, waitFor } from "./support/runtime-pi.js";
 
 const WINDOW = 20_000;
 const SETTINGS = { compaction: { enabled: false, keepRecentTokens: 2000 } };
 const BANK = "cf-part3";
+const LATER_CORRECTION = "Actually, stop using printf for the job output; write it with a heredoc instead.";
 
 async function memories(bank: LocalBank): Promise<readonly Memory[]> {
   const page = await new HindsightClient({ baseUrl: bank.url, retries: 0 }).listMemories(BANK, { limit: 100 });
@@ -81,19 +84,59 @@ describe("memory across sessions (Hindsight) in a headless Pi", () => {
         expect(m.documentId).toMatch(new RegExp(`^context-fold:${pi.session.sessionManager.getSessionId()}:`));
       }
       const count = stored.length;
-      // A second compaction: the same artifacts are not retained again.
+      // A second compaction with nothing new: no request at all.
       for (let n = 5; n <= 7; n++) await pi.session.prompt(`job ${String(n)}`);
       const requestsBefore = bank.faults.counters().requests;
       await pi.session.compact();
       expect(compactionEntries(pi)).toHaveLength(2);
       await waitFor(() => digests(pi) === 2, "the second digest");
-      // Let a retention (if one were sent) land, then check: no new memory, no failure notice.
+      // Let a retention (if one were sent) land, then check: no request, no new memory.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(bank.faults.counters().requests).toBe(requestsBefore);
       expect((await memories(bank)).length).toBe(count);
+      // A third compaction after a new correction: only that one is retained.
+      await pi.session.prompt(LATER_CORRECTION);
+      for (let n = 8; n <= 10; n++) await pi.session.prompt(`job ${String(n)}`);
+      await pi.session.compact();
+      await waitFor(async () => (await memories(bank)).length > count, "the new correction");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await memories(bank);
+      expect(after.length).toBe(count + 1);
+      expect(after.filter((m) => !stored.some((s) => s.id === m.id)).map((m) => m.text)).toEqual([LATER_CORRECTION]);
       expect(pi.notices.filter((n) => n.text.includes("memory bank"))).toEqual([]);
     } finally {
       await pi.dispose();
+    }
+  }, 120_000);
+
+  test("a restart sends nothing twice: what was retained is remembered beside the seed index", async () => {
+    const bank = await startLocalBank({ port: 0 });
+    banks.push(bank);
+    const dir = tempDir("pi-memory-restart-");
+    const env = { CONTEXT_FOLD_HINDSIGHT_URL: bank.url, CONTEXT_FOLD_HINDSIGHT_BANK: BANK };
+    const first = await startRuntimePi({ dir, contextWindow: WINDOW, settings: SETTINGS, env });
+    let file = "";
+    try {
+      await runAndCompact(first);
+      await waitFor(async () => (await memories(bank)).length >= 2, "the retained memories");
+      file = first.session.sessionManager.getSessionFile() ?? "";
+      const retained = join(dirname(seedIndexPath(file, first.session.sessionManager.getSessionId())), RETAINED_FILE);
+      await waitFor(() => existsSync(retained), "the retained list");
+    } finally {
+      await first.dispose();
+    }
+    const count = (await memories(bank)).length;
+    const again = await startRuntimePi({ dir, contextWindow: WINDOW, settings: SETTINGS, env, open: file });
+    try {
+      for (let n = 5; n <= 7; n++) await again.session.prompt(`job ${String(n)}`);
+      const requestsBefore = bank.faults.counters().requests;
+      await again.session.compact();
+      await waitFor(() => digests(again) === 2, "the digest after the restart (the first run left one)");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(bank.faults.counters().requests).toBe(requestsBefore);
+      expect((await memories(bank)).length).toBe(count);
+    } finally {
+      await again.dispose();
     }
   }, 120_000);
 
