@@ -43,6 +43,9 @@ interface FrozenPostings {
   readonly termIds: Uint32Array | null;
 }
 
+/** From this many terms on, a segment build answers repeats from its own small table first. */
+const LOCAL_TABLE_FROM = 1 << 16;
+
 /** Segments kept apart before the appended ones are merged (each costs a lookup per query term). */
 const MAX_SEGMENTS = 8;
 
@@ -151,9 +154,7 @@ export class TermIndex {
    */
   private segments: FrozenPostings[];
   private readonly lengths: number[];
-  /** Last doc each term was seen in: a repeat in the same doc bumps its tf in place (no per-doc map). */
-  private lastDoc: Int32Array;
-  /** Scratch while a segment is built: term id → its local slot + 1 (0: not in this segment yet). */
+  /** Scratch (all zero between uses): term id → its place + 1 while a segment is ordered or merged. */
   private local: Int32Array;
   private totalLength: number;
   /** Segments added since the last `serialize`/`serializeTail` (what the next tail record holds). */
@@ -166,8 +167,7 @@ export class TermIndex {
     this.table = new TermTable(terms);
     this.segments = base.termCount === 0 ? [] : [base];
     this.lengths = lengths;
-    this.lastDoc = new Int32Array(Math.max(1024, terms.length)).fill(-1);
-    this.local = new Int32Array(this.lastDoc.length);
+    this.local = new Int32Array(Math.max(1024, terms.length));
     let total = 0;
     for (const l of lengths) total += l;
     this.totalLength = total;
@@ -201,6 +201,12 @@ export class TermIndex {
     if (this.segments.length > MAX_SEGMENTS) this.compactSegments();
   }
 
+  /** The id → place scratch, grown to cover every term. */
+  private ensureLocal(): Int32Array {
+    if (this.local.length < this.terms.length) this.local = grow(this.local, Math.max(this.terms.length, this.local.length * 2));
+    return this.local;
+  }
+
   /** Adds the next document; `doc` must be `docCount` (documents arrive in `#N` order). */
   addDocument(doc: number, text: string): void {
     this.addDocuments(doc, [text]);
@@ -209,46 +215,103 @@ export class TermIndex {
   private segment(firstDoc: number, texts: readonly string[]): FrozenPostings {
     const { table, terms } = this;
     const termsBefore = terms.length;
-    let { lastDoc, local } = this;
     // Terms this segment holds (global ids, in first-seen order) and their document frequency.
     let segTerm: Int32Array = new Int32Array(4096);
     let segDf: Int32Array = new Int32Array(4096);
+    let slotHash: Int32Array = new Int32Array(4096);
+    // Last doc each slot was seen in: a repeat in the same doc bumps its tf in place (no per-doc map).
+    let slotLast: Int32Array = new Int32Array(4096);
+    // Occurrence index of each slot's latest doc.
+    let lastOcc: Int32Array = new Int32Array(4096);
     let segCount = 0;
+    // A segment-local hash table (hash → slot) answers repeats first: it stays in cache while the
+    // global term table of a 100 MB session (~10⁶ terms) does not, so only first sightings go there.
+    let lslots: Int32Array = new Int32Array(8192);
+    let lmask = lslots.length - 1;
     let cap = 1 << 12;
     let occSlot: Int32Array = new Int32Array(cap);
     let occDoc: Int32Array = new Int32Array(cap);
     let occTf: Int32Array = new Int32Array(cap);
-    // Occurrence index of each local term's latest doc (tf bumps in place).
-    let lastOcc: Int32Array = new Int32Array(4096);
     let n = 0;
     let total = 0;
     let doc = firstDoc;
+    // A small term table is itself cache-resident: look it up directly (id → slot through `local`).
+    const direct = termsBefore < LOCAL_TABLE_FROM;
+    let local = direct ? this.ensureLocal() : this.local;
     const sink = (src: string, a: number, b: number, h: number): void => {
-      let id = table.find(src, a, b, h);
-      if (id < 0) {
-        id = table.add(src, a, b, h);
-        if (id >= lastDoc.length) {
-          const size = lastDoc.length * 2;
-          const next = new Int32Array(size).fill(-1);
-          next.set(lastDoc);
-          lastDoc = next;
-          local = grow(local, size);
+      const length = b - a;
+      let i = 0;
+      let slot = -1;
+      if (direct) {
+        let id = table.find(src, a, b, h);
+        if (id < 0) {
+          id = table.add(src, a, b, h);
+          if (id >= local.length) local = grow(local, local.length * 2);
+        } else slot = (local[id] as number) - 1;
+        if (slot >= 0) {
+          if (slotLast[slot] === doc) {
+            const at = lastOcc[slot] as number;
+            occTf[at] = (occTf[at] as number) + 1;
+            return;
+          }
+        } else {
+          slot = segCount++;
+          if (slot >= segTerm.length) {
+            const size = segTerm.length * 2;
+            segTerm = grow(segTerm, size);
+            segDf = grow(segDf, size);
+            slotLast = grow(slotLast, size);
+            lastOcc = grow(lastOcc, size);
+          }
+          segTerm[slot] = id;
+          local[id] = slot + 1;
         }
-      } else if (lastDoc[id] === doc) {
-        const at = lastOcc[(local[id] as number) - 1] as number;
-        occTf[at] = (occTf[at] as number) + 1;
-        return;
-      }
-      let slot = (local[id] as number) - 1;
-      if (slot < 0) {
-        slot = segCount++;
-        if (slot >= segTerm.length) {
-          segTerm = grow(segTerm, segTerm.length * 2);
-          segDf = grow(segDf, segDf.length * 2);
-          lastOcc = grow(lastOcc, lastOcc.length * 2);
+      } else {
+        i = (h ^ (h >>> 15)) & lmask;
+        for (;;) {
+          const v = lslots[i] as number;
+          if (v === 0) break;
+          if (slotHash[v - 1] === h) {
+            const t = terms[segTerm[v - 1] as number] as string;
+            if (t.length === length && sameTerm(src, a, b, t, 0)) {
+              slot = v - 1;
+              break;
+            }
+          }
+          i = (i + 1) & lmask;
         }
-        segTerm[slot] = id;
-        local[id] = slot + 1;
+        if (slot >= 0) {
+          if (slotLast[slot] === doc) {
+            const at = lastOcc[slot] as number;
+            occTf[at] = (occTf[at] as number) + 1;
+            return;
+          }
+        } else {
+          let id = table.find(src, a, b, h);
+          if (id < 0) id = table.add(src, a, b, h);
+          slot = segCount++;
+          if (slot >= segTerm.length) {
+            const size = segTerm.length * 2;
+            segTerm = grow(segTerm, size);
+            segDf = grow(segDf, size);
+            slotHash = grow(slotHash, size);
+            slotLast = grow(slotLast, size);
+            lastOcc = grow(lastOcc, size);
+          }
+          segTerm[slot] = id;
+          slotHash[slot] = h;
+          lslots[i] = slot + 1;
+          if (segCount * 2 > lslots.length) {
+            lslots = new Int32Array(lslots.length * 2);
+            lmask = lslots.length - 1;
+            for (let s = 0; s < segCount; s++) {
+              const hs = slotHash[s] as number;
+              let j = (hs ^ (hs >>> 15)) & lmask;
+              while (lslots[j] !== 0) j = (j + 1) & lmask;
+              lslots[j] = s + 1;
+            }
+          }
+        }
       }
       if (n === cap) {
         cap *= 2;
@@ -260,7 +323,7 @@ export class TermIndex {
       occDoc[n] = doc;
       occTf[n] = 1;
       lastOcc[slot] = n;
-      lastDoc[id] = doc;
+      slotLast[slot] = doc;
       segDf[slot] = (segDf[slot] as number) + 1;
       n++;
     };
@@ -270,9 +333,9 @@ export class TermIndex {
       this.lengths.push(length);
       total += length;
     }
-    this.lastDoc = lastDoc;
     this.local = local;
-    for (let slot = 0; slot < segCount; slot++) local[segTerm[slot] as number] = 0;
+    if (direct) for (let slot = 0; slot < segCount; slot++) local[segTerm[slot] as number] = 0;
+    local = this.ensureLocal();
     this.totalLength += total;
     const termCount = terms.length;
     // Dense when the segment holds most terms (a build), sparse otherwise (an append).
@@ -331,7 +394,7 @@ export class TermIndex {
     // Term id → its place in the merged offsets.
     let placeOf: (id: number) => number = (id) => id;
     if (!dense) {
-      const local = this.local;
+      const local = this.ensureLocal();
       const ids: number[] = [];
       for (const seg of segs) {
         const segIds = seg.termIds;
@@ -550,13 +613,6 @@ export class TermIndex {
       if ((offsets[j + 1] as number) < (offsets[j] as number)) return false;
     }
     for (const term of record.terms) this.table.add(term, 0, term.length, termHash(term));
-    if (this.terms.length > this.lastDoc.length) {
-      const size = Math.max(this.terms.length, this.lastDoc.length * 2);
-      const next = new Int32Array(size).fill(-1);
-      next.set(this.lastDoc);
-      this.lastDoc = next;
-      this.local = grow(this.local, size);
-    }
     for (let d = 0; d < newDocs; d++) {
       const length = numbers[d] as number;
       this.lengths.push(length);

@@ -167,6 +167,19 @@ describe("RecallIndex search over hand-built blocks", () => {
     expect(back.serialize({})).toEqual(bulk.serialize({}));
     expect(back.documentFrequency("pool")).toBe(bulk.documentFrequency("pool"));
   });
+  it("appends to a large index (segment-local term table) equal a bulk build", () => {
+    // Past 2^16 terms a segment answers repeats from its own table first: same bytes either way.
+    const docs = Array.from({ length: 90 }, (_, d) => Array.from({ length: 900 }, (_, k) => `t${String(d * 900 + k)} shared${String(k % 7)} t${String(d * 900 + k)} word${String(d % 3)}`).join(" "));
+    const bulk = new TermIndex();
+    bulk.addDocuments(0, docs);
+    expect(bulk.termCount).toBeGreaterThan(1 << 16);
+    const grown = new TermIndex();
+    grown.addDocuments(0, docs.slice(0, 80));
+    for (let d = 80; d < 90; d++) grown.addDocument(d, docs[d] as string);
+    expect(grown.serialize({}).equals(bulk.serialize({}))).toBe(true);
+    expect(Array.from(grown.postings("t80001") ?? [])).toEqual([88, 2]);
+    expect(grown.documentFrequency("shared3")).toBe(90);
+  });
   it("serializes and reads back the same postings; a flipped byte is refused", () => {
     const t = new TermIndex();
     convo.forEach((b, i) => t.addDocument(i, b.text));
