@@ -4,14 +4,21 @@
 import { identifierRangesIn } from "./identifiers.js";
 import { runPathToken } from "./paths.js";
 
-// 1 for every ASCII code a path run or an identifier run can hold.
+// Non-zero for every ASCII code a path run or an identifier run can hold: PLAIN for lowercase letters and
+// path punctuation, MARKED for what an identifier needs (upper case, digit, "_", "$"). A run of PLAIN
+// characters with fewer than 4 "."/"-" holds no identifier (a uuid needs 4 connectors; everything else
+// a digit, an upper-case letter or "_"), so the identifier scan skips it: most words are such runs.
+const PLAIN = 1;
+const MARKED = 2;
 const RUN = new Uint8Array(128);
-for (let c = 48; c <= 57; c++) RUN[c] = 1;
-for (let c = 65; c <= 90; c++) RUN[c] = 1;
-for (let c = 97; c <= 122; c++) RUN[c] = 1;
-for (const ch of "_$./-@+~") RUN[ch.charCodeAt(0)] = 1;
+for (let c = 48; c <= 57; c++) RUN[c] = MARKED;
+for (let c = 65; c <= 90; c++) RUN[c] = MARKED;
+for (let c = 97; c <= 122; c++) RUN[c] = PLAIN;
+for (const ch of "./-@+~") RUN[ch.charCodeAt(0)] = PLAIN;
+for (const ch of "_$") RUN[ch.charCodeAt(0)] = MARKED;
 
 const DOLLAR = 36;
+const DASH = 45;
 const DOT = 46;
 const SLASH = 47;
 
@@ -58,16 +65,21 @@ export function scanOutputTokens(
     const start = i;
     let slash = false;
     let dots = 0;
+    let dashes = 0;
     let dollar = false;
+    let kinds = 0;
     while (i < n) {
       const d = text.charCodeAt(i);
-      if (d >= 128 || RUN[d] === 0) break;
+      const kind = d < 128 ? (RUN[d] ?? 0) : 0;
+      if (kind === 0) break;
+      kinds |= kind;
       if (d === SLASH) slash = true;
       else if (d === DOT) dots += 1;
+      else if (d === DASH) dashes += 1;
       else if (d === DOLLAR) dollar = true;
       i += 1;
     }
-    identifierRangesIn(text, start, i, visitIdentifier);
+    if ((kinds & MARKED) !== 0 || dots + dashes >= 4) identifierRangesIn(text, start, i, visitIdentifier);
     if (!paths || (dots === 0 && !slash)) continue;
     if (dollar) pathsAroundDollars(text, start, i, visitPath);
     else {

@@ -49,6 +49,8 @@ describe("scanOutputTokens equals pathTokens + scanIdentifierRanges", () => {
       "v1.2.3-rc.1/x.ts d703a1a9-1b7b-4fb1-b512-c9738b1fe617.json 0x811c9dc5/a.ts",
       "emitFold_6g7Xw@scope/pkg.ts ~/n.md ~x/y.md ./a.ts ../b.ts",
       "é/src/x.tsé TS2304:src/a.ts(1,2)",
+      // lower-case only runs: no identifier, except a uuid of hex letters (4 connectors, no digit)
+      "abcdefab-abcd-abcd-abcd-abcdefabcdef abcdefab-abcd-abcd-abcdefabcdef plain.words-and.more a.b.c.d.e",
       "",
       "$",
       "a",
@@ -56,6 +58,10 @@ describe("scanOutputTokens equals pathTokens + scanIdentifierRanges", () => {
       expectSame(text);
       expect(() => scanOutputTokens(text, false, () => expect.unreachable(), () => undefined)).not.toThrow();
     }
+  });
+
+  it("still finds a uuid made of hex letters only (a run with no digit, upper case or underscore)", () => {
+    expect(fused("see abcdefab-abcd-abcd-abcd-abcdefabcdef.").identifiers).toEqual(["4:abcdefab-abcd-abcd-abcd-abcdefabcdef"]);
   });
 
   it("on random text over the characters both scanners care about", () => {
