@@ -42,6 +42,13 @@ const MARKERS = [
 
 const SOURCE = MARKERS.join("|");
 
+// `errorLines` finds the line-start markers apart: as alternatives of the one regex, a marker led by "\n"
+// (the commonest character) or "^" costs a try at every position; alone, "\n…" is a fast literal search.
+const LINE_START_MARKERS = new Set([String.raw`\n[ \t]{0,8}(?:error|npm error|ERR!)\b`, String.raw`^[ \t]{0,8}(?:error|npm error|ERR!)\b`]);
+const INLINE_SOURCE = MARKERS.filter((m) => !LINE_START_MARKERS.has(m)).join("|");
+const LINE_START = /\n[ \t]{0,8}(?:error|npm error|ERR!)\b/g;
+const TEXT_START = /[ \t]{0,8}(?:error|npm error|ERR!)\b/y;
+
 /** The "…Error:" alternative matched at `index`: does its word start with an uppercase letter? */
 function classMarkerOk(text: string, index: number): boolean {
   let start = index;
@@ -75,25 +82,43 @@ export function clipLine(line: string, max: number = ERROR_LINE_MAX): string {
   return line.slice(0, cut);
 }
 
+/** Where the next line with an inline marker starts (at or after `from`), or -1. */
+function nextInlineLine(text: string, re: RegExp, from: number): number {
+  re.lastIndex = from;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    if (m[1] === undefined || classMarkerOk(text, m.index)) return text.lastIndexOf("\n", m.index) + 1;
+    re.lastIndex = m.index + 1;
+  }
+  return -1;
+}
+
+/** Where the next line opening with a line-start marker starts (at or after `from`), or -1. */
+function nextLineStartLine(text: string, from: number): number {
+  if (from === 0) {
+    TEXT_START.lastIndex = 0;
+    if (TEXT_START.test(text)) return 0;
+  }
+  // The "\n" that opens line `from` is at from - 1.
+  LINE_START.lastIndex = from === 0 ? 0 : from - 1;
+  const m = LINE_START.exec(text);
+  return m === null ? -1 : m.index + 1;
+}
+
 /**
  * Every error line of `text`, verbatim (trailing whitespace and `\r` dropped), clipped to 240 chars,
- * deduplicated, in order of appearance. Scans with one global regex and jumps to the next line after
- * each hit, so the cost is linear in the text.
+ * deduplicated, in order of appearance. Two linear scans (inline markers; line-start markers), each
+ * jumping to the next line after a hit, merged in line order, so the cost is linear in the text.
  */
 export function errorLines(text: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  const re = new RegExp(SOURCE, "g");
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    if (m[1] !== undefined && !classMarkerOk(text, m.index)) {
-      re.lastIndex = m.index + 1;
-      continue;
-    }
-    // The line-start marker matches from the newline before its line.
-    const at = text.charCodeAt(m.index) === 10 ? m.index + 1 : m.index;
-    const start = text.lastIndexOf("\n", at) + 1;
-    let end = text.indexOf("\n", at);
+  const inline = new RegExp(INLINE_SOURCE, "g");
+  let nextInline = nextInlineLine(text, inline, 0);
+  let nextLineStart = nextLineStartLine(text, 0);
+  while (nextInline !== -1 || nextLineStart !== -1) {
+    const start = nextInline === -1 ? nextLineStart : nextLineStart === -1 ? nextInline : Math.min(nextInline, nextLineStart);
+    let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
     // Slice only what survives the clip: a 1 MB line costs 240 chars, not 1 MB.
     const line = clipLine(text.slice(start, Math.min(end, start + ERROR_LINE_MAX + 1))).trimEnd();
@@ -102,7 +127,9 @@ export function errorLines(text: string): string[] {
       out.push(line);
     }
     if (end >= text.length) break;
-    re.lastIndex = end; // at the newline, so the next line's line-start marker can match
+    // Both scans resume at the next line (an inline marker may sit anywhere in it).
+    if (nextInline !== -1 && nextInline <= end) nextInline = nextInlineLine(text, inline, end + 1);
+    if (nextLineStart !== -1 && nextLineStart <= end) nextLineStart = nextLineStartLine(text, end + 1);
   }
   return out;
 }

@@ -14,7 +14,6 @@ import {
   type UserMessageRef,
 } from "@context-fold/seed-index-format";
 import { clipLine, errorLines } from "../lexicon/errors.js";
-import { scanIdentifierRanges } from "../lexicon/identifiers.js";
 import { scanOutputTokens } from "../lexicon/output-tokens.js";
 import { isPathToken, normalizePath } from "../lexicon/paths.js";
 import { TokenTable, type TokenOrder } from "./token-table.js";
@@ -213,7 +212,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   const noteTokens = (text: string, large: boolean): void => {
     scanText = text;
     scanLarge = large;
-    scanIdentifierRanges(text, noteRange);
+    scanOutputTokens(text, false, notePath, noteRange);
   };
 
   const scanOutput = (block: Block): void => {
