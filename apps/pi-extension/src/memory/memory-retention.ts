@@ -54,9 +54,7 @@ export class MemoryRetention {
   readonly #sent = new WeakMap<SessionRuntime, Promise<Set<string>>>();
   readonly #told = new WeakSet<SessionRuntime>();
   #bankReady: Promise<unknown> | undefined;
-  #pending = new Set<Promise<RetentionOutcome>>();
   #queue: Promise<void> = Promise.resolve();
-  readonly outcomes: RetentionOutcome[] = [];
 
   constructor(options: MemoryOptions) {
     this.options = options;
@@ -64,18 +62,11 @@ export class MemoryRetention {
     this.#client = new HindsightClient({ baseUrl: options.url, timeoutMs: options.timeoutMs, retries: 0, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
   }
 
-  /** Retentions still running (tests wait on them; Pi never does). */
-  settled(): Promise<void> {
-    return Promise.allSettled([...this.#pending]).then(() => undefined);
-  }
-
   /** Start retaining the session's artifacts; returns at once. `tell` reports the first failure of the session. */
   start(runtime: Promise<SessionRuntime>, cwd: string, tell: (text: string) => void): Promise<RetentionOutcome> {
     // One retention at a time: two compactions in quick succession must not both send the same items.
     const run = this.#queue.then(() => this.#retain(runtime, cwd, tell));
     this.#queue = run.then(() => undefined);
-    this.#pending.add(run);
-    void run.finally(() => this.#pending.delete(run));
     return run;
   }
 
@@ -84,7 +75,7 @@ export class MemoryRetention {
     try {
       runtime = await runtimePromise;
       const handoff = await runtimeHandoff(runtime);
-      if (handoff === undefined) return this.#done({ sessionId: runtime.sessionId, sent: 0, error: undefined });
+      if (handoff === undefined) return { sessionId: runtime.sessionId, sent: 0, error: undefined };
       const retainedFile = runtime.seedIndex === undefined ? undefined : join(dirname(runtime.seedIndex), RETAINED_FILE);
       const bankKey = `${this.options.url} ${this.options.bankId}`;
       let loading = this.#sent.get(runtime);
@@ -94,7 +85,7 @@ export class MemoryRetention {
       }
       const sent = await loading;
       const items = retainItems(handoff.doc, projectOf(this.options, cwd)).filter((item) => item.documentId === undefined || !sent.has(item.documentId));
-      if (items.length === 0) return this.#done({ sessionId: runtime.sessionId, sent: 0, error: undefined });
+      if (items.length === 0) return { sessionId: runtime.sessionId, sent: 0, error: undefined };
       // The bank is created once per process (PUT is idempotent); a failure is retried at the next compaction.
       this.#bankReady ??= this.#client.createBank(this.options.bankId, { name: this.options.bankId }).catch((error: unknown) => {
         this.#bankReady = undefined;
@@ -107,7 +98,7 @@ export class MemoryRetention {
         const doc = await readRetained(retainedFile);
         await writeFileAtomically(retainedFile, `${JSON.stringify({ v: 1, banks: { ...doc.banks, [bankKey]: [...sent].sort() } }, null, 1)}\n`);
       }
-      return this.#done({ sessionId: runtime.sessionId, sent: items.length, error: undefined });
+      return { sessionId: runtime.sessionId, sent: items.length, error: undefined };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (runtime === undefined || !this.#told.has(runtime)) {
@@ -118,13 +109,8 @@ export class MemoryRetention {
           // The session may be gone by now (the ctx is stale): the failure is still recorded.
         }
       }
-      return this.#done({ sessionId: runtime?.sessionId ?? "", sent: 0, error: message });
+      return { sessionId: runtime?.sessionId ?? "", sent: 0, error: message };
     }
-  }
-
-  #done(outcome: RetentionOutcome): RetentionOutcome {
-    this.outcomes.push(outcome);
-    return outcome;
   }
 }
 
