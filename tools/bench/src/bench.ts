@@ -20,13 +20,15 @@ interface Args {
 
 function parseArgs(argv: readonly string[]): Args {
   const args: Args = { sizes: ["1mb", "4mb", "100mb"], only: null, suite: null, out: resolve(".bench-out") };
-  for (let i = 0; i < argv.length; i++) {
+  for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
     const value = argv[i + 1];
-    if (flag === "--sizes" && value) (args.sizes = value.split(",")), i++;
-    else if (flag === "--only" && value) (args.only = value.split(",")), i++;
-    else if (flag === "--suite" && value) (args.suite = value), i++;
-    else if (flag === "--out" && value) (args.out = resolve(value)), i++;
+    if (value === undefined) throw new Error(`${flag} needs a value`);
+    if (flag === "--sizes") args.sizes = value.split(",");
+    else if (flag === "--only") args.only = value.split(",");
+    else if (flag === "--suite") args.suite = value;
+    else if (flag === "--out") args.out = resolve(value);
+    else throw new Error(`unknown option ${flag} (known: --sizes, --only, --suite, --out)`);
   }
   return args;
 }

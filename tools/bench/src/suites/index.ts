@@ -8,6 +8,7 @@ import { extractFactsSuite } from "./extract-facts.js";
 import { compactSuite } from "./compact.js";
 import { recallSuite } from "./recall.js";
 import { foldSuite } from "./fold.js";
+import { compactionHookSuite } from "./compaction-hook.js";
 import { handoffInventorySuite } from "./handoff-inventory.js";
 import { hindsightSuite } from "./hindsight.js";
 import { gardenerSuite } from "./gardener.js";
@@ -21,6 +22,7 @@ export const suites: Record<string, BenchSuite> = {
   compact: compactSuite,
   recall: recallSuite,
   fold: foldSuite,
+  "compaction-hook": compactionHookSuite,
   "handoff-inventory": handoffInventorySuite,
   hindsight: hindsightSuite,
   gardener: gardenerSuite,
