@@ -18,7 +18,9 @@ interface Args {
   out: string;
 }
 
-function parseArgs(argv: readonly string[]): Args {
+function parseArgs(raw: readonly string[]): Args {
+  // `pnpm bench -- --sizes 1mb` may hand the separator through.
+  const argv = raw.filter((arg) => arg !== "--");
   const args: Args = { sizes: ["1mb", "4mb", "100mb"], only: null, suite: null, out: resolve(".bench-out") };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
