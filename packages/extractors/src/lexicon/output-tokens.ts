@@ -8,17 +8,25 @@ import { runPathToken } from "./paths.js";
 // path punctuation, MARKED for what an identifier needs (upper case, digit, "_", "$"). A run of PLAIN
 // characters with fewer than 4 "."/"-" holds no identifier (a uuid needs 4 connectors; everything else
 // a digit, an upper-case letter or "_"), so the identifier scan skips it: most words are such runs.
+// The characters the run walk counts carry one more bit each, so a letter costs a single test.
 const PLAIN = 1;
 const MARKED = 2;
+const SLASH_BIT = 4;
+const DOT_BIT = 8;
+const DASH_BIT = 16;
+const DOLLAR_BIT = 32;
 const RUN = new Uint8Array(128);
 for (let c = 48; c <= 57; c++) RUN[c] = MARKED;
 for (let c = 65; c <= 90; c++) RUN[c] = MARKED;
 for (let c = 97; c <= 122; c++) RUN[c] = PLAIN;
-for (const ch of "./-@+~") RUN[ch.charCodeAt(0)] = PLAIN;
-for (const ch of "_$") RUN[ch.charCodeAt(0)] = MARKED;
+for (const ch of "@+~") RUN[ch.charCodeAt(0)] = PLAIN;
+RUN[95] = MARKED; // _
+RUN[36] = MARKED | DOLLAR_BIT; // $
+RUN[47] = PLAIN | SLASH_BIT; // /
+RUN[46] = PLAIN | DOT_BIT; // .
+RUN[45] = PLAIN | DASH_BIT; // -
 
 const DOLLAR = 36;
-const DASH = 45;
 const DOT = 46;
 const SLASH = 47;
 
@@ -63,23 +71,23 @@ export function scanOutputTokens(
       continue;
     }
     const start = i;
-    let slash = false;
     let dots = 0;
-    let dashes = 0;
-    let dollar = false;
+    let connectors = 0;
     let kinds = 0;
     while (i < n) {
       const d = text.charCodeAt(i);
       const kind = d < 128 ? (RUN[d] ?? 0) : 0;
       if (kind === 0) break;
       kinds |= kind;
-      if (d === SLASH) slash = true;
-      else if (d === DOT) dots += 1;
-      else if (d === DASH) dashes += 1;
-      else if (d === DOLLAR) dollar = true;
+      if ((kind & (DOT_BIT | DASH_BIT)) !== 0) {
+        connectors += 1;
+        if ((kind & DOT_BIT) !== 0) dots += 1;
+      }
       i += 1;
     }
-    if ((kinds & MARKED) !== 0 || dots + dashes >= 4) identifierRangesIn(text, start, i, visitIdentifier);
+    const slash = (kinds & SLASH_BIT) !== 0;
+    const dollar = (kinds & DOLLAR_BIT) !== 0;
+    if ((kinds & MARKED) !== 0 || connectors >= 4) identifierRangesIn(text, start, i, visitIdentifier);
     if (!paths || (dots === 0 && !slash)) continue;
     if (dollar) pathsAroundDollars(text, start, i, visitPath);
     else {
