@@ -85,6 +85,9 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
     return options.respond(messages, calls.length);
   };
   faux.setResponses(Array.from({ length: 200 }, () => step));
+  // The extension reads its config file from Pi's agent dir (PI_CODING_AGENT_DIR): point it at the
+  // test's own folder so no test reads or scaffolds the real ~/.pi/agent/context-fold.json.
+  process.env["PI_CODING_AGENT_DIR"] = options.dir;
   const loader = new DefaultResourceLoader({ cwd: options.dir, agentDir: options.dir, additionalExtensionPaths: [PACKAGE_DIR], extensionFactories: options.extensionFactories ?? [] });
   await loader.reload();
   const loaded = loader.getExtensions();
