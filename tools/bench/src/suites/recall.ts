@@ -165,7 +165,13 @@ async function sizeRows(label: string, source: string, workDir: string, targets:
 
     // What a live session pays: SessionRecall.refresh() = ledger update + index update + one tail record
     // appended to the cache's tail log (the base is not rewritten).
+    // Free this suite's own 100 MB index and session first, so the live one is measured with one heap.
+    index = RecallIndex.build({ header: { id: "freed" }, byteLength: 0, blocks: [], lineageIds: new Set<string>(), compactions: [] });
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
     const recall = await openRecall(file, { cachePath });
+    session = recall.session;
+    gc?.();
     const refreshes: { wall: number; cpu: number }[] = [];
     let tailBytes = 0;
     for (let r = 0; r < 5; r++) {
