@@ -117,7 +117,8 @@ async function main(): Promise<void> {
     await client.createBank("demo");
     for (let i = 0; i < example.items.length; i += 100) await client.retain("demo", example.items.slice(i, i + 100));
     process.stdout.write(`${bank.url}: retained ${example.items.length} example memories\n`);
-    context(["garden", "--url", bank.url, "--bank", "demo", "--now", NOW, "--out", join(work, "garden")], { maxLines: 60 });
+    // Exit 1 means "findings": contradictions await human review.
+    context(["garden", "--url", bank.url, "--bank", "demo", "--now", NOW, "--out", join(work, "garden")], { maxLines: 60, allowExit: [0, 1] });
   } finally {
     await bank.stop();
   }
