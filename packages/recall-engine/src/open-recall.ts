@@ -187,7 +187,7 @@ export class SessionRecall {
     if (path === null) return;
     const disk = this.disk;
     const log = tailLogPath(path);
-    if (disk === null || fileSize(log) !== disk.tailBytes) {
+    if (disk === null || !this.index.canSerializeTail || fileSize(log) !== disk.tailBytes) {
       this.save();
       return;
     }

@@ -157,4 +157,9 @@ export class RecallIndex {
   serializeTail(meta: unknown, chain: Buffer): Buffer | null {
     return this.terms.serializeTail(meta, chain);
   }
+
+  /** false when only a whole `serialize` can save what was indexed since the last save. */
+  get canSerializeTail(): boolean {
+    return this.terms.canSerializeTail;
+  }
 }

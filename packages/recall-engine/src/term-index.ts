@@ -159,6 +159,8 @@ export class TermIndex {
   private totalLength: number;
   /** Segments added since the last `serialize`/`serializeTail` (what the next tail record holds). */
   private unsaved: FrozenPostings[] = [];
+  /** false once unsaved segments were folded into the base: only a whole `serialize` saves them. */
+  private tailable = true;
   private savedDocs: number;
   private savedTerms: number;
 
@@ -382,7 +384,13 @@ export class TermIndex {
     if (base === undefined) return;
     let restSize = 0;
     for (const seg of rest) restSize += seg.postings.length;
-    if (base.termIds !== null || restSize * 4 >= base.postings.length) this.segments = [this.merged(this.segments, true)];
+    if (base.termIds !== null || restSize * 4 >= base.postings.length) {
+      this.segments = [this.merged(this.segments, true)];
+      // Folded into the base: holding the unsaved segments apart would double their memory; the next
+      // save writes the whole index instead of a tail record.
+      if (this.unsaved.length > 0) this.tailable = false;
+      this.unsaved = [];
+    }
     else this.segments = [base, this.merged(rest, false)];
   }
 
@@ -497,8 +505,14 @@ export class TermIndex {
 
   private markSaved(): void {
     this.unsaved = [];
+    this.tailable = true;
     this.savedDocs = this.lengths.length;
     this.savedTerms = this.terms.length;
+  }
+
+  /** Whether `serializeTail` can save what was added since the last save (else `serialize`). */
+  get canSerializeTail(): boolean {
+    return this.tailable;
   }
 
   /** Documents added since the last `serialize`/`serializeTail`. */
@@ -514,6 +528,7 @@ export class TermIndex {
    */
   serializeTail(meta: unknown, chain: Buffer): Buffer | null {
     if (this.unsavedDocs === 0) return null;
+    if (!this.tailable) throw new RangeError("appended segments were folded into the base since the last save: serialize the whole index");
     const seg = this.merged(this.unsaved, false);
     const ids = seg.termIds ?? new Uint32Array(0);
     const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");

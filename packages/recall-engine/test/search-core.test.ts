@@ -180,6 +180,36 @@ describe("RecallIndex search over hand-built blocks", () => {
     expect(Array.from(grown.postings("t80001") ?? [])).toEqual([88, 2]);
     expect(grown.documentFrequency("shared3")).toBe(90);
   });
+  it("tail records: base + tails read back equal the index; after a fold into the base only a whole save is allowed", () => {
+    const texts = convo.map((b) => b.text);
+    const t = new TermIndex();
+    t.addDocuments(0, texts.slice(0, 6));
+    const base = t.serialize({ k: 0 });
+    const chain = base.subarray(base.length - 32);
+    t.addDocuments(6, texts.slice(6, 8));
+    const r1 = t.serializeTail({ k: 1 }, chain);
+    t.addDocuments(8, texts.slice(8));
+    const r2 = t.serializeTail({ k: 2 }, chain);
+    expect(t.serializeTail({ k: 3 }, chain)).toBeNull();
+    const log = Buffer.concat([r1 ?? Buffer.alloc(0), r2 ?? Buffer.alloc(0)]);
+    const tail = TermIndex.readTail(log, chain);
+    expect(tail.problem).toBeNull();
+    expect(tail.records.map((r) => r.meta)).toEqual([{ k: 1 }, { k: 2 }]);
+    const back = TermIndex.deserialize(base);
+    for (const record of tail.records) expect(back.applyTail(record)).toBe(true);
+    expect(back.serialize({}).equals(t.serialize({}))).toBe(true);
+    // Another base's chain refuses the records.
+    expect(TermIndex.readTail(log, Buffer.alloc(32)).records).toHaveLength(0);
+    // Nine appends as large as the base fold into it: a tail record is no longer possible.
+    const f = new TermIndex();
+    f.addDocuments(0, ["alpha beta"]);
+    f.serialize({});
+    for (let d = 1; d <= 9; d++) f.addDocument(d, `alpha beta gamma${String(d)} delta epsilon`);
+    expect(f.canSerializeTail).toBe(false);
+    expect(() => f.serializeTail({}, Buffer.alloc(32))).toThrow(/whole index/);
+    f.serialize({});
+    expect(f.canSerializeTail).toBe(true);
+  });
   it("serializes and reads back the same postings; a flipped byte is refused", () => {
     const t = new TermIndex();
     convo.forEach((b, i) => t.addDocument(i, b.text));
