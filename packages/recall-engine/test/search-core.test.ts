@@ -27,6 +27,9 @@ describe("tokenize", () => {
     expect(terms("self->next_node")).toEqual(["self", "next_node", "next", "node"]);
     expect(terms("drizzle-orm.config.ts")).toEqual(["drizzle-orm.config.ts", "drizzle-orm", "config", "ts", "drizzle", "orm"]);
     expect(terms("see src/db/pool.ts")).toContain("pool.ts");
+    // Non-ASCII runs: lowered first; `İ` lowers to two code units (positions move: parts sliced apart).
+    expect(terms("Ünïcode.naïveWert")).toEqual(["ünïcode.naïvewert", "ünïcode", "naïvewert", "naïve", "wert"]);
+    expect(terms("İstanbul.kebabCase-x")).toEqual(["i̇stanbul.kebabcase-x", "i̇stanbul", "kebabcase-x", "kebabcase", "x", "kebab", "case"]);
     // The query side: the compound stays the required term, its pieces only parts.
     expect(queryTerms("this.editor.addToHistory")).toEqual([{ primary: "this.editor.addtohistory", parts: ["this", "editor", "addtohistory", "add", "to", "history"] }]);
   });
@@ -76,6 +79,7 @@ describe("RecallIndex search over hand-built blocks", () => {
       { kind: "toolResult", toolName: "read", text: '    combined_df.to_excel("extracted_tables.xlsx", index=False)' },
       { kind: "toolResult", toolName: "read", text: "<script>\n    AsciinemaPlayer.create('/demo.cast', document.getElementById('demo'));\n</script>" },
       { kind: "text", text: "history is added to the list" },
+      { kind: "text", text: "config in Ünïcode.naïveWert and İstanbul.kebabCase-x" },
     ];
     const small = RecallIndex.build(fakeSession(lines));
     expect(small.search("addToHistory").hits.map((h) => h.index)).toEqual([1]);
@@ -85,6 +89,9 @@ describe("RecallIndex search over hand-built blocks", () => {
     // A compound query still needs the whole compound.
     expect(small.search("this.editor.addToHistory").hits.map((h) => h.index)).toEqual([1]);
     expect(small.search("this.editor.clear").total).toBe(0);
+    expect(small.search("naïveWert").hits.map((h) => h.index)).toEqual([5]);
+    expect(small.search("İstanbul").hits.map((h) => h.index)).toEqual([5]);
+    expect(small.search("kebabCase-x").hits.map((h) => h.index)).toEqual([5]);
   });
   it("plain questions with punctuation are word searches", () => {
     const r = index.search("why did we drop the cache?");
