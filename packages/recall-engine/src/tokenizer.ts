@@ -12,6 +12,8 @@ const UPPER = 8;
 const SEGMENT = 16;
 /** `_` `$` split atoms but not pieces. */
 const ATOM_SPLIT = 32;
+/** A letter or digit outside ASCII (the run is lowered as a string, not char by char). */
+const NON_ASCII = 64;
 const CLASS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   let k = 0;
@@ -103,26 +105,25 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
   let i = 0;
   while (i < n) {
     let c = text.charCodeAt(i);
-    let k = c < 128 ? (CLASS[c] as number) : NON_ASCII_WORD.test(text.charAt(i)) ? WORD : 0;
+    let k = c < 128 ? (CLASS[c] as number) : NON_ASCII_WORD.test(text.charAt(i)) ? WORD | NON_ASCII : 0;
     if (k === 0) {
       i++;
       continue;
     }
     const start = i;
     let kinds = 0; // union of the run's char classes (PLAIN only: already its own lowercase whole)
-    let ascii = true;
-    let h = FNV_OFFSET; // of the run with ASCII capitals lowered
+    let h = FNV_OFFSET; // of the run with ASCII capitals lowered (UPPER << 2 is 32: A → a, branch-free)
     while (true) {
       kinds |= k;
-      if (c >= 128) ascii = false;
-      h = Math.imul(h ^ ((k & UPPER) !== 0 ? c + 32 : c), FNV_PRIME);
+      h = Math.imul(h ^ (c + ((k & UPPER) << 2)), FNV_PRIME);
       i++;
       if (i >= n) break;
       c = text.charCodeAt(i);
-      k = c < 128 ? (CLASS[c] as number) : NON_ASCII_WORD.test(text.charAt(i)) ? WORD : 0;
+      k = c < 128 ? (CLASS[c] as number) : NON_ASCII_WORD.test(text.charAt(i)) ? WORD | NON_ASCII : 0;
       if (k === 0) break;
     }
-    if (ascii && (kinds & ~(WORD | PLAIN)) === 0) {
+    const ascii = (kinds & NON_ASCII) === 0;
+    if ((kinds & ~(WORD | PLAIN)) === 0) {
       runs++;
       sink(text, start, i, h, true);
       continue;
@@ -189,13 +190,22 @@ let runText = "";
 let runBase = 0;
 let runLowered: string | null = null;
 let runLoweredBase = 0;
+/** The run is ASCII (`runLowered` is the text itself). */
+let runAscii = false;
 
 function emitPart(a: number, b: number, sink: TermRangeSink): void {
   if (b <= a) return;
   if (runLowered !== null) {
     const x = runLoweredBase + a;
     const y = runLoweredBase + b;
-    emitOnce(runLowered, x, y, termHash(runLowered, x, y), sink);
+    let h = FNV_OFFSET;
+    if (runAscii) {
+      for (let k = x; k < y; k++) {
+        const c = runLowered.charCodeAt(k);
+        h = Math.imul(h ^ (c + (((CLASS[c] as number) & UPPER) << 2)), FNV_PRIME);
+      }
+    } else h = termHash(runLowered, x, y);
+    emitOnce(runLowered, x, y, h, sink);
   } else {
     const part = runText.slice(runBase + a, runBase + b).toLowerCase();
     emitOnce(part, 0, part.length, termHash(part), sink);
@@ -248,6 +258,7 @@ function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, 
   runText = text;
   runBase = s;
   seenCount = 0;
+  runAscii = asciiText !== null;
   if (asciiText !== null) {
     runLowered = asciiText;
     runLoweredBase = s;
