@@ -230,7 +230,11 @@ export class TermIndex {
     // global term table of a 100 MB session (~10⁶ terms) does not, so only first sightings go there.
     let lslots: Int32Array = new Int32Array(8192);
     let lmask = lslots.length - 1;
-    let cap = 1 << 12;
+    // Occurrences (distinct term per document) run at about one per 20 characters of text: sized once,
+    // the flat arrays rarely double (each doubling is garbage a 100 MB session's heap pays to collect).
+    let chars = 0;
+    for (const text of texts) chars += text.length;
+    let cap = Math.max(1 << 12, Math.min(1 << 26, chars >>> 4));
     let occSlot: Int32Array = new Int32Array(cap);
     let occDoc: Int32Array = new Int32Array(cap);
     let occTf: Int32Array = new Int32Array(cap);
