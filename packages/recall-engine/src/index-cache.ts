@@ -7,7 +7,8 @@ import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { RecallSession } from "./recall-index.js";
 
 const EDGE = 64 * 1024;
-export const CACHE_FORMAT = 2;
+/** 3: compounds also index every joiner-separated piece (a format-2 cache lacks those terms). */
+export const CACHE_FORMAT = 3;
 
 export interface CacheKey {
   readonly format: number;

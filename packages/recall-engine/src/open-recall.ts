@@ -2,7 +2,7 @@
 // matches (growing it by the appended blocks), else build it; save atomically; refresh as Pi appends.
 import { closeSync, fdatasyncSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { LedgerError, readSession, updateSession, type Session } from "@context-fold/ledger-reader";
-import { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes, writeAtomic } from "./index-cache.js";
+import { CACHE_FORMAT, type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes, writeAtomic } from "./index-cache.js";
 import { ledgerVerifier } from "./ledger-verify.js";
 import { RecallIndex, type ExpandedEntry, type SearchOptions } from "./recall-index.js";
 import type { SearchResult } from "./results.js";
@@ -54,6 +54,8 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
   if (bytes === null) return { index: null, reason: null };
   try {
     const meta = TermIndex.readMeta(bytes);
+    const format = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)["format"] : undefined;
+    if (format !== CACHE_FORMAT) return { index: null, reason: `cache was written in index format ${String(format)}, this reader writes ${String(CACHE_FORMAT)}` };
     if (!isCacheKey(meta)) return { index: null, reason: "cache key has an unknown shape" };
     const relation = compareKey(meta, sessionFile, session);
     if (typeof relation !== "string") return { index: null, reason: relation.stale };

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, RecallIndex, renderResults, searchSessions, tailLogPath, TermIndex } from "@context-fold/recall-engine";
+import { cacheKeyFor, openRecall, RecallIndex, renderResults, searchSessions, tailLogPath, TermIndex } from "@context-fold/recall-engine";
 
 describe("planted facts in a generated session", () => {
   const dir = tempDir("recall-gen-");
@@ -195,6 +195,19 @@ describe("index cache lifecycle", () => {
     await big.refresh();
     expect(existsSync(tailLogPath(cachePath))).toBe(false);
     expect(readFileSync(cachePath).equals(base)).toBe(false);
+    expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
+  });
+
+  it("a cache of an older index format (without piece terms) is rebuilt", async () => {
+    const dir = tempDir("recall-format-");
+    const file = join(dir, "s.jsonl");
+    await generateSession(file, { seed: 14, turns: 30 });
+    const cachePath = join(dir, "c.recall");
+    const session = await readSession(file);
+    writeFileSync(cachePath, RecallIndex.build(session).serialize({ ...cacheKeyFor(file, session), format: 2 }));
+    const opened = await openRecall(file, { cachePath });
+    expect(opened.cache.status).toBe("rebuilt");
+    expect(opened.cache.reason).toMatch(/index format 2/);
     expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
   });
 
