@@ -5,7 +5,7 @@ import { basename, join } from "node:path";
 import { lineageBlocks, parseSessionText, readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest, writeManifest } from "@context-fold/session-gen";
 import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseEvalManifest } from "../src/eval/eval-manifest.js";
 import { evaluateSession, type SessionEval } from "../src/eval/evaluate-session.js";
 import { groundTruth, isCorrectionText, isHarnessCommand, parseCommitLine, pathForms, programsOf } from "../src/eval/ground-truth.js";
@@ -13,30 +13,7 @@ import { needleQuery } from "../src/eval/recall-check.js";
 import { candidateOf, isErrorLineCandidate, isHexCandidate, isIdentifierCandidate, sampleNeedles } from "../src/eval/sample-needles.js";
 import { scoreRetention } from "../src/eval/score-retention.js";
 import { collapseWhitespace, haystackOf, holdsToken, holdsVerbatim, omissionLines } from "../src/eval/text-match.js";
-import { run } from "../src/program.js";
-
-async function cli(args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await run(args);
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-  const exit = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { stdout, stderr, exit };
-}
+import { cli } from "./support/run-cli.js";
 
 afterEach(() => {
   process.exitCode = 0;

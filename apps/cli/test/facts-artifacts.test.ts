@@ -4,31 +4,8 @@ import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
 import type { DurableArtifacts, SessionFacts } from "@context-fold/extractors";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { run } from "../src/program.js";
-
-async function cli(args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await run(args);
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-  const exit = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { stdout, stderr, exit };
-}
+import { afterEach, describe, expect, it } from "vitest";
+import { cli } from "./support/run-cli.js";
 
 afterEach(() => {
   process.exitCode = 0;

@@ -4,34 +4,11 @@ import { join } from "node:path";
 import { startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
 import { HindsightClient, generateExampleBank } from "@context-fold/memory-gardener-client";
 import { tempDir } from "@context-fold/test-support";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { run } from "../src/program.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cli } from "./support/run-cli.js";
 
 const NOW = "2026-11-20T12:00:00.000Z";
 const BANK = "cli-bank";
-
-async function cli(args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await run(args);
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-  const exit = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { stdout, stderr, exit };
-}
 
 afterEach(() => {
   process.exitCode = 0;
