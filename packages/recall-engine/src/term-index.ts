@@ -79,7 +79,10 @@ function slotIn(seg: FrozenPostings, id: number): number {
  */
 class TermTable {
   readonly terms: string[];
-  private hashes: Int32Array;
+  /**
+   * Interleaved [id + 1, hash] per slot: a probe reads the hash from the slot's own cache line, so a
+   * miss or a collision costs no second random read (the table of a large session is not cache-resident).
+   */
   private slots: Int32Array;
   private mask: number;
 
@@ -87,36 +90,30 @@ class TermTable {
     this.terms = terms;
     let size = 1024;
     while (size < terms.length * 2) size *= 2;
-    this.slots = new Int32Array(size);
+    this.slots = new Int32Array(2 * size);
     this.mask = size - 1;
-    this.hashes = new Int32Array(Math.max(1024, terms.length));
-    for (let id = 0; id < terms.length; id++) {
-      const term = terms[id] as string;
-      const h = termHash(term);
-      this.hashes[id] = h;
-      this.place(id, h);
-    }
+    for (let id = 0; id < terms.length; id++) this.place(id, termHash(terms[id] as string));
   }
 
   private place(id: number, h: number): void {
     const { slots, mask } = this;
     let i = (h ^ (h >>> 15)) & mask;
-    while (slots[i] !== 0) i = (i + 1) & mask;
-    slots[i] = id + 1;
+    while (slots[2 * i] !== 0) i = (i + 1) & mask;
+    slots[2 * i] = id + 1;
+    slots[2 * i + 1] = h;
   }
 
   /** The id of `src[a, b)` (hash `h`), or -1. */
   find(src: string, a: number, b: number, h: number): number {
-    const { slots, mask, hashes, terms } = this;
+    const { slots, mask, terms } = this;
     const length = b - a;
     let i = (h ^ (h >>> 15)) & mask;
     for (;;) {
-      const s = slots[i] as number;
+      const s = slots[2 * i] as number;
       if (s === 0) return -1;
-      const id = s - 1;
-      if (hashes[id] === h) {
-        const t = terms[id] as string;
-        if (t.length === length && sameTerm(src, a, b, t, 0)) return id;
+      if (slots[2 * i + 1] === h) {
+        const t = terms[s - 1] as string;
+        if (t.length === length && sameTerm(src, a, b, t, 0)) return s - 1;
       }
       i = (i + 1) & mask;
     }
@@ -126,14 +123,13 @@ class TermTable {
   add(src: string, a: number, b: number, h: number): number {
     const id = this.terms.length;
     this.terms.push(termText(src, a, b));
-    if (id >= this.hashes.length) this.hashes = grow(this.hashes, this.hashes.length * 2);
-    this.hashes[id] = h;
-    if ((id + 1) * 2 > this.slots.length) {
+    if ((id + 1) * 2 > this.mask + 1) {
       // Rehash at half full: probes stay short.
-      const size = this.slots.length * 2;
-      this.slots = new Int32Array(size);
+      const old = this.slots;
+      const size = (this.mask + 1) * 2;
+      this.slots = new Int32Array(2 * size);
       this.mask = size - 1;
-      for (let k = 0; k < id; k++) this.place(k, this.hashes[k] as number);
+      for (let k = 0; k < old.length; k += 2) if (old[k] !== 0) this.place((old[k] as number) - 1, old[k + 1] as number);
     }
     this.place(id, h);
     return id;
