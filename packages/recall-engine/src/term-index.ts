@@ -239,7 +239,13 @@ export class TermIndex {
     let doc = firstDoc;
     // A small term table is itself cache-resident: look it up directly (id → slot through `local`).
     const direct = termsBefore < LOCAL_TABLE_FROM;
+    // A first segment numbers its slots as the table numbers its terms (both from 0, in first-seen
+    // order): slot = id, no `local` lookup per token.
+    const fresh = termsBefore === 0;
     let local = direct ? this.ensureLocal() : this.local;
+    // The segment's own reference to each slot's term: a repeat is compared without reading the global
+    // term list (megabytes for a large session, so a cache miss per token).
+    const slotTerm: string[] = [];
     const sink = (src: string, a: number, b: number, h: number): void => {
       const length = b - a;
       let i = 0;
@@ -249,7 +255,7 @@ export class TermIndex {
         if (id < 0) {
           id = table.add(src, a, b, h);
           if (id >= local.length) local = grow(local, local.length * 2);
-        } else slot = (local[id] as number) - 1;
+        } else slot = fresh ? id : (local[id] as number) - 1;
         if (slot >= 0) {
           if (slotLast[slot] === doc) {
             const at = lastOcc[slot] as number;
@@ -274,7 +280,7 @@ export class TermIndex {
           const v = lslots[i] as number;
           if (v === 0) break;
           if (slotHash[v - 1] === h) {
-            const t = terms[segTerm[v - 1] as number] as string;
+            const t = slotTerm[v - 1] as string;
             if (t.length === length && sameTerm(src, a, b, t, 0)) {
               slot = v - 1;
               break;
@@ -301,6 +307,7 @@ export class TermIndex {
             lastOcc = grow(lastOcc, size);
           }
           segTerm[slot] = id;
+          slotTerm.push(terms[id] as string);
           slotHash[slot] = h;
           lslots[i] = slot + 1;
           if (segCount * 2 > lslots.length) {
