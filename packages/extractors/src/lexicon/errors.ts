@@ -46,7 +46,6 @@ const SOURCE = MARKERS.join("|");
 // (the commonest character) or "^" costs a try at every position; alone, "\n…" is a fast literal search.
 const LINE_START_MARKERS = new Set([String.raw`\n[ \t]{0,8}(?:error|npm error|ERR!)\b`, String.raw`^[ \t]{0,8}(?:error|npm error|ERR!)\b`]);
 const INLINE_SOURCE = MARKERS.filter((m) => !LINE_START_MARKERS.has(m)).join("|");
-const LINE_START = /\n[ \t]{0,8}(?:error|npm error|ERR!)\b/g;
 const TEXT_START = /[ \t]{0,8}(?:error|npm error|ERR!)\b/y;
 
 /** The "…Error:" alternative matched at `index`: does its word start with an uppercase letter? */
@@ -93,16 +92,51 @@ function nextInlineLine(text: string, re: RegExp, from: number): number {
   return -1;
 }
 
-/** Where the next line opening with a line-start marker starts (at or after `from`), or -1. */
-function nextLineStartLine(text: string, from: number): number {
-  if (from === 0) {
-    TEXT_START.lastIndex = 0;
-    if (TEXT_START.test(text)) return 0;
+/**
+ * The lines opening with a line-start marker (`[ \t]{0,8}(?:error|npm error|ERR!)\b`), found from the
+ * marker words rather than from every "\n" (a regex led by "\n" tries each line; `indexOf` of the word
+ * skips ahead natively). Each occurrence of `word` is traced back over "npm " and blanks (at most 13
+ * chars) to its line start, which the sticky line-start regex then confirms, so the lines found are
+ * exactly those the regex accepts. `from` only grows, so each occurrence is looked at once: linear.
+ */
+class LineStartStream {
+  private at = 0;
+  private found = -2;
+  constructor(
+    private readonly text: string,
+    private readonly word: string,
+  ) {}
+
+  /** The first line start at or after `from` (a line start) that opens with a marker, or -1. */
+  next(from: number): number {
+    if (this.found === -1 || this.found >= from) return this.found;
+    const text = this.text;
+    let q = text.indexOf(this.word, Math.max(this.at, from));
+    while (q !== -1) {
+      let start = q;
+      if (start >= 4 && text.startsWith("npm ", start - 4)) start -= 4;
+      const floor = start - 8;
+      while (start > 0 && start > floor && (text.charCodeAt(start - 1) === 32 || text.charCodeAt(start - 1) === 9)) start -= 1;
+      if (start === 0 || text.charCodeAt(start - 1) === 10) {
+        TEXT_START.lastIndex = start;
+        if (TEXT_START.test(text)) {
+          this.at = q + 1;
+          this.found = start;
+          return start;
+        }
+      }
+      q = text.indexOf(this.word, q + 1);
+    }
+    this.found = -1;
+    return -1;
   }
-  // The "\n" that opens line `from` is at from - 1.
-  LINE_START.lastIndex = from === 0 ? 0 : from - 1;
-  const m = LINE_START.exec(text);
-  return m === null ? -1 : m.index + 1;
+}
+
+/** Where the next line opening with a line-start marker starts (at or after `from`, a line start), or -1. */
+function nextLineStartLine(lower: LineStartStream, upper: LineStartStream, from: number): number {
+  const a = lower.next(from);
+  const b = upper.next(from);
+  return a === -1 ? b : b === -1 ? a : Math.min(a, b);
 }
 
 /**
@@ -115,7 +149,9 @@ export function errorLines(text: string): string[] {
   const seen = new Set<string>();
   const inline = new RegExp(INLINE_SOURCE, "g");
   let nextInline = nextInlineLine(text, inline, 0);
-  let nextLineStart = nextLineStartLine(text, 0);
+  const lower = new LineStartStream(text, "error");
+  const upper = new LineStartStream(text, "ERR!");
+  let nextLineStart = nextLineStartLine(lower, upper, 0);
   while (nextInline !== -1 || nextLineStart !== -1) {
     const start = nextInline === -1 ? nextLineStart : nextLineStart === -1 ? nextInline : Math.min(nextInline, nextLineStart);
     let end = text.indexOf("\n", start);
@@ -129,7 +165,7 @@ export function errorLines(text: string): string[] {
     if (end >= text.length) break;
     // Both scans resume at the next line (an inline marker may sit anywhere in it).
     if (nextInline !== -1 && nextInline <= end) nextInline = nextInlineLine(text, inline, end + 1);
-    if (nextLineStart !== -1 && nextLineStart <= end) nextLineStart = nextLineStartLine(text, end + 1);
+    if (nextLineStart !== -1 && nextLineStart <= end) nextLineStart = nextLineStartLine(lower, upper, end + 1);
   }
   return out;
 }

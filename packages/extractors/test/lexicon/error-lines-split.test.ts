@@ -95,7 +95,7 @@ describe("errorLines equals the single-regex scan it replaced", () => {
   });
 
   it("on random text over the markers' building blocks", () => {
-    const piece = fc.constantFrom("error", "Error", "ERR!", "npm error", "npm ERR!", "failed", "Fail", "FATAL", "Exception", ":", "[", " [", "\n", " ", "\t", "x", "is", "TS2304", "error[E0308]", "ENOENT", "ERR_X", "panic:", "✗", "exit code 1", "\r");
+    const piece = fc.constantFrom("error", "Error", "ERR!", "npm error", "npm ERR!", "failed", "Fail", "FATAL", "Exception", ":", "[", " [", "\n", " ", "\t", "x", "is", "TS2304", "error[E0308]", "ENOENT", "ERR_X", "panic:", "✗", "exit code 1", "\r", "npm ", "        ", "\t\t\t\t\t", "ERR!x");
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
         const text = pieces.join("");
@@ -112,7 +112,7 @@ describe("errorLines equals the single-regex scan it replaced", () => {
   });
 
   it("on adversarial inputs", () => {
-    for (const text of ["\n".repeat(1_000_000), "\nerror".repeat(150_000), "\n        x".repeat(100_000), " ".repeat(1_000_000), `${"[".repeat(100_000)}${"]".repeat(100_000)}`]) {
+    for (const text of ["\n".repeat(1_000_000), "\nerror".repeat(150_000), "\n        x".repeat(100_000), " ".repeat(1_000_000), `${"[".repeat(100_000)}${"]".repeat(100_000)}`, " error".repeat(200_000), "npm ".repeat(250_000) + "error", "ERR!".repeat(250_000), "\n\t npm error".repeat(80_000)]) {
       expect(errorLines(text)).toEqual(oracleErrorLines(text));
     }
   });
