@@ -128,11 +128,13 @@ const PER_BLOCK_QUOTA = 8;
  * of hashes (a `find .git` listing) cannot take every slot; slots left over go to the best of the rest.
  */
 function spread(count: number, rank: TokenOrder, home: Int32Array): number[] {
-  const byHome = new Map<number, number[]>();
+  // Homes are block ordinals: an array indexed by them beats a Map (the pool's order does not matter,
+  // `rank` being a total order).
+  const byHome: (number[] | undefined)[] = [];
   for (let id = 0; id < count; id++) {
     const key = home[id] ?? 0;
-    let best = byHome.get(key);
-    if (best === undefined) byHome.set(key, (best = []));
+    let best = byHome[key];
+    if (best === undefined) byHome[key] = best = [];
     if (best.length >= PER_BLOCK_QUOTA) {
       const worst = best[best.length - 1];
       if (worst === undefined || rank(id, worst) >= 0) continue;
@@ -147,7 +149,7 @@ function spread(count: number, rank: TokenOrder, home: Int32Array): number[] {
     if (best.length > PER_BLOCK_QUOTA) best.pop();
   }
   const pool: number[] = [];
-  for (const best of byHome.values()) pool.push(...best);
+  for (const best of byHome) if (best !== undefined) pool.push(...best);
   const chosen = topK(pool, IDENTIFIER_CAP, rank);
   if (chosen.length < IDENTIFIER_CAP) {
     const taken = new Set(chosen);
@@ -290,7 +292,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const recent = opts.favourRecent === true;
     // Rarity of a token's rarest part is computed once per record (part counts grow as blocks arrive).
     const rarity = tokens.rarities();
-    const { text, df, first, last, large } = tokens;
+    const { text, df, first, last, large, length } = tokens;
     const tokenRank: TokenOrder = (a, b) => {
       const largeA = large[a] ?? 0;
       const largeB = large[b] ?? 0;
@@ -300,11 +302,9 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       const rarityB = rarity[b] ?? 0;
       if (rarityA !== rarityB) return rarityA - rarityB;
       // rarer and longer: length per block it appears in, compared without division
-      const tokenA = text[a] ?? "";
-      const tokenB = text[b] ?? "";
       const dfA = df[a] ?? 0;
       const dfB = df[b] ?? 0;
-      const score = tokenB.length * dfA - tokenA.length * dfB;
+      const score = (length[b] ?? 0) * dfA - (length[a] ?? 0) * dfB;
       if (score !== 0) return score;
       const lastA = last[a] ?? 0;
       const lastB = last[b] ?? 0;
@@ -313,7 +313,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       const firstA = first[a] ?? 0;
       const firstB = first[b] ?? 0;
       if (firstA !== firstB) return recent ? firstB - firstA : firstA - firstB;
-      return compareText(tokenA, tokenB);
+      return compareText(text[a] ?? "", text[b] ?? "");
     };
     const identifiers = spread(tokens.size, tokenRank, recent ? last : first)
       .sort((a, b) => (first[a] ?? 0) - (first[b] ?? 0) || compareText(text[a] ?? "", text[b] ?? ""))

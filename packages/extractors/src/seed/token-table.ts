@@ -97,6 +97,8 @@ export class TokenTable {
   last = new Int32Array(1024);
   /** 1 when seen in a large tool output. */
   large = new Int32Array(1024);
+  /** Token length in UTF-16 units (ranking reads it for every token: no string loads). */
+  length = new Int32Array(1024);
   /** The token's part ids: parts[partStart[id] .. partStart[id + 1]). */
   private partStart = new Int32Array(1025);
   private parts = new Int32Array(4096);
@@ -132,12 +134,14 @@ export class TokenTable {
       this.first = grown(this.first, size);
       this.last = grown(this.last, size);
       this.large = grown(this.large, size);
+      this.length = grown(this.length, size);
       this.partStart = grown(this.partStart, size + 1);
     }
     this.df[id] = 1;
     this.first[id] = ordinal;
     this.last[id] = ordinal;
     this.large[id] = large ? 1 : 0;
+    this.length[id] = end - start;
     this.noteParts(source, start, end);
     this.partStart[id + 1] = this.partCount;
   }
