@@ -43,7 +43,8 @@ const MARKERS = [
 const SOURCE = MARKERS.join("|");
 
 // `errorLines` finds the line-start markers apart: as alternatives of the one regex, a marker led by "\n"
-// (the commonest character) or "^" costs a try at every position; alone, "\n…" is a fast literal search.
+// (the commonest character) or "^" costs a try at every position; apart, their words ("error", "ERR!")
+// are found with `indexOf` and each hit is confirmed at its line start by TEXT_START (`LineStartStream`).
 const LINE_START_MARKERS = new Set([String.raw`\n[ \t]{0,8}(?:error|npm error|ERR!)\b`, String.raw`^[ \t]{0,8}(?:error|npm error|ERR!)\b`]);
 const INLINE_SOURCE = MARKERS.filter((m) => !LINE_START_MARKERS.has(m)).join("|");
 const TEXT_START = /[ \t]{0,8}(?:error|npm error|ERR!)\b/y;
