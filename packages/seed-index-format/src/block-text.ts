@@ -1,5 +1,5 @@
 // The block-text rule: what a span's sha256, log.bytes and log.lines cover, and how to verify a text.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** A string is itself; an array contributes its `text` parts joined by "\n" (images and others skipped). */
 export function joinTextParts(content: unknown): string {
@@ -34,7 +34,8 @@ export function blockLog(text: string): { bytes: number; lines: number } {
 
 /** Lowercase hex sha256 of the UTF-8 text. */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  // One-shot hash: no Hash object per block (spans are hashed by the thousand per record).
+  return hash("sha256", text, "hex");
 }
 
 export interface SpanTextCheck {

@@ -1,5 +1,5 @@
 // Fold codes: the in-context recall handle of a span, derived from its blockId, collision-checked per session.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { CodeCollisionError } from "./errors.js";
 
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
@@ -23,7 +23,8 @@ export function base32Lower(bytes: Uint8Array): string {
 
 /** First 10 (or 12) characters of base32(sha256(blockId)). */
 export function codeFor(blockId: string, length: 10 | 12 = 10): string {
-  return base32Lower(createHash("sha256").update(blockId, "utf8").digest()).slice(0, length);
+  // Base32 is a prefix stream: 12 characters need 60 bits, so the first 8 bytes of the digest suffice.
+  return base32Lower(hash("sha256", blockId, "buffer").subarray(0, 8)).slice(0, length);
 }
 
 /**
