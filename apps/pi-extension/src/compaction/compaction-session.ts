@@ -81,6 +81,8 @@ export class CompactionSession {
   /** What the last successful write put on disk (a compaction right after a run rewrites nothing). */
   #written: { text: string; bytes: number } | undefined;
   #inFlight: InFlight | undefined;
+  /** `at` of the in-flight `compact` record: the retraction's time when the session cannot be read. */
+  #recordAt: string | undefined;
   #runsSinceCompaction: number | undefined;
   #lastNext: NextStep | undefined;
   #compactions = 0;
@@ -204,6 +206,7 @@ export class CompactionSession {
     await this.#write(computed.artifacts);
     this.#inFlight = { seq, recorded: false, ours: this.options.overrideDefaultCompaction, next: computed.next };
     await appendRecord(this.target.seedIndex, computed.record);
+    this.#recordAt = computed.record.at;
     this.#seq.claim(computed.record);
     this.#inFlight = { ...this.#inFlight, recorded: true };
     return computed;
@@ -235,8 +238,10 @@ export class CompactionSession {
     const flight = this.#inFlight;
     this.#inFlight = undefined;
     if (flight === undefined || !flight.recorded) return undefined;
-    const session = await this.target.ledger.current();
-    const at = (session === undefined ? undefined : lastEntryTime(session)) ?? new Date(0).toISOString();
+    // Never let reading the session stop the retraction (the session file may be what failed): the
+    // record stays voidable, timed by the record itself.
+    const session = await this.target.ledger.current().catch(() => undefined);
+    const at = (session === undefined ? undefined : lastEntryTime(session)) ?? this.#recordAt ?? new Date(0).toISOString();
     const retract: FoldRetractRecord = { v: 2, kind: "fold-retract", seq: flight.seq, at, harness: HARNESS, session: this.target.sessionId, reason };
     await appendRecord(this.target.seedIndex, retract);
     this.#retractions += 1;
