@@ -63,14 +63,20 @@ export class CompactionRegistry {
     return { runtime, session: session ?? undefined };
   }
 
-  /** Tell the user about a failure of ours, once per session. */
-  tellOnce(runtime: SessionRuntime | undefined, ctx: Pick<ExtensionContext, "ui">, where: string, error: unknown): void {
+  /** Tell the user about a failure of ours, once per session, with what it means for the session. */
+  tellOnce(
+    runtime: SessionRuntime | undefined,
+    ctx: Pick<ExtensionContext, "ui">,
+    where: string,
+    error: unknown,
+    consequence = "Pi continues with its own compaction; nothing was lost.",
+  ): void {
     if (runtime !== undefined) {
       if (this.#told.has(runtime)) return;
       this.#told.add(runtime);
     }
     try {
-      ctx.ui.notify(`context-fold: ${where} failed (${describe(error)}). Pi continues with its own compaction; nothing was lost.`, "warning");
+      ctx.ui.notify(`context-fold: ${where} failed (${describe(error)}). ${consequence}`, "warning");
     } catch {
       // best effort: a broken UI must not turn our failure into Pi's
     }
@@ -169,7 +175,7 @@ async function afterCompact(pi: ExtensionAPI, registry: CompactionRegistry, ctx:
     ctx.ui.notify(`context-fold: compacted; digest re-injected (~${String(again.digestTokens)} tokens; ${accounting}).`, "info");
     if (mode === "advisory" && next !== undefined) ctx.ui.notify(`context-fold: ${nextLine.trim()}`, "info");
   } catch (error) {
-    registry.tellOnce(runtime, ctx, "re-injecting the digest", error);
+    registry.tellOnce(runtime, ctx, "re-injecting the digest", error, "The compaction stands; the durable artifacts stay on disk (context-fold artifacts shows them).");
   }
 }
 
@@ -180,7 +186,7 @@ async function compactFailed(registry: CompactionRegistry, ctx: ExtensionContext
     runtime = got.runtime;
     await got.session?.failed(reason);
   } catch (error) {
-    registry.tellOnce(runtime, ctx, "retracting the compact record", error);
+    registry.tellOnce(runtime, ctx, "retracting the compact record", error, "The seed index may list a compaction that did not happen; recall still verifies every span against the session file.");
   }
 }
 
@@ -262,7 +268,7 @@ export function registerCompaction(pi: ExtensionAPI, registry: CompactionRegistr
       runtime = (await registry.get(ctx)).runtime;
       await checkGate(registry, ctx, name);
     } catch (error) {
-      registry.tellOnce(runtime, ctx, `the compaction gate (${name})`, error);
+      registry.tellOnce(runtime, ctx, `the compaction gate (${name})`, error, "No compaction was triggered; Pi's own thresholds still apply.");
     }
   };
   pi.on("agent_end", (_event, ctx) => gate(ctx, "agent_end"));
