@@ -6,20 +6,28 @@
 export const IDENTIFIER_MAX = 128;
 
 // Bits per ASCII code.
+// The table and bits are shared with the one-walk scan of output-tokens.ts, which runs the same word logic.
 const LOWER_HEX = 1; // a-f
 const LOWER = 2; // g-z
 const UPPER_HEX = 4; // A-F
 const UPPER = 8; // G-Z
 const DIGIT = 16;
 const UNDER = 32;
-const DOLLAR = 64;
-const CONNECT = 128; // "." and "-" join the parts of a uuid or a version
-const WORDISH = LOWER_HEX | LOWER | UPPER_HEX | UPPER | DIGIT | UNDER | DOLLAR;
-const ANY_LOWER = LOWER_HEX | LOWER;
-const ANY_UPPER = UPPER_HEX | UPPER;
+export const ID_DOLLAR = 64;
+const DOLLAR = ID_DOLLAR;
+export const ID_CONNECT = 128; // "." and "-" join the parts of a uuid or a version
+const CONNECT = ID_CONNECT;
+export const ID_WORDISH = LOWER_HEX | LOWER | UPPER_HEX | UPPER | DIGIT | UNDER | DOLLAR;
+const WORDISH = ID_WORDISH;
+export const ID_ANY_LOWER = LOWER_HEX | LOWER;
+const ANY_LOWER = ID_ANY_LOWER;
+export const ID_ANY_UPPER = UPPER_HEX | UPPER;
+const ANY_UPPER = ID_ANY_UPPER;
 const LETTER = ANY_LOWER | ANY_UPPER;
 
-const TABLE = new Uint8Array(128);
+/** Identifier bits per ASCII code (0 for everything else). */
+export const ID_CHAR_BITS = new Uint8Array(128);
+const TABLE = ID_CHAR_BITS;
 for (let c = 97; c <= 122; c++) TABLE[c] = c <= 102 ? LOWER_HEX : LOWER;
 for (let c = 65; c <= 90; c++) TABLE[c] = c <= 70 ? UPPER_HEX : UPPER;
 for (let c = 48; c <= 57; c++) TABLE[c] = DIGIT;
@@ -33,7 +41,7 @@ const VERSION = /^v?[0-9]{1,9}(?:\.[0-9]{1,9}){2,3}(?:-[0-9A-Za-z]{1,20}(?:\.[0-
 const HEX_0X = /^0[xX][0-9A-Fa-f]{4,}$/;
 
 /** Is a word (no connectors) with these bits worth keeping? Decided without slicing. */
-function keepWord(bits: number, length: number, camel: boolean, text: string, start: number): boolean {
+export function keepWord(bits: number, length: number, camel: boolean, text: string, start: number): boolean {
   if (length > IDENTIFIER_MAX) return false;
   if (bits === DIGIT) return length >= 5; // 48211, 91000; not line numbers and years
   const letters = bits & LETTER;
@@ -116,20 +124,24 @@ export function identifierRangesIn(text: string, from: number, to: number, visit
       }
       run = false;
     }
-    const runLength = i - runStart;
-    if (connectors >= 2 && runLength <= 64) {
-      const first = text.charCodeAt(runStart);
-      const lead = first === 118 /* v */ ? text.charCodeAt(runStart + 1) : first;
-      if (lead >= 48 && lead <= 57) {
-        const version = VERSION.exec(text.slice(runStart, i));
-        if (version !== null) visit(runStart, runStart + version[0].length);
-      }
-      if (connectors >= 4 && runLength >= 36) {
-        const uuid = UUID.exec(text.slice(runStart, i));
-        if (uuid !== null) visit(runStart + uuid.index, runStart + uuid.index + uuid[0].length);
-      }
-    }
+    if (connectors >= 2) visitJoinedRun(text, runStart, i, connectors, visit);
     if (i === runStart) i += 1;
+  }
+}
+
+/** The version / uuid tokens of a run of words text[runStart, end) joined by `connectors` (>= 2) "."/"-". */
+export function visitJoinedRun(text: string, runStart: number, end: number, connectors: number, visit: (start: number, end: number) => void): void {
+  const runLength = end - runStart;
+  if (runLength > 64) return;
+  const first = text.charCodeAt(runStart);
+  const lead = first === 118 /* v */ ? text.charCodeAt(runStart + 1) : first;
+  if (lead >= 48 && lead <= 57) {
+    const version = VERSION.exec(text.slice(runStart, end));
+    if (version !== null) visit(runStart, runStart + version[0].length);
+  }
+  if (connectors >= 4 && runLength >= 36) {
+    const uuid = UUID.exec(text.slice(runStart, end));
+    if (uuid !== null) visit(runStart + uuid.index, runStart + uuid.index + uuid[0].length);
   }
 }
 

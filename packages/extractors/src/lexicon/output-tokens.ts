@@ -1,30 +1,33 @@
 // Path and identifier tokens of one text in a single pass: both live only inside runs of
-// [0-9A-Za-z_$./\-@+~], so the text is walked once and each run is handed to both scanners.
+// [0-9A-Za-z_$./\-@+~], so the text is walked once, judging identifier words as it reads them.
 // Same tokens, same order per kind, as `pathTokens` (less its per-text dedup) and `scanIdentifierRanges`.
-import { identifierRangesIn } from "./identifiers.js";
+import { ID_ANY_LOWER, ID_ANY_UPPER, ID_CHAR_BITS, ID_CONNECT, ID_DOLLAR, ID_WORDISH, keepWord, visitJoinedRun } from "./identifiers.js";
 import { runPathToken } from "./paths.js";
 
-// Non-zero for every ASCII code a path run or an identifier run can hold: PLAIN for lowercase letters and
-// path punctuation, MARKED for what an identifier needs (upper case, digit, "_", "$"). A run of PLAIN
-// characters with fewer than 4 "."/"-" holds no identifier (a uuid needs 4 connectors; everything else
-// a digit, an upper-case letter or "_"), so the identifier scan skips it: most words are such runs.
-// The characters the run walk counts carry one more bit each, so a letter costs a single test.
-const PLAIN = 1;
-const MARKED = 2;
-const SLASH_BIT = 4;
-const DOT_BIT = 8;
-const DASH_BIT = 16;
-const DOLLAR_BIT = 32;
-const RUN = new Uint8Array(128);
-for (let c = 48; c <= 57; c++) RUN[c] = MARKED;
-for (let c = 65; c <= 90; c++) RUN[c] = MARKED;
-for (let c = 97; c <= 122; c++) RUN[c] = PLAIN;
-for (const ch of "@+~") RUN[ch.charCodeAt(0)] = PLAIN;
-RUN[95] = MARKED; // _
-RUN[36] = MARKED | DOLLAR_BIT; // $
-RUN[47] = PLAIN | SLASH_BIT; // /
-RUN[46] = PLAIN | DOT_BIT; // .
-RUN[45] = PLAIN | DASH_BIT; // -
+// Per ASCII code: the identifier bits of identifiers.ts (low byte) and the path-run bits above them. Every
+// identifier character ([0-9A-Za-z_$.-]) is also a path-run character, so identifier runs never cross a
+// path run: the walk runs the identifier word logic on each character as it reads it, no second pass.
+const IN_RUN = 256;
+const SLASH_BIT = 512;
+const DOT_BIT = 1024;
+const CHAR = new Uint16Array(128);
+for (let c = 0; c < 128; c++) CHAR[c] = ID_CHAR_BITS[c] ?? 0;
+for (const ch of "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$./-@+~") CHAR[ch.charCodeAt(0)] = (CHAR[ch.charCodeAt(0)] ?? 0) | IN_RUN;
+CHAR[47] = (CHAR[47] ?? 0) | SLASH_BIT; // /
+CHAR[46] = (CHAR[46] ?? 0) | DOT_BIT; // .
+// Word bits other than lower-case letters: a word without any (and so without camelCase) is never kept.
+const NOT_LOWER = ID_WORDISH & ~ID_ANY_LOWER;
+
+/** Does text[start, end) (one word) hold an upper-case letter right after a lower-case one? */
+function hasCamel(text: string, start: number, end: number): boolean {
+  let prevLower = false;
+  for (let i = start; i < end; i++) {
+    const b = ID_CHAR_BITS[text.charCodeAt(i)] ?? 0;
+    if (prevLower && (b & ID_ANY_UPPER) !== 0) return true;
+    prevLower = (b & ID_ANY_LOWER) !== 0;
+  }
+  return false;
+}
 
 const DOLLAR = 36;
 const DOT = 46;
@@ -66,28 +69,55 @@ export function scanOutputTokens(
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
-    if (c >= 128 || RUN[c] === 0) {
+    if (c >= 128 || ((CHAR[c] ?? 0) & IN_RUN) === 0) {
       i += 1;
       continue;
     }
     const start = i;
     let dots = 0;
-    let connectors = 0;
     let kinds = 0;
-    while (i < n) {
-      const d = text.charCodeAt(i);
-      const kind = d < 128 ? (RUN[d] ?? 0) : 0;
-      if (kind === 0) break;
-      kinds |= kind;
-      if ((kind & (DOT_BIT | DASH_BIT)) !== 0) {
-        connectors += 1;
-        if ((kind & DOT_BIT) !== 0) dots += 1;
+    // The identifier run being read (words joined by single "."/"-"), as identifierRangesIn reads it: it
+    // starts at `idStart`; its current word at `wordStart` (no word yet while i === wordStart).
+    let idStart = i;
+    let connectors = 0;
+    let wordStart = i;
+    let bits = 0;
+    for (;;) {
+      const d = i < n ? text.charCodeAt(i) : 0;
+      const t = d < 128 ? (CHAR[d] ?? 0) : 0;
+      if ((t & ID_WORDISH) !== 0) {
+        bits |= t;
+        i += 1;
+        continue;
       }
+      let joined = false;
+      if (i > wordStart) {
+        kinds |= bits;
+        if ((bits & NOT_LOWER) !== 0) {
+          // camelCase is looked for only in words holding both cases (few), not tracked per character
+          const camel = (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(text, wordStart, i);
+          if (keepWord(bits & 255, i - wordStart, camel, text, wordStart)) visitIdentifier(wordStart, i);
+        }
+        if ((t & ID_CONNECT) !== 0) {
+          const e = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+          joined = e < 128 && ((ID_CHAR_BITS[e] ?? 0) & ID_WORDISH) !== 0;
+        }
+        if (joined) connectors += 1;
+        else if (connectors >= 2) visitJoinedRun(text, idStart, i, connectors, visitIdentifier);
+      }
+      if ((t & IN_RUN) === 0) break;
+      kinds |= t;
+      if ((t & DOT_BIT) !== 0) dots += 1;
       i += 1;
+      wordStart = i;
+      bits = 0;
+      if (!joined) {
+        idStart = i;
+        connectors = 0;
+      }
     }
     const slash = (kinds & SLASH_BIT) !== 0;
-    const dollar = (kinds & DOLLAR_BIT) !== 0;
-    if ((kinds & MARKED) !== 0 || connectors >= 4) identifierRangesIn(text, start, i, visitIdentifier);
+    const dollar = (kinds & ID_DOLLAR) !== 0;
     if (!paths || (dots === 0 && !slash)) continue;
     if (dollar) pathsAroundDollars(text, start, i, visitPath);
     else {

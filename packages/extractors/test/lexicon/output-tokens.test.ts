@@ -51,6 +51,10 @@ describe("scanOutputTokens equals pathTokens + scanIdentifierRanges", () => {
       "é/src/x.tsé TS2304:src/a.ts(1,2)",
       // lower-case only runs: no identifier, except a uuid of hex letters (4 connectors, no digit)
       "abcdefab-abcd-abcd-abcd-abcdefabcdef abcdefab-abcd-abcd-abcdefabcdef plain.words-and.more a.b.c.d.e",
+      // identifier words judged inside the walk: case mixes, joined runs cut by "/", "@", "+", "~" and double connectors
+      "Error aB Ab abC ABC ABCDE AbcDef x/fooBar@Baz_q+ENOENT~TS2304 a.-b a-.b 1.2.3/v4.5.6+7.8.9 deadbeef1/DEADBEEF1",
+      "a..b.c.d.e.f -x. .y- 12345/123456 0x1F2E/0XABCDEF ABCD-0123-4567-89ab-CDEF ABCDEF01-2345-6789-ABCD-EF0123456789",
+      `${"aB".repeat(70)} ${"x".repeat(200)}_1 v1.2.3.4.5.6.7.8.9.10.11.12.13.14.15.16.17.18.19.20.21.22.23`,
       "",
       "$",
       "a",
@@ -62,6 +66,16 @@ describe("scanOutputTokens equals pathTokens + scanIdentifierRanges", () => {
 
   it("still finds a uuid made of hex letters only (a run with no digit, upper case or underscore)", () => {
     expect(fused("see abcdefab-abcd-abcd-abcd-abcdefabcdef.").identifiers).toEqual(["4:abcdefab-abcd-abcd-abcd-abcdefabcdef"]);
+  });
+
+  it("on random words of mixed case and digits joined by run characters", () => {
+    const piece = fc.constantFrom("a", "B", "F", "e", "3", "_", "$", ".", "-", "/", "@", "+", "~", " ", "Error", "aB", "ab12", "DEAD", "1.2", "0x", "12345");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 80 }), (pieces) => {
+        expectSame(pieces.join(""));
+      }),
+      { numRuns: 2000, seed: 9 },
+    );
   });
 
   it("on random text over the characters both scanners care about", () => {
