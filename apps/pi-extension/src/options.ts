@@ -1,6 +1,8 @@
 // Fold options: defaults, environment overrides (CONTEXT_FOLD_*), and the checks that keep them sane.
 // Every size is a fraction of the model's context window, so the same settings fold small and large windows.
 
+import { booleanFromEnv, numberFromEnv, type OptionWarning } from "./env-values.js";
+
 export interface FoldOptions {
   /** Fold nothing at all (the hook passes every call through). */
   readonly enabled: boolean;
@@ -32,11 +34,7 @@ export const DEFAULT_FOLD_OPTIONS: FoldOptions = {
 };
 
 /** One option value the environment gave that could not be used (the default stayed). */
-export interface OptionWarning {
-  readonly variable: string;
-  readonly value: string;
-  readonly reason: string;
-}
+export type { OptionWarning } from "./env-values.js";
 
 export interface ResolvedOptions {
   readonly options: FoldOptions;
@@ -54,9 +52,6 @@ const NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: n
   { key: "minBlockChars", variable: "CONTEXT_FOLD_MIN_BLOCK_CHARS", min: 0, max: 100_000_000, integer: true },
 ];
 
-const TRUE = new Set(["1", "true", "yes", "on"]);
-const FALSE = new Set(["0", "false", "no", "off"]);
-
 /**
  * Defaults, then `overrides`, then `CONTEXT_FOLD_*` variables from `env`. A value out of range is
  * reported and ignored. A cap below the threshold is raised to the threshold.
@@ -64,26 +59,16 @@ const FALSE = new Set(["0", "false", "no", "off"]);
 export function resolveFoldOptions(overrides: Partial<FoldOptions> = {}, env: Readonly<Record<string, string | undefined>> = {}): ResolvedOptions {
   const warnings: OptionWarning[] = [];
   const out: { -readonly [K in keyof FoldOptions]: FoldOptions[K] } = { ...DEFAULT_FOLD_OPTIONS, ...overrides };
-  for (const { key, variable, min, max, integer } of NUMERIC) {
-    const raw = env[variable];
-    if (raw === undefined || raw.trim() === "") continue;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-      warnings.push({ variable, value: raw, reason: `expected ${integer ? "an integer" : "a number"} from ${String(min)} to ${String(max)}` });
-      continue;
-    }
-    out[key] = value;
+  for (const spec of NUMERIC) {
+    const value = numberFromEnv(env, spec, warnings);
+    if (value !== undefined) out[spec.key] = value;
   }
   for (const [variable, key] of [
     ["CONTEXT_FOLD_ENABLED", "enabled"],
     ["CONTEXT_FOLD_THINKING", "foldThinking"],
   ] as const) {
-    const raw = env[variable];
-    if (raw === undefined || raw.trim() === "") continue;
-    const value = raw.trim().toLowerCase();
-    if (TRUE.has(value)) out[key] = true;
-    else if (FALSE.has(value)) out[key] = false;
-    else warnings.push({ variable, value: raw, reason: "expected true or false (1/0, yes/no, on/off)" });
+    const value = booleanFromEnv(env, variable, warnings);
+    if (value !== undefined) out[key] = value;
   }
   if (out.cap < out.threshold) out.cap = out.threshold;
   return { options: out, warnings };

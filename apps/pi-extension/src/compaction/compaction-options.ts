@@ -2,6 +2,7 @@
 // and what follows (digest budget, next step). Defaults, then overrides, then CONTEXT_FOLD_* variables.
 import { readFileSync } from "node:fs";
 import type { OptionWarning } from "../options.js";
+import { booleanFromEnv, numberFromEnv, type Env } from "../env-values.js";
 
 /** `advise`: tell the user when the gate says a compaction is worth it. `actuate`: compact ourselves. */
 export type CompactMode = "advise" | "actuate";
@@ -63,7 +64,6 @@ export interface ResolvedCompactionOptions {
   readonly warnings: readonly OptionWarning[];
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
 type Mutable = { -readonly [K in keyof CompactionOptions]: CompactionOptions[K] };
 type NumericKey = "softFraction" | "softFractionWide" | "wideWindow" | "minSavingsFraction" | "cooldownRuns" | "summaryBudget" | "digestBudget";
 
@@ -76,9 +76,6 @@ const NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: n
   { key: "summaryBudget", variable: "CONTEXT_FOLD_SUMMARY_BUDGET", min: 256, max: 1_000_000, integer: true },
   { key: "digestBudget", variable: "CONTEXT_FOLD_DIGEST_BUDGET", min: 64, max: 1_000_000, integer: true },
 ];
-
-const TRUE = new Set(["1", "true", "yes", "on"]);
-const FALSE = new Set(["0", "false", "no", "off"]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -156,25 +153,13 @@ function enumFrom<T extends string>(env: Env, variable: string, allowed: readonl
 export function resolveCompactionOptions(overrides: Partial<CompactionOptions> = {}, env: Env = {}): ResolvedCompactionOptions {
   const warnings: OptionWarning[] = [];
   const out: Mutable = { ...DEFAULT_COMPACTION_OPTIONS, ...overrides };
-  for (const { key, variable, min, max, integer } of NUMERIC) {
-    const raw = env[variable];
-    if (raw === undefined || raw.trim() === "") continue;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-      warnings.push({ variable, value: raw, reason: `expected ${integer ? "an integer" : "a number"} from ${String(min)} to ${String(max)}` });
-      continue;
-    }
-    out[key] = value;
+  for (const spec of NUMERIC) {
+    const value = numberFromEnv(env, spec, warnings);
+    if (value !== undefined) out[spec.key] = value;
   }
   out.mode = enumFrom(env, "CONTEXT_FOLD_COMPACT_MODE", ["advise", "actuate"] as const, warnings) ?? out.mode;
   out.nextStep = enumFrom(env, "CONTEXT_FOLD_NEXT_STEP", ["off", "advisory", "autonomous"] as const, warnings) ?? out.nextStep;
-  const override = env["CONTEXT_FOLD_OVERRIDE_COMPACTION"];
-  if (override !== undefined && override.trim() !== "") {
-    const value = override.trim().toLowerCase();
-    if (TRUE.has(value)) out.overrideDefaultCompaction = true;
-    else if (FALSE.has(value)) out.overrideDefaultCompaction = false;
-    else warnings.push({ variable: "CONTEXT_FOLD_OVERRIDE_COMPACTION", value: override, reason: "expected true or false (1/0, yes/no, on/off)" });
-  }
+  out.overrideDefaultCompaction = booleanFromEnv(env, "CONTEXT_FOLD_OVERRIDE_COMPACTION", warnings) ?? out.overrideDefaultCompaction;
   const thresholds = env["CONTEXT_FOLD_THRESHOLDS"];
   if (thresholds !== undefined && thresholds.trim() !== "") {
     const parsed = thresholdsFromEnv(thresholds);
