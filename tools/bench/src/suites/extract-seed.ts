@@ -2,39 +2,15 @@
 // rank, hash spans) and the incremental cost of one new Pi turn fed to a live accumulator.
 import { performance } from "node:perf_hooks";
 import { createSeedAccumulator, recordBlocks } from "@context-fold/extractors";
-import { type Block, readSession } from "@context-fold/ledger-reader";
+import { readSession } from "@context-fold/ledger-reader";
 import { CodeAssigner } from "@context-fold/seed-index-format";
+import { percentile, piTurns, round } from "../measure.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 // Odd and large enough that the median shrugs off a few runs a loaded machine slows down.
 const SCRATCH_RUNS = 15;
 const INCREMENTAL_TURNS = 200;
 const AT = "2026-03-01T12:00:00.000Z";
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
-}
-
-const round = (n: number, digits = 3): number => Number(n.toFixed(digits));
-
-/** Pi turns: one assistant message with the tool results that answer it (a user message starts its own). */
-function piTurns(blocks: readonly Block[]): Block[][] {
-  const turns: Block[][] = [];
-  let current: Block[] = [];
-  let entry = "";
-  for (const block of blocks) {
-    const starts = (block.role === "assistant" && block.entryId !== entry) || block.role === "user";
-    if (starts && current.length > 0) {
-      turns.push(current);
-      current = [];
-    }
-    if (block.role === "assistant") entry = block.entryId;
-    current.push(block);
-  }
-  if (current.length > 0) turns.push(current);
-  return turns;
-}
 
 export const extractSeedSuite: BenchSuite = async (ctx) => {
   const rows: BenchRow[] = [];
