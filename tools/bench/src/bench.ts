@@ -1,8 +1,9 @@
 // `pnpm bench`: generate sessions at each size (once, cached), run every suite in its own child process
 // (so each row's peak RSS is that suite's own), print one table and write .bench-out/bench.json.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateSession } from "@context-fold/session-gen";
 import { suites } from "./suites/index.js";
@@ -35,13 +36,29 @@ function parseArgs(raw: readonly string[]): Args {
   return args;
 }
 
+/**
+ * A fingerprint of the generator's built code, part of each cached session's name: a changed generator
+ * writes new sessions instead of timing stale ones.
+ */
+function generatorFingerprint(): string {
+  const distDir = dirname(fileURLToPath(import.meta.resolve("@context-fold/session-gen")));
+  const hash = createHash("sha256");
+  for (const name of readdirSync(distDir).filter((n) => n.endsWith(".js")).sort()) hash.update(name).update(readFileSync(join(distDir, name)));
+  return hash.digest("hex").slice(0, 10);
+}
+
 async function ensureSessions(sizes: readonly string[], dir: string): Promise<Record<string, string>> {
   mkdirSync(dir, { recursive: true });
+  const fingerprint = generatorFingerprint();
+  // Sessions of an older generator are never read again; drop them (100 MB each).
+  for (const name of readdirSync(dir)) {
+    if (/^session-\w+-seed7(?:-[0-9a-f]{10})?\.jsonl$/.test(name) && !name.endsWith(`-${fingerprint}.jsonl`)) rmSync(join(dir, name), { force: true });
+  }
   const sessions: Record<string, string> = {};
   for (const size of sizes) {
     const bytes = SIZE_BYTES[size];
     if (bytes === undefined) throw new Error(`unknown size ${size} (known: ${Object.keys(SIZE_BYTES).join(", ")})`);
-    const file = join(dir, `session-${size}-seed7.jsonl`);
+    const file = join(dir, `session-${size}-seed7-${fingerprint}.jsonl`);
     if (!existsSync(file)) {
       process.stderr.write(`generating ${size} session … `);
       await generateSession(file, { seed: 7, size: bytes });

@@ -115,7 +115,7 @@ function runPlan(w: SessionWriter, plan: Plan): void {
     const p = progress();
     const late = p >= 0.8;
     w.work({
-      needle: w.turn % 3 === 1 ? needleKinds[n++ % needleKinds.length] : undefined,
+      needle: w.turn % 4 === 1 ? needleKinds[n++ % needleKinds.length] : undefined,
       userNeedle: w.turn % 7 === 3 ? userNeedleKinds[Math.floor(w.turn / 7) % userNeedleKinds.length] : undefined,
       late,
     });

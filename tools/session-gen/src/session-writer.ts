@@ -285,15 +285,45 @@ export class SessionWriter {
     };
   }
 
-  private bigAction(): ToolAction {
+  /**
+   * A long output, "hundreds of lines": rare in real sessions (about one tool result in a hundred), so
+   * turns mostly use quickLook. `full` outputs often pass Pi's 2000-line / 50 KB limit and are cut by
+   * it (toolResult); the shorter ones carry needles, which must survive that cut.
+   */
+  private bigAction(full = true): ToolAction {
     const kind = this.rng.int(0, 3);
-    if (kind === 3) return { name: "bash", args: { command: "git log --oneline -n 400" }, output: gitLog(this.rng, this.lines(200, 400)), isError: false };
+    const n = (min: number, max: number): number => (full ? this.lines(min, max) : this.lines(Math.round(min / 2), Math.round(max / 2)));
+    if (kind === 3) return { name: "bash", args: { command: "git log --oneline -n 400" }, output: gitLog(this.rng, n(200, 400)), isError: false };
     if (kind === 0) {
       const fn = camel(this.rng);
-      return { name: "bash", args: { command: `grep -rn "${fn}" src/ internal/ crates/` }, output: grepOutput(this.rng, fn, this.lines(200, 900)), isError: false };
+      return { name: "bash", args: { command: `grep -rn "${fn}" src/ internal/ crates/` }, output: grepOutput(this.rng, fn, n(200, 900)), isError: false };
     }
-    if (kind === 1) return { name: "bash", args: { command: `tail -n 500 logs/${noun(this.rng)}d.log` }, output: buildLog(this.rng, this.lines(300, 1100)), isError: false };
-    return this.readAction(this.pickFile(), this.lines(250, 650));
+    if (kind === 1) return { name: "bash", args: { command: `tail -n 500 logs/${noun(this.rng)}d.log` }, output: buildLog(this.rng, n(300, 1100)), isError: false };
+    return this.readAction(this.pickFile(), n(250, 650));
+  }
+
+  /** The dev server's log, read once at the start: long enough that Pi keeps only its tail. */
+  private serverLog(): ToolAction {
+    return { name: "bash", args: { command: "cat logs/devserver.log" }, output: buildLog(this.rng, this.lines(700, 1100)), isError: false };
+  }
+
+  /** A short look around, the bulk of real tool calls: a few lines of ls, grep -l, git diff --stat. */
+  private quickLook(file: ProjectFile): ToolAction {
+    const dir = file.path.slice(0, Math.max(0, file.path.lastIndexOf("/"))) || ".";
+    const kind = this.rng.int(0, 3);
+    if (kind === 0) {
+      const names = Array.from({ length: this.rng.int(3, 12) }, () => `${noun(this.rng)}.${file.language}`);
+      return { name: "bash", args: { command: `ls ${dir}` }, output: [file.path.slice(dir.length + 1), ...names].join("\n"), isError: false };
+    }
+    if (kind === 1) {
+      const fn = camel(this.rng);
+      return { name: "bash", args: { command: `grep -rn "${fn}" ${dir}` }, output: grepOutput(this.rng, fn, this.rng.int(1, 8)), isError: false };
+    }
+    if (kind === 2) {
+      const stat = [`${file.path} | ${this.rng.int(2, 60)} ${"+".repeat(this.rng.int(1, 20))}${"-".repeat(this.rng.int(0, 9))}`];
+      return { name: "bash", args: { command: "git diff --stat" }, output: [...stat, ` 1 file changed, ${this.rng.int(1, 40)} insertions(+), ${this.rng.int(0, 20)} deletions(-)`].join("\n"), isError: false };
+    }
+    return this.readAction(file, this.rng.int(12, 45));
   }
 
   private commitAction(): ToolAction {
@@ -390,7 +420,7 @@ export class SessionWriter {
     this.tick(1, 5);
     this.track(this.sm.appendLabelChange(id, "start"));
     const files = [this.pickFile("ts"), this.pickFile("go"), this.pickFile("py")];
-    this.rounds(files[0] as ProjectFile, [files.map((f) => this.readAction(f, this.rng.int(60, 220))), [this.runAction("vitest", [], this.rng.int(20, 60))]], `I mapped the code: ${files.map((f) => f.path).join(", ")}. The test suite is green; I'll propose a plan next.`);
+    this.rounds(files[0] as ProjectFile, [files.map((f) => this.readAction(f, this.rng.int(60, 220))), [this.runAction("vitest", [], this.rng.int(20, 60))], [this.serverLog()]], `I mapped the code: ${files.map((f) => f.path).join(", ")}. The test suite is green; I'll propose a plan next.`);
     this.tick(1_000, 3_000);
     this.track(this.sm.appendSessionInfo(`${noun(this.rng)} ${noun(this.rng)} work`));
     this.turn++;
@@ -448,14 +478,15 @@ export class SessionWriter {
     }
     if (!this.onBranch) this.pending = this.pending.filter((p) => p.fixTurn > this.turn);
 
-    // The body of the turn.
+    // The body of the turn: first a short look around (most real tool calls are small), then the work.
+    for (let i = this.rng.int(1, 3); i > 0; i--) actions.push([this.quickLook(i === 1 ? file : this.pickFile())]);
     const shape = this.rng.int(0, 4);
     if (shape === 0) {
       if (this.rng.chance(0.25)) actions.push([this.failedEditAction(file)]);
       actions.push([this.readAction(file, this.rng.int(40, 200))], [this.editAction(file)]);
     }
-    else if (shape === 1) actions.push([this.bigAction()]);
-    else if (shape === 2) actions.push([this.readAction(file, this.rng.int(30, 120)), this.bigAction()]);
+    else if (shape === 1) actions.push(this.rng.chance(0.12) ? [this.bigAction()] : [this.quickLook(file)], [this.quickLook(this.pickFile())]);
+    else if (shape === 2) actions.push([this.readAction(file, this.rng.int(30, 120)), this.rng.chance(0.1) ? this.bigAction() : this.quickLook(file)]);
     else if (shape === 3) {
       // New project files are only created on the lineage (the branch creates its own store file).
       const fresh = this.onBranch ? undefined : NEW_FILES.find((f) => !this.createdPaths.has(f.path));
@@ -463,7 +494,7 @@ export class SessionWriter {
         this.createdPaths.add(fresh.path);
         actions.push([this.writeAction(fresh)]);
       } else actions.push([this.editAction(file)]);
-    } else actions.push([this.runAction(this.rng.pick(RUNNERS), [], this.rng.int(30, 200))]);
+    } else actions.push([this.runAction(this.rng.pick(RUNNERS), [], this.rng.int(20, 120))]);
 
     // A new failure: fixed in a later turn, or left open.
     if (!options.late && !this.onBranch && this.rng.chance(0.12)) {
@@ -478,7 +509,7 @@ export class SessionWriter {
 
     if (options.needle) {
       record.plain = false;
-      const big = this.bigAction();
+      const big = this.bigAction(false);
       big.needle = { kind: options.needle, value: this.needleValue(options.needle) };
       actions.push([big]);
     }
