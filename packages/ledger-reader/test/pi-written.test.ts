@@ -3,7 +3,7 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { tempDir } from "@context-fold/test-support";
-import { blocksOfEntry, contextView, isOnLineage, lineageBlocks, readSession, resolveAnchor } from "@context-fold/ledger-reader";
+import { blocksOfEntry, contextView, isOnLineage, lineageBlocks, readSession, resolveAnchor, streamEntries } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
 import { describe, expect, it } from "vitest";
 import { expectSameAsPi } from "./pi-oracle.js";
@@ -46,6 +46,42 @@ describe("sessions written by Pi's SessionManager", () => {
     expect(lineageBlocks(session).map((x) => x.index)).toEqual(session.blocks.filter((x) => isOnLineage(session, x)).map((x) => x.index));
     const a1Entry = session.byId.get(a1);
     expect(a1Entry === undefined ? [] : blocksOfEntry(session, a1Entry).map((x) => x.text)).toEqual(["first answer"]);
+    expectSameAsPi(session, reopen(sm));
+  });
+
+  it("a fork with four children is one branch point, and streaming numbers turns as the full read does", async () => {
+    const sm = SessionManager.create("/project", tempDir());
+    sm.appendMessage(user("root question"));
+    const fork = sm.appendMessage(assistant([{ type: "text", text: "root answer" }], "resp_root"));
+    sm.appendMessage(user("second question"));
+    sm.appendMessage(assistant([{ type: "text", text: "second answer" }], "resp_second"));
+    for (const tag of ["B", "C", "D"]) {
+      sm.branch(fork);
+      sm.appendMessage(user(`try ${tag}`));
+      sm.appendMessage(assistant([{ type: "text", text: `answer ${tag}` }], `resp_${tag}`));
+    }
+    // A second fork later on the last branch: the first fork's count must not leak into it.
+    const last = sm.getLeafId() ?? "";
+    sm.appendMessage(user("on D, one more"));
+    sm.branch(last);
+    sm.appendMessage(user("on D, the other"));
+    const session = await readSession(fileOf(sm));
+    expect(session.branchPoints).toEqual([fork, last]);
+    const turns = session.blocks.filter((x) => x.kind === "user").map((x) => [x.text, x.turn]);
+    expect(turns).toEqual([
+      ["root question", 1],
+      ["second question", 2],
+      ["try B", 2],
+      ["try C", 2],
+      ["try D", 2],
+      ["on D, one more", 3],
+      ["on D, the other", 3],
+    ]);
+    const streamed: [string, number][] = [];
+    for await (const item of streamEntries(fileOf(sm))) {
+      if (item.kind === "entry") for (const b of item.blocks) if (b.kind === "user") streamed.push([b.text, b.turn]);
+    }
+    expect(streamed).toEqual(turns);
     expectSameAsPi(session, reopen(sm));
   });
 
