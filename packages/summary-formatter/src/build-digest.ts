@@ -4,7 +4,7 @@
 import type { DurableArtifacts, ErrorLedgerEntry, HexConstant, UserStatement, WorkingCommand } from "@context-fold/extractors";
 import { SummaryError } from "./errors.js";
 import { omissionLine, oneLine, pushAll, verbatimLines } from "./summary-syntax.js";
-import { estimateTokens, utf8Bytes } from "./tokens.js";
+import { estimateTokens, utf8Bytes, utf8Head } from "./tokens.js";
 
 export const DEFAULT_DIGEST_BUDGET = 1500;
 
@@ -92,15 +92,7 @@ const MARK = (index: number): string => `… (clipped; recall #${String(index)})
 
 function clipTo(item: UserStatement, maxBytes: number): UserStatement {
   const mark = MARK(item.index);
-  let room = Math.max(0, maxBytes - utf8Bytes(mark) - 1);
-  let end = 0;
-  for (const ch of item.text) {
-    const b = utf8Bytes(ch);
-    if (b > room) break;
-    room -= b;
-    end += ch.length;
-  }
-  const head = item.text.slice(0, end);
+  const head = utf8Head(item.text, maxBytes - utf8Bytes(mark) - 1);
   return { ...item, text: head === "" ? mark : `${head} ${mark}` };
 }
 

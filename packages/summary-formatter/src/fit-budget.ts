@@ -5,7 +5,7 @@
 // is counted in an omission line with a recall pointer; nothing is dropped silently.
 import { briefRef } from "./brief.js";
 import type { FileItem, Omission, OutstandingDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
-import { utf8Bytes } from "./tokens.js";
+import { utf8Bytes, utf8Head } from "./tokens.js";
 
 export const BRIEF_MAX_LINES = 120;
 export const EARLIER_TURNS_MAX = 60;
@@ -107,15 +107,7 @@ const CLIP_MARK = (index: number | null): string => (index === null ? "… (clip
 function clipVerbatim(item: VerbatimItem, maxBytes: number): VerbatimItem {
   const mark = CLIP_MARK(item.index);
   if (utf8Bytes(item.text) <= maxBytes) return item;
-  let room = Math.max(0, maxBytes - utf8Bytes(mark) - 1);
-  let end = 0;
-  for (const ch of item.text) {
-    const b = utf8Bytes(ch);
-    if (b > room) break;
-    room -= b;
-    end += ch.length;
-  }
-  const head = item.text.slice(0, end);
+  const head = utf8Head(item.text, maxBytes - utf8Bytes(mark) - 1);
   return { text: head === "" ? mark : `${head}${head.endsWith("\n") ? "" : " "}${mark}`, index: item.index };
 }
 

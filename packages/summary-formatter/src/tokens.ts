@@ -7,6 +7,19 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
+/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes that ends on a whole character. */
+export function utf8Head(text: string, maxBytes: number): string {
+  let room = Math.max(0, maxBytes);
+  let end = 0;
+  for (const ch of text) {
+    const b = utf8Bytes(ch);
+    if (b > room) break;
+    room -= b;
+    end += ch.length;
+  }
+  return text.slice(0, end);
+}
+
 /** Estimated tokens of `text`: ceil(UTF-8 bytes / 4). */
 export function estimateTokens(text: string): number {
   return Math.ceil(utf8Bytes(text) / 4);

@@ -1,9 +1,9 @@
 // Bench: the gardener's manifest + shards + judge over 100,000 generated memories on the local bank.
 // The bank and the gardener each run in their own child process, so the gardener's peak RSS is its own.
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { HindsightClient, generateExampleBank } from "@context-fold/memory-gardener-client";
+import { runChild } from "../child.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 const MEMORIES = 100_000;
@@ -37,29 +37,6 @@ process.stdout.write(JSON.stringify({
 }) + "\\n");
 `;
 
-function runChild(script: string, env: Record<string, string>, keepAlive: boolean): Promise<{ first: string; stop: () => Promise<void> }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    const exited = new Promise<void>((done) => child.once("exit", () => done()));
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const nl = out.indexOf("\n");
-      if (nl !== -1) {
-        resolve({
-          first: out.slice(0, nl),
-          stop: async () => {
-            if (keepAlive) child.kill("SIGTERM");
-            await exited;
-          },
-        });
-      }
-    });
-    child.once("exit", (code) => {
-      if (!out.includes("\n")) reject(new Error(`bench child exited (${code}) before reporting`));
-    });
-  });
-}
 
 interface GardenerFigures {
   readonly manifestMs: number;

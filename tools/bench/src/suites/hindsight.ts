@@ -1,7 +1,7 @@
 // Bench: list 100,000 memories through HindsightClient (pages of 1,000) from the local bank. The bank
 // and the lister each run in their own child process, so each one's peak RSS is its own.
-import { spawn } from "node:child_process";
 import { HindsightClient } from "@context-fold/memory-gardener-client";
+import { runChild } from "../child.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 const MEMORIES = 100_000;
@@ -28,29 +28,6 @@ const ms = performance.now() - started;
 process.stdout.write(JSON.stringify({ ms, count, unique: ids.size, maxRssBytes: process.resourceUsage().maxRSS * 1024 }) + "\\n");
 `;
 
-function runChild(script: string, env: Record<string, string>, keepAlive: boolean): Promise<{ first: string; stop: () => Promise<void> }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    const exited = new Promise<void>((done) => child.once("exit", () => done()));
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const nl = out.indexOf("\n");
-      if (nl !== -1) {
-        resolve({
-          first: out.slice(0, nl),
-          stop: async () => {
-            if (keepAlive) child.kill("SIGTERM");
-            await exited;
-          },
-        });
-      }
-    });
-    child.once("exit", (code) => {
-      if (!out.includes("\n")) reject(new Error(`bench child exited (${code}) before reporting`));
-    });
-  });
-}
 
 export const hindsightSuite: BenchSuite = async () => {
   const server = await runChild(SERVER_SCRIPT, { HINDSIGHT_LOCAL_MODULE: import.meta.resolve("@context-fold/hindsight-local") }, true);

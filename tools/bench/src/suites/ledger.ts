@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { readSession, updateSession } from "@context-fold/ledger-reader";
+import { freshEntryLines } from "../appends.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 const RUNS = 5;
@@ -44,32 +45,6 @@ async function time(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: nu
   const wall = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
   return { wall, cpu: (cpu.user + cpu.system) / 1000 };
-}
-
-/** Entry lines of `file` with fresh ids (suffix `-<tag>`), chained after `parentId`, up to `bytes`. */
-function freshLines(file: string, bytes: number, tag: string, parentId: string): string {
-  const lines = readFileSync(file, "utf8").split("\n").slice(1);
-  const out: string[] = [];
-  let size = 0;
-  let parent = parentId;
-  for (const line of lines) {
-    if (size >= bytes) break;
-    let entry: Record<string, unknown>;
-    try {
-      entry = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    const id = `${String(entry["id"])}-${tag}`;
-    entry["id"] = id;
-    entry["parentId"] = parent;
-    if (entry["type"] === "compaction") entry["firstKeptEntryId"] = id;
-    parent = id;
-    const text = JSON.stringify(entry);
-    out.push(text);
-    size += Buffer.byteLength(text) + 1;
-  }
-  return `${out.join("\n")}\n`;
 }
 
 /** Replicate `source`'s entries `copies` times with fresh ids into one big session (streamed out). */
@@ -167,7 +142,7 @@ export const ledgerSuite: BenchSuite = async (ctx) => {
     const times: number[] = [];
     let session = await readSession(copy);
     for (let i = 0; i < RUNS; i++) {
-      appendFileSync(copy, freshLines(largestFile, 1 << 20, `inc${String(i)}`, session.leafId ?? ""));
+      appendFileSync(copy, freshEntryLines(largestFile, { bytes: 1 << 20, tag: `inc${String(i)}`, parentId: session.leafId }));
       const started = performance.now();
       session = await updateSession(session);
       times.push(performance.now() - started);

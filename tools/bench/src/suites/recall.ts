@@ -1,11 +1,12 @@
 // Recall index speed: cold build, on-disk cache load, warm query p50 (words, phrases, compounds,
 // regex) on 4 MB and 100 MB sessions, incremental update after a 1 MB append, and adversarial regex
 // patterns over a 1 MB entry. pi-vcc's vcc_recall re-parses the file per query: 48–73 ms on 4 MB.
-import { appendFileSync, copyFileSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, copyFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readSession, updateSession, type Session } from "@context-fold/ledger-reader";
 import { cacheKeyFor, loadCachedIndex, openRecall, RecallIndex, tailLogPath, writeAtomic } from "@context-fold/recall-engine";
+import { freshEntryLines } from "../appends.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 const PI_VCC = "pi-vcc vcc_recall: 48–73 ms per query (4 MB)";
@@ -63,32 +64,11 @@ function warmP50(index: RecallIndex, queries: readonly string[], rounds = 5): nu
   return median(times);
 }
 
-/** New entry lines (fresh ids) chained after the leaf, about `bytes` long, from the session's own lines. */
+/** Appends about `bytes` of message entries (fresh ids, from the session's own first lines) after the leaf; returns the bytes. */
 function appendBytes(file: string, session: Session, bytes: number, tag: string): number {
-  const lines = readFileSync(file, "utf8").split("\n").slice(1, 400);
-  let parent = session.leafId;
-  let size = 0;
-  let n = 0;
-  const out: string[] = [];
-  while (size < bytes) {
-    for (const line of lines) {
-      if (size >= bytes) break;
-      let entry: Record<string, unknown>;
-      try {
-        entry = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        continue;
-      }
-      if (entry["type"] !== "message") continue;
-      const id = `${tag}${String(n++).padStart(6, "0")}`;
-      const text = JSON.stringify({ ...entry, id, parentId: parent });
-      parent = id;
-      out.push(text);
-      size += text.length + 1;
-    }
-  }
-  appendFileSync(file, `${out.join("\n")}\n`);
-  return size;
+  const text = freshEntryLines(file, { bytes, tag, parentId: session.leafId, onlyMessages: true, sourceLines: 400 });
+  appendFileSync(file, text);
+  return Buffer.byteLength(text) - 1;
 }
 
 async function sizeRows(label: string, source: string, workDir: string, targets: { cold?: string; load?: string; warm: string; update?: string }): Promise<BenchRow[]> {
