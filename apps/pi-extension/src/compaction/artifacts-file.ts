@@ -1,8 +1,10 @@
-// Durable artifacts on disk, beside the seed index: replaced atomically (temp file, fsync, rename, fsync of
-// the folder), so a crash leaves the previous version or the new one, never a torn file.
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+// Durable artifacts on disk, beside the seed index: replaced atomically (summary-formatter's
+// writeFileAtomically: temp file, fsync, rename, fsync of the folder), so a crash leaves the previous
+// version or the new one, never a torn file.
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { DurableArtifacts } from "@context-fold/extractors";
+import { writeFileAtomically } from "@context-fold/summary-formatter";
 
 /** File name of the artifacts, in the seed index's folder. */
 export const ARTIFACTS_FILE = "durable-artifacts.json";
@@ -79,27 +81,9 @@ export function serializeArtifacts(doc: ArtifactsDocument): string {
 
 /** Replace the artifacts file atomically and durably (resolves once the new file is on disk). */
 export async function writeArtifactsFile(file: string, doc: ArtifactsDocument): Promise<void> {
-  const dir = dirname(file);
-  const temp = join(dir, `.${ARTIFACTS_FILE}.${String(process.pid)}.tmp`);
   try {
-    await mkdir(dir, { recursive: true });
-    const handle = await open(temp, "w");
-    try {
-      await handle.writeFile(serializeArtifacts(doc), "utf8");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-    // The rename is durable only once the folder's entry is on disk too.
-    const folder = await open(dir, "r");
-    try {
-      await folder.sync();
-    } finally {
-      await folder.close();
-    }
+    await writeFileAtomically(file, serializeArtifacts(doc));
   } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined);
     throw new ArtifactsFileError("ARTIFACTS_WRITE_FAILED", file, error instanceof Error ? error.message : String(error));
   }
 }
