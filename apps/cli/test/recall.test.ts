@@ -1,6 +1,6 @@
 // `context-fold recall` end to end on generated sessions: search JSON shape, words vs regex, scopes,
 // expand verified, typed errors as exit 2, span recall by code, and --sessions with a progress bar.
-import { mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { appendRecord, blockLog, codeFor, seedIndexPath, sha256Hex } from "@context-fold/seed-index-format";
 import { readSession } from "@context-fold/ledger-reader";
@@ -136,5 +136,56 @@ describe("context-fold recall", () => {
     expect(json.hits[0]?.session).toBe(join("--home-dev-project--", "s.jsonl"));
     expect(json.hits[0]?.entryId).toBe(needle?.entryId);
     expect(r.stderr).toContain("indexing sessions [##############################] 1/1");
+  });
+});
+
+describe("context-fold recall from the snapshot (no ledger parse)", () => {
+  const dir = tempDir("cli-recall-snapshot-");
+  const file = join(dir, "s.jsonl");
+  const cacheDir = join(dir, "cache");
+  beforeAll(async () => {
+    await generateSession(file, { seed: 78, turns: 70 });
+  });
+
+  it("the first search writes the block table beside the cache; the next ones answer the same, byte for byte", async () => {
+    const first = await cli(["recall", file, "checksum drift", "--cache-dir", cacheDir]);
+    expect(first.exit).toBe(0);
+    const tables = readdirSync(cacheDir).filter((n) => n.endsWith(".blocks.json"));
+    expect(tables).toHaveLength(1);
+    const table = join(cacheDir, tables[0] ?? "");
+    const written = statSync(table).mtimeMs;
+    for (const args of [["checksum drift"], ["checksum drift", "--json"], ["--scope", "all", "vitest", "--page", "2"], []]) {
+      const fresh = await cli(["recall", file, ...args, "--no-cache"]);
+      const cached = await cli(["recall", file, ...args, "--cache-dir", cacheDir]);
+      expect(cached.exit, args.join(" ")).toBe(0);
+      expect(cached.stdout, args.join(" ")).toBe(fresh.stdout);
+      expect(cached.stderr).toBe("");
+    }
+    // Answered from the table: the full read (which rewrites it) never ran again.
+    expect(statSync(table).mtimeMs).toBe(written);
+  });
+
+  it("a shown block changed in the middle of the file: the search reads the ledger again and answers from the new bytes", async () => {
+    const copy = join(dir, "tampered.jsonl");
+    copyFileSync(file, copy);
+    expect((await cli(["recall", copy, "--cache-dir", cacheDir])).exit).toBe(0);
+    const session = await readSession(copy);
+    const bytes = readFileSync(copy);
+    const last = [...session.blocks].reverse().find((b) => b.kind === "toolResult" && b.byteOffset > 64 * 1024 && b.byteOffset + b.byteLength < bytes.length - 64 * 1024 && /[a-z]{8}/.test(b.text));
+    if (last === undefined) throw new Error("no tool result away from the file's edges");
+    const word = /[a-z]{8}/.exec(last.text)?.[0] ?? "";
+    bytes.write(word.toUpperCase(), bytes.indexOf(word, last.byteOffset));
+    writeFileSync(copy, bytes);
+    const tableOf = (): string => readdirSync(cacheDir).filter((n) => n.endsWith(".blocks.json")).map((n) => readFileSync(join(cacheDir, n), "utf8")).join("\n");
+    const before = tableOf();
+    // Its word still finds it (the index folds case); showing it reads its text back, which no longer matches.
+    const args = [word, "--scope", "all", "--page-size", "200"];
+    const cached = await cli(["recall", copy, ...args, "--cache-dir", cacheDir]);
+    const fresh = await cli(["recall", copy, ...args, "--no-cache"]);
+    expect(cached.exit).toBe(0);
+    expect(cached.stdout).toBe(fresh.stdout);
+    expect(cached.stdout).toContain(word.toUpperCase());
+    // The check caught it: the full read ran and wrote the table again, with the new text's hash.
+    expect(tableOf()).not.toBe(before);
   });
 });

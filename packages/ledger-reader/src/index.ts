@@ -27,3 +27,4 @@ export {
 export { contextView, contextEntries } from "./context-view.js";
 export { resolveAnchor, blocksWithAnchor } from "./resolve-anchor.js";
 export { walkLineage } from "./lineage.js";
+export { blockTextAt, type EntryLocation } from "./block-text-from-file.js";

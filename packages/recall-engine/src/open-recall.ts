@@ -1,11 +1,12 @@
 // One session's recall, end to end: read the ledger, load the on-disk index when its key still
 // matches (growing it by the appended blocks), else build it; save atomically; refresh as Pi appends.
-import { closeSync, fdatasyncSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, openSync, readSync, rmSync, statSync, writeSync } from "node:fs";
 import { LedgerError, readSession, updateSession, type Session } from "@context-fold/ledger-reader";
 import { CACHE_FORMAT, type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes, writeAtomic } from "./index-cache.js";
 import { ledgerVerifier } from "./ledger-verify.js";
-import { RecallIndex, type ExpandedEntry, type SearchOptions } from "./recall-index.js";
+import { RecallIndex, type ExpandedEntry, type RecallSession, type SearchOptions } from "./recall-index.js";
 import type { SearchResult } from "./results.js";
+import { openSnapshot, type SnapshotSession, writeSnapshot } from "./snapshot.js";
 import { CorruptIndexError, TermIndex } from "./term-index.js";
 
 export interface OpenRecallOptions {
@@ -49,7 +50,7 @@ type Loaded = { index: RecallIndex; added: number; same: boolean; disk: DiskStat
  * record ends the tail there (what follows is indexed from the ledger), and a tail whose last key no
  * longer matches the ledger is ignored whole.
  */
-export function loadCachedIndex(cachePath: string, sessionFile: string, session: Session): Loaded {
+export function loadCachedIndex(cachePath: string, sessionFile: string, session: RecallSession): Loaded {
   const bytes = readCacheBytes(cachePath);
   if (bytes === null) return { index: null, reason: null };
   try {
@@ -203,6 +204,14 @@ export class SessionRecall {
     this.disk = { ...disk, tailBytes: disk.tailBytes + record.length };
   }
 
+  /**
+   * Writes the block table beside the cache (see snapshot.ts), so the next one-shot search of the same
+   * ledger bytes can skip the parse; false when caching is off or the ledger is not eligible (not v3, damaged).
+   */
+  saveSnapshot(): boolean {
+    return this.cachePath !== null && writeSnapshot(this.cachePath, this.current);
+  }
+
   /** Reads what Pi appended and indexes it; a truncated/replaced ledger is read again and rebuilt. */
   async refresh(): Promise<CacheReport> {
     try {
@@ -242,4 +251,66 @@ export class SessionRecall {
 /** Opens recall over one session file (index built, or loaded from its cache and grown). */
 export function openRecall(sessionFile: string, options: OpenRecallOptions = {}): Promise<SessionRecall> {
   return SessionRecall.open(sessionFile, options);
+}
+
+/** The session id in the header line of `sessionFile`, read without parsing the rest; null if there is none. */
+function headerId(sessionFile: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(sessionFile, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const nl = buf.subarray(0, n).indexOf(10);
+    if (nl === -1) return null;
+    const header: unknown = JSON.parse(buf.subarray(0, nl).toString("utf8"));
+    if (typeof header !== "object" || header === null) return null;
+    const id = (header as Record<string, unknown>)["id"];
+    return (header as Record<string, unknown>)["type"] === "session" && typeof id === "string" ? id : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A recall answered from its cache and block table alone, without parsing the ledger: search and browse. */
+export interface SnapshotRecall {
+  readonly file: string;
+  readonly cachePath: string;
+  readonly session: SnapshotSession;
+  readonly index: RecallIndex;
+  /** May throw SnapshotStaleError when a block's bytes changed since the snapshot: recall the full way then. */
+  search(query: string, options?: SearchOptions): SearchResult;
+  browse(options?: { scope?: string; count?: number }): SearchResult;
+}
+
+/**
+ * Opens recall from the cache and its block table when both were written for exactly the bytes the ledger
+ * holds now; null when either is missing or stale (then `openRecall` reads the ledger, and
+ * `saveSnapshot` makes the next call fast). Never writes.
+ */
+export function openRecallSnapshot(sessionFile: string, options: Omit<OpenRecallOptions, "cache"> = {}): SnapshotRecall | null {
+  let cachePath = options.cachePath;
+  if (cachePath === undefined) {
+    const id = headerId(sessionFile);
+    if (id === null) return null;
+    cachePath = defaultCachePath(sessionFile, id, options.cacheDir);
+  }
+  const session = openSnapshot(cachePath, sessionFile);
+  if (session === null) return null;
+  const loaded = loadCachedIndex(cachePath, sessionFile, session);
+  if (loaded.index === null || !loaded.same || loaded.tailProblem !== null) return null;
+  const index = loaded.index;
+  return {
+    file: sessionFile,
+    cachePath,
+    session,
+    index,
+    search: (query, searchOptions = {}) => index.search(query, searchOptions),
+    browse: (browseOptions = {}) => index.browse(browseOptions),
+  };
 }

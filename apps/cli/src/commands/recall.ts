@@ -6,9 +6,12 @@ import { LedgerError } from "@context-fold/ledger-reader";
 import {
   defaultSessionsDir,
   openRecall,
+  openRecallSnapshot,
+  parseQuery,
   RecallError,
   renderResults,
   searchSessions,
+  SnapshotStaleError,
   spanRecall,
   type ExpandedEntry,
   type OpenRecallOptions,
@@ -113,8 +116,35 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   if (sessionArg === undefined) throw new CliError("give a session file, or --sessions <dir>", { code: "USAGE", exitCode: EXIT_USAGE });
   const file = resolve(sessionArg);
   const query = words.join(" ");
+  // A plain word search or browse: answered from the cache and its block table when both match the
+  // ledger's bytes, without parsing the ledger (each shown block's text is read back and checked).
+  const plain =
+    options.code === undefined && options.anchor === undefined && options.term === undefined && options.expand === undefined &&
+    options.grep === undefined && options.lines === undefined && options.fullOutput !== true && options.cache !== false &&
+    (query.trim().length === 0 || parseQuery(query, options.regex === true ? { regex: true } : {}).mode !== "regex");
+  if (plain) {
+    const fast = openRecallSnapshot(file, open);
+    if (fast !== null) {
+      try {
+        const result = query.trim().length === 0 ? fast.browse(options.scope === undefined ? {} : { scope: options.scope }) : fast.search(query, search);
+        emit(json, result, () => renderResults(result));
+        return;
+      } catch (error) {
+        // The ledger changed under the snapshot: read it the full way below.
+        if (!(error instanceof SnapshotStaleError)) throw error;
+      }
+    }
+  }
   const recallHandle = await openRecall(file, open);
   if (recallHandle.cache.status === "rebuilt") warn(`context-fold: recall index rebuilt (${recallHandle.cache.reason ?? "stale"})`);
+  if (plain) {
+    try {
+      recallHandle.saveSnapshot();
+    } catch (error) {
+      // Only the next search's speed depends on it.
+      warn(`context-fold: recall snapshot not written (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
 
   if (options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
     const scan = {

@@ -1,0 +1,272 @@
+// A block table beside the recall cache, so a one-shot search (the CLI) can answer without parsing the
+// ledger: the blocks' metadata, the lineage and the compaction segments, keyed to the exact ledger bytes
+// it was read from. Block text is read back per block, when a result needs it, from the entry's bytes in
+// the ledger, and checked against a hash of the text the full read saw: any difference ends the fast
+// path (SnapshotStaleError) and the caller reads the ledger the full way.
+import { readFileSync, statSync } from "node:fs";
+import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
+import { sha256Hex } from "@context-fold/seed-index-format";
+import { ledgerEdges, writeAtomic } from "./index-cache.js";
+import type { RecallSession } from "./recall-index.js";
+import type { ScopeSource } from "./scope.js";
+
+/** 1: columnar block table (this file's first format). */
+export const SNAPSHOT_FORMAT = 1;
+
+/** The block table's file, beside the cache it was written with. */
+export function snapshotPath(cachePath: string): string {
+  return `${cachePath}.blocks.json`;
+}
+
+/** Hex digits of a block text's sha256 kept per block (64 bits: a check, not a commitment). */
+const SHA_CHARS = 16;
+
+const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
+
+/** The ledger bytes a snapshot was read from (as the cache key pins them). */
+interface LedgerKey {
+  readonly sessionId: string;
+  readonly byteLength: number;
+  readonly head: string;
+  readonly tail: string;
+}
+
+/** One column per block field; nulls where a block has no such field. */
+interface BlockColumns {
+  readonly entryId: string[];
+  readonly entryPosition: number[];
+  /** Index into KINDS. */
+  readonly kind: number[];
+  readonly role: string[];
+  readonly turn: number[];
+  readonly partIndex: (number | null)[];
+  readonly anchor: (string | null)[];
+  readonly toolName: (string | null)[];
+  readonly toolCallId: (string | null)[];
+  readonly isError: (0 | 1)[];
+  readonly exitCode: (number | null)[];
+  /** A user `!cmd`'s command (the only arguments results show). */
+  readonly command: (string | null)[];
+  readonly fullOutputPath: (string | null)[];
+  readonly timestamp: (string | null)[];
+  readonly line: number[];
+  readonly byteOffset: number[];
+  readonly byteLength: number[];
+  readonly sha: string[];
+}
+
+interface SnapshotDocument {
+  readonly format: number;
+  readonly key: LedgerKey;
+  readonly lineageIds: string[];
+  readonly compactions: { number: number; segment: { from: number; to: number } | null; entryIds: string[] }[];
+  readonly blocks: BlockColumns;
+}
+
+/** A block's text no longer matches what the snapshot recorded: read the ledger the full way. */
+export class SnapshotStaleError extends Error {
+  readonly file: string;
+  constructor(file: string, reason: string) {
+    super(`${file}: the recall snapshot no longer matches the ledger (${reason})`);
+    this.name = "SnapshotStaleError";
+    this.file = file;
+  }
+}
+
+/**
+ * Whether a session can be served from a snapshot: written as v3 (what Pi writes now; older files are
+ * migrated in memory, so their bytes are not the blocks' source as is) and without damage (a recovered
+ * torn line has no entry bytes of its own to read back).
+ */
+export function snapshotEligible(session: Session): boolean {
+  return session.header.version === 3 && session.damaged.length === 0;
+}
+
+/** Writes the block table of `session` beside `cachePath` (atomically); false when not eligible. */
+export function writeSnapshot(cachePath: string, session: Session): boolean {
+  if (!snapshotEligible(session)) return false;
+  const c: BlockColumns = {
+    entryId: [],
+    entryPosition: [],
+    kind: [],
+    role: [],
+    turn: [],
+    partIndex: [],
+    anchor: [],
+    toolName: [],
+    toolCallId: [],
+    isError: [],
+    exitCode: [],
+    command: [],
+    fullOutputPath: [],
+    timestamp: [],
+    line: [],
+    byteOffset: [],
+    byteLength: [],
+    sha: [],
+  };
+  for (const b of session.blocks) {
+    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
+    c.entryId.push(b.entryId);
+    c.entryPosition.push(b.entryPosition);
+    c.kind.push(KINDS.indexOf(b.kind));
+    c.role.push(b.role);
+    c.turn.push(b.turn);
+    c.partIndex.push(b.partIndex ?? null);
+    c.anchor.push(b.anchor ?? null);
+    c.toolName.push(b.toolName ?? null);
+    c.toolCallId.push(b.toolCallId ?? null);
+    c.isError.push(b.isError === true ? 1 : 0);
+    c.exitCode.push(b.exitCode ?? null);
+    c.command.push(typeof command === "string" ? command : null);
+    c.fullOutputPath.push(b.fullOutputPath ?? null);
+    c.timestamp.push(b.timestamp ?? null);
+    c.line.push(b.line);
+    c.byteOffset.push(b.byteOffset);
+    c.byteLength.push(b.byteLength);
+    c.sha.push(sha256Hex(b.text).slice(0, SHA_CHARS));
+  }
+  const { head, tail } = ledgerEdges(session.path, session.byteLength);
+  const doc: SnapshotDocument = {
+    format: SNAPSHOT_FORMAT,
+    key: { sessionId: session.header.id, byteLength: session.byteLength, head, tail },
+    lineageIds: [...session.lineageIds],
+    compactions: session.compactions.map((s) => ({ number: s.number, segment: s.segment === null ? null : { from: s.segment.from, to: s.segment.to }, entryIds: [...s.entryIds] })),
+    blocks: c,
+  };
+  writeAtomic(snapshotPath(cachePath), Buffer.from(JSON.stringify(doc), "utf8"));
+  return true;
+}
+
+/** A session served from a snapshot: metadata in memory, each block's text read back on first use. */
+export interface SnapshotSession extends RecallSession, ScopeSource {
+  readonly path: string;
+  /** How many blocks' text has been read back from the ledger so far. */
+  textsRead(): number;
+}
+
+class SnapshotBlock implements Block {
+  private cached: string | undefined;
+  constructor(
+    private readonly file: string,
+    private readonly sha: string,
+    readonly index: number,
+    readonly entryId: string,
+    readonly entryPosition: number,
+    readonly kind: BlockKind,
+    readonly role: string,
+    readonly turn: number,
+    readonly timestamp: string | undefined,
+    readonly line: number,
+    readonly byteOffset: number,
+    readonly byteLength: number,
+  ) {}
+  partIndex?: number;
+  anchor?: string;
+  toolName?: string;
+  toolCallId?: string;
+  args?: Readonly<Record<string, unknown>>;
+  isError?: boolean;
+  exitCode?: number;
+  fullOutputPath?: string;
+
+  /** Whether the text was read back already. */
+  get loaded(): boolean {
+    return this.cached !== undefined;
+  }
+
+  get text(): string {
+    if (this.cached !== undefined) return this.cached;
+    let text: string | undefined;
+    try {
+      text = blockTextAt(this.file, this, this.kind, this.partIndex);
+    } catch (error) {
+      throw new SnapshotStaleError(this.file, `block #${String(this.index)} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (text === undefined || sha256Hex(text).slice(0, SHA_CHARS) !== this.sha) {
+      throw new SnapshotStaleError(this.file, `block #${String(this.index)} at line ${String(this.line)}, byte ${String(this.byteOffset)} changed`);
+    }
+    this.cached = text;
+    return text;
+  }
+}
+
+function isDocument(value: unknown): value is SnapshotDocument {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  const blocks = v["blocks"] as Record<string, unknown> | undefined;
+  if (v["format"] !== SNAPSHOT_FORMAT || typeof v["key"] !== "object" || v["key"] === null || !Array.isArray(v["lineageIds"]) || !Array.isArray(v["compactions"])) return false;
+  if (typeof blocks !== "object" || blocks === null || !Array.isArray(blocks["entryId"])) return false;
+  const n = (blocks["entryId"] as unknown[]).length;
+  const columns = ["entryPosition", "kind", "role", "turn", "partIndex", "anchor", "toolName", "toolCallId", "isError", "exitCode", "command", "fullOutputPath", "timestamp", "line", "byteOffset", "byteLength", "sha"];
+  return columns.every((name) => Array.isArray(blocks[name]) && (blocks[name] as unknown[]).length === n);
+}
+
+/**
+ * The session as the snapshot beside `cachePath` recorded it, when that snapshot was read from exactly the
+ * bytes `sessionFile` holds now (id, length, first and last 64 KiB); null otherwise (missing, another
+ * format, unreadable, or the ledger changed).
+ */
+export function openSnapshot(cachePath: string, sessionFile: string): SnapshotSession | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(snapshotPath(cachePath), "utf8"));
+  } catch {
+    return null;
+  }
+  if (!isDocument(doc)) return null;
+  let size: number;
+  try {
+    size = statSync(sessionFile).size;
+  } catch {
+    return null;
+  }
+  if (size !== doc.key.byteLength) return null;
+  const edges = ledgerEdges(sessionFile, size);
+  if (edges.head !== doc.key.head || edges.tail !== doc.key.tail) return null;
+  const c = doc.blocks;
+  const blocks: SnapshotBlock[] = [];
+  for (let i = 0; i < c.entryId.length; i++) {
+    const kind = KINDS[c.kind[i] as number];
+    if (kind === undefined) return null;
+    const b = new SnapshotBlock(
+      sessionFile,
+      c.sha[i] as string,
+      i,
+      c.entryId[i] as string,
+      c.entryPosition[i] as number,
+      kind,
+      c.role[i] as string,
+      c.turn[i] as number,
+      c.timestamp[i] ?? undefined,
+      c.line[i] as number,
+      c.byteOffset[i] as number,
+      c.byteLength[i] as number,
+    );
+    const part = c.partIndex[i];
+    if (part !== null && part !== undefined) b.partIndex = part;
+    const anchor = c.anchor[i];
+    if (anchor !== null && anchor !== undefined) b.anchor = anchor;
+    const toolName = c.toolName[i];
+    if (toolName !== null && toolName !== undefined) b.toolName = toolName;
+    const toolCallId = c.toolCallId[i];
+    if (toolCallId !== null && toolCallId !== undefined) b.toolCallId = toolCallId;
+    if (c.isError[i] === 1) b.isError = true;
+    const exitCode = c.exitCode[i];
+    if (exitCode !== null && exitCode !== undefined) b.exitCode = exitCode;
+    const command = c.command[i];
+    if (command !== null && command !== undefined) b.args = { command };
+    const fullOutputPath = c.fullOutputPath[i];
+    if (fullOutputPath !== null && fullOutputPath !== undefined) b.fullOutputPath = fullOutputPath;
+    blocks.push(b);
+  }
+  return {
+    textsRead: () => blocks.reduce((n, b) => n + (b.loaded ? 1 : 0), 0),
+    path: sessionFile,
+    header: { id: doc.key.sessionId },
+    byteLength: size,
+    blocks,
+    lineageIds: new Set(doc.lineageIds),
+    compactions: doc.compactions,
+  };
+}

@@ -1,0 +1,135 @@
+// The block table beside the cache: a one-shot search answered without parsing the ledger gives exactly
+// the results of the full read, and any change to the ledger's bytes ends the fast path.
+import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readSession } from "@context-fold/ledger-reader";
+import { generateSession, type Manifest } from "@context-fold/session-gen";
+import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
+import { openRecall, openRecallSnapshot, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
+
+const QUERIES = ["checksum drift", "vitest", "\"Command exited with code 1\"", "src/ledger/reader.ts", "refreshToken", "shard lease", "zzzz-not-there"];
+const SCOPES = [undefined, "all", "compaction:1", "compaction:latest"];
+
+describe("recall from the snapshot, without parsing the ledger", () => {
+  const dir = tempDir("recall-snapshot-");
+  const file = join(dir, "s.jsonl");
+  const cacheDir = join(dir, "cache");
+  let manifest: Manifest;
+
+  it("is absent until a full open saves it; the full open still works without one", async () => {
+    manifest = await generateSession(file, { seed: 41, turns: 90 });
+    expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
+    const full = await openRecall(file, { cacheDir });
+    expect(full.cachePath).not.toBeNull();
+    expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
+    expect(full.saveSnapshot()).toBe(true);
+    expect(existsSync(snapshotPath(full.cachePath ?? ""))).toBe(true);
+  });
+
+  it("gives byte-identical results to the full read for words, phrases, paths, needles, browse, in every scope", async () => {
+    const full = await openRecall(file, { cacheDir });
+    const fast = openRecallSnapshot(file, { cacheDir });
+    expect(fast).not.toBeNull();
+    if (fast === null) return;
+    expect(fast.session.blocks.length).toBe(full.session.blocks.length);
+    const queries = [...QUERIES, ...manifest.needles.map((n) => n.value)];
+    for (const scope of SCOPES) {
+      for (const query of queries) {
+        const options = scope === undefined ? {} : { scope };
+        expect(JSON.stringify(fast.search(query, options)), `${query} in ${scope ?? "lineage"}`).toBe(JSON.stringify(full.search(query, options)));
+      }
+      for (const page of [1, 2]) expect(JSON.stringify(fast.search("error", { page, ...(scope === undefined ? {} : { scope }) }))).toBe(JSON.stringify(full.search("error", { page, ...(scope === undefined ? {} : { scope }) })));
+      const browse = scope === undefined ? {} : { scope };
+      expect(JSON.stringify(fast.browse(browse))).toBe(JSON.stringify(full.browse(browse)));
+    }
+    // Regex reads every block's text back: still the same.
+    expect(JSON.stringify(fast.search("/checksum drift at seq \\d+/"))).toBe(JSON.stringify(full.search("/checksum drift at seq \\d+/")));
+  });
+
+  it("reads only the text a page shows: one search touches a small share of the blocks", () => {
+    const fast = openRecallSnapshot(file, { cacheDir });
+    if (fast === null) throw new Error("no snapshot");
+    const needle = manifest.needles.find((n) => n.onLineage && n.where === "tool-output");
+    if (needle === undefined) throw new Error("no tool-output needle");
+    expect(fast.session.textsRead()).toBe(0);
+    expect(fast.search(needle.value).hits[0]?.entryId).toBe(needle.entryId);
+    const read = fast.session.textsRead();
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(fast.session.blocks.length / 10);
+  });
+
+  it("an append makes it stale (null): the next full open and save serve the new bytes", async () => {
+    const copy = join(dir, "appended.jsonl");
+    copyFileSync(file, copy);
+    const full = await openRecall(copy, { cacheDir });
+    full.saveSnapshot();
+    expect(openRecallSnapshot(copy, { cacheDir })).not.toBeNull();
+    const session = await readSession(copy);
+    appendFileSync(copy, `${JSON.stringify({ type: "message", id: "feedface", parentId: session.leafId, timestamp: "2026-03-01T00:00:00.000Z", message: { role: "user", content: "late question about quokkaPipeline", timestamp: 1 } })}\n`);
+    expect(openRecallSnapshot(copy, { cacheDir })).toBeNull();
+    const again = await openRecall(copy, { cacheDir });
+    expect(again.saveSnapshot()).toBe(true);
+    expect(openRecallSnapshot(copy, { cacheDir })?.search("quokkaPipeline").hits[0]?.entryId).toBe("feedface");
+  });
+
+  it("a block rewritten in the middle of the file (same length, edges untouched) is caught when its text is read", async () => {
+    const copy = join(dir, "tampered.jsonl");
+    copyFileSync(file, copy);
+    const full = await openRecall(copy, { cacheDir });
+    full.saveSnapshot();
+    const bytes = readFileSync(copy);
+    const session = await readSession(copy);
+    const mid = session.blocks.find((b) => b.kind === "toolResult" && b.byteOffset > 128 * 1024 && b.byteOffset + b.byteLength < bytes.length - 128 * 1024 && /[a-z]{8}/.test(b.text));
+    if (mid === undefined) throw new Error("no mid-file tool result");
+    const word = /[a-z]{8}/.exec(mid.text)?.[0] ?? "";
+    const at = bytes.indexOf(word, mid.byteOffset);
+    expect(at).toBeGreaterThan(mid.byteOffset);
+    expect(at).toBeLessThan(mid.byteOffset + mid.byteLength);
+    bytes.write(word.toUpperCase(), at);
+    writeFileSync(copy, bytes);
+    const fast = openRecallSnapshot(copy, { cacheDir });
+    expect(fast).not.toBeNull();
+    // Untouched blocks still read back; the tampered one does not.
+    expect(fast?.session.blocks[0]?.text).toBe(session.blocks[0]?.text);
+    expect(() => fast?.session.blocks[mid.index]?.text).toThrow(SnapshotStaleError);
+    // A page that shows it (here: every block of every branch) ends the fast path.
+    expect(() => fast?.browse({ scope: "all", count: 1_000_000 })).toThrow(SnapshotStaleError);
+  });
+
+  it("a corrupt or foreign snapshot file is ignored (null), never trusted", async () => {
+    const full = await openRecall(file, { cacheDir });
+    full.saveSnapshot();
+    const path = snapshotPath(full.cachePath ?? "");
+    const good = readFileSync(path, "utf8");
+    writeFileSync(path, good.slice(0, good.length / 2));
+    expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
+    writeFileSync(path, JSON.stringify({ ...JSON.parse(good), format: 99 }));
+    expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
+    writeFileSync(path, good);
+    expect(openRecallSnapshot(file, { cacheDir })).not.toBeNull();
+  });
+});
+
+describeShared("snapshots of the shared Pi sessions", () => {
+  it("v3 files get one that answers like the full read; v1/v2 files (migrated in memory) get none", async () => {
+    const dir = tempDir("recall-snapshot-shared-");
+    const cacheDir = join(dir, "cache");
+    for (const [name, expected] of [
+      ["pi-mono__before-compaction.migrated-v3.jsonl", true],
+      ["pi-mono__large-session.migrated-v3.jsonl", true],
+      ["pi-mono__before-compaction.jsonl", false],
+    ] as const) {
+      const file = join(dir, name);
+      copyFileSync(sharedFixture("sessions", name), file);
+      const full = await openRecall(file, { cacheDir });
+      expect(full.saveSnapshot(), name).toBe(expected);
+      const fast = openRecallSnapshot(file, { cacheDir });
+      expect(fast !== null, name).toBe(expected);
+      if (fast === null) continue;
+      for (const query of ["compaction", "npm run check", "\"tool result\"", "extension", "/error\\b/"]) {
+        expect(JSON.stringify(fast.search(query, { scope: "all" })), `${name}: ${query}`).toBe(JSON.stringify(full.search(query, { scope: "all" })));
+      }
+    }
+  });
+});
