@@ -1,7 +1,7 @@
 // Checks a block against the ledger file as it is now: anchorable blocks through the ledger reader's
 // anchor resolution re-reading the file (sha256 compared); others by re-reading their entry's bytes.
 import { closeSync, openSync, readSync } from "node:fs";
-import { resolveAnchor, type Block, type Session } from "@context-fold/ledger-reader";
+import { blockTextAt, resolveAnchor, type Block, type Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
 import type { BlockVerifier } from "./recall-index.js";
 
@@ -60,6 +60,16 @@ export function ledgerVerifier(session: Session): BlockVerifier {
     const id = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)["id"] : undefined;
     // v1 files have no ids: the reader derives `v1-<line>`.
     if (typeof id === "string" ? id !== block.entryId : !block.entryId.startsWith("v1-")) return "its entry in the ledger has another id";
+    // The block's text made again from the entry's bytes: exact for entries as written (v3). For an
+    // entry the reader migrated (v1/v2) the same block may not come back; then every line of the text
+    // must still occur in the entry's JSON.
+    let again: string | undefined;
+    try {
+      again = blockTextAt(session.path, block, block.kind, block.partIndex);
+    } catch {
+      again = undefined;
+    }
+    if (again !== undefined) return again === block.text ? null : "its text in the ledger differs";
     return carriesText(json, block.text) ? null : "its text is not in its entry in the ledger";
   };
 }

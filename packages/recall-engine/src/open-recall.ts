@@ -19,7 +19,7 @@ export interface OpenRecallOptions {
 }
 
 export interface CacheReport {
-  /** built: no cache; loaded: used as is; updated: loaded + appended blocks; rebuilt: cache refused; memory: caching off. */
+  /** built: no cache; loaded: used as is; updated: loaded + appended blocks; rebuilt: cache refused; memory: caching off, or the cache could not be written (`reason` says why). */
   readonly status: "built" | "loaded" | "updated" | "rebuilt" | "memory";
   readonly path: string | null;
   /** Why a cache was refused (stale key, corrupt bytes). */
@@ -147,8 +147,13 @@ export class SessionRecall {
       const recall = new SessionRecall(sessionFile, session, loaded.index, cachePath, report);
       // A torn or refused tail is not continued: the next save writes the base whole.
       recall.disk = loaded.tailProblem === null ? loaded.disk : null;
-      if (!loaded.same) recall.saveTail();
-      return recall;
+      if (loaded.same) return recall;
+      try {
+        recall.saveTail();
+        return recall;
+      } catch (error) {
+        return SessionRecall.uncached(sessionFile, session, loaded.index, cachePath, error);
+      }
     }
     const index = RecallIndex.build(session);
     const report: CacheReport =
@@ -156,8 +161,21 @@ export class SessionRecall {
         ? { status: "built", path: cachePath, indexed: index.blockCount }
         : { status: "rebuilt", path: cachePath, reason: loaded.reason, indexed: index.blockCount };
     const recall = new SessionRecall(sessionFile, session, index, cachePath, report);
-    recall.save();
-    return recall;
+    try {
+      recall.save();
+      return recall;
+    } catch (error) {
+      return SessionRecall.uncached(sessionFile, session, index, cachePath, error);
+    }
+  }
+
+  /**
+   * The cache could not be written (a read-only folder, a file where its folder should be): recall
+   * still works, in memory, and the report says why (status "memory", with the reason).
+   */
+  private static uncached(file: string, session: Session, index: RecallIndex, cachePath: string, error: unknown): SessionRecall {
+    const why = error instanceof Error ? error.message : String(error);
+    return new SessionRecall(file, session, index, null, { status: "memory", path: null, reason: `cannot write the recall cache ${cachePath}: ${why}`, indexed: index.blockCount });
   }
 
   get session(): Session {

@@ -4,7 +4,7 @@ import { extractArtifacts, type DurableArtifacts } from "@context-fold/extractor
 import { lineageBlocks } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { emit, style } from "../output.js";
-import { readSessionForCli } from "./inspect.js";
+import { readSessionForCli } from "../session-input.js";
 
 function indent(text: string): string {
   return text

@@ -3,8 +3,8 @@
 import { readFile } from "node:fs/promises";
 import { compactSession, type KeepTail, SummaryError } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
-import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit } from "../output.js";
-import { readSessionForCli } from "./inspect.js";
+import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, warn } from "../output.js";
+import { readSessionForCli } from "../session-input.js";
 
 interface CompactCliOptions {
   budget?: string;
@@ -61,6 +61,10 @@ export function registerCompact(program: Command): void {
           ...(options.now === undefined ? {} : { now: options.now }),
         });
         emit(options.json === true, result, () => result.summary);
+        if (!result.stats.summary.withinBudget) {
+          // What must stay verbatim (the founding request, corrections, the recall hint) did not fit.
+          warn(`context-fold: the summary is ~${String(result.stats.summary.estimatedTokens)} tokens, over the ${String(result.stats.summary.budget)}-token budget: what is kept verbatim does not fit in it (raise --budget)`);
+        }
       } catch (error) {
         if (error instanceof SummaryError) {
           throw new CliError(error.message, { code: error.code, exitCode: error.code === "NOTHING_TO_COMPACT" ? EXIT_FINDINGS : EXIT_USAGE });

@@ -9,7 +9,7 @@ import { type EvalManifest, EvalInputError, readEvalManifest } from "../eval/eva
 import { evaluateSession, type SessionEval } from "../eval/evaluate-session.js";
 import { renderEval } from "../eval/render-eval.js";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit } from "../output.js";
-import { readSessionForCli } from "./inspect.js";
+import { readSessionForCli } from "../session-input.js";
 
 interface EvalCliOptions {
   needles: string[];

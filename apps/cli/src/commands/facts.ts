@@ -4,7 +4,7 @@ import { extractFacts, type SessionFacts } from "@context-fold/extractors";
 import { lineageBlocks } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { emit, style } from "../output.js";
-import { readSessionForCli } from "./inspect.js";
+import { readSessionForCli } from "../session-input.js";
 
 function ref(index: number): string {
   return style(`(#${String(index)})`, "dim");

@@ -5,7 +5,7 @@ import { currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, Seed
 import { HandoffError, sessionHandoff, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, EXIT_USAGE, emit, warn } from "../output.js";
-import { readSessionForCli } from "./inspect.js";
+import { readSessionForCli, refuseSessionTarget } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
@@ -61,6 +61,7 @@ export function registerHandoff(program: Command): void {
         if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
         throw error;
       }
+      refuseSessionTarget(target, sessionFile, "--out");
       try {
         const { doc, markdown } = sessionHandoff(session, {
           sessionFile,

@@ -1,7 +1,6 @@
 // `context-fold index <session.jsonl>`: append one seed-index v2 record for the session's active lineage
 // (context_edit replacements and omissions applied), with codes kept stable against earlier records.
 import { buildCompactRecord, lastEntryTime } from "@context-fold/extractors";
-import { LedgerError, readSession, type Session } from "@context-fold/ledger-reader";
 import {
   appendRecord,
   archivalUnion,
@@ -16,18 +15,10 @@ import {
 } from "@context-fold/seed-index-format";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { CliError, EXIT_USAGE, emit } from "../output.js";
+import { withFileLock } from "../file-lock.js";
+import { readSessionForCli, refuseSessionTarget } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
-
-/** Read a session file, turning the reader's typed errors into usage errors (exit 2). */
-export async function readSessionOrFail(file: string): Promise<Session> {
-  try {
-    return await readSession(file);
-  } catch (error) {
-    if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-    throw error;
-  }
-}
 
 /** Outcomes of an existing seed index ([] when it does not exist yet). */
 export async function readIndexOutcomes(file: string): Promise<{ outcomes: ReadOutcome[]; exists: boolean }> {
@@ -68,31 +59,36 @@ export function registerIndex(program: Command): void {
     .option("--now <iso>", "record time (default: the timestamp of the last entry)", parseNow)
     .option("--json", "print the record as JSON")
     .action(async (sessionFile: string, options: IndexOptions) => {
-      const session = await readSessionOrFail(sessionFile);
+      const session = await readSessionForCli(sessionFile);
       const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
-      const { outcomes } = await readIndexOutcomes(out);
-      // Codes already handed out in this index stay with their blocks.
-      const existing: [string, string][] = [];
-      for (const record of archivalUnion(outcomes)) for (const span of record.spans) existing.push([span.blockId, span.code]);
-      const at = options.now ?? lastEntryTime(session);
-      if (at === undefined) {
-        throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
-      }
-      const record = buildCompactRecord(session, {
-        seq: options.seq ?? nextSeq(outcomes),
-        at,
-        trigger: options.trigger,
-        codes: new CodeAssigner(existing),
-        scope: "lineage",
+      refuseSessionTarget(out, sessionFile, "--out");
+      // Read the highest seq and append the next one under a lock: concurrent runs never share a seq.
+      const record = await withFileLock(out, async () => {
+        const { outcomes } = await readIndexOutcomes(out);
+        // Codes already handed out in this index stay with their blocks.
+        const existing: [string, string][] = [];
+        for (const record of archivalUnion(outcomes)) for (const span of record.spans) existing.push([span.blockId, span.code]);
+        const at = options.now ?? lastEntryTime(session);
+        if (at === undefined) {
+          throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
+        }
+        const record = buildCompactRecord(session, {
+          seq: options.seq ?? nextSeq(outcomes),
+          at,
+          trigger: options.trigger,
+          codes: new CodeAssigner(existing),
+          scope: "lineage",
+        });
+        try {
+          await appendRecord(out, record);
+        } catch (error) {
+          if (error instanceof InvalidRecordError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+          if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+          if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
+          throw error;
+        }
+        return record;
       });
-      try {
-        await appendRecord(out, record);
-      } catch (error) {
-        if (error instanceof InvalidRecordError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-        if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-        if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
-        throw error;
-      }
       emit(options.json === true, record, () =>
         [
           `appended seq ${String(record.seq)} (${record.trigger}, at ${record.at}) to ${out}`,

@@ -1,18 +1,9 @@
 // `context-fold inspect <session.jsonl>`: what the ledger reader makes of a Pi session file — version,
 // entry counts, blocks, lineage, branch points, compactions with their #N segments, damaged lines.
-import { LedgerError, readSession, type Session } from "@context-fold/ledger-reader";
+import type { Session } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
-import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style } from "../output.js";
-
-/** Read a session for a command; reader errors become CLI usage errors (exit 2, no stack). */
-export async function readSessionForCli(file: string): Promise<Session> {
-  try {
-    return await readSession(file);
-  } catch (error) {
-    if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-    throw error;
-  }
-}
+import { EXIT_FINDINGS, emit, setExit, style } from "../output.js";
+import { readSessionForCli } from "../session-input.js";
 
 function countBy<T>(items: readonly T[], key: (item: T) => string | undefined): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -95,7 +86,7 @@ export function registerInspect(program: Command): void {
     .argument("<session>", "Pi session file (.jsonl)")
     .option("--json", "print one JSON document")
     .action(async (file: string, options: { json?: boolean }) => {
-      const session = await readSessionForCli(file);
+      const session = await readSessionForCli(file, { warnDamage: false });
       emit(options.json === true, inspectJson(session), () => inspectText(session));
       // Lines whose content could not be recovered are a finding.
       if (session.damaged.some((d) => !d.recovered && d.kind !== "blank")) setExit(EXIT_FINDINGS);

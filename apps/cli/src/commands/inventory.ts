@@ -6,7 +6,7 @@ import { renderInventory, sessionInventory, type InventoryOptions } from "@conte
 import { archivalUnion, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
-import { readSessionForCli } from "./inspect.js";
+import { readSessionForCli } from "../session-input.js";
 
 interface InventoryCliOptions {
   systemPromptTokens?: string;

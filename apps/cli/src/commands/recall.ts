@@ -15,9 +15,11 @@ import {
   spanRecall,
   type ExpandedEntry,
   type OpenRecallOptions,
+  type SearchResult,
   type SpanRecallResult,
 } from "@context-fold/recall-engine";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
+import { warnDamage } from "../session-input.js";
 
 interface RecallOptions {
   sessions?: string | true;
@@ -86,6 +88,13 @@ function renderSpans(result: SpanRecallResult): string {
   return `${out.join("\n")}\n`;
 }
 
+/** A --page past the last one is a usage error, not a quiet first page. */
+function refusePastLastPage(page: number | undefined, result: SearchResult): void {
+  if (page !== undefined && result.total > 0 && page > result.pages) {
+    throw new CliError(`--page ${String(page)}: "${result.query ?? ""}" has ${String(result.pages)} page(s) of hits`, { code: "USAGE", exitCode: EXIT_USAGE });
+  }
+}
+
 function progressBar(done: number, total: number): void {
   const width = 30;
   const filled = total === 0 ? width : Math.round((done / total) * width);
@@ -116,6 +125,10 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   if (sessionArg === undefined) throw new CliError("give a session file, or --sessions <dir>", { code: "USAGE", exitCode: EXIT_USAGE });
   const file = resolve(sessionArg);
   const query = words.join(" ");
+  if (query.trim().length > 0) {
+    const takesNoQuery = options.expand !== undefined ? "--expand" : options.code !== undefined ? "--code" : options.anchor !== undefined ? "--anchor" : options.term !== undefined ? "--term" : undefined;
+    if (takesNoQuery !== undefined) throw new CliError(`${takesNoQuery} takes no query words (got "${query}"); search first, then ${takesNoQuery}`, { code: "USAGE", exitCode: EXIT_USAGE });
+  }
   // A plain word search or browse: answered from the cache and its block table when both match the
   // ledger's bytes, without parsing the ledger (each shown block's text is read back and checked).
   const plain =
@@ -127,6 +140,7 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     if (fast !== null) {
       try {
         const result = query.trim().length === 0 ? fast.browse(options.scope === undefined ? {} : { scope: options.scope }) : fast.search(query, search);
+        refusePastLastPage(page, result);
         emit(json, result, () => renderResults(result));
         return;
       } catch (error) {
@@ -136,6 +150,8 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     }
   }
   const recallHandle = await openRecall(file, open);
+  warnDamage(recallHandle.session);
+  if (recallHandle.cache.reason !== undefined && recallHandle.cache.status === "memory") warn(`context-fold: ${recallHandle.cache.reason}; searching without a cache`);
   if (recallHandle.cache.status === "rebuilt") warn(`context-fold: recall index rebuilt (${recallHandle.cache.reason ?? "stale"})`);
   if (plain) {
     try {
@@ -173,6 +189,7 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     return;
   }
   const result = query.trim().length === 0 ? recallHandle.browse(options.scope === undefined ? {} : { scope: options.scope }) : recallHandle.search(query, search);
+  refusePastLastPage(page, result);
   emit(json, result, () => renderResults(result));
 }
 

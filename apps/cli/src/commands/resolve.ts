@@ -3,7 +3,7 @@
 import { resolveAnchor, type ResolveResult } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, printJson, setExit, warn } from "../output.js";
-import { readSessionForCli } from "./inspect.js";
+import { readSessionForCli } from "../session-input.js";
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
 
@@ -60,11 +60,12 @@ export function registerResolve(program: Command): void {
         setExit(EXIT_FINDINGS);
         return;
       }
-      // Human output is the text itself, byte for byte (pipe it to sha256sum and get the same hash).
+      // Human output is the text itself, byte for byte (pipe it to sha256sum and get the same hash); text
+      // that fails the --sha256 check is withheld from stdout, so a pipe never carries it as good.
       if (options.json === true) emit(true, resultJson(result), () => "");
-      else process.stdout.write(result.text);
+      else if (result.verified !== false) process.stdout.write(result.text);
       if (result.verified === false) {
-        warn(`context-fold: ${anchor}: sha256 mismatch: expected ${options.sha256 ?? ""}, text has ${result.sha256}`);
+        warn(`context-fold: ${anchor}: sha256 mismatch: expected ${options.sha256 ?? ""}, text has ${result.sha256}${options.json === true ? "" : " (text withheld; run without --sha256 to see what the ledger holds now)"}`);
         setExit(EXIT_FINDINGS);
       }
     });

@@ -4,7 +4,8 @@ import { verifySpans, type SpanProblem } from "@context-fold/extractors";
 import { currentView } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style, warn } from "../output.js";
-import { readIndexOutcomes, readSessionOrFail } from "./index-cmd.js";
+import { readIndexOutcomes } from "./index-cmd.js";
+import { readSessionForCli } from "../session-input.js";
 
 interface VerifyOptions {
   session: string;
@@ -28,10 +29,22 @@ export function registerVerify(program: Command): void {
       for (const o of outcomes) {
         if (o.outcome === "invalid" || o.outcome === "torn-tail") warn(`${indexFile}:${String(o.line)}: ${o.outcome}: ${o.reason}`);
       }
-      const session = await readSessionOrFail(options.session);
-      const records = currentView(outcomes);
-      const others = new Set(records.map((r) => r.session).filter((id) => id !== session.header.id));
-      if (others.size > 0) warn(`${indexFile}: records name session(s) ${[...others].join(", ")}, not ${session.header.id}`);
+      const session = await readSessionForCli(options.session);
+      const view = currentView(outcomes);
+      if (view.length === 0) {
+        const foreign = outcomes.filter((o) => o.outcome === "invalid" || o.outcome === "skipped").length;
+        if (foreign > 0) {
+          throw new CliError(`${indexFile} holds no seed-index record (${String(foreign)} line(s) of something else); is it a seed index? The Pi session goes in --session`, { code: "NOT_A_SEED_INDEX", exitCode: EXIT_USAGE });
+        }
+        warn(`${indexFile}: no record yet, nothing to verify`);
+      }
+      // Only this session's records can be checked against its ledger.
+      const records = view.filter((r) => r.session === session.header.id);
+      const others = [...new Set(view.map((r) => r.session).filter((id) => id !== session.header.id))];
+      if (view.length > 0 && records.length === 0) {
+        throw new CliError(`${indexFile} indexes session ${others.join(", ")}, not ${session.header.id} (${options.session}); pass the session it was written for`, { code: "OTHER_SESSION", exitCode: EXIT_USAGE });
+      }
+      if (others.length > 0) warn(`${indexFile}: ${String(view.length - records.length)} record(s) of session(s) ${others.join(", ")} skipped; only ${session.header.id} is checked`);
       const result = verifySpans(session, records);
       const failed = result.mismatched.length + result.missing.length > 0;
       if (failed) setExit(EXIT_FINDINGS);
