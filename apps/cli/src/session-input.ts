@@ -13,8 +13,12 @@ function matters(d: Damage): boolean {
   return d.kind !== "blank" && !(d.kind === "no-trailing-newline" && d.recovered);
 }
 
-/** One stderr line per damaged line (the first ten, then a count). */
+/** One stderr line per damaged line (the first ten, then a count), and a format newer than v3. */
 export function warnDamage(session: Session): void {
+  const declared = session.header.raw["version"];
+  if (typeof declared === "number" && declared > 3) {
+    warn(`context-fold: warning: ${session.path}:1 (byte 0): declares session format v${String(declared)}; read as v3, the newest this version knows`);
+  }
   const damage = session.damaged.filter(matters);
   for (const d of damage.slice(0, LISTED)) {
     warn(`context-fold: warning: ${session.path}:${String(d.line)} (byte ${String(d.byteOffset)}): ${d.reason} — ${d.recovered ? "recovered" : "skipped"}`);

@@ -92,4 +92,31 @@ describe("context-fold garden", () => {
     expect(down.exit).toBe(2);
     expect(down.stderr).toContain("the bank answered");
   });
+
+  it("an empty bank is an empty report (exit 0), not an error", async () => {
+    await client.createBank("cli-empty", {});
+    const out = tempDir();
+    const r = await cli(["garden", "--url", server.url, "--bank", "cli-empty", "--out", out, "--json"]);
+    expect(r.exit).toBe(0);
+    expect(r.stderr).toContain("holds no valid memory");
+    const json = JSON.parse(r.stdout) as { manifest: { total: number }; applied: number };
+    expect(json.manifest.total).toBe(0);
+    expect(json.applied).toBe(0);
+  });
+
+  it("sampling options that cannot work are refused before the bank is contacted", async () => {
+    // A closed port: any check that waited for the bank would report a network error instead.
+    const dead = "http://127.0.0.1:9";
+    for (const [args, message] of [
+      [["--url", "ftp://x/"], "--url must be an http(s) URL"],
+      [["--url", dead, "--mode", "probe"], "--mode probe needs at least one --probe"],
+      [["--url", dead, "--mode", "window"], "--mode window needs --from and/or --to"],
+      [["--url", dead, "--from", "2026-05-02", "--to", "2026-05-01"], "is after --to"],
+      [["--url", dead, "--mode", "recent", "--probe", "ci"], "--probe only applies to --mode probe"],
+    ] as const) {
+      const r = await cli(["garden", "--bank", BANK, "--now", NOW, ...args]);
+      expect(r.exit, message).toBe(2);
+      expect(r.stderr, message).toContain(message);
+    }
+  });
 });

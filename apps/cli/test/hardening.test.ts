@@ -130,6 +130,18 @@ describe("CLI hardening", () => {
     expect(seqs).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
+  it("compact --previous that is binary, not an earlier summary, is refused", async () => {
+    const bin = join(dir, "previous.bin");
+    writeFileSync(bin, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe]));
+    const r = await cli(["compact", file, "--previous", bin]);
+    expect(r.exit).toBe(2);
+    expect(r.stderr).toContain("is not UTF-8 text");
+    expect(r.stdout).toBe("");
+    const nul = join(dir, "previous-nul.txt");
+    writeFileSync(nul, "summary\u0000tail");
+    expect((await cli(["compact", file, "--previous", nul])).stderr).toContain("NUL byte");
+  });
+
   it("compact under a budget its verbatim part cannot fit says so on stderr", async () => {
     const r = await cli(["compact", file, "--budget", "256"]);
     expect(r.exit).toBe(0);
@@ -158,5 +170,29 @@ describe("CLI hardening", () => {
     expect(bad.exit).toBe(1);
     expect(bad.stdout).toBe("");
     expect(bad.stderr).toContain("text withheld");
+  });
+
+  it("files that are not sessions are named precisely: which line, which byte, and why", async () => {
+    const pkg = join(dir, "package.json");
+    writeFileSync(pkg, `{\n  "name": "x",\n  "dependencies": {\n    "esbuild": "1"\n  }\n}\n"esbuild"\n`);
+    const notSession = await cli(["inspect", pkg]);
+    expect(notSession.exit).toBe(2);
+    expect(notSession.stderr).toContain(`${pkg}:7 (byte `);
+    expect(notSession.stderr).toContain("line 1 to 6 do not parse as JSON");
+    expect(notSession.stderr).toContain("a JSON string");
+
+    const bom = join(dir, "bom.jsonl");
+    writeFileSync(bom, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(file)]));
+    const withBom = await cli(["facts", bom]);
+    expect(withBom.exit).toBe(2);
+    expect(withBom.stderr).toContain(`${bom}:1 (byte 0): starts with a UTF-8 byte-order mark`);
+
+    const newer = join(dir, "newer.jsonl");
+    const [header = "", ...rest] = readFileSync(file, "utf8").split("\n");
+    writeFileSync(newer, [JSON.stringify({ ...(JSON.parse(header) as object), version: 99 }), ...rest].join("\n"));
+    const facts = await cli(["facts", newer]);
+    expect(facts.exit).toBe(0);
+    expect(facts.stderr).toContain("declares session format v99; read as v3");
+    expect((await cli(["inspect", newer])).stdout).toContain("the header declares v99");
   });
 });

@@ -19,7 +19,7 @@ export class LedgerError extends Error {
     message: string,
     where: { line?: number; byteOffset?: number; cause?: unknown } = {},
   ) {
-    const at = where.line === undefined ? "" : `:${String(where.line)}`;
+    const at = (where.line === undefined ? "" : `:${String(where.line)}`) + (where.byteOffset === undefined ? "" : ` (byte ${String(where.byteOffset)})`);
     super(`${file}${at}: ${message}`, where.cause === undefined ? undefined : { cause: where.cause });
     this.name = "LedgerError";
     this.code = code;

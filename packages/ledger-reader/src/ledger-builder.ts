@@ -188,6 +188,10 @@ export class LedgerBuilder {
 
   private takeLine(buf: Buffer, start: number, end: number, byteOffset: number): void {
     const line = this.lines + 1;
+    if (byteOffset === 0 && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) {
+      // Pi's loader cannot parse a header behind a byte-order mark, so it would not see this session.
+      throw new LedgerError("NOT_A_SESSION", this.path, "starts with a UTF-8 byte-order mark (EF BB BF) that Pi cannot read past; remove those 3 bytes from a copy", { line, byteOffset });
+    }
     if (isBlank(buf, start, end)) {
       this.addDamage({ line, byteOffset, kind: "blank", reason: "blank line", recovered: false });
       return;
@@ -361,7 +365,9 @@ export class LedgerBuilder {
         { line, byteOffset },
       );
     }
-    throw new LedgerError("NOT_A_SESSION", this.path, 'not a Pi session file: the first JSON line is not a {"type":"session"} header', {
+    const what = Array.isArray(value) ? "an array" : isRecord(value) ? "an object without a session `type`" : `a JSON ${typeof value}`;
+    const before = line > 1 ? ` (line 1 to ${String(line - 1)} do not parse as JSON)` : "";
+    throw new LedgerError("NOT_A_SESSION", this.path, `not a Pi session file: the first line that parses as JSON is ${what}, not the {"type":"session"} header${before}`, {
       line,
       byteOffset,
     });

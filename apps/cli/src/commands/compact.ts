@@ -45,11 +45,19 @@ export function registerCompact(program: Command): void {
       const keepTail = parseKeepTail(options.keepTail);
       let previous: string | undefined;
       if (options.previous !== undefined) {
+        let bytes: Buffer;
         try {
-          previous = await readFile(options.previous, "utf8");
+          bytes = await readFile(options.previous);
         } catch (error) {
           throw new CliError(`cannot read --previous ${options.previous}: ${(error as Error).message}`, { code: "UNREADABLE", cause: error });
         }
+        try {
+          previous = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+        } catch {
+          throw new CliError(`--previous ${options.previous} is not UTF-8 text (an earlier summary is); nothing was compacted`, { code: "BAD_OPTION" });
+        }
+        const nul = previous.indexOf("\u0000");
+        if (nul !== -1) throw new CliError(`--previous ${options.previous} holds a NUL byte at character ${String(nul)}: binary, not an earlier summary`, { code: "BAD_OPTION" });
       }
       const session = await readSessionForCli(file);
       try {

@@ -52,8 +52,13 @@ function checkIso(option: string, value: string | undefined): void {
 async function defaultNow(client: HindsightClient, bankId: string): Promise<string> {
   const page = await client.listMemories(bankId, { state: "valid", limit: 1, offset: 0 });
   const newest = page.items[0];
-  const date = newest?.date ?? newest?.mentionedAt ?? newest?.occurredStart ?? null;
-  if (date === null || date === undefined) throw new CliError("the bank has no dated memory to take the time from; pass --now <iso>", { code: "USAGE", exitCode: EXIT_USAGE });
+  if (newest === undefined) {
+    // Nothing to age: any clock gives the same (empty) report; the epoch keeps it deterministic.
+    warn(`context-fold: bank ${bankId} holds no valid memory; nothing to garden`);
+    return "1970-01-01T00:00:00.000Z";
+  }
+  const date = newest.date ?? newest.mentionedAt ?? newest.occurredStart ?? null;
+  if (date === null || date === undefined) throw new CliError("the bank's newest memory has no date to take the time from; pass --now <iso>", { code: "USAGE", exitCode: EXIT_USAGE });
   warn(`context-fold: no --now given; using the newest memory's date ${date}`);
   return date;
 }
@@ -73,12 +78,23 @@ async function garden(options: GardenOptions): Promise<void> {
   checkIso("--from", options.from);
   checkIso("--to", options.to);
   const maxApply = parseMaxApply(options.maxApply);
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(options.url);
   } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new CliError(`--url must be an http(s) URL, got "${options.url}"`, { code: "USAGE", exitCode: EXIT_USAGE });
   }
+  // The sampling options are checked before the bank is contacted.
+  if (mode === "probe" && options.probe.length === 0) throw new CliError("--mode probe needs at least one --probe <query>", { code: "USAGE", exitCode: EXIT_USAGE });
+  if (mode === "window" && options.from === undefined && options.to === undefined) throw new CliError("--mode window needs --from and/or --to", { code: "USAGE", exitCode: EXIT_USAGE });
+  if (options.from !== undefined && options.to !== undefined && options.from.slice(0, 10) > options.to.slice(0, 10)) {
+    throw new CliError(`--from ${options.from} is after --to ${options.to}`, { code: "USAGE", exitCode: EXIT_USAGE });
+  }
+  if (mode !== "probe" && options.probe.length > 0) throw new CliError(`--probe only applies to --mode probe (the mode is ${mode})`, { code: "USAGE", exitCode: EXIT_USAGE });
+  if (mode !== "window" && (options.from !== undefined || options.to !== undefined)) throw new CliError(`--from/--to only apply to --mode window (the mode is ${mode})`, { code: "USAGE", exitCode: EXIT_USAGE });
   const client = new HindsightClient({ baseUrl: url.toString().replace(/\/$/, ""), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
   try {
     const now = options.now ?? (await defaultNow(client, options.bank));
@@ -120,7 +136,7 @@ export function registerGarden(program: Command): void {
     .option("--now <iso>", "the clock ephemera age against (default: the newest memory's date)")
     .option("--apply", "soft-invalidate superseded and expired memories (capped, verified by re-GET)")
     .option("--max-apply <n>", `lower the per-run cap of ${MAX_APPLY_CAP} memories`)
-    .option("--out <dir>", "phase files directory; re-running with the same one resumes")
+    .option("--out <dir>", "phase files directory (default ./context-fold-garden/<bank>-<now>); re-running with the same one resumes")
     .option("--api-key <key>", "bearer token when the server enables auth")
     .option("--json", "print the report as one JSON document")
     .action(async (options: GardenOptions) => {

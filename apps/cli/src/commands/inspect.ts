@@ -58,7 +58,7 @@ export function inspectText(session: Session): string {
   const json = inspectJson(session);
   const lines = [
     `${style(session.path, "bold")}`,
-    `session ${h.id}, format v${String(h.version)}${h.version < 3 ? " (migrated to v3 in memory; file untouched)" : ""}`,
+    `session ${h.id}, format v${String(h.version)}${h.version < 3 ? " (migrated to v3 in memory; file untouched)" : ""}${typeof h.raw["version"] === "number" && h.raw["version"] > 3 ? ` (the header declares v${String(h.raw["version"])}, newer than this reader knows; read as v3)` : ""}`,
     `entries ${String(session.entries.length)}: ${listCounts(json["byType"] as Record<string, number>)}`,
     `roles: ${listCounts(json["byRole"] as Record<string, number>)}`,
     `blocks ${String(session.blocks.length)}: ${listCounts(json["byKind"] as Record<string, number>)}`,
