@@ -17,7 +17,7 @@ const STUB = /\[context-fold ([a-z2-7]{10,12})\]/;
 /** The number after `label` at the start of an inventory line ("  total        12345"). */
 function figure(lines: readonly string[], label: string): number {
   const line = lines.find((l) => l.trimStart().startsWith(`${label} `));
-  const m = line === undefined ? null : /^\s*[a-z ]+?\s+(\d+)/.exec(line);
+  const m = line === undefined ? null : /^\s*[a-z ,]+?\s+(\d+)/.exec(line);
   if (m === null) throw new Error(`no ${label} line in:\n${lines.join("\n")}`);
   return Number(m[1]);
 }
@@ -53,7 +53,7 @@ describe("handoff and inventory in a headless Pi", () => {
     const widget = lines ?? [];
     const total = figure(widget, "total");
     const floor = figure(widget, "floor");
-    const parts = floor + figure(widget, "tool output") + figure(widget, "dormant") + figure(widget, "live");
+    const parts = floor + figure(widget, "tool output") + figure(widget, "other, dormant") + figure(widget, "other, live");
     expect(parts).toBe(total);
     // The floor is measured from what Pi gives us: the system prompt and the active tools' declarations.
     expect(floor).toBeGreaterThan(100);

@@ -43,9 +43,11 @@ export function renderInventory(inventory: ContextInventory, options: RenderInve
     : (inv.floor.note ?? "unknown");
   out.push(`  total        ${pad(String(inv.total.tokens), 9)}${inv.floor.known ? "" : " (floor not included)"}`);
   out.push(`  floor        ${floorText}`);
-  out.push(`  tool output  ${pad(String(inv.toolOutput.tokens), 9)} in ${String(inv.toolOutput.items)} items`);
-  out.push(`  dormant      ${pad(String(inv.dormant.tokens), 9)} in ${String(inv.dormant.items)} items`);
-  out.push(`  live         ${pad(String(inv.live.tokens), 9)} in ${String(inv.live.items)} items`);
+  // The three lines below partition the total: tool output, then the rest split into dormant and live.
+  const dormantOutputs = inv.toolOutput.byTool.reduce((n, t) => n + t.dormantItems, 0);
+  out.push(`  tool output  ${pad(String(inv.toolOutput.tokens), 9)} in ${String(inv.toolOutput.items)} items (${String(dormantOutputs)} of them dormant; by tool below)`);
+  out.push(`  other, dormant ${pad(String(inv.dormant.tokens), 7)} in ${String(inv.dormant.items)} items (older text, thinking and calls)`);
+  out.push(`  other, live  ${pad(String(inv.live.tokens), 9)} in ${String(inv.live.items)} items`);
   out.push(`  reclaimable  ${pad(String(inv.reclaimable.tokens), 9)} in ${String(inv.reclaimable.items)} items (net of a ${String(inv.stubTokens)}-token stub each)`);
   out.push(`  redundant    ${pad(String(inv.redundant.tokens), 9)} in ${String(inv.redundant.items)} items`);
   if (inv.toolOutput.byTool.length > 0) {
