@@ -5,7 +5,7 @@ import { appendFileSync, copyFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readSession, updateSession, type Session } from "@context-fold/ledger-reader";
-import { cacheKeyFor, loadCachedIndex, openRecall, RecallIndex, tailLogPath, writeAtomic } from "@context-fold/recall-engine";
+import { cacheKeyFor, loadCachedIndex, openRecall, openRecallSnapshot, RecallIndex, snapshotPath, tailLogPath, writeAtomic } from "@context-fold/recall-engine";
 import { freshEntryLines } from "../appends.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
@@ -107,6 +107,31 @@ async function sizeRows(label: string, source: string, workDir: string, targets:
   rows.push({ suite: "recall", case: "warm query p50 (words/phrase/compound)", size: label, value: round(warmP50(index, queries), 3), unit: "ms", target: targets.warm, note: `${String(queries.length)} queries × 5; ${PI_VCC}` });
   const regexQueries = ["/checksum drift at seq \\d+/", "/fail(ed|ure)/", "/0x[0-9a-f]{16}/"];
   rows.push({ suite: "recall", case: "warm regex query p50 (re2js, full scan)", size: label, value: round(warmP50(index, regexQueries, 3)), unit: "ms", note: PI_VCC });
+
+  // One-shot search, as a CLI run does it (in process, so Node's start is not in the figure): the full
+  // way (read the ledger, load the cache) against the cache + block table (no ledger parse).
+  {
+    const oneShotDir = join(workDir, `oneshot-${label}`);
+    const first = await openRecall(file, { cacheDir: oneShotDir });
+    first.saveSnapshot();
+    const query = queries[0] ?? "checksum";
+    const fulls: number[] = [];
+    const fasts: number[] = [];
+    for (let r = 0; r < 5; r++) {
+      let t = performance.now();
+      (await openRecall(file, { cacheDir: oneShotDir })).search(query);
+      fulls.push(performance.now() - t);
+      t = performance.now();
+      const fast = openRecallSnapshot(file, { cacheDir: oneShotDir });
+      if (fast === null) throw new Error("block table refused");
+      fast.search(query);
+      fasts.push(performance.now() - t);
+    }
+    const full = median(fulls);
+    const fast = median(fasts);
+    rows.push({ suite: "recall", case: "one-shot search: read ledger + load cache + query", size: label, value: round(full), unit: "ms", note: "what `context-fold recall` paid before the block table" });
+    rows.push({ suite: "recall", case: "one-shot search: cache + block table, no ledger parse", size: label, value: round(fast), unit: "ms", note: `${String(round(fast / full, 2))}x of the full way; block table ${(statSync(snapshotPath(first.cachePath ?? "")).size / 1e6).toFixed(1)} MB` });
+  }
 
   if (targets.update !== undefined) {
     // p50 of 5 appends of 1 MB each (the first pays JIT warm-up; a merge of appended segments falls in some).
