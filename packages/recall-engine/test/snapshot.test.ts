@@ -1,12 +1,12 @@
 // The block table beside the cache: a one-shot search answered without parsing the ledger gives exactly
 // the results of the full read, and any change to the ledger's bytes ends the fast path.
-import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, openRecallSnapshot, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
+import { openRecall, openRecallSnapshot, searchSessions, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
 
 const QUERIES = ["checksum drift", "vitest", "\"Command exited with code 1\"", "src/ledger/reader.ts", "refreshToken", "shard lease", "zzzz-not-there"];
 const SCOPES = [undefined, "all", "compaction:1", "compaction:latest"];
@@ -131,5 +131,42 @@ describeShared("snapshots of the shared Pi sessions", () => {
         expect(JSON.stringify(fast.search(query, { scope: "all" })), `${name}: ${query}`).toBe(JSON.stringify(full.search(query, { scope: "all" })));
       }
     }
+  });
+});
+
+describe("searchSessions with block tables", () => {
+  it("the second search over a sessions folder uses the tables and answers exactly as without any cache; a stale table starts it over in full", async () => {
+    const dir = tempDir("recall-snapshot-many-");
+    const cacheDir = join(dir, ".cache");
+    mkdirSync(join(dir, "--a--"));
+    mkdirSync(join(dir, "--b--"));
+    const one = join(dir, "--a--", "one.jsonl");
+    await generateSession(one, { seed: 51, turns: 40 });
+    await generateSession(join(dir, "--b--", "two.jsonl"), { seed: 52, turns: 40 });
+    const uncached = JSON.stringify(await searchSessions(dir, "checksum drift", { cache: false }));
+    expect(JSON.stringify(await searchSessions(dir, "checksum drift", { cacheDir }))).toBe(uncached);
+    const tables = readdirSync(cacheDir).filter((n) => n.endsWith(".blocks.json"));
+    expect(tables).toHaveLength(2);
+    const mtimes = tables.map((n) => statSync(join(cacheDir, n)).mtimeMs);
+    expect(JSON.stringify(await searchSessions(dir, "checksum drift", { cacheDir }))).toBe(uncached);
+    // Served from the tables: none was written again.
+    expect(tables.map((n) => statSync(join(cacheDir, n)).mtimeMs)).toEqual(mtimes);
+
+    // Rewrite, same length, one word of a block the page shows, far from the file's edges.
+    const first = await searchSessions(dir, "checksum drift", { cache: false });
+    const shown = first.hits.find((h) => h.session === join("--a--", "one.jsonl"));
+    if (shown === undefined) throw new Error("no hit in one.jsonl");
+    const session = await readSession(one);
+    const block = session.blocks[shown.index];
+    if (block === undefined) throw new Error("no block");
+    const bytes = readFileSync(one);
+    const at = bytes.indexOf("checksum", block.byteOffset);
+    expect(at).toBeGreaterThan(-1);
+    expect(at).toBeLessThan(block.byteOffset + block.byteLength);
+    bytes.write("CHECKSUM", at);
+    writeFileSync(one, bytes);
+    const after = await searchSessions(dir, "checksum drift", { cacheDir });
+    expect(JSON.stringify(after.hits.map((h) => h.text))).toContain("CHECKSUM");
+    expect(tables.map((n) => statSync(join(cacheDir, n)).mtimeMs)).not.toEqual(mtimes);
   });
 });
