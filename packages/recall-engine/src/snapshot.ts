@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
-import { ledgerEdges, writeAtomic } from "./index-cache.js";
+import { type CacheKey, cacheKeyFor, isCacheKey, ledgerEdges, writeAtomic } from "./index-cache.js";
 import type { RecallSession } from "./recall-index.js";
 import type { ScopeSource } from "./scope.js";
 
@@ -22,14 +22,6 @@ export function snapshotPath(cachePath: string): string {
 const SHA_CHARS = 16;
 
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
-
-/** The ledger bytes a snapshot was read from (as the cache key pins them). */
-interface LedgerKey {
-  readonly sessionId: string;
-  readonly byteLength: number;
-  readonly head: string;
-  readonly tail: string;
-}
 
 /** One column per block field; nulls where a block has no such field. */
 interface BlockColumns {
@@ -57,7 +49,8 @@ interface BlockColumns {
 
 interface SnapshotDocument {
   readonly format: number;
-  readonly key: LedgerKey;
+  /** The ledger bytes it was read from, pinned as the cache's key pins them. */
+  readonly key: CacheKey;
   readonly lineageIds: string[];
   readonly compactions: { number: number; segment: { from: number; to: number } | null; entryIds: string[] }[];
   readonly blocks: BlockColumns;
@@ -126,10 +119,9 @@ export function writeSnapshot(cachePath: string, session: Session): boolean {
     c.byteLength.push(b.byteLength);
     c.sha.push(sha256Hex(b.text).slice(0, SHA_CHARS));
   }
-  const { head, tail } = ledgerEdges(session.path, session.byteLength);
   const doc: SnapshotDocument = {
     format: SNAPSHOT_FORMAT,
-    key: { sessionId: session.header.id, byteLength: session.byteLength, head, tail },
+    key: cacheKeyFor(session.path, session),
     lineageIds: [...session.lineageIds],
     compactions: session.compactions.map((s) => ({ number: s.number, segment: s.segment === null ? null : { from: s.segment.from, to: s.segment.to }, entryIds: [...s.entryIds] })),
     blocks: c,
@@ -195,7 +187,7 @@ function isDocument(value: unknown): value is SnapshotDocument {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   const blocks = v["blocks"] as Record<string, unknown> | undefined;
-  if (v["format"] !== SNAPSHOT_FORMAT || typeof v["key"] !== "object" || v["key"] === null || !Array.isArray(v["lineageIds"]) || !Array.isArray(v["compactions"])) return false;
+  if (v["format"] !== SNAPSHOT_FORMAT || !isCacheKey(v["key"]) || !Array.isArray(v["lineageIds"]) || !Array.isArray(v["compactions"])) return false;
   if (typeof blocks !== "object" || blocks === null || !Array.isArray(blocks["entryId"])) return false;
   const n = (blocks["entryId"] as unknown[]).length;
   const columns = ["entryPosition", "kind", "role", "turn", "partIndex", "anchor", "toolName", "toolCallId", "isError", "exitCode", "command", "fullOutputPath", "timestamp", "line", "byteOffset", "byteLength", "sha"];
