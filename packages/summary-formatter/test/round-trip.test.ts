@@ -2,7 +2,7 @@
 // stay linear on adversarial input.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { estimateTokens, parseSummary, renderBrackets, SummaryError, type SummaryDoc } from "@context-fold/summary-formatter";
+import { emptyDoc, estimateTokens, parseSummary, renderBrackets, SummaryError, type SummaryDoc } from "@context-fold/summary-formatter";
 
 const index = fc.nat({ max: 100_000 });
 // One-line text: any characters except newline (the builder flattens these fields).
@@ -125,28 +125,5 @@ describe("parseSummary(renderBrackets(doc))", () => {
 });
 
 function emptyish(): SummaryDoc {
-  return {
-    goal: null,
-    scopeChanges: [],
-    scopeOmitted: null,
-    preferences: [],
-    corrections: [],
-    correctionsOmitted: null,
-    files: [],
-    filesOmitted: [],
-    commits: [],
-    commitsOmitted: null,
-    anchors: { commits: [], errors: [], files: [] },
-    previous: [],
-    typeCatalog: [],
-    typeCatalogOmitted: null,
-    outstanding: [],
-    outstandingOmitted: null,
-    earlierTurns: [],
-    earlierTurnsOmitted: null,
-    status: { focus: null, lastAction: null, next: [] },
-    brief: [],
-    briefOmitted: null,
-    footer: { at: "2026-03-01T09:00:00.000Z", messages: 1, windowTokens: 10, summaryTokens: 5, tailMessages: 1, tailTokens: 3, range: { from: 0, to: 4 } },
-  };
+  return emptyDoc({ at: "2026-03-01T09:00:00.000Z", messages: 1, windowTokens: 10, summaryTokens: 5, tailMessages: 1, tailTokens: 3, range: { from: 0, to: 4 } });
 }
