@@ -163,6 +163,8 @@ describe("scoring rules (../shared/fixtures/real/README.md)", () => {
     );
     expect(r.junk).toEqual({ count: 3, facts: ["/work/app/src/db.ts:10-20"], summaryFiles: ["a/src/db.ts"], seedIndexFiles: ["https://example.com/x"] });
     expect(r.floors.junk).toEqual({ value: 3, floor: 0, op: "<=", held: false });
+    const collapsed = scoreTruth(t, input({ lists: { facts: ["https:/example.com/x"], summaryFiles: ["./a/src//db.ts"], seedIndexFiles: ["https://example.com"] } }));
+    expect(collapsed.junk).toMatchObject({ count: 2, facts: ["https://example.com/x"], summaryFiles: ["a/src/db.ts"], seedIndexFiles: [] });
     const clean = scoreTruth(t, input({ lists: { facts: ["src/db.ts"], summaryFiles: null, seedIndexFiles: ["README.md"] } }));
     expect(clean.junk).toEqual({ count: 0, facts: [], summaryFiles: null, seedIndexFiles: [] });
     expect(clean.floors.junk.held).toBe(true);

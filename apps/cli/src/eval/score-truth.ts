@@ -184,10 +184,17 @@ export function namesFile(raw: string, path: string, roots: readonly string[]): 
   return name !== "" && name !== "." && holdsPathTail(raw, name);
 }
 
-/** The same file spelled the same way once cwd prefixes and "./" are dropped. */
+/** Runs of "/" as one: `https://x` and a list's `https:/x` (a URL whose "//" was collapsed) compare equal. */
+function oneSlash(path: string): string {
+  let out = "";
+  for (let i = 0; i < path.length; i++) if (!(path[i] === "/" && path[i - 1] === "/")) out += path[i];
+  return out;
+}
+
+/** The same file spelled the same way once cwd prefixes and "./" are dropped and "/" runs collapsed. */
 function samePath(a: string, b: string, roots: readonly string[]): boolean {
-  const fa = relativeForms(a.trim(), roots);
-  const fb = new Set(relativeForms(b.trim(), roots));
+  const fa = relativeForms(oneSlash(a.trim()), roots);
+  const fb = new Set(relativeForms(oneSlash(b.trim()), roots));
   return fa.some((f) => fb.has(f));
 }
 
