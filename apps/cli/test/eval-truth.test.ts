@@ -264,6 +264,8 @@ describe("queries typed into recall (issue 19)", () => {
     expect(distinctiveQuery("zzz-unknown refused", lookup)).toBe("zzz-unknown refused");
     expect(distinctiveQuery("unknownlong refused port postgres", lookup)).toBe("refused port postgres");
     expect(distinctiveQuery("the of", lookup)).toBe("");
+    // the index's own words: lower-cased whole tokens, a compound kept whole
+    expect(distinctiveQuery("Refused: PORT src/db/pool.ts(12,5)", (w) => (w === "src/db/pool.ts" ? 1 : lookup(w)))).toBe("refused port src/db/pool.ts");
   });
 });
 

@@ -1,7 +1,7 @@
 // The queries the evaluation types into recall, made the way an agent would type them rather than by
 // quoting what it is looking for: a question becomes its five longest non-stop words; a needle (a value
 // the agent half-remembers) its three most distinctive words, the ones rarest in the session's index.
-import { STOPWORDS } from "@context-fold/recall-engine";
+import { queryTerms, STOPWORDS } from "@context-fold/recall-engine";
 
 /** Words of a question that make its query. */
 export const QUESTION_WORDS = 5;
@@ -57,14 +57,19 @@ export function questionQuery(question: string, n = QUESTION_WORDS): string {
 }
 
 /**
- * A needle's distinctive-word query: its three non-stop words held by the fewest blocks of the session
- * (`documentFrequency`); a word no block holds whole ranks after every held word (the index cannot use
- * it as typed). Ties: the longer word, then the earlier one. In the needle's order.
+ * A needle's distinctive-word query: of its words as the index splits them (`queryTerms`: lower-cased
+ * whole tokens), the three non-stop ones held by the fewest blocks of the session (`documentFrequency`);
+ * a word no block holds whole ranks after every held word. Ties: the longer word, then the earlier one.
+ * In the needle's order.
  */
 export function distinctiveQuery(value: string, documentFrequency: (word: string) => number, n = NEEDLE_WORDS): string {
-  const words = candidates(value).map((c) => {
-    const df = documentFrequency(c.word);
-    return { ...c, df: df > 0 ? df : Number.POSITIVE_INFINITY };
+  const seen = new Set<string>();
+  const words: { word: string; at: number; df: number }[] = [];
+  queryTerms(value).forEach((t, at) => {
+    if (STOPWORDS.has(t.primary) || seen.has(t.primary)) return;
+    seen.add(t.primary);
+    const df = documentFrequency(t.primary);
+    words.push({ word: t.primary, at, df: df > 0 ? df : Number.POSITIVE_INFINITY });
   });
   const chosen = [...words].sort((a, b) => a.df - b.df || b.word.length - a.word.length || a.at - b.at).slice(0, n);
   return inTextOrder(chosen);
