@@ -184,7 +184,9 @@ describe("scoring rules (../shared/fixtures/real/README.md)", () => {
 
   it("an open error is named by two of its identifying words (or all words of its key)", () => {
     const error = { text: "`pnpm test` fails: TS2307 Cannot find module 'uuid' (src/db.ts)", key: null };
-    expect(errorKeyWords(error.text)).toEqual(["TS2307", "uuid", "src/db.ts"]);
+    expect(errorKeyWords(error.text)).toEqual(["pnpm test", "TS2307", "uuid", "src/db.ts"]);
+    expect(errorKeyWords('`astro check` reports 328 (TS7026) errors; "too frail" said the user\'s lead')).toEqual(["astro check", "too frail", "328", "TS7026"]);
+    expect(namesError("ran pnpm test: TS2307", error)).toBe(true);
     expect(errorKeyWords("Headless browser cannot reach localhost/127.0.0.1 (net::ERR_CONNECTION_REFUSED)")).toEqual(["localhost/127.0.0.1", "net::ERR_CONNECTION_REFUSED"]);
     expect(namesError("[error] ts2307: cannot find module 'uuid'", error)).toBe(true);
     expect(namesError("[error] ts2307 somewhere", error)).toBe(false);
@@ -298,7 +300,9 @@ describe("pairing truth files with sessions by sha256", () => {
 });
 
 describe("text matching used by the truth scoring is linear", () => {
-  it("a 1 MB run of near-misses", () => {
+  it("a 1 MB run of near-misses and of unmatched quotes", () => {
+    expect(errorKeyWords("`".repeat(1_000_000))).toEqual([]);
+    expect(errorKeyWords(`"a${"`x".repeat(300_000)}`).length).toBeGreaterThan(0);
     const hay = "README.mdx".repeat(100_000);
     expect(holdsPathTail(hay, "README.md")).toBe(false);
     expect(holdsHashPrefix("g1a2b3c4".repeat(120_000), "1a2b3c4")).toBe(false);

@@ -218,14 +218,44 @@ function isQuoted(raw: string): boolean {
 }
 const INNER_MARKS = new Set(["_", ".", "/", ":", "#", "@", "-"]);
 
+/** The longest quoted span (backticks or double quotes) taken as one identifying phrase, e.g. `astro check`. */
+const SPAN_MAX = 60;
+
+/** Texts between matching backticks or double quotes, one line, 1-60 characters. Linear: each indexOf moves on. */
+function quotedSpans(text: string): string[] {
+  const out: string[] = [];
+  for (const q of ["`", '"']) {
+    let from = 0;
+    for (;;) {
+      const a = text.indexOf(q, from);
+      if (a < 0) break;
+      const b = text.indexOf(q, a + 1);
+      if (b < 0) break;
+      const span = text.slice(a + 1, b).trim();
+      if (span.length > 0 && span.length <= SPAN_MAX && !span.includes("\n")) out.push(span);
+      from = b + 1;
+    }
+  }
+  return out;
+}
+
 /**
- * Words of an error description that identify it rather than describe it: tokens holding a digit, an
- * inner `_ . / : # @ -`, an inner capital (camelCase, TS2307, ENOENT), or written in quotes. Distinct,
- * case-insensitive, at least three characters.
+ * Words of an error description that identify it rather than describe it: quoted spans (a command in
+ * backticks, a name in double quotes), and tokens holding a digit, an inner `_ . / : # @ -`, an inner
+ * capital (camelCase, TS2307, ENOENT), or written in quotes. Distinct, case-insensitive, at least three
+ * characters for a token.
  */
 export function errorKeyWords(text: string): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
+  const take = (word: string): void => {
+    const lower = word.toLowerCase();
+    if (!seen.has(lower)) {
+      seen.add(lower);
+      out.push(word);
+    }
+  };
+  for (const span of quotedSpans(text)) take(span);
   for (const raw of text.split(/\s+/)) {
     const quoted = isQuoted(raw);
     for (const word of plainWords(raw)) {
@@ -235,11 +265,7 @@ export function errorKeyWords(text: string): string[] {
         const c = word[i] ?? "";
         if (isDigit(c) || (i > 0 && i < word.length - 1 && INNER_MARKS.has(c)) || (i > 0 && c >= "A" && c <= "Z")) marked = true;
       }
-      const lower = word.toLowerCase();
-      if (marked && !seen.has(lower)) {
-        seen.add(lower);
-        out.push(word);
-      }
+      if (marked) take(word);
     }
   }
   return out;
@@ -255,7 +281,8 @@ const PLAIN_WORD_MIN = 6;
  * Named when the truth gives a `key` and all its words appear; else when two of its identifying words
  * (`errorKeyWords`) appear, or, for a description with none, three of its long words. Case-insensitive.
  */
-export function namesError(lowerHay: string, error: Pick<TruthOpenError, "text" | "key">): boolean {
+export function namesError(hay: string, error: Pick<TruthOpenError, "text" | "key">): boolean {
+  const lowerHay = hay.toLowerCase();
   if (error.key !== null) return missingWords(lowerHay, error.key).length === 0;
   const ids = errorKeyWords(error.text);
   if (ids.length > 0) return ids.length - missingWords(lowerHay, ids).length >= Math.min(ERROR_WORDS_NEEDED, ids.length);
