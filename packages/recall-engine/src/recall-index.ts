@@ -7,6 +7,7 @@ import { rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
 import { TermIndex } from "./term-index.js";
+import { queryTerms } from "./tokenizer.js";
 
 /** What the index needs from a read session (`Session` of @context-fold/ledger-reader fits). */
 export interface RecallSession extends ScopeSource {
@@ -82,6 +83,15 @@ export class RecallIndex {
   }
   get termCount(): number {
     return this.terms.termCount;
+  }
+
+  /**
+   * Blocks holding `word` as a whole token (all branches), 0 when none: how distinctive the word is in
+   * this session. A word the tokenizer splits into several tokens is counted by its first.
+   */
+  documentFrequency(word: string): number {
+    const term = queryTerms(word)[0];
+    return term === undefined ? 0 : this.terms.documentFrequency(term.primary);
   }
 
   /** Takes a newer read of the same ledger (e.g. from `updateSession`) and indexes blocks it adds. */

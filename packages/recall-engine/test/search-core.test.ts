@@ -72,6 +72,13 @@ describe("RecallIndex search over hand-built blocks", () => {
     expect(camel.hits.map((h) => h.index).sort()).toEqual([4, 6]);
     expect(camel.hits.map((h) => h.index)).not.toContain(5);
   });
+  it("documentFrequency counts the blocks holding a word as a whole token", () => {
+    expect(index.documentFrequency("drizzle-orm")).toBe(1);
+    expect(index.documentFrequency("src/db/pool.ts")).toBe(3);
+    expect(index.documentFrequency("RefreshToken")).toBe(2);
+    expect(index.documentFrequency("nowhere-in-the-session")).toBe(0);
+    expect(index.documentFrequency("")).toBe(0);
+  });
   it("finds an identifier written as one piece of a dotted call (real fixture lines)", () => {
     const lines: FakeBlock[] = [
       { kind: "user", text: "keep the prompt history" },

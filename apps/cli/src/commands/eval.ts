@@ -1,5 +1,7 @@
 // `context-fold eval <session.jsonl>...`: how much of what matters a compaction keeps (ground truth read
-// from the ledger), how much recall brings back verified, sizes, times, and the same after N rounds.
+// from the ledger, and hand-written truth files with --truth), how much recall brings back verified,
+// sizes, times, and the same after N rounds. A file that cannot be read as a session is skipped with its
+// reason and the rest are scored; with nothing scored the command fails (exit 2).
 import { performance } from "node:perf_hooks";
 import type { Session } from "@context-fold/ledger-reader";
 import { RecallError } from "@context-fold/recall-engine";
@@ -8,22 +10,33 @@ import type { Command } from "commander";
 import { type EvalManifest, EvalInputError, readEvalManifest } from "../eval/eval-manifest.js";
 import { evaluateSession, type SessionEval } from "../eval/evaluate-session.js";
 import { renderEval } from "../eval/render-eval.js";
-import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit } from "../output.js";
+import { fileSha256 } from "../eval/truth-file.js";
+import { type HashedFile, pairTruths, readTruthSources, type TruthPairing } from "../eval/truth-pairing.js";
+import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
 import { readSessionForCli } from "../session-input.js";
 
 interface EvalCliOptions {
   needles: string[];
+  truth: string[];
   rounds?: string;
   roundFacts?: string;
   budget?: string;
   json?: boolean;
 }
 
+/** A file given to `eval` that was not scored, and why. */
+export interface SkippedFile {
+  readonly file: string;
+  readonly reason: string;
+}
+
 /** What `--json` prints. */
 export interface EvalDocument {
   readonly sessions: readonly SessionEval[];
-  readonly skipped: readonly { readonly file: string; readonly reason: string }[];
-  /** Every floor held in every evaluated session. */
+  readonly skipped: readonly SkippedFile[];
+  /** Truth files found in a `--truth` directory for sessions that were not given (left out). */
+  readonly truthUnused: readonly string[];
+  /** At least one session scored, and every floor held in every scored session. */
   readonly floorsHeld: boolean;
 }
 
@@ -33,6 +46,11 @@ function wholeNumber(name: string, value: string | undefined, min: number): numb
   return Number(value);
 }
 
+function usageError(error: unknown): never {
+  if (error instanceof EvalInputError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
+  throw error;
+}
+
 async function manifestsById(files: readonly string[]): Promise<Map<string, { file: string; manifest: EvalManifest }>> {
   const out = new Map<string, { file: string; manifest: EvalManifest }>();
   for (const file of files) {
@@ -40,37 +58,88 @@ async function manifestsById(files: readonly string[]): Promise<Map<string, { fi
       const manifest = await readEvalManifest(file);
       out.set(manifest.sessionId, { file, manifest });
     } catch (error) {
-      if (error instanceof EvalInputError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
-      throw error;
+      usageError(error);
     }
   }
   return out;
 }
 
+/** The message of a failure to read or score one file (it goes into `skipped`). */
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** sha256 of every given file that can be read (a skipped file still claims its truth file). */
+async function hashed(files: readonly string[]): Promise<HashedFile[]> {
+  const out: HashedFile[] = [];
+  for (const file of files) {
+    try {
+      out.push({ file, sha256: await fileSha256(file) });
+    } catch {
+      // unreadable: already in `skipped`, and no truth file can be for it
+    }
+  }
+  return out;
+}
+
+async function pairing(files: readonly string[], truthArgs: readonly string[]): Promise<TruthPairing> {
+  if (truthArgs.length === 0) return { bySession: new Map(), unused: [] };
+  try {
+    return pairTruths(await hashed(files), await readTruthSources(truthArgs));
+  } catch (error) {
+    usageError(error);
+  }
+}
+
 export function registerEval(program: Command): void {
   program
     .command("eval")
-    .description("Retention evaluation: what a compaction keeps (founding request, corrections, files, commits, errors, needles), what recall recovers verified, sizes and times")
-    .argument("<session.jsonl...>", "Pi session files")
+    .description(
+      "Retention evaluation: what a compaction keeps (founding request, corrections, files, commits, errors, needles), what recall recovers verified, sizes and times; with --truth, scores against hand-written truth files (decisions, files, junk, commits, open errors, questions by recall) and their floors",
+    )
+    .argument("<session.jsonl...>", "Pi session files (a file that cannot be read as a session is skipped with its reason)")
     .option("--needles <manifest.json>", "session-gen manifest (needles, open errors); repeat for several sessions, matched by session id", (v: string, acc: string[]) => [...acc, v], [])
+    .option(
+      "--truth <file|dir>",
+      "hand-written truth file (../shared/fixtures/real/README.md format) or a folder of *.truth.json; each session is paired with the truth whose sha256 is the session file's. Exit 2 when a named truth file matches no session given, or a truth's session (by name) hashes differently; repeatable",
+      (v: string, acc: string[]) => [...acc, v],
+      [],
+    )
     .option("--rounds <N>", "also compact N times at growing cut points, each merging the previous summary, and score the last", "1")
     .option("--round-facts <window|lineage>", "window: each round extracts only what is new since the last cut (older facts survive only through the merge); lineage: the whole lineage each time", "window")
     .option("--budget <tokens>", "summary budget in tokens (default: the formatter's)")
-    .option("--json", "print {sessions, skipped, floorsHeld}")
+    .option("--json", "print {sessions, skipped, truthUnused, floorsHeld}")
+    .addHelpText(
+      "after",
+      `
+Floors (exit 1 when one does not hold): founding request verbatim, every commit named or counted, every
+needle found through recall; with a truth file also decisions (importance high/medium) >= 0.9, modified
+files named >= 0.95, junk listed as files 0, commits named 1.0, open errors named >= 0.8, founding request
+verbatim. Needles and questions are also searched by words (three rarest / five longest), reported beside.
+Exit 0 floors held, 1 a floor not held, 2 usage or no session scored; skipped files are named on stderr.`,
+    )
     .action(async (files: string[], options: EvalCliOptions) => {
       const rounds = wholeNumber("--rounds", options.rounds, 1) ?? 1;
       const budget = wholeNumber("--budget", options.budget, 1);
       const roundFacts = options.roundFacts ?? "window";
       if (roundFacts !== "window" && roundFacts !== "lineage") throw new CliError(`--round-facts must be window or lineage, got "${roundFacts}"`, { code: "BAD_OPTION" });
       const manifests = await manifestsById(options.needles);
-      const sessions: Session[] = [];
-      for (const file of files) sessions.push(await readSessionForCli(file));
+      const skipped: SkippedFile[] = [];
+      const sessions: { file: string; session: Session }[] = [];
+      for (const file of files) {
+        try {
+          sessions.push({ file, session: await readSessionForCli(file) });
+        } catch (error) {
+          skipped.push({ file, reason: reasonOf(error) });
+        }
+      }
+      const truths = await pairing(files, options.truth);
       const used = new Set<string>();
       const results: SessionEval[] = [];
-      const skipped: { file: string; reason: string }[] = [];
-      for (const [i, session] of sessions.entries()) {
+      for (const { file, session } of sessions) {
         const given = manifests.get(session.header.id);
         if (given !== undefined) used.add(session.header.id);
+        const truth = truths.bySession.get(file);
         try {
           results.push(
             await evaluateSession(session, {
@@ -79,20 +148,25 @@ export function registerEval(program: Command): void {
               roundFacts,
               ...(budget === undefined ? {} : { budget }),
               ...(given === undefined ? {} : { manifest: given.manifest }),
+              ...(truth === undefined ? {} : { truth }),
             }),
           );
         } catch (error) {
-          if (error instanceof SummaryError && error.code === "NOTHING_TO_COMPACT") skipped.push({ file: files[i] ?? session.path, reason: error.message });
-          else if (error instanceof SummaryError || error instanceof RecallError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
+          if (error instanceof SummaryError || error instanceof RecallError) skipped.push({ file, reason: `${error.code}: ${error.message}` });
           else throw error;
         }
       }
       for (const [id, { file }] of manifests) {
         if (!used.has(id)) throw new CliError(`--needles ${file} is for session ${id}, which is not among the sessions given`, { code: "MANIFEST_UNMATCHED" });
       }
-      const floorsHeld = results.every((r) => r.floors.foundingRequest && r.floors.commits && r.floors.needlesViaRecall);
-      const doc: EvalDocument = { sessions: results, skipped, floorsHeld };
-      emit(options.json === true, doc, () => renderEval(results, skipped));
-      if (!floorsHeld) setExit(EXIT_FINDINGS);
+      const scored = results.length > 0;
+      const floorsHeld = scored && results.every((r) => r.floors.foundingRequest && r.floors.commits && r.floors.needlesViaRecall && r.floors.truth !== false);
+      const doc: EvalDocument = { sessions: results, skipped, truthUnused: truths.unused, floorsHeld };
+      emit(options.json === true, doc, () => renderEval(results, skipped, truths.unused));
+      for (const s of skipped) warn(`context-fold: warning: ${s.file}: skipped, not scored (${s.reason})`);
+      if (!scored) {
+        warn(`context-fold: no session was scored (${String(skipped.length)} skipped)`);
+        setExit(EXIT_USAGE);
+      } else if (!floorsHeld) setExit(EXIT_FINDINGS);
     });
 }

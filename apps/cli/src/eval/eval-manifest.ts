@@ -23,7 +23,7 @@ export interface EvalManifest {
   readonly commits?: readonly { readonly hash: string; readonly subject: string }[];
 }
 
-export type EvalInputErrorCode = "MANIFEST_UNREADABLE" | "MANIFEST_INVALID" | "MANIFEST_UNMATCHED";
+export type EvalInputErrorCode = "MANIFEST_UNREADABLE" | "MANIFEST_INVALID" | "MANIFEST_UNMATCHED" | "TRUTH_UNREADABLE" | "TRUTH_INVALID" | "TRUTH_UNMATCHED";
 
 export class EvalInputError extends Error {
   readonly code: EvalInputErrorCode;

@@ -7,6 +7,9 @@ import { ledgerVerifier, RecallIndex } from "@context-fold/recall-engine";
 import { createFactsAccumulator } from "@context-fold/extractors";
 import { compactSession, compactWithFacts, type CompactOptions, type CompactResult, estimateTokens, planCut, SummaryError } from "@context-fold/summary-formatter";
 import type { EvalManifest } from "./eval-manifest.js";
+import { evaluateTruth } from "./evaluate-truth.js";
+import type { TruthScore } from "./score-truth.js";
+import type { SessionTruth } from "./truth-file.js";
 import { type GroundTruth, groundTruth } from "./ground-truth.js";
 import { recallNeedles, type RecallTally, spanRecallNeedles, type SpanRecallTally } from "./recall-check.js";
 import { type Retention, scoreRetention } from "./score-retention.js";
@@ -25,6 +28,8 @@ export interface EvalOptions {
   readonly roundFacts?: RoundFacts;
   /** Summary budget in tokens (the formatter's default when absent). */
   readonly budget?: number;
+  /** Hand-written truth for this session (its sha256 already checked): scored against the single compaction. */
+  readonly truth?: SessionTruth;
   /** Milliseconds from any fixed origin (e.g. performance.now): time is an input, never read here. */
   readonly clock: () => number;
 }
@@ -65,12 +70,16 @@ export interface EvalTimes {
   readonly recallMs: number;
   readonly recallPerNeedleMs: number;
   readonly roundsMs: number;
+  /** Scoring against the truth file (0 without one). */
+  readonly truthMs: number;
 }
 
 export interface Floors {
   readonly foundingRequest: boolean;
   readonly commits: boolean;
   readonly needlesViaRecall: boolean;
+  /** Every floor against the truth file held (`truth.floors`); null without a truth file. */
+  readonly truth: boolean | null;
 }
 
 export interface SessionEval {
@@ -82,10 +91,15 @@ export interface SessionEval {
   readonly needleSource: "manifest" | "sampled";
   readonly needles: number;
   readonly single: CompactionEval;
+  /** Needles searched as the whole value (a quoted phrase when it has spaces): what the floor is on. */
   readonly needlesViaRecall: RecallTally;
+  /** The same needles searched by their three most distinctive words (rarest in the session's index), beside it. */
+  readonly needlesViaWords: RecallTally;
   /** Span recall by anchor (one call each) when the session has a seed index; null otherwise. */
   readonly needlesViaSpanRecall: SpanRecallTally | null;
   readonly repeated: { readonly roundFacts: RoundFacts; readonly rounds: readonly EvalRound[]; readonly final: CompactionEval } | null;
+  /** Scores against the hand-written truth file (`--truth`); null without one. */
+  readonly truth: TruthScore | null;
   readonly floors: Floors;
   readonly times: EvalTimes;
 }
@@ -113,14 +127,14 @@ function needlesFor(session: Session, cutEntryId: string | null, manifest: EvalM
 }
 
 /** Floors other issues promise: founding request kept, every commit named or counted, every needle recalled. */
-export function floorsOf(single: CompactionEval, recall: RecallTally, final: CompactionEval | null): Floors {
+export function floorsOf(single: CompactionEval, recall: RecallTally, final: CompactionEval | null, truth: TruthScore | null = null): Floors {
   const ok = (c: CompactionEval): { founding: boolean; commits: boolean } => ({
     founding: !c.retention.foundingRequest.expected || c.retention.foundingRequest.verbatim,
     commits: c.retention.commits.named + c.retention.commits.counted === c.retention.commits.n,
   });
   const a = ok(single);
   const b = final === null ? a : ok(final);
-  return { foundingRequest: a.founding && b.founding, commits: a.commits && b.commits, needlesViaRecall: recall.found === recall.n };
+  return { foundingRequest: a.founding && b.founding, commits: a.commits && b.commits, needlesViaRecall: recall.found === recall.n, truth: truth === null ? null : truth.floors.held };
 }
 
 /** The session as it stood when its lineage reached `entryIndex` (a byte prefix of the file, parsed). */
@@ -174,7 +188,11 @@ export async function evaluateSession(session: Session, options: EvalOptions): P
   t = clock();
   const recall = recallNeedles(index, ledgerVerifier(session), needles);
   const recallMs = clock() - t;
+  const byWords = recallNeedles(index, ledgerVerifier(session), needles, "words");
   const spans = await spanRecallNeedles(session, needles);
+  t = clock();
+  const truthScore = options.truth === undefined ? null : evaluateTruth(session, result, index, options.truth);
+  const truthMs = options.truth === undefined ? 0 : clock() - t;
 
   let repeated: SessionEval["repeated"] = null;
   let roundsMs = 0;
@@ -227,9 +245,11 @@ export async function evaluateSession(session: Session, options: EvalOptions): P
     needles: needles.length,
     single,
     needlesViaRecall: recall,
+    needlesViaWords: byWords,
     needlesViaSpanRecall: spans,
     repeated,
-    floors: floorsOf(single, recall, repeated?.final ?? null),
+    truth: truthScore,
+    floors: floorsOf(single, recall, repeated?.final ?? null, truthScore),
     times: {
       groundTruthMs: fixed(groundTruthMs),
       compactMs: fixed(compactMs),
@@ -237,6 +257,7 @@ export async function evaluateSession(session: Session, options: EvalOptions): P
       recallMs: fixed(recallMs),
       recallPerNeedleMs: fixed(needles.length > 0 ? recallMs / needles.length : 0),
       roundsMs: fixed(roundsMs),
+      truthMs: fixed(truthMs),
     },
   };
 }

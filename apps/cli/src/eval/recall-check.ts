@@ -8,10 +8,13 @@ import { type BlockVerifier, RecallError, type RecallIndex, spanRecall } from "@
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { EvalNeedle } from "./sample-needles.js";
 import { collapseWhitespace } from "./text-match.js";
+import { distinctiveQuery } from "./truth-queries.js";
 
 export interface NeedleRecall {
   readonly kind: EvalNeedle["kind"];
   readonly value: string;
+  /** What was typed into recall. */
+  readonly query?: string;
   readonly found: boolean;
   /** Recall calls used (1: the search found nothing to expand; 2: search + expand). */
   readonly calls: number;
@@ -37,12 +40,17 @@ export function needleQuery(value: string): string {
   return flat;
 }
 
-export function recallNeedle(index: RecallIndex, verify: BlockVerifier, needle: EvalNeedle): NeedleRecall {
-  const base = { kind: needle.kind, value: needle.value };
+/** How a needle is typed into recall: the whole value as a phrase, or its three most distinctive words. */
+export type NeedleQueryKind = "phrase" | "words";
+
+export function recallNeedle(index: RecallIndex, verify: BlockVerifier, needle: EvalNeedle, queryKind: NeedleQueryKind = "phrase"): NeedleRecall {
+  const query = queryKind === "phrase" ? needleQuery(needle.value) : distinctiveQuery(needle.value, (w) => index.documentFrequency(w));
+  const base = { kind: needle.kind, value: needle.value, query };
   const options = needle.onLineage ? {} : { scope: "all" };
+  if (query.trim() === "") return { ...base, found: false, calls: 0, reason: "no word to search for" };
   let hits;
   try {
-    hits = index.search(needleQuery(needle.value), options).hits;
+    hits = index.search(query, options).hits;
   } catch (error) {
     return { ...base, found: false, calls: 1, reason: `search failed: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -62,8 +70,8 @@ export function recallNeedle(index: RecallIndex, verify: BlockVerifier, needle: 
   return { ...base, found: false, calls: 2, reason: unverified ? "found only in a block that failed verification" : `not on the first page of ${String(hits.length)} hit(s)` };
 }
 
-export function recallNeedles(index: RecallIndex, verify: BlockVerifier, needles: readonly EvalNeedle[]): RecallTally {
-  const results = needles.map((n) => recallNeedle(index, verify, n));
+export function recallNeedles(index: RecallIndex, verify: BlockVerifier, needles: readonly EvalNeedle[], queryKind: NeedleQueryKind = "phrase"): RecallTally {
+  const results = needles.map((n) => recallNeedle(index, verify, n, queryKind));
   return { n: results.length, found: results.filter((r) => r.found).length, maxCalls: Math.max(0, ...results.map((r) => r.calls)), results };
 }
 

@@ -110,3 +110,51 @@ export function countedBy(omissions: readonly OmissionLine[], accepts: (what: st
   for (const o of omissions) if (accepts(o.what)) n += o.count;
   return n;
 }
+
+/**
+ * `name` (a file's basename) occurs as the last component of a path or on its own: preceded by the
+ * start, a separator or "/", and followed by no identifier character ("x/README.md" and "README.md"
+ * hold "README.md"; "myREADME.md" and "README.md5" do not). Linear: indexOf steps forward.
+ */
+export function holdsPathTail(text: string, name: string): boolean {
+  if (name.length === 0) return false;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(name, from);
+    if (at < 0) return false;
+    const before = at === 0 ? -1 : text.charCodeAt(at - 1);
+    const endAt = at + name.length;
+    const after = endAt >= text.length ? -1 : text.charCodeAt(endAt);
+    const afterNext = endAt + 1 >= text.length ? -1 : text.charCodeAt(endAt + 1);
+    const beforeOk = before < 0 || before === 47 || !isTokenChar(before);
+    const afterOk = after < 0 || !isTokenChar(after) || (after === 46 && (afterNext < 0 || !isTokenChar(afterNext)));
+    if (beforeOk && afterOk) return true;
+    from = at + 1;
+  }
+}
+
+function isHexChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 97 && code <= 102) || (code >= 65 && code <= 70);
+}
+
+/**
+ * A commit named by its first seven hex digits: `prefix` occurs with no identifier character before it,
+ * followed by the end, a non-identifier character or more hex digits (a longer form of the same hash).
+ * Case-insensitive for the hex letters. Linear.
+ */
+export function holdsHashPrefix(text: string, prefix: string): boolean {
+  if (prefix.length === 0) return false;
+  const hay = text.toLowerCase();
+  const needle = prefix.toLowerCase();
+  let from = 0;
+  for (;;) {
+    const at = hay.indexOf(needle, from);
+    if (at < 0) return false;
+    const before = at === 0 ? -1 : hay.charCodeAt(at - 1);
+    let end = at + needle.length;
+    while (end < hay.length && isHexChar(hay.charCodeAt(end))) end++;
+    const after = end >= hay.length ? -1 : hay.charCodeAt(end);
+    if ((before < 0 || !isTokenChar(before)) && (after < 0 || !isTokenChar(after) || after === 46)) return true;
+    from = at + 1;
+  }
+}
