@@ -2,6 +2,7 @@
 // per run, each counted only after a 2xx PATCH and a re-GET that shows `invalidated`. The attempted ids
 // are persisted before each PATCH, so the cap holds across a crash and resume.
 import { HindsightError, type HindsightApi } from "../client/types.js";
+import { assertSupersedable, ClaimInvariantError } from "./claim.js";
 import { readActions } from "./judge-phase.js";
 import { isVersionedObject, phasePaths, readJsonIfExists, writeJsonAtomic } from "./phase-files.js";
 import { GardenerOptionsError, type ApplyAck, type ApplyFile, type FailedApply, type MemberAction } from "./types.js";
@@ -69,9 +70,12 @@ async function survivorProblem(api: HindsightApi, bankId: string, action: Member
   const survivorId = action.survivorId ?? "";
   try {
     const survivor = await api.getMemory(bankId, survivorId);
+    // By construction a supersede never joins claims that disagree; should one get here, stop the run.
+    assertSupersedable(action.text, survivor.text);
     if (survivor.state === "valid") return undefined;
     return { id: action.id, status: 0, detail: `not sent: its survivor ${survivorId} is no longer valid (state "${survivor.state}")` };
   } catch (error) {
+    if (error instanceof ClaimInvariantError) throw error;
     const f = failureOf(action.id, error, `not sent: GET of survivor ${survivorId}`);
     return { ...f, detail: f.detail.startsWith("not sent") ? f.detail : `not sent: survivor ${survivorId}: ${f.detail}` };
   }
