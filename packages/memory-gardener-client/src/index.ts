@@ -41,6 +41,8 @@ export type { TextAnalysis, ClaimValue, ValueKind, Polarity } from "./gardener/t
 export { relateClaims, claimPair, canSupersede, assertSupersedable, ClaimInvariantError } from "./gardener/claim.js";
 export type { Claim, ClaimRelation } from "./gardener/claim.js";
 export { writeFileAtomic, phasePaths } from "./gardener/phase-files.js";
+export { RunLedger, GardenerLedgerError, defaultLedgerDir, ledgerFileFor, writeLedgerText, LEDGER_RUNS_KEPT } from "./gardener/run-ledger.js";
+export type { LedgerRun, LedgerTarget, ApplyOutcome } from "./gardener/run-ledger.js";
 export { generateExampleBank } from "./gardener/example-bank.js";
 export type { ExampleBank, ExampleBankTruth } from "./gardener/example-bank.js";
 export { GardenerOptionsError, GardenerStateError } from "./gardener/types.js";
