@@ -104,13 +104,14 @@ export async function runApplyPhase(api: HindsightApi, options: ApplyOptions): P
   const done = ledger.appliedBefore();
   const byId = new Map(candidates.map((c) => [c.id, c] as const));
 
-  // Ids attempted before a kill without a recorded outcome are settled first: re-sending their PATCH
-  // does not raise the distinct count (invalidation is idempotent); one no longer a candidate (the
-  // re-run's phases no longer list it, e.g. because it is already invalidated) is settled by a GET.
+  // Ids attempted before a kill without a recorded outcome are settled first, by a GET: the PATCH may
+  // have landed. One still valid and still a candidate is sent again (that does not raise the distinct
+  // count; invalidation is idempotent).
   for (const id of run.attempted) {
     if (run.outcomes[id] !== undefined) continue;
     const action = byId.get(id);
-    ledger.recordOutcome(id, action !== undefined ? await applyOne(api, options.bankId, action, options.now) : await settleByGet(api, options.bankId, id));
+    const settled = await settleByGet(api, options.bankId, id);
+    ledger.recordOutcome(id, settled.applied || action === undefined ? settled : await applyOne(api, options.bankId, action, options.now));
   }
   const attemptedSet = new Set(run.attempted);
   const queue = candidates.filter((c) => !attemptedSet.has(c.id) && run.notSent[c.id] === undefined && !done.has(c.id));
