@@ -136,6 +136,23 @@ describe("claims", () => {
     expect(rel("The omega service runs 5 replicas.", "The omega service now runs 7 replicas, up from 5.")).toBe("contradiction");
   });
 
+  it("membership in a contradiction beats expiry: a disputed run state is flagged, never expired", async () => {
+    const dated = (text: string, days: number, i: number): Memory =>
+      memoryOf({ content: text, timestamp: new Date(Date.parse(NOW) - days * 86_400_000).toISOString() }, i);
+    const memories = [
+      dated("The nightly CI job for billing is failing.", 40, 1),
+      dated("The nightly CI job for billing is passing.", 20, 2),
+      dated("CI run #4821 for PR #312 is failing on the e2e suite.", 30, 3),
+    ];
+    const clusters = findClusters(memories, NOW);
+    expect(clusters.map((c) => [c.kind, c.members.map((m) => m.text)])).toEqual([
+      ["contradiction", ["The nightly CI job for billing is failing.", "The nightly CI job for billing is passing."]],
+      ["expired_ephemera", ["CI run #4821 for PR #312 is failing on the e2e suite."]],
+    ]);
+    const actions = await judgeAll(clusters);
+    expect(actions.filter((a) => a.action === "expire").map((a) => a.text)).toEqual(["CI run #4821 for PR #312 is failing on the e2e suite."]);
+  });
+
   it("a value-shaped word that modifies a sentence-initial subject names the subject", () => {
     expect(rel("The amber-2 service runs 5 replicas.", "The amber-3 service runs 7 replicas.")).toBeUndefined();
     expect(rel("The amber-2 service runs 5 replicas.", "The amber-2 service runs 7 replicas.")).toBe("contradiction");
