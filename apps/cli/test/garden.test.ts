@@ -1,5 +1,5 @@
 // `context-fold garden` against a real local bank holding the generated example bank.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
 import { HindsightClient, generateExampleBank } from "@context-fold/memory-gardener-client";
@@ -18,7 +18,10 @@ describe("context-fold garden", () => {
   let server: LocalBank;
   let client: HindsightClient;
   const bank = generateExampleBank(19, 550, NOW);
+  const stateHome = process.env["XDG_STATE_HOME"];
   beforeAll(async () => {
+    // The run ledger goes to the user's state folder: a scratch one here.
+    process.env["XDG_STATE_HOME"] = tempDir();
     server = await startLocalBank({ port: 0 });
     client = new HindsightClient({ baseUrl: server.url });
     await client.createBank(BANK, {});
@@ -31,6 +34,8 @@ describe("context-fold garden", () => {
   });
   afterAll(async () => {
     await server.close();
+    if (stateHome === undefined) delete process.env["XDG_STATE_HOME"];
+    else process.env["XDG_STATE_HOME"] = stateHome;
   });
 
   it("prints exactly the contract JSON, report-only, exit 1 for contradictions to review", async () => {
@@ -62,10 +67,33 @@ describe("context-fold garden", () => {
     expect(invalidated).toBe(bank.truth.toInvalidate.length + 4);
   });
 
-  it("takes now from the newest memory when --now is absent, and says so", async () => {
-    const { stderr, stdout } = await cli(["garden", "--url", server.url, "--bank", BANK, "--out", tempDir(), "--json"]);
-    expect(stderr).toContain("no --now given");
-    expect((JSON.parse(stdout) as { manifest: { fetched: number } }).manifest.fetched).toBeGreaterThan(500);
+  it("without --now the clock is the wall clock; without --out no phase file is left anywhere", async () => {
+    const cwdBefore = readdirSync(process.cwd()).sort();
+    const before = Date.now();
+    const { stdout } = await cli(["garden", "--url", server.url, "--bank", BANK]);
+    const after = Date.now();
+    const now = /now (\S+), judge/.exec(stdout)?.[1] ?? "";
+    expect(Date.parse(now)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(now)).toBeLessThanOrEqual(after);
+    expect(stdout).not.toContain("Phase files:");
+    expect(readdirSync(process.cwd()).sort()).toEqual(cwdBefore);
+  });
+
+  it("refuses --apply when the run ledger cannot be written, and --new-run without --apply", async () => {
+    const blocked = join(tempDir(), "file");
+    writeFileSync(blocked, "");
+    const saved = process.env["XDG_STATE_HOME"];
+    process.env["XDG_STATE_HOME"] = blocked;
+    try {
+      const r = await cli(["garden", "--url", server.url, "--bank", BANK, "--now", NOW, "--apply"]);
+      expect(r.exit).toBe(2);
+      expect(r.stderr).toContain("the run ledger cannot be written");
+    } finally {
+      process.env["XDG_STATE_HOME"] = saved;
+    }
+    const usage = await cli(["garden", "--url", server.url, "--bank", BANK, "--now", NOW, "--new-run"]);
+    expect(usage.exit).toBe(2);
+    expect(usage.stderr).toContain("--new-run only applies with --apply");
   });
 
   it("samples by probe when --probe is given without --mode", async () => {
@@ -93,13 +121,15 @@ describe("context-fold garden", () => {
     expect(down.stderr).toContain("the bank answered");
   });
 
-  it("an empty bank is an empty report (exit 0), not an error", async () => {
+  it("an empty bank is an empty report (exit 0) with no made-up date and no phase files", async () => {
     await client.createBank("cli-empty", {});
-    const out = tempDir();
-    const r = await cli(["garden", "--url", server.url, "--bank", "cli-empty", "--out", out, "--json"]);
+    const cwdBefore = readdirSync(process.cwd()).sort();
+    const r = await cli(["garden", "--url", server.url, "--bank", "cli-empty"]);
     expect(r.exit).toBe(0);
-    expect(r.stderr).toContain("holds no valid memory");
-    const json = JSON.parse(r.stdout) as { manifest: { total: number }; applied: number };
+    expect(r.stdout).toContain("The bank holds no valid memory: nothing to garden.");
+    expect(r.stdout + r.stderr).not.toContain("1970");
+    expect(readdirSync(process.cwd()).sort()).toEqual(cwdBefore);
+    const json = JSON.parse((await cli(["garden", "--url", server.url, "--bank", "cli-empty", "--json"])).stdout) as { manifest: { total: number }; applied: number };
     expect(json.manifest.total).toBe(0);
     expect(json.applied).toBe(0);
   });

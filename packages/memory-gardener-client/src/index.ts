@@ -37,8 +37,12 @@ export { runReportPhase, buildReport, renderReport, reportJson, EXAMPLES_PER_ACT
 export type { ReportOptions } from "./gardener/report.js";
 export { findClusters, comparePair, isExpiredEphemera, memoryDate, EPHEMERA_MAX_AGE_MS, MAX_BLOCK_COMPARE } from "./gardener/clustering.js";
 export { analyzeText, jaccard, stem } from "./gardener/text-analysis.js";
-export type { TextAnalysis, ClaimValue, ValueKind } from "./gardener/text-analysis.js";
+export type { TextAnalysis, ClaimValue, ValueKind, Polarity } from "./gardener/text-analysis.js";
+export { relateClaims, claimPair, canSupersede, assertSupersedable, ClaimInvariantError } from "./gardener/claim.js";
+export type { Claim, ClaimRelation } from "./gardener/claim.js";
 export { writeFileAtomic, phasePaths } from "./gardener/phase-files.js";
+export { RunLedger, GardenerLedgerError, defaultLedgerDir, ledgerFileFor, writeLedgerText, LEDGER_RUNS_KEPT } from "./gardener/run-ledger.js";
+export type { LedgerRun, LedgerTarget, ApplyOutcome } from "./gardener/run-ledger.js";
 export { generateExampleBank } from "./gardener/example-bank.js";
 export type { ExampleBank, ExampleBankTruth } from "./gardener/example-bank.js";
 export { GardenerOptionsError, GardenerStateError } from "./gardener/types.js";

@@ -1,10 +1,15 @@
 // `context-fold garden`: run the memory gardener against a Hindsight bank — report-only unless
-// --apply, capped and verified when applying; the phase files in --out make a re-run resume.
-import { resolve } from "node:path";
+// --apply, capped and verified when applying. Each --apply run is counted in a run ledger in the user's
+// state folder, so a killed run resumes with its count; phase files are kept only with --out.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import {
+  GardenerLedgerError,
   GardenerOptionsError,
   GardenerStateError,
+  defaultLedgerDir,
   HindsightClient,
   HindsightError,
   MAX_APPLY_CAP,
@@ -13,7 +18,7 @@ import {
   runGardener,
   type SamplingMode,
 } from "@context-fold/memory-gardener-client";
-import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
+import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit } from "../output.js";
 
 interface GardenOptions {
   url: string;
@@ -24,6 +29,7 @@ interface GardenOptions {
   to?: string;
   now?: string;
   apply?: boolean;
+  newRun?: boolean;
   maxApply?: string;
   out?: string;
   apiKey?: string;
@@ -46,27 +52,6 @@ function parseMaxApply(text: string | undefined): number | undefined {
 
 function checkIso(option: string, value: string | undefined): void {
   if (value !== undefined && Number.isNaN(Date.parse(value))) throw new CliError(`${option} must be an ISO-8601 date, got "${value}"`, { code: "USAGE", exitCode: EXIT_USAGE });
-}
-
-/** Without --now the clock is the newest memory's date in the bank: time is an input, never the system clock. */
-async function defaultNow(client: HindsightClient, bankId: string): Promise<string> {
-  const page = await client.listMemories(bankId, { state: "valid", limit: 1, offset: 0 });
-  const newest = page.items[0];
-  if (newest === undefined) {
-    // Nothing to age: any clock gives the same (empty) report; the epoch keeps it deterministic.
-    warn(`context-fold: bank ${bankId} holds no valid memory; nothing to garden`);
-    return "1970-01-01T00:00:00.000Z";
-  }
-  const date = newest.date ?? newest.mentionedAt ?? newest.occurredStart ?? null;
-  if (date === null || date === undefined) throw new CliError("the bank's newest memory has no date to take the time from; pass --now <iso>", { code: "USAGE", exitCode: EXIT_USAGE });
-  warn(`context-fold: no --now given; using the newest memory's date ${date}`);
-  return date;
-}
-
-function safeName(text: string): string {
-  let out = "";
-  for (const ch of text) out += /[A-Za-z0-9_.-]/.test(ch) ? ch : "_";
-  return out;
 }
 
 async function garden(options: GardenOptions): Promise<void> {
@@ -95,31 +80,41 @@ async function garden(options: GardenOptions): Promise<void> {
   }
   if (mode !== "probe" && options.probe.length > 0) throw new CliError(`--probe only applies to --mode probe (the mode is ${mode})`, { code: "USAGE", exitCode: EXIT_USAGE });
   if (mode !== "window" && (options.from !== undefined || options.to !== undefined)) throw new CliError(`--from/--to only apply to --mode window (the mode is ${mode})`, { code: "USAGE", exitCode: EXIT_USAGE });
-  const client = new HindsightClient({ baseUrl: url.toString().replace(/\/$/, ""), ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+  if (options.newRun === true && options.apply !== true) throw new CliError("--new-run only applies with --apply", { code: "USAGE", exitCode: EXIT_USAGE });
+  const serverUrl = url.toString().replace(/\/$/, "");
+  const client = new HindsightClient({ baseUrl: serverUrl, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+  // The clock is the wall clock unless --now says otherwise; never a memory's date, which apply can change.
+  const now = options.now ?? new Date().toISOString();
+  // Without --out the phases run in a scratch directory removed afterwards: nothing lands in the cwd.
+  const outDir = options.out === undefined ? mkdtempSync(join(tmpdir(), "context-fold-garden-")) : resolve(options.out);
   try {
-    const now = options.now ?? (await defaultNow(client, options.bank));
-    const outDir = resolve(options.out ?? `context-fold-garden/${safeName(options.bank)}-${safeName(now)}`);
     const report = await runGardener(client, {
       bankId: options.bank,
       outDir,
       mode,
       now,
+      nowFromClock: options.now === undefined,
       apply: options.apply === true,
+      ...(options.apply === true ? { ledger: { serverUrl, dir: defaultLedgerDir(), newRun: options.newRun === true } } : {}),
       ...(options.probe.length > 0 ? { probes: options.probe } : {}),
       ...(options.from === undefined ? {} : { from: options.from }),
       ...(options.to === undefined ? {} : { to: options.to }),
       ...(maxApply === undefined ? {} : { maxApply }),
     });
-    emit(Boolean(options.json), reportJson(report), () => `${renderReport(report)}\nPhase files: ${outDir}`);
+    emit(Boolean(options.json), reportJson(report), () => `${renderReport(report)}${options.out === undefined ? "" : `\nPhase files: ${outDir}\n`}`);
     // Findings a human must act on: disputes to review, invalidations that did not stick.
     if (report.contradictions.length > 0 || report.failedApply.length > 0) setExit(EXIT_FINDINGS);
   } catch (error) {
-    if (error instanceof GardenerOptionsError || error instanceof GardenerStateError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
+    if (error instanceof GardenerOptionsError || error instanceof GardenerStateError || error instanceof GardenerLedgerError) {
+      throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
+    }
     if (error instanceof HindsightError) {
       const detail = typeof error.detail === "string" ? error.detail : error.detail === null || error.detail === undefined ? "" : JSON.stringify(error.detail);
       throw new CliError(`the bank answered ${error.status === 0 ? "nothing" : `HTTP ${error.status}`} to ${error.method} ${error.url}${detail === "" ? "" : `: ${detail}`}`, { code: error.code, exitCode: EXIT_USAGE, cause: error });
     }
     throw error;
+  } finally {
+    if (options.out === undefined) rmSync(outDir, { recursive: true, force: true });
   }
 }
 
@@ -133,10 +128,11 @@ export function registerGarden(program: Command): void {
     .option("--probe <q>", "a recall query to sample by (mode probe; repeatable)", collect, [])
     .option("--from <iso>", "window start, inclusive (mode window)")
     .option("--to <iso>", "window end, inclusive; a date-only value covers that day (mode window)")
-    .option("--now <iso>", "the clock ephemera age against (default: the newest memory's date)")
-    .option("--apply", "soft-invalidate superseded and expired memories (capped, verified by re-GET)")
+    .option("--now <iso>", "the clock ephemera age against (default: the wall clock)")
+    .option("--apply", "soft-invalidate superseded and expired memories (capped per run, verified by re-GET; an interrupted run resumes)")
+    .option("--new-run", "with --apply: start a new run even if the last one did not finish")
     .option("--max-apply <n>", `lower the per-run cap of ${MAX_APPLY_CAP} memories`)
-    .option("--out <dir>", "phase files directory (default ./context-fold-garden/<bank>-<now>); re-running with the same one resumes")
+    .option("--out <dir>", "keep the phase files in this directory; re-running with the same one resumes its phases")
     .option("--api-key <key>", "bearer token when the server enables auth")
     .option("--json", "print the report as one JSON document")
     .action(async (options: GardenOptions) => {

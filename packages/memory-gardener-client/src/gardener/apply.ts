@@ -1,9 +1,11 @@
 // Phase 4 (only with apply): soft-invalidate `supersede`/`expire` members, at most 25 distinct memories
-// per run, each counted only after a 2xx PATCH and a re-GET that shows `invalidated`. The attempted ids
-// are persisted before each PATCH, so the cap holds across a crash and resume.
+// per run, each counted only after a 2xx PATCH and a re-GET that shows `invalidated`. Every attempt is
+// recorded in the run ledger before its PATCH, so a run killed midway resumes with its count.
 import { HindsightError, type HindsightApi } from "../client/types.js";
+import { assertSupersedable, ClaimInvariantError } from "./claim.js";
 import { readActions } from "./judge-phase.js";
 import { isVersionedObject, phasePaths, readJsonIfExists, writeJsonAtomic } from "./phase-files.js";
+import type { ApplyOutcome, RunLedger } from "./run-ledger.js";
 import { GardenerOptionsError, type ApplyAck, type ApplyFile, type FailedApply, type MemberAction } from "./types.js";
 
 /** The hard ceiling: no option raises it. */
@@ -14,6 +16,10 @@ export interface ApplyOptions {
   readonly bankId: string;
   readonly outDir: string;
   readonly now: string;
+  /** The run ledger, with its run begun (`ledger.begin`): the cap counts its attempts. */
+  readonly ledger: RunLedger;
+  /** The run resumes an unfinished one (reported). */
+  readonly resumed?: boolean;
   /** Lower the cap (0–25); never raises it. */
   readonly maxApply?: number;
   readonly batchSize?: number;
@@ -21,16 +27,7 @@ export interface ApplyOptions {
   readonly onApplyBatch?: (progress: { batch: number; attempted: number; applied: number }) => void | Promise<void>;
 }
 
-type Outcome = { readonly applied: true } | { readonly applied: false; readonly failure: FailedApply };
-
-interface ApplyStateFile {
-  readonly version: 1;
-  /** Distinct ids a PATCH was (or was about to be) sent for, in order. */
-  readonly attempted: readonly string[];
-  readonly outcomes: Readonly<Record<string, Outcome>>;
-  /** Candidates never sent (their survivor no longer valid): listed in failedApply, not counted by the cap. */
-  readonly notSent?: Readonly<Record<string, FailedApply>>;
-}
+type Outcome = ApplyOutcome;
 
 export function resolveCap(maxApply: number | undefined): number {
   if (maxApply === undefined) return MAX_APPLY_CAP;
@@ -69,9 +66,12 @@ async function survivorProblem(api: HindsightApi, bankId: string, action: Member
   const survivorId = action.survivorId ?? "";
   try {
     const survivor = await api.getMemory(bankId, survivorId);
+    // By construction a supersede never joins claims that disagree; should one get here, stop the run.
+    assertSupersedable(action.text, survivor.text);
     if (survivor.state === "valid") return undefined;
     return { id: action.id, status: 0, detail: `not sent: its survivor ${survivorId} is no longer valid (state "${survivor.state}")` };
   } catch (error) {
+    if (error instanceof ClaimInvariantError) throw error;
     const f = failureOf(action.id, error, `not sent: GET of survivor ${survivorId}`);
     return { ...f, detail: f.detail.startsWith("not sent") ? f.detail : `not sent: survivor ${survivorId}: ${f.detail}` };
   }
@@ -93,65 +93,72 @@ async function applyOne(api: HindsightApi, bankId: string, action: MemberAction,
   }
 }
 
-/** Phase 4. Writes `apply-state.json` before every PATCH and `apply.json` at the end; returns a tiny ack. */
+/** Phase 4. Records every attempt in the run ledger before its PATCH, writes `apply.json` at the end; returns a tiny ack. */
 export async function runApplyPhase(api: HindsightApi, options: ApplyOptions): Promise<ApplyAck> {
-  const cap = resolveCap(options.maxApply);
+  const ledger = options.ledger;
+  const run = ledger.run;
+  // A resumed run keeps the cap it started with; a lower one asked for now lowers it.
+  const cap = Math.min(resolveCap(options.maxApply), run.cap);
   const paths = phasePaths(options.outDir);
   const candidates = applyCandidates(readActions(options.outDir).actions);
-  const prior = readJsonIfExists(paths.applyState, isVersionedObject<ApplyStateFile>);
-  const attempted: string[] = [...(prior?.attempted ?? [])];
-  const outcomes: Record<string, Outcome> = { ...(prior?.outcomes ?? {}) };
-  const attemptedSet = new Set(attempted);
-
-  const notSent: Record<string, FailedApply> = { ...(prior?.notSent ?? {}) };
-  const save = (): void => writeJsonAtomic(paths.applyState, { version: 1, attempted, outcomes, notSent } satisfies ApplyStateFile);
-
-  // Ids attempted before a crash without an outcome are finished first: re-sending their PATCH does not
-  // raise the distinct count, and invalidation is idempotent. Then new candidates while the cap allows.
+  const done = ledger.appliedBefore();
   const byId = new Map(candidates.map((c) => [c.id, c] as const));
-  const queue: MemberAction[] = [];
-  for (const id of attempted) {
+
+  // Ids attempted before a kill without a recorded outcome are settled first, by a GET: the PATCH may
+  // have landed. One still valid and still a candidate is sent again (that does not raise the distinct
+  // count; invalidation is idempotent).
+  for (const id of run.attempted) {
+    if (run.outcomes[id] !== undefined) continue;
     const action = byId.get(id);
-    if (action !== undefined && outcomes[id] === undefined) queue.push(action);
+    const settled = await settleByGet(api, options.bankId, id);
+    ledger.recordOutcome(id, settled.applied || action === undefined ? settled : await applyOne(api, options.bankId, action, options.now));
   }
-  for (const c of candidates) if (!attemptedSet.has(c.id) && notSent[c.id] === undefined) queue.push(c);
+  const attemptedSet = new Set(run.attempted);
+  const queue = candidates.filter((c) => !attemptedSet.has(c.id) && run.notSent[c.id] === undefined && !done.has(c.id));
   const batchSize = Math.max(1, options.batchSize ?? APPLY_BATCH_SIZE);
   let inBatch = 0;
   let batch = 0;
   for (const action of queue) {
-    if (!attemptedSet.has(action.id)) {
-      if (attempted.length >= cap) break;
-      // Superseding is only safe while the survivor still holds the fact.
-      const problem = action.action === "supersede" ? await survivorProblem(api, options.bankId, action) : undefined;
-      if (problem !== undefined) {
-        notSent[action.id] = problem;
-        save();
-        continue;
-      }
-      attempted.push(action.id);
-      attemptedSet.add(action.id);
-      save();
+    if (run.attempted.length >= cap) break;
+    // Superseding is only safe while the survivor still holds the fact.
+    const problem = action.action === "supersede" ? await survivorProblem(api, options.bankId, action) : undefined;
+    if (problem !== undefined) {
+      ledger.recordNotSent(action.id, problem);
+      continue;
     }
-    outcomes[action.id] = await applyOne(api, options.bankId, action, options.now);
-    save();
+    ledger.recordAttempt(action.id);
+    attemptedSet.add(action.id);
+    ledger.recordOutcome(action.id, await applyOne(api, options.bankId, action, options.now));
     if (++inBatch === batchSize) {
       inBatch = 0;
-      const applied = Object.values(outcomes).filter((o) => o.applied).length;
-      await options.onApplyBatch?.({ batch: batch++, attempted: attempted.length, applied });
+      const applied = Object.values(run.outcomes).filter((o) => o.applied).length;
+      await options.onApplyBatch?.({ batch: batch++, attempted: run.attempted.length, applied });
     }
   }
-  const applied = attempted.filter((id) => outcomes[id]?.applied === true);
+  ledger.complete(options.now);
+  const applied = run.attempted.filter((id) => run.outcomes[id]?.applied === true);
   const failedApply = [
-    ...attempted.flatMap((id) => {
-      const o = outcomes[id];
+    ...run.attempted.flatMap((id) => {
+      const o = run.outcomes[id];
       return o !== undefined && !o.applied ? [o.failure] : [];
     }),
-    ...Object.keys(notSent).sort().flatMap((id) => (notSent[id] === undefined ? [] : [notSent[id]])),
+    ...Object.keys(run.notSent).sort().flatMap((id) => (run.notSent[id] === undefined ? [] : [run.notSent[id]])),
   ];
-  const deferred = candidates.filter((c) => !attemptedSet.has(c.id) && notSent[c.id] === undefined).length;
-  const file: ApplyFile = { version: 1, cap, attempted, applied, failedApply, deferred };
+  const deferred = candidates.filter((c) => !attemptedSet.has(c.id) && run.notSent[c.id] === undefined && !done.has(c.id)).length;
+  const file: ApplyFile = { version: 1, cap, attempted: run.attempted, applied, failedApply, deferred, run: run.run, resumed: options.resumed === true, ledger: ledger.path };
   writeJsonAtomic(paths.apply, file);
   return { ok: true, path: paths.apply, applied: applied.length, failed: failedApply.length };
+}
+
+/** An id attempted before a kill that the re-run no longer lists: its state on the server is its outcome. */
+async function settleByGet(api: HindsightApi, bankId: string, id: string): Promise<Outcome> {
+  try {
+    const memory = await api.getMemory(bankId, id);
+    if (memory.state === "invalidated") return { applied: true };
+    return { applied: false, failure: { id, status: 200, detail: `attempted before the run was interrupted; a re-GET shows state "${memory.state}" and it is no longer a candidate` } };
+  } catch (error) {
+    return { applied: false, failure: failureOf(id, error, "re-GET after an interrupted run") };
+  }
 }
 
 export function readApply(outDir: string): ApplyFile | undefined {

@@ -1,7 +1,8 @@
 // Finds candidate clusters among the memories of one shard: near-duplicates, contradictions about the
 // same subject, and expired ephemeral run state. Pure: same memories and `now` → same clusters.
 import type { Memory } from "../client/types.js";
-import { analyzeText, isSubsetEither, jaccard, type ClaimValue, type TextAnalysis, type ValueKind } from "./text-analysis.js";
+import { relateClaims } from "./claim.js";
+import { analyzeText, type TextAnalysis } from "./text-analysis.js";
 import type { CandidateCluster, ClusterKind, ClusterMember } from "./types.js";
 
 /** CI / PR / run-status memories older than this (relative to `now`) are expired. */
@@ -10,15 +11,9 @@ export const EPHEMERA_MAX_AGE_MS = 14 * 24 * 60 * 60 * 1000;
 /** Pairs inside one block are compared all-against-all; a block bigger than this is split by subject order. */
 export const MAX_BLOCK_COMPARE = 400;
 
-interface Shape {
-  readonly analysis: TextAnalysis;
-  /** Subject tokens plus `kind=value` tokens, sorted. */
-  readonly tokens: readonly string[];
-  readonly byKind: ReadonlyMap<ValueKind, readonly string[]>;
-}
-
-interface Analyzed extends Shape {
+interface Analyzed {
   readonly memory: Memory;
+  readonly analysis: TextAnalysis;
 }
 
 /** The memory's date for ageing: the list/get `date`, else when it happened, else when it was mentioned. */
@@ -38,65 +33,16 @@ export function isExpiredEphemera(memory: Memory, now: string, analysis: TextAna
 }
 
 function analyze(memory: Memory): Analyzed {
-  return { memory, ...toShape(analyzeText(memory.text)) };
-}
-
-function valueToken(v: ClaimValue): string {
-  return `${v.kind}=${v.value}`;
-}
-
-function subsetOf(small: readonly string[], large: readonly string[]): boolean {
-  const set = new Set(large);
-  return small.every((t) => set.has(t));
+  return { memory, analysis: analyzeText(memory.text) };
 }
 
 type PairVerdict = { kind: "near_duplicate" | "contradiction"; evidence: string } | null;
 
-/** Compare two non-ephemeral memories. Look-alikes about different subjects return null. */
+/** Compare two memories' texts through the claim model. Look-alikes about different subjects return null. */
 export function comparePair(a: TextAnalysis, b: TextAnalysis): PairVerdict {
-  return classify(toShape(a), toShape(b));
-}
-
-function toShape(analysis: TextAnalysis): Shape {
-  const byKind = new Map<ValueKind, string[]>();
-  for (const v of analysis.values) {
-    const list = byKind.get(v.kind);
-    if (list === undefined) byKind.set(v.kind, [v.value]);
-    else list.push(v.value);
-  }
-  return { analysis, tokens: [...analysis.subject, ...analysis.values.map(valueToken)].sort(), byKind };
-}
-
-function classify(a: Shape, b: Shape): PairVerdict {
-  const sa = a.analysis.subject;
-  const sb = b.analysis.subject;
-  if (sa.length === 0 || sb.length === 0) return null;
-  // A claim about staging is not a claim about prod.
-  if (a.analysis.environments.join(",") !== b.analysis.environments.join(",")) return null;
-  const subjectSim = jaccard(sa, sb);
-  // Same subject: one subject is the other plus qualifiers. A substitution (billing ↔ search) is a
-  // different subject, however alike the sentences look.
-  const sameSubject = subjectSim >= 0.5 && isSubsetEither(sa, sb);
-  if (sameSubject) {
-    for (const [kind, va] of a.byKind) {
-      const vb = b.byKind.get(kind);
-      if (vb === undefined) continue;
-      if (!subsetOf(va, vb) && !subsetOf(vb, va)) {
-        return { kind: "contradiction", evidence: `same subject (${sa.length <= sb.length ? sa.join(" ") : sb.join(" ")}), different ${kind}: ${va.join(", ")} vs ${vb.join(", ")}` };
-      }
-    }
-    const valuesA = a.analysis.values.map(valueToken);
-    const valuesB = b.analysis.values.map(valueToken);
-    if ((subsetOf(valuesA, valuesB) || subsetOf(valuesB, valuesA)) && jaccard(a.tokens, b.tokens) >= 0.5) {
-      return { kind: "near_duplicate", evidence: `same fact restated (${sa.length <= sb.length ? sa.join(" ") : sb.join(" ")})` };
-    }
-    return null;
-  }
-  // A long sentence restated with one filler word changed: identical values, nearly identical words.
-  if (a.analysis.values.map(valueToken).join("|") === b.analysis.values.map(valueToken).join("|") && jaccard(a.tokens, b.tokens) >= 0.85) {
-    return { kind: "near_duplicate", evidence: "same fact restated (near-identical wording)" };
-  }
-  return null;
+  const relation = relateClaims(a, b);
+  if (relation === null) return null;
+  return { kind: relation.kind === "conflict" ? "contradiction" : "near_duplicate", evidence: relation.evidence };
 }
 
 class UnionFind {
@@ -151,26 +97,8 @@ export function findClusters(memories: readonly Memory[], now: string, blockOf: 
   const analyzed = live.map(analyze);
   const clusters: CandidateCluster[] = [];
 
-  // Expired ephemera: grouped by block, judged by age only, never compared as claims.
-  const expiredByBlock = new Map<string, Memory[]>();
-  const comparable: Analyzed[] = [];
-  for (const item of analyzed) {
-    if (item.analysis.ephemeral) {
-      if (isExpiredEphemera(item.memory, now, item.analysis)) {
-        const key = blockOf(item.memory);
-        const list = expiredByBlock.get(key);
-        if (list === undefined) expiredByBlock.set(key, [item.memory]);
-        else list.push(item.memory);
-      }
-      continue;
-    }
-    comparable.push(item);
-  }
-  for (const key of [...expiredByBlock.keys()].sort()) {
-    const members = expiredByBlock.get(key) ?? [];
-    clusters.push(makeCluster("expired_ephemera", members, `CI / PR / run-status state older than 14 days at ${now}`));
-  }
-
+  // Every memory's claim is compared, ephemeral run state included: a dispute is never expired away.
+  const comparable = analyzed;
   // Pairs within each block.
   const blocks = new Map<string, number[]>();
   comparable.forEach((item, index) => {
@@ -203,8 +131,10 @@ export function findClusters(memories: readonly Memory[], now: string, blockOf: 
           const ib = chunk[j] ?? 0;
           const b = comparable[ib];
           if (b === undefined) continue;
-          const verdict = classify(a, b);
+          const verdict = comparePair(a.analysis, b.analysis);
           if (verdict === null) continue;
+          // Run state is judged by its age, never superseded as a restatement.
+          if (verdict.kind === "near_duplicate" && (a.analysis.ephemeral || b.analysis.ephemeral)) continue;
           if (verdict.kind === "contradiction") {
             contra.union(ia, ib);
             inContradiction.add(ia);
@@ -227,12 +157,23 @@ export function findClusters(memories: readonly Memory[], now: string, blockOf: 
     const evidence = firstEvidence(members, contraEvidence) ?? "same subject, incompatible current-state claims";
     clusters.push(makeCluster("contradiction", members.map((i) => comparable[i]?.memory).filter(isMemory), evidence));
   }
-  // A member of a dispute is never superseded as a duplicate: it stays with its contradiction.
+  // A member of a dispute is never superseded as a duplicate nor expired: it stays with its contradiction.
   const dupGroups = groupBy(comparable.length, (i) => (inContradiction.has(i) ? -1 : dup.find(i)));
   for (const [root, members] of dupGroups) {
     if (root < 0 || members.length < 2) continue;
-    const evidence = firstEvidence(members, dupEvidence) ?? "same fact restated";
+    const evidence = firstEvidence(members, dupEvidence) ?? "same claim restated";
     clusters.push(makeCluster("near_duplicate", members.map((i) => comparable[i]?.memory).filter(isMemory), evidence));
+  }
+  const expiredByBlock = new Map<string, Memory[]>();
+  comparable.forEach((item, index) => {
+    if (inContradiction.has(index) || !isExpiredEphemera(item.memory, now, item.analysis)) return;
+    const key = blockOf(item.memory);
+    const list = expiredByBlock.get(key);
+    if (list === undefined) expiredByBlock.set(key, [item.memory]);
+    else list.push(item.memory);
+  });
+  for (const key of [...expiredByBlock.keys()].sort()) {
+    clusters.push(makeCluster("expired_ephemera", expiredByBlock.get(key) ?? [], `CI / PR / run-status state older than 14 days at ${now}`));
   }
   return clusters.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 }

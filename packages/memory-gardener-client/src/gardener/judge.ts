@@ -1,5 +1,6 @@
 // Decides one action per cluster member. The default judge is deterministic; a model-backed judge can
 // plug in through `Judge`, but `enforceRules` has the last word: disputes are flagged, never resolved.
+import { canSupersede, claimPair } from "./claim.js";
 import { analyzeText } from "./text-analysis.js";
 import type { CandidateCluster, ClusterMember, GardenAction, MemberAction } from "./types.js";
 
@@ -30,9 +31,12 @@ export interface Judge {
   judgeBatch(batch: JudgeBatch): Promise<readonly ClusterVerdicts[]>;
 }
 
-function informationTokens(member: ClusterMember): Set<string> {
-  const a = analyzeText(member.text);
-  return new Set([...a.subject, ...a.values.map((v) => `${v.kind}=${v.value}`)]);
+function informationTokens(member: ClusterMember, against?: ClusterMember): Set<string> {
+  const self = analyzeText(member.text);
+  const claim = against === undefined ? undefined : claimPair(self, analyzeText(against.text))[0];
+  const frame = claim?.frame ?? [...self.subject, ...self.ambiguous];
+  const values = claim?.values ?? self.values;
+  return new Set([...frame, ...values.map((v) => `${v.kind}=${v.value}`), ...self.prior.map((v) => `prior:${v.kind}=${v.value}`)]);
 }
 
 function byIdAsc(x: ClusterMember, y: ClusterMember): number {
@@ -66,13 +70,14 @@ function judgeCluster(cluster: CandidateCluster): ClusterVerdicts {
     case "near_duplicate": {
       const survivor = pickSurvivor(cluster.members);
       if (survivor === undefined) return { clusterId: cluster.id, verdicts: [] };
-      const kept = informationTokens(survivor);
       return {
         clusterId: cluster.id,
         verdicts: cluster.members.map((m): JudgeVerdict => {
           if (m.id === survivor.id) return { id: m.id, action: "keep", reason: "survivor: the most informative statement" };
-          // Supersede only what the survivor fully restates; a member adding its own detail stays.
-          const covered = [...informationTokens(m)].every((t) => kept.has(t));
+          // Supersede only what the survivor fully restates (read as a pair: "Priya …" is a name next to
+          // "… owned by Priya"); a member adding its own detail stays.
+          const kept = informationTokens(survivor, m);
+          const covered = [...informationTokens(m, survivor)].every((t) => kept.has(t));
           return covered
             ? { id: m.id, action: "supersede", survivorId: survivor.id, reason: `restated by ${survivor.id}` }
             : { id: m.id, action: "keep", reason: "adds detail the survivor lacks" };
@@ -99,8 +104,9 @@ export interface EnforcedCluster {
 }
 
 /**
- * The rules that hold whatever a judge says: a contradiction cluster — or any cluster a judge flags —
- * is `flag_contradiction` for every member; `expire` only for expired ephemera; `supersede` only to a
+ * The rules that hold whatever a judge says: a contradiction cluster — or any cluster a judge flags, or
+ * one where a judge supersedes a claim by another that differs in value or polarity — is
+ * `flag_contradiction` for every member; `expire` only for expired ephemera; `supersede` only to a
  * member of the same cluster that is itself kept; a missing or unknown verdict is `keep`.
  */
 export function enforceRules(cluster: CandidateCluster, verdicts: readonly JudgeVerdict[]): EnforcedCluster {
@@ -112,7 +118,12 @@ export function enforceRules(cluster: CandidateCluster, verdicts: readonly Judge
     id: m.id, clusterId: cluster.id, kind: cluster.kind, action, reason, text: m.text, ...(survivorId === undefined ? {} : { survivorId }),
   });
 
-  const disputed = cluster.kind === "contradiction" || [...given.values()].some((v) => v.action === "flag_contradiction");
+  const textOf = new Map(cluster.members.map((m) => [m.id, m.text] as const));
+  // A supersede between claims that differ in value or polarity would resolve a dispute: whatever the
+  // judge meant, such members disagree, so the cluster is flagged instead.
+  const resolvesDispute = [...given.values()].some((v) => v.action === "supersede" && v.survivorId !== undefined && textOf.has(v.survivorId) &&
+    !canSupersede(textOf.get(v.id) ?? "", textOf.get(v.survivorId) ?? ""));
+  const disputed = cluster.kind === "contradiction" || resolvesDispute || [...given.values()].some((v) => v.action === "flag_contradiction");
   if (disputed) {
     const actions = cluster.members.map((m) => {
       const v = given.get(m.id);

@@ -52,6 +52,7 @@ export function buildReport(options: ReportOptions): GardenerReport {
       apply: options.apply,
       cap: options.cap,
       deferred: applyFile?.deferred ?? 0,
+      run: applyFile === undefined ? null : { number: applyFile.run, resumed: applyFile.resumed, attempted: applyFile.attempted.length, ledger: applyFile.ledger },
       judge: actionsFile.judge,
       examples,
     },
@@ -80,7 +81,13 @@ export function renderReport(report: GardenerReport): string {
   const c = report.context;
   const lines: string[] = [];
   lines.push(`Memory gardener — bank ${c.bankId} (mode ${c.mode}, now ${c.now}, judge ${c.judge})`);
-  lines.push(c.apply ? `Apply: on (cap ${c.cap} memories per run)` : "Apply: off (report only; nothing was changed)");
+  if (report.manifest.total === 0) lines.push("The bank holds no valid memory: nothing to garden.");
+  if (!c.apply) lines.push("Apply: off (report only; nothing was changed)");
+  else if (c.run === null) lines.push(`Apply: on (cap ${c.cap} memories per run)`);
+  else {
+    lines.push(`Apply: on — run ${c.run.number}${c.run.resumed ? " (resumed after an interruption)" : ""}, ${c.run.attempted} of its cap of ${c.cap} memories attempted so far`);
+    lines.push(`Run ledger: ${c.run.ledger}`);
+  }
   lines.push("");
   lines.push(`Manifest: ${report.manifest.fetched} memories gardened of ${report.manifest.total} seen, ${report.manifest.shardCount} shard(s)`);
   lines.push(`Clusters: ${report.clusters.near_duplicate} near-duplicate, ${report.clusters.contradiction} contradiction, ${report.clusters.expired_ephemera} expired ephemera`);

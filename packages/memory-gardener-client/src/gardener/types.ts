@@ -108,6 +108,10 @@ export interface ApplyFile {
   readonly failedApply: readonly FailedApply[];
   /** Candidates left out because the cap was reached. */
   readonly deferred: number;
+  /** The ledger run this apply belongs to, whether it resumed an interrupted one, and the ledger file. */
+  readonly run: number;
+  readonly resumed: boolean;
+  readonly ledger: string;
 }
 
 export interface ApplyAck {
@@ -140,6 +144,8 @@ export interface GardenerReport {
     readonly apply: boolean;
     readonly cap: number;
     readonly deferred: number;
+    /** With apply: the ledger run, whether it resumed an interrupted one, and distinct memories attempted so far. */
+    readonly run: { readonly number: number; readonly resumed: boolean; readonly attempted: number; readonly ledger: string } | null;
     readonly judge: string;
     readonly examples: readonly ReportExample[];
   };

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "@context-fold/test-support";
-import { applyCandidates, readActions, renderReport, runGardener, type GardenerProgress } from "@context-fold/memory-gardener-client";
+import { applyCandidates, ledgerFileFor, readActions, renderReport, runGardener, type GardenerProgress } from "@context-fold/memory-gardener-client";
 import { formatScore, scoreActions } from "./bank-scoring.js";
 import { BANK, NOW, loadExampleBank, stateOf, type LoadedBank } from "./load-bank.js";
 
@@ -94,7 +94,7 @@ describe("the gardener's apply against a real local bank", () => {
     try {
       const { client, bank, idOf, textOf } = loaded;
       const outDir = tempDir();
-      const report = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true });
+      const report = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true, ledger: { serverUrl: loaded.server.url, dir: tempDir() } });
       expect(report.applied).toBeGreaterThan(0);
       expect(report.applied).toBeLessThanOrEqual(25);
       expect(report.failedApply).toEqual([]);
@@ -127,7 +127,7 @@ describe("the gardener's apply against a real local bank", () => {
       // Faults in every phase that talks to the bank: listing, fetching by id, patching.
       server.faults.set({ status429: 2, status500: 1 });
       const report = await runGardener(client, {
-        bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 10,
+        bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 10, ledger: { serverUrl: loaded.server.url, dir: tempDir() },
         onProgress: (e) => {
           if (e.phase === "manifest" && e.status === "done") server.faults.set({ status500: 2, status429: 1 });
           if (e.phase === "judge" && e.status === "done") server.faults.set({ status429: 1, patchNoop: 2 });
@@ -161,7 +161,7 @@ describe("the gardener's apply against a real local bank", () => {
       // through all the client's retries. Bank ids are random, so which kind comes first varies.
       const first = applyCandidates(readActions(outDir).actions)[0];
       server.faults.set({ status500: 4 });
-      const report = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true, maxApply: 3 });
+      const report = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true, maxApply: 3, ledger: { serverUrl: loaded.server.url, dir: tempDir() } });
       expect(report.failedApply).toHaveLength(1);
       expect(report.failedApply[0]?.id).toBe(first?.id);
       expect(report.failedApply[0]?.status).toBe(500);
@@ -173,29 +173,75 @@ describe("the gardener's apply against a real local bank", () => {
     }
   });
 
-  it("never exceeds the cap across a crash between apply batches and a resume", async () => {
+  it("never exceeds the cap across a crash between apply batches: the ledger resumes the run, then a new run starts", async () => {
     const loaded = await loadExampleBank(41, 900);
     try {
       const { client, bank, idOf } = loaded;
-      const outDir = tempDir();
+      const ledger = { serverUrl: loaded.server.url, dir: tempDir() };
       await expect(runGardener(client, {
-        bankId: BANK, outDir, now: NOW, apply: true, maxApply: 12,
+        bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 12, ledger,
         onProgress: (e) => {
           if (e.phase === "apply" && e.status === "batch" && e.batch === 1) throw new Error("simulated crash between apply batches");
         },
       })).rejects.toThrow("simulated crash");
-      const state = JSON.parse(readFileSync(join(outDir, "apply-state.json"), "utf8")) as { attempted: string[] };
-      expect(state.attempted).toHaveLength(10);
-      const report = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true, maxApply: 12 });
+      const file = ledgerFileFor(ledger.dir, { serverUrl: ledger.serverUrl, bankId: BANK });
+      const state = JSON.parse(readFileSync(file, "utf8")) as { runs: { run: number; attempted: string[]; completedAt: string | null }[] };
+      expect(state.runs).toHaveLength(1);
+      expect(state.runs[0]?.attempted).toHaveLength(10);
+      expect(state.runs[0]?.completedAt).toBeNull();
+      // A fresh output directory (the phases recomputed, the bank already changed): the ledger, not the
+      // directory, carries the count.
+      const report = await runGardener(client, { bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 12, ledger });
       expect(report.applied).toBe(12);
-      // A third run in the same directory adds nothing: the cap is per run directory, crash or not.
-      const again = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true, maxApply: 12 });
-      expect(again.applied).toBe(12);
+      expect(report.context.run).toMatchObject({ number: 1, resumed: true, attempted: 12 });
+      expect(renderReport(report)).toContain("run 1 (resumed after an interruption), 12 of its cap of 12 memories attempted so far");
       const retired = new Set(bank.truth.toInvalidate.map((t) => idOf.get(t)));
-      let byGardener = 0;
-      for await (const m of client.listAll(BANK, { state: "invalidated" })) if (!retired.has(m.id)) byGardener++;
-      expect(byGardener).toBe(12);
-      expect(report.context.deferred).toBeGreaterThan(0);
+      const countByGardener = async (): Promise<number> => {
+        let n = 0;
+        for await (const m of client.listAll(BANK, { state: "invalidated" })) if (!retired.has(m.id)) n++;
+        return n;
+      };
+      expect(await countByGardener()).toBe(12);
+      // The run completed: the next --apply is run 2 with a cap of its own.
+      const again = await runGardener(client, { bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 12, ledger });
+      expect(again.context.run).toMatchObject({ number: 2, resumed: false });
+      expect(again.applied).toBeLessThanOrEqual(12);
+      expect(await countByGardener()).toBe(12 + again.applied);
+    } finally {
+      await loaded.server.close();
+    }
+  });
+
+  it("--new-run closes an unfinished run; a ledger that cannot be read or written refuses apply before any PATCH", async () => {
+    const loaded = await loadExampleBank(47, 600);
+    try {
+      const { client } = loaded;
+      const ledger = { serverUrl: loaded.server.url, dir: tempDir() };
+      await expect(runGardener(client, {
+        bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 10, ledger,
+        onProgress: (e) => {
+          if (e.phase === "apply" && e.status === "batch") throw new Error("killed");
+        },
+      })).rejects.toThrow("killed");
+      const fresh = await runGardener(client, { bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 2, ledger: { ...ledger, newRun: true } });
+      expect(fresh.context.run).toMatchObject({ number: 2, resumed: false, attempted: 2 });
+
+      const invalidatedNow = async (): Promise<number> => {
+        let n = 0;
+        for await (const m of client.listAll(BANK, { state: "invalidated" })) if (m.id !== "") n++;
+        return n;
+      };
+      const before = await invalidatedNow();
+      const corrupt = tempDir();
+      writeFileSync(ledgerFileFor(corrupt, { serverUrl: ledger.serverUrl, bankId: BANK }), "{ not json");
+      await expect(runGardener(client, { bankId: BANK, outDir: tempDir(), now: NOW, apply: true, ledger: { serverUrl: ledger.serverUrl, dir: corrupt } })).rejects.toMatchObject({ code: "GARDENER_LEDGER" });
+      // A ledger folder that is a file cannot be written, whoever runs the test.
+      const blocked = join(tempDir(), "not-a-dir");
+      writeFileSync(blocked, "");
+      await expect(runGardener(client, { bankId: BANK, outDir: tempDir(), now: NOW, apply: true, ledger: { serverUrl: ledger.serverUrl, dir: blocked } })).rejects.toMatchObject({ code: "GARDENER_LEDGER" });
+      expect(await invalidatedNow()).toBe(before);
+      // Report-only runs never touch the ledger.
+      await runGardener(client, { bankId: BANK, outDir: tempDir(), now: NOW, ledger: { serverUrl: ledger.serverUrl, dir: blocked } });
     } finally {
       await loaded.server.close();
     }
@@ -210,7 +256,7 @@ describe("the gardener's apply against a real local bank", () => {
       const supersede = applyCandidates(readActions(outDir).actions).find((a) => a.action === "supersede");
       expect(supersede?.survivorId).toBeDefined();
       await client.patchMemory(BANK, supersede?.survivorId ?? "", { state: "invalidated", reason: "retired by a human meanwhile" });
-      const report = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true });
+      const report = await runGardener(client, { bankId: BANK, outDir, now: NOW, apply: true, ledger: { serverUrl: loaded.server.url, dir: tempDir() } });
       const failed = report.failedApply.find((f) => f.id === supersede?.id);
       expect(failed?.detail).toContain("not sent: its survivor");
       expect(await stateOf(client, supersede?.id ?? "")).toBe("valid");
@@ -224,7 +270,7 @@ describe("the gardener's apply against a real local bank", () => {
   it("refuses a cap above 25", async () => {
     const loaded = await loadExampleBank(5, 500);
     try {
-      await expect(runGardener(loaded.client, { bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 26 })).rejects.toMatchObject({ code: "GARDENER_OPTIONS" });
+      await expect(runGardener(loaded.client, { bankId: BANK, outDir: tempDir(), now: NOW, apply: true, maxApply: 26, ledger: { serverUrl: loaded.server.url, dir: tempDir() } })).rejects.toMatchObject({ code: "GARDENER_OPTIONS" });
     } finally {
       await loaded.server.close();
     }

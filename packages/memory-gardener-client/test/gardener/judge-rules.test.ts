@@ -82,6 +82,11 @@ describe("text analysis is linear on adversarial input", () => {
     ["spaces", " ".repeat(MB)],
     ["quotes and brackets", "(\"'`".repeat(MB / 4)],
     ["many short tokens", "ci run #1 failing ".repeat(MB / 18)],
+    ["host-like dotted words", `${"a1.".repeat(MB / 3)}!`],
+    ["identifier-like dashed words", `a${"-1".repeat(MB / 2)}-`],
+    ["camel case", `${"Ab".repeat(MB / 2)}1`],
+    ["dates", `${"2026-12-01t".repeat(1)}${"1:".repeat(MB / 2)}x`],
+    ["negations and prior markers", "not up from instead of from to ".repeat(MB / 32)],
   ])("%s (1 MB)", (_name, text) => {
     const a = analyzeText(text);
     expect(Array.isArray(a.subject)).toBe(true);
