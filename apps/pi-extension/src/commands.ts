@@ -29,17 +29,18 @@ export function parseRecallArgs(args: string): RecallArgs {
   return { query: words.join(" "), ...(scope === undefined ? {} : { scope }), ...(page === undefined ? {} : { page }) };
 }
 
-async function recallCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: string, ctx: ExtensionCommandContext): Promise<void> {
+/** `/recall` (and `/pi-vcc-recall`, which names itself in its messages). */
+export async function recallCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: string, ctx: ExtensionCommandContext, name = "recall"): Promise<void> {
   const runtime = await registry.get(ctx);
   if (runtime.recall === undefined) {
-    ctx.ui.notify("/recall: this session has no session file yet, so there is nothing to recall.", "warning");
+    ctx.ui.notify(`/${name}: this session has no session file yet, so there is nothing to recall.`, "warning");
     return;
   }
   const request = parseRecallArgs(args);
   const results = await runtime.recall.search(request);
   ctx.ui.notify(results, "info");
   // In the conversation too, so the agent reads what the user just looked up.
-  pi.sendMessage({ customType: RECALL_MESSAGE, content: `Recall results the user asked for (/recall ${args.trim()}):\n${results}`, display: true });
+  pi.sendMessage({ customType: RECALL_MESSAGE, content: `Recall results the user asked for (/${name} ${args.trim()}):\n${results}`, display: true });
 }
 
 async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: string, ctx: ExtensionCommandContext): Promise<void> {

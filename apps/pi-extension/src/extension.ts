@@ -10,6 +10,7 @@ import { registerHandoffCommand } from "./handoff/handoff-command.js";
 import { registerInventoryCommand } from "./inventory/inventory-command.js";
 import { MemoryRetention, registerMemoryRetention } from "./memory/memory-retention.js";
 import { registerRecallTool } from "./recall-tool.js";
+import { registerVccNames } from "./pi-vcc/vcc-names.js";
 import { notifier, RuntimeRegistry } from "./runtime-registry.js";
 
 export default function contextFold(pi: ExtensionAPI): void {
@@ -17,12 +18,15 @@ export default function contextFold(pi: ExtensionAPI): void {
   const settings = loadSettings(process.env, getAgentDir());
   const registry = new RuntimeRegistry(settings.fold);
   const notices = settingsNotices(settings);
+  const vccNames = registerVccNames(pi, registry);
 
   pi.on("session_start", async (_event, ctx) => {
     try {
       registry.reset();
       await registry.get(ctx);
       for (const notice of notices) notifier(ctx)(notice);
+      // pi-vcc's names, once every extension has loaded (ours are skipped where another holds one).
+      vccNames(ctx);
     } catch {
       // registry.get never rejects; nothing of ours may reach Pi
     }
