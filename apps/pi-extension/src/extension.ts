@@ -10,6 +10,7 @@ import { registerHandoffCommand } from "./handoff/handoff-command.js";
 import { registerInventoryCommand } from "./inventory/inventory-command.js";
 import { MemoryRetention, registerMemoryRetention } from "./memory/memory-retention.js";
 import { registerRecallTool } from "./recall-tool.js";
+import { compactorNotice, otherCompactor } from "./pi-vcc/compactor-in-charge.js";
 import { registerVccNames } from "./pi-vcc/vcc-names.js";
 import { notifier, RuntimeRegistry } from "./runtime-registry.js";
 
@@ -27,6 +28,8 @@ export default function contextFold(pi: ExtensionAPI): void {
       for (const notice of notices) notifier(ctx)(notice);
       // pi-vcc's names, once every extension has loaded (ours are skipped where another holds one).
       vccNames(ctx);
+      const other = otherCompactor(pi);
+      if (other !== undefined) notifier(ctx, "info")(compactorNotice(other, settings.compaction.overrideDefaultCompaction));
     } catch {
       // registry.get never rejects; nothing of ours may reach Pi
     }

@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { resolveCompactionOptions, type CompactionOptions } from "../compaction/compaction-options.js";
 import { resolveFoldOptions, type FoldOptions, type OptionWarning } from "../options.js";
 import { CONFIG_FILE, type ConfigFileError, configPath, loadConfigFile } from "./config-file.js";
+import { piVccNotice, type PiVccTakeover, takeOverPiVccConfig } from "./pi-vcc-config.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -76,6 +77,8 @@ export interface ExtensionSettings {
   readonly configError: ConfigFileError | undefined;
   /** Values ignored (from the file or the environment), with the reason. */
   readonly warnings: readonly OptionWarning[];
+  /** pi-vcc's config, when there is one: what was taken over and what was not. */
+  readonly piVcc: PiVccTakeover | undefined;
 }
 
 /** The text of a freshly scaffolded config: every option at its default (thresholds empty, memory off). */
@@ -183,7 +186,9 @@ export function loadSettings(env: Env, agentDir: string): ExtensionSettings {
   const label = file ?? CONFIG_FILE;
   const warnings: OptionWarning[] = [];
   const fromFile = loaded === undefined ? {} : fileEnv(loaded.value, label, warnings);
-  const merged: Env = { ...fromFile, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== "")) };
+  // pi-vcc's values sit between ours: above a scaffolded default, below a value the user set.
+  const piVcc = takeOverPiVccConfig(env, agentDir, { env, file: loaded?.value ?? {}, fileName: label });
+  const merged: Env = { ...fromFile, ...piVcc?.values, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== "")) };
   const fold = resolveFoldOptions({}, merged);
   const compaction = resolveCompactionOptions({}, merged);
   for (const w of [...fold.warnings, ...compaction.warnings]) warnings.push(relabel(w, env, label));
@@ -200,6 +205,7 @@ export function loadSettings(env: Env, agentDir: string): ExtensionSettings {
     scaffolded: loaded?.scaffolded ?? false,
     configError: loaded?.error,
     warnings,
+    piVcc,
   };
 }
 
@@ -208,6 +214,7 @@ export function settingsNotices(settings: ExtensionSettings): string[] {
   const out: string[] = [];
   if (settings.scaffolded && settings.configFile !== undefined) out.push(`context-fold: created ${settings.configFile} with the default options (edit it to configure; CONTEXT_FOLD_* variables override it).`);
   if (settings.configError !== undefined) out.push(`context-fold: ${settings.configError.message}`);
+  if (settings.piVcc !== undefined) out.push(piVccNotice(settings.piVcc));
   for (const w of settings.warnings) out.push(`context-fold: ignoring ${w.variable}=${w.value === "" ? "(unset)" : JSON.stringify(w.value)}: ${w.reason}.`);
   return out;
 }
