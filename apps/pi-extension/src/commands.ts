@@ -1,6 +1,7 @@
 // Slash commands: `/recall <query> [scope:…] [page:N]` (results shown and handed to the agent) and
 // `/context-fold [status | unfold <code> | compact]`. Every handler catches everything and tells the user.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import { outputContext } from "./command-output.js";
 import { compactCommand } from "./compaction/compaction-hook.js";
 import { UNFOLD_ENTRY } from "./fold-state.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
@@ -75,7 +76,8 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
 export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): void {
   pi.registerCommand("recall", {
     description: "Search this session (also folded output): /recall <query> [scope:lineage|all|compaction:N] [page:N]",
-    handler: async (args, ctx) => {
+    handler: async (args, commandCtx) => {
+      const ctx = outputContext(commandCtx);
       try {
         await recallCommand(pi, registry, args, ctx);
       } catch (error) {
@@ -85,7 +87,8 @@ export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): v
   });
   pi.registerCommand("context-fold", {
     description: "context-fold status (folds, tokens masked, next fold), `/context-fold unfold <code>` or `/context-fold compact`",
-    handler: async (args, ctx) => {
+    handler: async (args, commandCtx) => {
+      const ctx = outputContext(commandCtx);
       try {
         await foldCommand(pi, registry, args, ctx);
       } catch (error) {

@@ -1,8 +1,9 @@
 // `/context-inventory [off]`: the pre-compaction accounting (floor, tool output per tool with age,
 // dormant / redundant / reclaimable flags, dormant content) as a widget above the editor when Pi has a UI,
-// as text otherwise (a notice; on stderr in print/JSON mode); `off` removes the widget. Rendering is the extractors' renderInventory.
+// as text otherwise (a notice; printed in print/JSON mode); `off` removes the widget. Rendering is the extractors' renderInventory.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { type ContextInventory, renderInventory } from "@context-fold/extractors";
+import { outputContext } from "../command-output.js";
 import { notifier, type RuntimeRegistry } from "../runtime-registry.js";
 import { liveInventory } from "./live-inventory.js";
 
@@ -33,17 +34,16 @@ async function inventoryCommand(pi: ExtensionAPI, registry: RuntimeRegistry, arg
       "info",
     );
   } else {
+    // Without a UI the command context prints it (stdout in print mode, stderr in JSON mode).
     ctx.ui.notify(text, "info");
-    // Print and JSON modes have no UI (notify is silent there): the text goes to stderr, never stdout,
-    // so a JSON event stream on stdout stays clean.
-    if (ctx.mode === "print" || ctx.mode === "json") process.stderr.write(`${text}\n`);
   }
 }
 
 export function registerInventoryCommand(pi: ExtensionAPI, registry: RuntimeRegistry): void {
   pi.registerCommand("context-inventory", {
     description: "What fills the context window: floor, tool output per tool (age, dormant, redundant, reclaimable), dormant content. `off` hides it.",
-    handler: async (args, ctx) => {
+    handler: async (args, commandCtx) => {
+      const ctx = outputContext(commandCtx);
       try {
         await inventoryCommand(pi, registry, args, ctx);
       } catch (error) {

@@ -5,6 +5,7 @@
 // first tool of a name and renames clashing commands (`/pi-vcc:1`, `/pi-vcc:2`), both worse than one owner.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { type Static, Type } from "typebox";
+import { outputContext } from "../command-output.js";
 import { compactCommand } from "../compaction/compaction-hook.js";
 import { recallCommand } from "../commands.js";
 import { notifier, type RuntimeRegistry } from "../runtime-registry.js";
@@ -73,7 +74,8 @@ export function registerVccNames(pi: ExtensionAPI, registry: RuntimeRegistry): (
     if (!taken.includes(`/${VCC_COMPACT_COMMAND}`)) {
       pi.registerCommand(VCC_COMPACT_COMMAND, {
         description: "Compact now (pi-vcc's command, served by context-fold's compaction; same as /context-fold compact)",
-        handler: (_args, commandCtx) => {
+        handler: (_args, rawCtx) => {
+          const commandCtx = outputContext(rawCtx);
           try {
             compactCommand(commandCtx);
           } catch (error) {
@@ -86,7 +88,8 @@ export function registerVccNames(pi: ExtensionAPI, registry: RuntimeRegistry): (
     if (!taken.includes(`/${VCC_RECALL_COMMAND}`)) {
       pi.registerCommand(VCC_RECALL_COMMAND, {
         description: "Search this session (pi-vcc's command; same as /recall): /pi-vcc-recall <query> [scope:lineage|all|compaction:N] [page:N]",
-        handler: async (args, commandCtx) => {
+        handler: async (args, rawCtx) => {
+          const commandCtx = outputContext(rawCtx);
           try {
             await recallCommand(pi, registry, args, commandCtx, VCC_RECALL_COMMAND);
           } catch (error) {
