@@ -34,7 +34,11 @@ export function parseRecallArgs(args: string): RecallArgs {
 export async function recallCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: string, ctx: ExtensionCommandContext, name = "recall"): Promise<void> {
   const runtime = await registry.get(ctx);
   if (runtime.recall === undefined) {
-    ctx.ui.notify(`/${name}: this session has no session file yet, so there is nothing to recall.`, "warning");
+    ctx.ui.notify(`/${name}: this session has no session file, so there is nothing to recall.`, "warning");
+    return;
+  }
+  if (!runtime.recall.written()) {
+    ctx.ui.notify(`/${name}: nothing to recall yet: Pi writes this session to disk with its first reply.`, "warning");
     return;
   }
   const request = parseRecallArgs(args);

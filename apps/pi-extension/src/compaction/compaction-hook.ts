@@ -195,7 +195,13 @@ export function triggerCompaction(ctx: Pick<ExtensionContext, "compact" | "ui">,
   ctx.compact({
     onComplete: () => undefined,
     onError: (error) => {
-      ctx.ui.notify(`context-fold: compaction (${why}) did not run: ${error.message}`, "warning");
+      // Pi calls this after the fact: the session may be gone by then (disposed or replaced), and its
+      // stale ctx throws on use. Nothing of ours may become Pi's unhandled rejection.
+      try {
+        ctx.ui.notify(`context-fold: compaction (${why}) did not run: ${error.message}`, "warning");
+      } catch {
+        // no session left to tell
+      }
     },
   });
 }

@@ -51,6 +51,7 @@ function registerVccRecallTool(pi: ExtensionAPI, registry: RuntimeRegistry): voi
       try {
         const runtime = await registry.get(ctx);
         if (runtime.recall === undefined) return result(`${VCC_RECALL_TOOL}: this session has no session file, so there is nothing to recall from.`, false);
+        if (!runtime.recall.written()) return result(`${VCC_RECALL_TOOL}: nothing to recall yet: this session has not been written to disk.`, false);
         if (params.expand !== undefined && params.expand.length > 0) return result(await runtime.recall.expand(params.expand), true);
         return result(await runtime.recall.search({ query: params.query, scope: params.scope, page: params.page }), true);
       } catch (error) {
