@@ -4,6 +4,8 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import { outputContext } from "./command-output.js";
 import { compactCommand } from "./compaction/compaction-hook.js";
 import { UNFOLD_ENTRY } from "./fold-state.js";
+import { foldCompletions } from "./fold-completions.js";
+import { showFooter } from "./footer-status.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
 import { statusText } from "./status-text.js";
 
@@ -63,6 +65,7 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
     }
     // Recorded in the session so a restart keeps it unfolded (the seed index itself is append-only).
     pi.appendEntry(UNFOLD_ENTRY, { code: span.code, blockId: span.blockId });
+    showFooter(ctx, runtime);
     ctx.ui.notify(`Unfolded ${span.code} (${span.blockId}): it goes to the model verbatim from the next call on.`, "info");
     return;
   }
@@ -91,6 +94,7 @@ export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): v
   });
   pi.registerCommand("context-fold", {
     description: "context-fold status (folds, tokens masked, next fold), `/context-fold unfold <code>` or `/context-fold compact`",
+    getArgumentCompletions: (prefix) => foldCompletions(prefix, registry.opened()?.folder.state.spans() ?? []),
     handler: async (args, commandCtx) => {
       const ctx = outputContext(commandCtx);
       try {

@@ -6,6 +6,7 @@ import { CompactionRegistry, registerCompaction } from "./compaction/compaction-
 import { registerDebugSnapshots } from "./config/debug-snapshots.js";
 import { loadSettings, settingsNotices } from "./config/settings.js";
 import { registerContextHook } from "./context-hook.js";
+import { showFooter } from "./footer-status.js";
 import { registerHandoffCommand } from "./handoff/handoff-command.js";
 import { registerInventoryCommand } from "./inventory/inventory-command.js";
 import { MemoryRetention, registerMemoryRetention } from "./memory/memory-retention.js";
@@ -24,7 +25,7 @@ export default function contextFold(pi: ExtensionAPI): void {
   pi.on("session_start", async (_event, ctx) => {
     try {
       registry.reset();
-      await registry.get(ctx);
+      showFooter(ctx, await registry.get(ctx));
       for (const notice of notices) notifier(ctx)(notice);
       // pi-vcc's names, once every extension has loaded (ours are skipped where another holds one).
       vccNames(ctx);

@@ -29,6 +29,12 @@ export interface HeadlessPi {
   readonly manager: SessionManager;
   readonly calls: ReceivedCall[];
   readonly notices: { text: string; level: string }[];
+  /** Footer statuses by key, each value in the order set (undefined: cleared). */
+  readonly statuses: Map<string, (string | undefined)[]>;
+  /** Widgets by key, as last set (string lines; undefined: removed or a component). */
+  readonly widgets: Map<string, string[] | undefined>;
+  /** The extensions Pi loaded (paths). */
+  readonly extensionPaths: string[];
   readonly faux: FauxProviderHandle;
   dispose(): void;
 }
@@ -53,7 +59,11 @@ export interface HeadlessOptions {
 }
 
 /** A UI that records notices; every other UI method is a no-op (Pi copies the object's methods). */
-function recordingUi(notices: { text: string; level: string }[]): ExtensionUIContext {
+function recordingUi(
+  notices: { text: string; level: string }[],
+  statuses: Map<string, (string | undefined)[]>,
+  widgets: Map<string, string[] | undefined>,
+): ExtensionUIContext {
   const noop = (): undefined => undefined;
   const methods = [
     "onTerminalInput", "setStatus", "setWorkingMessage", "setWorkingVisible", "setWorkingIndicator", "setHiddenThinkingLabel",
@@ -62,6 +72,8 @@ function recordingUi(notices: { text: string; level: string }[]): ExtensionUICon
   ];
   const ui: Record<string, unknown> = Object.fromEntries(methods.map((name) => [name, noop]));
   ui["notify"] = (text: string, level = "info") => notices.push({ text, level });
+  ui["setStatus"] = (key: string, text: string | undefined) => statuses.set(key, [...(statuses.get(key) ?? []), text]);
+  ui["setWidget"] = (key: string, content: unknown) => widgets.set(key, Array.isArray(content) ? (content as string[]) : undefined);
   ui["select"] = () => Promise.resolve(undefined);
   ui["confirm"] = () => Promise.resolve(false);
   ui["input"] = () => Promise.resolve(undefined);
@@ -75,6 +87,8 @@ function recordingUi(notices: { text: string; level: string }[]): ExtensionUICon
 export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
   const calls: ReceivedCall[] = [];
   const notices: { text: string; level: string }[] = [];
+  const statuses = new Map<string, (string | undefined)[]>();
+  const widgets = new Map<string, string[] | undefined>();
   const extra = (options.extraModels ?? []).map((m) => ({ id: m.id, contextWindow: m.contextWindow, reasoning: true, maxTokens: 4096 }));
   const faux = fauxProvider({ models: [{ id: "faux-fold", contextWindow: options.contextWindow, reasoning: true, maxTokens: 4096 }, ...extra] });
   const runtime = await ModelRuntime.create({ authPath: join(options.dir, "auth.json"), modelsPath: null });
@@ -112,6 +126,7 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
     settingsManager: SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings }),
     tools: options.tools ?? ["bash", "context_recall"],
   });
-  await session.bindExtensions({ uiContext: recordingUi(notices) });
-  return { session, manager, calls, notices, faux, dispose: () => session.dispose() };
+  await session.bindExtensions({ uiContext: recordingUi(notices, statuses, widgets) });
+  const extensionPaths = loaded.extensions.map((e) => e.path);
+  return { session, manager, calls, notices, statuses, widgets, extensionPaths, faux, dispose: () => session.dispose() };
 }
