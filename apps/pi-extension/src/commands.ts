@@ -6,6 +6,7 @@ import { compactCommand } from "./compaction/compaction-hook.js";
 import { UNFOLD_ENTRY } from "./fold-state.js";
 import { foldCompletions } from "./fold-completions.js";
 import { showFooter } from "./footer-status.js";
+import { renderRecallMessage } from "./render/recall-render.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
 import { statusText } from "./status-text.js";
 
@@ -81,6 +82,7 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
 }
 
 export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): void {
+  pi.registerMessageRenderer(RECALL_MESSAGE, renderRecallMessage);
   pi.registerCommand("recall", {
     description: "Search this session (also folded output): /recall <query> [scope:lineage|all|compaction:N] [page:N]",
     handler: async (args, commandCtx) => {

@@ -5,6 +5,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import { type ContextInventory, renderInventory } from "@context-fold/extractors";
 import { outputContext } from "../command-output.js";
 import { notifier, type RuntimeRegistry } from "../runtime-registry.js";
+import { inventoryBar } from "../render/inventory-bar.js";
 import { liveInventory } from "./live-inventory.js";
 
 /** Widget key of the inventory. */
@@ -12,7 +13,8 @@ export const INVENTORY_WIDGET = "context-fold-inventory";
 
 /** The inventory text with Pi's own count beside ours (the estimator's error is visible to the user). */
 export function inventoryText(inventory: ContextInventory, reported: { tokens: number | null; contextWindow: number } | undefined): string {
-  const text = renderInventory(inventory, { maxToolItems: 10, maxDormantItems: 8 });
+  // The stacked bar first (floor / tool output / dormant / live, reclaimable marked), then the table.
+  const text = [...inventoryBar(inventory, reported?.contextWindow), "", renderInventory(inventory, { maxToolItems: 10, maxDormantItems: 8 })].join("\n");
   if (reported === undefined) return text;
   const pi = reported.tokens === null ? "unknown (no count since the last compaction)" : `${String(reported.tokens)} tokens`;
   return `${text}\n\nPi's own count: ${pi} of a ${String(reported.contextWindow)}-token window.`;

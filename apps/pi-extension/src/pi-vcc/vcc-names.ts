@@ -8,6 +8,7 @@ import { type Static, Type } from "typebox";
 import { outputContext } from "../command-output.js";
 import { compactCommand } from "../compaction/compaction-hook.js";
 import { recallCommand } from "../commands.js";
+import { renderRecallResult } from "../render/recall-render.js";
 import { notifier, type RuntimeRegistry } from "../runtime-registry.js";
 
 export const VCC_RECALL_TOOL = "vcc_recall";
@@ -47,6 +48,7 @@ function registerVccRecallTool(pi: ExtensionAPI, registry: RuntimeRegistry): voi
       "Search this session's full history, also what compaction or folding removed from view (pi-vcc's tool, served by context-fold). Pass `query`; results list `#N` entries — pass them as `expand` to read them in full. For a `[context-fold <code>]` stub, context_recall takes the code.",
     promptSnippet: "Search earlier parts of this session across compactions",
     parameters: VccRecallParams,
+    renderResult: (result, options, theme) => renderRecallResult(result, options, theme),
     async execute(_toolCallId, params: VccRecallParamsType, _signal, _onUpdate, ctx): Promise<ToolResult> {
       try {
         const runtime = await registry.get(ctx);

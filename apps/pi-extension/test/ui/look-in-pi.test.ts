@@ -3,7 +3,10 @@
 // lists as `context-fold`.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { tempDir } from "@context-fold/test-support";
+import type { Theme } from "@earendil-works/pi-coding-agent";
+import { RECALL_MESSAGE } from "../../src/commands.js";
 import { FOOTER_STATUS } from "../../src/footer-status.js";
+import { INVENTORY_WIDGET } from "../../src/inventory/inventory-command.js";
 import { type HeadlessPi, startPi } from "../support/headless-pi.js";
 import { scriptedModel } from "../support/scripted-model.js";
 
@@ -13,7 +16,7 @@ const FOOTER = /^folded (\d+) · ~(\d+) tokens masked · (?:(\d+)% of window · 
 describe("what the user sees in a headless Pi", () => {
   let pi: HeadlessPi;
   beforeAll(async () => {
-    pi = await startPi({ dir: tempDir("pi-look-"), contextWindow: WINDOW, respond: scriptedModel });
+    pi = await startPi({ dir: tempDir("pi-look-"), contextWindow: WINDOW, respond: scriptedModel, tools: ["bash", "context_recall", "vcc_recall"] });
   }, 60_000);
   afterAll(() => pi.dispose());
 
@@ -48,6 +51,33 @@ describe("what the user sees in a headless Pi", () => {
     await pi.session.prompt(`/context-fold unfold ${one}`);
     const after = FOOTER.exec((pi.statuses.get(FOOTER_STATUS) ?? []).at(-1) ?? "")?.[1];
     expect(Number(after)).toBe(Number(before) - 1);
+  }, 60_000);
+
+  test("/context-inventory shows the stacked bar above the table", async () => {
+    await pi.session.prompt("/context-inventory");
+    const lines = pi.widgets.get(INVENTORY_WIDGET) ?? [];
+    expect(lines[0]).toMatch(/^\[[█▓▒░× ]{50}\] \d+ tokens of 20000 \(\d+%\)$/);
+    const legend = /^█ floor \d+ {2}▓ tool output (\d+) {2}▒ dormant \d+ {2}░ live \d+ {2}× reclaimable (\d+)$/.exec(lines[1] ?? "");
+    expect(legend).not.toBeNull();
+    expect(Number(legend?.[1])).toBeGreaterThan(0);
+    // Nothing reclaimable, nothing marked (the unit tests cover the marked case cell by cell).
+    if (Number(legend?.[2]) === 0) expect(lines[0]).not.toContain("×");
+    expect(lines).toContain("Tool output by tool:");
+  }, 60_000);
+
+  test("recall results render through our renderers: the tool rows and the /recall message", async () => {
+    const theme = { fg: (color: string, text: string) => `<${color}>${text}`, bold: (text: string) => text } as unknown as Theme;
+    await pi.session.prompt("/recall NEEDLE");
+    const message = pi.manager.getEntries().find((e) => e.type === "custom_message" && e.customType === RECALL_MESSAGE);
+    const renderer = pi.session.extensionRunner?.getMessageRenderer(RECALL_MESSAGE);
+    const shown = renderer?.(message as never, { expanded: false, outputPad: 0, keyHint: () => "", keyText: () => "", rawKeyHint: () => "" } as never, theme)?.render(200) ?? [];
+    expect(shown.join("\n")).toContain("<accent>Recall results the user asked for (/recall NEEDLE)");
+    expect(shown.join("\n")).toContain("more lines (expand to see all)");
+    for (const name of ["context_recall", "vcc_recall"]) {
+      const definition = pi.session.getToolDefinition(name);
+      const rendered = definition?.renderResult?.({ content: [{ type: "text", text: "Found 1 match\n--- #1 turn 1 ---\n> #1 [user] x" }], details: { ok: true } }, { expanded: true, isPartial: false }, theme, {} as never);
+      expect(rendered?.render(200).join("\n"), name).toContain("<accent>> #1 [user] x");
+    }
   }, 60_000);
 
   test("Pi loads the extension from extensions/context-fold/index.ts (listed as context-fold)", () => {
