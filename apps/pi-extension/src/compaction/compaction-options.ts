@@ -7,9 +7,12 @@ import { booleanFromEnv, numberFromEnv, type Env } from "../env-values.js";
 /** `advise`: tell the user when the gate says a compaction is worth it. `actuate`: compact ourselves. */
 export type CompactMode = "advise" | "actuate";
 export const COMPACT_MODES: readonly CompactMode[] = ["advise", "actuate"];
-/** After a compaction: no next step, a next step shown to the user, or a turn started on it. */
-export type NextStepMode = "off" | "advisory" | "autonomous";
-export const NEXT_STEP_MODES: readonly NextStepMode[] = ["off", "advisory", "autonomous"];
+/**
+ * After a compaction: no next step, a next step shown to the user, a turn started on it, or `auto` (seed
+ * 001): autonomous after an automatic compaction in interactive mode, advisory otherwise.
+ */
+export type NextStepMode = "off" | "advisory" | "autonomous" | "auto";
+export const NEXT_STEP_MODES: readonly NextStepMode[] = ["off", "advisory", "autonomous", "auto"];
 
 /** A compaction trigger point: tokens reserved below the window, or a percentage of the window. */
 export interface ModelThreshold {
@@ -50,7 +53,7 @@ export interface CompactionOptions {
 export const DEFAULT_COMPACTION_OPTIONS: CompactionOptions = {
   mode: "advise",
   overrideDefaultCompaction: true,
-  nextStep: "advisory",
+  nextStep: "auto",
   softFraction: 0.75,
   softFractionWide: 0.55,
   wideWindow: 300_000,

@@ -35,7 +35,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: "fold.foldThinking", variable: "CONTEXT_FOLD_THINKING", kind: "boolean", scaffold: true },
   { key: "compaction.mode", variable: "CONTEXT_FOLD_COMPACT_MODE", kind: "string", scaffold: "advise", values: COMPACT_MODES },
   { key: "compaction.overrideDefaultCompaction", variable: "CONTEXT_FOLD_OVERRIDE_COMPACTION", kind: "boolean", scaffold: true },
-  { key: "compaction.nextStep", variable: "CONTEXT_FOLD_NEXT_STEP", kind: "string", scaffold: "advisory", values: NEXT_STEP_MODES },
+  { key: "compaction.nextStep", variable: "CONTEXT_FOLD_NEXT_STEP", kind: "string", scaffold: "auto", values: NEXT_STEP_MODES },
   { key: "compaction.softFraction", variable: "CONTEXT_FOLD_COMPACT_SOFT", kind: "number", scaffold: 0.75 },
   { key: "compaction.softFractionWide", variable: "CONTEXT_FOLD_COMPACT_SOFT_WIDE", kind: "number", scaffold: 0.55 },
   { key: "compaction.wideWindow", variable: "CONTEXT_FOLD_COMPACT_WIDE_WINDOW", kind: "number", scaffold: 300_000 },

@@ -54,6 +54,8 @@ export interface HeadlessOptions {
   readonly extensionFactories?: ExtensionFactory[];
   /** More faux models beside `faux-fold` (e.g. a smaller window to switch to with `session.setModel`). */
   readonly extraModels?: { readonly id: string; readonly contextWindow: number }[];
+  /** The mode Pi reports to extensions (`ctx.mode`); Pi's default when unset is print (with our recording UI). */
+  readonly mode?: "tui" | "print" | "json" | "rpc";
   /** Pi's tool allowlist (`--tools`); default bash and context_recall. */
   readonly tools?: string[];
 }
@@ -126,7 +128,7 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
     settingsManager: SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings }),
     tools: options.tools ?? ["bash", "context_recall"],
   });
-  await session.bindExtensions({ uiContext: recordingUi(notices, statuses, widgets) });
+  await session.bindExtensions({ uiContext: recordingUi(notices, statuses, widgets), ...(options.mode === undefined ? {} : { mode: options.mode }) });
   const extensionPaths = loaded.extensions.map((e) => e.path);
   return { session, manager, calls, notices, statuses, widgets, extensionPaths, faux, dispose: () => session.dispose() };
 }
