@@ -11,7 +11,7 @@ import { registerHandoffCommand } from "./handoff/handoff-command.js";
 import { registerInventoryCommand } from "./inventory/inventory-command.js";
 import { MemoryRetention, registerMemoryRetention } from "./memory/memory-retention.js";
 import { registerRecallTool } from "./recall-tool.js";
-import { compactorNotice, otherCompactor } from "./pi-vcc/compactor-in-charge.js";
+import { compactorNotice, foreignSummaryNotice, otherCompactor, summaryFromAnotherExtension } from "./pi-vcc/compactor-in-charge.js";
 import { registerVccNames } from "./pi-vcc/vcc-names.js";
 import { notifier, RuntimeRegistry } from "./runtime-registry.js";
 
@@ -33,6 +33,18 @@ export default function contextFold(pi: ExtensionAPI): void {
       if (other !== undefined) notifier(ctx, "info")(compactorNotice(other, settings.compaction.overrideDefaultCompaction));
     } catch {
       // registry.get never rejects; nothing of ours may reach Pi
+    }
+  });
+  // Another compactor's summary won (it was loaded after us): say so, once per extension instance.
+  let toldForeign = false;
+  pi.on("session_compact", (event, ctx) => {
+    try {
+      if (!toldForeign && summaryFromAnotherExtension(event)) {
+        toldForeign = true;
+        notifier(ctx, "info")(foreignSummaryNotice());
+      }
+    } catch {
+      // a stale UI: nothing to tell
     }
   });
   pi.on("session_shutdown", () => {

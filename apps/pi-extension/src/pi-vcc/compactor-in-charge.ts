@@ -3,6 +3,7 @@
 // `session_before_compact` in load order and keeps the last summary returned, so the one loaded later
 // writes the summary. Pi lists commands (and extension tools) in load order, which gives that order.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { HARNESS } from "@context-fold/seed-index-format";
 import { RECALL_TOOL } from "../recall-tool.js";
 import { VCC_COMPACT_COMMAND, VCC_RECALL_COMMAND, VCC_RECALL_TOOL } from "./vcc-names.js";
 
@@ -40,4 +41,18 @@ export function compactorNotice(other: OtherCompactor, overrideDefaultCompaction
       ? "context-fold writes the compaction summary (it is loaded after pi-vcc, and Pi keeps the last summary)"
       : "pi-vcc writes the compaction summary (context-fold's overrideDefaultCompaction is off)";
   return `context-fold: pi-vcc is loaded too (${other.path}); ${who}. Both keep their thresholds: either one may hold off or start a compaction. Uninstall one of them to have a single compactor.`;
+}
+
+/**
+ * Whether a compaction's summary came from another extension: Pi says an extension supplied it
+ * (`fromExtension`), and it does not carry our harness mark. Works for any compactor, named or not.
+ */
+export function summaryFromAnotherExtension(event: { readonly fromExtension: boolean; readonly compactionEntry: { readonly details?: unknown } }): boolean {
+  if (!event.fromExtension) return false;
+  const details = event.compactionEntry.details as { harness?: unknown } | undefined;
+  return details?.harness !== HARNESS;
+}
+
+export function foreignSummaryNotice(): string {
+  return "context-fold: this compaction's summary was written by another extension loaded after context-fold (Pi keeps the last summary returned); context-fold's record, durable artifacts and digest still apply.";
 }

@@ -88,3 +88,38 @@ describe("pi-vcc's config in a headless Pi", () => {
     expect([...notice(pi, "pi-vcc's config"), ...notice(pi, "pi-vcc is loaded")]).toEqual([]);
   }, 60_000);
 });
+
+describe("another compactor's summary in a headless Pi", () => {
+  test("an extension loaded after us returns its own summary: Pi keeps it and one notice says so", async () => {
+    const other = (pi: ExtensionAPI): void => {
+      pi.on("session_before_compact", (event) => ({ compaction: { summary: "OTHER-SUMMARY", firstKeptEntryId: event.preparation.firstKeptEntryId, tokensBefore: event.preparation.tokensBefore } }));
+    };
+    const pi = await startPiWith({}, { dir: tempDir("pi-vcc-foreign-"), contextWindow: WINDOW, respond: jobModel, settings: SETTINGS, extensionFactories: [other] });
+    try {
+      await pi.session.prompt(FOUNDING);
+      for (let n = 1; n <= 3; n++) await pi.session.prompt(`job ${String(n)}`);
+      await pi.session.compact();
+      expect(compactions(pi.manager)[0]?.summary).toBe("OTHER-SUMMARY");
+      expect(notice(pi, "written by another extension")).toHaveLength(1);
+      for (let n = 4; n <= 6; n++) await pi.session.prompt(`job ${String(n)}`);
+      await pi.session.compact();
+      expect(compactions(pi.manager)).toHaveLength(2);
+      expect(notice(pi, "written by another extension")).toHaveLength(1);
+    } finally {
+      pi.dispose();
+    }
+  }, 60_000);
+
+  test("our own summary: no such notice", async () => {
+    const pi = await startPiWith({}, { dir: tempDir("pi-vcc-own-"), contextWindow: WINDOW, respond: jobModel, settings: SETTINGS });
+    try {
+      await pi.session.prompt(FOUNDING);
+      for (let n = 1; n <= 3; n++) await pi.session.prompt(`job ${String(n)}`);
+      await pi.session.compact();
+      expect(compactions(pi.manager)[0]?.fromHook).toBe(true);
+      expect(notice(pi, "written by another extension")).toEqual([]);
+    } finally {
+      pi.dispose();
+    }
+  }, 60_000);
+});
