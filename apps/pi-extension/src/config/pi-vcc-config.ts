@@ -156,7 +156,10 @@ export function takeOverPiVccConfig(env: Env, agentDir: string, ours: OursSet): 
   try {
     return mapPiVccConfig(file, parseConfigText(file, readFileSync(file, "utf8")), ours);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/ Using the defaults.*$/, "") : String(error);
+    // parseConfigText's message ends with advice about our own file; keep only what is wrong.
+    const message = error instanceof Error ? error.message : String(error);
+    const advice = message.indexOf(" Using the defaults");
+    const reason = advice < 0 ? message : message.slice(0, advice);
     return { file, values: {}, taken: [], notTaken: [], error: reason };
   }
 }

@@ -12,7 +12,10 @@ export type Paint = (role: Role, text: string) => string;
 
 /** The styled text (pure: `paint` decides what a role looks like). */
 export function styleRecallText(text: string, expanded: boolean, paint: Paint, isError = false): string {
-  const lines = text.replace(/\n+$/, "").split("\n");
+  // Trailing newlines dropped by a loop, not a regex: `\n+$` backtracks over every newline run.
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end -= 1;
+  const lines = text.slice(0, end).split("\n");
   if (isError) return lines.map((line) => paint("error", line)).join("\n");
   const shown = expanded ? lines : lines.slice(0, COLLAPSED_LINES);
   const out = shown.map((line, i) => {

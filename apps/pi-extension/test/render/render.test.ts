@@ -2,6 +2,8 @@
 // rest), and the inventory's stacked bar (cells add up exactly, reclaimable parts marked, deterministic).
 import { describe, expect, test } from "vitest";
 import type { ContextInventory, InventoryItem } from "@context-fold/extractors";
+import { foldCompletions } from "../../src/fold-completions.js";
+import type { FoldedSpan } from "../../src/fold-state.js";
 import { BAR_WIDTH, inventoryBar, shareCells } from "../../src/render/inventory-bar.js";
 import { COLLAPSED_LINES, type Paint, styleRecallText } from "../../src/render/recall-render.js";
 
@@ -21,6 +23,13 @@ describe("recall rendering", () => {
     const expanded = styleRecallText(text, true, tag).split("\n");
     expect(expanded).toHaveLength(23);
     expect(expanded.filter((l) => l.startsWith("<match>"))).toHaveLength(3);
+  });
+
+  test("linear on adversarial text: a million newlines inside and at the end", () => {
+    const nl = "\n".repeat(1 << 20);
+    const out = styleRecallText(`head${nl}tail${nl}`, false, tag).split("\n");
+    expect(out[0]).toBe("<title>head");
+    expect(out[out.length - 1]).toBe(`<more>… ${String((1 << 20) + 1 - COLLAPSED_LINES)} more lines (expand to see all)`);
   });
 
   test("an error is painted as one, whole", () => {
@@ -69,5 +78,21 @@ describe("inventory bar", () => {
     const [full] = inventoryBar(inventory(2000, 4000, 3000, 2000, 1000, 1000));
     expect(full).not.toContain(" ]");
     expect([...(full ?? "").slice(1, BAR_WIDTH + 1)].every((c) => "█▓▒░×".includes(c))).toBe(true);
+  });
+});
+
+describe("/context-fold completion", () => {
+  test("subcommands, codes after `unfold `, nothing for other text; linear on a 1 MB run of spaces", () => {
+    const spans = [
+      { code: "aaaaaaaaaa", blockId: "r:1", seq: 0, turn: 1, kind: "tool", tool: "bash", bytes: 100, lines: 1, firstLine: "x" },
+      { code: "abbbbbbbbb", blockId: "r:2", seq: 1, turn: 2, kind: "thinking", bytes: 200, lines: 1, firstLine: "y" },
+    ] as unknown as FoldedSpan[];
+    expect(foldCompletions("", spans)?.map((i) => i.value)).toEqual(["status", "unfold ", "compact"]);
+    expect(foldCompletions("unfold a", spans)?.map((i) => i.value)).toEqual(["unfold abbbbbbbbb", "unfold aaaaaaaaaa"]);
+    expect(foldCompletions("unfold ab", spans)?.map((i) => i.description)).toEqual(["thinking, 200 bytes, turn 2"]);
+    expect(foldCompletions("status now", spans)).toBeNull();
+    const spaces = " ".repeat(1 << 20);
+    expect(foldCompletions(`unfold${spaces}x${spaces}`, spans)).toBeNull();
+    expect(foldCompletions(`unfold${spaces}`, spans)?.length).toBe(2);
   });
 });
