@@ -1,8 +1,12 @@
 // Slash commands: `/recall <query> [scope:…] [page:N]` (results shown and handed to the agent) and
 // `/context-fold [status | unfold <code> | compact]`. Every handler catches everything and tells the user.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import { outputContext } from "./command-output.js";
 import { compactCommand } from "./compaction/compaction-hook.js";
 import { UNFOLD_ENTRY } from "./fold-state.js";
+import { foldCompletions } from "./fold-completions.js";
+import { showFooter } from "./footer-status.js";
+import { renderRecallMessage } from "./render/recall-render.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
 import { statusText } from "./status-text.js";
 
@@ -29,17 +33,22 @@ export function parseRecallArgs(args: string): RecallArgs {
   return { query: words.join(" "), ...(scope === undefined ? {} : { scope }), ...(page === undefined ? {} : { page }) };
 }
 
-async function recallCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: string, ctx: ExtensionCommandContext): Promise<void> {
+/** `/recall` (and `/pi-vcc-recall`, which names itself in its messages). */
+export async function recallCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: string, ctx: ExtensionCommandContext, name = "recall"): Promise<void> {
   const runtime = await registry.get(ctx);
   if (runtime.recall === undefined) {
-    ctx.ui.notify("/recall: this session has no session file yet, so there is nothing to recall.", "warning");
+    ctx.ui.notify(`/${name}: this session has no session file, so there is nothing to recall.`, "warning");
+    return;
+  }
+  if (!runtime.recall.written()) {
+    ctx.ui.notify(`/${name}: nothing to recall yet: Pi writes this session to disk with its first reply.`, "warning");
     return;
   }
   const request = parseRecallArgs(args);
   const results = await runtime.recall.search(request);
   ctx.ui.notify(results, "info");
   // In the conversation too, so the agent reads what the user just looked up.
-  pi.sendMessage({ customType: RECALL_MESSAGE, content: `Recall results the user asked for (/recall ${args.trim()}):\n${results}`, display: true });
+  pi.sendMessage({ customType: RECALL_MESSAGE, content: `Recall results the user asked for (/${name} ${args.trim()}):\n${results}`, display: true });
 }
 
 async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: string, ctx: ExtensionCommandContext): Promise<void> {
@@ -57,6 +66,7 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
     }
     // Recorded in the session so a restart keeps it unfolded (the seed index itself is append-only).
     pi.appendEntry(UNFOLD_ENTRY, { code: span.code, blockId: span.blockId });
+    showFooter(ctx, runtime);
     ctx.ui.notify(`Unfolded ${span.code} (${span.blockId}): it goes to the model verbatim from the next call on.`, "info");
     return;
   }
@@ -72,9 +82,11 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
 }
 
 export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): void {
+  pi.registerMessageRenderer(RECALL_MESSAGE, renderRecallMessage);
   pi.registerCommand("recall", {
     description: "Search this session (also folded output): /recall <query> [scope:lineage|all|compaction:N] [page:N]",
-    handler: async (args, ctx) => {
+    handler: async (args, commandCtx) => {
+      const ctx = outputContext(commandCtx);
       try {
         await recallCommand(pi, registry, args, ctx);
       } catch (error) {
@@ -84,7 +96,9 @@ export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): v
   });
   pi.registerCommand("context-fold", {
     description: "context-fold status (folds, tokens masked, next fold), `/context-fold unfold <code>` or `/context-fold compact`",
-    handler: async (args, ctx) => {
+    getArgumentCompletions: (prefix) => foldCompletions(prefix, registry.opened()?.folder.state.spans() ?? []),
+    handler: async (args, commandCtx) => {
+      const ctx = outputContext(commandCtx);
       try {
         await foldCommand(pi, registry, args, ctx);
       } catch (error) {

@@ -2,6 +2,7 @@
 // Pi's messages unchanged, new folds stop for the session, and the user is told once.
 import type { ContextEvent, ContextEventResult, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { tokensOfChars } from "./estimate.js";
+import { showFooter } from "./footer-status.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
 
 /** System prompt and tool declarations, when Pi has no token count and the engine must estimate. */
@@ -33,5 +34,10 @@ export async function handleContext(registry: RuntimeRegistry, event: ContextEve
 }
 
 export function registerContextHook(pi: ExtensionAPI, registry: RuntimeRegistry): void {
-  pi.on("context", (event, ctx) => handleContext(registry, event, ctx));
+  pi.on("context", async (event, ctx) => {
+    const result = await handleContext(registry, event, ctx);
+    // A fold may have happened: the footer follows (after the call's own work, never instead of it).
+    showFooter(ctx, await registry.get(ctx));
+    return result;
+  });
 }

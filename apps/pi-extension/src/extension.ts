@@ -6,10 +6,13 @@ import { CompactionRegistry, registerCompaction } from "./compaction/compaction-
 import { registerDebugSnapshots } from "./config/debug-snapshots.js";
 import { loadSettings, settingsNotices } from "./config/settings.js";
 import { registerContextHook } from "./context-hook.js";
+import { showFooter } from "./footer-status.js";
 import { registerHandoffCommand } from "./handoff/handoff-command.js";
 import { registerInventoryCommand } from "./inventory/inventory-command.js";
 import { MemoryRetention, registerMemoryRetention } from "./memory/memory-retention.js";
 import { registerRecallTool } from "./recall-tool.js";
+import { compactorNotice, foreignSummaryNotice, otherCompactor, summaryFromAnotherExtension } from "./pi-vcc/compactor-in-charge.js";
+import { registerVccNames } from "./pi-vcc/vcc-names.js";
 import { notifier, RuntimeRegistry } from "./runtime-registry.js";
 
 export default function contextFold(pi: ExtensionAPI): void {
@@ -17,14 +20,31 @@ export default function contextFold(pi: ExtensionAPI): void {
   const settings = loadSettings(process.env, getAgentDir());
   const registry = new RuntimeRegistry(settings.fold);
   const notices = settingsNotices(settings);
+  const vccNames = registerVccNames(pi, registry);
 
   pi.on("session_start", async (_event, ctx) => {
     try {
       registry.reset();
-      await registry.get(ctx);
+      showFooter(ctx, await registry.get(ctx));
       for (const notice of notices) notifier(ctx)(notice);
+      // pi-vcc's names, once every extension has loaded (ours are skipped where another holds one).
+      vccNames(ctx);
+      const other = otherCompactor(pi);
+      if (other !== undefined) notifier(ctx, "info")(compactorNotice(other, settings.compaction.overrideDefaultCompaction));
     } catch {
       // registry.get never rejects; nothing of ours may reach Pi
+    }
+  });
+  // Another compactor's summary won (it was loaded after us): say so, once per extension instance.
+  let toldForeign = false;
+  pi.on("session_compact", (event, ctx) => {
+    try {
+      if (!toldForeign && summaryFromAnotherExtension(event)) {
+        toldForeign = true;
+        notifier(ctx, "info")(foreignSummaryNotice());
+      }
+    } catch {
+      // a stale UI: nothing to tell
     }
   });
   pi.on("session_shutdown", () => {

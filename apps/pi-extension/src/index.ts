@@ -1,5 +1,5 @@
 // Public API of @context-fold/pi-extension: the fold engine (for the bench and embedders). Pi itself
-// loads `src/extension.ts` (the default-exported factory).
+// loads `extensions/context-fold/index.ts`, which re-exports `src/extension.ts` (the default-exported factory).
 export { applyFolds } from "./apply-folds.js";
 export { ContextFolder, type FoldTarget, type ReportedUsage } from "./context-folder.js";
 export { estimateMessageTokens, estimateTokens, tokensOfChars } from "./estimate.js";

@@ -43,7 +43,8 @@ export interface ResolvedOptions {
 
 type NumericKey = "threshold" | "cap" | "tailFraction" | "keepRecentResults" | "minFoldFraction" | "minBlockChars";
 
-const NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: number; integer: boolean }[] = [
+/** Each numeric fold option's variable and range (the config file's JSON Schema is built from it too). */
+export const FOLD_NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: number; integer: boolean }[] = [
   { key: "threshold", variable: "CONTEXT_FOLD_THRESHOLD", min: 0.01, max: 1, integer: false },
   { key: "cap", variable: "CONTEXT_FOLD_CAP", min: 0.01, max: 1, integer: false },
   { key: "tailFraction", variable: "CONTEXT_FOLD_TAIL", min: 0, max: 0.9, integer: false },
@@ -59,7 +60,7 @@ const NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: n
 export function resolveFoldOptions(overrides: Partial<FoldOptions> = {}, env: Readonly<Record<string, string | undefined>> = {}): ResolvedOptions {
   const warnings: OptionWarning[] = [];
   const out: { -readonly [K in keyof FoldOptions]: FoldOptions[K] } = { ...DEFAULT_FOLD_OPTIONS, ...overrides };
-  for (const spec of NUMERIC) {
+  for (const spec of FOLD_NUMERIC) {
     const value = numberFromEnv(env, spec, warnings);
     if (value !== undefined) out[spec.key] = value;
   }

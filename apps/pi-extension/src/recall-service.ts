@@ -1,5 +1,6 @@
 // Recall over the live session for the tool and the /recall command: one index per session, grown as
 // Pi appends; fold codes resolved through the seed index and verified against the session file.
+import { existsSync } from "node:fs";
 import { openRecall, renderResults, type SessionRecall, spanRecall } from "@context-fold/recall-engine";
 
 export interface SearchRequest {
@@ -14,6 +15,11 @@ export class RecallService {
 
   constructor(sessionFile: string) {
     this.sessionFile = sessionFile;
+  }
+
+  /** Pi has written the session file (it does with the first reply): there is something to recall. */
+  written(): boolean {
+    return existsSync(this.sessionFile);
   }
 
   async #open(): Promise<SessionRecall> {

@@ -2,6 +2,7 @@
 // its code — text verified by sha256 against the session file. Failures come back as tool errors.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { type Static, Type } from "typebox";
+import { renderRecallResult } from "./render/recall-render.js";
 import type { RuntimeRegistry } from "./runtime-registry.js";
 
 export const RECALL_TOOL = "context_recall";
@@ -40,6 +41,7 @@ export function registerRecallTool(pi: ExtensionAPI, registry: RuntimeRegistry):
       "When a tool result shows a `[context-fold <code>]` stub and you need its content, call context_recall with that code instead of re-running the tool.",
     ],
     parameters: RecallParams,
+    renderResult: (result, options, theme) => renderRecallResult(result, options, theme),
     async execute(_toolCallId, params: RecallParamsType, _signal, _onUpdate, ctx): Promise<ToolResult> {
       try {
         const runtime = await registry.get(ctx);

@@ -17,6 +17,8 @@ export function notifier(ctx: Pick<ExtensionContext, "ui">, level: "info" | "war
 export class RuntimeRegistry {
   readonly options: FoldOptions;
   #current: { key: string; runtime: Promise<SessionRuntime> } | undefined;
+  /** The current session's runtime once opened (for synchronous readers such as argument completion). */
+  #opened: SessionRuntime | undefined;
 
   constructor(options: FoldOptions) {
     this.options = options;
@@ -25,13 +27,26 @@ export class RuntimeRegistry {
   /** The runtime of the session `ctx` belongs to. Never rejects. */
   get(ctx: RuntimeContext): Promise<SessionRuntime> {
     const key = runtimeKey(ctx);
-    if (this.#current?.key !== key) this.#current = { key, runtime: this.#open(ctx, key) };
+    if (this.#current?.key !== key) {
+      const runtime = this.#open(ctx, key);
+      this.#current = { key, runtime };
+      this.#opened = undefined;
+      void runtime.then((opened) => {
+        if (this.#current?.runtime === runtime) this.#opened = opened;
+      });
+    }
     return this.#current.runtime;
+  }
+
+  /** The current session's runtime if it is open already; undefined otherwise. */
+  opened(): SessionRuntime | undefined {
+    return this.#opened;
   }
 
   /** Forget the current session (Pi started, switched or shut down a session). */
   reset(): void {
     this.#current = undefined;
+    this.#opened = undefined;
   }
 
   async #open(ctx: RuntimeContext, key: string): Promise<SessionRuntime> {

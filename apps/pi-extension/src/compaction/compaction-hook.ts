@@ -16,6 +16,7 @@ import type { SessionRuntime } from "../session-runtime.js";
 import type { CompactionOptions } from "./compaction-options.js";
 import { CompactionSession } from "./compaction-session.js";
 import { evaluateGate, type GateVerdict, softLimit } from "./gate.js";
+import { nextStepMode } from "./next-step.js";
 import { thresholdFor, type ResolvedThreshold } from "./thresholds.js";
 
 /** customType of the digest message re-injected after a compaction (in context, not displayed). */
@@ -38,6 +39,10 @@ export class CompactionRegistry {
   readonly #sessions = new WeakMap<SessionRuntime, CompactionSession | null>();
   readonly #told = new WeakSet<SessionRuntime>();
   readonly #advised = new WeakSet<CompactionSession>();
+  /** Our gate started the compaction about to run (Pi reports it as a manual one). */
+  #gateStarted = false;
+  /** The compaction in flight (or last run) was automatic: nobody asked for it. */
+  #automatic = false;
 
   constructor(runtimes: RuntimeRegistry, options: CompactionOptions) {
     this.#runtimes = runtimes;
@@ -91,6 +96,23 @@ export class CompactionRegistry {
   resetAdvice(session: CompactionSession): void {
     this.#advised.delete(session);
   }
+
+  /** Our gate is starting a compaction (automatic, though Pi sees `ctx.compact` as manual). */
+  gateStarting(): void {
+    this.#gateStarted = true;
+  }
+  /** The gate's compaction did not run: the next compaction is not the gate's. */
+  gateFailed(): void {
+    this.#gateStarted = false;
+  }
+  /** A compaction begins with Pi's reason: automatic unless asked for (and not started by our gate). */
+  noteCompaction(reason: string): void {
+    this.#automatic = reason !== "manual" || this.#gateStarted;
+    this.#gateStarted = false;
+  }
+  get automatic(): boolean {
+    return this.#automatic;
+  }
 }
 
 function modelThreshold(options: CompactionOptions, ctx: Pick<ExtensionContext, "model">, contextWindow: number): ResolvedThreshold | undefined {
@@ -113,6 +135,7 @@ async function beforeCompact(
 ): Promise<SessionBeforeCompactResult | undefined> {
   let runtime: SessionRuntime | undefined;
   let session: CompactionSession | undefined;
+  registry.noteCompaction(event.reason);
   try {
     ({ runtime, session } = await registry.get(ctx));
     const options = registry.options;
@@ -166,7 +189,7 @@ async function afterCompact(pi: ExtensionAPI, registry: CompactionRegistry, ctx:
     registry.resetAdvice(session);
     const again = await session.completed();
     if (again === undefined) return;
-    const mode = registry.options.nextStep;
+    const mode = nextStepMode(registry.options.nextStep, registry.automatic, ctx.mode === "tui");
     const next = mode === "off" ? undefined : again.next;
     const nextLine = next === undefined ? "" : `\nNext step (${next.source === "pending" ? "pending work" : next.source === "task" ? "last user task" : "last correction"}): ${next.text}\n`;
     const content = mode === "autonomous" && next !== undefined ? `${again.digest}${nextLine}Continue with the next step.` : again.digest;
@@ -191,11 +214,18 @@ async function compactFailed(registry: CompactionRegistry, ctx: ExtensionContext
 }
 
 /** Start a compaction through Pi (our hook then supplies the summary); reports the outcome. */
-export function triggerCompaction(ctx: Pick<ExtensionContext, "compact" | "ui">, why: string): void {
+export function triggerCompaction(ctx: Pick<ExtensionContext, "compact" | "ui">, why: string, onFailed?: () => void): void {
   ctx.compact({
     onComplete: () => undefined,
     onError: (error) => {
-      ctx.ui.notify(`context-fold: compaction (${why}) did not run: ${error.message}`, "warning");
+      onFailed?.();
+      // Pi calls this after the fact: the session may be gone by then (disposed or replaced), and its
+      // stale ctx throws on use. Nothing of ours may become Pi's unhandled rejection.
+      try {
+        ctx.ui.notify(`context-fold: compaction (${why}) did not run: ${error.message}`, "warning");
+      } catch {
+        // no session left to tell
+      }
     },
   });
 }
@@ -226,7 +256,8 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   if (!verdict.fire) return verdict;
   if (verdict.trigger === "threshold" || options.mode === "actuate") {
     ctx.ui.notify(`context-fold: compacting (${verdict.reason}).`, "info");
-    triggerCompaction(ctx, verdict.reason);
+    registry.gateStarting();
+    triggerCompaction(ctx, verdict.reason, () => registry.gateFailed());
   } else if (registry.adviseOnce(session)) {
     ctx.ui.notify(`context-fold: a compaction is worth it now (${verdict.reason}); run /context-fold compact.`, "info");
   }

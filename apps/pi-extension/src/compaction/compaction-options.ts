@@ -6,8 +6,13 @@ import { booleanFromEnv, numberFromEnv, type Env } from "../env-values.js";
 
 /** `advise`: tell the user when the gate says a compaction is worth it. `actuate`: compact ourselves. */
 export type CompactMode = "advise" | "actuate";
-/** After a compaction: no next step, a next step shown to the user, or a turn started on it. */
-export type NextStepMode = "off" | "advisory" | "autonomous";
+export const COMPACT_MODES: readonly CompactMode[] = ["advise", "actuate"];
+/**
+ * After a compaction: no next step, a next step shown to the user, a turn started on it, or `auto` (seed
+ * 001): autonomous after an automatic compaction in interactive mode, advisory otherwise.
+ */
+export type NextStepMode = "off" | "advisory" | "autonomous" | "auto";
+export const NEXT_STEP_MODES: readonly NextStepMode[] = ["off", "advisory", "autonomous", "auto"];
 
 /** A compaction trigger point: tokens reserved below the window, or a percentage of the window. */
 export interface ModelThreshold {
@@ -48,7 +53,7 @@ export interface CompactionOptions {
 export const DEFAULT_COMPACTION_OPTIONS: CompactionOptions = {
   mode: "advise",
   overrideDefaultCompaction: true,
-  nextStep: "advisory",
+  nextStep: "auto",
   softFraction: 0.75,
   softFractionWide: 0.55,
   wideWindow: 300_000,
@@ -67,7 +72,8 @@ export interface ResolvedCompactionOptions {
 type Mutable = { -readonly [K in keyof CompactionOptions]: CompactionOptions[K] };
 type NumericKey = "softFraction" | "softFractionWide" | "wideWindow" | "minSavingsFraction" | "cooldownRuns" | "summaryBudget" | "digestBudget";
 
-const NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: number; integer: boolean }[] = [
+/** Each numeric compaction option's variable and range (the config file's JSON Schema is built from it too). */
+export const COMPACTION_NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: number; integer: boolean }[] = [
   { key: "softFraction", variable: "CONTEXT_FOLD_COMPACT_SOFT", min: 0.05, max: 1, integer: false },
   { key: "softFractionWide", variable: "CONTEXT_FOLD_COMPACT_SOFT_WIDE", min: 0.05, max: 1, integer: false },
   { key: "wideWindow", variable: "CONTEXT_FOLD_COMPACT_WIDE_WINDOW", min: 1, max: 1e9, integer: true },
@@ -153,12 +159,12 @@ function enumFrom<T extends string>(env: Env, variable: string, allowed: readonl
 export function resolveCompactionOptions(overrides: Partial<CompactionOptions> = {}, env: Env = {}): ResolvedCompactionOptions {
   const warnings: OptionWarning[] = [];
   const out: Mutable = { ...DEFAULT_COMPACTION_OPTIONS, ...overrides };
-  for (const spec of NUMERIC) {
+  for (const spec of COMPACTION_NUMERIC) {
     const value = numberFromEnv(env, spec, warnings);
     if (value !== undefined) out[spec.key] = value;
   }
-  out.mode = enumFrom(env, "CONTEXT_FOLD_COMPACT_MODE", ["advise", "actuate"] as const, warnings) ?? out.mode;
-  out.nextStep = enumFrom(env, "CONTEXT_FOLD_NEXT_STEP", ["off", "advisory", "autonomous"] as const, warnings) ?? out.nextStep;
+  out.mode = enumFrom(env, "CONTEXT_FOLD_COMPACT_MODE", COMPACT_MODES, warnings) ?? out.mode;
+  out.nextStep = enumFrom(env, "CONTEXT_FOLD_NEXT_STEP", NEXT_STEP_MODES, warnings) ?? out.nextStep;
   out.overrideDefaultCompaction = booleanFromEnv(env, "CONTEXT_FOLD_OVERRIDE_COMPACTION", warnings) ?? out.overrideDefaultCompaction;
   const thresholds = env["CONTEXT_FOLD_THRESHOLDS"];
   if (thresholds !== undefined && thresholds.trim() !== "") {

@@ -3,6 +3,16 @@
 // correction. Pure.
 import type { DurableArtifacts, SessionFacts } from "@context-fold/extractors";
 
+/**
+ * What the next step does after this compaction. `auto`: a turn starts on it only when nobody asked for
+ * the compaction (Pi's threshold or overflow, or our gate) and a user is at the terminal (interactive
+ * mode); after a compaction the user asked for, or in print/JSON mode, it is shown, not acted on.
+ */
+export function nextStepMode(configured: "off" | "advisory" | "autonomous" | "auto", automatic: boolean, interactive: boolean): "off" | "advisory" | "autonomous" {
+  if (configured !== "auto") return configured;
+  return automatic && interactive ? "autonomous" : "advisory";
+}
+
 export interface NextStep {
   readonly text: string;
   readonly source: "pending" | "task" | "correction";

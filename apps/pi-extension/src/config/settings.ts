@@ -2,9 +2,11 @@
 // values are turned into the same CONTEXT_FOLD_* strings the environment gives, so one validation (the
 // fold and compaction option resolvers) serves both, and a variable that is set always wins over the file.
 import { isAbsolute, join, resolve } from "node:path";
-import { resolveCompactionOptions, type CompactionOptions } from "../compaction/compaction-options.js";
+import { COMPACT_MODES, NEXT_STEP_MODES, resolveCompactionOptions, type CompactionOptions } from "../compaction/compaction-options.js";
 import { resolveFoldOptions, type FoldOptions, type OptionWarning } from "../options.js";
 import { CONFIG_FILE, type ConfigFileError, configPath, loadConfigFile } from "./config-file.js";
+import { configSchema, refreshSchemaFile, SCHEMA_REF, schemaProblems, schemaText } from "./config-schema.js";
+import { piVccNotice, type PiVccTakeover, takeOverPiVccConfig } from "./pi-vcc-config.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -15,6 +17,10 @@ export interface SettingSpec {
   readonly variable: string;
   readonly kind: "number" | "boolean" | "string" | "thresholds";
   readonly scaffold: number | boolean | string | null;
+  /** The allowed strings, for an enumerated option. */
+  readonly values?: readonly string[];
+  /** The range, for a number no option resolver's table holds. */
+  readonly range?: { readonly min: number; readonly max: number; readonly integer: boolean };
 }
 
 /** Every option with a config key. `compaction.modelThresholds`/`globalThreshold` share CONTEXT_FOLD_THRESHOLDS. */
@@ -27,9 +33,9 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: "fold.minFoldFraction", variable: "CONTEXT_FOLD_MIN_FOLD", kind: "number", scaffold: 0.05 },
   { key: "fold.minBlockChars", variable: "CONTEXT_FOLD_MIN_BLOCK_CHARS", kind: "number", scaffold: 1200 },
   { key: "fold.foldThinking", variable: "CONTEXT_FOLD_THINKING", kind: "boolean", scaffold: true },
-  { key: "compaction.mode", variable: "CONTEXT_FOLD_COMPACT_MODE", kind: "string", scaffold: "advise" },
+  { key: "compaction.mode", variable: "CONTEXT_FOLD_COMPACT_MODE", kind: "string", scaffold: "advise", values: COMPACT_MODES },
   { key: "compaction.overrideDefaultCompaction", variable: "CONTEXT_FOLD_OVERRIDE_COMPACTION", kind: "boolean", scaffold: true },
-  { key: "compaction.nextStep", variable: "CONTEXT_FOLD_NEXT_STEP", kind: "string", scaffold: "advisory" },
+  { key: "compaction.nextStep", variable: "CONTEXT_FOLD_NEXT_STEP", kind: "string", scaffold: "auto", values: NEXT_STEP_MODES },
   { key: "compaction.softFraction", variable: "CONTEXT_FOLD_COMPACT_SOFT", kind: "number", scaffold: 0.75 },
   { key: "compaction.softFractionWide", variable: "CONTEXT_FOLD_COMPACT_SOFT_WIDE", kind: "number", scaffold: 0.55 },
   { key: "compaction.wideWindow", variable: "CONTEXT_FOLD_COMPACT_WIDE_WINDOW", kind: "number", scaffold: 300_000 },
@@ -43,7 +49,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: "memory.bankId", variable: "CONTEXT_FOLD_HINDSIGHT_BANK", kind: "string", scaffold: null },
   { key: "memory.apiKey", variable: "CONTEXT_FOLD_HINDSIGHT_API_KEY", kind: "string", scaffold: null },
   { key: "memory.tag", variable: "CONTEXT_FOLD_HINDSIGHT_TAG", kind: "string", scaffold: null },
-  { key: "memory.timeoutMs", variable: "CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", kind: "number", scaffold: 5000 },
+  { key: "memory.timeoutMs", variable: "CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", kind: "number", scaffold: 5000, range: { min: 50, max: 600_000, integer: true } },
   { key: "debugDir", variable: "CONTEXT_FOLD_DEBUG_DIR", kind: "string", scaffold: null },
 ];
 
@@ -76,11 +82,16 @@ export interface ExtensionSettings {
   readonly configError: ConfigFileError | undefined;
   /** Values ignored (from the file or the environment), with the reason. */
   readonly warnings: readonly OptionWarning[];
+  /** pi-vcc's config, when there is one: what was taken over and what was not. */
+  readonly piVcc: PiVccTakeover | undefined;
 }
 
-/** The text of a freshly scaffolded config: every option at its default (thresholds empty, memory off). */
+/** The JSON Schema of context-fold.json (TypeBox), from the table above. */
+export const CONFIG_SCHEMA = configSchema(SETTINGS);
+
+/** The text of a freshly scaffolded config: its schema, then every option at its default (thresholds empty, memory off). */
 export function scaffoldText(): string {
-  const doc: Record<string, Record<string, unknown> | unknown> = {};
+  const doc: Record<string, Record<string, unknown> | unknown> = { $schema: SCHEMA_REF };
   for (const spec of SETTINGS) {
     const [section, key] = spec.key.includes(".") ? (spec.key.split(".") as [string, string]) : [undefined, spec.key];
     const value = spec.kind === "thresholds" ? (key === "modelThresholds" ? {} : null) : spec.scaffold;
@@ -101,25 +112,23 @@ function valueAt(doc: Readonly<Record<string, unknown>>, key: string): unknown {
   return isRecord(section) ? section[tail] : undefined;
 }
 
-/** The config file's values as CONTEXT_FOLD_* strings; a value of the wrong type is a warning. */
+/** The config file's values as CONTEXT_FOLD_* strings; a value the schema refuses is a warning and left out. */
 function fileEnv(doc: Readonly<Record<string, unknown>>, file: string, warnings: OptionWarning[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const section of ["fold", "compaction", "memory"]) {
-    const value = doc[section];
-    if (value !== undefined && value !== null && !isRecord(value)) warnings.push({ variable: `${file} ${section}`, value: JSON.stringify(value), reason: "expected an object" });
+  const refused = new Set<string>();
+  for (const problem of schemaProblems(SETTINGS, CONFIG_SCHEMA, doc)) {
+    refused.add(problem.key);
+    warnings.push({ variable: `${file} ${problem.key}`, value: JSON.stringify(problem.value) ?? "", reason: problem.reason });
   }
+  const usable = (key: string): boolean => !refused.has(key) && !refused.has(key.split(".")[0] ?? key);
   for (const spec of SETTINGS) {
-    if (spec.kind === "thresholds") continue;
+    if (spec.kind === "thresholds" || !usable(spec.key)) continue;
     const value = valueAt(doc, spec.key);
     if (value === undefined || value === null) continue;
-    if (typeof value !== spec.kind) {
-      warnings.push({ variable: `${file} ${spec.key}`, value: JSON.stringify(value), reason: `expected a ${spec.kind}` });
-      continue;
-    }
     out[spec.variable] = String(value);
   }
-  const models = valueAt(doc, "compaction.modelThresholds");
-  const global = valueAt(doc, "compaction.globalThreshold");
+  const models = usable("compaction.modelThresholds") ? valueAt(doc, "compaction.modelThresholds") : undefined;
+  const global = usable("compaction.globalThreshold") ? valueAt(doc, "compaction.globalThreshold") : undefined;
   const hasModels = isRecord(models) ? Object.keys(models).length > 0 : models !== undefined && models !== null;
   if (hasModels || (global !== undefined && global !== null)) {
     out["CONTEXT_FOLD_THRESHOLDS"] = JSON.stringify({ ...(models === undefined || models === null ? {} : { modelThresholds: models }), ...(global === undefined || global === null ? {} : { globalThreshold: global }) });
@@ -145,12 +154,14 @@ function memoryFrom(merged: Env, env: Env, file: string, warnings: OptionWarning
   };
   const url = text("CONTEXT_FOLD_HINDSIGHT_URL");
   const bankId = text("CONTEXT_FOLD_HINDSIGHT_BANK");
-  let timeoutMs = 5000;
+  const spec = SETTINGS.find((s) => s.variable === "CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS");
+  const range = spec?.range ?? { min: 50, max: 600_000, integer: true };
+  let timeoutMs = typeof spec?.scaffold === "number" ? spec.scaffold : 5000;
   const timeout = text("CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS");
   if (timeout !== undefined) {
     const n = Number(timeout);
-    if (Number.isInteger(n) && n >= 50 && n <= 600_000) timeoutMs = n;
-    else warn("CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", timeout, "expected an integer from 50 to 600000 (milliseconds)");
+    if (Number.isInteger(n) && n >= range.min && n <= range.max) timeoutMs = n;
+    else warn("CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", timeout, `expected an integer from ${String(range.min)} to ${String(range.max)} (milliseconds)`);
   }
   if (url === undefined && bankId === undefined) return undefined;
   if (url === undefined || bankId === undefined) {
@@ -180,10 +191,14 @@ export function loadSettings(env: Env, agentDir: string): ExtensionSettings {
   const override = env[CONFIG_VARIABLE]?.trim();
   const file = override === "off" ? undefined : override !== undefined && override !== "" ? resolve(override) : configPath(agentDir);
   const loaded = file === undefined ? undefined : loadConfigFile(file, scaffoldText());
+  // The schema beside the config, for editors (only when the config names it, as the scaffold does).
+  if (file !== undefined && loaded !== undefined) refreshSchemaFile(file, loaded.value, schemaText(SETTINGS));
   const label = file ?? CONFIG_FILE;
   const warnings: OptionWarning[] = [];
   const fromFile = loaded === undefined ? {} : fileEnv(loaded.value, label, warnings);
-  const merged: Env = { ...fromFile, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== "")) };
+  // pi-vcc's values sit between ours: above a scaffolded default, below a value the user set.
+  const piVcc = takeOverPiVccConfig(env, agentDir, { env, file: loaded?.value ?? {}, fileName: label });
+  const merged: Env = { ...fromFile, ...piVcc?.values, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== "")) };
   const fold = resolveFoldOptions({}, merged);
   const compaction = resolveCompactionOptions({}, merged);
   for (const w of [...fold.warnings, ...compaction.warnings]) warnings.push(relabel(w, env, label));
@@ -200,6 +215,7 @@ export function loadSettings(env: Env, agentDir: string): ExtensionSettings {
     scaffolded: loaded?.scaffolded ?? false,
     configError: loaded?.error,
     warnings,
+    piVcc,
   };
 }
 
@@ -208,6 +224,7 @@ export function settingsNotices(settings: ExtensionSettings): string[] {
   const out: string[] = [];
   if (settings.scaffolded && settings.configFile !== undefined) out.push(`context-fold: created ${settings.configFile} with the default options (edit it to configure; CONTEXT_FOLD_* variables override it).`);
   if (settings.configError !== undefined) out.push(`context-fold: ${settings.configError.message}`);
+  if (settings.piVcc !== undefined) out.push(piVccNotice(settings.piVcc));
   for (const w of settings.warnings) out.push(`context-fold: ignoring ${w.variable}=${w.value === "" ? "(unset)" : JSON.stringify(w.value)}: ${w.reason}.`);
   return out;
 }

@@ -3,6 +3,7 @@
 // seeded with it through `ctx.newSession`. Where Pi offers no new session, the user is told where the text is.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { writeHandoff } from "@context-fold/summary-formatter";
+import { outputContext } from "../command-output.js";
 import { notifier, type RuntimeRegistry } from "../runtime-registry.js";
 import { runtimeHandoff } from "./runtime-handoff.js";
 
@@ -80,7 +81,8 @@ async function handoffCommand(registry: RuntimeRegistry, args: string, ctx: Exte
 export function registerHandoffCommand(pi: ExtensionAPI, registry: RuntimeRegistry): void {
   pi.registerCommand("fold-handoff", {
     description: "Write a handoff (goal, state, decisions, open errors, recovery codes) beside the seed index: /fold-handoff [--new] <goal>",
-    handler: async (args, ctx) => {
+    handler: async (args, commandCtx) => {
+      const ctx = outputContext(commandCtx);
       try {
         await handoffCommand(registry, args, ctx);
       } catch (error) {

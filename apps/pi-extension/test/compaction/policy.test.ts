@@ -8,11 +8,12 @@ import { evaluateGate, softLimit } from "../../src/compaction/gate.js";
 import { thresholdFor } from "../../src/compaction/thresholds.js";
 
 describe("compaction options", () => {
-  test("defaults: advise, our summary, advisory next step", () => {
+  test("defaults: advise, our summary, auto next step", () => {
     const { options, warnings } = resolveCompactionOptions();
     expect(options).toEqual(DEFAULT_COMPACTION_OPTIONS);
     expect(options.mode).toBe("advise");
     expect(options.overrideDefaultCompaction).toBe(true);
+    expect(options.nextStep).toBe("auto");
     expect(warnings).toEqual([]);
   });
 
@@ -32,7 +33,7 @@ describe("compaction options", () => {
     expect(options.mode).toBe("actuate");
     expect(options.overrideDefaultCompaction).toBe(false);
     expect(options.softFraction).toBe(0.6);
-    expect(options.nextStep).toBe("advisory");
+    expect(options.nextStep).toBe(DEFAULT_COMPACTION_OPTIONS.nextStep);
     expect(options.cooldownRuns).toBe(DEFAULT_COMPACTION_OPTIONS.cooldownRuns);
     expect(options.digestBudget).toBe(DEFAULT_COMPACTION_OPTIONS.digestBudget);
     expect(options.thresholds).toEqual({ models: {} });

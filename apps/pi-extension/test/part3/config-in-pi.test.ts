@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "@context-fold/test-support";
 import { CONFIG_FILE } from "../../src/config/config-file.js";
+import { SCHEMA_FILE } from "../../src/config/config-schema.js";
 import { snapshotPath } from "../../src/config/debug-snapshots.js";
 import { FOUNDING, startRuntimePi } from "./support/runtime-pi.js";
 
@@ -26,6 +27,9 @@ describe("config file in a headless Pi", () => {
     const file = join(agentDir, CONFIG_FILE);
     try {
       expect(existsSync(file)).toBe(true);
+      // The scaffold names its JSON Schema, written beside it.
+      expect((JSON.parse(readFileSync(file, "utf8")) as { $schema?: string }).$schema).toBe(`./${SCHEMA_FILE}`);
+      expect(existsSync(join(agentDir, SCHEMA_FILE))).toBe(true);
       expect(pi.notices.some((n) => n.text.includes(`created ${file}`))).toBe(true);
     } finally {
       await pi.dispose();

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "@context-fold/test-support";
 import { CONFIG_FILE, ConfigFileError, locate, parseConfigText, scaffoldConfigFile } from "../../src/config/config-file.js";
+import { SCHEMA_FILE } from "../../src/config/config-schema.js";
 import { loadSettings, SETTINGS, scaffoldText, settingsNotices } from "../../src/config/settings.js";
 import { DEFAULT_COMPACTION_OPTIONS } from "../../src/compaction/compaction-options.js";
 import { DEFAULT_FOLD_OPTIONS } from "../../src/options.js";
@@ -28,8 +29,9 @@ describe("config file", () => {
     for (const [key, value] of Object.entries(DEFAULT_FOLD_OPTIONS)) expect(doc["fold"]?.[key]).toBe(value);
     for (const [key, value] of Object.entries(DEFAULT_COMPACTION_OPTIONS)) if (key !== "thresholds") expect(doc["compaction"]?.[key]).toBe(value);
     expect(doc["memory"]).toEqual({ url: null, bankId: null, apiKey: null, tag: null, timeoutMs: 5000 });
-    // No temp file is left behind.
-    expect(readdirSync(dir)).toEqual([CONFIG_FILE]);
+    // No temp file is left behind; the schema the file names sits beside it.
+    expect(doc["$schema"]).toBe(`./${SCHEMA_FILE}`);
+    expect(readdirSync(dir).sort()).toEqual([CONFIG_FILE, SCHEMA_FILE]);
     expect(settingsNotices(settings)[0]).toContain(`created ${file}`);
   });
 

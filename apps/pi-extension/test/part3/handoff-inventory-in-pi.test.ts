@@ -118,21 +118,21 @@ describe("handoff and inventory in a headless Pi", () => {
 });
 
 describe("inventory without a UI (print mode)", () => {
-  test("the inventory goes out as text on stderr", async () => {
+  test("the inventory goes out as text on stdout", async () => {
     const dir = tempDir("pi-part3-print-");
     const pi = await startRuntimePi({ dir, contextWindow: WINDOW, ui: false });
     const written: string[] = [];
-    const original = process.stderr.write.bind(process.stderr);
+    const original = process.stdout.write.bind(process.stdout);
     try {
       await pi.session.prompt(FOUNDING);
       await pi.session.prompt("job 1");
-      process.stderr.write = ((chunk: string | Uint8Array) => {
+      process.stdout.write = ((chunk: string | Uint8Array) => {
         written.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
         return true;
-      }) as typeof process.stderr.write;
+      }) as typeof process.stdout.write;
       await pi.session.prompt("/context-inventory");
     } finally {
-      process.stderr.write = original;
+      process.stdout.write = original;
       await pi.dispose();
     }
     const text = written.join("");

@@ -29,6 +29,12 @@ export interface HeadlessPi {
   readonly manager: SessionManager;
   readonly calls: ReceivedCall[];
   readonly notices: { text: string; level: string }[];
+  /** Footer statuses by key, each value in the order set (undefined: cleared). */
+  readonly statuses: Map<string, (string | undefined)[]>;
+  /** Widgets by key, as last set (string lines; undefined: removed or a component). */
+  readonly widgets: Map<string, string[] | undefined>;
+  /** The extensions Pi loaded (paths). */
+  readonly extensionPaths: string[];
   readonly faux: FauxProviderHandle;
   dispose(): void;
 }
@@ -48,10 +54,18 @@ export interface HeadlessOptions {
   readonly extensionFactories?: ExtensionFactory[];
   /** More faux models beside `faux-fold` (e.g. a smaller window to switch to with `session.setModel`). */
   readonly extraModels?: { readonly id: string; readonly contextWindow: number }[];
+  /** The mode Pi reports to extensions (`ctx.mode`); Pi's default when unset is print (with our recording UI). */
+  readonly mode?: "tui" | "print" | "json" | "rpc";
+  /** Pi's tool allowlist (`--tools`); default bash and context_recall. */
+  readonly tools?: string[];
 }
 
 /** A UI that records notices; every other UI method is a no-op (Pi copies the object's methods). */
-function recordingUi(notices: { text: string; level: string }[]): ExtensionUIContext {
+function recordingUi(
+  notices: { text: string; level: string }[],
+  statuses: Map<string, (string | undefined)[]>,
+  widgets: Map<string, string[] | undefined>,
+): ExtensionUIContext {
   const noop = (): undefined => undefined;
   const methods = [
     "onTerminalInput", "setStatus", "setWorkingMessage", "setWorkingVisible", "setWorkingIndicator", "setHiddenThinkingLabel",
@@ -60,6 +74,8 @@ function recordingUi(notices: { text: string; level: string }[]): ExtensionUICon
   ];
   const ui: Record<string, unknown> = Object.fromEntries(methods.map((name) => [name, noop]));
   ui["notify"] = (text: string, level = "info") => notices.push({ text, level });
+  ui["setStatus"] = (key: string, text: string | undefined) => statuses.set(key, [...(statuses.get(key) ?? []), text]);
+  ui["setWidget"] = (key: string, content: unknown) => widgets.set(key, Array.isArray(content) ? (content as string[]) : undefined);
   ui["select"] = () => Promise.resolve(undefined);
   ui["confirm"] = () => Promise.resolve(false);
   ui["input"] = () => Promise.resolve(undefined);
@@ -73,6 +89,8 @@ function recordingUi(notices: { text: string; level: string }[]): ExtensionUICon
 export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
   const calls: ReceivedCall[] = [];
   const notices: { text: string; level: string }[] = [];
+  const statuses = new Map<string, (string | undefined)[]>();
+  const widgets = new Map<string, string[] | undefined>();
   const extra = (options.extraModels ?? []).map((m) => ({ id: m.id, contextWindow: m.contextWindow, reasoning: true, maxTokens: 4096 }));
   const faux = fauxProvider({ models: [{ id: "faux-fold", contextWindow: options.contextWindow, reasoning: true, maxTokens: 4096 }, ...extra] });
   const runtime = await ModelRuntime.create({ authPath: join(options.dir, "auth.json"), modelsPath: null });
@@ -108,8 +126,9 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
     resourceLoader: loader,
     sessionManager: manager,
     settingsManager: SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings }),
-    tools: ["bash", "context_recall"],
+    tools: options.tools ?? ["bash", "context_recall"],
   });
-  await session.bindExtensions({ uiContext: recordingUi(notices) });
-  return { session, manager, calls, notices, faux, dispose: () => session.dispose() };
+  await session.bindExtensions({ uiContext: recordingUi(notices, statuses, widgets), ...(options.mode === undefined ? {} : { mode: options.mode }) });
+  const extensionPaths = loaded.extensions.map((e) => e.path);
+  return { session, manager, calls, notices, statuses, widgets, extensionPaths, faux, dispose: () => session.dispose() };
 }

@@ -43,6 +43,8 @@ export interface RuntimePiOptions {
   readonly settings?: Record<string, unknown>;
   /** false: no UI context is bound (print mode), `hasUI` is false. */
   readonly ui?: boolean;
+  /** The mode Pi runs in without a UI: print (`-p`, the default) or json (`--mode json`). */
+  readonly mode?: "print" | "json";
   /** Open this session file instead of creating a new session. */
   readonly open?: string;
 }
@@ -149,7 +151,7 @@ export async function startRuntimePi(options: RuntimePiOptions): Promise<Runtime
     const bind = async (): Promise<void> => {
       const session = runtime.session;
       await session.bindExtensions({
-        ...(ui === undefined ? { mode: "print" as const } : { uiContext: ui }),
+        ...(ui === undefined ? { mode: options.mode ?? ("print" as const) } : { uiContext: ui }),
         commandContextActions: {
           waitForIdle: () => runtime.session.waitForIdle(),
           newSession: (o) => runtime.newSession(o),
