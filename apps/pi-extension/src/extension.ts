@@ -8,7 +8,7 @@ import { loadSettings, settingsNotices } from "./config/settings.js";
 import { registerContextHook } from "./context-hook.js";
 import { registerHandoffCommand } from "./handoff/handoff-command.js";
 import { registerInventoryCommand } from "./inventory/inventory-command.js";
-import { MemoryRetention, registerMemoryRetention } from "./memory/memory-retention.js";
+import { registerMemory } from "./memory/register-memory.js";
 import { registerRecallTool } from "./recall-tool.js";
 import { notifier, RuntimeRegistry } from "./runtime-registry.js";
 
@@ -37,6 +37,6 @@ export default function contextFold(pi: ExtensionAPI): void {
   registerCompaction(pi, new CompactionRegistry(registry, settings.compaction));
   registerHandoffCommand(pi, registry);
   registerInventoryCommand(pi, registry);
-  if (settings.memory !== undefined) registerMemoryRetention(pi, registry, new MemoryRetention(settings.memory));
+  registerMemory(pi, registry, settings);
   if (settings.debugDir !== undefined) registerDebugSnapshots(pi, registry, settings.debugDir);
 }

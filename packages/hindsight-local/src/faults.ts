@@ -12,7 +12,7 @@ export interface FaultPlan {
   readonly patchNoop?: number;
   /** Retry-After sent with an injected 429 (seconds, may be fractional; omitted when undefined). */
   readonly retryAfterSeconds?: number;
-  /** The next N writes (POST/PUT/PATCH) are carried out, then the connection is dropped unanswered (a lost answer). */
+  /** The next N retains (POST …/memories) are carried out, then the connection is dropped unanswered (a lost answer). */
   readonly loseAnswer?: number;
 }
 
@@ -84,6 +84,14 @@ export class FaultState implements FaultController {
     return { ...this.stats };
   }
 
+  /** A retain is about to be answered: true when the plan says to lose this answer (consumes one). */
+  takeLostRetain(): boolean {
+    if (this.plan.loseAnswer <= 0) return false;
+    this.plan.loseAnswer -= 1;
+    this.stats.answersLost += 1;
+    return true;
+  }
+
   /** Consume the plan for one request (and apply a one-shot header fault). */
   decide(method: string, headerValue: string | undefined): FaultDecision {
     this.stats.requests += 1;
@@ -106,10 +114,6 @@ export class FaultState implements FaultController {
     if (status === null && method === "PATCH" && !patchNoop && this.plan.patchNoop > 0) {
       this.plan.patchNoop -= 1;
       patchNoop = true;
-    }
-    if (status === null && !loseAnswer && method !== "GET" && this.plan.loseAnswer > 0) {
-      this.plan.loseAnswer -= 1;
-      loseAnswer = true;
     }
     if (status !== null) loseAnswer = false;
     if (loseAnswer) this.stats.answersLost += 1;

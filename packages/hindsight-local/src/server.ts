@@ -174,7 +174,7 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
         throw new HttpAnswer(401, "Invalid or missing API key");
       }
       const answer = dispatch(r, method, url.searchParams, raw, decision.patchNoop);
-      if (decision.loseAnswer) {
+      if (decision.loseAnswer || (r.kind === "retain" && faults.takeLostRetain())) {
         // The work is done (journaled) but the client never hears so: a lost answer.
         res.destroy();
         return;
