@@ -68,6 +68,9 @@ export class MemoryService {
   readonly #banks = new Map<string, Promise<unknown>>();
   readonly #flushing = new WeakMap<MemorySession, Promise<void>>();
   #down = false;
+  /** Requests started so far, and how many had started when the outage began: only a request started after that ends it. */
+  #started = 0;
+  #downSince = 0;
   lastError: string | undefined;
 
   constructor(settings: MemorySettings) {
@@ -113,6 +116,7 @@ export class MemoryService {
     this.lastError = describe(error);
     if (this.#down) return;
     this.#down = true;
+    this.#downSince = this.#started;
     const where = session.outbox.file === undefined ? "in memory" : `in ${session.outbox.file}`;
     try {
       tell?.(`context-fold: the memory bank at ${this.settings.url} is unreachable (${this.lastError}). Retains wait in the outbox (${where}) and are sent when it is back; Pi continues. (Said once per outage.)`, "warning");
@@ -121,8 +125,15 @@ export class MemoryService {
     }
   }
 
-  #noteSuccess(): void {
-    this.#down = false;
+  /** A request is about to start; pass the returned ticket to #noteSuccess. */
+  #begin(): number {
+    this.#started += 1;
+    return this.#started;
+  }
+
+  #noteSuccess(ticket: number): void {
+    // An answer to a request sent before the outage began says nothing about the bank now.
+    if (ticket > this.#downSince) this.#down = false;
   }
 
   /** Recall for `query`: this project's memories (its tag), plus the shared bank's. */
@@ -140,10 +151,11 @@ export class MemoryService {
           ...(options.budget === undefined ? {} : { budget: options.budget }),
         })
         .then((hits) => hits.map((hit) => ({ hit, bankId })));
+    const ticket = this.#begin();
     try {
       const shared = this.settings.sharedBank;
       const [own, others] = await Promise.all([ask(session.bankId, tags), shared === undefined || shared === session.bankId ? Promise.resolve([]) : ask(shared, options.tags ?? [])]);
-      this.#noteSuccess();
+      this.#noteSuccess(ticket);
       return { ok: true, memories: [...own, ...others] };
     } catch (error) {
       this.#noteFailure(error, tell, session);
@@ -154,9 +166,10 @@ export class MemoryService {
   async reflect(session: MemorySession, query: string, tags: readonly string[] = [], tell?: Tell): Promise<{ ok: true; answer: ReflectAnswer } | { ok: false; error: string }> {
     const scope = this.settings.recallAllProjects ? [] : [projectTag(session.project.name)];
     const all = [...scope, ...tags];
+    const ticket = this.#begin();
     try {
       const answer = await this.#client.reflect(session.bankId, { query: redactSecrets(query), ...(all.length === 0 ? {} : { tags: all, tagsMatch: "all_strict" as const }) });
-      this.#noteSuccess();
+      this.#noteSuccess(ticket);
       return { ok: true, answer };
     } catch (error) {
       this.#noteFailure(error, tell, session);
@@ -255,6 +268,7 @@ export class MemoryService {
       }
       outbox.setState(keys, "sending");
       await outbox.persist();
+      const ticket = this.#begin();
       try {
         await this.#client.retain(first.bankId, batch.map((i) => i.item));
       } catch (error) {
@@ -271,7 +285,7 @@ export class MemoryService {
       }
       outbox.markSent(keys);
       await outbox.persist();
-      this.#noteSuccess();
+      this.#noteSuccess(ticket);
     }
   }
 

@@ -25,6 +25,7 @@ const SECRET = "sk-ant-api03-SECRETSECRETSECRET1234";
 const WITH_SECRET = `Never paste the deploy key ${SECRET} into logs.`;
 const SUBJECT = "Store the session cache in SQLite";
 const ASK = "Where should cached sessions be stored?";
+const TOOLS = ["bash", "context_recall", "retain", "recall", "reflect"];
 
 function lastText(message: Record<string, unknown> | undefined): string {
   const content = message?.["content"];
@@ -122,7 +123,7 @@ describe("memory across sessions in a headless Pi", () => {
     setEnv({ CONTEXT_FOLD_HINDSIGHT_URL: bank.url, CONTEXT_FOLD_HINDSIGHT_BANK: BANK });
     const alpha = gitProject("alpha");
 
-    const a = await startPi({ dir: alpha, contextWindow: WINDOW, respond: responder() });
+    const a = await startPi({ dir: alpha, contextWindow: WINDOW, respond: responder(), tools: TOOLS });
     try {
       await a.session.prompt(FOUNDING);
       await a.session.prompt(DECISION);
@@ -145,7 +146,7 @@ describe("memory across sessions in a headless Pi", () => {
     expect(stored.find((m) => m.text.includes("deploy key"))?.text).toBe("Never paste the deploy key [REDACTED] into logs.");
     for (const file of readdirSync(data)) expect(readFileSync(join(data, file), "utf8")).not.toContain(SECRET);
 
-    const b = await startPi({ dir: alpha, contextWindow: WINDOW, respond: responder() });
+    const b = await startPi({ dir: alpha, contextWindow: WINDOW, respond: responder(), tools: TOOLS });
     try {
       await b.session.prompt(ASK);
       const first = b.calls[0]?.messages ?? [];
@@ -166,7 +167,7 @@ describe("memory across sessions in a headless Pi", () => {
     }
 
     const beta = tempDir("cf-mem-beta-");
-    const c = await startPi({ dir: beta, contextWindow: WINDOW, respond: responder() });
+    const c = await startPi({ dir: beta, contextWindow: WINDOW, respond: responder(), tools: TOOLS });
     try {
       await c.session.prompt(ASK);
       const first = (c.calls[0]?.messages ?? []).map((m) => allText(m)).join("\n");
@@ -187,7 +188,7 @@ describe("memory across sessions in a headless Pi", () => {
     const port = bank.port;
     setEnv({ CONTEXT_FOLD_HINDSIGHT_URL: bank.url, CONTEXT_FOLD_HINDSIGHT_BANK: BANK, CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS: "2000" });
     const dir = gitProject("gamma");
-    const pi = await startPi({ dir, contextWindow: WINDOW, respond: responder() });
+    const pi = await startPi({ dir, contextWindow: WINDOW, respond: responder(), tools: TOOLS });
     try {
       await pi.session.prompt(FOUNDING);
       await waitFor(async () => (await memories(bank.url)).some((m) => m.text === FOUNDING), "the founding request");
@@ -198,7 +199,7 @@ describe("memory across sessions in a headless Pi", () => {
       await waitFor(() => existsSync(outbox) && later.every((t) => readFileSync(outbox, "utf8").includes(t)), "the outbox holding the retains");
       await pi.session.prompt("ok");
       const outageNotices = pi.notices.filter((n) => n.text.includes("unreachable"));
-      expect(outageNotices).toHaveLength(1);
+      expect(outageNotices, JSON.stringify(pi.notices)).toHaveLength(1);
       expect(outageNotices[0]?.text).toContain(OUTBOX_FILE);
 
       // Back, with the answer to the first retain lost on the way.
@@ -229,6 +230,7 @@ describe("memory across sessions in a headless Pi", () => {
       dir,
       contextWindow: WINDOW,
       respond: responder(),
+      tools: TOOLS,
       extensionFactories: [
         (api) => {
           api.registerTool({ name: "recall", label: "other recall", description: "another extension's recall", parameters: { type: "object", properties: {} } as never, execute: () => Promise.resolve({ content: [{ type: "text", text: "theirs" }], details: {} }) });

@@ -48,6 +48,8 @@ export interface HeadlessOptions {
   readonly extensionFactories?: ExtensionFactory[];
   /** More faux models beside `faux-fold` (e.g. a smaller window to switch to with `session.setModel`). */
   readonly extraModels?: { readonly id: string; readonly contextWindow: number }[];
+  /** Pi's tool allowlist (default bash and context_recall). */
+  readonly tools?: readonly string[];
 }
 
 /** A UI that records notices; every other UI method is a no-op (Pi copies the object's methods). */
@@ -108,7 +110,7 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
     resourceLoader: loader,
     sessionManager: manager,
     settingsManager: SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings }),
-    tools: ["bash", "context_recall"],
+    tools: [...(options.tools ?? ["bash", "context_recall"])],
   });
   await session.bindExtensions({ uiContext: recordingUi(notices) });
   return { session, manager, calls, notices, faux, dispose: () => session.dispose() };
