@@ -50,9 +50,13 @@ export function retainItems(input: RetainInput): RetainItem[] {
   const { facts, artifacts, blocks, sessionId, project } = input;
   const items: RetainItem[] = [];
   const seen = new Set<string>();
+  // One memory per statement: a founding request that also states a rule is retained once (first kind wins).
+  const said = new Set<string>();
   const add = (kind: MemoryKind, index: number, content: string, documentId = `context-fold:${sessionId}:${kind}:${String(index)}`): void => {
-    if (seen.has(documentId) || content.trim() === "") return;
+    const statement = `${String(index)}\u0000${content}`;
+    if (seen.has(documentId) || said.has(statement) || content.trim() === "") return;
     seen.add(documentId);
+    said.add(statement);
     const block = blocks.get(index);
     items.push({
       content,

@@ -221,6 +221,44 @@ describe("memory across sessions in a headless Pi", () => {
     }
   }, 240_000);
 
+  test("persisted mode: the block is written once as a message and a memory is never persisted twice; a slow bank: the prompt goes without memories, told once; /memory forget and restore", async () => {
+    const bank = await startLocalBank();
+    banks.push(bank);
+    const dir = gitProject("delta");
+    const client = new HindsightClient({ baseUrl: bank.url, retries: 0 });
+    await client.retain("cf::delta", [{ content: DECISION, documentId: "seeded-1", tags: ["project:delta"] }]);
+    const [seeded] = await memories(bank.url, "cf::delta");
+    setEnv({ CONTEXT_FOLD_HINDSIGHT_URL: bank.url, CONTEXT_FOLD_MEMORY_RECALL_PERSIST: "true", CONTEXT_FOLD_MEMORY_AUTO_RETAIN: "false" });
+    const pi = await startPi({ dir, contextWindow: WINDOW, respond: responder(), tools: TOOLS });
+    try {
+      const persisted = (): unknown[] => pi.manager.getEntries().filter((e) => e.type === "custom_message" && e.customType === "context-fold-memories");
+      await pi.session.prompt(ASK);
+      expect(persisted()).toHaveLength(1);
+      expect(JSON.stringify(persisted()[0])).toContain(DECISION);
+      await pi.session.prompt("And where are cached sessions stored again?");
+      expect(persisted()).toHaveLength(1);
+      // Still in context: the persisted message is part of the conversation.
+      expect((pi.calls[pi.calls.length - 1]?.messages ?? []).map((m) => allText(m)).join("\n")).toContain(DECISION);
+
+      bank.faults.set({ delayMs: 1500 });
+      const before = pi.calls.length;
+      await pi.session.prompt("Which store holds the session caches?");
+      await pi.session.prompt("Which database keeps session caches?");
+      bank.faults.clear();
+      const slow = pi.notices.filter((n) => n.text.includes("went without memories"));
+      expect(slow).toHaveLength(1);
+      expect(persisted()).toHaveLength(1);
+      expect(pi.calls.length).toBeGreaterThan(before);
+
+      await pi.session.prompt(`/memory forget ${seeded?.id ?? ""}`);
+      expect((await client.getMemory("cf::delta", seeded?.id ?? "")).state).toBe("invalidated");
+      await pi.session.prompt(`/memory restore ${seeded?.id ?? ""}`);
+      expect((await client.getMemory("cf::delta", seeded?.id ?? "")).state).toBe("valid");
+    } finally {
+      pi.dispose();
+    }
+  }, 120_000);
+
   test("a tool name another extension registered is left to it, with one notice; /memory reports it", async () => {
     const bank = await startLocalBank();
     banks.push(bank);

@@ -165,6 +165,23 @@ describe("retained items", () => {
   });
 });
 
+describe("retained items: one memory per statement", () => {
+  test("a founding request that also states a rule is retained once, as the founding request", async () => {
+    const dir = tempDir("cf-items-once-");
+    const written = writeJobSession(dir, dir, 0);
+    const founding = "Always log every retry when you build the frobnicator service.";
+    written.manager.appendMessage({ role: "user", content: [{ type: "text", text: founding }], timestamp: Date.UTC(2026, 10, 29) });
+    appendJob(written.manager, 1, Date.UTC(2026, 10, 29, 0, 1));
+    const session = await readSession(written.file);
+    const blocks = lineageBlocks(session);
+    const acc = createFactsAccumulator({ cwd: dir });
+    acc.add(blocks);
+    expect(acc.facts().preferences.map((p) => p.text)).toContain(founding);
+    const items = retainItems({ facts: acc.facts(), artifacts: acc.artifacts(), blocks: new Map(), sessionId: session.header.id, project: "frob" });
+    expect(items.filter((i) => i.content === founding).map((i) => i.metadata?.["kind"])).toEqual(["founding-request"]);
+  });
+});
+
 describe("recall block", () => {
   const memory = (id: string, text: string): RecalledMemory => ({
     bankId: "cf::alpha",
