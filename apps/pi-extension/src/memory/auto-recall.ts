@@ -59,7 +59,7 @@ export function registerAutoRecall(pi: ExtensionAPI, registry: RuntimeRegistry, 
       ephemeral.delete(runtime);
       if (service.off(memory)) return undefined;
       const tell = tellerOf(ctx);
-      const outcome = await withTimeout(service.recall(memory, event.prompt, { forPrompt: true }, tell), settings.recallTimeoutMs);
+      const outcome = await withTimeout(service.recallForPrompt(memory, event.prompt, tell), settings.recallTimeoutMs);
       if (outcome === "timeout") {
         if (!memory.recallTimeoutTold) {
           memory.recallTimeoutTold = true;

@@ -163,6 +163,11 @@ export class MemoryService {
     }
   }
 
+  /** Auto-recall's query: the prompt, through the prompt client, asking for about twice the block's budget. */
+  recallForPrompt(session: MemorySession, prompt: string, tell?: Tell): Promise<RecallOutcome> {
+    return this.recall(session, prompt, { forPrompt: true, maxTokens: this.settings.recallBudget * 2 }, tell);
+  }
+
   async reflect(session: MemorySession, query: string, tags: readonly string[] = [], tell?: Tell): Promise<{ ok: true; answer: ReflectAnswer } | { ok: false; error: string }> {
     const scope = this.settings.recallAllProjects ? [] : [projectTag(session.project.name)];
     const all = [...scope, ...tags];

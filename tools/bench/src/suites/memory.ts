@@ -43,7 +43,7 @@ export const memorySuite: BenchSuite = async () => {
     for (let i = 0; i < PROMPTS + 20; i++) {
       const prompt = `How do we ${WORDS[i % WORDS.length] ?? ""} the ${WORDS[(i * 3) % WORDS.length] ?? ""} when ${WORDS[(i * 5) % WORDS.length] ?? ""}ing?`;
       const start = performance.now();
-      const outcome = await service.recall(session, prompt, { forPrompt: true });
+      const outcome = await service.recallForPrompt(session, prompt);
       const block = outcome.ok ? renderRecallBlock(outcome.memories, settings.recallBudget) : undefined;
       const ms = performance.now() - start;
       if (!outcome.ok) throw new Error(`recall failed: ${outcome.error}`);
