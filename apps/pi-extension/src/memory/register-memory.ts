@@ -5,10 +5,11 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import type { ExtensionSettings } from "../config/settings.js";
 import { type Env } from "../env-values.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
+import type { SessionRuntime } from "../session-runtime.js";
 import { registerAutoRecall, type SessionOf } from "./auto-recall.js";
 import { registerAutoRetain } from "./auto-retain.js";
 import { registerMemoryCommand } from "./memory-command.js";
-import { MemoryService } from "./memory-service.js";
+import { MemoryService, type MemorySession } from "./memory-service.js";
 import { loadMemorySettings } from "./memory-settings.js";
 import { registerMemoryTools } from "./memory-tools.js";
 
@@ -16,9 +17,13 @@ export function registerMemory(pi: ExtensionAPI, registry: RuntimeRegistry, sett
   const { settings: memory, warnings } = loadMemorySettings(settings, env);
   if (memory === undefined) return undefined;
   const service = new MemoryService(memory);
+  // The session last used: shutdown flushes it (the registry is reset by then, and a fresh outbox
+  // object for the same file would race the one still flushing).
+  let last: { runtime: SessionRuntime; memory: MemorySession } | undefined;
   const sessionOf: SessionOf = async (ctx: ExtensionContext) => {
     const runtime = await registry.get(ctx);
-    return { runtime, memory: await service.session(runtime, ctx.cwd, () => ctx.sessionManager.getEntries()) };
+    last = { runtime, memory: await service.session(runtime, ctx.cwd, () => ctx.sessionManager.getEntries()) };
+    return last;
   };
   let tools: { registered: string[]; skipped: string[] } = { registered: [], skipped: [] };
   let toolsDone = false;
@@ -37,9 +42,10 @@ export function registerMemory(pi: ExtensionAPI, registry: RuntimeRegistry, sett
   if (memory.autoRecall) registerAutoRecall(pi, registry, service, sessionOf);
   const drain = memory.autoRetain ? registerAutoRetain(pi, service, sessionOf) : undefined;
   registerMemoryCommand(pi, service, sessionOf, () => tools);
-  pi.on("session_shutdown", async (_event, ctx) => {
+  pi.on("session_shutdown", async () => {
     try {
-      const { runtime, memory: session } = await sessionOf(ctx);
+      if (last === undefined) return;
+      const { runtime, memory: session } = last;
       const deadline = memory.shutdownFlushMs;
       const started = performance.now();
       if (drain !== undefined) {
