@@ -15,6 +15,7 @@ import { HindsightClient, type Memory } from "@context-fold/memory-gardener-clie
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { OUTBOX_FILE } from "../../src/memory/outbox.js";
+import { startRuntimePi } from "../part3/support/runtime-pi.js";
 import { type HeadlessPi, startPi } from "../support/headless-pi.js";
 
 const WINDOW = 200_000;
@@ -257,6 +258,31 @@ describe("memory across sessions in a headless Pi", () => {
     } finally {
       pi.dispose();
     }
+  }, 120_000);
+
+  test("shutdown flushes the outbox (bounded): retains queued while the bank was down reach it when Pi exits", async () => {
+    const data = tempDir("cf-mem-shutdown-");
+    const down = await startLocalBank({ dataDir: data });
+    const port = down.port;
+    await down.close();
+    const dir = gitProject("epsilon");
+    const pi = await startRuntimePi({ dir, contextWindow: WINDOW, env: { CONTEXT_FOLD_HINDSIGHT_URL: `http://127.0.0.1:${String(port)}`, CONTEXT_FOLD_MEMORY_SHUTDOWN_FLUSH_MS: "5000" } });
+    let bank: LocalBank | undefined;
+    try {
+      await pi.session.prompt(DECISION);
+      const file = pi.session.sessionManager.getSessionFile() ?? "";
+      const outbox = join(dirname(seedIndexPath(file, pi.session.sessionManager.getSessionId())), OUTBOX_FILE);
+      await waitFor(() => existsSync(outbox) && readFileSync(outbox, "utf8").includes(DECISION), "the decision in the outbox");
+      // Let the turn's own flush fail against the dead port before the bank comes back.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      bank = await startLocalBank({ port, dataDir: data });
+      banks.push(bank);
+      // Nothing reaches the bank until shutdown: only the shutdown flush can deliver it.
+      expect(bank.faults.counters().requests).toBe(0);
+    } finally {
+      await pi.dispose();
+    }
+    expect((await memories(bank.url, "cf::epsilon")).map((m) => m.text)).toContain(DECISION);
   }, 120_000);
 
   test("a tool name another extension registered is left to it, with one notice; /memory reports it", async () => {
