@@ -77,29 +77,37 @@ const B = 0.75;
 export function rankLexically(query: string, candidates: readonly StoredMemory[]): ScoredMemory[] {
   const terms = [...new Set(tokenize(query))];
   if (terms.length === 0 || candidates.length === 0) return [];
-  const docs = candidates.map(statsOf);
+  // One pass: each candidate's length, and the term frequencies of the candidates that match at all
+  // (usually few), so scoring touches only those.
   let total = 0;
-  const df = new Map<string, number>(terms.map((t) => [t, 0]));
-  for (const doc of docs) {
-    total += doc.length;
-    for (const term of terms) if (doc.tf.has(term)) df.set(term, (df.get(term) ?? 0) + 1);
-  }
-  const avgLength = total / docs.length || 1;
-  const idf = new Map(terms.map((t) => {
-    const n = df.get(t) ?? 0;
-    return [t, Math.log(1 + (docs.length - n + 0.5) / (n + 0.5))] as const;
-  }));
-  const scored: { memory: StoredMemory; score: number; order: number }[] = [];
-  docs.forEach((doc, order) => {
-    let score = 0;
-    for (const term of terms) {
-      const f = doc.tf.get(term) ?? 0;
-      if (f === 0) continue;
-      score += ((idf.get(term) ?? 0) * f * (K1 + 1)) / (f + K1 * (1 - B + (B * doc.length) / avgLength));
+  const df = new Array<number>(terms.length).fill(0);
+  const matched: { order: number; stats: TermStats; freqs: number[] }[] = [];
+  for (let order = 0; order < candidates.length; order++) {
+    const stats = statsOf(candidates[order] as StoredMemory);
+    total += stats.length;
+    let freqs: number[] | undefined;
+    for (let t = 0; t < terms.length; t++) {
+      const f = stats.tf.get(terms[t] as string);
+      if (f === undefined) continue;
+      freqs ??= new Array<number>(terms.length).fill(0);
+      freqs[t] = f;
+      df[t] = (df[t] ?? 0) + 1;
     }
-    const memory = candidates[order];
-    if (score > 0 && memory !== undefined) scored.push({ memory, score: Math.round(score * 1e6) / 1e6, order });
-  });
+    if (freqs !== undefined) matched.push({ order, stats, freqs });
+  }
+  const n = candidates.length;
+  const avgLength = total / n || 1;
+  const idf = df.map((d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)));
+  const scored: { memory: StoredMemory; score: number; order: number }[] = [];
+  for (const { order, stats, freqs } of matched) {
+    let score = 0;
+    for (let t = 0; t < terms.length; t++) {
+      const f = freqs[t] ?? 0;
+      if (f === 0) continue;
+      score += ((idf[t] ?? 0) * f * (K1 + 1)) / (f + K1 * (1 - B + (B * stats.length) / avgLength));
+    }
+    if (score > 0) scored.push({ memory: candidates[order] as StoredMemory, score: Math.round(score * 1e6) / 1e6, order });
+  }
   scored.sort((a, b) => b.score - a.score || a.order - b.order);
   return scored.map(({ memory, score }) => ({ memory, score }));
 }
