@@ -74,6 +74,7 @@ export function registerAutoRecall(pi: ExtensionAPI, registry: RuntimeRegistry, 
       }
       // The bank answered: anything waiting in the outbox can go now (not awaited by the prompt).
       if (memory.outbox.items.length > 0) void service.flush(memory, tell);
+      void service.flushOrphans(memory, tell);
       const fresh: RecalledMemory[] = settings.recallPersist ? outcome.memories.filter((m) => !memory.persisted.has(m.hit.memory.id)) : [...outcome.memories];
       const block = renderRecallBlock(fresh, settings.recallBudget);
       memory.lastRecalled = block?.ids.length ?? 0;

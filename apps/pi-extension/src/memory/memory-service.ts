@@ -2,6 +2,7 @@
 // process, one MemorySession per Pi session (project, bank, outbox), recall scoped to the project's
 // tag, retains through the outbox, and one notice per outage. Nothing here throws into Pi: callers
 // get outcomes, and failures are remembered for /memory status.
+import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { HindsightClient, HindsightError, type RecallHit, type ReflectAnswer, type RetainItem } from "@context-fold/memory-gardener-client";
 import type { SessionRuntime } from "../session-runtime.js";
@@ -67,6 +68,7 @@ export class MemoryService {
   readonly #sessions = new WeakMap<SessionRuntime, Promise<MemorySession>>();
   readonly #banks = new Map<string, Promise<unknown>>();
   readonly #flushing = new WeakMap<MemorySession, Promise<void>>();
+  readonly #orphansChecked = new WeakSet<MemorySession>();
   #down = false;
   /** Requests started so far, and how many had started when the outage began: only a request started after that ends it. */
   #started = 0;
@@ -292,6 +294,37 @@ export class MemoryService {
       await outbox.persist();
       this.#noteSuccess(ticket);
     }
+  }
+
+  /**
+   * Once per session, when the bank answers: send what other sessions of this project left in their
+   * outboxes (Pi exited while the bank was down). Their session may still be running in another Pi,
+   * so every item is first looked up (GET documents/{id}) and only sent when the bank lacks it.
+   * Returns the number of outboxes with items found.
+   */
+  async flushOrphans(session: MemorySession, tell?: Tell): Promise<number> {
+    const own = session.outbox.file;
+    if (own === undefined || this.#orphansChecked.has(session)) return 0;
+    this.#orphansChecked.add(session);
+    const root = dirname(dirname(own));
+    let names: string[];
+    try {
+      names = (await readdir(root)).sort();
+    } catch {
+      return 0;
+    }
+    let found = 0;
+    for (const name of names) {
+      const file = join(root, name, OUTBOX_FILE);
+      if (file === own) continue;
+      const box = await Outbox.open(file, this.settings.outboxMax);
+      if (box.items.length === 0) continue;
+      found += 1;
+      box.setState(new Set(box.items.map((i) => outboxKey(i.bankId, i.documentId))), "sending");
+      await box.persist();
+      await this.flush({ ...session, outbox: box }, tell);
+    }
+    return found;
   }
 
   /** Flush for at most `ms` (shutdown): whatever is not acknowledged by then stays in the outbox. */

@@ -260,6 +260,37 @@ describe("memory across sessions in a headless Pi", () => {
     }
   }, 120_000);
 
+  test("what a session left in its outbox (Pi gone while the bank was down) is sent by the next session on the project, once", async () => {
+    const data = tempDir("cf-mem-orphan-");
+    const down = await startLocalBank({ dataDir: data });
+    const port = down.port;
+    await down.close();
+    setEnv({ CONTEXT_FOLD_HINDSIGHT_URL: `http://127.0.0.1:${String(port)}`, CONTEXT_FOLD_MEMORY_SHUTDOWN_FLUSH_MS: "0" });
+    const dir = gitProject("zeta");
+    const a = await startPi({ dir, contextWindow: WINDOW, respond: responder(), tools: TOOLS });
+    let outbox = "";
+    try {
+      await a.session.prompt(DECISION);
+      outbox = join(dirname(seedIndexPath(a.manager.getSessionFile() ?? "", a.manager.getSessionId())), OUTBOX_FILE);
+      await waitFor(() => existsSync(outbox) && readFileSync(outbox, "utf8").includes(DECISION), "the decision in A's outbox");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      a.dispose();
+    }
+    const bank = await startLocalBank({ port, dataDir: data });
+    banks.push(bank);
+    const b = await startPi({ dir, contextWindow: WINDOW, respond: responder(), tools: TOOLS });
+    try {
+      await b.session.prompt("ok");
+      await waitFor(async () => (await memories(bank.url, "cf::zeta")).some((m) => m.text === DECISION), "A's decision sent by B");
+      await waitFor(() => !readFileSync(outbox, "utf8").includes('"state"'), "A's outbox emptied");
+      await b.session.prompt("ok again");
+      for (const [doc, count] of perDocument(await memories(bank.url, "cf::zeta"))) expect(count, doc).toBe(1);
+    } finally {
+      b.dispose();
+    }
+  }, 120_000);
+
   test("shutdown flushes the outbox (bounded): retains queued while the bank was down reach it when Pi exits", async () => {
     const data = tempDir("cf-mem-shutdown-");
     const down = await startLocalBank({ dataDir: data });
