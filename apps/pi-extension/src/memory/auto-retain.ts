@@ -8,7 +8,7 @@ import { runtimeSession } from "../handoff/runtime-handoff.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import { type SessionOf, tellerOf } from "./auto-recall.js";
 import type { MemoryService, MemorySession, Tell } from "./memory-service.js";
-import { type BlockRef, retainItems } from "./retain-items.js";
+import { blockRefs, retainItems } from "./retain-items.js";
 
 /** Extract and enqueue the session's memories, then flush. Returns the number of new items. */
 export async function retainSession(service: MemoryService, runtime: SessionRuntime, memory: MemorySession, cwd: string, tell?: Tell): Promise<number> {
@@ -18,9 +18,7 @@ export async function retainSession(service: MemoryService, runtime: SessionRunt
   const blocks = lineageBlocks(session);
   const facts = createFactsAccumulator({ cwd: session.header.cwd ?? cwd });
   facts.add(blocks);
-  const refs = new Map<number, BlockRef>();
-  for (const b of blocks) refs.set(b.index, { entryId: b.entryId, timestamp: b.timestamp, ...(b.toolName === undefined ? {} : { toolName: b.toolName }), ...(b.args === undefined ? {} : { args: b.args }) });
-  const items = retainItems({ facts: facts.facts(), artifacts: facts.artifacts(), blocks: refs, sessionId: memory.sessionId, project: memory.project.name });
+  const items = retainItems({ facts: facts.facts(), artifacts: facts.artifacts(), blocks: blockRefs(blocks), sessionId: memory.sessionId, project: memory.project.name });
   const added = await service.enqueue(memory, items, memory.bankId, tell);
   if (memory.outbox.items.length > 0) await service.flush(memory, tell);
   return added;

@@ -15,7 +15,7 @@ import { Outbox, OUTBOX_FILE, outboxKey } from "../../src/memory/outbox.js";
 import { gitRemotes, OPT_OUT_FILE, projectBankId, projectIdentity, repoNameOf } from "../../src/memory/project-identity.js";
 import { renderRecallBlock } from "../../src/memory/recall-block.js";
 import { REDACTED, redactSecrets } from "../../src/memory/redact-secrets.js";
-import { type BlockRef, retainItems } from "../../src/memory/retain-items.js";
+import { type BlockRef, blockRefs, retainItems } from "../../src/memory/retain-items.js";
 import { HindsightError } from "@context-fold/memory-gardener-client";
 import { appendJob, writeJobSession } from "../support/pi-written-session.js";
 
@@ -179,6 +179,33 @@ describe("retained items: one memory per statement", () => {
     expect(acc.facts().preferences.map((p) => p.text)).toContain(founding);
     const items = retainItems({ facts: acc.facts(), artifacts: acc.artifacts(), blocks: new Map(), sessionId: session.header.id, project: "frob" });
     expect(items.filter((i) => i.content === founding).map((i) => i.metadata?.["kind"])).toEqual(["founding-request"]);
+  });
+});
+
+describe("retained items: a resolved error and how", () => {
+  test("a failing build fixed by editing the file is retained with the error and the fix", async () => {
+    const dir = tempDir("cf-items-error-");
+    const written = writeJobSession(dir, dir, 0);
+    const m = written.manager;
+    const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    let t = Date.UTC(2026, 10, 30, 9, 0, 0);
+    const call = (id: string, name: string, args: Record<string, unknown>, output: string, isError: boolean): void => {
+      m.appendMessage({ role: "assistant", content: [{ type: "toolCall", id, name, arguments: args }], api: "faux", provider: "faux", model: "faux-1", responseId: `resp_${id}`, usage, stopReason: "toolUse", timestamp: (t += 1000) });
+      m.appendMessage({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text: output }], isError, timestamp: (t += 1000) });
+    };
+    m.appendMessage({ role: "user", content: [{ type: "text", text: "Run the build and fix what fails." }], timestamp: t });
+    call("c1", "bash", { command: "npx tsc -p ." }, "src/a.ts(3,5): error TS2304: Cannot find name 'foo'.\n\nCommand exited with code 2", true);
+    call("c2", "edit", { path: "src/a.ts", oldText: "foo", newText: "bar" }, "Successfully replaced text in src/a.ts.", false);
+    call("c3", "bash", { command: "npx tsc -p ." }, "", false);
+    const session = await readSession(written.file);
+    const blocks = lineageBlocks(session);
+    const acc = createFactsAccumulator({ cwd: dir });
+    acc.add(blocks);
+    const items = retainItems({ facts: acc.facts(), artifacts: acc.artifacts(), blocks: blockRefs(blocks), sessionId: session.header.id, project: "frob" });
+    const resolved = items.filter((i) => i.metadata?.["kind"] === "error-resolved");
+    expect(resolved.length).toBeGreaterThan(0);
+    expect(resolved[0]?.content).toContain("TS2304");
+    expect(resolved[0]?.content).toMatch(/fixed by (editing src\/a\.ts|running `npx tsc -p \.` successfully)\.$/);
   });
 });
 
