@@ -9,8 +9,8 @@ import { run } from "../src/program.js";
 
 const mainJs = resolve(import.meta.dirname, "../dist/main.js");
 
-function startServe(args: string[]): { child: ChildProcessWithoutNullStreams; ready: Promise<{ url: string; port: number }>; exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [mainJs, "hindsight", "serve", "--port", "0", "--json", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+function startServe(args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcessWithoutNullStreams; ready: Promise<{ url: string; port: number }>; exited: Promise<number | null>; stderr: () => string } {
+  const child = spawn(process.execPath, [mainJs, "hindsight", "serve", "--port", "0", "--json", ...args], { stdio: ["pipe", "pipe", "pipe"], env });
   let out = "";
   let err = "";
   child.stderr.on("data", (chunk: Buffer) => {
@@ -54,6 +54,28 @@ describe("context-fold hindsight serve", () => {
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(0);
     expect(second.stderr()).toBe("");
+  });
+
+  it("without --data the bank lives in $XDG_STATE_HOME/context-fold/bank (else ~/.local/state/…) and survives a restart", async () => {
+    const state = tempDir();
+    const env = { ...process.env, XDG_STATE_HOME: state };
+    const first = startServe([], env);
+    const { url, dataDir } = (await first.ready) as { url: string; dataDir: string };
+    expect(dataDir).toBe(join(state, "context-fold", "bank"));
+    await fetch(`${url}/v1/default/banks/cli/memories`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ items: [{ content: "in the state folder" }] }) });
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    const second = startServe([], env);
+    const again = await second.ready;
+    const list = (await (await fetch(`${again.url}/v1/default/banks/cli/memories/list?state=valid`)).json()) as { items: { text: string }[] };
+    expect(list.items.map((i) => i.text)).toEqual(["in the state folder"]);
+    second.child.kill("SIGINT");
+    expect(await second.exited).toBe(0);
+    const home = tempDir();
+    const third = startServe([], { ...process.env, XDG_STATE_HOME: "", HOME: home });
+    expect(((await third.ready) as { dataDir: string }).dataDir).toBe(join(home, ".local", "state", "context-fold", "bank"));
+    third.child.kill("SIGTERM");
+    expect(await third.exited).toBe(0);
   });
 
   it("loses nothing acknowledged when the server is killed (SIGKILL, no snapshot on close)", async () => {

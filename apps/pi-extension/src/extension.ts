@@ -9,7 +9,7 @@ import { registerContextHook } from "./context-hook.js";
 import { showFooter } from "./footer-status.js";
 import { registerHandoffCommand } from "./handoff/handoff-command.js";
 import { registerInventoryCommand } from "./inventory/inventory-command.js";
-import { MemoryRetention, registerMemoryRetention } from "./memory/memory-retention.js";
+import { registerMemory } from "./memory/register-memory.js";
 import { registerRecallTool } from "./recall-tool.js";
 import { compactorNotice, foreignSummaryNotice, otherCompactor, summaryFromAnotherExtension } from "./pi-vcc/compactor-in-charge.js";
 import { registerVccNames } from "./pi-vcc/vcc-names.js";
@@ -57,6 +57,6 @@ export default function contextFold(pi: ExtensionAPI): void {
   registerCompaction(pi, new CompactionRegistry(registry, settings.compaction));
   registerHandoffCommand(pi, registry);
   registerInventoryCommand(pi, registry);
-  if (settings.memory !== undefined) registerMemoryRetention(pi, registry, new MemoryRetention(settings.memory));
+  registerMemory(pi, registry, settings);
   if (settings.debugDir !== undefined) registerDebugSnapshots(pi, registry, settings.debugDir);
 }

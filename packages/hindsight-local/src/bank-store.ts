@@ -73,8 +73,8 @@ export function tagsMatch(memoryTags: readonly string[], wanted: readonly string
   }
   if (wanted === null || wanted.length === 0) return true;
   if (memoryTags.length === 0) return mode === "any" || mode === "all";
-  const have = new Set(memoryTags);
-  return mode === "any" || mode === "any_strict" ? wanted.some((t) => have.has(t)) : wanted.every((t) => have.has(t));
+  // Tag lists are short: a linear scan beats building a Set per memory on every recall.
+  return mode === "any" || mode === "any_strict" ? wanted.some((t) => memoryTags.includes(t)) : wanted.every((t) => memoryTags.includes(t));
 }
 
 export class BankStore {

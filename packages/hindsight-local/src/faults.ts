@@ -12,6 +12,8 @@ export interface FaultPlan {
   readonly patchNoop?: number;
   /** Retry-After sent with an injected 429 (seconds, may be fractional; omitted when undefined). */
   readonly retryAfterSeconds?: number;
+  /** The next N retains (POST …/memories) are carried out, then the connection is dropped unanswered (a lost answer). */
+  readonly loseAnswer?: number;
 }
 
 export interface FaultCounters {
@@ -19,6 +21,7 @@ export interface FaultCounters {
   readonly injected429: number;
   readonly injected500: number;
   readonly patchNoops: number;
+  readonly answersLost: number;
 }
 
 export interface FaultController {
@@ -37,14 +40,16 @@ export interface FaultDecision {
   readonly status: 429 | 500 | null;
   readonly retryAfterSeconds: number | undefined;
   readonly patchNoop: boolean;
+  /** Carry the request out, then drop the connection instead of answering. */
+  readonly loseAnswer: boolean;
 }
 
-/** Header a test may send to inject a fault into that one request: `429`, `500`, `delay=<ms>`, `patch-noop`. */
+/** Header a test may send to inject a fault into that one request: `429`, `500`, `delay=<ms>`, `patch-noop`, `lose-answer`. */
 export const FAULT_HEADER = "x-hindsight-local-fault";
 
 export class FaultState implements FaultController {
-  private plan: { status429: number; status500: number; delayMs: number; patchNoop: number; retryAfterSeconds: number | undefined };
-  private stats = { requests: 0, injected429: 0, injected500: 0, patchNoops: 0 };
+  private plan: { status429: number; status500: number; delayMs: number; patchNoop: number; loseAnswer: number; retryAfterSeconds: number | undefined };
+  private stats = { requests: 0, injected429: 0, injected500: 0, patchNoops: 0, answersLost: 0 };
 
   constructor(plan: FaultPlan = {}) {
     this.plan = FaultState.normalize(plan);
@@ -57,6 +62,7 @@ export class FaultState implements FaultController {
       status500: count(plan.status500),
       delayMs: count(plan.delayMs),
       patchNoop: count(plan.patchNoop),
+      loseAnswer: count(plan.loseAnswer),
       retryAfterSeconds: plan.retryAfterSeconds,
     };
   }
@@ -78,6 +84,14 @@ export class FaultState implements FaultController {
     return { ...this.stats };
   }
 
+  /** A retain is about to be answered: true when the plan says to lose this answer (consumes one). */
+  takeLostRetain(): boolean {
+    if (this.plan.loseAnswer <= 0) return false;
+    this.plan.loseAnswer -= 1;
+    this.stats.answersLost += 1;
+    return true;
+  }
+
   /** Consume the plan for one request (and apply a one-shot header fault). */
   decide(method: string, headerValue: string | undefined): FaultDecision {
     this.stats.requests += 1;
@@ -89,6 +103,7 @@ export class FaultState implements FaultController {
     else if (header === "500") status = 500;
     else if (header.startsWith("delay=")) delayMs = Math.max(0, Number.parseInt(header.slice(6), 10) || 0);
     else if (header === "patch-noop") patchNoop = method === "PATCH";
+    let loseAnswer = header === "lose-answer";
     if (status === null && this.plan.status429 > 0) {
       this.plan.status429 -= 1;
       status = 429;
@@ -100,9 +115,11 @@ export class FaultState implements FaultController {
       this.plan.patchNoop -= 1;
       patchNoop = true;
     }
+    if (status !== null) loseAnswer = false;
+    if (loseAnswer) this.stats.answersLost += 1;
     if (status === 429) this.stats.injected429 += 1;
     if (status === 500) this.stats.injected500 += 1;
     if (patchNoop) this.stats.patchNoops += 1;
-    return { delayMs, status, retryAfterSeconds: this.plan.retryAfterSeconds, patchNoop };
+    return { delayMs, status, retryAfterSeconds: this.plan.retryAfterSeconds, patchNoop, loseAnswer };
   }
 }

@@ -5,3 +5,5 @@ export { FAULT_HEADER } from "./faults.js";
 export type { FaultPlan, FaultController, FaultCounters } from "./faults.js";
 export { JournalCorruptError, LocalBankOptionError } from "./errors.js";
 export { JOURNAL_FILE, SNAPSHOT_FILE } from "./journal.js";
+export { NO_MODEL_LINE } from "./wire-shapes.js";
+export { stem, tokenize } from "./lexical-recall.js";

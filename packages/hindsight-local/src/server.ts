@@ -10,7 +10,7 @@ import { FAULT_HEADER, FaultState, type FaultController, type FaultPlan } from "
 import { hasWordCharacter, rankLexically } from "./lexical-recall.js";
 import type { StoredFactType, StoredMemory } from "./records.js";
 import { Checker, RequestInvalid, isUuid, normalizeTimestamp, parseJsonBody } from "./request-validation.js";
-import { FEATURES, bankProfile, getItem, listItem, recallResult } from "./wire-shapes.js";
+import { FEATURES, bankProfile, documentResponse, getItem, listItem, recallResult, reflectFact, reflectText } from "./wire-shapes.js";
 
 export interface LocalBankOptions {
   /** 0 (default) picks a free port. */
@@ -92,6 +92,8 @@ type Route =
   | { kind: "memory"; bankId: string; memoryId: string }
   | { kind: "recall"; bankId: string }
   | { kind: "retain"; bankId: string }
+  | { kind: "reflect"; bankId: string }
+  | { kind: "document"; bankId: string; documentId: string }
   | { kind: "admin-faults" }
   | { kind: "admin-stats" };
 
@@ -104,6 +106,8 @@ const METHODS: Record<Route["kind"], readonly string[]> = {
   memory: ["GET", "PATCH"],
   recall: ["POST"],
   retain: ["POST"],
+  reflect: ["POST"],
+  document: ["GET"],
   "admin-faults": ["GET", "PUT"],
   "admin-stats": ["GET"],
 };
@@ -125,6 +129,8 @@ function route(pathname: string): Route | null {
   if (decoded.length === 3) return { kind: "banks" };
   if (d === undefined || d === "") return null;
   if (decoded.length === 4) return { kind: "bank", bankId: d };
+  if (decoded.length === 5 && bankId === "reflect") return { kind: "reflect", bankId: d };
+  if (decoded.length === 6 && bankId === "documents" && e !== undefined && e !== "") return { kind: "document", bankId: d, documentId: e };
   if (bankId !== "memories") return null;
   if (decoded.length === 5) return { kind: "retain", bankId: d };
   if (decoded.length === 6 && e === "list") return { kind: "list", bankId: d };
@@ -167,7 +173,13 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
       if (options.apiKey !== undefined && r.kind !== "health" && r.kind !== "version" && req.headers.authorization !== `Bearer ${options.apiKey}`) {
         throw new HttpAnswer(401, "Invalid or missing API key");
       }
-      send(res, 200, dispatch(r, method, url.searchParams, raw, decision.patchNoop));
+      const answer = dispatch(r, method, url.searchParams, raw, decision.patchNoop);
+      if (decision.loseAnswer || (r.kind === "retain" && faults.takeLostRetain())) {
+        // The work is done (journaled) but the client never hears so: a lost answer.
+        res.destroy();
+        return;
+      }
+      send(res, 200, answer);
       return;
     }
     if (!METHODS[r.kind].includes(method)) throw new HttpAnswer(405, "Method Not Allowed");
@@ -230,6 +242,10 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
       }
       case "recall":
         return recall(r.bankId, raw);
+      case "reflect":
+        return reflect(r.bankId, raw);
+      case "document":
+        return documentOf(r.bankId, r.documentId);
       case "retain":
         return retain(r.bankId, raw, now);
       default:
@@ -348,14 +364,12 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
     }
   }
 
-  function recall(bankId: string, raw: string): unknown {
+  /** Valid memories matching the query (tags filtered, ranked lexically) within `max_tokens`; shared by recall and reflect. */
+  function recalled(bankId: string, body: Record<string, unknown>, typesKey: "types" | "fact_types"): { memory: StoredMemory; score: number }[] {
     const check = new Checker();
-    const body = check.object(parseJsonBody(raw), ["body"]);
-    check.done();
-    if (body === undefined) return undefined;
     if (body["query"] === undefined) check.missing(["body", "query"], body);
     const query = check.string(body["query"], ["body", "query"], false);
-    const types = check.stringArray(body["types"], ["body", "types"]);
+    const types = check.stringArray(body[typesKey], ["body", typesKey]);
     check.literal(body["budget"], ["body", "budget"], ["low", "mid", "high"] as const);
     const maxTokens = check.integer(body["max_tokens"], ["body", "max_tokens"]) ?? 4096;
     const tags = check.stringArray(body["tags"], ["body", "tags"]);
@@ -369,15 +383,51 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
     const candidates: StoredMemory[] = store
       .select(bankId, { type: null, q: null, state: "valid", tags: tags ?? null, tagsMatch, documentId: null })
       .filter((m) => wanted.includes(m.factType));
-    const results: unknown[] = [];
+    const out: { memory: StoredMemory; score: number }[] = [];
     let used = 0;
-    for (const { memory, score } of rankLexically(query as string, candidates)) {
-      const cost = Math.ceil(memory.text.length / 4);
+    for (const hit of rankLexically(query as string, candidates)) {
+      const cost = Math.ceil(hit.memory.text.length / 4);
       if (used + cost > maxTokens) break;
       used += cost;
-      results.push(recallResult(memory, score));
+      out.push(hit);
     }
+    return out;
+  }
+
+  function recall(bankId: string, raw: string): unknown {
+    const check = new Checker();
+    const body = check.object(parseJsonBody(raw), ["body"]);
+    check.done();
+    if (body === undefined) return undefined;
+    const results = recalled(bankId, body, "types").map(({ memory, score }) => recallResult(memory, score));
     return { results, entities: null, chunks: null };
+  }
+
+  // Reflect in the official response shape, without a model: the recalled memories grouped by fact
+  // type, under a line saying no model was used. Never a made-up synthesis.
+  function reflect(bankId: string, raw: string): unknown {
+    const check = new Checker();
+    const body = check.object(parseJsonBody(raw), ["body"]);
+    check.done();
+    if (body === undefined) return undefined;
+    const hits = recalled(bankId, body, "fact_types");
+    const include = body["include"];
+    const withFacts = typeof include === "object" && include !== null && (include as Record<string, unknown>)["facts"] !== undefined && (include as Record<string, unknown>)["facts"] !== null;
+    return {
+      text: reflectText(String(body["query"]), hits.map((h) => h.memory)),
+      based_on: withFacts ? { memories: hits.map(({ memory }) => reflectFact(memory)), mental_models: [], directives: [] } : null,
+      structured_output: null,
+      usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+      trace: null,
+    };
+  }
+
+  function documentOf(bankId: string, documentId: string): unknown {
+    const base = { type: null, q: null, tags: null, tagsMatch: "any" as const, documentId };
+    const live = store.select(bankId, { ...base, state: "valid" });
+    const all = [...live, ...store.select(bankId, { ...base, state: "invalidated" })];
+    if (all.length === 0) throw new HttpAnswer(404, `Document '${documentId}' not found`);
+    return documentResponse(bankId, documentId, live, all);
   }
 
   function retain(bankId: string, raw: string, now: string): unknown {

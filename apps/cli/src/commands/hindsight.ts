@@ -1,5 +1,7 @@
 // `context-fold hindsight serve`: run the Hindsight-compatible local bank on loopback until
 // SIGINT/SIGTERM, printing its URL so a gardener (or any Hindsight client) can point at it.
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
 import type { Command } from "commander";
 import { JournalCorruptError, startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
 import { CliError, EXIT_USAGE, emit, warn } from "../output.js";
@@ -17,13 +19,24 @@ function parsePort(text: string): number {
   return port;
 }
 
+/**
+ * Where `serve` keeps its bank without --data: the user's state folder, so a bank set up once (the
+ * README's two-line Pi setup) survives a restart. `$XDG_STATE_HOME/context-fold/bank` (an absolute
+ * XDG_STATE_HOME only, as the spec says), else `~/.local/state/context-fold/bank`.
+ */
+export function defaultBankDir(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string {
+  const state = env["XDG_STATE_HOME"]?.trim();
+  return join(state !== undefined && state !== "" && isAbsolute(state) ? state : join(home, ".local", "state"), "context-fold", "bank");
+}
+
 async function serve(options: ServeOptions): Promise<void> {
   const port = parsePort(options.port);
+  const dataDir = options.data ?? defaultBankDir();
   let bank: LocalBank;
   try {
     bank = await startLocalBank({
       port,
-      ...(options.data === undefined ? {} : { dataDir: options.data }),
+      dataDir,
       ...(options.apiVersion === undefined ? {} : { version: options.apiVersion }),
     });
   } catch (error) {
@@ -33,8 +46,8 @@ async function serve(options: ServeOptions): Promise<void> {
     throw new CliError(`cannot start the local bank: ${error instanceof Error ? error.message : String(error)}`, { code: "START_FAILED", exitCode: EXIT_USAGE, cause: error });
   }
   if (bank.tornBytesDropped > 0) warn(`context-fold: dropped a torn journal tail (${bank.tornBytesDropped} bytes) left by a crash; nothing acknowledged was lost`);
-  emit(Boolean(options.json), { url: bank.url, port: bank.port, dataDir: options.data ?? null }, () =>
-    `Hindsight-compatible bank listening on ${bank.url} (${options.data === undefined ? "in memory" : `data: ${options.data}`}). Ctrl-C stops it.`,
+  emit(Boolean(options.json), { url: bank.url, port: bank.port, dataDir }, () =>
+    `Hindsight-compatible bank listening on ${bank.url} (data: ${dataDir}). Ctrl-C stops it.`,
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => {
@@ -56,7 +69,7 @@ export function registerHindsight(program: Command): void {
     .command("serve")
     .description("Serve the local bank on 127.0.0.1 until SIGINT/SIGTERM; prints its URL.")
     .option("--port <n>", "port to listen on (0 = any free port)", "8888")
-    .option("--data <dir>", "keep memories on disk in <dir> (journal + snapshot); omitted = in memory")
+    .option("--data <dir>", "keep memories on disk in <dir> (journal + snapshot); default $XDG_STATE_HOME/context-fold/bank, else ~/.local/state/context-fold/bank")
     .option("--api-version <v>", "api_version to report (below 0.8.2 PATCH answers 405, like those servers)")
     .option("--json", "print {url, port, dataDir} as one JSON document")
     .action(async (options: ServeOptions) => {

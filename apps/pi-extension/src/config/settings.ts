@@ -61,7 +61,8 @@ export const AGENT_DIR_VARIABLE = "PI_CODING_AGENT_DIR";
 /** Cross-session memory: retained to a Hindsight bank at compaction. Off unless url and bankId are set. */
 export interface MemoryOptions {
   readonly url: string;
-  readonly bankId: string;
+  /** undefined: a bank per project, derived from the project's name. */
+  readonly bankId: string | undefined;
   readonly apiKey: string | undefined;
   /** Project tag; undefined: the session's cwd basename. */
   readonly tag: string | undefined;
@@ -164,9 +165,9 @@ function memoryFrom(merged: Env, env: Env, file: string, warnings: OptionWarning
     else warn("CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", timeout, `expected an integer from ${String(range.min)} to ${String(range.max)} (milliseconds)`);
   }
   if (url === undefined && bankId === undefined) return undefined;
-  if (url === undefined || bankId === undefined) {
-    const missing = url === undefined ? "CONTEXT_FOLD_HINDSIGHT_URL" : "CONTEXT_FOLD_HINDSIGHT_BANK";
-    warn(missing, "", "memory needs both a bank URL and a bank id; memory stays off");
+  // Memory is on once a URL is set; without a bank id each project gets its own (src/memory/project-identity.ts).
+  if (url === undefined) {
+    warn("CONTEXT_FOLD_HINDSIGHT_URL", "", "memory needs a bank URL; memory stays off");
     return undefined;
   }
   let parsed: URL | undefined;

@@ -114,7 +114,7 @@ describe("config file", () => {
     expect(locate("ab\néé x", 6)).toEqual({ line: 2, column: 4, offset: 8 });
   });
 
-  test("memory: needs both url and bank id; env overrides the file; a bad url or timeout is reported", () => {
+  test("memory: on with a url (the bank id is optional); env overrides the file; a bad url or timeout is reported", () => {
     const dir = tempDir("cf-config-");
     writeFileSync(join(dir, CONFIG_FILE), JSON.stringify({ memory: { url: "http://127.0.0.1:9/", bankId: "from-file", tag: "proj", timeoutMs: 250 } }));
     expect(loadSettings({}, dir).memory).toEqual({ url: "http://127.0.0.1:9", bankId: "from-file", apiKey: undefined, tag: "proj", timeoutMs: 250 });
@@ -122,9 +122,12 @@ describe("config file", () => {
     const bad = loadSettings({ CONTEXT_FOLD_HINDSIGHT_URL: "ftp://x", CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS: "1.5" }, dir);
     expect(bad.memory).toBeUndefined();
     expect(bad.warnings.map((w) => w.variable)).toEqual(["CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", "CONTEXT_FOLD_HINDSIGHT_URL"]);
-    const half = loadSettings({ CONTEXT_FOLD_CONFIG: "off", CONTEXT_FOLD_HINDSIGHT_URL: "http://127.0.0.1:9" }, dir);
-    expect(half.memory).toBeUndefined();
-    expect(half.warnings[0]?.reason).toContain("both");
+    const urlOnly = loadSettings({ CONTEXT_FOLD_CONFIG: "off", CONTEXT_FOLD_HINDSIGHT_URL: "http://127.0.0.1:9" }, dir);
+    expect(urlOnly.memory).toEqual({ url: "http://127.0.0.1:9", bankId: undefined, apiKey: undefined, tag: undefined, timeoutMs: 5000 });
+    expect(urlOnly.warnings).toEqual([]);
+    const bankOnly = loadSettings({ CONTEXT_FOLD_CONFIG: "off", CONTEXT_FOLD_HINDSIGHT_BANK: "b" }, dir);
+    expect(bankOnly.memory).toBeUndefined();
+    expect(bankOnly.warnings[0]?.reason).toContain("needs a bank URL");
   });
 
   test("CONTEXT_FOLD_CONFIG: another file, or off (no file read or created)", () => {

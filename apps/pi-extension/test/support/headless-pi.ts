@@ -57,7 +57,7 @@ export interface HeadlessOptions {
   /** The mode Pi reports to extensions (`ctx.mode`); Pi's default when unset is print (with our recording UI). */
   readonly mode?: "tui" | "print" | "json" | "rpc";
   /** Pi's tool allowlist (`--tools`); default bash and context_recall. */
-  readonly tools?: string[];
+  readonly tools?: readonly string[];
 }
 
 /** A UI that records notices; every other UI method is a no-op (Pi copies the object's methods). */
@@ -126,7 +126,7 @@ export async function startPi(options: HeadlessOptions): Promise<HeadlessPi> {
     resourceLoader: loader,
     sessionManager: manager,
     settingsManager: SettingsManager.inMemory({ compaction: { enabled: false }, retry: { enabled: false }, ...options.settings }),
-    tools: options.tools ?? ["bash", "context_recall"],
+    tools: [...(options.tools ?? ["bash", "context_recall"])],
   });
   await session.bindExtensions({ uiContext: recordingUi(notices, statuses, widgets), ...(options.mode === undefined ? {} : { mode: options.mode }) });
   const extensionPaths = loaded.extensions.map((e) => e.path);

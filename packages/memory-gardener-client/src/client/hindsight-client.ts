@@ -11,6 +11,9 @@ import {
   type PatchBody,
   type RecallHit,
   type RecallQuery,
+  type DocumentInfo,
+  type ReflectAnswer,
+  type ReflectQuery,
   type RetainItem,
   type ServerVersion,
 } from "./types.js";
@@ -254,12 +257,59 @@ export class HindsightClient implements HindsightApi {
     if (query.budget !== undefined) body["budget"] = query.budget;
     if (query.maxTokens !== undefined) body["max_tokens"] = query.maxTokens;
     if (query.tags !== undefined) body["tags"] = [...query.tags];
+    if (query.tagsMatch !== undefined) body["tags_match"] = query.tagsMatch;
     const raw = (await this.request({ method: "POST", path: this.bankPath(bankId, "/memories/recall"), body, retry: "idempotent" })) as { results?: unknown } | null;
     const results = Array.isArray(raw?.results) ? (raw.results as unknown[]) : [];
     return results.map((result) => {
       const scores = (result as { scores?: { final?: unknown } | null }).scores;
       return { memory: normalizeMemory(result), score: typeof scores?.final === "number" ? scores.final : 0 };
     });
+  }
+
+  /** POST /reflect with include.facts, so the answer names the memories it used. */
+  async reflect(bankId: string, query: ReflectQuery): Promise<ReflectAnswer> {
+    const body: Record<string, unknown> = { query: query.query, include: { facts: {} } };
+    if (query.budget !== undefined) body["budget"] = query.budget;
+    if (query.maxTokens !== undefined) body["max_tokens"] = query.maxTokens;
+    if (query.tags !== undefined) body["tags"] = [...query.tags];
+    if (query.tagsMatch !== undefined) body["tags_match"] = query.tagsMatch;
+    const raw = (await this.request({ method: "POST", path: this.bankPath(bankId, "/reflect"), body, retry: "idempotent" })) as {
+      text?: unknown;
+      based_on?: { memories?: unknown } | null;
+    } | null;
+    const memories = Array.isArray(raw?.based_on?.memories) ? (raw.based_on.memories as unknown[]) : [];
+    const nullable = (v: unknown): string | null => (typeof v === "string" ? v : null);
+    return {
+      text: typeof raw?.text === "string" ? raw.text : "",
+      basedOn: memories.flatMap((m) => {
+        const r = (m ?? {}) as Record<string, unknown>;
+        return typeof r["text"] === "string" ? [{ id: nullable(r["id"]), text: r["text"], type: nullable(r["type"]), context: nullable(r["context"]) }] : [];
+      }),
+    };
+  }
+
+  /**
+   * GET /documents/{document_id}: the document, or null when the bank has none with that id (404).
+   * Decides whether a retain whose answer was lost reached the bank.
+   */
+  async getDocument(bankId: string, documentId: string): Promise<DocumentInfo | null> {
+    let raw: unknown;
+    try {
+      raw = await this.request({ method: "GET", path: this.bankPath(bankId, `/documents/${encodeURIComponent(documentId)}`), retry: "idempotent" });
+    } catch (error) {
+      if (error instanceof HindsightError && error.status === 404) return null;
+      throw error;
+    }
+    const r = (raw ?? {}) as Record<string, unknown>;
+    const text = (v: unknown, fallback: string): string => (typeof v === "string" ? v : fallback);
+    return {
+      id: text(r["id"], documentId),
+      bankId: text(r["bank_id"], bankId),
+      memoryUnitCount: typeof r["memory_unit_count"] === "number" ? r["memory_unit_count"] : 0,
+      tags: Array.isArray(r["tags"]) ? (r["tags"] as unknown[]).filter((t): t is string => typeof t === "string") : [],
+      createdAt: text(r["created_at"], ""),
+      updatedAt: text(r["updated_at"], ""),
+    };
   }
 
   async retain(bankId: string, items: readonly RetainItem[]): Promise<{ success: boolean; itemsCount: number }> {

@@ -48,6 +48,8 @@ export interface RecallQuery {
   readonly budget?: "low" | "mid" | "high";
   readonly maxTokens?: number;
   readonly tags?: readonly string[];
+  /** How `tags` match; the server's default is "any" (which lets untagged memories through). */
+  readonly tagsMatch?: "any" | "all" | "any_strict" | "all_strict" | "exact";
 }
 
 export interface RecallHit {
@@ -63,6 +65,39 @@ export interface RetainItem {
   readonly documentId?: string;
   readonly entities?: readonly { text: string; type?: string }[];
   readonly tags?: readonly string[];
+}
+
+/** `POST …/reflect` body (the fields we send). */
+export interface ReflectQuery {
+  readonly query: string;
+  readonly budget?: "low" | "mid" | "high";
+  readonly maxTokens?: number;
+  readonly tags?: readonly string[];
+  readonly tagsMatch?: "any" | "all" | "any_strict" | "all_strict" | "exact";
+}
+
+/** One memory a reflect answer says it used (`based_on.memories[]`). */
+export interface ReflectFact {
+  readonly id: string | null;
+  readonly text: string;
+  readonly type: string | null;
+  readonly context: string | null;
+}
+
+/** The reflect answer: markdown `text`, and the memories it was based on (asked for with include.facts). */
+export interface ReflectAnswer {
+  readonly text: string;
+  readonly basedOn: readonly ReflectFact[];
+}
+
+/** `GET …/documents/{document_id}`: what the bank holds for one retained document. */
+export interface DocumentInfo {
+  readonly id: string;
+  readonly bankId: string;
+  readonly memoryUnitCount: number;
+  readonly tags: readonly string[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
 }
 
 export interface PatchBody {

@@ -12,6 +12,7 @@ import { compactionHookSuite } from "./compaction-hook.js";
 import { handoffInventorySuite } from "./handoff-inventory.js";
 import { hindsightSuite } from "./hindsight.js";
 import { gardenerSuite } from "./gardener.js";
+import { memorySuite } from "./memory.js";
 
 export const suites: Record<string, BenchSuite> = {
   "session-gen": sessionGenSuite,
@@ -26,4 +27,5 @@ export const suites: Record<string, BenchSuite> = {
   "handoff-inventory": handoffInventorySuite,
   hindsight: hindsightSuite,
   gardener: gardenerSuite,
+  memory: memorySuite,
 };
