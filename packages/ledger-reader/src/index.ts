@@ -8,6 +8,7 @@ export type {
   Entry,
   FileLocation,
   ResolveResult,
+  Salvage,
   Session,
   SessionHeader,
   StreamItem,
@@ -22,6 +23,7 @@ export {
   blockAt,
   blocksOfEntry,
   isOnLineage,
+  recoveredLineage,
   type ReadOptions,
 } from "./read-session.js";
 export { contextView, contextEntries } from "./context-view.js";

@@ -3,9 +3,9 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
-import { advanceLineage, type LineageState } from "./lineage.js";
+import { advanceLineage, walkRecovered, type LineageState } from "./lineage.js";
 import { remember, stateOf } from "./session-state.js";
-import type { Block, Entry, Session, StreamItem } from "./types.js";
+import type { Block, Damage, Entry, Session, StreamItem } from "./types.js";
 
 const CHUNK = 4 * 1024 * 1024;
 /** Streaming reads smaller chunks: what a chunk yields is held until the caller takes it. */
@@ -95,21 +95,55 @@ async function readTail(fh: FileHandle, end: number): Promise<Buffer> {
   return tail;
 }
 
+/** Salvaged `id` → `parentId` of lines that do not parse: how the recovered view walks past them. */
+function bridgesOf(damaged: readonly Damage[]): Map<string, string> {
+  const bridges = new Map<string, string>();
+  for (const d of damaged) {
+    const s = d.salvage;
+    if (s?.id !== undefined && s.parentId !== undefined) bridges.set(s.id, s.parentId);
+  }
+  return bridges;
+}
+
+/**
+ * The recovered view of the active branch: Pi's lineage, every recovered entry, and the chain from the
+ * last entry in file order walked through recovered parents and past damaged lines whose ids are
+ * readable. Pi's own set when nothing was recovered or bridged.
+ */
+function recoveredLineageIds(builder: LedgerBuilder, damaged: readonly Damage[], piIds: ReadonlySet<string>): ReadonlySet<string> {
+  const bridges = bridgesOf(damaged);
+  if (builder.recoveredCount === 0 && bridges.size === 0) return piIds;
+  const ids = new Set(piIds);
+  for (const entry of builder.entries) if (entry.recovered) ids.add(entry.id);
+  const last = builder.entries[builder.entries.length - 1];
+  for (const entry of walkRecovered(builder.byId, last?.id ?? null, bridges)) ids.add(entry.id);
+  return ids;
+}
+
+/** The recovered view of the active branch, root first: through recovered entries and past damaged lines with readable ids. */
+export function recoveredLineage(session: Session): Entry[] {
+  const last = session.entries[session.entries.length - 1];
+  return walkRecovered(session.byId, last?.id ?? null, bridgesOf(session.damaged));
+}
+
 /** Build the public Session from the builder's current state (sharing its arrays: no copies). */
 function snapshot(builder: LedgerBuilder, previous?: LineageState): { session: Session; lineage: LineageState } {
   const header = builder.requireHeader();
-  const leafId = builder.entries[builder.entries.length - 1]?.id ?? null;
+  const damaged = builder.damageWithTail();
+  // Pi's leaf: the last entry it keeps (a recovered torn-line object is never Pi's leaf).
+  const leafId = builder.leafId;
   const lineage = advanceLineage(builder.byId, leafId, (entry) => builder.blocksOf(entry), previous);
   const session: Session = {
     path: builder.path,
     header,
     entries: builder.entries,
     blocks: builder.blocks,
-    damaged: builder.damageWithTail(),
+    damaged,
     byId: builder.byId,
     leafId,
     lineage: lineage.lineage,
     lineageIds: lineage.ids,
+    recoveredLineageIds: recoveredLineageIds(builder, damaged, lineage.ids),
     branchPoints: builder.branchPoints,
     roots: builder.roots,
     compactions: lineage.scan.segments,
