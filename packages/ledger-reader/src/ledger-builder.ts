@@ -93,8 +93,12 @@ export class LedgerBuilder {
   entryCount = 0;
   blockCount = 0;
 
-  constructor(path: string, options: { withText: boolean; streaming: boolean }) {
+  /** Set when a headerless file may be read as a fragment: the id its made-up header gets. */
+  readonly fragmentId: string | undefined;
+
+  constructor(path: string, options: { withText: boolean; streaming: boolean; fragmentId?: string }) {
     this.path = path;
+    this.fragmentId = options.fragmentId;
     this.withText = options.withText;
     this.streaming = options.streaming;
   }
@@ -288,10 +292,13 @@ export class LedgerBuilder {
       return;
     }
     if (this.header === undefined) {
-      this.takeHeader(value, line, byteOffset);
-      if (!recovered) this.v1Ids.push(null);
-      return;
+      if (this.takeHeader(value, line, byteOffset)) {
+        if (!recovered) this.v1Ids.push(null);
+        return;
+      }
+      // A fragment read on request: the first entry is an entry, under a made-up v3 header.
     }
+    if (this.header === undefined) return;
     if (!isRecord(value) || typeof value["type"] !== "string") {
       if (!recovered) this.v1Ids.push(null);
       this.addDamage({ line, byteOffset, kind: "not-an-entry", reason: "a JSON value that is not an entry object (no string `type`)", recovered: false });
@@ -394,7 +401,8 @@ export class LedgerBuilder {
     }
   }
 
-  private takeHeader(value: unknown, line: number, byteOffset: number): void {
+  /** Take the header line; false when the line is an entry of a fragment read on request (a header was made up). */
+  private takeHeader(value: unknown, line: number, byteOffset: number): boolean {
     if (isRecord(value) && value["type"] === "session" && typeof value["id"] === "string") {
       const rawVersion = value["version"];
       const version: 1 | 2 | 3 = rawVersion === undefined || rawVersion === 1 ? 1 : rawVersion === 2 ? 2 : 3;
@@ -408,9 +416,23 @@ export class LedgerBuilder {
       if (typeof value["parentSession"] === "string") header.parentSession = value["parentSession"];
       this.header = header;
       if (this.streaming) this.fresh.push({ kind: "header", header });
-      return;
+      return true;
     }
     if (isRecord(value) && typeof value["type"] === "string" && ("parentId" in value || "id" in value || value["type"] === "message")) {
+      if (this.fragmentId !== undefined) {
+        const timestamp = typeof value["timestamp"] === "string" ? value["timestamp"] : undefined;
+        const header: SessionHeader = {
+          id: this.fragmentId,
+          version: 3,
+          timestamp,
+          cwd: undefined,
+          raw: { type: "session", version: 3, id: this.fragmentId, ...(timestamp === undefined ? {} : { timestamp }) },
+          fragment: true,
+        };
+        this.header = header;
+        if (this.streaming) this.fresh.push({ kind: "header", header });
+        return false;
+      }
       throw new LedgerError(
         "NO_HEADER",
         this.path,

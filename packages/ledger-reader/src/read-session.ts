@@ -1,5 +1,6 @@
 // Reads a session file (read-only, streamed in chunks) into a Session; resumes from the bytes consumed
 // for appended data; streams entries for files of any size; parses in-memory text for tests and tools.
+import { createHash } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
 import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
@@ -17,6 +18,25 @@ const NEWLINE = 0x0a;
 export interface ReadOptions {
   /** Keep block text and message content in memory (default true). Without it, `resolveAnchor` re-reads the file. */
   readonly withText?: boolean;
+  /**
+   * Read a file without a header line (a fragment of a session, which Pi refuses) instead of throwing
+   * NO_HEADER: its header is made up, id `fragment-<first 12 hex of the file's sha256>`. A diagnostic
+   * read: the file still is no session Pi can load.
+   */
+  readonly fragment?: boolean;
+}
+
+/** The id a fragment gets: `fragment-` and the first 12 hex of the sha256 of the file's bytes. */
+async function fragmentIdOf(fh: FileHandle): Promise<string> {
+  const hash = createHash("sha256");
+  const buf = Buffer.allocUnsafe(CHUNK);
+  for (let pos = 0; ; ) {
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) break;
+    hash.update(buf.subarray(0, bytesRead));
+    pos += bytesRead;
+  }
+  return `fragment-${hash.digest("hex").slice(0, 12)}`;
 }
 
 function describe(error: unknown): string {
@@ -155,11 +175,12 @@ function snapshot(builder: LedgerBuilder, previous?: LineageState): { session: S
 
 /** Read a whole session file. Never writes, truncates or locks it. */
 export async function readSession(path: string, options: ReadOptions = {}): Promise<Session> {
-  const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: false });
   const fh = await openReadOnly(path);
   try {
     const stats = await fh.stat();
     if (stats.isDirectory()) throw new LedgerError("UNREADABLE", path, "is a directory, not a session file");
+    const fragmentId = options.fragment === true ? await fragmentIdOf(fh) : undefined;
+    const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: false, ...(fragmentId === undefined ? {} : { fragmentId }) });
     await feedAll(builder, fh, 0);
     const { session, lineage } = snapshot(builder);
     remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });

@@ -115,6 +115,12 @@ export interface SessionHeader {
   readonly cwd: string | undefined;
   readonly parentSession?: string;
   readonly raw: Readonly<Record<string, unknown>>;
+  /**
+   * true when the file has no header line and was read as a fragment on request (`fragment: true`):
+   * the header is made up — id `fragment-<first 12 hex of the file's sha256>`, version 3, no cwd.
+   * Pi refuses such a file.
+   */
+  readonly fragment?: true;
 }
 
 /** Compaction k on the active lineage and the entries it summarized. */
