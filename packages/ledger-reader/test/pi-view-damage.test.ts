@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { readSession, recoveredLineage, type Session } from "@context-fold/ledger-reader";
+import { createHash } from "node:crypto";
+import { damageEffects, LedgerError, readSession, recoveredLineage, type Session } from "@context-fold/ledger-reader";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { expectSameAsPi, openWithPi } from "./pi-oracle.js";
@@ -147,7 +148,48 @@ describe("generated damage: the Pi view equals Pi's, the recovered view loses no
   });
 });
 
+describe("damageEffects: what each damaged line does to the Pi view", () => {
+  it("a glued compaction is a lost compaction; a torn middle line orphans the next entry and cuts Pi's branch short", async () => {
+    const dir = tempDir();
+    const { lines } = cleanSession(dir);
+    const at = lines.findIndex((l) => l.includes('"type":"compaction"'));
+    const glued = await checkAgainstPi(dir, "effects-compaction.jsonl", joinLines(glue(lines, at - 1)));
+    const kinds = damageEffects(glued).flatMap((e) => e.consequences.map((c) => c.kind));
+    expect(kinds).toContain("lost-compaction");
+    expect(kinds).toContain("orphaned-entry");
+    const end = await checkAgainstPi(dir, "effects-end.jsonl", joinLines(glue(lines, lines.length - 2)));
+    expect(damageEffects(end).map((e) => e.consequences)).toEqual([[{ kind: "dropped-by-pi", entries: 2, piLeaf: end.leafId }]]);
+  });
+});
+
+describe("fragments: read on request only", () => {
+  it("a headerless file throws NO_HEADER; with fragment: true it reads under fragment-<sha256 prefix>", async () => {
+    const dir = tempDir();
+    const { lines } = cleanSession(dir);
+    const file = join(dir, "fragment.jsonl");
+    writeFileSync(file, joinLines(lines.slice(3)));
+    const error = await readSession(file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LedgerError);
+    expect((error as LedgerError).code).toBe("NO_HEADER");
+    const session = await readSession(file, { fragment: true });
+    expect(session.header).toMatchObject({ id: `fragment-${createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 12)}`, version: 3, fragment: true });
+    expect(session.entries.map((e) => e.id)).toEqual(lines.slice(3).map((l) => (JSON.parse(l) as { id: string }).id));
+    // A file that has its header reads the same with or without the flag.
+    const whole = join(dir, "whole.jsonl");
+    writeFileSync(whole, joinLines(lines));
+    expect((await readSession(whole, { fragment: true })).header.fragment).toBeUndefined();
+  });
+});
+
 describeShared("damaged fixtures: the Pi view equals Pi's", () => {
+  it("pinion05 01 (no header): read as a fragment; line 60 is malformed and salvaged", async () => {
+    const session = await readSession(sharedFixture("real", "pinion05-act-3ae80f5__01-youtube-noheader.jsonl"), { fragment: true });
+    expect(session.header.id).toMatch(/^fragment-[0-9a-f]{12}$/);
+    const d = session.damaged.find((x) => x.line === 60);
+    expect(d?.kind).toBe("malformed");
+    expect(d?.salvage?.text.length).toBeGreaterThan(0);
+  });
+
   it("pi-mono-history (v1, a torn line): Pi's branch, compaction and context", async () => {
     const dir = tempDir();
     const file = sharedFixture("sessions", "pi-mono-history__session.jsonl");
