@@ -45,19 +45,19 @@ export function damageEffects(session: Session): DamageEffect[] {
     else list.push(e);
   }
   const piRoot = session.lineage[0];
-  let cutShort: number | undefined;
+  let recovered: Entry[] | undefined;
   const lastKept = session.leafId === null ? undefined : session.byId.get(session.leafId);
   const effects: DamageEffect[] = [];
   for (const damage of session.damaged) {
-    const recovered = byLine.get(damage.line) ?? [];
-    const ids = new Set(recovered.map((e) => e.id));
+    const onLine = byLine.get(damage.line) ?? [];
+    const ids = new Set(onLine.map((e) => e.id));
     if (damage.salvage?.id !== undefined) ids.add(damage.salvage.id);
     const consequences: DamageConsequence[] = [];
-    if (recovered.length > 0) {
-      const afterLeaf = lastKept === undefined || recovered.every((e) => e.position > lastKept.position);
-      consequences.push(afterLeaf ? { kind: "dropped-by-pi", entries: recovered.length, piLeaf: session.leafId } : { kind: "dropped-by-pi", entries: recovered.length });
+    if (onLine.length > 0) {
+      const afterLeaf = lastKept === undefined || onLine.every((e) => e.position > lastKept.position);
+      consequences.push(afterLeaf ? { kind: "dropped-by-pi", entries: onLine.length, piLeaf: session.leafId } : { kind: "dropped-by-pi", entries: onLine.length });
     }
-    for (const e of recovered) if (e.type === "compaction") consequences.push({ kind: "lost-compaction", entryId: e.id });
+    for (const e of onLine) if (e.type === "compaction") consequences.push({ kind: "lost-compaction", entryId: e.id });
     if (damage.salvage?.type === "compaction") consequences.push({ kind: "lost-compaction", ...(damage.salvage.id === undefined ? {} : { entryId: damage.salvage.id }) });
     for (const id of ids) {
       for (const child of childrenOf.get(id) ?? []) {
@@ -65,8 +65,10 @@ export function damageEffects(session: Session): DamageEffect[] {
         if (child.line === damage.line) continue;
         consequences.push({ kind: "orphaned-entry", entryId: child.id, line: child.line });
         if (piRoot !== undefined && child.id === piRoot.id) {
-          cutShort ??= recoveredLineage(session).length - session.lineage.length;
-          consequences.push({ kind: "branch-cut-short", startsAt: child.id, entriesBefore: Math.max(0, cutShort) });
+          // The entries before the orphan on the recovered branch: what Pi's branch no longer reaches.
+          recovered ??= recoveredLineage(session);
+          const before = recovered.findIndex((e) => e.id === child.id);
+          consequences.push({ kind: "branch-cut-short", startsAt: child.id, entriesBefore: Math.max(0, before) });
         }
       }
     }
