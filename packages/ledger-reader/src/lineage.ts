@@ -30,11 +30,17 @@ export function walkLineage(byId: ReadonlyMap<string, Entry>, leafId: string | n
 }
 
 /**
- * The recovered view of a branch: the parent chain from `leafId` through recovered entries, and past a
- * line that does not parse through its readable `id` → `parentId` (`bridges`, from salvage). Returned
- * root first.
+ * The recovered view of a branch: the parent chain from `leafId` through recovered entries, past a
+ * line that does not parse through its readable `id` → `parentId` (`bridges`, from salvage), and — when
+ * an orphan's parent is unreadable — `across(orphan)`: the entry the break most likely followed.
+ * Returned root first.
  */
-export function walkRecovered(byId: ReadonlyMap<string, Entry>, leafId: string | null, bridges: ReadonlyMap<string, string>): Entry[] {
+export function walkRecovered(
+  byId: ReadonlyMap<string, Entry>,
+  leafId: string | null,
+  bridges: ReadonlyMap<string, string>,
+  across: (orphan: Entry) => Entry | undefined = () => undefined,
+): Entry[] {
   const path: Entry[] = [];
   if (leafId === null) return path;
   const seen = new Set<string>();
@@ -42,6 +48,7 @@ export function walkRecovered(byId: ReadonlyMap<string, Entry>, leafId: string |
   while (current !== undefined && !seen.has(current.id)) {
     seen.add(current.id);
     path.push(current);
+    const child = current;
     let parentId = current.parentId === current.id ? null : current.parentId;
     current = undefined;
     while (parentId !== null && !seen.has(parentId)) {
@@ -49,7 +56,13 @@ export function walkRecovered(byId: ReadonlyMap<string, Entry>, leafId: string |
       if (current !== undefined) break;
       // A damaged line's readable parentId bridges the break; mark the id so a cycle of them ends.
       seen.add(parentId);
-      parentId = bridges.get(parentId) ?? null;
+      const next = bridges.get(parentId);
+      if (next === undefined) {
+        // The parent is nowhere readable: cross the break by position.
+        current = across(child);
+        break;
+      }
+      parentId = next;
     }
   }
   return path.reverse();

@@ -125,25 +125,46 @@ function bridgesOf(damaged: readonly Damage[]): Map<string, string> {
   return bridges;
 }
 
+/** Damage that can break a parent chain (a blank line or a missing final newline cannot). */
+function breaksChains(damaged: readonly Damage[]): boolean {
+  return damaged.some((d) => d.kind !== "blank" && d.kind !== "no-trailing-newline");
+}
+
+/**
+ * Crossing a break whose parent id is unreadable: Pi appends every entry under the current leaf, so an
+ * orphan right after a damaged line (or after a recovered object) most likely continued the entry
+ * before that line in file order. Decided by position only; undefined when no damage lies between.
+ */
+function acrossBreak(entries: readonly Entry[], damaged: readonly Damage[]): (orphan: Entry) => Entry | undefined {
+  return (orphan) => {
+    const prev = entries[orphan.position - 1];
+    if (prev === undefined) return undefined;
+    if (prev.recovered) return prev;
+    return damaged.some((d) => d.line > prev.line && d.line < orphan.line && d.kind !== "blank") ? prev : undefined;
+  };
+}
+
 /**
  * The recovered view of the active branch: Pi's lineage, every recovered entry, and the chain from the
- * last entry in file order walked through recovered parents and past damaged lines whose ids are
- * readable. Pi's own set when nothing was recovered or bridged.
+ * last entry in file order walked through recovered parents and across damaged lines. Pi's own set
+ * when nothing was recovered and no line broke a chain.
  */
 function recoveredLineageIds(builder: LedgerBuilder, damaged: readonly Damage[], piIds: ReadonlySet<string>): ReadonlySet<string> {
-  const bridges = bridgesOf(damaged);
-  if (builder.recoveredCount === 0 && bridges.size === 0) return piIds;
+  if (builder.recoveredCount === 0 && !breaksChains(damaged)) return piIds;
   const ids = new Set(piIds);
   for (const entry of builder.entries) if (entry.recovered) ids.add(entry.id);
   const last = builder.entries[builder.entries.length - 1];
-  for (const entry of walkRecovered(builder.byId, last?.id ?? null, bridges)) ids.add(entry.id);
+  for (const entry of walkRecovered(builder.byId, last?.id ?? null, bridgesOf(damaged), acrossBreak(builder.entries, damaged))) ids.add(entry.id);
   return ids;
 }
 
-/** The recovered view of the active branch, root first: through recovered entries and past damaged lines with readable ids. */
+/**
+ * The recovered view of the active branch, root first: through recovered entries, past damaged lines
+ * through their readable parentId, and across a break whose parent is unreadable by file position.
+ */
 export function recoveredLineage(session: Session): Entry[] {
   const last = session.entries[session.entries.length - 1];
-  return walkRecovered(session.byId, last?.id ?? null, bridgesOf(session.damaged));
+  return walkRecovered(session.byId, last?.id ?? null, bridgesOf(session.damaged), acrossBreak(session.entries, session.damaged));
 }
 
 /** Build the public Session from the builder's current state (sharing its arrays: no copies). */

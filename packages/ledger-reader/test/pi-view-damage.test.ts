@@ -30,9 +30,13 @@ function readableTexts(file: string): string[] {
   return out;
 }
 
-/** The texts recall searches: every block (recovered ones included) and every salvaged line. */
+/**
+ * The texts recall's default scope searches: the blocks of the recovered view of the active branch
+ * (the sessions here have one branch, so that is every block) and every salvaged line.
+ */
 function searchable(session: Session): string {
-  return [...session.blocks.map((b) => b.text), ...session.damaged.map((d) => d.salvage?.text ?? "")].join("\n\u0000\n");
+  const blocks = session.blocks.filter((b) => session.recoveredLineageIds.has(b.entryId));
+  return [...blocks.map((b) => b.text), ...session.damaged.map((d) => d.salvage?.text ?? "")].join("\n\u0000\n");
 }
 
 /** A clean v3 session written by Pi: two turns, a tool call, a compaction that keeps the second turn, a third turn. */
