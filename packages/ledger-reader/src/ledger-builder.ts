@@ -271,14 +271,16 @@ export class LedgerBuilder {
 
   /** The readable fields of the byte ranges that did not parse (fields from the first with any, texts joined). */
   private salvage(buf: Buffer, ranges: readonly (readonly [number, number])[]): Salvage | undefined {
-    let merged: Salvage | undefined;
+    let fields: Salvage | undefined;
+    const texts: string[] = [];
     for (const [from, to] of ranges) {
       const found = salvageText(buf.toString("utf8", from, to), this.withText);
       if (found === undefined) continue;
-      if (merged === undefined) merged = found;
-      else merged = { ...found, ...merged, text: [merged.text, found.text].filter((t) => t !== "").join("\n") };
+      fields = fields === undefined ? found : { ...found, ...fields };
+      if (found.text !== "") texts.push(found.text);
     }
-    return merged;
+    // One join at the end: a line of many broken pieces stays linear.
+    return fields === undefined ? undefined : { ...fields, text: texts.join("\n") };
   }
 
   private withSalvage(damage: Damage, salvage: Salvage | undefined): Damage {

@@ -168,6 +168,11 @@ describe("adversarial lines stay linear", () => {
     ]);
     expect(session.damaged[1]?.salvage?.id).toBe("x");
     expect(session.damaged[1]?.salvage?.text.split("\n")).toHaveLength(1 << 16);
+    // A torn line of 65k broken pieces, each with readable text: salvaged in one pass.
+    const pieces = `${'{"type":"message","text":"t'.repeat(1)}${'"}{"type":"x","text":"t\\*'.repeat(1 << 16)}`;
+    const torn = parseSessionText(`${header}\n${pieces}\n`);
+    expect(torn.damaged[0]?.kind).toBe("torn-line");
+    expect(torn.damaged[0]?.salvage?.text.split("\n").length).toBeGreaterThan(1 << 15);
   });
 });
 
