@@ -2,15 +2,78 @@
 // damage the reader recovered from or skipped is said on stderr with file, line and byte offset, so no
 // command builds a summary, index or report from a damaged file without telling.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { LedgerError, readSession, type Damage, type Session } from "@context-fold/ledger-reader";
+import {
+  blocksOfEntry,
+  damageEffects,
+  describeConsequence,
+  LedgerError,
+  readSession,
+  recoveredLineage,
+  type Block,
+  type Damage,
+  type Entry,
+  type Session,
+} from "@context-fold/ledger-reader";
 import { CliError, EXIT_USAGE, warn } from "./output.js";
 
 /** Damaged lines listed one by one before the rest are counted. */
 const LISTED = 10;
 
-/** Damage worth telling: everything but blank lines and a last line that only lacked its newline. */
-function matters(d: Damage): boolean {
+/**
+ * Damage worth telling: everything but blank lines and a last line that only lacked its newline.
+ * The one damage policy: commands that produce a result name it on stderr and exit 0; commands whose
+ * job is to check (inspect, verify) exit 1 when the session has any.
+ */
+export function matters(d: Damage): boolean {
   return d.kind !== "blank" && !(d.kind === "no-trailing-newline" && d.recovered);
+}
+
+/**
+ * A cut Pi cannot apply: Pi's hook only accepts a firstKeptEntryId on its own branch (the extension
+ * throws CutMismatchError). The CLI refuses such a cut the same way instead of printing it.
+ */
+export function refuseCutOffPiBranch(session: Session, firstKeptEntryId: string): void {
+  if (session.lineageIds.has(firstKeptEntryId)) return;
+  const entry = session.byId.get(firstKeptEntryId);
+  const why = entry?.recovered === true ? `it was recovered from the torn line ${String(entry.line)}, which Pi drops` : "it is not on the branch Pi loads";
+  throw new CliError(`${session.path}: the cut (firstKeptEntryId ${firstKeptEntryId}) is outside Pi's branch: ${why}; Pi would reject this compaction`, { code: "CUT_MISMATCH", exitCode: EXIT_USAGE });
+}
+
+/** The damage a check command fails on (exit 1). */
+export function damageFound(session: Session): Damage[] {
+  return session.damaged.filter(matters);
+}
+
+function firstUserBlock(session: Session, entries: Iterable<Entry>): Block | undefined {
+  for (const entry of entries) {
+    const user = blocksOfEntry(session, entry).find((b) => b.kind === "user");
+    if (user !== undefined) return user;
+  }
+  return undefined;
+}
+
+function clip(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/**
+ * compact and handoff take the founding request from Pi's active branch. When damage cut that branch
+ * short (its root is an orphan of a damaged line), the request found there is a mid-session message:
+ * say so, and name the real one, found past the break through the damaged line's readable parentId
+ * (or through the torn line's recovered objects).
+ */
+export function warnOrphanedFounding(session: Session, command: string): void {
+  const cut = damageEffects(session).find((e) => e.consequences.some((c) => c.kind === "branch-cut-short"));
+  if (cut === undefined) return;
+  const taken = firstUserBlock(session, session.lineage);
+  const real = firstUserBlock(session, recoveredLineage(session));
+  const where = `${session.path}:${String(cut.damage.line)} (byte ${String(cut.damage.byteOffset)})`;
+  const takenText = taken === undefined ? "no user message" : `#${String(taken.index)} "${clip(taken.text)}"`;
+  warn(`context-fold: warning: ${where}: the damaged line cuts Pi's branch short; ${command}'s founding request (${takenText}) comes from the orphaned segment after the break`);
+  if (real !== undefined && real.index !== taken?.index) {
+    warn(`context-fold: warning: past the break (through line ${String(cut.damage.line)}'s parentId) the session's founding request is #${String(real.index)} "${clip(real.text)}"`);
+  }
 }
 
 /** One stderr line per damaged line (the first ten, then a count), and a format newer than v3. */
@@ -23,18 +86,33 @@ export function warnDamage(session: Session): void {
   for (const d of damage.slice(0, LISTED)) {
     warn(`context-fold: warning: ${session.path}:${String(d.line)} (byte ${String(d.byteOffset)}): ${d.reason} — ${d.recovered ? "recovered" : "skipped"}`);
   }
+  // What the damage does to Pi's view (orphans, a lost compaction, a branch cut short), said once each.
+  for (const effect of damageEffects(session).slice(0, LISTED)) {
+    for (const c of effect.consequences) warn(`context-fold: warning: ${session.path}:${String(effect.damage.line)}: ${describeConsequence(c)}`);
+  }
   if (damage.length > LISTED) warn(`context-fold: warning: … and ${String(damage.length - LISTED)} more damaged line(s); \`context-fold inspect ${session.path}\` lists them all`);
 }
 
-/** Read a session for a command; `warnDamage: false` for a command that reports damage itself. */
-export async function readSessionForCli(file: string, options: { warnDamage?: boolean } = {}): Promise<Session> {
+/** The diagnostic a fragment read with --fragment always carries. */
+export function warnFragment(session: Session): void {
+  if (session.header.fragment !== true) return;
+  warn(`context-fold: warning: ${session.path}:1 (byte 0): no session header (a fragment of a session; Pi refuses it); read as ${session.header.id} because --fragment was given (no cwd; derived files under context-fold/${session.header.id}/)`);
+}
+
+/**
+ * Read a session for a command; `warnDamage: false` for a command that reports damage itself;
+ * `fragment: true` (inspect, facts, recall with --fragment) reads a headerless file instead of refusing it.
+ */
+export async function readSessionForCli(file: string, options: { warnDamage?: boolean; fragment?: boolean } = {}): Promise<Session> {
   let session: Session;
   try {
-    session = await readSession(file);
+    session = await readSession(file, options.fragment === true ? { fragment: true } : {});
   } catch (error) {
+    // Without --fragment a headerless file is refused with the reader's message, as before.
     if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
     throw error;
   }
+  warnFragment(session);
   if (options.warnDamage !== false) warnDamage(session);
   return session;
 }

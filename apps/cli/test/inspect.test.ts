@@ -29,11 +29,20 @@ describeShared("context-fold inspect on fixtures", () => {
     ]);
   });
 
-  it("reports the torn line as recovered damage", async () => {
+  it("reports the torn line as recovered damage, with what it does to Pi's view, and exits 1 (inspect checks)", async () => {
     const { stdout, exit } = await cli(["inspect", sharedFixture("sessions", "pi-mono-history__session.jsonl"), "--json"]);
-    expect(exit).toBe(0);
+    expect(exit).toBe(1);
     const doc = JSON.parse(stdout) as { damaged: unknown[] };
-    expect(doc.damaged).toEqual([{ line: 440, byteOffset: 918629, kind: "torn-line", reason: expect.stringContaining("glued") as string, recovered: true }]);
+    expect(doc.damaged).toEqual([
+      {
+        line: 440,
+        byteOffset: 918629,
+        kind: "torn-line",
+        reason: expect.stringContaining("glued") as string,
+        recovered: true,
+        consequences: [{ kind: "dropped-by-pi", entries: 2 }],
+      },
+    ]);
   });
 
   it("human output names version, lineage, branch points and compactions", async () => {

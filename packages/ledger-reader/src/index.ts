@@ -8,6 +8,7 @@ export type {
   Entry,
   FileLocation,
   ResolveResult,
+  Salvage,
   Session,
   SessionHeader,
   StreamItem,
@@ -22,9 +23,11 @@ export {
   blockAt,
   blocksOfEntry,
   isOnLineage,
+  recoveredLineage,
   type ReadOptions,
 } from "./read-session.js";
 export { contextView, contextEntries } from "./context-view.js";
 export { resolveAnchor, blocksWithAnchor } from "./resolve-anchor.js";
-export { walkLineage } from "./lineage.js";
+export { walkLineage, walkRecovered } from "./lineage.js";
+export { damageEffects, describeConsequence, type DamageConsequence, type DamageEffect } from "./damage-effects.js";
 export { blockTextAt, type EntryLocation } from "./block-text-from-file.js";

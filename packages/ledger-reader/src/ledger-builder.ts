@@ -2,7 +2,8 @@
 // header check, damage recovery, in-memory v1/v2 → v3 migration, entries, blocks and the tree index.
 import { entryBlocks, isUserMessage } from "./blocks.js";
 import { LedgerError } from "./errors.js";
-import type { Block, Damage, Entry, SessionHeader, StreamItem } from "./types.js";
+import { salvageText } from "./salvage.js";
+import type { Block, Damage, Entry, Salvage, SessionHeader, StreamItem } from "./types.js";
 
 const NEWLINE = 0x0a;
 /** `}{"type"` cannot occur outside a string in valid JSON, nor unescaped inside one: a torn-write seam. */
@@ -51,6 +52,10 @@ export class LedgerBuilder {
   /** Damage of the unconsumed incomplete last line (replaced on every read). */
   tailDamage: Damage | undefined;
   readonly byId = new Map<string, Entry>();
+  /** Pi's leaf: the last entry in file order that Pi keeps (not recovered from a torn line). */
+  leafId: string | null = null;
+  /** Entries recovered from torn lines (Pi drops them): when 0, both views share one lineage. */
+  recoveredCount = 0;
   readonly roots: string[] = [];
   readonly branchPoints: string[] = [];
   /** anchor → indexes of the blocks carrying it (two on different branches is possible). */
@@ -68,7 +73,10 @@ export class LedgerBuilder {
    * `firstKeptEntryIndex` counts); null where Pi's entry is the header or not an entry.
    */
   private readonly v1Ids: (string | null)[] = [];
+  /** Pi's v1 chain runs over the lines it parses: a recovered object never becomes the next parent. */
   private v1LastId: string | null = null;
+  /** The last v1 entry in file order, recovered ones included: what turns continue from. */
+  private v1LastAnyId: string | null = null;
   /**
    * Streaming mode: entries, blocks and damage are queued in `fresh` for the caller to take, and only
    * tree metadata (turn and child count per id) is kept, so memory does not grow with the text.
@@ -76,16 +84,21 @@ export class LedgerBuilder {
   readonly streaming: boolean;
   readonly fresh: StreamItem[] = [];
   /**
-   * Per entry id, kept in both modes: `turn * 4 + min(children, 3)`. The turn is what a child's turn
-   * continues from; the child count finds branch points. One map, so streaming a long session keeps one
-   * key and one slot per id (two maps cost twice as much: ≈130 MB against ≈65 MB at 700k entries).
+   * Per entry id, kept in both modes: `turn * 8 + (recovered ? 4 : 0) + min(children, 3)`. The turn is
+   * what a child's turn continues from; the child count (of children Pi keeps) finds branch points; the
+   * recovered bit tells a parent Pi never saw. One map, so streaming a long session keeps one key and
+   * one slot per id (two maps cost twice as much: ≈130 MB against ≈65 MB at 700k entries).
    */
   private readonly nodeById = new Map<string, number>();
   entryCount = 0;
   blockCount = 0;
 
-  constructor(path: string, options: { withText: boolean; streaming: boolean }) {
+  /** Set when a headerless file may be read as a fragment: the id its made-up header gets. */
+  readonly fragmentId: string | undefined;
+
+  constructor(path: string, options: { withText: boolean; streaming: boolean; fragmentId?: string }) {
     this.path = path;
+    this.fragmentId = options.fragmentId;
     this.withText = options.withText;
     this.streaming = options.streaming;
   }
@@ -152,13 +165,16 @@ export class LedgerBuilder {
     try {
       value = JSON.parse(buf.toString("utf8", start, end));
     } catch {
-      this.tailDamage = {
-        line: this.lines + 1,
-        byteOffset: this.byteLength,
-        kind: "no-trailing-newline",
-        reason: "the last line has no newline and does not parse (a torn tail, or a write in progress); not consumed",
-        recovered: false,
-      };
+      this.tailDamage = this.withSalvage(
+        {
+          line: this.lines + 1,
+          byteOffset: this.byteLength,
+          kind: "no-trailing-newline",
+          reason: "the last line has no newline and does not parse (a torn tail, or a write in progress); not consumed",
+          recovered: false,
+        },
+        this.salvage(buf, [[start, end]]),
+      );
       return;
     }
     // A complete object still waiting for its newline: take it (Pi does too) and remember that a "\n"
@@ -212,35 +228,63 @@ export class LedgerBuilder {
     for (let at = buf.indexOf(GLUE, start); at !== -1 && at < end; at = buf.indexOf(GLUE, at + 1)) seams.push(at + 1);
     const reason = error instanceof Error ? error.message : String(error);
     if (seams.length === 0) {
-      this.addDamage({ line, byteOffset, kind: "malformed", reason: `not valid JSON: ${reason}`, recovered: false });
+      this.addDamage(this.withSalvage({ line, byteOffset, kind: "malformed", reason: `not valid JSON: ${reason}`, recovered: false }, this.salvage(buf, [[start, end]])));
       return;
     }
     const cuts = [start, ...seams, end];
     let parsed = 0;
     const pieces = cuts.length - 1;
     const values: { value: unknown; from: number; to: number }[] = [];
+    const broken: [number, number][] = [];
     for (let i = 0; i < pieces; i++) {
       const from = cuts[i] ?? start;
       const to = cuts[i + 1] ?? end;
       // Only a piece shaped like `{"type":…}` can be an entry: skip the parse (and its exception) otherwise.
-      if (!looksLikeEntry(buf, from, to)) continue;
+      if (!looksLikeEntry(buf, from, to)) {
+        broken.push([from, to]);
+        continue;
+      }
       try {
         values.push({ value: JSON.parse(buf.toString("utf8", from, to)), from, to });
         parsed += 1;
       } catch {
-        // reported below with the count
+        // reported below with the count; its readable fields are salvaged
+        broken.push([from, to]);
       }
     }
-    this.addDamage({
-      line,
-      byteOffset,
-      kind: "torn-line",
-      reason: `${String(pieces)} JSON objects glued on one line (a torn write); ${String(parsed)} recovered`,
-      recovered: parsed === pieces,
-    });
+    this.addDamage(
+      this.withSalvage(
+        {
+          line,
+          byteOffset,
+          kind: "torn-line",
+          reason: `${String(pieces)} JSON objects glued on one line (a torn write); ${String(parsed)} recovered`,
+          recovered: parsed === pieces,
+        },
+        this.salvage(buf, broken),
+      ),
+    );
     values.forEach(({ value, from, to }, k) => {
       this.takeValue(value, line, byteOffset + (from - start), to - from, true, k);
     });
+  }
+
+  /** The readable fields of the byte ranges that did not parse (fields from the first with any, texts joined). */
+  private salvage(buf: Buffer, ranges: readonly (readonly [number, number])[]): Salvage | undefined {
+    let fields: Salvage | undefined;
+    const texts: string[] = [];
+    for (const [from, to] of ranges) {
+      const found = salvageText(buf.toString("utf8", from, to), this.withText);
+      if (found === undefined) continue;
+      fields = fields === undefined ? found : { ...found, ...fields };
+      if (found.text !== "") texts.push(found.text);
+    }
+    // One join at the end: a line of many broken pieces stays linear.
+    return fields === undefined ? undefined : { ...fields, text: texts.join("\n") };
+  }
+
+  private withSalvage(damage: Damage, salvage: Salvage | undefined): Damage {
+    return salvage === undefined ? damage : { ...damage, salvage };
   }
 
   private takeValue(value: unknown, line: number, byteOffset: number, byteLength: number, recovered: boolean, k: number): void {
@@ -250,10 +294,13 @@ export class LedgerBuilder {
       return;
     }
     if (this.header === undefined) {
-      this.takeHeader(value, line, byteOffset);
-      if (!recovered) this.v1Ids.push(null);
-      return;
+      if (this.takeHeader(value, line, byteOffset)) {
+        if (!recovered) this.v1Ids.push(null);
+        return;
+      }
+      // A fragment read on request: the first entry is an entry, under a made-up v3 header.
     }
+    if (this.header === undefined) return;
     if (!isRecord(value) || typeof value["type"] !== "string") {
       if (!recovered) this.v1Ids.push(null);
       this.addDamage({ line, byteOffset, kind: "not-an-entry", reason: "a JSON value that is not an entry object (no string `type`)", recovered: false });
@@ -265,13 +312,21 @@ export class LedgerBuilder {
       return;
     }
     const version = this.header.version;
+    let turnParentId: string | null | undefined;
     if (version === 1) {
-      // v1 has no ids: derive them from the line (contract-decisions.md) and chain in file order.
+      // v1 has no ids: derive them from the line (contract-decisions.md) and chain in file order, as
+      // Pi's migration does over the lines it parses. A recovered object hangs off the chain (the first
+      // from the entry before its line, a later one from the object before it) and is never a parent
+      // of the next line, so Pi's branch runs on as if the torn line were not there.
       const id = k === 0 ? `v1-${String(line).padStart(6, "0")}` : `v1-${String(line).padStart(6, "0")}-${String(k + 1)}`;
       value["id"] = id;
-      value["parentId"] = this.v1LastId;
-      this.v1LastId = id;
-      if (!recovered) this.v1Ids.push(id);
+      value["parentId"] = recovered && k > 0 ? this.v1LastAnyId : this.v1LastId;
+      turnParentId = this.v1LastAnyId;
+      this.v1LastAnyId = id;
+      if (!recovered) {
+        this.v1LastId = id;
+        this.v1Ids.push(id);
+      }
       if (value["type"] === "compaction" && typeof value["firstKeptEntryIndex"] === "number") {
         // Pi maps the index (which counts the header) only to an entry whose id it already assigned.
         const target = this.v1Ids[value["firstKeptEntryIndex"]];
@@ -293,9 +348,12 @@ export class LedgerBuilder {
     const parentRaw = value["parentId"];
     const parentId = typeof parentRaw === "string" && parentRaw.length > 0 ? parentRaw : null;
     const parentNode = parentId === null || parentId === id ? undefined : this.nodeById.get(parentId);
-    const parentTurn = parentNode === undefined ? undefined : Math.floor(parentNode / 4);
-    const isRoot = parentTurn === undefined;
+    // Turns are recovered-view numbering: they continue through recovered entries (v1: file order).
+    const turnNode = turnParentId === undefined ? parentNode : turnParentId === null ? undefined : this.nodeById.get(turnParentId);
+    const parentTurn = turnNode === undefined ? undefined : Math.floor(turnNode / 8);
     const turn = (parentTurn ?? 0) + (isUserMessage(value) ? 1 : 0);
+    // Pi's tree: a parent Pi dropped (recovered) is as missing as one never seen.
+    const piParent = parentNode !== undefined && (parentNode & 4) === 0;
     const timestamp = typeof value["timestamp"] === "string" ? value["timestamp"] : undefined;
     const entry: Entry = {
       line,
@@ -312,14 +370,18 @@ export class LedgerBuilder {
     };
     this.entryCount += 1;
     // A repeated id keeps the children counted so far (as a separate count map did).
-    this.nodeById.set(id, turn * 4 + ((this.nodeById.get(id) ?? 0) % 4));
-    if (isRoot) this.roots.push(id);
-    else if (parentId !== null && parentNode !== undefined) {
-      // The parent was seen (else this entry is a root); its children saturate at 3: "two or more" is all a branch point needs.
-      const node = this.nodeById.get(parentId) ?? parentNode;
-      const children = node % 4;
-      if (children < 3) this.nodeById.set(parentId, node + 1);
-      if (children === 1) this.branchPoints.push(parentId);
+    this.nodeById.set(id, turn * 8 + (recovered ? 4 : 0) + ((this.nodeById.get(id) ?? 0) % 4));
+    if (recovered) this.recoveredCount += 1;
+    else {
+      this.leafId = id;
+      if (!piParent) this.roots.push(id);
+      else if (parentId !== null && parentNode !== undefined) {
+        // The parent was seen (else this entry is a root); its children saturate at 3: "two or more" is all a branch point needs.
+        const node = this.nodeById.get(parentId) ?? parentNode;
+        const children = node % 4;
+        if (children < 3) this.nodeById.set(parentId, node + 1);
+        if (children === 1) this.branchPoints.push(parentId);
+      }
     }
     const blocks = entryBlocks(entry, this.blockCount, this.withText);
     this.blockCount += blocks.length;
@@ -341,7 +403,8 @@ export class LedgerBuilder {
     }
   }
 
-  private takeHeader(value: unknown, line: number, byteOffset: number): void {
+  /** Take the header line; false when the line is an entry of a fragment read on request (a header was made up). */
+  private takeHeader(value: unknown, line: number, byteOffset: number): boolean {
     if (isRecord(value) && value["type"] === "session" && typeof value["id"] === "string") {
       const rawVersion = value["version"];
       const version: 1 | 2 | 3 = rawVersion === undefined || rawVersion === 1 ? 1 : rawVersion === 2 ? 2 : 3;
@@ -355,9 +418,23 @@ export class LedgerBuilder {
       if (typeof value["parentSession"] === "string") header.parentSession = value["parentSession"];
       this.header = header;
       if (this.streaming) this.fresh.push({ kind: "header", header });
-      return;
+      return true;
     }
     if (isRecord(value) && typeof value["type"] === "string" && ("parentId" in value || "id" in value || value["type"] === "message")) {
+      if (this.fragmentId !== undefined) {
+        const timestamp = typeof value["timestamp"] === "string" ? value["timestamp"] : undefined;
+        const header: SessionHeader = {
+          id: this.fragmentId,
+          version: 3,
+          timestamp,
+          cwd: undefined,
+          raw: { type: "session", version: 3, id: this.fragmentId, ...(timestamp === undefined ? {} : { timestamp }) },
+          fragment: true,
+        };
+        this.header = header;
+        if (this.streaming) this.fresh.push({ kind: "header", header });
+        return false;
+      }
       throw new LedgerError(
         "NO_HEADER",
         this.path,

@@ -2,10 +2,21 @@
 import type { Block, CompactionSegment, Entry } from "./types.js";
 
 /**
- * Parent chain from `leafId` to its root, returned root first. Stops at a null parent, a self-parent,
- * a parent never seen, or a cycle (which Pi would loop on forever).
+ * The parent Pi walks to: none for a null parent, a self-parent, a parent never seen, or (in the Pi
+ * view) a parent recovered from a torn line, which Pi dropped.
  */
-export function walkLineage(byId: ReadonlyMap<string, Entry>, leafId: string | null): Entry[] {
+function parentOf(byId: ReadonlyMap<string, Entry>, entry: Entry, view: "pi" | "recovered"): Entry | undefined {
+  if (entry.parentId === null || entry.parentId === entry.id) return undefined;
+  const parent = byId.get(entry.parentId);
+  return parent !== undefined && view === "pi" && parent.recovered ? undefined : parent;
+}
+
+/**
+ * Parent chain from `leafId` to its root, returned root first. Stops at a null parent, a self-parent,
+ * a parent never seen, or a cycle (which Pi would loop on forever). In the Pi view (the default) it
+ * also stops at an entry recovered from a torn line, as Pi does (it never saw that entry).
+ */
+export function walkLineage(byId: ReadonlyMap<string, Entry>, leafId: string | null, view: "pi" | "recovered" = "pi"): Entry[] {
   const path: Entry[] = [];
   if (leafId === null) return path;
   const seen = new Set<string>();
@@ -13,7 +24,46 @@ export function walkLineage(byId: ReadonlyMap<string, Entry>, leafId: string | n
   while (current !== undefined && !seen.has(current.id)) {
     seen.add(current.id);
     path.push(current);
-    current = current.parentId === null || current.parentId === current.id ? undefined : byId.get(current.parentId);
+    current = parentOf(byId, current, view);
+  }
+  return path.reverse();
+}
+
+/**
+ * The recovered view of a branch: the parent chain from `leafId` through recovered entries, past a
+ * line that does not parse through its readable `id` → `parentId` (`bridges`, from salvage), and — when
+ * an orphan's parent is unreadable — `across(orphan)`: the entry the break most likely followed.
+ * Returned root first.
+ */
+export function walkRecovered(
+  byId: ReadonlyMap<string, Entry>,
+  leafId: string | null,
+  bridges: ReadonlyMap<string, string>,
+  across: (orphan: Entry) => Entry | undefined = () => undefined,
+): Entry[] {
+  const path: Entry[] = [];
+  if (leafId === null) return path;
+  const seen = new Set<string>();
+  let current = byId.get(leafId);
+  while (current !== undefined && !seen.has(current.id)) {
+    seen.add(current.id);
+    path.push(current);
+    const child = current;
+    let parentId = current.parentId === current.id ? null : current.parentId;
+    current = undefined;
+    while (parentId !== null && !seen.has(parentId)) {
+      current = byId.get(parentId);
+      if (current !== undefined) break;
+      // A damaged line's readable parentId bridges the break; mark the id so a cycle of them ends.
+      seen.add(parentId);
+      const next = bridges.get(parentId);
+      if (next === undefined) {
+        // The parent is nowhere readable: cross the break by position.
+        current = across(child);
+        break;
+      }
+      parentId = next;
+    }
   }
   return path.reverse();
 }
@@ -110,7 +160,7 @@ export function advanceLineage(
       joinAt = undefined;
       seen.add(current.id);
       added.push(current);
-      current = current.parentId === null || current.parentId === current.id ? undefined : byId.get(current.parentId);
+      current = parentOf(byId, current, "pi");
     }
     if (joinAt === previous.lineage.length - 1) {
       // Extends the previous lineage: grow it in place.

@@ -1,11 +1,12 @@
 // Reads a session file (read-only, streamed in chunks) into a Session; resumes from the bytes consumed
 // for appended data; streams entries for files of any size; parses in-memory text for tests and tools.
+import { createHash } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
 import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
-import { advanceLineage, type LineageState } from "./lineage.js";
+import { advanceLineage, walkRecovered, type LineageState } from "./lineage.js";
 import { remember, stateOf } from "./session-state.js";
-import type { Block, Entry, Session, StreamItem } from "./types.js";
+import type { Block, Damage, Entry, Session, StreamItem } from "./types.js";
 
 const CHUNK = 4 * 1024 * 1024;
 /** Streaming reads smaller chunks: what a chunk yields is held until the caller takes it. */
@@ -17,6 +18,25 @@ const NEWLINE = 0x0a;
 export interface ReadOptions {
   /** Keep block text and message content in memory (default true). Without it, `resolveAnchor` re-reads the file. */
   readonly withText?: boolean;
+  /**
+   * Read a file without a header line (a fragment of a session, which Pi refuses) instead of throwing
+   * NO_HEADER: its header is made up, id `fragment-<first 12 hex of the file's sha256>`. A diagnostic
+   * read: the file still is no session Pi can load.
+   */
+  readonly fragment?: boolean;
+}
+
+/** The id a fragment gets: `fragment-` and the first 12 hex of the sha256 of the file's bytes. */
+async function fragmentIdOf(fh: FileHandle): Promise<string> {
+  const hash = createHash("sha256");
+  const buf = Buffer.allocUnsafe(CHUNK);
+  for (let pos = 0; ; ) {
+    const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+    if (bytesRead === 0) break;
+    hash.update(buf.subarray(0, bytesRead));
+    pos += bytesRead;
+  }
+  return `fragment-${hash.digest("hex").slice(0, 12)}`;
 }
 
 function describe(error: unknown): string {
@@ -95,21 +115,76 @@ async function readTail(fh: FileHandle, end: number): Promise<Buffer> {
   return tail;
 }
 
+/** Salvaged `id` → `parentId` of lines that do not parse: how the recovered view walks past them. */
+function bridgesOf(damaged: readonly Damage[]): Map<string, string> {
+  const bridges = new Map<string, string>();
+  for (const d of damaged) {
+    const s = d.salvage;
+    if (s?.id !== undefined && s.parentId !== undefined) bridges.set(s.id, s.parentId);
+  }
+  return bridges;
+}
+
+/** Damage that can break a parent chain (a blank line or a missing final newline cannot). */
+function breaksChains(damaged: readonly Damage[]): boolean {
+  return damaged.some((d) => d.kind !== "blank" && d.kind !== "no-trailing-newline");
+}
+
+/**
+ * Crossing a break whose parent id is unreadable: Pi appends every entry under the current leaf, so an
+ * orphan right after a damaged line (or after a recovered object) most likely continued the entry
+ * before that line in file order. Decided by position only; undefined when no damage lies between.
+ */
+function acrossBreak(entries: readonly Entry[], damaged: readonly Damage[]): (orphan: Entry) => Entry | undefined {
+  return (orphan) => {
+    const prev = entries[orphan.position - 1];
+    if (prev === undefined) return undefined;
+    if (prev.recovered) return prev;
+    return damaged.some((d) => d.line > prev.line && d.line < orphan.line && d.kind !== "blank") ? prev : undefined;
+  };
+}
+
+/**
+ * The recovered view of the active branch: Pi's lineage, every recovered entry, and the chain from the
+ * last entry in file order walked through recovered parents and across damaged lines. Pi's own set
+ * when nothing was recovered and no line broke a chain.
+ */
+function recoveredLineageIds(builder: LedgerBuilder, damaged: readonly Damage[], piIds: ReadonlySet<string>): ReadonlySet<string> {
+  if (builder.recoveredCount === 0 && !breaksChains(damaged)) return piIds;
+  const ids = new Set(piIds);
+  for (const entry of builder.entries) if (entry.recovered) ids.add(entry.id);
+  const last = builder.entries[builder.entries.length - 1];
+  for (const entry of walkRecovered(builder.byId, last?.id ?? null, bridgesOf(damaged), acrossBreak(builder.entries, damaged))) ids.add(entry.id);
+  return ids;
+}
+
+/**
+ * The recovered view of the active branch, root first: through recovered entries, past damaged lines
+ * through their readable parentId, and across a break whose parent is unreadable by file position.
+ */
+export function recoveredLineage(session: Session): Entry[] {
+  const last = session.entries[session.entries.length - 1];
+  return walkRecovered(session.byId, last?.id ?? null, bridgesOf(session.damaged), acrossBreak(session.entries, session.damaged));
+}
+
 /** Build the public Session from the builder's current state (sharing its arrays: no copies). */
 function snapshot(builder: LedgerBuilder, previous?: LineageState): { session: Session; lineage: LineageState } {
   const header = builder.requireHeader();
-  const leafId = builder.entries[builder.entries.length - 1]?.id ?? null;
+  const damaged = builder.damageWithTail();
+  // Pi's leaf: the last entry it keeps (a recovered torn-line object is never Pi's leaf).
+  const leafId = builder.leafId;
   const lineage = advanceLineage(builder.byId, leafId, (entry) => builder.blocksOf(entry), previous);
   const session: Session = {
     path: builder.path,
     header,
     entries: builder.entries,
     blocks: builder.blocks,
-    damaged: builder.damageWithTail(),
+    damaged,
     byId: builder.byId,
     leafId,
     lineage: lineage.lineage,
     lineageIds: lineage.ids,
+    recoveredLineageIds: recoveredLineageIds(builder, damaged, lineage.ids),
     branchPoints: builder.branchPoints,
     roots: builder.roots,
     compactions: lineage.scan.segments,
@@ -121,11 +196,12 @@ function snapshot(builder: LedgerBuilder, previous?: LineageState): { session: S
 
 /** Read a whole session file. Never writes, truncates or locks it. */
 export async function readSession(path: string, options: ReadOptions = {}): Promise<Session> {
-  const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: false });
   const fh = await openReadOnly(path);
   try {
     const stats = await fh.stat();
     if (stats.isDirectory()) throw new LedgerError("UNREADABLE", path, "is a directory, not a session file");
+    const fragmentId = options.fragment === true ? await fragmentIdOf(fh) : undefined;
+    const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: false, ...(fragmentId === undefined ? {} : { fragmentId }) });
     await feedAll(builder, fh, 0);
     const { session, lineage } = snapshot(builder);
     remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });

@@ -7,12 +7,30 @@ export interface FileLocation {
   readonly byteOffset: number;
 }
 
+/**
+ * The readable fields of text that does not parse (a malformed line, the cut-short part of a torn line,
+ * a torn last line), found by a tolerant scan. Searchable, never numbered: it is shown as
+ * `line N (salvaged)`.
+ */
+export interface Salvage {
+  readonly type?: string;
+  readonly id?: string;
+  readonly parentId?: string;
+  readonly role?: string;
+  readonly toolName?: string;
+  readonly toolCallId?: string;
+  /** Every text-bearing string value (content, text, thinking, output, summary, command) joined by "\n"; "" without text. */
+  readonly text: string;
+}
+
 /** A line the reader could not take as-is: reported, never silently dropped. */
 export interface Damage extends FileLocation {
   readonly reason: string;
   /** true when the entries on the line were recovered (e.g. two objects glued by a torn write). */
   readonly recovered: boolean;
   readonly kind: "torn-line" | "malformed" | "blank" | "no-trailing-newline" | "not-an-entry";
+  /** What a tolerant scan could still read of the part that does not parse (absent when nothing). */
+  readonly salvage?: Salvage;
 }
 
 /**
@@ -30,7 +48,10 @@ export interface Entry extends FileLocation {
   readonly timestamp: string | undefined;
   /** Byte length of the JSON text of this entry on its line (for a glued line, just this object's part). */
   readonly byteLength: number;
-  /** true when recovered from a torn line (Pi itself drops these). */
+  /**
+   * true when recovered from a torn line. Pi drops these: they are in the recovered view (entries,
+   * blocks, `#N`, recall) but never in the Pi view (lineage, leaf, roots, context, compactions).
+   */
   readonly recovered: boolean;
   /** The migrated entry object as Pi would hold it (v3 field names). */
   readonly raw: Readonly<Record<string, unknown>>;
@@ -94,6 +115,12 @@ export interface SessionHeader {
   readonly cwd: string | undefined;
   readonly parentSession?: string;
   readonly raw: Readonly<Record<string, unknown>>;
+  /**
+   * true when the file has no header line and was read as a fragment on request (`fragment: true`):
+   * the header is made up — id `fragment-<first 12 hex of the file's sha256>`, version 3, no cwd.
+   * Pi refuses such a file.
+   */
+  readonly fragment?: true;
 }
 
 /** Compaction k on the active lineage and the entries it summarized. */
@@ -112,7 +139,15 @@ export interface CompactionSegment {
   readonly entryIds: readonly string[];
 }
 
-/** A whole session file, read. Arrays are in file order; `lineage` runs root → active leaf. */
+/**
+ * A whole session file, read. Arrays are in file order; `lineage` runs root → active leaf.
+ *
+ * Two views of one file. The *Pi view* is what Pi 1.6 builds from it — Pi drops every line that does
+ * not parse, both objects of a torn line included: `leafId`, `lineage`, `lineageIds`, `roots`,
+ * `branchPoints`, `compactions` and the context view. The *recovered view* adds what Pi drops:
+ * `entries` and `blocks` (recovered torn-line objects numbered in file position), `recoveredLineageIds`,
+ * and the salvaged text of lines that do not parse (`damaged[].salvage`).
+ */
 export interface Session {
   readonly path: string;
   readonly header: SessionHeader;
@@ -120,13 +155,20 @@ export interface Session {
   readonly blocks: readonly Block[];
   readonly damaged: readonly Damage[];
   readonly byId: ReadonlyMap<string, Entry>;
-  /** Last entry in file order (what Pi takes as the leaf on load); null without entries. */
+  /** Last entry in file order that Pi keeps (recovered entries excluded): Pi's leaf on load; null without one. */
   readonly leafId: string | null;
+  /** Pi's active branch: the parent chain from `leafId`, never through a recovered entry. */
   readonly lineage: readonly Entry[];
   readonly lineageIds: ReadonlySet<string>;
-  /** Ids of entries with two or more children, in the order they became branch points. */
+  /**
+   * The recovered view of the active branch: `lineageIds`, every recovered entry, and the chain from
+   * the last entry in file order walked through recovered parents (what a torn line cut off). The
+   * same set as `lineageIds` when nothing was recovered.
+   */
+  readonly recoveredLineageIds: ReadonlySet<string>;
+  /** Ids of entries with two or more children Pi keeps, in the order they became branch points. */
   readonly branchPoints: readonly string[];
-  /** Ids of entries with a null parent, themselves as parent, or a parent not seen before them. */
+  /** Ids of entries Pi keeps with a null parent, themselves as parent, or a parent Pi did not see before them. */
   readonly roots: readonly string[];
   readonly compactions: readonly CompactionSegment[];
   /** Bytes consumed: where `updateSession` resumes. An incomplete last line is not consumed. */

@@ -156,6 +156,24 @@ describe("adversarial lines stay linear", () => {
       [3, "malformed", false],
     ]);
   });
+
+  it("the salvage scan of 1 MB malformed lines of quotes, backslashes and key-value pairs", () => {
+    const quotes = `{"text":${'"\\'.repeat(1 << 18)}`;
+    const pairs = `{"id":"x",${'"text":"a\\*",'.repeat(1 << 16)}`;
+    const session = parseSessionText(`${header}\n${quotes}\n${pairs}\n${entry("a0000001", null, "ok")}\n`);
+    expect(session.entries.map((e) => e.id)).toEqual(["a0000001"]);
+    expect(session.damaged.map((d) => [d.line, d.kind])).toEqual([
+      [2, "malformed"],
+      [3, "malformed"],
+    ]);
+    expect(session.damaged[1]?.salvage?.id).toBe("x");
+    expect(session.damaged[1]?.salvage?.text.split("\n")).toHaveLength(1 << 16);
+    // A torn line of 65k broken pieces, each with readable text: salvaged in one pass.
+    const pieces = `${'{"type":"message","text":"t'.repeat(1)}${'"}{"type":"x","text":"t\\*'.repeat(1 << 16)}`;
+    const torn = parseSessionText(`${header}\n${pieces}\n`);
+    expect(torn.damaged[0]?.kind).toBe("torn-line");
+    expect(torn.damaged[0]?.salvage?.text.split("\n").length).toBeGreaterThan(1 << 15);
+  });
 });
 
 describe("v2 files", () => {

@@ -22,13 +22,17 @@ export function openWithPi(file: string, dir: string): SessionManager {
 }
 
 /**
- * Our active lineage and context view equal Pi's, compared by position and content; recovered torn-line
- * entries (which Pi drops) are left out of ours.
+ * Our Pi view equals Pi's, compared by position and content (v1 ids are random in Pi's migration): the
+ * active branch (no recovered entry on it), the leaf, every compaction on it (its cut and
+ * tokensBefore), and the context projection with its source entries.
  */
 export function expectSameAsPi(ours: Session, pi: SessionManager): void {
   const piBranch = pi.getBranch() as unknown as Raw[];
-  const ourBranch = ours.lineage.filter((e) => !e.recovered);
+  const ourBranch = ours.lineage;
+  expect(ourBranch.filter((e) => e.recovered)).toEqual([]);
   expect(ourBranch.map((e) => content(e.raw as Raw))).toEqual(piBranch.map(content));
+  expect(ours.leafId === null).toBe(pi.getLeafId() === null);
+  if (ours.leafId !== null) expect(ourBranch.at(-1)?.id).toBe(ours.leafId);
   // firstKeptEntryId points at the same position on both sides.
   const piPos = new Map(piBranch.map((e, i) => [e["id"], i]));
   const ourPos = new Map(ourBranch.map((e, i) => [e.id, i]));
@@ -40,8 +44,13 @@ export function expectSameAsPi(ours: Session, pi: SessionManager): void {
     const myPos = mine === entry.id ? "self" : ourPos.get(mine as string);
     expect(myPos).toEqual(theirPos);
   });
+  // Compaction segments: one per compaction on Pi's branch, with its tokensBefore.
+  const piCompactions = piBranch.filter((e) => e["type"] === "compaction");
+  expect(ours.compactions.map((c) => [ourPos.get(c.entryId), c.tokensBefore])).toEqual(
+    piCompactions.map((e) => [piPos.get(e["id"]), typeof e["tokensBefore"] === "number" ? e["tokensBefore"] : undefined]),
+  );
   const projection = pi.buildSessionProjection();
-  const view = contextView(ours).filter((item) => !item.entry.recovered);
+  const view = contextView(ours);
   expect(view.map((item) => item.message)).toEqual(projection.messages);
   const sources = projection.entries.flatMap((p) => p.messages.map(() => content(p.sourceEntry as unknown as Raw)));
   expect(view.map((item) => content(item.entry.raw as Raw))).toEqual(sources);

@@ -6,6 +6,7 @@ export { rankRegex, rankWords, SCORE_FLOOR, type ScoredDoc } from "./rank.js";
 export { buildScope, parseScope, type ScopeSource, type ScopeSpec, type ScopeView } from "./scope.js";
 export { briefOf, buildBrowse, buildPage, excerptOf, labelOf, type RecallHit, type ResultSegment, type SearchResult, type SegmentLine } from "./results.js";
 export { renderResults } from "./render.js";
+export { renderSalvaged, type SalvagedHit, searchSalvaged } from "./salvaged.js";
 export { CorruptIndexError, type TailRecord, TermIndex } from "./term-index.js";
 export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
 export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges, writeAtomic } from "./index-cache.js";

@@ -16,6 +16,8 @@ export interface OpenRecallOptions {
   readonly cachePath?: string;
   /** false: build in memory, never read or write a cache. */
   readonly cache?: boolean;
+  /** Read a headerless file as a fragment (ledger-reader's `fragment` read option); its caches go under `context-fold/fragment-<hash>/`. */
+  readonly fragment?: boolean;
 }
 
 export interface CacheReport {
@@ -134,7 +136,7 @@ export class SessionRecall {
   }
 
   static async open(sessionFile: string, options: OpenRecallOptions = {}): Promise<SessionRecall> {
-    const session = await readSession(sessionFile);
+    const session = await readSession(sessionFile, options.fragment === true ? { fragment: true } : {});
     if (options.cache === false) {
       const index = RecallIndex.build(session);
       return new SessionRecall(sessionFile, session, index, null, { status: "memory", path: null, indexed: index.blockCount });

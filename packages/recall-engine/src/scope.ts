@@ -9,6 +9,11 @@ export type ScopeSpec = { readonly kind: "lineage" } | { readonly kind: "all" } 
 export interface ScopeSource {
   readonly blocks: readonly Block[];
   readonly lineageIds: ReadonlySet<string>;
+  /**
+   * The recovered view of the active lineage (a `Session`'s `recoveredLineageIds`): what the `lineage`
+   * scope searches, so entries Pi dropped from a torn line stay findable. `lineageIds` when absent.
+   */
+  readonly recoveredLineageIds?: ReadonlySet<string>;
   readonly compactions: readonly {
     readonly number: number;
     readonly segment: { readonly from: number; readonly to: number } | null;
@@ -56,7 +61,8 @@ export function buildScope(source: ScopeSource, spec: ScopeSpec): ScopeView {
     mask.fill(1);
   } else if (spec.kind === "lineage") {
     name = "lineage";
-    for (const b of blocks) if (source.lineageIds.has(b.entryId)) mask[b.index] = 1;
+    const ids = source.recoveredLineageIds ?? source.lineageIds;
+    for (const b of blocks) if (ids.has(b.entryId)) mask[b.index] = 1;
   } else {
     const list = source.compactions;
     const chosen = spec.number === "latest" ? list[list.length - 1] : list.find((c) => c.number === spec.number);

@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { compactSession, type KeepTail, SummaryError } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, warn } from "../output.js";
-import { readSessionForCli } from "../session-input.js";
+import { readSessionForCli, refuseCutOffPiBranch, warnOrphanedFounding } from "../session-input.js";
 
 interface CompactCliOptions {
   budget?: string;
@@ -60,6 +60,7 @@ export function registerCompact(program: Command): void {
         if (nul !== -1) throw new CliError(`--previous ${options.previous} holds a NUL byte at character ${String(nul)}: binary, not an earlier summary`, { code: "BAD_OPTION" });
       }
       const session = await readSessionForCli(file);
+      warnOrphanedFounding(session, "compact");
       try {
         const result = compactSession(session, {
           format,
@@ -68,6 +69,7 @@ export function registerCompact(program: Command): void {
           ...(previous === undefined ? {} : { previous }),
           ...(options.now === undefined ? {} : { now: options.now }),
         });
+        refuseCutOffPiBranch(session, result.firstKeptEntryId);
         emit(options.json === true, result, () => result.summary);
         if (!result.stats.summary.withinBudget) {
           // What must stay verbatim (the founding request, corrections, the recall hint) did not fit.

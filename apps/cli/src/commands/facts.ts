@@ -79,8 +79,9 @@ export function registerFacts(program: Command): void {
     .description("Summary facts of a session's lineage: goal, preferences, files + symbols, commits, outstanding context, turns, status")
     .argument("<session.jsonl>", "Pi session file")
     .option("--json", "print the SessionFacts structure as one JSON document")
-    .action(async (file: string, options: { json?: boolean }) => {
-      const session = await readSessionForCli(file);
+    .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
+    .action(async (file: string, options: { json?: boolean; fragment?: boolean }) => {
+      const session = await readSessionForCli(file, { fragment: options.fragment === true });
       const facts = extractFacts(lineageBlocks(session), session.header.cwd !== undefined ? { cwd: session.header.cwd } : {});
       emit(options.json === true, facts, () => factsText(facts));
     });

@@ -5,7 +5,7 @@ import { currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, Seed
 import { HandoffError, sessionHandoff, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, EXIT_USAGE, emit, warn } from "../output.js";
-import { readSessionForCli, refuseSessionTarget } from "../session-input.js";
+import { readSessionForCli, warnOrphanedFounding, refuseSessionTarget } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
@@ -51,6 +51,7 @@ export function registerHandoff(program: Command): void {
         throw new CliError(`--max-spans must be a whole number, got "${options.maxSpans}"`, { code: "BAD_OPTION" });
       }
       const session = await readSessionForCli(file);
+      warnOrphanedFounding(session, "handoff");
       const sessionFile = resolve(file);
       let indexFile: string;
       let target: string;

@@ -1,9 +1,9 @@
 // `context-fold inspect <session.jsonl>`: what the ledger reader makes of a Pi session file — version,
 // entry counts, blocks, lineage, branch points, compactions with their #N segments, damaged lines.
-import type { Session } from "@context-fold/ledger-reader";
+import { damageEffects, describeConsequence, type Session } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { EXIT_FINDINGS, emit, setExit, style } from "../output.js";
-import { readSessionForCli } from "../session-input.js";
+import { damageFound, readSessionForCli } from "../session-input.js";
 
 function countBy<T>(items: readonly T[], key: (item: T) => string | undefined): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -32,7 +32,9 @@ export function inspectJson(session: Session): Record<string, unknown> {
     byRole: countBy(session.entries, (e) => roleOf(e.raw)),
     blocks: session.blocks.length,
     byKind: countBy(session.blocks, (b) => b.kind),
+    ...(session.header.fragment === true ? { fragment: true } : {}),
     lineage: { length: session.lineage.length, leafId: session.leafId },
+    recoveredLineage: { length: session.recoveredLineageIds.size },
     branchPoints: session.branchPoints,
     roots: session.roots,
     compactions: session.compactions.map((c) => ({
@@ -43,7 +45,15 @@ export function inspectJson(session: Session): Record<string, unknown> {
       entries: c.entryIds.length,
       ...(c.tokensBefore === undefined ? {} : { tokensBefore: c.tokensBefore }),
     })),
-    damaged: session.damaged.map((d) => ({ line: d.line, byteOffset: d.byteOffset, kind: d.kind, reason: d.reason, recovered: d.recovered })),
+    damaged: damageEffects(session).map(({ damage: d, consequences }) => ({
+      line: d.line,
+      byteOffset: d.byteOffset,
+      kind: d.kind,
+      reason: d.reason,
+      recovered: d.recovered,
+      ...(d.salvage === undefined ? {} : { salvaged: { ...d.salvage, text: undefined, textLength: d.salvage.text.length } }),
+      consequences,
+    })),
     byteLength: session.byteLength,
   };
 }
@@ -62,7 +72,7 @@ export function inspectText(session: Session): string {
     `entries ${String(session.entries.length)}: ${listCounts(json["byType"] as Record<string, number>)}`,
     `roles: ${listCounts(json["byRole"] as Record<string, number>)}`,
     `blocks ${String(session.blocks.length)}: ${listCounts(json["byKind"] as Record<string, number>)}`,
-    `lineage ${String(session.lineage.length)} entries, leaf ${session.leafId ?? "(none)"}`,
+    `lineage ${String(session.lineage.length)} entries, leaf ${session.leafId ?? "(none)"} (Pi's view)${session.recoveredLineageIds.size === session.lineageIds.size ? "" : `; ${String(session.recoveredLineageIds.size)} entries with what Pi drops (recall searches these)`}`,
     `branch points: ${session.branchPoints.length === 0 ? "none" : session.branchPoints.join(", ")}`,
     `roots: ${session.roots.join(", ")}`,
   ];
@@ -72,9 +82,15 @@ export function inspectText(session: Session): string {
     lines.push(`compaction ${String(c.number)}: ${c.entryId}, kept from ${c.firstKeptEntryId ?? "(none)"}, summarized ${range} (${String(c.entryIds.length)} entries)`);
   }
   if (session.damaged.length === 0) lines.push("damaged lines: none");
-  for (const d of session.damaged) {
+  for (const { damage: d, consequences } of damageEffects(session)) {
     const state = d.recovered ? style("recovered", "green") : style("not recovered", "red");
     lines.push(`damaged line ${String(d.line)} (byte ${String(d.byteOffset)}): ${d.kind}, ${state}: ${d.reason}`);
+    const s = d.salvage;
+    if (s !== undefined) {
+      const fields = [s.type, s.id === undefined ? undefined : `id ${s.id}`, s.parentId === undefined ? undefined : `parent ${s.parentId}`, s.role].filter((x) => x !== undefined);
+      lines.push(`  salvaged: ${fields.length === 0 ? "" : `${fields.join(", ")}; `}${String(s.text.length)} characters of text (searchable as line ${String(d.line)} (salvaged))`);
+    }
+    for (const c of consequences) lines.push(`  → ${describeConsequence(c)}`);
   }
   return lines.join("\n");
 }
@@ -85,10 +101,11 @@ export function registerInspect(program: Command): void {
     .description("Show how a Pi session file reads: version, entries, blocks, lineage, branches, compactions, damage (never writes it)")
     .argument("<session>", "Pi session file (.jsonl)")
     .option("--json", "print one JSON document")
-    .action(async (file: string, options: { json?: boolean }) => {
-      const session = await readSessionForCli(file, { warnDamage: false });
+    .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
+    .action(async (file: string, options: { json?: boolean; fragment?: boolean }) => {
+      const session = await readSessionForCli(file, { warnDamage: false, fragment: options.fragment === true });
       emit(options.json === true, inspectJson(session), () => inspectText(session));
-      // Lines whose content could not be recovered are a finding.
-      if (session.damaged.some((d) => !d.recovered && d.kind !== "blank")) setExit(EXIT_FINDINGS);
+      // inspect checks: any damage (recovered or not) is a finding, as for verify.
+      if (damageFound(session).length > 0 || session.header.fragment === true) setExit(EXIT_FINDINGS);
     });
 }

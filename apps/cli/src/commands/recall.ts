@@ -10,6 +10,8 @@ import {
   parseQuery,
   RecallError,
   renderResults,
+  renderSalvaged,
+  searchSalvaged,
   searchSessions,
   SnapshotStaleError,
   spanRecall,
@@ -19,7 +21,7 @@ import {
   type SpanRecallResult,
 } from "@context-fold/recall-engine";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
-import { warnDamage } from "../session-input.js";
+import { warnDamage, warnFragment } from "../session-input.js";
 
 interface RecallOptions {
   sessions?: string | true;
@@ -37,6 +39,7 @@ interface RecallOptions {
   regex?: boolean;
   cacheDir?: string;
   cache?: boolean;
+  fragment?: boolean;
   json?: boolean;
 }
 
@@ -105,7 +108,11 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   const json = options.json === true;
   const page = positiveInt("--page", options.page);
   const pageSize = positiveInt("--page-size", options.pageSize);
-  const open: OpenRecallOptions = { ...(options.cacheDir === undefined ? {} : { cacheDir: resolve(options.cacheDir) }), ...(options.cache === false ? { cache: false } : {}) };
+  const open: OpenRecallOptions = {
+    ...(options.cacheDir === undefined ? {} : { cacheDir: resolve(options.cacheDir) }),
+    ...(options.cache === false ? { cache: false } : {}),
+    ...(options.fragment === true ? { fragment: true } : {}),
+  };
   const search = { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(page === undefined ? {} : { page }), ...(pageSize === undefined ? {} : { pageSize }), ...(options.regex === true ? { regex: true } : {}) };
 
   if (options.sessions !== undefined) {
@@ -150,6 +157,7 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     }
   }
   const recallHandle = await openRecall(file, open);
+  warnFragment(recallHandle.session);
   warnDamage(recallHandle.session);
   if (recallHandle.cache.reason !== undefined && recallHandle.cache.status === "memory") warn(`context-fold: ${recallHandle.cache.reason}; searching without a cache`);
   if (recallHandle.cache.status === "rebuilt") warn(`context-fold: recall index rebuilt (${recallHandle.cache.reason ?? "stale"})`);
@@ -190,7 +198,10 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   }
   const result = query.trim().length === 0 ? recallHandle.browse(options.scope === undefined ? {} : { scope: options.scope }) : recallHandle.search(query, search);
   refusePastLastPage(page, result);
-  emit(json, result, () => renderResults(result));
+  // Text salvaged from lines that do not parse has no #N: found here, shown as `line N (salvaged)`.
+  const salvaged = query.trim().length === 0 ? [] : searchSalvaged(recallHandle.session.damaged, parseQuery(query, options.regex === true ? { regex: true } : {}));
+  if (salvaged.length === 0) emit(json, result, () => renderResults(result));
+  else emit(json, { ...result, salvaged }, () => `${renderResults(result)}${renderSalvaged(salvaged)}`);
 }
 
 export function registerRecall(program: Command): void {
@@ -214,6 +225,7 @@ export function registerRecall(program: Command): void {
     .option("--regex", "take the query as a regex (case-insensitive)")
     .option("--cache-dir <dir>", "keep the recall index cache here (default: beside the seed index)")
     .option("--no-cache", "build the index in memory; read and write no cache")
+    .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
     .option("--json", "one JSON document on stdout")
     .action(async (session: string | undefined, query: string[], options: RecallOptions) => {
       try {

@@ -5,7 +5,7 @@ import { currentView } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style, warn } from "../output.js";
 import { readIndexOutcomes } from "./index-cmd.js";
-import { readSessionForCli } from "../session-input.js";
+import { damageFound, readSessionForCli } from "../session-input.js";
 
 interface VerifyOptions {
   session: string;
@@ -47,7 +47,8 @@ export function registerVerify(program: Command): void {
       if (others.length > 0) warn(`${indexFile}: ${String(view.length - records.length)} record(s) of session(s) ${others.join(", ")} skipped; only ${session.header.id} is checked`);
       const result = verifySpans(session, records);
       const failed = result.mismatched.length + result.missing.length > 0;
-      if (failed) setExit(EXIT_FINDINGS);
+      // verify checks: a damaged ledger is a finding (named on stderr by the read), as in inspect.
+      if (failed || damageFound(session).length > 0) setExit(EXIT_FINDINGS);
       emit(options.json === true, result, () => {
         const head = `${String(result.verified)}/${String(result.spans)} span(s) verified in ${String(records.length)} record(s)`;
         const lines = [failed ? style(head, "red") : style(head, "green")];

@@ -1,7 +1,7 @@
 // The hook's compaction from incrementally accumulated facts equals the from-scratch compaction of the
 // same session (summary, cut, digest, record), on sessions written by Pi's own SessionManager; a branch
 // switch starts the accumulators over; artifacts files are atomic; the next step follows its order.
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -150,6 +150,25 @@ describe("a compaction computed ahead", () => {
     rmSync(again.artifactsFile);
     await again.prepare(undefined);
     expect((await readArtifactsFile(again.artifactsFile))?.artifacts.initialPrompts[0]?.text).toBe(FOUNDING);
+  });
+});
+
+describe("a damaged session: the hook acts on Pi's view", () => {
+  test("a torn last line (two objects glued): Pi's leaf and branch are ours, the cut is on Pi's branch", async () => {
+    const { session, file } = await growSession(4);
+    const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
+    const damaged = join(dirname(file), "torn.jsonl");
+    writeFileSync(damaged, `${[...lines.slice(0, -2), `${lines.at(-2) ?? ""}${lines.at(-1) ?? ""}`].join("\n")}\n`);
+    const copy = join(dirname(file), "pi-copy.jsonl");
+    writeFileSync(copy, readFileSync(damaged));
+    const pi = SessionManager.open(copy, dirname(file));
+    const branchIds = new Set(pi.getBranch().map((e) => e.id));
+    const seqs: SeqSource = { nextSeq: 0, codes: new CodeAssigner(), claim: () => undefined };
+    const hook = new CompactionSession({ sessionId: session.header.id, seedIndex: join(dirname(file), "torn", "seed-index.jsonl"), cwd: session.header.cwd, ledger: new LedgerTracker(damaged) }, seqs, DEFAULT_COMPACTION_OPTIONS);
+    // Before the two views, our leaf was the recovered last object: LeafMismatchError, Pi's own compaction ran.
+    const computed = await hook.prepare(undefined, branchIds, pi.getLeafId());
+    expect(computed).toBeDefined();
+    expect(branchIds.has(computed?.result.firstKeptEntryId ?? "")).toBe(true);
   });
 });
 
