@@ -2,6 +2,7 @@
 // ledger grows, queried with a scope; block text stays in the session, the index holds postings.
 import type { Block } from "@context-fold/ledger-reader";
 import { RecallError } from "./errors.js";
+import type { VerifiedAgainst } from "./recorded-hashes.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
 import { rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
@@ -38,8 +39,10 @@ export interface ExpandedEntry {
   readonly anchor?: string;
   /** Full, untruncated block text. */
   readonly text: string;
-  /** true when the text was checked against the ledger file as it is now. */
+  /** true when the text (as the ledger holds it now) matches the hash checked against. */
   readonly verified: boolean;
+  /** Which recorded hash it was checked against (set by `SessionRecall.expand`); "none": nothing was recorded. */
+  readonly verifiedAgainst?: VerifiedAgainst;
   /** Why it is not verified, when it is not. */
   readonly problem?: string;
 }
