@@ -125,8 +125,8 @@ export async function acquireAppendLock(target: string, options: LockOptions = {
     const waited = Date.now() - started;
     if (waited >= timeoutMs) throw new LockTimeoutError(lock, waited, holder.description);
     round += 1;
-    // Holds last milliseconds: poll fast at first, never sleep past the deadline.
-    const cap = Math.min(2 ** Math.min(round, 5), 25);
+    // Holds last a millisecond or two: poll fast (jittered, so waiters do not move in step), never past the deadline.
+    const cap = Math.min(2 ** Math.min(round, 2), 4);
     await sleep(Math.min(1 + Math.floor(Math.random() * cap), Math.max(1, timeoutMs - waited)));
   }
   const ino = fs.statSync(lock).ino;
