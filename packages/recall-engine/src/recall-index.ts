@@ -2,7 +2,6 @@
 // ledger grows, queried with a scope; block text stays in the session, the index holds postings.
 import type { Block } from "@context-fold/ledger-reader";
 import { RecallError } from "./errors.js";
-import type { VerifiedAgainst } from "./recorded-hashes.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
 import { rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
@@ -27,6 +26,9 @@ export interface SearchOptions {
   /** Session label put on each hit (searches across sessions). */
   readonly session?: string;
 }
+
+/** Where the hash a text was checked against came from; "none": nothing was recorded, so not verified. */
+export type VerifiedAgainst = "block-table" | "seed-index" | "none";
 
 export interface ExpandedEntry {
   readonly index: number;

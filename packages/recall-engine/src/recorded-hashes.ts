@@ -6,8 +6,9 @@ import type { Block } from "@context-fold/ledger-reader";
 import { classifyLine, seedIndexPath, sha256Hex } from "@context-fold/seed-index-format";
 import { readRecordedShas } from "./snapshot.js";
 
-/** Where the hash a text was checked against came from; "none": nothing recorded, so not verified. */
-export type VerifiedAgainst = "block-table" | "seed-index" | "none";
+import type { VerifiedAgainst } from "./recall-index.js";
+
+export type { VerifiedAgainst };
 
 export interface RecordedCheck {
   readonly verified: boolean;
