@@ -48,10 +48,14 @@ describe("CLI hardening", () => {
     const session = await readSession(file);
     const calls = session.blocks.filter((b) => b.kind === "toolCall").slice(0, 5);
     expect(calls.length).toBeGreaterThan(0);
-    const ok = await cli(["recall", file, "--expand", calls.map((b) => b.index).join(","), "--json", "--no-cache"]);
+    // Without a cache nothing recorded their hashes: not verified, against "none" (and not a finding).
+    const none = await cli(["recall", file, "--expand", calls.map((b) => b.index).join(","), "--json", "--no-cache"]);
+    expect(none.exit).toBe(0);
+    expect((JSON.parse(none.stdout) as { entries: { verified: boolean; verifiedAgainst: string }[] }).entries.map((e) => [e.verified, e.verifiedAgainst])).toEqual(calls.map(() => [false, "none"]));
+    const ok = await cli(["recall", file, "--expand", calls.map((b) => b.index).join(","), "--json", "--cache-dir", join(dir, "expand-cache")]);
     expect(ok.exit).toBe(0);
-    const entries = (JSON.parse(ok.stdout) as { entries: { verified: boolean }[] }).entries;
-    expect(entries.map((e) => e.verified)).toEqual(calls.map(() => true));
+    const entries = (JSON.parse(ok.stdout) as { entries: { verified: boolean; verifiedAgainst: string }[] }).entries;
+    expect(entries.map((e) => [e.verified, e.verifiedAgainst])).toEqual(calls.map(() => [true, "block-table"]));
 
     const copy = join(dir, "args-changed.jsonl");
     const bytes = readFileSync(file);

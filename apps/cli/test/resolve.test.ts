@@ -65,7 +65,8 @@ describe("context-fold resolve", () => {
 
   it(":edit:<id> resolves to the replacement; assistant text parts by responseId", async () => {
     const edited = await cli(["resolve", file, `r:call_1:edit:${edit}`, "--json"]);
-    expect(JSON.parse(edited.stdout)).toMatchObject({ text: "[folded: 2 files]", verified: null, editId: edit });
+    // Nothing recorded a hash for this anchor (no seed index, no block table): not verified, against none.
+    expect(JSON.parse(edited.stdout)).toMatchObject({ text: "[folded: 2 files]", verified: false, verifiedAgainst: "none", editId: edit });
     const part = await cli(["resolve", file, "a:resp_1:p0"]);
     expect(part).toMatchObject({ stdout: "running it", exit: 0 });
   });

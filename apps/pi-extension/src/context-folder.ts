@@ -50,6 +50,10 @@ export class ContextFolder {
   #blocked: string | undefined;
   #lastUsage: UsageView | undefined;
   #lastFold: RecordedFold | undefined;
+  /** A deferred fold was told to the user already (once per session). */
+  #deferTold = false;
+  /** A message for the user, taken once by the hook. */
+  #notice: string | undefined;
   /** The background ledger read + stretch feed, if one runs. */
   #preparing: Promise<void> | undefined;
 
@@ -71,6 +75,13 @@ export class ContextFolder {
   get lastUsage(): UsageView | undefined {
     return this.#lastUsage;
   }
+  /** A message for the user (e.g. a deferred fold), returned once. */
+  takeNotice(): string | undefined {
+    const notice = this.#notice;
+    this.#notice = undefined;
+    return notice;
+  }
+
   get lastFold(): RecordedFold | undefined {
     return this.#lastFold;
   }
@@ -117,6 +128,11 @@ export class ContextFolder {
       sessionId: target.sessionId,
       seedIndex: target.seedIndex,
       feedThrough: feedAnchor === undefined ? -1 : (blockFor(session, feedAnchor)?.index ?? -1),
+      onDeferred: () => {
+        if (this.#deferTold) return;
+        this.#deferTold = true;
+        this.#notice = "context-fold: another writer held the seed index's lock; this fold is deferred to a later call (said once).";
+      },
     });
     if (recorded === undefined) return folded;
     this.#lastFold = recorded;

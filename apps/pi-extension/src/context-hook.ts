@@ -25,6 +25,8 @@ export async function handleContext(registry: RuntimeRegistry, event: ContextEve
     const usage = ctx.getContextUsage();
     const reported = usage === undefined ? undefined : { tokens: usage.tokens, contextWindow: usage.contextWindow };
     const messages = await runtime.folder.process(event.messages, reported, reported?.tokens == null ? floorTokens(ctx) : 0);
+    const notice = runtime.folder.takeNotice();
+    if (notice !== undefined) notifier(ctx, "info")(notice);
     return messages === undefined ? undefined : { messages };
   } catch (error) {
     const failure = runtime.failures.report("folding context", error, notifier(ctx));

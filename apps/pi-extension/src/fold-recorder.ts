@@ -2,7 +2,7 @@
 // (text compared byte for byte, so a stub never points at other text), the record is asked of the
 // stretch accumulator (fed ahead of time), and appended to the seed index.
 import { blocksWithAnchor, type Block, type Session } from "@context-fold/ledger-reader";
-import { appendRecord, type FoldIndexRecord, nextSeq, readSeedIndexFile } from "@context-fold/seed-index-format";
+import { appendNextRecord, type FoldIndexRecord } from "@context-fold/seed-index-format";
 import type { FoldPlan } from "./fold-planner.js";
 import type { FoldState } from "./fold-state.js";
 import type { FoldStretch } from "./fold-stretch.js";
@@ -17,6 +17,16 @@ export interface RecordFoldInput {
   readonly seedIndex: string;
   /** Feed the stretch at least this far (`#N`) before the record: everything outside the protected tail. */
   readonly feedThrough?: number;
+  /** Another writer held the seed index's lock past `HOOK_LOCK_WAIT_MS`: nothing was folded, the next call retries. */
+  readonly onDeferred?: () => void;
+}
+
+/** The longest a hook waits for the seed index's append lock; past it the append is deferred. */
+export const HOOK_LOCK_WAIT_MS = 50;
+
+/** A LockTimeoutError of @context-fold/durable-fs (by its code: the extension does not import that package). */
+export function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "DURABLE_LOCK_TIMEOUT";
 }
 
 export interface RecordedFold {
@@ -54,12 +64,9 @@ export async function recordFold(input: RecordFoldInput): Promise<RecordedFold |
   }
   if (chosen.size === 0) return undefined;
   stretch.feed(session, state, Math.max(high, input.feedThrough ?? -1));
-  // Other writers (compaction, the CLI) append to the same seed index: the seq comes from the file as
-  // it is now, so a fold never reuses — and thereby supersedes — another record's seq.
-  const { outcomes } = await readSeedIndexFile(input.seedIndex);
-  const record = stretch.record(session, chosen, {
+  const draft = stretch.record(session, chosen, {
     sessionId: input.sessionId,
-    seq: Math.max(state.nextSeq, nextSeq(outcomes)),
+    seq: state.nextSeq,
     trigger: plan.trigger,
     usage: {
       tokens: Math.max(0, Math.round(plan.usage.tokens)),
@@ -68,8 +75,17 @@ export async function recordFold(input: RecordFoldInput): Promise<RecordedFold |
     },
     codes: state.codes,
   });
-  if (record.spans.length === 0) return undefined;
-  await appendRecord(input.seedIndex, record);
+  if (draft.spans.length === 0) return undefined;
+  // Other writers (compaction, the CLI) append to the same seed index: the seq is assigned under its
+  // append lock from the file's tail, so a fold never reuses (and thereby supersedes) another record's seq.
+  let record: FoldIndexRecord;
+  try {
+    record = await appendNextRecord(input.seedIndex, (seq) => ({ ...draft, seq }), { minSeq: state.nextSeq, lockTimeoutMs: HOOK_LOCK_WAIT_MS });
+  } catch (error) {
+    if (!isLockTimeout(error)) throw error;
+    input.onDeferred?.();
+    return undefined;
+  }
   stretch.restart();
   state.addRecord(record);
   state.noteEvent();

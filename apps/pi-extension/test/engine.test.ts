@@ -180,3 +180,28 @@ describe("stubs", () => {
     expect(stub.length).toBeLessThan(400);
   });
 });
+
+describe("the seed index's append lock inside a hook", () => {
+  test("held by another writer: the fold waits at most ~50 ms, is deferred (said once), and goes in once the lock is free", async () => {
+    const { acquireAppendLock } = await import("@context-fold/durable-fs");
+    const s = writeJobSession(tempDir(), tempDir(), 8);
+    const { folder, seedIndex } = folderFor(s.file, s.manager.getSessionId());
+    const messages = s.messages();
+    const held = await acquireAppendLock(seedIndex);
+    try {
+      const started = performance.now();
+      expect(await folder.process(messages, { tokens: 12_000, contextWindow: 20_000 })).toBeUndefined();
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(existsSync(seedIndex)).toBe(false);
+      expect(folder.takeNotice()).toMatch(/deferred/);
+      expect(await folder.process(messages, { tokens: 12_000, contextWindow: 20_000 })).toBeUndefined();
+      expect(folder.takeNotice()).toBeUndefined(); // said once
+    } finally {
+      held.release();
+    }
+    const out = await folder.process(messages, { tokens: 12_000, contextWindow: 20_000 });
+    expect(texts(out as Record<string, unknown>[])).toContain(STUB_PREFIX);
+    const { outcomes } = await readSeedIndexFile(seedIndex);
+    expect(outcomes.map((o) => o.outcome)).toEqual(["record"]);
+  });
+});

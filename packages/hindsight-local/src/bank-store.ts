@@ -2,8 +2,10 @@
 // server's list order (mentioned_at DESC NULLS LAST, then newest created first). Every change is
 // journaled (when a data directory is given) before the caller answers.
 import { randomUUID } from "node:crypto";
-import { Journal, type JournalRecord } from "./journal.js";
+import type { FileSystem } from "@context-fold/durable-fs";
+import { Journal, type JournalRecord, type StorageDamage } from "./journal.js";
 import type { StoredBank, StoredFactType, StoredMemory } from "./records.js";
+import { SnapshotFailedError } from "./errors.js";
 
 export interface RetainInput {
   readonly content: string;
@@ -83,16 +85,38 @@ export class BankStore {
   private seq = 0;
   /** Bytes of a torn journal tail dropped when the store was opened. */
   readonly tornBytesDropped: number;
+  /** Damage the start found in the journal or snapshot (every intact record was kept). */
+  readonly damage: readonly StorageDamage[];
+  /** Other things the start has to say (old formats loaded, copies of damaged files kept). */
+  readonly notices: readonly string[];
+  /** The last snapshot that failed (the journal still holds everything); null after a good one. */
+  private snapshotError: unknown = null;
 
-  constructor(dataDir: string | undefined) {
-    this.journal = dataDir === undefined ? null : new Journal(dataDir);
+  private readonly snapshotEvery: number;
+
+  /** `snapshotEvery`: journal records between snapshots (default 50,000; tests make it small). */
+  constructor(dataDir: string | undefined, fs?: FileSystem, snapshotEvery = SNAPSHOT_EVERY) {
+    this.snapshotEvery = snapshotEvery;
+    this.journal = dataDir === undefined ? null : new Journal(dataDir, fs);
     if (this.journal === null) {
       this.tornBytesDropped = 0;
+      this.damage = [];
+      this.notices = [];
       return;
     }
-    const { records, tornBytes } = this.journal.load();
+    const { records, tornBytes, damage, notices, rewrite } = this.journal.load();
     this.tornBytesDropped = tornBytes;
+    this.damage = damage;
+    this.notices = notices;
     for (const record of records) this.apply(record);
+    if (rewrite) {
+      // Damaged copies are kept; a snapshot of what was read intact means the damage is not met again.
+      try {
+        this.journal.snapshot(this.allRecords());
+      } catch (error) {
+        this.snapshotError = error;
+      }
+    }
   }
 
   private apply(record: JournalRecord): void {
@@ -112,10 +136,19 @@ export class BankStore {
     state.archiveSorted = null;
   }
 
+  /** Journal first (throws, changing nothing, when the write fails), then apply: only stored changes are answered. */
   private commit(records: JournalRecord[]): void {
     this.journal?.append(records);
     for (const record of records) this.apply(record);
-    if (this.journal !== null && this.journal.journalLines >= SNAPSHOT_EVERY) this.journal.snapshot(this.allRecords());
+    if (this.journal !== null && this.journal.journalLines >= this.snapshotEvery) {
+      // The records are already durable in the journal: a snapshot that fails (a full disk) is retried later.
+      try {
+        this.journal.snapshot(this.allRecords());
+        this.snapshotError = null;
+      } catch (error) {
+        this.snapshotError = error;
+      }
+    }
   }
 
   private *allRecords(): Iterable<JournalRecord> {
@@ -262,7 +295,13 @@ export class BankStore {
   /** Flush the full state into a snapshot (so a restart replays little) and release the journal. */
   close(): void {
     if (this.journal === null) return;
-    if (this.journal.journalLines > 0) this.journal.snapshot(this.allRecords());
-    this.journal.close();
+    try {
+      if (this.journal.journalLines > 0 || this.snapshotError !== null) this.journal.snapshot(this.allRecords());
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new SnapshotFailedError(`could not write the snapshot on close (${why}); the journal still holds every acknowledged change and is replayed on the next start`, error);
+    } finally {
+      this.journal.close();
+    }
   }
 }

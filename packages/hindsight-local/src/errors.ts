@@ -28,3 +28,13 @@ export class LocalBankOptionError extends Error {
     this.option = option;
   }
 }
+
+/** The snapshot on close could not be written (e.g. a full disk); nothing acknowledged is lost: the journal holds it. */
+export class SnapshotFailedError extends Error {
+  readonly code = "HINDSIGHT_LOCAL_SNAPSHOT_FAILED" as const;
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "SnapshotFailedError";
+  }
+}
+

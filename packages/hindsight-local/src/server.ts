@@ -5,7 +5,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BankStore, type ListFilter, type PatchInput, type RetainInput, type TagsMatch } from "./bank-store.js";
+import type { FileSystem } from "@context-fold/durable-fs";
 import { LocalBankOptionError } from "./errors.js";
+import type { StorageDamage } from "./journal.js";
 import { FAULT_HEADER, FaultState, type FaultController, type FaultPlan } from "./faults.js";
 import { hasWordCharacter, rankLexically } from "./lexical-recall.js";
 import type { StoredFactType, StoredMemory } from "./records.js";
@@ -15,11 +17,20 @@ import { FEATURES, bankProfile, documentResponse, getItem, listItem, recallResul
 export interface LocalBankOptions {
   /** 0 (default) picks a free port. */
   readonly port?: number;
-  /** Loopback only. */
-  readonly host?: "127.0.0.1";
+  /** Loopback only: 127.0.0.1 (default) or ::1. */
+  readonly host?: "127.0.0.1" | "::1";
   /** Where the journal and snapshot live; omitted = in memory only. */
   readonly dataDir?: string;
+  /** Fault plan at start; the in-process controller (`bank.faults`) always works. */
   readonly faults?: FaultPlan;
+  /** Serve the fault routes over HTTP (`PUT /_local/faults`, the fault header). Tests only; default false. */
+  readonly faultRoutes?: boolean;
+  /** Largest request body accepted (default 10 MB); larger → 413. */
+  readonly maxBodyBytes?: number;
+  /** Largest retained item (its JSON, default 1 MB); larger → 422. */
+  readonly maxItemBytes?: number;
+  /** The file layer under the journal (tests inject faults through it). */
+  readonly fileSystem?: FileSystem;
   /** api_version to report; below 0.8.2 PATCH answers 405 like those servers. Default "0.9.1". */
   readonly version?: string;
   /** When set, /v1 routes need `Authorization: Bearer <apiKey>`. */
@@ -34,11 +45,17 @@ export interface LocalBank {
   readonly faults: FaultController;
   /** Bytes of a torn journal tail dropped on start (0 when the journal ended cleanly). */
   readonly tornBytesDropped: number;
+  /** Damage the start found in the journal or snapshot; every intact record was kept. */
+  readonly damage: readonly StorageDamage[];
+  /** Other things the start has to say (old formats loaded unchecked, copies of damaged files kept). */
+  readonly notices: readonly string[];
+  /** Stops serving and writes a snapshot; rejects with SnapshotFailedError when it cannot (nothing is lost). */
   close(): Promise<void>;
 }
 
 export const DEFAULT_API_VERSION = "0.9.1";
-const MAX_BODY_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_ITEM_BYTES = 1024 * 1024;
 const FACT_TYPES: readonly StoredFactType[] = ["world", "experience", "observation"];
 const TAGS_MATCH: readonly TagsMatch[] = ["any", "all", "any_strict", "all_strict", "exact"];
 
@@ -64,17 +81,49 @@ class HttpAnswer extends Error {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function tooLarge(limit: number): HttpAnswer {
+  return new HttpAnswer(413, `Request body too large: the limit is ${String(limit)} bytes`);
+}
+
+/** Reads the body, refusing (413, nothing more buffered) as soon as it passes `limit`. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused = false;
     req.on("data", (chunk: Buffer) => {
+      if (refused) return;
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size > limit) {
+        refused = true;
+        chunks.length = 0;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
     });
-    req.on("end", () => (size > MAX_BODY_BYTES ? reject(new HttpAnswer(413, "Request body too large")) : resolve(Buffer.concat(chunks).toString("utf8"))));
+    req.on("end", () => {
+      if (!refused) resolve(Buffer.concat(chunks).toString("utf8"));
+    });
     req.on("error", reject);
   });
+}
+
+/** `host:port` forms a loopback client sends; a DNS-rebinding page sends its own name instead. */
+function allowedHosts(host: string, port: number): Set<string> {
+  const p = String(port);
+  const names = new Set([`127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`]);
+  names.add(host.includes(":") ? `[${host}]:${p}` : `${host}:${p}`);
+  return names;
+}
+
+/** application/json, with parameters (charset) allowed. */
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const type = value.split(";")[0]?.trim().toLowerCase();
+  return type === "application/json";
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -143,24 +192,42 @@ function route(pathname: string): Route | null {
 
 export async function startLocalBank(options: LocalBankOptions = {}): Promise<LocalBank> {
   const host = options.host ?? "127.0.0.1";
-  if (host !== "127.0.0.1") throw new LocalBankOptionError("host", `the local bank listens on 127.0.0.1 only, not ${String(host)}`);
+  if (host !== "127.0.0.1" && host !== "::1") throw new LocalBankOptionError("host", `the local bank listens on loopback only (127.0.0.1 or ::1), not ${String(host)}`);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxItemBytes = options.maxItemBytes ?? DEFAULT_MAX_ITEM_BYTES;
+  for (const [name, value] of [["maxBodyBytes", maxBodyBytes], ["maxItemBytes", maxItemBytes]] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new LocalBankOptionError(name, `expected a positive integer, got ${String(value)}`);
+  }
+  if (options.apiKey !== undefined && options.apiKey.trim() === "") throw new LocalBankOptionError("apiKey", "an empty API key would let anyone in; omit it or give a real one");
+  const faultRoutes = options.faultRoutes === true;
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new LocalBankOptionError("port", `expected an integer 0–65535, got ${port}`);
   const apiVersion = options.version ?? DEFAULT_API_VERSION;
   const supportsPatch = versionAtLeast(apiVersion, "0.8.2");
   const clock = options.now ?? ((): Date => new Date());
-  const store = new BankStore(options.dataDir);
+  const store = new BankStore(options.dataDir, options.fileSystem);
+  let hosts = new Set<string>();
   const faults = new FaultState(options.faults);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Strangers first, before the body is read: a page the browser was rebound to (Host), a key missing.
+    if (!hosts.has((req.headers.host ?? "").toLowerCase())) throw new HttpAnswer(421, "Misdirected Request: this bank answers only to a loopback Host header");
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const method = (req.method ?? "GET").toUpperCase();
-    const raw = await readBody(req);
     const r = route(url.pathname);
-    if (r === null) throw new HttpAnswer(404, "Not Found");
+    if (r === null || (r.kind === "admin-faults" && !faultRoutes)) throw new HttpAnswer(404, "Not Found");
+    if (options.apiKey !== undefined && r.kind !== "health" && r.kind !== "version" && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      throw new HttpAnswer(401, "Invalid or missing API key");
+    }
+    // A body must say it is JSON: a cross-site form or text/plain POST never reaches the store.
+    const hasBody = Number(req.headers["content-length"] ?? "0") > 0 || req.headers["transfer-encoding"] !== undefined;
+    if ((method === "POST" || method === "PUT" || method === "PATCH") && hasBody && !isJsonContentType(req.headers["content-type"])) {
+      throw new HttpAnswer(415, "Unsupported Media Type: send the body as application/json");
+    }
+    const raw = await readBody(req, maxBodyBytes);
     const admin = r.kind === "admin-faults" || r.kind === "admin-stats";
     if (!admin) {
-      const header = req.headers[FAULT_HEADER];
+      const header = faultRoutes ? req.headers[FAULT_HEADER] : undefined;
       const decision = faults.decide(method, Array.isArray(header) ? header[0] : header);
       if (decision.delayMs > 0) await sleep(decision.delayMs);
       if (decision.status === 429) {
@@ -170,9 +237,6 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
       }
       if (decision.status === 500) throw new HttpAnswer(500, "Internal Server Error (injected fault)");
       if (!METHODS[r.kind].includes(method) || (r.kind === "memory" && method === "PATCH" && !supportsPatch)) throw new HttpAnswer(405, "Method Not Allowed");
-      if (options.apiKey !== undefined && r.kind !== "health" && r.kind !== "version" && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-        throw new HttpAnswer(401, "Invalid or missing API key");
-      }
       const answer = dispatch(r, method, url.searchParams, raw, decision.patchNoop);
       if (decision.loseAnswer || (r.kind === "retain" && faults.takeLostRetain())) {
         // The work is done (journaled) but the client never hears so: a lost answer.
@@ -444,6 +508,11 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
       const loc = ["body", "items", i];
       const item = check.object(value, loc);
       if (item === undefined) return;
+      const itemBytes = Buffer.byteLength(JSON.stringify(item));
+      if (itemBytes > maxItemBytes) {
+        check.valueError(loc, `the item is ${String(itemBytes)} bytes; one item may be at most ${String(maxItemBytes)} bytes`, null);
+        return;
+      }
       if (item["content"] === undefined) check.missing([...loc, "content"], item);
       const content = check.string(item["content"], [...loc, "content"], false);
       const ts = check.string(item["timestamp"], [...loc, "timestamp"]);
@@ -496,8 +565,13 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
         res.destroy();
         return;
       }
+      const code = (error as { code?: unknown }).code;
       if (error instanceof RequestInvalid) send(res, 422, { detail: error.issues });
-      else if (error instanceof HttpAnswer) send(res, error.status, error.body);
+      else if (error instanceof HttpAnswer) {
+        // A refused upload is not read to its end: close the connection once the answer is out.
+        send(res, error.status, error.body, error.status === 413 ? { connection: "close" } : {});
+        if (error.status === 413) res.once("finish", () => req.destroy());
+      } else if (code === "ENOSPC" || code === "EDQUOT") send(res, 507, { detail: `Insufficient Storage: the disk is full (${String(code)}); nothing was stored` });
       else send(res, 500, { detail: `Internal Server Error: ${error instanceof Error ? error.message : String(error)}` });
     });
   });
@@ -511,17 +585,24 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
     });
   });
   const actualPort = (server.address() as AddressInfo).port;
+  hosts = allowedHosts(host, actualPort);
   let closed: Promise<void> | null = null;
   return {
-    url: `http://${host}:${actualPort}`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`,
     port: actualPort,
     faults,
     tornBytesDropped: store.tornBytesDropped,
+    damage: store.damage,
+    notices: store.notices,
     close(): Promise<void> {
-      closed ??= new Promise<void>((resolve) => {
+      closed ??= new Promise<void>((resolve, reject) => {
         server.close(() => {
-          store.close();
-          resolve();
+          try {
+            store.close();
+            resolve();
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
         });
         server.closeAllConnections();
       });

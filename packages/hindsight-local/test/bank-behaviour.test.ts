@@ -1,10 +1,10 @@
 // The local bank's semantics: list order and total, the archive, recall, faults, persistence
 // across restarts, and a crash that tears the journal's last line.
-import { appendFileSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "@context-fold/test-support";
-import { FAULT_HEADER, JOURNAL_FILE, JournalCorruptError, LocalBankOptionError, SNAPSHOT_FILE, startLocalBank } from "@context-fold/hindsight-local";
+import { FAULT_HEADER, JOURNAL_FILE, LocalBankOptionError, SNAPSHOT_FILE, startLocalBank } from "@context-fold/hindsight-local";
 
 async function call(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown; headers: Headers }> {
   const res = await fetch(`${url}${path}`, { method, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -95,7 +95,7 @@ describe("list order, total and the archive", () => {
 
 describe("faults", () => {
   it("injects 429 (with Retry-After), 500, delay and a PATCH that does not stick; via controller, admin route and header", async () => {
-    const bank = await startLocalBank({ faults: { status429: 1, retryAfterSeconds: 0.01 } });
+    const bank = await startLocalBank({ faults: { status429: 1, retryAfterSeconds: 0.01 }, faultRoutes: true });
     try {
       const first = await call(bank.url, "GET", "/health");
       expect(first.status).toBe(429);
@@ -164,13 +164,17 @@ describe("persistence", () => {
     // Simulate a crash: copy the journal as it was on disk while the server ran (before close snapshots it).
     const journal = readFileSync(join(dataDir, JOURNAL_FILE), "utf8");
     await bank.close();
-    writeFileSync(join(dataDir, SNAPSHOT_FILE), "");
+    rmSync(join(dataDir, SNAPSHOT_FILE));
     writeFileSync(join(dataDir, JOURNAL_FILE), journal);
-    appendFileSync(join(dataDir, JOURNAL_FILE), '{"op":"memory","memory":{"id":"torn-wri');
+    appendFileSync(join(dataDir, JOURNAL_FILE), '{"n":4,"sum":"0123456789abcdef","rec":{"op":"memory","memory":{"id":"torn-wri');
     writeFileSync(join(dataDir, `${SNAPSHOT_FILE}.tmp`), "half a snapsh");
+    writeFileSync(join(dataDir, `.${SNAPSHOT_FILE}.123.0123456789ab.tmp`), "half a snapsh");
     const again = await startLocalBank({ dataDir });
     try {
       expect(again.tornBytesDropped).toBeGreaterThan(0);
+      // It cannot know whether the cut record was acknowledged (a crash mid-append) or not: it never says "nothing lost".
+      expect(again.damage).toEqual([expect.objectContaining({ file: join(dataDir, JOURNAL_FILE), line: 4, lost: "unknown" })]);
+      expect(readdirSync(dataDir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
       expect(await texts(again.url)).toEqual(["acked-1", "acked-2"]);
       await retainTexts(again.url, ["after-crash"]);
       expect(readFileSync(join(dataDir, JOURNAL_FILE), "utf8").endsWith("\n")).toBe(true);
@@ -182,11 +186,35 @@ describe("persistence", () => {
     await third.close();
   });
 
-  it("refuses a journal corrupted in the middle, naming the line and byte", async () => {
+  it("keeps every intact record around a damaged line, names it, and keeps a copy of the damaged file", async () => {
     const dataDir = tempDir();
-    writeFileSync(join(dataDir, JOURNAL_FILE), 'garbage\n{"op":"bank","bank":{"bankId":"x"}}\n');
-    const error = await startLocalBank({ dataDir }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(JournalCorruptError);
-    expect(error).toMatchObject({ line: 1, byteOffset: 0 });
+    const bank = await startLocalBank({ dataDir });
+    await retainTexts(bank.url, ["first"]);
+    await retainTexts(bank.url, ["second"]);
+    await retainTexts(bank.url, ["third"]);
+    const journal = readFileSync(join(dataDir, JOURNAL_FILE), "utf8");
+    await bank.close();
+    rmSync(join(dataDir, SNAPSHOT_FILE));
+    // A byte flipped inside the text of the second memory, length unchanged: only its checksum tells.
+    const lines = journal.split("\n");
+    const flipped = lines.map((l) => l.replace('"text":"second"', '"text":"secOnd"'));
+    expect(flipped).not.toEqual(lines);
+    writeFileSync(join(dataDir, JOURNAL_FILE), flipped.join("\n"));
+    const again = await startLocalBank({ dataDir });
+    try {
+      expect(await texts(again.url)).toEqual(["first", "third"]);
+      const secondLine = lines.findIndex((l) => l.includes('"text":"second"'));
+      const byteOffset = Buffer.byteLength(lines.slice(0, secondLine).join("\n")) + 1;
+      expect(again.damage).toEqual([{ file: join(dataDir, JOURNAL_FILE), line: secondLine + 1, byteOffset, reason: expect.stringMatching(/checksum mismatch/), lost: 1 }]);
+      expect(again.notices.join("\n")).toMatch(/journal\.jsonl\.damaged-1/);
+      expect(readFileSync(join(dataDir, `${JOURNAL_FILE}.damaged-1`), "utf8")).toBe(flipped.join("\n"));
+    } finally {
+      await again.close();
+    }
+    // The rewrite means the next start reads clean.
+    const third = await startLocalBank({ dataDir });
+    expect(third.damage).toEqual([]);
+    expect(await texts(third.url)).toEqual(["first", "third"]);
+    await third.close();
   });
 });

@@ -1,8 +1,9 @@
 // The on-disk recall index: keyed to the ledger bytes it was built from (header id, length, sha256 of
 // the first and last 64 KiB), so a changed, truncated or foreign ledger is detected; replaced atomically.
-import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { replaceFile } from "@context-fold/durable-fs";
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { RecallSession } from "./recall-index.js";
 
@@ -82,35 +83,9 @@ export function defaultCachePath(sessionFile: string, sessionId: string, cacheDi
   return join(cacheDir, `${safeId}-${tag}.recall`);
 }
 
-/** Write temp file, fsync, rename over the target, fsync the directory. */
+/** Replaces the cache atomically and durably (see @context-fold/durable-fs), readable by this user only. */
 export function writeAtomic(path: string, bytes: Buffer): void {
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
-  const temp = join(dir, `.${basename(path)}.${String(process.pid)}.${randomBytes(4).toString("hex")}.tmp`);
-  try {
-    const fd = openSync(temp, "w", 0o600);
-    try {
-      let off = 0;
-      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  try {
-    const dfd = openSync(dir, "r");
-    try {
-      fsyncSync(dfd);
-    } finally {
-      closeSync(dfd);
-    }
-  } catch {
-    // Directory fsync is not supported everywhere; the rename itself is atomic.
-  }
+  replaceFile(path, bytes, { mode: 0o600 });
 }
 
 export function readCacheBytes(path: string): Buffer | null {

@@ -11,8 +11,9 @@ export { CorruptIndexError, type TailRecord, TermIndex } from "./term-index.js";
 export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
 export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges, writeAtomic } from "./index-cache.js";
 export { ledgerVerifier } from "./ledger-verify.js";
+export { loadRecordedHashes, type RecordedCheck, type RecordedHashes, type VerifiedAgainst } from "./recorded-hashes.js";
 export { type CacheReport, loadCachedIndex, openRecall, openRecallSnapshot, type OpenRecallOptions, SessionRecall, type SnapshotRecall, tailLogPath } from "./open-recall.js";
-export { openSnapshot, snapshotEligible, snapshotPath, type SnapshotSession, SnapshotStaleError, writeSnapshot } from "./snapshot.js";
+export { openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession, SnapshotStaleError, writeSnapshot } from "./snapshot.js";
 export {
   pickSpans,
   type RecalledSpan,

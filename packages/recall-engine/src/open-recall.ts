@@ -1,9 +1,9 @@
 // One session's recall, end to end: read the ledger, load the on-disk index when its key still
 // matches (growing it by the appended blocks), else build it; save atomically; refresh as Pi appends.
 import { closeSync, fdatasyncSync, openSync, readSync, rmSync, statSync, writeSync } from "node:fs";
-import { LedgerError, readSession, updateSession, type Session } from "@context-fold/ledger-reader";
+import { type Block, LedgerError, readSession, updateSession, type Session } from "@context-fold/ledger-reader";
 import { CACHE_FORMAT, type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes, writeAtomic } from "./index-cache.js";
-import { ledgerVerifier } from "./ledger-verify.js";
+import { loadRecordedHashes, type RecordedHashes } from "./recorded-hashes.js";
 import { RecallIndex, type ExpandedEntry, type RecallSession, type SearchOptions } from "./recall-index.js";
 import type { SearchResult } from "./results.js";
 import { openSnapshot, type SnapshotSession, writeSnapshot } from "./snapshot.js";
@@ -195,6 +195,9 @@ export class SessionRecall {
     if (this.cachePath === null) return;
     const bytes = this.index.serialize(cacheKeyFor(this.file, this.current));
     writeAtomic(this.cachePath, bytes);
+    // Record the blocks' hashes as first indexed (the block table keeps a hash once recorded), so expand
+    // can tell text changed in the ledger since. Not written for ledgers that are not eligible (see snapshot.ts).
+    writeSnapshot(this.cachePath, this.current);
     // The old tail chains to the old base, so it could never be applied; removing it saves the read.
     rmSync(tailLogPath(this.cachePath), { force: true });
     this.disk = { chain: bytes.subarray(bytes.length - 32), baseBytes: bytes.length, tailBytes: 0 };
@@ -262,9 +265,21 @@ export class SessionRecall {
   browse(options: { scope?: string; count?: number } = {}): SearchResult {
     return this.index.browse(options);
   }
-  /** Full text of `#N` blocks, each verified against the ledger file as it is now. */
+  /**
+   * Full text of `#N` blocks as the ledger holds them now, each verified against the hash recorded when it
+   * was first indexed (seed-index span, else the block table): `verifiedAgainst` says which, "none" (and
+   * not verified) when nothing was recorded.
+   */
   expand(indices: readonly number[]): ExpandedEntry[] {
-    return this.index.expand(indices, ledgerVerifier(this.current));
+    const hashes = this.recordedHashes();
+    const entries = this.index.expand(indices, (block) => hashes.check(block).problem ?? null);
+    const blocks = this.current.blocks;
+    return entries.map((entry) => ({ ...entry, verifiedAgainst: hashes.check(blocks[entry.index] as Block).verifiedAgainst }));
+  }
+
+  /** The hashes recorded for this session's blocks (seed index, block table), read now. */
+  recordedHashes(): RecordedHashes {
+    return loadRecordedHashes(this.file, this.current.header.id, this.cachePath);
   }
 }
 

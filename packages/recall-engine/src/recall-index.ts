@@ -28,6 +28,9 @@ export interface SearchOptions {
   readonly session?: string;
 }
 
+/** Where the hash a text was checked against came from; "none": nothing was recorded, so not verified. */
+export type VerifiedAgainst = "block-table" | "seed-index" | "none";
+
 export interface ExpandedEntry {
   readonly index: number;
   readonly entryId: string;
@@ -39,8 +42,10 @@ export interface ExpandedEntry {
   readonly anchor?: string;
   /** Full, untruncated block text. */
   readonly text: string;
-  /** true when the text was checked against the ledger file as it is now. */
+  /** true when the text (as the ledger holds it now) matches the hash checked against. */
   readonly verified: boolean;
+  /** Which recorded hash it was checked against (set by `SessionRecall.expand`); "none": nothing was recorded. */
+  readonly verifiedAgainst?: VerifiedAgainst;
   /** Why it is not verified, when it is not. */
   readonly problem?: string;
 }

@@ -75,9 +75,28 @@ export function snapshotEligible(session: Session): boolean {
   return session.header.version === 3 && session.damaged.length === 0;
 }
 
-/** Writes the block table of `session` beside `cachePath` (atomically); false when not eligible. */
+/**
+ * The entry ids and text hashes of the block table beside `cachePath`, whatever ledger bytes it was
+ * written for (null when there is none): the hashes recorded when each block was first indexed.
+ */
+export function readRecordedShas(cachePath: string): { readonly entryId: readonly string[]; readonly sha: readonly string[] } | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(snapshotPath(cachePath), "utf8"));
+  } catch {
+    return null;
+  }
+  return isDocument(doc) ? { entryId: doc.blocks.entryId, sha: doc.blocks.sha } : null;
+}
+
+/**
+ * Writes the block table of `session` beside `cachePath` (atomically); false when not eligible. A block the
+ * previous table already held (same #N, same entry) keeps the hash recorded then: the first hash stands,
+ * so text changed in the ledger since is never recorded as good.
+ */
 export function writeSnapshot(cachePath: string, session: Session): boolean {
   if (!snapshotEligible(session)) return false;
+  const previous = readRecordedShas(cachePath);
   const c: BlockColumns = {
     entryId: [],
     entryPosition: [],
@@ -117,7 +136,8 @@ export function writeSnapshot(cachePath: string, session: Session): boolean {
     c.line.push(b.line);
     c.byteOffset.push(b.byteOffset);
     c.byteLength.push(b.byteLength);
-    c.sha.push(sha256Hex(b.text).slice(0, SHA_CHARS));
+    const first = previous !== null && previous.entryId[b.index] === b.entryId ? previous.sha[b.index] : undefined;
+    c.sha.push(first ?? sha256Hex(b.text).slice(0, SHA_CHARS));
   }
   const doc: SnapshotDocument = {
     format: SNAPSHOT_FORMAT,

@@ -70,6 +70,8 @@ export interface RecalledSpan {
   /** verified: sha256 (and log) match; unverified: the span has no sha256; mismatch: the ledger text differs. */
   readonly status: "verified" | "unverified" | "mismatch" | "missing" | "ambiguous" | "malformed";
   readonly verified: boolean;
+  /** The span's own sha256 (recorded when it was folded) is the hash checked: "seed-index"; none → "none". */
+  readonly verifiedAgainst: "seed-index" | "none";
   readonly reason?: string;
   /** `#N` of the block in the ledger, when found. */
   readonly index?: number;
@@ -178,12 +180,13 @@ export async function spanRecall(session: Session, options: SpanRecallOptions): 
     const resolved = resolveAnchor(session, span.blockId, span.sha256);
     if (resolved.status !== "ok") {
       const reason = resolved.status === "ambiguous" ? `${String(resolved.candidates.length)} blocks carry ${span.blockId}` : resolved.reason;
-      out.push({ ...base, status: resolved.status, verified: false, reason });
+      out.push({ ...base, status: resolved.status, verified: false, verifiedAgainst: span.sha256 === undefined ? "none" : "seed-index", reason });
       continue;
     }
     const check = verifySpanText(span, resolved.text);
     const status = check.verified ? "verified" : span.sha256 === undefined ? "unverified" : "mismatch";
-    const head = { ...base, status, verified: check.verified, index: resolved.block.index, ...(check.verified ? {} : { reason: check.reason }) } as const;
+    const verifiedAgainst = span.sha256 === undefined ? "none" : "seed-index";
+    const head = { ...base, status, verified: check.verified, verifiedAgainst, index: resolved.block.index, ...(check.verified ? {} : { reason: check.reason }) } as const;
     if (options.scan === undefined) {
       out.push({ ...head, text: resolved.text });
       continue;

@@ -279,30 +279,44 @@ describe("index cache lifecycle", () => {
 });
 
 describe("expand", () => {
-  it("returns full text verified against the ledger; a changed ledger is flagged", async () => {
+  it("returns full text verified against the hash recorded when first indexed; a changed ledger is flagged, never re-certified", async () => {
     const dir = tempDir("recall-expand-");
     const file = join(dir, "s.jsonl");
+    const cachePath = join(dir, "cache.bin");
     const manifest = await generateSession(file, { seed: 12, turns: 40 });
-    const recall = await openRecall(file, { cache: false });
+    const recall = await openRecall(file, { cachePath });
     const needle = manifest.needles.find((n) => n.onLineage && n.anchor !== undefined);
     const user = manifest.needles.find((n) => n.onLineage && n.where === "user-text");
     const n1 = recall.search(needle?.value ?? "").hits[0]?.index ?? -1;
     const n2 = recall.search(user?.value ?? "").hits[0]?.index ?? -1;
     const [a, b] = recall.expand([n1, n2]);
-    expect(a?.verified).toBe(true);
+    expect(a).toMatchObject({ verified: true, verifiedAgainst: "block-table" });
     expect(a?.text).toContain(needle?.value);
     expect(a?.text).toBe(recall.session.blocks[n1]?.text);
-    expect(b?.verified).toBe(true);
+    expect(b).toMatchObject({ verified: true, verifiedAgainst: "block-table" });
     expect(b?.text).toContain(user?.value);
     expect(() => recall.expand([999_999])).toThrow(/not a block/);
-    // Rewrite the needle in the file (same length): the in-memory text no longer matches the ledger.
+    // Rewrite the needle in the file (same length), read it again: the text is the tampered one and fails.
     const text = readFileSync(file, "utf8");
     const value = needle?.value ?? "";
     const swapped = value.slice(0, -1) + (value.endsWith("Z") ? "Q" : "Z");
     writeFileSync(file, text.split(value).join(swapped));
-    const [stale] = recall.expand([n1]);
-    expect(stale?.verified).toBe(false);
-    expect(stale?.problem).toMatch(/mismatch|not in its entry/);
+    const again = await openRecall(file, { cachePath });
+    const [stale] = again.expand([n1]);
+    expect(stale?.text).toContain(swapped);
+    expect(stale).toMatchObject({ verified: false, verifiedAgainst: "block-table" });
+    expect(stale?.problem).toMatch(/changed since it was first indexed/);
+    // The block table was rewritten for the new bytes, but kept the first hash: still flagged.
+    const third = await openRecall(file, { cachePath });
+    expect(third.expand([n1])[0]).toMatchObject({ verified: false, verifiedAgainst: "block-table" });
+  });
+
+  it("with nothing recorded (no seed index, no cache): not verified, against none", async () => {
+    const dir = tempDir("recall-expand-");
+    const file = join(dir, "s.jsonl");
+    await generateSession(file, { seed: 3, turns: 6 });
+    const recall = await openRecall(file, { cache: false });
+    expect(recall.expand([0])[0]).toMatchObject({ verified: false, verifiedAgainst: "none" });
   });
 });
 

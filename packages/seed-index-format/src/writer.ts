@@ -1,58 +1,127 @@
-// The append-only writer: validate, then append one whole line in a single O_APPEND write, so concurrent
-// appenders never interleave; a torn last line (an interrupted append) is left in place and we start fresh.
-import { type FileHandle, mkdir, open } from "node:fs/promises";
-import { setTimeout as delay } from "node:timers/promises";
-import { dirname } from "node:path";
+// The append-only writer: validate, then append one whole line under the seed index's append lock
+// (@context-fold/durable-fs: `<seed-index>.lock`, held only for the append), so writers in any process
+// never interleave or share a seq. The next seq is read from the file's tail under that lock (scanning
+// back past a damaged tail to the last valid record), never from a full re-read of a growing index.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { appendFile, type LockOptions, withAppendLock } from "@context-fold/durable-fs";
 import { InvalidRecordError } from "./errors.js";
+import { classifyLine } from "./reader.js";
 import { type FoldIndexRecord, type FoldRetractRecord, validateRecord } from "./records.js";
-
-/**
- * Does the file end in a line without its newline? Another process's append can be visible half-done
- * (the kernel grows the size page by page), so a non-newline tail counts as torn only once the size has
- * stopped moving; a crashed writer's tail stays put.
- */
-async function endsInTornLine(handle: FileHandle): Promise<boolean> {
-  const last = Buffer.alloc(1);
-  let previous = -1;
-  for (let attempt = 0; attempt < 6; attempt += 1) {
-    const { size } = await handle.stat();
-    if (size === 0) return false;
-    await handle.read(last, 0, 1, size - 1);
-    if (last[0] === 0x0a) return false;
-    if (size === previous) return true;
-    previous = size;
-    await delay(2 * (attempt + 1));
-  }
-  return true;
-}
 
 export interface AppendOptions {
   /** fsync the file after the write (durable against power loss; slower). */
   fsync?: boolean;
+  /** How long to wait for another writer's lock (default 10 s); past it a LockTimeoutError is thrown. */
+  lockTimeoutMs?: number;
+  /** A lock file older than this is left over from a crash and is taken over (default 10 s). */
+  lockStaleMs?: number;
+}
+
+type AnyRecord = FoldIndexRecord | FoldRetractRecord;
+
+const CHUNK = 64 * 1024;
+
+/**
+ * The seq after the last valid record (fold-index or retract) of the file, read backwards from its end:
+ * a torn or invalid tail is stepped over; 0 for a missing or empty file, or one without a valid record.
+ */
+export function nextSeqFromTail(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return 0;
+    throw error;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    let end = size;
+    let carry = Buffer.alloc(0);
+    while (end > 0) {
+      const start = Math.max(0, end - CHUNK);
+      const chunk = Buffer.alloc(end - start);
+      let got = 0;
+      while (got < chunk.length) {
+        const n = readSync(fd, chunk, got, chunk.length - got, start + got);
+        if (n === 0) break;
+        got += n;
+      }
+      const data = Buffer.concat([chunk.subarray(0, got), carry]);
+      let lineEnd = data.length;
+      // Lines are complete from the last newline found back to the chunk start (or the file start).
+      for (let i = data.length - 1; i >= -1; i--) {
+        if (i >= 0 && data[i] !== 0x0a) continue;
+        if (i === -1 && start > 0) break;
+        const line = data.subarray(i + 1, lineEnd);
+        const isLast = start + i + 1 + line.length === size;
+        if (line.length > 0) {
+          const outcome = classifyLine(line.toString("utf8"), isLast);
+          if (outcome.outcome === "record" || outcome.outcome === "retract") return outcome.record.seq + 1;
+        }
+        lineEnd = i;
+      }
+      carry = Buffer.from(data.subarray(0, Math.max(0, lineEnd)));
+      end = start;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function lockOptions(options: AppendOptions): LockOptions {
+  return { ...(options.lockTimeoutMs === undefined ? {} : { timeoutMs: options.lockTimeoutMs }), ...(options.lockStaleMs === undefined ? {} : { staleMs: options.lockStaleMs }) };
+}
+
+/** The line for `record`, preceded by a newline when the file ends in a torn line (so those bytes stay on their own line, where the reader reports them). */
+function lineFor(path: string, record: AnyRecord): Buffer {
+  let prefix = "";
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, "r");
+    const size = fstatSync(fd).size;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      // Under the lock no other appender is mid-write: a missing newline is a torn tail.
+      if (last[0] !== 0x0a) prefix = "\n";
+    }
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ENOENT") throw error;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+  return Buffer.from(`${prefix}${JSON.stringify(record)}\n`, "utf8");
+}
+
+function checked<R extends AnyRecord>(path: string, record: R): R {
+  const result = validateRecord(record);
+  if (!result.ok) throw new InvalidRecordError(path, result.errors);
+  return record;
 }
 
 /**
- * Append one record as one line. Throws InvalidRecordError (file untouched) when the record does not match
- * the contract. If the file's last byte is not a newline (a torn tail), the line is preceded by one, so the
- * torn bytes stay on their own line, where the reader reports them.
+ * Append one record as one line, under the append lock. Throws InvalidRecordError (file untouched) when
+ * the record does not match the contract, LockTimeoutError (from @context-fold/durable-fs) when another
+ * writer held the lock past `lockTimeoutMs`. A write that fails is cut back off the file.
  */
-export async function appendRecord(path: string, record: FoldIndexRecord | FoldRetractRecord, options: AppendOptions = {}): Promise<void> {
-  const checked = validateRecord(record);
-  if (!checked.ok) throw new InvalidRecordError(path, checked.errors);
-  const line = `${JSON.stringify(record)}\n`;
-  await mkdir(dirname(path), { recursive: true });
-  const handle = await open(path, "a+");
-  try {
-    const prefix = (await endsInTornLine(handle)) ? "\n" : "";
-    const bytes = Buffer.from(prefix + line, "utf8");
-    // One write(2) on an O_APPEND descriptor: the kernel places it at the end atomically.
-    let written = 0;
-    while (written < bytes.length) {
-      const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
-      written += bytesWritten;
-    }
-    if (options.fsync === true) await handle.sync();
-  } finally {
-    await handle.close();
-  }
+export async function appendRecord(path: string, record: AnyRecord, options: AppendOptions = {}): Promise<void> {
+  checked(path, record);
+  await withAppendLock(path, () => {
+    appendFile(path, lineFor(path, record), { fsync: options.fsync === true });
+  }, lockOptions(options));
+}
+
+/**
+ * Append the record `build` makes for the next seq, assigned under the lock from the file's tail (at
+ * least `minSeq`, e.g. a writer's own counter): no two writers ever take the same seq. Returns the record
+ * as appended.
+ */
+export async function appendNextRecord<R extends AnyRecord>(path: string, build: (seq: number) => R, options: AppendOptions & { minSeq?: number } = {}): Promise<R> {
+  return withAppendLock(path, () => {
+    const seq = Math.max(nextSeqFromTail(path), options.minSeq ?? 0);
+    const record = checked(path, build(seq));
+    appendFile(path, lineFor(path, record), { fsync: options.fsync === true });
+    return record;
+  }, lockOptions(options));
 }

@@ -1,3 +1,4 @@
 // Test helpers shared by every workspace member's tests.
 export { sharedDir, hasShared, sharedFixture, sessionFixtures, describeShared } from "./shared.js";
 export { tempDir } from "./temp-dir.js";
+export { type FaultKind, type FaultyFs, faultyFs, SimulatedCrash } from "./faulty-fs.js";

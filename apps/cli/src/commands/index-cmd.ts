@@ -2,11 +2,12 @@
 // (context_edit replacements and omissions applied), with codes kept stable against earlier records.
 import { buildCompactRecord, lastEntryTime } from "@context-fold/extractors";
 import {
+  appendNextRecord,
   appendRecord,
   archivalUnion,
   CodeAssigner,
+  type FoldIndexRecord,
   InvalidRecordError,
-  nextSeq,
   type ReadOutcome,
   readSeedIndexFile,
   SeedIndexError,
@@ -15,7 +16,6 @@ import {
 } from "@context-fold/seed-index-format";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { CliError, EXIT_USAGE, emit } from "../output.js";
-import { withFileLock } from "../file-lock.js";
 import { readSessionForCli, refuseSessionTarget } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
@@ -62,33 +62,35 @@ export function registerIndex(program: Command): void {
       const session = await readSessionForCli(sessionFile);
       const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
       refuseSessionTarget(out, sessionFile, "--out");
-      // Read the highest seq and append the next one under a lock: concurrent runs never share a seq.
-      const record = await withFileLock(out, async () => {
-        const { outcomes } = await readIndexOutcomes(out);
-        // Codes already handed out in this index stay with their blocks.
-        const existing: [string, string][] = [];
-        for (const record of archivalUnion(outcomes)) for (const span of record.spans) existing.push([span.blockId, span.code]);
-        const at = options.now ?? lastEntryTime(session);
-        if (at === undefined) {
-          throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
-        }
-        const record = buildCompactRecord(session, {
-          seq: options.seq ?? nextSeq(outcomes),
-          at,
-          trigger: options.trigger,
-          codes: new CodeAssigner(existing),
-          scope: "lineage",
-        });
-        try {
+      // Codes already handed out in this index stay with their blocks (read before the lock: a code is a
+      // function of its block, so a record appended meanwhile cannot change it).
+      const { outcomes } = await readIndexOutcomes(out);
+      const existing: [string, string][] = [];
+      for (const record of archivalUnion(outcomes)) for (const span of record.spans) existing.push([span.blockId, span.code]);
+      const at = options.now ?? lastEntryTime(session);
+      if (at === undefined) {
+        throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
+      }
+      const codes = new CodeAssigner(existing);
+      const build = (seq: number): FoldIndexRecord => buildCompactRecord(session, { seq, at, trigger: options.trigger, codes, scope: "lineage" });
+      // The seq is assigned under the seed index's append lock, from the file's tail: concurrent runs (and
+      // the extension) never share one. An explicit --seq is taken as given.
+      let record: FoldIndexRecord;
+      try {
+        if (options.seq === undefined) record = await appendNextRecord(out, build);
+        else {
+          record = build(options.seq);
           await appendRecord(out, record);
-        } catch (error) {
-          if (error instanceof InvalidRecordError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-          if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-          if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
-          throw error;
         }
-        return record;
-      });
+      } catch (error) {
+        if (error instanceof InvalidRecordError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+        if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+        if (error instanceof Error && (error as { code?: unknown }).code === "DURABLE_LOCK_TIMEOUT") {
+          throw new CliError(`${error.message}; if no context-fold process is running, delete that lock file`, { code: "LOCKED", exitCode: EXIT_USAGE });
+        }
+        if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
+        throw error;
+      }
       emit(options.json === true, record, () =>
         [
           `appended seq ${String(record.seq)} (${record.trigger}, at ${record.at}) to ${out}`,

@@ -2,7 +2,7 @@
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { LedgerError } from "@context-fold/ledger-reader";
+import { type Block, LedgerError } from "@context-fold/ledger-reader";
 import {
   defaultSessionsDir,
   openRecall,
@@ -17,6 +17,7 @@ import {
   spanRecall,
   type ExpandedEntry,
   type OpenRecallOptions,
+  type RecordedHashes,
   type SearchResult,
   type SpanRecallResult,
 } from "@context-fold/recall-engine";
@@ -71,7 +72,7 @@ function parseLines(text: string): { from: number; to: number } {
 function renderExpand(entries: readonly ExpandedEntry[]): string {
   return entries
     .map((e) => {
-      const state = e.verified ? "verified" : `NOT VERIFIED: ${e.problem ?? "unknown"}`;
+      const state = e.verified ? `verified against the ${e.verifiedAgainst ?? "ledger"}` : `NOT VERIFIED: ${e.problem ?? "unknown"}`;
       return `=== #${String(e.index)} [${e.label}] turn ${String(e.turn)} (${state}) ===\n${e.text}\n`;
     })
     .join("\n");
@@ -193,15 +194,36 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   if (options.expand !== undefined) {
     const entries = recallHandle.expand(parseIndices(options.expand));
     emit(json, { entries }, () => renderExpand(entries));
-    if (entries.some((e) => !e.verified)) setExit(EXIT_FINDINGS);
+    // A finding is text that differs from its recorded hash; nothing recorded is "none", said in the output.
+    if (entries.some((e) => !e.verified && e.verifiedAgainst !== "none")) setExit(EXIT_FINDINGS);
     return;
   }
-  const result = query.trim().length === 0 ? recallHandle.browse(options.scope === undefined ? {} : { scope: options.scope }) : recallHandle.search(query, search);
-  refusePastLastPage(page, result);
+  const found = query.trim().length === 0 ? recallHandle.browse(options.scope === undefined ? {} : { scope: options.scope }) : recallHandle.search(query, search);
+  refusePastLastPage(page, found);
+  const result = markChanged(found, recallHandle.session.blocks, recallHandle.recordedHashes());
   // Text salvaged from lines that do not parse has no #N: found here, shown as `line N (salvaged)`.
   const salvaged = query.trim().length === 0 ? [] : searchSalvaged(recallHandle.session.damaged, parseQuery(query, options.regex === true ? { regex: true } : {}));
   if (salvaged.length === 0) emit(json, result, () => renderResults(result));
   else emit(json, { ...result, salvaged }, () => `${renderResults(result)}${renderSalvaged(salvaged)}`);
+}
+
+/**
+ * Marks hits whose text no longer matches the hash recorded when the block was first indexed
+ * (`changed: true`, named on stderr): search shows what the ledger holds now, and says when that differs.
+ */
+function markChanged(result: SearchResult, blocks: readonly Block[], hashes: RecordedHashes): SearchResult {
+  let any = false;
+  const hits = result.hits.map((hit) => {
+    const block = blocks[hit.index];
+    if (block === undefined) return hit;
+    const check = hashes.check(block);
+    if (check.verified || check.verifiedAgainst === "none") return hit;
+    any = true;
+    warn(`context-fold: #${String(hit.index)}: ${check.problem ?? "changed"}`);
+    return { ...hit, changed: true, verifiedAgainst: check.verifiedAgainst };
+  });
+  if (any) setExit(EXIT_FINDINGS);
+  return any ? { ...result, hits } : result;
 }
 
 export function registerRecall(program: Command): void {

@@ -157,6 +157,8 @@ async function beforeCompact(
     const prepared = options.overrideDefaultCompaction
       ? await session.prepare(usage, branchIds, ctx.sessionManager.getLeafId())
       : await session.prepare(usage);
+    const notice = session.takeNotice();
+    if (notice !== undefined) ctx.ui.notify(notice, "info");
     if (prepared === undefined || !options.overrideDefaultCompaction) return undefined;
     return {
       compaction: {

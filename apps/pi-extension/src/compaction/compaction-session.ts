@@ -2,7 +2,8 @@
 // compaction, awaited), the `compact` record of the compaction in flight (retracted if Pi then fails),
 // the digest to re-inject once after it, and the run count the gate's cooldown reads.
 import { stat } from "node:fs/promises";
-import { appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
+import { appendNextRecord, appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
+import { HOOK_LOCK_WAIT_MS, isLockTimeout } from "../fold-recorder.js";
 import { buildDigest } from "@context-fold/summary-formatter";
 import type { Session } from "@context-fold/ledger-reader";
 import { lastEntryTime } from "@context-fold/extractors";
@@ -81,6 +82,10 @@ export class CompactionSession {
   /** What the last successful write put on disk (a compaction right after a run rewrites nothing). */
   #written: { text: string; bytes: number } | undefined;
   #inFlight: InFlight | undefined;
+  /** `compact` records whose append found the seed index locked past HOOK_LOCK_WAIT_MS: appended at the next hook. */
+  #deferred: FoldIndexRecord[] = [];
+  #deferTold = false;
+  #notice: string | undefined;
   /** `at` of the in-flight `compact` record: the retraction's time when the session cannot be read. */
   #recordAt: string | undefined;
   #runsSinceCompaction: number | undefined;
@@ -204,16 +209,63 @@ export class CompactionSession {
     // Our cut must name an entry on Pi's branch, or Pi would keep the wrong tail: refuse before writing.
     if (branchIds !== undefined && !branchIds.has(computed.result.firstKeptEntryId)) throw new CutMismatchError(session.path, computed.result.firstKeptEntryId);
     await this.#write(computed.artifacts);
+    await this.flushDeferred();
     this.#inFlight = { seq, recorded: false, ours: this.options.overrideDefaultCompaction, next: computed.next };
-    await appendRecord(this.target.seedIndex, computed.record);
+    // The seq is assigned under the seed index's append lock from the file's tail (at least our own next
+    // one), and the record, the details and the in-flight state all carry that seq.
+    const base = computed;
+    try {
+      let stamped = base;
+      await appendNextRecord(this.target.seedIndex, (tailSeq) => (stamped = withIdentity(base, tailSeq, usage)).record, { minSeq: seq, lockTimeoutMs: HOOK_LOCK_WAIT_MS });
+      computed = stamped;
+    } catch (error) {
+      if (!isLockTimeout(error)) throw error;
+      // Never hold Pi's compaction for the lock: the record is appended at the next hook (its seq then
+      // assigned under the lock); until then it has no seq in the file, so a failure drops it instead.
+      this.#deferred.push(computed.record);
+      this.#deferNotice();
+      this.#recordAt = computed.record.at;
+      return computed;
+    }
     this.#recordAt = computed.record.at;
     this.#seq.claim(computed.record);
-    this.#inFlight = { ...this.#inFlight, recorded: true };
+    this.#inFlight = { ...this.#inFlight, seq: computed.record.seq, recorded: true };
     return computed;
+  }
+
+  #deferNotice(): void {
+    if (this.#deferTold) return;
+    this.#deferTold = true;
+    this.#notice = "context-fold: another writer held the seed index's lock; the compaction record is appended at the next hook (said once).";
+  }
+
+  /** A message for the user (e.g. a deferred record), returned once. */
+  takeNotice(): string | undefined {
+    const notice = this.#notice;
+    this.#notice = undefined;
+    return notice;
+  }
+
+  /** Appends deferred `compact` records (each with a seq assigned under the lock) while the lock comes within HOOK_LOCK_WAIT_MS. */
+  async flushDeferred(): Promise<void> {
+    while (this.#deferred.length > 0) {
+      const record = this.#deferred[0] as FoldIndexRecord;
+      let appended: FoldIndexRecord;
+      try {
+        appended = await appendNextRecord(this.target.seedIndex, (tailSeq) => ({ ...record, seq: tailSeq }), { minSeq: this.#seq.nextSeq, lockTimeoutMs: HOOK_LOCK_WAIT_MS });
+      } catch (error) {
+        if (isLockTimeout(error)) return;
+        throw error;
+      }
+      this.#deferred.shift();
+      this.#seq.claim(appended);
+    }
   }
 
   /** Pi's compaction went through: the digest (read back from disk) and next step, once. */
   async completed(): Promise<Reinjection | undefined> {
+    // A record deferred by prepare goes in now, if the lock is free (else at the next hook).
+    await this.flushDeferred().catch(() => undefined);
     const flight = this.#inFlight;
     this.#inFlight = undefined;
     this.#compactions += 1;
@@ -237,6 +289,11 @@ export class CompactionSession {
   async failed(reason: string): Promise<FoldRetractRecord | undefined> {
     const flight = this.#inFlight;
     this.#inFlight = undefined;
+    if (flight !== undefined && !flight.recorded && this.#deferred.length > 0) {
+      // Its record was deferred and never written: drop it instead of retracting.
+      this.#deferred.pop();
+      return undefined;
+    }
     if (flight === undefined || !flight.recorded) return undefined;
     // Never let reading the session stop the retraction (the session file may be what failed): the
     // record stays voidable, timed by the record itself.

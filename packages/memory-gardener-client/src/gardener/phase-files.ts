@@ -1,38 +1,13 @@
 // Phase files are the hand-off between phases: replaced atomically (temp file, fsync, rename) so a
 // crash leaves either the old file or the new one, never a torn one; a finished phase's file exists.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync, existsSync, unlinkSync } from "node:fs";
-import { dirname, basename, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { replaceFile } from "@context-fold/durable-fs";
 import { GardenerStateError } from "./types.js";
 
-/** Write `text` to `path` atomically and durably. */
+/** Write `text` to `path` atomically and durably (see @context-fold/durable-fs). */
 export function writeFileAtomic(path: string, text: string): void {
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
-  const temp = join(dir, `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(temp, "w");
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    if (existsSync(temp)) unlinkSync(temp);
-    throw error;
-  }
-  // fsync the directory so the rename itself survives a power loss (not supported everywhere).
-  try {
-    const dirFd = openSync(dir, "r");
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
-  } catch {
-    // Directories cannot be opened for fsync on some platforms; the rename is still atomic.
-  }
+  replaceFile(path, text);
 }
 
 export function writeJsonAtomic(path: string, value: unknown): void {
