@@ -35,7 +35,7 @@ export { NEXT_STEP_MAX, nextStep, type NextStep } from "./compaction/next-step.j
 export { type ModelRef, type ResolvedThreshold, thresholdFor } from "./compaction/thresholds.js";
 // --- memory across sessions (issue 21) ---
 export { MemoryService, type MemorySession, type RecalledMemory, projectTag, MEMORY_SOURCE_TAG, MEMORY_MESSAGE } from "./memory/memory-service.js";
-export { loadMemorySettings, type MemorySettings } from "./memory/memory-settings.js";
+export { loadSettings, type MemorySettings } from "./config/settings.js";
 export { Outbox, OUTBOX_FILE } from "./memory/outbox.js";
 export { projectIdentity, projectBankId, type ProjectIdentity } from "./memory/project-identity.js";
 export { renderRecallBlock, type RecallBlock } from "./memory/recall-block.js";

@@ -3,6 +3,7 @@
 // fold and compaction option resolvers) serves both, and a variable that is set always wins over the file.
 import { isAbsolute, join, resolve } from "node:path";
 import { COMPACT_MODES, NEXT_STEP_MODES, resolveCompactionOptions, type CompactionOptions } from "../compaction/compaction-options.js";
+import { booleanFromEnv, numberFromEnv } from "../env-values.js";
 import { resolveFoldOptions, type FoldOptions, type OptionWarning } from "../options.js";
 import { CONFIG_FILE, type ConfigFileError, configPath, loadConfigFile } from "./config-file.js";
 import { configSchema, refreshSchemaFile, SCHEMA_REF, schemaProblems, schemaText } from "./config-schema.js";
@@ -50,6 +51,19 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: "memory.apiKey", variable: "CONTEXT_FOLD_HINDSIGHT_API_KEY", kind: "string", scaffold: null },
   { key: "memory.tag", variable: "CONTEXT_FOLD_HINDSIGHT_TAG", kind: "string", scaffold: null },
   { key: "memory.timeoutMs", variable: "CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", kind: "number", scaffold: 5000, range: { min: 50, max: 600_000, integer: true } },
+  { key: "memory.retainTool", variable: "CONTEXT_FOLD_MEMORY_RETAIN_TOOL", kind: "boolean", scaffold: true },
+  { key: "memory.recallTool", variable: "CONTEXT_FOLD_MEMORY_RECALL_TOOL", kind: "boolean", scaffold: true },
+  { key: "memory.reflectTool", variable: "CONTEXT_FOLD_MEMORY_REFLECT_TOOL", kind: "boolean", scaffold: true },
+  { key: "memory.autoRecall", variable: "CONTEXT_FOLD_MEMORY_AUTO_RECALL", kind: "boolean", scaffold: true },
+  { key: "memory.recallBudget", variable: "CONTEXT_FOLD_MEMORY_RECALL_BUDGET", kind: "number", scaffold: 600, range: { min: 50, max: 20_000, integer: true } },
+  { key: "memory.recallTimeoutMs", variable: "CONTEXT_FOLD_MEMORY_RECALL_TIMEOUT_MS", kind: "number", scaffold: 300, range: { min: 10, max: 60_000, integer: true } },
+  { key: "memory.recallPersist", variable: "CONTEXT_FOLD_MEMORY_RECALL_PERSIST", kind: "boolean", scaffold: false },
+  { key: "memory.recallAllProjects", variable: "CONTEXT_FOLD_MEMORY_RECALL_ALL_PROJECTS", kind: "boolean", scaffold: false },
+  { key: "memory.autoRetain", variable: "CONTEXT_FOLD_MEMORY_AUTO_RETAIN", kind: "boolean", scaffold: true },
+  { key: "memory.sharedBank", variable: "CONTEXT_FOLD_HINDSIGHT_SHARED_BANK", kind: "string", scaffold: null },
+  { key: "memory.optOut", variable: "CONTEXT_FOLD_MEMORY_OPT_OUT", kind: "boolean", scaffold: false },
+  { key: "memory.outboxMax", variable: "CONTEXT_FOLD_MEMORY_OUTBOX_MAX", kind: "number", scaffold: 1000, range: { min: 1, max: 1_000_000, integer: true } },
+  { key: "memory.shutdownFlushMs", variable: "CONTEXT_FOLD_MEMORY_SHUTDOWN_FLUSH_MS", kind: "number", scaffold: 1500, range: { min: 0, max: 60_000, integer: true } },
   { key: "debugDir", variable: "CONTEXT_FOLD_DEBUG_DIR", kind: "string", scaffold: null },
 ];
 
@@ -58,8 +72,11 @@ export const CONFIG_VARIABLE = "CONTEXT_FOLD_CONFIG";
 /** Pi's agent-dir variable (Pi's `getAgentDir()` reads it too). */
 export const AGENT_DIR_VARIABLE = "PI_CODING_AGENT_DIR";
 
-/** Cross-session memory: retained to a Hindsight bank at compaction. Off unless url and bankId are set. */
-export interface MemoryOptions {
+/**
+ * Memory across sessions (a Hindsight bank): the tools, auto-recall, auto-retain, the outbox. Off
+ * (undefined) until a bank URL is set. Every value comes from a `memory.*` row of SETTINGS.
+ */
+export interface MemorySettings {
   readonly url: string;
   /** undefined: a bank per project, derived from the project's name. */
   readonly bankId: string | undefined;
@@ -68,12 +85,32 @@ export interface MemoryOptions {
   readonly tag: string | undefined;
   /** Per request; the retain is never awaited by compaction anyway. */
   readonly timeoutMs: number;
+  /** Tools the model gets (each can be switched off). */
+  readonly tools: { readonly retain: boolean; readonly recall: boolean; readonly reflect: boolean };
+  readonly autoRecall: boolean;
+  /** Token budget of the auto-recall block (≈ chars / 4). */
+  readonly recallBudget: number;
+  /** How long a prompt may wait for auto-recall (ms); past it the prompt goes without memories. */
+  readonly recallTimeoutMs: number;
+  /** false (default): the block goes with that prompt's model calls only; true: persisted once as a message. */
+  readonly recallPersist: boolean;
+  /** true: recall is not limited to this project's memories. */
+  readonly recallAllProjects: boolean;
+  readonly autoRetain: boolean;
+  /** A bank for cross-project knowledge (recalled besides the project's; the tools can write to it). */
+  readonly sharedBank: string | undefined;
+  /** Memory off for every project (the per-project switch is a file, see src/memory/project-identity.ts). */
+  readonly optOut: boolean;
+  /** Most items the outbox holds unsent; past it the oldest are dropped (with a notice). */
+  readonly outboxMax: number;
+  /** How long shutdown may spend flushing the outbox (ms). */
+  readonly shutdownFlushMs: number;
 }
 
 export interface ExtensionSettings {
   readonly fold: FoldOptions;
   readonly compaction: CompactionOptions;
-  readonly memory: MemoryOptions | undefined;
+  readonly memory: MemorySettings | undefined;
   /** Where debug snapshots go (absolute); undefined: none are written. */
   readonly debugDir: string | undefined;
   /** The config file read (undefined when CONTEXT_FOLD_CONFIG=off). */
@@ -145,30 +182,60 @@ function relabel(warning: OptionWarning, env: Env, file: string): OptionWarning 
   return keys.length === 0 ? warning : { ...warning, variable: `${file} ${keys.join("/")}` };
 }
 
-function memoryFrom(merged: Env, env: Env, file: string, warnings: OptionWarning[]): MemoryOptions | undefined {
-  const text = (variable: string): string | undefined => {
-    const raw = merged[variable]?.trim();
-    return raw === undefined || raw === "" ? undefined : raw;
+/** A `memory.*` value from the merged strings (the file's already passed the schema), at its scaffold default when unset or bad. */
+function memoryValue(merged: Env, key: string, warnings: OptionWarning[]): string | number | boolean | undefined {
+  const spec = SETTINGS.find((s) => s.key === `memory.${key}`);
+  if (spec === undefined) throw new Error(`no setting memory.${key}`);
+  const fallback = spec.scaffold ?? undefined;
+  if (spec.kind === "boolean") return booleanFromEnv(merged, spec.variable, warnings) ?? fallback;
+  if (spec.kind === "number" && spec.range !== undefined) return numberFromEnv(merged, { variable: spec.variable, ...spec.range }, warnings) ?? fallback;
+  const raw = merged[spec.variable]?.trim();
+  return raw === undefined || raw === "" ? fallback : raw;
+}
+
+function memoryFrom(merged: Env, env: Env, file: string, warnings: OptionWarning[]): MemorySettings | undefined {
+  const found: OptionWarning[] = [];
+  const value = (key: string): string | number | boolean | undefined => memoryValue(merged, key, found);
+  const text = (key: string): string | undefined => {
+    const v = value(key);
+    return typeof v === "string" ? v : undefined;
   };
-  const warn = (variable: string, value: string, reason: string): void => {
-    warnings.push(relabel({ variable, value, reason }, env, file));
+  const flag = (key: string): boolean => value(key) === true;
+  const count = (key: string): number => {
+    const v = value(key);
+    return typeof v === "number" ? v : 0;
   };
-  const url = text("CONTEXT_FOLD_HINDSIGHT_URL");
-  const bankId = text("CONTEXT_FOLD_HINDSIGHT_BANK");
-  const spec = SETTINGS.find((s) => s.variable === "CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS");
-  const range = spec?.range ?? { min: 50, max: 600_000, integer: true };
-  let timeoutMs = typeof spec?.scaffold === "number" ? spec.scaffold : 5000;
-  const timeout = text("CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS");
-  if (timeout !== undefined) {
-    const n = Number(timeout);
-    if (Number.isInteger(n) && n >= range.min && n <= range.max) timeoutMs = n;
-    else warn("CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", timeout, `expected an integer from ${String(range.min)} to ${String(range.max)} (milliseconds)`);
-  }
-  if (url === undefined && bankId === undefined) return undefined;
+  const url = text("url");
+  const bankId = text("bankId");
+  const resolved = {
+    bankId,
+    apiKey: text("apiKey"),
+    tag: text("tag"),
+    timeoutMs: count("timeoutMs"),
+    tools: { retain: flag("retainTool"), recall: flag("recallTool"), reflect: flag("reflectTool") },
+    autoRecall: flag("autoRecall"),
+    recallBudget: count("recallBudget"),
+    recallTimeoutMs: count("recallTimeoutMs"),
+    recallPersist: flag("recallPersist"),
+    recallAllProjects: flag("recallAllProjects"),
+    autoRetain: flag("autoRetain"),
+    sharedBank: text("sharedBank"),
+    optOut: flag("optOut"),
+    outboxMax: count("outboxMax"),
+    shutdownFlushMs: count("shutdownFlushMs"),
+  };
+  const warn = (variable: string, raw: string, reason: string): void => {
+    found.push({ variable, value: raw, reason });
+  };
+  const done = (settings: MemorySettings | undefined): MemorySettings | undefined => {
+    for (const w of found) warnings.push(relabel(w, env, file));
+    return settings;
+  };
+  if (url === undefined && bankId === undefined) return done(undefined);
   // Memory is on once a URL is set; without a bank id each project gets its own (src/memory/project-identity.ts).
   if (url === undefined) {
     warn("CONTEXT_FOLD_HINDSIGHT_URL", "", "memory needs a bank URL; memory stays off");
-    return undefined;
+    return done(undefined);
   }
   let parsed: URL | undefined;
   try {
@@ -178,9 +245,9 @@ function memoryFrom(merged: Env, env: Env, file: string, warnings: OptionWarning
   }
   if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
     warn("CONTEXT_FOLD_HINDSIGHT_URL", url, "expected an http:// or https:// URL; memory stays off");
-    return undefined;
+    return done(undefined);
   }
-  return { url: url.replace(/\/$/, ""), bankId, apiKey: text("CONTEXT_FOLD_HINDSIGHT_API_KEY"), tag: text("CONTEXT_FOLD_HINDSIGHT_TAG"), timeoutMs };
+  return done({ url: url.replace(/\/$/, ""), ...resolved });
 }
 
 /**

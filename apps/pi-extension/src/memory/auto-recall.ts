@@ -3,13 +3,20 @@
 // as a message (a memory is never persisted twice in a session). The prompt never waits longer than
 // the recall timeout: past it, it goes without memories, and the user is told once per session.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { setFooterPart, showFooter } from "../footer-status.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import { MEMORY_MESSAGE, type MemoryService, type MemorySession, type RecalledMemory, type Tell } from "./memory-service.js";
 import { renderRecallBlock } from "./recall-block.js";
 
-/** Key of the footer status showing how many memories the last prompt got. */
-export const MEMORY_STATUS = "context-fold-memory";
+/** Name of our part of the footer (footer-status.ts). */
+export const MEMORY_FOOTER_PART = "memory";
+
+/** The footer's memory part: how many memories the last prompt got, or why it got none. */
+export function memoryFooterText(memory: Pick<MemorySession, "lastRecalled" | "recallProblem">): string {
+  if (memory.recallProblem !== undefined) return `memory ${memory.recallProblem}`;
+  return `${String(memory.lastRecalled)} ${memory.lastRecalled === 1 ? "memory" : "memories"} recalled`;
+}
 
 interface Ephemeral {
   readonly prompt: string;
@@ -58,6 +65,7 @@ export function registerAutoRecall(pi: ExtensionAPI, registry: RuntimeRegistry, 
       const { runtime, memory } = await sessionOf(ctx);
       ephemeral.delete(runtime);
       if (service.off(memory)) return undefined;
+      setFooterPart(runtime, MEMORY_FOOTER_PART, () => (service.off(memory) ? undefined : memoryFooterText(memory)));
       const tell = tellerOf(ctx);
       const outcome = await withTimeout(service.recallForPrompt(memory, event.prompt, tell), settings.recallTimeoutMs);
       if (outcome === "timeout") {
@@ -65,11 +73,13 @@ export function registerAutoRecall(pi: ExtensionAPI, registry: RuntimeRegistry, 
           memory.recallTimeoutTold = true;
           tell(`context-fold: memory recall took longer than ${String(settings.recallTimeoutMs)} ms; this prompt went without memories (told once per session).`, "warning");
         }
-        ctx.ui.setStatus(MEMORY_STATUS, "memory: recall timed out");
+        memory.recallProblem = "recall timed out";
+        showFooter(ctx, runtime);
         return undefined;
       }
       if (!outcome.ok) {
-        ctx.ui.setStatus(MEMORY_STATUS, "memory: bank unreachable");
+        memory.recallProblem = "bank unreachable";
+        showFooter(ctx, runtime);
         return undefined;
       }
       // The bank answered: anything waiting in the outbox can go now (not awaited by the prompt).
@@ -78,7 +88,8 @@ export function registerAutoRecall(pi: ExtensionAPI, registry: RuntimeRegistry, 
       const fresh: RecalledMemory[] = settings.recallPersist ? outcome.memories.filter((m) => !memory.persisted.has(m.hit.memory.id)) : [...outcome.memories];
       const block = renderRecallBlock(fresh, settings.recallBudget);
       memory.lastRecalled = block?.ids.length ?? 0;
-      ctx.ui.setStatus(MEMORY_STATUS, `memory: ${String(memory.lastRecalled)} recalled`);
+      memory.recallProblem = undefined;
+      showFooter(ctx, runtime);
       if (block === undefined) return undefined;
       if (!settings.recallPersist) {
         ephemeral.set(runtime, { prompt: event.prompt, block: block.text });

@@ -6,7 +6,7 @@ import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { HindsightClient, HindsightError, type RecallHit, type ReflectAnswer, type RetainItem } from "@context-fold/memory-gardener-client";
 import type { SessionRuntime } from "../session-runtime.js";
-import type { MemorySettings } from "./memory-settings.js";
+import type { MemorySettings } from "../config/settings.js";
 import { Outbox, OUTBOX_FILE, outboxKey, type OutboxItem } from "./outbox.js";
 import { projectBankId, projectIdentity, type ProjectIdentity } from "./project-identity.js";
 import { redactSecrets } from "./redact-secrets.js";
@@ -31,7 +31,10 @@ export interface MemorySession {
   /** Memory ids already persisted into this session by auto-recall (persist mode). */
   readonly persisted: Set<string>;
   recallTimeoutTold: boolean;
+  /** Memories the last prompt got from auto-recall. */
   lastRecalled: number;
+  /** Why the last prompt got none: the footer says so instead of a count (undefined: it was answered). */
+  recallProblem?: "recall timed out" | "bank unreachable" | undefined;
 }
 
 export interface RecalledMemory {

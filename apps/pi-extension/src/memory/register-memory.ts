@@ -3,18 +3,17 @@
 // bounded outbox flush at shutdown. Off (nothing registered) until a bank URL is configured.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ExtensionSettings } from "../config/settings.js";
-import { type Env } from "../env-values.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import { registerAutoRecall, type SessionOf } from "./auto-recall.js";
 import { registerAutoRetain } from "./auto-retain.js";
 import { registerMemoryCommand } from "./memory-command.js";
 import { MemoryService, type MemorySession } from "./memory-service.js";
-import { loadMemorySettings } from "./memory-settings.js";
 import { registerMemoryTools } from "./memory-tools.js";
 
-export function registerMemory(pi: ExtensionAPI, registry: RuntimeRegistry, settings: Pick<ExtensionSettings, "memory" | "configFile">, env: Env = process.env): MemoryService | undefined {
-  const { settings: memory, warnings } = loadMemorySettings(settings, env);
+export function registerMemory(pi: ExtensionAPI, registry: RuntimeRegistry, settings: Pick<ExtensionSettings, "memory">): MemoryService | undefined {
+  // Validated with every other option (settings.ts); its warnings are among settingsNotices'.
+  const memory = settings.memory;
   if (memory === undefined) return undefined;
   const service = new MemoryService(memory);
   // The session last used: shutdown flushes it (the registry is reset by then, and a fresh outbox
@@ -29,7 +28,6 @@ export function registerMemory(pi: ExtensionAPI, registry: RuntimeRegistry, sett
   let toolsDone = false;
   pi.on("session_start", (_event, ctx) => {
     try {
-      for (const w of warnings) ctx.ui.notify(`context-fold: ignoring ${w.variable}=${JSON.stringify(w.value)}: ${w.reason}.`, "warning");
       if (!toolsDone) {
         toolsDone = true;
         tools = registerMemoryTools(pi, service, sessionOf, memory.tools);

@@ -14,6 +14,7 @@ import { NO_MODEL_LINE, startLocalBank, type LocalBank } from "@context-fold/hin
 import { HindsightClient, type Memory } from "@context-fold/memory-gardener-client";
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
+import { FOOTER_STATUS } from "../../src/footer-status.js";
 import { OUTBOX_FILE } from "../../src/memory/outbox.js";
 import { startRuntimePi } from "../part3/support/runtime-pi.js";
 import { type HeadlessPi, startPi } from "../support/headless-pi.js";
@@ -27,6 +28,14 @@ const WITH_SECRET = `Never paste the deploy key ${SECRET} into logs.`;
 const SUBJECT = "Store the session cache in SQLite";
 const ASK = "Where should cached sessions be stored?";
 const TOOLS = ["bash", "context_recall", "retain", "recall", "reflect"];
+// The footer (footer-status.ts) with memory's part after the fold parts.
+const FOOTER_WITH_MEMORY = /^folded \d+ · ~\d+ tokens masked · (?:\d+% of window · )?next fold at 45% · (.+)$/;
+
+/** The memory part of the footer as last shown (undefined: no memory part); memory has no status key of its own. */
+function memoryPart(pi: HeadlessPi): string | undefined {
+  expect([...pi.statuses.keys()]).toEqual([FOOTER_STATUS]);
+  return FOOTER_WITH_MEMORY.exec(pi.statuses.get(FOOTER_STATUS)?.at(-1) ?? "")?.[1];
+}
 
 function lastText(message: Record<string, unknown> | undefined): string {
   const content = message?.["content"];
@@ -154,6 +163,9 @@ describe("memory across sessions in a headless Pi", () => {
       const prompt = first.filter((m) => m["role"] === "user").map((m) => allText(m));
       expect(prompt.join("\n")).toContain("<memories");
       expect(prompt.join("\n")).toContain(DECISION);
+      // The footer counts what the prompt got.
+      const recalled = /^(\d+) memor(?:y|ies) recalled$/.exec(memoryPart(b) ?? "");
+      expect(Number(recalled?.[1])).toBeGreaterThan(0);
       // Ephemeral: the session file holds the prompt as typed.
       const persisted = b.manager.getEntries().flatMap((e) => (e.type === "message" && e.message.role === "user" ? [JSON.stringify(e.message.content)] : []));
       expect(persisted.join("\n")).not.toContain("<memories");
@@ -174,6 +186,7 @@ describe("memory across sessions in a headless Pi", () => {
       const first = (c.calls[0]?.messages ?? []).map((m) => allText(m)).join("\n");
       expect(first).not.toContain(DECISION);
       expect(first).not.toContain("<memories");
+      expect(memoryPart(c)).toBe("0 memories recalled");
       await c.session.prompt("use recall: storing session caches");
       expect(toolResults(c, "recall").join("\n")).not.toContain(DECISION);
     } finally {
@@ -202,6 +215,7 @@ describe("memory across sessions in a headless Pi", () => {
       const outageNotices = pi.notices.filter((n) => n.text.includes("unreachable"));
       expect(outageNotices, JSON.stringify(pi.notices)).toHaveLength(1);
       expect(outageNotices[0]?.text).toContain(OUTBOX_FILE);
+      expect(memoryPart(pi)).toBe("memory bank unreachable");
 
       // Back, with the answer to the first retain lost on the way.
       bank = await startLocalBank({ port, dataDir: data, faults: { loseAnswer: 1 } });
@@ -248,6 +262,7 @@ describe("memory across sessions in a headless Pi", () => {
       bank.faults.clear();
       const slow = pi.notices.filter((n) => n.text.includes("went without memories"));
       expect(slow).toHaveLength(1);
+      expect(memoryPart(pi)).toBe("memory recall timed out");
       expect(persisted()).toHaveLength(1);
       expect(pi.calls.length).toBeGreaterThan(before);
 

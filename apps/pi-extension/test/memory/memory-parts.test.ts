@@ -9,7 +9,6 @@ import { createFactsAccumulator } from "@context-fold/extractors";
 import { lineageBlocks, readSession } from "@context-fold/ledger-reader";
 import { tempDir } from "@context-fold/test-support";
 import { injectBlock } from "../../src/memory/auto-recall.js";
-import { loadMemorySettings } from "../../src/memory/memory-settings.js";
 import { type RecalledMemory, sendFailure } from "../../src/memory/memory-service.js";
 import { Outbox, OUTBOX_FILE, outboxKey } from "../../src/memory/outbox.js";
 import { gitRemotes, OPT_OUT_FILE, projectBankId, projectIdentity, repoNameOf } from "../../src/memory/project-identity.js";
@@ -238,19 +237,5 @@ describe("recall block", () => {
     expect(out[0]).toBe(messages[0]);
     expect(messages[2]?.content).toEqual([{ type: "text", text: "where is the cache?" }]);
     expect(injectBlock(messages, "not there", "b")).toBeUndefined();
-  });
-});
-
-describe("memory settings", () => {
-  test("off without a URL; defaults; the config file's memory keys, overridden by variables; a wrong type is a warning", () => {
-    expect(loadMemorySettings({ memory: undefined, configFile: undefined }, {}).settings).toBeUndefined();
-    const base = { url: "http://127.0.0.1:1", bankId: undefined, apiKey: undefined, tag: undefined, timeoutMs: 5000 };
-    const defaults = loadMemorySettings({ memory: base, configFile: undefined }, {}).settings;
-    expect(defaults).toMatchObject({ tools: { retain: true, recall: true, reflect: true }, autoRecall: true, recallBudget: 600, recallTimeoutMs: 300, recallPersist: false, recallAllProjects: false, autoRetain: true, optOut: false });
-    const file = join(tempDir("cf-mset-"), "context-fold.json");
-    writeFileSync(file, JSON.stringify({ memory: { recallTool: false, recallBudget: 300, sharedBank: "shared-dev", recallPersist: "yes" } }));
-    const loaded = loadMemorySettings({ memory: base, configFile: file }, { CONTEXT_FOLD_MEMORY_RECALL_BUDGET: "900" });
-    expect(loaded.settings).toMatchObject({ tools: { recall: false }, recallBudget: 900, sharedBank: "shared-dev", recallPersist: false });
-    expect(loaded.warnings.map((w) => w.variable)).toEqual([`${file} memory.recallPersist`]);
   });
 });

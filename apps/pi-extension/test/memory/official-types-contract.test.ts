@@ -10,8 +10,9 @@ import { dirname, join } from "node:path";
 import type { DocumentResponse, MemoryItemInput, RecallRequest, RecallResponse, RecallResult, ReflectRequest, ReflectResponse, RetainRequest } from "@vectorize-io/hindsight-client";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
+import { tempDir } from "@context-fold/test-support";
 import { MemoryService, type MemorySession } from "../../src/memory/memory-service.js";
-import { loadMemorySettings } from "../../src/memory/memory-settings.js";
+import { loadSettings } from "../../src/config/settings.js";
 import { Outbox } from "../../src/memory/outbox.js";
 
 const RETAIN_KEYS = ["items", "async", "document_tags", "operation_id"] as const satisfies readonly (keyof RetainRequest)[];
@@ -78,7 +79,7 @@ describe("memory requests and answers against the official client's types", () =
   });
 
   test("what the memory service sends and reads stays inside those types", async () => {
-    const { settings } = loadMemorySettings({ memory: { url: bank.url, bankId: "contract", apiKey: undefined, tag: undefined, timeoutMs: 5000 }, configFile: undefined }, {});
+    const settings = loadSettings({ CONTEXT_FOLD_CONFIG: "off", CONTEXT_FOLD_HINDSIGHT_URL: bank.url, CONTEXT_FOLD_HINDSIGHT_BANK: "contract" }, tempDir("cf-contract-agent-")).memory;
     if (settings === undefined) throw new Error("no settings");
     const service = new MemoryService(settings);
     const session: MemorySession = { sessionId: "s1", project: { name: "alpha", source: "config", root: "/", optedOut: false }, bankId: "contract", outbox: await Outbox.open(undefined, 10), persisted: new Set(), recallTimeoutTold: false, lastRecalled: 0 };

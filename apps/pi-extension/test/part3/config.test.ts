@@ -28,7 +28,12 @@ describe("config file", () => {
     const doc = JSON.parse(readFileSync(file, "utf8")) as Record<string, Record<string, unknown>>;
     for (const [key, value] of Object.entries(DEFAULT_FOLD_OPTIONS)) expect(doc["fold"]?.[key]).toBe(value);
     for (const [key, value] of Object.entries(DEFAULT_COMPACTION_OPTIONS)) if (key !== "thresholds") expect(doc["compaction"]?.[key]).toBe(value);
-    expect(doc["memory"]).toEqual({ url: null, bankId: null, apiKey: null, tag: null, timeoutMs: 5000 });
+    // Memory is off in the scaffold (no url); its other keys sit at their defaults.
+    expect(doc["memory"]).toEqual({
+      url: null, bankId: null, apiKey: null, tag: null, timeoutMs: 5000,
+      retainTool: true, recallTool: true, reflectTool: true, autoRecall: true, recallBudget: 600, recallTimeoutMs: 300,
+      recallPersist: false, recallAllProjects: false, autoRetain: true, sharedBank: null, optOut: false, outboxMax: 1000, shutdownFlushMs: 1500,
+    });
     // No temp file is left behind; the schema the file names sits beside it.
     expect(doc["$schema"]).toBe(`./${SCHEMA_FILE}`);
     expect(readdirSync(dir).sort()).toEqual([CONFIG_FILE, SCHEMA_FILE]);
@@ -117,17 +122,38 @@ describe("config file", () => {
   test("memory: on with a url (the bank id is optional); env overrides the file; a bad url or timeout is reported", () => {
     const dir = tempDir("cf-config-");
     writeFileSync(join(dir, CONFIG_FILE), JSON.stringify({ memory: { url: "http://127.0.0.1:9/", bankId: "from-file", tag: "proj", timeoutMs: 250 } }));
-    expect(loadSettings({}, dir).memory).toEqual({ url: "http://127.0.0.1:9", bankId: "from-file", apiKey: undefined, tag: "proj", timeoutMs: 250 });
+    expect(loadSettings({}, dir).memory).toMatchObject({ url: "http://127.0.0.1:9", bankId: "from-file", apiKey: undefined, tag: "proj", timeoutMs: 250 });
     expect(loadSettings({ CONTEXT_FOLD_HINDSIGHT_BANK: "from-env", CONTEXT_FOLD_HINDSIGHT_API_KEY: "k" }, dir).memory).toMatchObject({ bankId: "from-env", apiKey: "k" });
     const bad = loadSettings({ CONTEXT_FOLD_HINDSIGHT_URL: "ftp://x", CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS: "1.5" }, dir);
     expect(bad.memory).toBeUndefined();
     expect(bad.warnings.map((w) => w.variable)).toEqual(["CONTEXT_FOLD_HINDSIGHT_TIMEOUT_MS", "CONTEXT_FOLD_HINDSIGHT_URL"]);
     const urlOnly = loadSettings({ CONTEXT_FOLD_CONFIG: "off", CONTEXT_FOLD_HINDSIGHT_URL: "http://127.0.0.1:9" }, dir);
-    expect(urlOnly.memory).toEqual({ url: "http://127.0.0.1:9", bankId: undefined, apiKey: undefined, tag: undefined, timeoutMs: 5000 });
+    expect(urlOnly.memory).toEqual({
+      url: "http://127.0.0.1:9", bankId: undefined, apiKey: undefined, tag: undefined, timeoutMs: 5000,
+      tools: { retain: true, recall: true, reflect: true }, autoRecall: true, recallBudget: 600, recallTimeoutMs: 300,
+      recallPersist: false, recallAllProjects: false, autoRetain: true, sharedBank: undefined, optOut: false, outboxMax: 1000, shutdownFlushMs: 1500,
+    });
     expect(urlOnly.warnings).toEqual([]);
     const bankOnly = loadSettings({ CONTEXT_FOLD_CONFIG: "off", CONTEXT_FOLD_HINDSIGHT_BANK: "b" }, dir);
     expect(bankOnly.memory).toBeUndefined();
     expect(bankOnly.warnings[0]?.reason).toContain("needs a bank URL");
+  });
+
+  test("memory's other keys: one table, one validator — the file's values checked by the schema, variables win, a bad value named by its key", () => {
+    const dir = tempDir("cf-config-");
+    const file = join(dir, CONFIG_FILE);
+    writeFileSync(file, JSON.stringify({ memory: { url: "http://127.0.0.1:9", recallTool: false, recallBudget: 300, sharedBank: "shared-dev", recallPersist: "yes", outboxMax: 0 } }));
+    const loaded = loadSettings({ CONTEXT_FOLD_MEMORY_RECALL_BUDGET: "900", CONTEXT_FOLD_MEMORY_SHUTDOWN_FLUSH_MS: "soon" }, dir);
+    expect(loaded.memory).toMatchObject({ tools: { retain: true, recall: false, reflect: true }, recallBudget: 900, sharedBank: "shared-dev", recallPersist: false, outboxMax: 1000, shutdownFlushMs: 1500 });
+    expect(loaded.warnings).toEqual([
+      { variable: `${file} memory.recallPersist`, value: '"yes"', reason: "expected true or false" },
+      { variable: `${file} memory.outboxMax`, value: "0", reason: "expected an integer from 1 to 1000000" },
+      { variable: "CONTEXT_FOLD_MEMORY_SHUTDOWN_FLUSH_MS", value: "soon", reason: "expected an integer from 0 to 60000" },
+    ]);
+    // Every memory key is a row of the one table, so the schema and the scaffold hold it.
+    for (const key of ["retainTool", "recallTool", "reflectTool", "autoRecall", "recallBudget", "recallTimeoutMs", "recallPersist", "recallAllProjects", "autoRetain", "sharedBank", "optOut", "outboxMax", "shutdownFlushMs"]) {
+      expect(SETTINGS.some((s) => s.key === `memory.${key}`), key).toBe(true);
+    }
   });
 
   test("CONTEXT_FOLD_CONFIG: another file, or off (no file read or created)", () => {

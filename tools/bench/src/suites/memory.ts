@@ -3,7 +3,7 @@
 // projects. Target: ≤ 15 ms p50 added to a prompt.
 import { startLocalBank } from "@context-fold/hindsight-local";
 import { HindsightClient } from "@context-fold/memory-gardener-client";
-import { loadMemorySettings, MemoryService, type MemorySession, Outbox, projectTag, renderRecallBlock } from "@context-fold/pi-extension";
+import { loadSettings, MemoryService, type MemorySession, Outbox, projectTag, renderRecallBlock } from "@context-fold/pi-extension";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 const MEMORIES = 10_000;
@@ -26,7 +26,8 @@ export const memorySuite: BenchSuite = async () => {
         return { content: sentence(i), documentId: `bench:${String(i)}`, tags: [projectTag(`p${String(i % PROJECTS)}`), "source:context-fold"] };
       }));
     }
-    const { settings } = loadMemorySettings({ memory: { url: bank.url, bankId: "bench", apiKey: undefined, tag: undefined, timeoutMs: 5000 }, configFile: undefined }, {});
+    // No config file (CONTEXT_FOLD_CONFIG=off): every other memory option at its default.
+    const settings = loadSettings({ CONTEXT_FOLD_CONFIG: "off", CONTEXT_FOLD_HINDSIGHT_URL: bank.url, CONTEXT_FOLD_HINDSIGHT_BANK: "bench" }, "/nonexistent").memory;
     if (settings === undefined) throw new Error("memory settings missing");
     const service = new MemoryService(settings);
     const session: MemorySession = {
