@@ -22,6 +22,7 @@ export type {
   TurnLine,
   TypeCatalogEntry,
   UserStatement,
+  UserStatementFact,
   WorkingCommand,
 } from "./facts/types.js";
 export { ARTIFACT_PRIORITY } from "./facts/types.js";
@@ -43,7 +44,17 @@ export {
   shellWrites,
   type ShellWrite,
 } from "./facts/shell-command.js";
-export { blockerLine, isCorrection, isScopeChange, nextSteps, preferenceSentences } from "./facts/user-text.js";
+export {
+  BARE_WEIGHT,
+  blockerLine,
+  isBareMessage,
+  isCorrection,
+  isScopeChange,
+  nextSteps,
+  preferenceSentences,
+  statementKey,
+  textWeight,
+} from "./facts/user-text.js";
 export { hexLiterals, hexTokens, isCommitHash } from "./artifacts/hex-constants.js";
 export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from "./symbols/extract-symbols.js";
 // --- end summary facts and durable artifacts ---

@@ -28,9 +28,11 @@ import type {
   UserStatement,
   WorkingCommand,
 } from "./types.js";
+import { StatementLedger } from "./statement-ledger.js";
 import {
   blockerLine,
   firstLine,
+  isBareMessage,
   isCorrection,
   isScopeChange,
   isSubstantive,
@@ -159,6 +161,7 @@ class Accumulator implements FactsAccumulator {
   private readonly preferences: UserStatement[] = [];
   private readonly preferenceSeen = new Set<string>();
   private readonly corrections: UserStatement[] = [];
+  private readonly statements = new StatementLedger();
 
   private readonly files = new Map<string, FileState>();
   /** basename → paths, for matching diagnostics printed relative to another directory. */
@@ -259,6 +262,8 @@ class Accumulator implements FactsAccumulator {
       else if (isScopeChange(text)) this.scopeChanges.push(stmt);
     }
     if (this.goal === null && substantive) this.goal = stmt;
+    if (this.goal === stmt) this.statements.setGoal(text);
+    else if (!isBareMessage(text)) this.statements.add(stmt);
     if (this.preferences.length < MAX_PREFERENCES) {
       for (const s of preferenceSentences(text)) {
         const k = s.toLowerCase();
@@ -714,6 +719,7 @@ class Accumulator implements FactsAccumulator {
       goal: this.goal,
       scopeChanges: [...this.scopeChanges],
       preferences: [...this.preferences],
+      statements: this.statements.snapshot(),
       files,
       typeCatalog: this.typeCatalog(),
       commits: [...this.commits],

@@ -27,6 +27,12 @@ export interface UserStatement {
   readonly index: number;
 }
 
+/** A user statement kept once: duplicates (same `statementKey`, or one containing the other) counted. */
+export interface UserStatementFact extends UserStatement {
+  /** How many user messages said it (1 when said once). */
+  readonly count: number;
+}
+
 export type FileStatus = "modified" | "created" | "read";
 
 export interface FileFact {
@@ -126,6 +132,11 @@ export interface SessionFacts {
   readonly scopeChanges: readonly UserStatement[];
   /** always / never / prefer / don't … lines from user messages. */
   readonly preferences: readonly UserStatement[];
+  /**
+   * Everything else the user said: every user message after the goal that is not bare
+   * (`isBareMessage`), verbatim, in session order; duplicates once, with a count.
+   */
+  readonly statements: readonly UserStatementFact[];
   /** Files in first-touched order. */
   readonly files: readonly FileFact[];
   readonly typeCatalog: readonly TypeCatalogEntry[];

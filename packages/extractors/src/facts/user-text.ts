@@ -118,3 +118,43 @@ export function nextSteps(text: string, max = 5): string[] {
 function clip(s: string): string {
   return s.length > 200 ? s.slice(0, 199) + "…" : s;
 }
+
+/**
+ * Information weight of a user text: a letter or digit counts 1, a Han, Kana or Hangul syllable 3 (one
+ * of them carries about what a short word does). Linear, no regex.
+ */
+export function textWeight(text: string): number {
+  let w = 0;
+  const n = Math.min(text.length, 4096);
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 0xc0 && c <= 0x24f)) w += 1;
+    else if ((c >= 0x3040 && c <= 0x30ff) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7a3)) w += 3;
+    else if (c >= 0x370 && c < 0x3040) w += 1;
+  }
+  return w;
+}
+
+/** Below this weight a message is an acknowledgement or nudge ("ok", "yes", "go", "네", "ㅇㅇ"). */
+export const BARE_WEIGHT = 6;
+
+/**
+ * A user message that carries nothing to keep: empty, a bare slash command ("/compact"), or an
+ * acknowledgement too short to state anything. Decided by shape, not by a phrase list, so any language
+ * and any phrasing of a decision, fact or reminder is kept.
+ */
+export function isBareMessage(text: string): boolean {
+  const t = text.trim();
+  if (t.length === 0) return true;
+  if (t.startsWith("/") && !/\s/.test(t)) return true;
+  return textWeight(t) < BARE_WEIGHT;
+}
+
+/**
+ * The key two user messages are compared by: case folded, every run of whitespace, punctuation and
+ * symbols one space, trimmed (so "Use pnpm!" and "use pnpm" are one statement). Bounded to the head.
+ */
+export function statementKey(text: string): string {
+  const head = text.length > 4000 ? text.slice(0, 4000) : text;
+  return head.toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, " ").trim();
+}
