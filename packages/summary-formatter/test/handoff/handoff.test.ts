@@ -136,6 +136,14 @@ describe("handoff from hand-built facts", () => {
     expect(buildHandoff(input)).toBe(markdown);
   });
 
+  it("lists the most recent commits and says how many earlier ones it left out", () => {
+    const commits = Array.from({ length: 13 }, (_, i) => ({ hash: `abc${String(1000 + i)}`, subject: `change ${String(i)}`, kind: "commit" as const, turn: 2, index: 20 + i }));
+    const markdown = buildHandoff({ ...input, facts: { ...facts, commits } });
+    expect(markdown).toContain("abc1012");
+    expect(markdown).not.toContain("abc1002");
+    expect(markdown).toContain("- … and 3 earlier commits (recall: `context-fold facts '/tmp/my sessions/s1.jsonl'`)");
+  });
+
   it("clips an over-long decision with a recall pointer; no goal and no request says so", () => {
     const clipped = buildHandoff({ ...input, verbatimMax: 20 });
     expect(clipped).toContain("… (clipped; recall #5");
