@@ -80,7 +80,9 @@ export type OutstandingSource =
   | "no-matches" // empty grep / find / glob
   | "tool" // tool result flagged isError
   | "compiler" // other compiler / linter diagnostic (rustc, go, gcc, eslint, …)
-  | "user"; // blocker the user wrote
+  | "user" // blocker the user wrote
+  | "output" // failure line (fatal log line, failed migration) in the output of a command that exited 0
+  | "question"; // the session ends on a question nobody answered
 
 export interface OutstandingItem {
   readonly severity: Severity;
