@@ -22,6 +22,7 @@ export type {
   TurnLine,
   TypeCatalogEntry,
   UserStatement,
+  UserStatementFact,
   WorkingCommand,
 } from "./facts/types.js";
 export { ARTIFACT_PRIORITY } from "./facts/types.js";
@@ -32,7 +33,7 @@ export {
   extractArtifacts,
   extractFacts,
 } from "./facts/accumulator.js";
-export { commitKindOf, parseGitCommits, type ParsedCommit } from "./facts/git-commits.js";
+export { commitKindOf, parseGitCommits, reportedCommits, type ParsedCommit } from "./facts/git-commits.js";
 export { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";
 export {
   commandDir,
@@ -43,14 +44,25 @@ export {
   shellWrites,
   type ShellWrite,
 } from "./facts/shell-command.js";
-export { blockerLine, isCorrection, isScopeChange, nextSteps, preferenceSentences } from "./facts/user-text.js";
+export {
+  BARE_WEIGHT,
+  blockerLine,
+  firstSentence,
+  isBareMessage,
+  isCorrection,
+  isScopeChange,
+  nextSteps,
+  preferenceSentences,
+  statementKey,
+  textWeight,
+} from "./facts/user-text.js";
 export { hexLiterals, hexTokens, isCommitHash } from "./artifacts/hex-constants.js";
 export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from "./symbols/extract-symbols.js";
 // --- end summary facts and durable artifacts ---
 
 // --- lexicon and seed-index record extraction (issue 5) ---
-export { ERROR_LINE_MAX, clipLine, errorLines, isErrorLine } from "./lexicon/errors.js";
-export { PATH_MAX, isPathToken, normalizePath, pathTokens } from "./lexicon/paths.js";
+export { ERROR_LINE_MAX, clipLine, errorLines, isErrorLine, isFalseAlarm } from "./lexicon/errors.js";
+export { PATH_MAX, cleanPath, filePathsOfList, isPathToken, normalizePath, pathTokens } from "./lexicon/paths.js";
 export { IDENTIFIER_MAX, identifierTokens, scanIdentifierRanges, scanIdentifiers } from "./lexicon/identifiers.js";
 export { scanOutputTokens } from "./lexicon/output-tokens.js";
 export {
@@ -68,7 +80,7 @@ export {
   type SeedRecordParams,
 } from "./seed/accumulator.js";
 export { buildFoldRecord, type ExtractFieldsOptions, extractRecordFields, type FoldRecordInput } from "./seed/build-record.js";
-export { CONTENT_TOOLS, FILE_TOOLS, SHELL_TOOLS, toolCommand, toolPath } from "./seed/tool-classes.js";
+export { classifyTool, isContentTool, newContent, PATH_KEYS, toolCommand, toolNames, toolPath, type ToolClass } from "./tool-calls/tool-class.js";
 export {
   buildCompactRecord,
   lastEntryTime,

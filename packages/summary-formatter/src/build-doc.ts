@@ -1,7 +1,7 @@
 // Facts and artifacts (from @context-fold/extractors) to a SummaryDoc, before merging and budgeting:
 // one-line fields flattened, symbol names and anchor items filtered to what the line grammar can carry.
-import type { DurableArtifacts, SessionFacts } from "@context-fold/extractors";
-import type { CatalogFile, FileItem, FooterDoc, LineItem, OutstandingDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import { statementKey, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
+import type { CatalogFile, FileItem, FooterDoc, LineItem, OutstandingDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
 import { flat, oneLine } from "./summary-syntax.js";
 
 /** Characters kept of one-line items (scope changes, preferences, turns, outstanding, status). */
@@ -23,6 +23,32 @@ export function withoutCorrectionEchoes<T extends LineItem>(preferences: readonl
   if (corrections.length === 0) return [...preferences];
   const said = new Set(corrections.map((c) => c.index));
   return preferences.filter((p) => !said.has(p.index));
+}
+
+/**
+ * User statements not already listed verbatim elsewhere (the goal, a correction, a scope change at the
+ * same #N): each message appears once in the summary.
+ */
+export function withoutListedStatements(
+  statements: readonly StatementItem[],
+  goal: VerbatimItem | null,
+  corrections: readonly VerbatimItem[],
+  scopeChanges: readonly LineItem[],
+): StatementItem[] {
+  const listed = new Set<number>([...corrections.map((c) => c.index), ...scopeChanges.map((s) => s.index)]);
+  if (goal !== null) listed.add(goal.index);
+  return statements.filter((s) => !listed.has(s.index));
+}
+
+/** Preferences whose sentence a statement of the same message already quotes (containment after `statementKey`). */
+export function withoutStatementEchoes<T extends LineItem>(preferences: readonly T[], statements: readonly StatementItem[]): T[] {
+  if (statements.length === 0) return [...preferences];
+  const byIndex = new Map<number, string>();
+  for (const s of statements) byIndex.set(s.index, statementKey(s.text));
+  return preferences.filter((p) => {
+    const said = byIndex.get(p.index);
+    return said === undefined || !said.includes(statementKey(p.text));
+  });
 }
 
 /** Files ordered modified, created, then read; first-touched order within each. */
@@ -68,13 +94,23 @@ export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, b
       return true;
     });
   const corrections = artifacts.corrections.filter((c) => c.index !== goalIndex).map((c) => ({ text: c.text, index: c.index }));
+  const goal = facts.goal === null ? null : { text: facts.goal.text, index: facts.goal.index };
+  const scopeChanges = facts.scopeChanges.map((s) => ({ text: line(s.text), index: s.index }));
+  const statements = withoutListedStatements(
+    facts.statements.map((s) => ({ text: line(s.text), index: s.index, count: s.count })),
+    goal,
+    corrections,
+    scopeChanges,
+  );
   return {
-    goal: facts.goal === null ? null : { text: facts.goal.text, index: facts.goal.index },
-    scopeChanges: facts.scopeChanges.map((s) => ({ text: line(s.text), index: s.index })),
+    goal,
+    scopeChanges,
     scopeOmitted: null,
-    preferences: withoutCorrectionEchoes(preferences, corrections),
+    preferences: withoutStatementEchoes(withoutCorrectionEchoes(preferences, corrections), statements),
     corrections,
     correctionsOmitted: null,
+    statements,
+    statementsOmitted: null,
     files,
     filesOmitted: [],
     commits: facts.commits.map((c) => ({

@@ -1,7 +1,7 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, type DurableArtifacts, type SessionFacts, type UserStatement } from "@context-fold/extractors";
+import { createFactsAccumulator, filePathsOfList, type DurableArtifacts, type SessionFacts, type UserStatement } from "@context-fold/extractors";
 import { blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts, orderFiles } from "./build-doc.js";
@@ -46,6 +46,8 @@ export interface BuildSummaryInput {
   readonly artifacts: DurableArtifacts;
   /** Blocks of the summarized window, ascending #N (the brief transcript is made from them). */
   readonly blocks: readonly BriefBlock[];
+  /** The session's working directory: file lists of earlier summaries are made cwd-relative like the facts'. */
+  readonly cwd?: string | undefined;
   /** Previous summaries in lineage order; the latest of ours is merged, foreign ones after it are kept. */
   readonly previous?: readonly PreviousSummaryInput[];
   readonly budget?: number;
@@ -104,23 +106,28 @@ function omissionsOf(doc: SummaryDoc): Omission[] {
  * Files listed in `<read-files>` / `<modified-files>` of foreign summaries (Pi's default compaction
  * appends them), added after the files the facts name; the ref is the compaction block listing them.
  */
-export function withForeignFiles(files: readonly FileItem[], foreign: readonly PreviousSummaryDoc[]): FileItem[] {
+export function withForeignFiles(files: readonly FileItem[], foreign: readonly PreviousSummaryDoc[], cwd?: string): FileItem[] {
   const known = new Set(files.map((f) => f.path));
   const extra: FileItem[] = [];
+  const add = (path: string, status: FileItem["status"], index: number): void => {
+    const old = extra.findIndex((f) => f.path === path);
+    if (known.has(path) && old < 0) return;
+    const item: FileItem = { status, path, symbols: [], index };
+    if (old < 0) extra.push(item);
+    else if (status === "modified") extra[old] = item;
+  };
   for (const p of foreign) {
     if (p.index === null) continue;
     let status: FileItem["status"] | null = null;
     for (const raw of p.lines) {
-      const line = raw.trim();
-      if (line === "<read-files>") status = "read";
-      else if (line === "<modified-files>") status = "modified";
-      else if (line === "</read-files>" || line === "</modified-files>") status = null;
-      else if (status !== null && line !== "" && !line.includes(", ")) {
-        const old = extra.findIndex((f) => f.path === line);
-        if (known.has(line) && old < 0) continue;
-        const item: FileItem = { status, path: line, symbols: [], index: p.index };
-        if (old < 0) extra.push(item);
-        else if (status === "modified") extra[old] = item;
+      // Tags may share a line ("</read-files><modified-files>") and paths may be glued by escaped
+      // newlines: the list's own text is split by its tags, each piece read by the one path normaliser.
+      for (const piece of raw.split(/(<\/?(?:read|modified)-files>)/)) {
+        const t = piece.trim();
+        if (t === "<read-files>") status = "read";
+        else if (t === "<modified-files>") status = "modified";
+        else if (t === "</read-files>" || t === "</modified-files>") status = null;
+        else if (status !== null && t !== "" && !t.includes(", ")) for (const path of filePathsOfList(t, cwd)) add(path, status, p.index);
       }
     }
   }
@@ -170,7 +177,7 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
     brief.earlier === 0 || footer.range === null
       ? null
       : { count: brief.earlier, what: "earlier brief lines", recall: `#${String(footer.range.from)}–#${String(Math.max(footer.range.from, firstKept - 1))}` };
-  const fresh: SummaryDoc = { ...fromFacts, files: withForeignFiles(fromFacts.files, foreign), previous: foreign, briefOmitted };
+  const fresh: SummaryDoc = { ...fromFacts, files: withForeignFiles(fromFacts.files, foreign, input.cwd), previous: foreign, briefOmitted };
   const covers = input.factsCoverPrevious === true;
   const merged =
     base === null
@@ -295,6 +302,7 @@ function compactWith(
     facts,
     artifacts,
     blocks: plan.summarizedBlocks,
+    cwd: session.header.cwd,
     previous: previousInputs(session, options.previous),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.format === undefined ? {} : { format: options.format }),

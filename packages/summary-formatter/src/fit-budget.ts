@@ -12,6 +12,7 @@ export const EARLIER_TURNS_MAX = 60;
 export const SCOPE_CHANGES_MAX = 12;
 export const PREFERENCES_MAX = 20;
 export const OUTSTANDING_MAX = 40;
+export const STATEMENTS_MAX = 60;
 /** Bytes held back for footer numbers that grow after measuring. */
 const FOOTER_SLACK = 48;
 
@@ -28,6 +29,7 @@ export const TRIM_ORDER = [
   "rest of the brief transcript, rest of the earlier turns",
   "created and modified files (last first)",
   "commits (oldest first)",
+  "user statements (oldest first)",
   "corrections (newest first)",
 ] as const;
 
@@ -77,7 +79,15 @@ export function applyCaps(doc: SummaryDoc): SummaryDoc {
   const prefOver = d.preferences.length - PREFERENCES_MAX;
   if (prefOver > 0) d = { ...d, preferences: d.preferences.slice(prefOver), correctionsOmitted: plus(d.correctionsOmitted, prefOver, "earlier preferences or corrections", "user messages") };
   if (d.outstanding.length > OUTSTANDING_MAX) d = dropOutstanding(d, d.outstanding.length - OUTSTANDING_MAX);
+  if (d.statements.length > STATEMENTS_MAX) d = dropStatements(d, d.statements.length - STATEMENTS_MAX);
   return d;
+}
+
+const STATEMENTS_OMITTED = "more user statements";
+
+function dropStatements(doc: SummaryDoc, n: number): SummaryDoc {
+  const k = Math.min(n, doc.statements.length);
+  return { ...doc, statements: doc.statements.slice(k), statementsOmitted: plus(doc.statementsOmitted, k, STATEMENTS_OMITTED, "user messages") };
 }
 
 const RANK: Record<OutstandingDoc["tag"], number> = { RESOLVED: 0, INFO: 1, WARN: 2, ERROR: 3 };
@@ -233,6 +243,7 @@ const STEPS: Step[] = [
     const n = countFor(d.commits.map((c) => lineCost(c.subject)), x);
     return { ...d, commits: d.commits.slice(n), commitsOmitted: plus(d.commitsOmitted, n, "more commits", "commits") };
   },
+  (d, x) => (d.statements.length === 0 ? null : dropStatements(d, countFor(d.statements.map((s) => lineCost(s.text)), x))),
   (d, x) => {
     if (d.corrections.length === 0) return null;
     const n = countFor([...d.corrections].reverse().map((c) => lineCost(c.text)), x);
@@ -246,7 +257,7 @@ const sum = (xs: readonly string[]): number => xs.reduce((n, x) => n + lineCost(
  * Shares of the budget the bulky sections may hold before the strict order starts (applied only when
  * the summary is over budget), so one long section cannot crowd out all the others.
  */
-export const SECTION_SHARES = { brief: 0.25, previous: 0.25, outstanding: 0.15, earlierTurns: 0.1, typeCatalog: 0.08 } as const;
+export const SECTION_SHARES = { brief: 0.25, previous: 0.25, outstanding: 0.15, earlierTurns: 0.1, typeCatalog: 0.08, statements: 0.3 } as const;
 
 const SHARED: [number, (d: SummaryDoc) => number, number][] = [
   [SECTION_SHARES.brief, (d) => sum(d.brief), 8],
@@ -254,6 +265,7 @@ const SHARED: [number, (d: SummaryDoc) => number, number][] = [
   [SECTION_SHARES.outstanding, (d) => sum(d.outstanding.map((o) => o.text)), 4],
   [SECTION_SHARES.earlierTurns, (d) => sum(d.earlierTurns.map((t) => t.text)), 9],
   [SECTION_SHARES.typeCatalog, (d) => d.typeCatalog.reduce((n, c) => n + sum(c.lines) + lineCost(c.path), 0), 1],
+  [SECTION_SHARES.statements, (d) => sum(d.statements.map((s) => s.text)), 12],
 ];
 
 /**

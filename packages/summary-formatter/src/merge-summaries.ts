@@ -2,11 +2,11 @@
 // corrections, previous foreign summaries), union (files: modified outrank read; commits), replace
 // (type catalog, status, anchors; outstanding when the new facts cover the previous ones, else the
 // new items plus the older open ones they do not name), rolling (earlier turns, brief transcript).
-import { isCorrection } from "@context-fold/extractors";
-import { LINE_MAX, orderFiles, SYMBOLS_PER_FILE, withoutCorrectionEchoes } from "./build-doc.js";
+import { isCorrection, statementKey } from "@context-fold/extractors";
+import { LINE_MAX, orderFiles, SYMBOLS_PER_FILE, withoutCorrectionEchoes, withoutListedStatements, withoutStatementEchoes } from "./build-doc.js";
 import { briefRef } from "./brief.js";
 import { mergeOutstanding, type WindowActivity } from "./carry-outstanding.js";
-import type { CommitItem, FileItem, LineItem, Omission, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import type { CommitItem, FileItem, LineItem, Omission, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
 import { oneLine } from "./summary-syntax.js";
 
 export interface MergeOptions {
@@ -32,6 +32,23 @@ function unionByIndex<T extends LineItem | VerbatimItem>(a: readonly T[], b: rea
     if (!seen.has(key)) seen.set(key, x);
   }
   return [...seen.values()].sort((x, y) => x.index - y.index);
+}
+
+/**
+ * Statements of both summaries, once each: the same #N keeps the newer count (a lineage-wide extraction
+ * recounted it); the same wording at another #N is folded into the earlier one, counts added.
+ */
+function unionStatements(a: readonly StatementItem[], b: readonly StatementItem[]): StatementItem[] {
+  const byIndex = new Map<number, StatementItem>();
+  for (const s of a) byIndex.set(s.index, s);
+  for (const s of b) byIndex.set(s.index, s);
+  const byKey = new Map<string, StatementItem>();
+  for (const s of [...byIndex.values()].sort((x, y) => x.index - y.index)) {
+    const key = statementKey(s.text);
+    const old = byKey.get(key);
+    byKey.set(key, old === undefined ? s : { ...old, count: old.count + s.count });
+  }
+  return [...byKey.values()].sort((x, y) => x.index - y.index);
 }
 
 /** Turns by the #N that opened them; the newer one-liner wins (a turn still running last time grew since). */
@@ -108,13 +125,16 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
         ? previous.footer.range
         : { from: Math.min(previous.footer.range.from, next.footer.range.from), to: Math.max(previous.footer.range.to, next.footer.range.to) };
   const filesOmitted = carry ? [...previous.filesOmitted, ...next.filesOmitted] : [...next.filesOmitted];
+  const statements = withoutListedStatements(unionStatements(previous.statements, next.statements), goal, corrections, scopeChanges);
   return {
     goal,
     scopeChanges,
     scopeOmitted: addCounts(previous.scopeOmitted, next.scopeOmitted, carry),
-    preferences: withoutCorrectionEchoes(unionByIndex(previous.preferences, next.preferences), corrections),
+    preferences: withoutStatementEchoes(withoutCorrectionEchoes(unionByIndex(previous.preferences, next.preferences), corrections), statements),
     corrections,
     correctionsOmitted: addCounts(previous.correctionsOmitted, next.correctionsOmitted, carry),
+    statements,
+    statementsOmitted: addCounts(previous.statementsOmitted, next.statementsOmitted, carry),
     files: unionFiles(previous.files, next.files),
     filesOmitted,
     commits: unionCommits(previous.commits, next.commits),

@@ -13,6 +13,7 @@ import type {
   OutstandingDoc,
   OutstandingTag,
   PreviousSummaryDoc,
+  StatementItem,
   SummaryDoc,
   VerbatimItem,
 } from "./summary-doc.js";
@@ -27,6 +28,8 @@ import {
   TAG_FOUNDING,
   TAG_PREFERENCE,
   TAG_SCOPE,
+  TAG_USER,
+  TAG_USER_COUNTED,
 } from "./summary-syntax.js";
 
 /** true when `text` is a summary context-fold rendered in the bracketed layout. */
@@ -188,6 +191,19 @@ export function parseSummary(text: string): SummaryDoc {
     else fail(`unexpected preference item "${item.head.slice(0, 80)}"`, item.line);
   }
 
+  const statements: StatementItem[] = [];
+  let statementsOmitted: Omission | null = null;
+  for (const item of get(SECTION.statements)) {
+    if (isOmission(item.head)) statementsOmitted = parseOmission(item.head, item.line);
+    else if (item.head.startsWith(TAG_USER)) statements.push({ ...splitRef(item.head.slice(TAG_USER.length), item.line), count: 1 });
+    else if (item.head.startsWith(TAG_USER_COUNTED)) {
+      const close = item.head.indexOf("] ");
+      const digits = close < 0 ? "" : item.head.slice(TAG_USER_COUNTED.length, close);
+      if (!DIGITS.test(digits)) fail(`malformed statement count in "${item.head.slice(0, 80)}"`, item.line);
+      statements.push({ ...splitRef(item.head.slice(close + 2), item.line), count: Number(digits) });
+    } else fail(`unexpected statement item "${item.head.slice(0, 80)}"`, item.line);
+  }
+
   const files: FileItem[] = [];
   const filesOmitted: Omission[] = [];
   for (const item of get(SECTION.files)) {
@@ -278,6 +294,8 @@ export function parseSummary(text: string): SummaryDoc {
     preferences,
     corrections,
     correctionsOmitted,
+    statements,
+    statementsOmitted,
     files,
     filesOmitted,
     commits,

@@ -13,6 +13,7 @@ import {
   TAG_PREFERENCE,
   TAG_SCOPE,
   omissionLine,
+  statementTag,
   pushAll,
   refText,
   verbatimLines,
@@ -34,6 +35,11 @@ export function bracketSections(doc: SummaryDoc): [string, string[]][] {
   for (const p of doc.preferences) prefs.push(`- ${TAG_PREFERENCE}${p.text} ${refText(p.index)}`);
   for (const c of doc.corrections) pushAll(prefs, verbatimLines(TAG_CORRECTION, c.text, c.index));
   withOmissions(prefs, doc.correctionsOmitted);
+
+  const statements = withOmissions(
+    doc.statements.map((s) => `- ${statementTag(s.count)}${s.text} ${refText(s.index)}`),
+    doc.statementsOmitted,
+  );
 
   const files = doc.files.map((f) => {
     const symbols = f.symbols.length > 0 ? ` (${f.symbols.join(", ")})` : f.path.endsWith(")") ? " ()" : "";
@@ -89,6 +95,7 @@ export function bracketSections(doc: SummaryDoc): [string, string[]][] {
   return [
     [SECTION.goal, goal],
     [SECTION.preferences, prefs],
+    [SECTION.statements, statements],
     [SECTION.files, files],
     [SECTION.commits, commits],
     [SECTION.anchors, anchors],

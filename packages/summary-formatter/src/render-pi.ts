@@ -24,6 +24,8 @@ export function renderPiBody(doc: SummaryDoc): string {
   const prefs = doc.preferences.map((p) => `- ${p.text} ${refText(p.index)}`);
   for (const c of doc.corrections) prefs.push(`- Correction: ${indent(c.text)} ${refText(c.index)}`);
   prefs.push(...om(doc.correctionsOmitted));
+  for (const s of doc.statements) prefs.push(`- User said${s.count > 1 ? ` (${String(s.count)}×)` : ""}: ${s.text} ${refText(s.index)}`);
+  prefs.push(...om(doc.statementsOmitted));
   section("Constraints & Preferences", prefs);
 
   const progress: string[] = [];

@@ -13,6 +13,14 @@ export interface LineItem {
   readonly index: number;
 }
 
+/** Something the user said (one line, clipped with "…"), with how many messages said it. */
+export interface StatementItem {
+  readonly text: string;
+  readonly index: number;
+  /** 1 when said once; duplicates (normalised equal or contained) are listed once with their count. */
+  readonly count: number;
+}
+
 export type FileStatus = "modified" | "created" | "read";
 
 export interface FileItem {
@@ -100,6 +108,9 @@ export interface SummaryDoc {
   /** User corrections, verbatim. */
   readonly corrections: readonly VerbatimItem[];
   readonly correctionsOmitted: Omission | null;
+  /** What else the user said (decisions, facts, constraints, reminders in any phrasing), in session order. */
+  readonly statements: readonly StatementItem[];
+  readonly statementsOmitted: Omission | null;
   readonly files: readonly FileItem[];
   readonly filesOmitted: readonly Omission[];
   readonly commits: readonly CommitItem[];
@@ -127,6 +138,8 @@ export function emptyDoc(footer: FooterDoc): SummaryDoc {
     preferences: [],
     corrections: [],
     correctionsOmitted: null,
+    statements: [],
+    statementsOmitted: null,
     files: [],
     filesOmitted: [],
     commits: [],

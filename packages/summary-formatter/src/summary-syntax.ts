@@ -9,6 +9,7 @@ export const RECALL_HINT =
 export const SECTION = {
   goal: "Session Goal",
   preferences: "User Preferences",
+  statements: "User Statements",
   files: "Files And Changes",
   commits: "Commits",
   anchors: "Anchors",
@@ -27,6 +28,13 @@ export const TAG_FOUNDING = "[Founding request] ";
 export const TAG_SCOPE = "[Scope change] ";
 export const TAG_PREFERENCE = "[Preference] ";
 export const TAG_CORRECTION = "[Correction] ";
+/** A user statement said once: `- [User] text (#N)`; said n times: `- [User ×n] text (#N)`. */
+export const TAG_USER = "[User] ";
+export const TAG_USER_COUNTED = "[User ×";
+
+export function statementTag(count: number): string {
+  return count > 1 ? `${TAG_USER_COUNTED}${String(count)}] ` : TAG_USER;
+}
 export const OMISSION_PREFIX = "- … and ";
 export const CONTINUATION = "  ";
 

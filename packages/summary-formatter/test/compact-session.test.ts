@@ -219,6 +219,42 @@ describe("compactSession on a Pi-written session", () => {
     expect(estimateTokens(r.summary)).toBeLessThanOrEqual(600);
   });
 
+  it("keeps what the user said in any phrasing once, counted, ranked above files and commits", async () => {
+    const w = piWriter(tempDir());
+    w.user("we're in the directoy of our bespoke coding harness, why is the user agent wrong?");
+    const said = ["isn't there a way for us to access it programatically?", "작업 착수하자", "the staging db is db-2.internal:6543", "pr까지"];
+    for (const [i, text] of said.entries()) {
+      w.assistant([{ type: "toolCall", id: `e${String(i)}`, name: "edit", arguments: { path: `src/f${String(i)}.ts`, oldText: "a", newText: "b" } }]);
+      w.result(`e${String(i)}`, "edit", "ok");
+      w.user(text);
+      w.user("ok");
+    }
+    w.user("the staging db is db-2.internal:6543!");
+    w.assistant([{ type: "text", text: "Noted." }]);
+    const more = Array.from({ length: 10 }, (_, i) => `module ${String(i)} keeps its API: client ${String(i)} depends on it`);
+    for (const text of more) w.user(text);
+    w.assistant([{ type: "text", text: "Noted." }]);
+    w.user("thanks, that's all for now");
+    const session = await readSession(w.file);
+    const doc = parseSummary(compactSession(session, { now: NOW }).summary);
+    expect(doc.statements.map((s) => [s.text, s.count])).toEqual([
+      [said[0], 1],
+      [said[1], 1],
+      [said[2], 2],
+      [said[3], 1],
+      ...more.map((m) => [m, 1]),
+    ]);
+    // A budget too small for all of them: files and commits go first, then the oldest statements, counted.
+    const small = compactSession(session, { now: NOW, budget: 256 });
+    const tight = parseSummary(small.summary);
+    expect(estimateTokens(small.summary)).toBeLessThanOrEqual(256);
+    expect(tight.files.filter((f) => f.status !== "read")).toEqual([]);
+    expect(tight.statements.length).toBeGreaterThan(0);
+    expect(tight.statements.length).toBeLessThan(14);
+    expect(tight.statements.length + (tight.statementsOmitted?.count ?? 0)).toBe(14);
+    expect(small.summary).toMatch(/- … and \d+ more user statements \(recall: user messages\)/);
+  });
+
   it("builds a digest within its budget, lowest priority trimmed first", () => {
     const artifacts = {
       initialPrompts: [{ text: FOUNDING, turn: 1, index: 0 }],

@@ -24,6 +24,8 @@ const doc: fc.Arbitrary<SummaryDoc> = fc.record({
   preferences: fc.array(fc.record({ text: oneLine, index }), { maxLength: 3 }),
   corrections: fc.array(fc.record({ text: verbatimText, index }), { maxLength: 3 }),
   correctionsOmitted: fc.option(omission),
+  statements: fc.array(fc.record({ text: oneLine, index, count: fc.integer({ min: 1, max: 99 }) }), { maxLength: 4 }),
+  statementsOmitted: fc.option(omission),
   files: fc.array(
     fc.record({ status, path: oneLine.filter((p) => p.trim() !== ""), symbols: fc.array(symbol, { maxLength: 4 }), index }),
     { maxLength: 5 },

@@ -3,11 +3,12 @@
 
 import { posix } from "node:path";
 import { errorLines } from "../lexicon/errors.js";
-import { normalizePath } from "../lexicon/paths.js";
+import { cleanPath, normalizePath } from "../lexicon/paths.js";
 import { hexLiterals, hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
 import { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode } from "./diagnostics.js";
-import { parseGitCommits } from "./git-commits.js";
+import { parseGitCommits, reportedCommits, type ParsedCommit } from "./git-commits.js";
+import { classifyTool, newContent, PATH_KEYS, type ToolClass } from "../tool-calls/tool-class.js";
 import { commandDir, commandKey, isSearchCommand, shellWrites, shortCommand, withoutLeadingCd } from "./shell-command.js";
 import type {
   CommitFact,
@@ -28,9 +29,12 @@ import type {
   UserStatement,
   WorkingCommand,
 } from "./types.js";
+import { StatementLedger } from "./statement-ledger.js";
 import {
   blockerLine,
   firstLine,
+  firstSentence,
+  isBareMessage,
   isCorrection,
   isScopeChange,
   isSubstantive,
@@ -47,20 +51,18 @@ const MAX_HEX = 64;
 /** Of which at most this many from tool output, so magic numbers in code never crowd out what people wrote. */
 const MAX_HEX_FROM_TOOLS = 24;
 const MAX_PREFERENCES = 40;
+/** Failure lines taken from one clean-exit output. */
+const MAX_OUTPUT_FAILURES = 3;
+/**
+ * Failure lines that stand for a failure even when the command exited 0 (bounded, no nesting; run on
+ * error lines of at most 240 chars): fatal/panic/traceback lines, an ERROR log level, "failed to
+ * apply/start/…", a migration that failed.
+ */
+const STRONG_FAILURE =
+  /\b(?:FATAL|[Ff]atal|PANIC|panic:|Traceback|Segmentation fault|core dumped|Uncaught|Unhandled)|\bERROR\b|\b(?:[Ff]ailed|FAILED) to (?:apply|start|connect|bind|load|migrate|run|open|listen)\b|\b[Mm]igrations?\b[^\n]{0,80}\b(?:failed|FAILED)\b/;
 
-type ToolClass = "read" | "edit" | "write" | "shell" | "search" | "other";
-
-function toolClass(name: string | undefined, args: Readonly<Record<string, unknown>> | undefined): ToolClass {
-  const n = (name ?? "").toLowerCase();
-  const sub = typeof args?.["command"] === "string" ? (args["command"] as string) : "";
-  if (n.includes("edit") && (sub === "create" || sub === "view")) return sub === "create" ? "write" : "read";
-  if (n === "read" || n === "read_file" || n === "view" || n === "cat") return "read";
-  if (n === "edit" || n === "multiedit" || n === "multi_edit" || n === "str_replace" || n.endsWith("_edit_tool") || n === "apply_patch")
-    return "edit";
-  if (n === "write" || n === "write_file" || n === "create" || n === "create_file") return "write";
-  if (n === "bash" || n === "shell" || n === "exec" || n === "run_command" || n === "terminal" || n === "sh") return "shell";
-  if (n === "grep" || n === "find" || n === "glob" || n === "ls" || n === "search" || n === "rg") return "search";
-  return "other";
+function isStrongFailure(line: string): boolean {
+  return STRONG_FAILURE.test(line);
 }
 
 function str(args: Readonly<Record<string, unknown>> | undefined, ...keys: string[]): string | undefined {
@@ -73,27 +75,7 @@ function str(args: Readonly<Record<string, unknown>> | undefined, ...keys: strin
 }
 
 function pathArg(args: Readonly<Record<string, unknown>> | undefined): string | undefined {
-  return str(args, "path", "file_path", "filePath", "file", "filename");
-}
-
-/** Text an edit/write puts into the file (what symbols are read from). */
-function newContent(cls: ToolClass, args: Readonly<Record<string, unknown>> | undefined): string {
-  if (args === undefined) return "";
-  if (cls === "write") return str(args, "content", "file_text", "text") ?? "";
-  const direct = str(args, "newText", "new_string", "new_str", "newString");
-  if (direct !== undefined) return direct;
-  const edits = args["edits"];
-  if (Array.isArray(edits)) {
-    const parts: string[] = [];
-    for (const e of edits) {
-      if (e !== null && typeof e === "object") {
-        const v = (e as Record<string, unknown>)["newText"] ?? (e as Record<string, unknown>)["new_string"];
-        if (typeof v === "string") parts.push(v);
-      }
-    }
-    return parts.join("\n");
-  }
-  return "";
+  return str(args, ...PATH_KEYS);
 }
 
 const STATUS_RANK: Readonly<Record<FileStatus, number>> = { read: 0, modified: 1, created: 2 };
@@ -159,6 +141,7 @@ class Accumulator implements FactsAccumulator {
   private readonly preferences: UserStatement[] = [];
   private readonly preferenceSeen = new Set<string>();
   private readonly corrections: UserStatement[] = [];
+  private readonly statements = new StatementLedger();
 
   private readonly files = new Map<string, FileState>();
   /** basename → paths, for matching diagnostics printed relative to another directory. */
@@ -186,6 +169,9 @@ class Accumulator implements FactsAccumulator {
   private focus: { text: string; index: number } | null = null;
   private lastModification: { text: string; index: number } | undefined;
   private lastAssistantText: { text: string; index: number; afterFocus: boolean } | null = null;
+  /** The last user message and the last tool call: what a question left at the end waits on. */
+  private lastUser: { text: string; index: number; turn: number } | null = null;
+  private lastCallIndex = -1;
   private first = -1;
 
   constructor(options: ExtractOptions) {
@@ -220,6 +206,7 @@ class Accumulator implements FactsAccumulator {
         this.addHex(b.text, b.index);
         return;
       case "toolCall":
+        this.lastCallIndex = b.index;
         this.addToolCall(b);
         return;
       case "toolResult":
@@ -259,6 +246,8 @@ class Accumulator implements FactsAccumulator {
       else if (isScopeChange(text)) this.scopeChanges.push(stmt);
     }
     if (this.goal === null && substantive) this.goal = stmt;
+    if (this.goal === stmt) this.statements.setGoal(text);
+    else if (!isBareMessage(text)) this.statements.add(stmt);
     if (this.preferences.length < MAX_PREFERENCES) {
       for (const s of preferenceSentences(text)) {
         const k = s.toLowerCase();
@@ -283,16 +272,17 @@ class Accumulator implements FactsAccumulator {
       });
       this.openUserBlockers.add(item);
     }
-    if (substantive) this.focus = { text: firstLine(text, 200), index: b.index };
+    if (substantive) this.focus = { text: firstSentence(text, 200), index: b.index };
     this.lastAssistantText = null;
-    this.turns.push({ turn: b.turn, index: b.index, ask: firstLine(text, 100), reads: [], edits: [], writes: [], runs: [], cached: undefined });
+    this.lastUser = { text, index: b.index, turn: b.turn };
+    this.turns.push({ turn: b.turn, index: b.index, ask: firstSentence(text, 100), reads: [], edits: [], writes: [], runs: [], cached: undefined });
     this.addHex(text, b.index);
   }
 
   // ---- tool calls and results ----------------------------------------------------------------
 
   private addToolCall(b: FactsBlock): void {
-    const cls = toolClass(b.toolName, b.args);
+    const cls = classifyTool(b.toolName, b.args);
     const call: PendingCall = { cls, toolName: b.toolName ?? "", args: b.args, index: b.index };
     if (b.toolCallId !== undefined) this.pending.set(b.toolCallId, call);
     else this.pending.set(`#${b.index}`, call);
@@ -306,14 +296,14 @@ class Accumulator implements FactsAccumulator {
         return call;
       }
     }
-    return { cls: toolClass(b.toolName, b.args), toolName: b.toolName ?? "", args: b.args, index: b.index };
+    return { cls: classifyTool(b.toolName, b.args), toolName: b.toolName ?? "", args: b.args, index: b.index };
   }
 
   private addToolResult(b: FactsBlock): void {
     const call = this.takeCall(b);
     if (this.hexFromTools < MAX_HEX_FROM_TOOLS && this.hex.size < MAX_HEX) this.addToolHex(b.text, b.index);
     const rawPath = pathArg(call.args);
-    const path = rawPath !== undefined ? normalizePath(rawPath, this.cwd) : undefined;
+    const path = rawPath !== undefined ? cleanPath(rawPath, this.cwd) : undefined;
     const turn = this.currentTurn();
     switch (call.cls) {
       case "shell": {
@@ -370,7 +360,44 @@ class Accumulator implements FactsAccumulator {
       }
       default:
         if (b.isError === true) this.toolError(b, call, path);
+        // A tool that acts (not a shell, not a reader) may report a commit it made in its own words.
+        else this.addCommits([...parseGitCommits(b.text, undefined), ...reportedCommits(b.text)], b);
         return;
+    }
+  }
+
+  /**
+   * Failure lines a clean exit does not rule out: a service log's fatal line, a migration that failed
+   * to apply, a traceback printed by a runner that exits 0. Head and tail of the output, a few lines.
+   */
+  private addOutputFailures(b: FactsBlock, command: string, key: string, output: string): void {
+    const scan = output.length > 128 * 1024 ? `${output.slice(0, 64 * 1024)}\n${output.slice(-64 * 1024)}` : output;
+    let n = 0;
+    for (const line of errorLines(scan)) {
+      if (n >= MAX_OUTPUT_FAILURES) break;
+      if (!isStrongFailure(line)) continue;
+      n += 1;
+      this.upsertItem({
+        key: `output|${key}|${line}`,
+        severity: "WARN",
+        source: "output",
+        label: "output",
+        text: `${shortCommand(command)} → ${line.trim()}`,
+        file: undefined,
+        command: shortCommand(command),
+        commandKey: key,
+        errorId: undefined,
+        turn: b.turn,
+        index: b.index,
+      });
+    }
+  }
+
+  private addCommits(found: readonly ParsedCommit[], b: FactsBlock): void {
+    for (const c of found) {
+      if ([...this.commitSeen].some((h) => h.startsWith(c.hash) || c.hash.startsWith(h))) continue;
+      this.commitSeen.add(c.hash);
+      this.commits.push({ ...c, turn: b.turn, index: b.index });
     }
   }
 
@@ -397,11 +424,7 @@ class Accumulator implements FactsAccumulator {
       turn.runs.push(shortCommand(command, 60));
       turn.cached = undefined;
     }
-    for (const c of parseGitCommits(output, command.length > 0 ? command : undefined)) {
-      if (this.commitSeen.has(c.hash)) continue;
-      this.commitSeen.add(c.hash);
-      this.commits.push({ ...c, turn: b.turn, index: b.index });
-    }
+    this.addCommits(parseGitCommits(output, command.length > 0 ? command : undefined), b);
     // A clean exit of an unpiped command cannot carry failing tests or compiler errors (runners and
     // compilers exit non-zero on them), so its output is not scanned: most big outputs are skipped here.
     const diagnostics = exit !== 0 || command.includes("|") || command.length === 0 ? parseDiagnostics(output) : [];
@@ -438,6 +461,7 @@ class Accumulator implements FactsAccumulator {
         for (const item of open) this.resolve(item, b.index);
         this.openByCommand.delete(key);
       }
+      if (command.length > 0 && !isSearchCommand(command)) this.addOutputFailures(b, command, key, output);
       const failed = this.failedCommands.get(key);
       if (failed !== undefined && key.length > 0) {
         this.working.delete(key);
@@ -493,7 +517,8 @@ class Accumulator implements FactsAccumulator {
     const dir = commandDir(command, this.cwd);
     const turn = this.currentTurn();
     for (const w of writes) {
-      const path = normalizePath(dir !== undefined ? posix.resolve(dir, w.path) : w.path, this.cwd);
+      const path = cleanPath(dir !== undefined ? posix.resolve(dir, w.path) : w.path, this.cwd);
+      if (path === undefined) continue;
       const created = w.mode === "truncate" && !this.files.has(path);
       this.recordModification(path, created ? "created" : "modified", index, created ? `bash > ${JSON.stringify(path)}` : `bash edit ${JSON.stringify(path)}`);
       if (turn !== undefined) {
@@ -696,6 +721,8 @@ class Accumulator implements FactsAccumulator {
       });
     }
     const outstanding: OutstandingItem[] = this.outstandingItems().map(toOutstanding);
+    const pending = this.pendingQuestion();
+    if (pending !== null) outstanding.push(pending);
     const turns: TurnLine[] = this.turns.map((t) => ({ turn: t.turn, index: t.index, oneLine: turnLine(t) }));
     const commitHashes = this.commits.map((c) => c.hash);
     const errorIds: string[] = [];
@@ -714,6 +741,7 @@ class Accumulator implements FactsAccumulator {
       goal: this.goal,
       scopeChanges: [...this.scopeChanges],
       preferences: [...this.preferences],
+      statements: this.statements.snapshot(),
       files,
       typeCatalog: this.typeCatalog(),
       commits: [...this.commits],
@@ -728,6 +756,30 @@ class Accumulator implements FactsAccumulator {
       anchors: { commits: commitHashes, errorIds, keyFiles },
       range: this.first >= 0 ? { first: this.first, last: this.last } : null,
     };
+  }
+
+  /**
+   * A question the window ends on with no answer after it: the assistant's last text asking the user
+   * (its last line ends with "?", no tool ran after it), or the user's last message asking with no
+   * reply yet.
+   */
+  private pendingQuestion(): OutstandingItem | null {
+    const said = this.lastAssistantText;
+    const user = this.lastUser;
+    let text: string | null = null;
+    let index = -1;
+    if (said !== null && said.index > this.lastCallIndex) {
+      const line = lastLine(said.text);
+      if (line.endsWith("?")) {
+        text = line;
+        index = said.index;
+      }
+    } else if (said === null && user !== null && user.index > this.lastCallIndex && lastLine(user.text).endsWith("?")) {
+      text = `user asked: ${firstLine(user.text, 240)}`;
+      index = user.index;
+    }
+    if (text === null) return null;
+    return { severity: "INFO", resolved: false, text: text.length > 240 ? `${text.slice(0, 239)}…` : text, source: "question", label: "unanswered", turn: user?.turn ?? 0, index };
   }
 
   private typeCatalog(): TypeCatalogEntry[] {
@@ -792,6 +844,18 @@ function toOutstanding(item: Item): OutstandingItem {
     turn: item.turn,
     index: item.index,
   };
+}
+
+/** Last non-empty line of a text, trimmed (reads back from the end only). */
+function lastLine(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf("\n", end - 1) + 1;
+    const line = text.slice(start, end).trim();
+    if (line.length > 0) return line.length > 400 ? line.slice(-400) : line;
+    end = start - 1;
+  }
+  return "";
 }
 
 function uniq(list: readonly string[]): string[] {

@@ -28,14 +28,14 @@ export function commitKindOf(command: string | undefined): CommitKind {
 }
 
 /**
- * Commits git printed in `output`. When the command is unknown (a `!cmd` is always known; a
- * hand-fed block may not be), a bracket line must be followed by git's "N files changed" line.
+ * Commits git printed in `output`. When the command is unknown or does not run git itself (a script
+ * that commits, a custom tool), a bracket line must be followed by git's "N files changed" line.
  */
 export function parseGitCommits(output: string, command: string | undefined): ParsedCommit[] {
   const out: ParsedCommit[] = [];
-  if (command !== undefined && !GIT_WORD.test(command)) return out;
   if (output.indexOf("[") < 0 && output.indexOf("Updating ") < 0) return out;
-  const kind = commitKindOf(command);
+  const direct = command !== undefined && GIT_WORD.test(command);
+  const kind = commitKindOf(direct ? command : undefined);
   let pos = 0;
   const n = output.length;
   while (pos < n) {
@@ -53,7 +53,7 @@ export function parseGitCommits(output: string, command: string | undefined): Pa
       if (space <= 0) continue;
       const hash = body.slice(space + 1);
       if (!HEX_HASH.test(hash)) continue;
-      if (command === undefined && !FILES_CHANGED.test(next)) continue;
+      if (!direct && !FILES_CHANGED.test(next)) continue;
       let branch = body.slice(0, space).trim();
       if (branch.endsWith("(root-commit)")) branch = branch.slice(0, -"(root-commit)".length).trim();
       const subject = (m[2] ?? "").trim();
@@ -65,4 +65,41 @@ export function parseGitCommits(output: string, command: string | undefined): Pa
     }
   }
   return out;
+}
+
+const HEX_RUN = /[0-9a-f]{7,40}/g;
+const COMMIT_WORD = /commit/i;
+/** Lines of a tool's output looked at for commits it reports in its own words. */
+const REPORT_LINES = 400;
+
+/**
+ * Commits a tool reports in its own words ("Committed 3f2a9c1: fix chart", "commit abc1234 created on
+ * main"): a line holding the word "commit" and a hex token of 7–40 characters with a letter and a digit,
+ * standing alone. For tools that act (not shell `git log`/`git show`, whose hashes are history).
+ */
+export function reportedCommits(output: string): ParsedCommit[] {
+  const out: ParsedCommit[] = [];
+  if (!COMMIT_WORD.test(output.length > 64 * 1024 ? output.slice(0, 64 * 1024) : output)) return out;
+  const lines = output.slice(0, 64 * 1024).split("\n", REPORT_LINES);
+  for (const raw of lines) {
+    if (!COMMIT_WORD.test(raw)) continue;
+    const line = raw.length > 500 ? raw.slice(0, 500) : raw;
+    HEX_RUN.lastIndex = 0;
+    let m: RegExpExecArray | null;
+    while ((m = HEX_RUN.exec(line)) !== null) {
+      const hash = m[0];
+      const before = m.index > 0 ? line.charCodeAt(m.index - 1) : 32;
+      const after = m.index + hash.length < line.length ? line.charCodeAt(m.index + hash.length) : 32;
+      const alone = !isWordChar(before) && !isWordChar(after);
+      if (!alone || !/[a-f]/.test(hash) || !/[0-9]/.test(hash) || out.some((c) => c.hash === hash)) continue;
+      const subject = line.slice(m.index + hash.length).replace(/^[\s:)\]-]+/, "").trim() || line.trim();
+      out.push({ hash, subject: subject.length > 200 ? subject.slice(0, 199) + "…" : subject, kind: "commit" });
+      break;
+    }
+  }
+  return out;
+}
+
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 47 || c === 46;
 }

@@ -27,6 +27,12 @@ export interface UserStatement {
   readonly index: number;
 }
 
+/** A user statement kept once: duplicates (same `statementKey`, or one containing the other) counted. */
+export interface UserStatementFact extends UserStatement {
+  /** How many user messages said it (1 when said once). */
+  readonly count: number;
+}
+
 export type FileStatus = "modified" | "created" | "read";
 
 export interface FileFact {
@@ -74,7 +80,9 @@ export type OutstandingSource =
   | "no-matches" // empty grep / find / glob
   | "tool" // tool result flagged isError
   | "compiler" // other compiler / linter diagnostic (rustc, go, gcc, eslint, …)
-  | "user"; // blocker the user wrote
+  | "user" // blocker the user wrote
+  | "output" // failure line (fatal log line, failed migration) in the output of a command that exited 0
+  | "question"; // the session ends on a question nobody answered
 
 export interface OutstandingItem {
   readonly severity: Severity;
@@ -126,6 +134,11 @@ export interface SessionFacts {
   readonly scopeChanges: readonly UserStatement[];
   /** always / never / prefer / don't … lines from user messages. */
   readonly preferences: readonly UserStatement[];
+  /**
+   * Everything else the user said: every user message after the goal that is not bare
+   * (`isBareMessage`), verbatim, in session order; duplicates once, with a count.
+   */
+  readonly statements: readonly UserStatementFact[];
   /** Files in first-touched order. */
   readonly files: readonly FileFact[];
   readonly typeCatalog: readonly TypeCatalogEntry[];

@@ -86,6 +86,57 @@ export function firstLine(text: string, max: number): string {
   return line.length > max ? line.slice(0, max - 1) + "…" : line;
 }
 
+/** A line that is structure, not a sentence: heading, quote, fence, rule, table row, list marker alone. */
+function isStructureLine(line: string): boolean {
+  const c = line.charCodeAt(0);
+  if (c === 35 /* # */ || c === 62 /* > */ || c === 124 /* | */) return true;
+  if (line.startsWith("```") || line.startsWith("~~~") || line.startsWith("---") || line.startsWith("***") || line.startsWith("===")) return true;
+  // "Context:", "**Plan**" — a label opening what follows.
+  return wordCountOf(line) <= 3 && (line.endsWith(":") || (line.startsWith("**") && line.endsWith("**")));
+}
+
+function wordCountOf(line: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < line.length && n < 8; i++) {
+    const space = line.charCodeAt(i) <= 32;
+    if (!space && !inWord) n += 1;
+    inWord = !space;
+  }
+  return n;
+}
+
+/**
+ * The first substantive sentence of a text, clipped (for one-liners): headings, quotes, fences, rules,
+ * table rows and labels are skipped, and the line is cut at its first sentence end. A text made only
+ * of structure gives its first line.
+ */
+export function firstSentence(text: string, max: number): string {
+  const head = text.length > 16000 ? text.slice(0, 16000) : text;
+  let inFence = false;
+  for (const raw of head.split("\n")) {
+    const line = raw.trim();
+    if (line.startsWith("```") || line.startsWith("~~~")) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence || line.length === 0 || isStructureLine(line)) continue;
+    const end = sentenceEnd(line);
+    const sentence = end > 0 && end < line.length ? line.slice(0, end) : line;
+    return sentence.length > max ? sentence.slice(0, max - 1) + "…" : sentence;
+  }
+  return firstLine(text, max);
+}
+
+/** Index just past the first ". ", "? " or "! " of a line (-1 when none). */
+function sentenceEnd(line: string): number {
+  for (let i = 1; i < line.length - 1; i++) {
+    const c = line.charCodeAt(i);
+    if ((c === 46 || c === 63 || c === 33) && line.charCodeAt(i + 1) === 32 && line.charCodeAt(i - 1) !== 46) return i + 1;
+  }
+  return -1;
+}
+
 const NEXT_LINE =
   /^(?:[-*•]\s{1,3}|\d{1,2}[.)]\s{1,3})?(?:\*\*)?(?:next(?: steps?)?\b|todo\b|then\b|remaining\b|still (?:need|to do)\b|i'?ll\b|i will\b|let me\b|we (?:still )?need to\b)/i;
 const LIST_ITEM = /^(?:[-*•]|\d{1,2}[.)])\s{1,3}(\S[^\n]{0,300})/;
@@ -110,11 +161,65 @@ export function nextSteps(text: string, max = 5): string[] {
       continue;
     }
     underHeader = underHeader && item !== null;
-    if (NEXT_LINE.test(line)) out.push(clip(line));
+    if (NEXT_LINE.test(line)) {
+      if (wordCountOf(line) >= 3) out.push(clip(line));
+      continue;
+    }
+    // "Understood. Next I will …": a next step may open a later sentence of the line.
+    for (let at = sentenceEnd(line); at > 0 && at < line.length; ) {
+      const rest = line.slice(at).trimStart();
+      if (NEXT_LINE.test(rest)) {
+        if (wordCountOf(rest) >= 3) out.push(clip(rest));
+        break;
+      }
+      const more = sentenceEnd(rest);
+      if (more < 0) break;
+      at = line.length - rest.length + more;
+    }
   }
   return out;
 }
 
 function clip(s: string): string {
   return s.length > 200 ? s.slice(0, 199) + "…" : s;
+}
+
+/**
+ * Information weight of a user text: a letter or digit counts 1, a Han, Kana or Hangul syllable 3 (one
+ * of them carries about what a short word does). Linear, no regex.
+ */
+export function textWeight(text: string): number {
+  let w = 0;
+  const n = Math.min(text.length, 4096);
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 0xc0 && c <= 0x24f)) w += 1;
+    else if ((c >= 0x3040 && c <= 0x30ff) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7a3)) w += 3;
+    else if (c >= 0x370 && c < 0x3040) w += 1;
+  }
+  return w;
+}
+
+/** Below this weight a message is an acknowledgement or nudge ("ok", "yes", "go", "네", "ㅇㅇ"). */
+export const BARE_WEIGHT = 6;
+
+/**
+ * A user message that carries nothing to keep: empty, a bare slash command ("/compact"), or an
+ * acknowledgement too short to state anything. Decided by shape, not by a phrase list, so any language
+ * and any phrasing of a decision, fact or reminder is kept.
+ */
+export function isBareMessage(text: string): boolean {
+  const t = text.trim();
+  if (t.length === 0) return true;
+  if (t.startsWith("/") && !/\s/.test(t)) return true;
+  return textWeight(t) < BARE_WEIGHT;
+}
+
+/**
+ * The key two user messages are compared by: case folded, every run of whitespace, punctuation and
+ * symbols one space, trimmed (so "Use pnpm!" and "use pnpm" are one statement). Bounded to the head.
+ */
+export function statementKey(text: string): string {
+  const head = text.length > 4000 ? text.slice(0, 4000) : text;
+  return head.toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, " ").trim();
 }

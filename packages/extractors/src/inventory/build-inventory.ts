@@ -3,7 +3,7 @@
 import { CodeAssigner } from "@context-fold/seed-index-format";
 import { normalizePath, pathTokens } from "../lexicon/paths.js";
 import { commandKey, shellWrites, shortCommand } from "../facts/shell-command.js";
-import { CONTENT_TOOLS, toolCommand, toolPath } from "../seed/tool-classes.js";
+import { isContentTool, PATH_KEYS, toolCommand, toolPath } from "../tool-calls/tool-class.js";
 import { estimateTextTokens, INVENTORY_ESTIMATOR } from "./estimate.js";
 import type {
   BucketAccount,
@@ -31,7 +31,7 @@ const OUTPUT_KINDS: ReadonlySet<string> = new Set(["toolResult", "bash"]);
 const DORMANT_KINDS: ReadonlySet<string> = new Set(["text", "thinking", "toolCall"]);
 /** Kinds whose text references files (what "touches" a path); tool output and file content never do. */
 const REFERENCE_KINDS: ReadonlySet<string> = new Set(["user", "text", "thinking", "toolCall"]);
-const PATH_KEYS: ReadonlySet<string> = new Set(["path", "file_path", "filePath", "file", "filename"]);
+const PATH_KEY_SET: ReadonlySet<string> = new Set(PATH_KEYS);
 /** Reference scanning reads at most this much of one block (path tokens are early in calls and prose). */
 const REFERENCE_SCAN_CHARS = 64 * 1024;
 
@@ -78,9 +78,9 @@ function subjectOf(call: CallInfo, cwd: string | undefined): Subject {
   const path = toolPath(tool, args);
   if (path !== undefined) {
     const norm = normalizePath(path, cwd);
-    if (CONTENT_TOOLS.has(tool)) {
+    if (isContentTool(tool, args)) {
       // The rest of the arguments (offset, limit) is the range: reading another range is not a re-read.
-      const range = stableJson(Object.fromEntries(Object.entries(args ?? {}).filter(([k]) => !PATH_KEYS.has(k))));
+      const range = stableJson(Object.fromEntries(Object.entries(args ?? {}).filter(([k]) => !PATH_KEY_SET.has(k))));
       return { key: `read\0${norm}\0${range}`, reason: "reread", display: norm, readPath: norm, paths: [norm], writes: [] };
     }
     // Every other file tool (edit, write, apply_patch, …) changes the file.

@@ -62,15 +62,85 @@ function classMarkerOk(text: string, index: number): boolean {
   return first >= 65 && first <= 90;
 }
 
-/** Does this single line carry an error marker? */
-export function isErrorLine(line: string): boolean {
+/** The markers a single line carries (matched texts), in order. */
+function markersOf(line: string): string[] {
   const re = new RegExp(SOURCE, "g");
+  const out: string[] = [];
   let m: RegExpExecArray | null;
   while ((m = re.exec(line)) !== null) {
-    if (m[1] === undefined || classMarkerOk(line, m.index)) return true;
+    if (m[1] === undefined || classMarkerOk(line, m.index)) out.push(m[0]);
     re.lastIndex = m.index + 1;
   }
+  return out;
+}
+
+// ---- false-positive control: lines that carry a marker but report no failure ----
+
+/** "0 failed", "0 errors", "failures: 0", "errors=0": a count of nothing. */
+const ZERO_COUNT = /\b0 (?:tests? )?(?:failed|failures?|errors?|failing)\b|\b(?:failed|failures?|errors?|failing)[:=] ?0\b(?![.,]?\d)/gi;
+/** A marker word a sentence can hold ("the failure happens when …", "Failed attempts are retried"). */
+const WEAK_MARKER = /^(?:[Ff]ail(?:ed|ure|ing)|[Ff]atal)$/;
+/** A compiler diagnostic keeps its place whatever the rest of its line looks like. */
+const DIAGNOSTIC = /\berror(?:\[E[0-9]{1,6}\]| TS[0-9]{1,6}\b)/;
+const PROSE_WORDS = 10;
+
+/** Source code rather than output: comments, throw/log/catch calls, assignments, statement ends. */
+function looksLikeCode(line: string): boolean {
+  const t = line.trim();
+  if (t.startsWith("//") || t.startsWith("/*") || t.startsWith("* ") || t.startsWith("#!")) return true;
+  const last = t.charCodeAt(t.length - 1);
+  if (last === 59 /* ; */ || last === 123 /* { */ || last === 44 /* , */) return true;
+  return (
+    t.includes("throw new ") ||
+    t.includes("console.") ||
+    t.includes("catch (") ||
+    t.includes(" => ") ||
+    t.includes(" = ") ||
+    t.includes("?: ") ||
+    t.startsWith("raise ") ||
+    t.startsWith("return ") ||
+    t.startsWith("if ")
+  );
+}
+
+function wordCount(line: string): number {
+  let n = 0;
+  let inWord = false;
+  for (let i = 0; i < line.length; i++) {
+    const space = line.charCodeAt(i) <= 32;
+    if (!space && !inWord) n += 1;
+    inWord = !space;
+  }
+  return n;
+}
+
+/**
+ * A line with an error marker that reports no failure: a zero-count summary ("15 passed; 0 failed"),
+ * a line of source code (`throw new Error(…)`, `console.error(…)`, `// … failed to load`), or a
+ * sentence that merely uses a failure word. Bounded by the line (≤ ERROR_LINE_MAX chars).
+ */
+export function isFalseAlarm(line: string): boolean {
+  if (DIAGNOSTIC.test(line)) return false;
+  const markers = markersOf(line);
+  if (markers.length === 0) return false;
+  ZERO_COUNT.lastIndex = 0;
+  if (ZERO_COUNT.test(line)) {
+    ZERO_COUNT.lastIndex = 0;
+    if (markersOf(line.replace(ZERO_COUNT, " ")).length === 0) return true;
+  }
+  if (looksLikeCode(line)) return true;
+  // Only sentence words ("failure", "failed") in a long line without a count or a colon before them: prose.
+  if (markers.every((m) => WEAK_MARKER.test(m)) && wordCount(line) >= PROSE_WORDS) {
+    const at = line.search(/[Ff]ail|[Ff]atal/);
+    const before = line.slice(Math.max(0, at - 12), at);
+    if (!/[1-9]\d{0,6} $/.test(before) && !line.slice(0, at).includes(":")) return true;
+  }
   return false;
+}
+
+/** Does this single line carry an error marker (and report a failure: see `isFalseAlarm`)? */
+export function isErrorLine(line: string): boolean {
+  return markersOf(line).length > 0 && !isFalseAlarm(line);
 }
 
 /** Clip to ERROR_LINE_MAX UTF-16 units without leaving half a surrogate pair. */
@@ -161,7 +231,7 @@ export function errorLines(text: string): string[] {
     const line = clipLine(text.slice(start, Math.min(end, start + ERROR_LINE_MAX + 1))).trimEnd();
     if (line.length > 0 && !seen.has(line)) {
       seen.add(line);
-      out.push(line);
+      if (!isFalseAlarm(line)) out.push(line);
     }
     if (end >= text.length) break;
     // Both scans resume at the next line (an inline marker may sit anywhere in it).

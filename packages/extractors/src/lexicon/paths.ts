@@ -143,3 +143,64 @@ export function normalizePath(path: string, cwd?: string): string {
   const prefix = root.endsWith("/") ? root : `${root}/`;
   return absolute.startsWith(prefix) ? absolute.slice(prefix.length) : absolute;
 }
+
+// ---- the one path normaliser of file lists (facts, the summary's file section, seed `files`) ----
+
+/** "http://…", "file:///…", "agent://…", "artifact://8" and "artifact:/8" (a scheme of two letters or more). */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]{1,31}:\//;
+/** A location suffix on the last segment: ":12", ":175-360", ":raw", ":1-5:raw", ":12:3". */
+const LOCATION_SUFFIX = /^(?::(?:\d{1,9}(?:-\d{1,9})?|[A-Za-z]{1,12}))+$/;
+/** Characters that lead a path token in prose or markup but are not part of it. */
+const LEADING_JUNK = /^[^\p{L}\p{N}_./~@+-]+/u;
+
+/** `p` without trailing punctuation ("a.ts).", "src/"): a backwards scan, no regex. */
+function trimTrailing(p: string): string {
+  let end = p.length;
+  while (end > 1) {
+    const c = p.charCodeAt(end - 1);
+    const keep = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 43 || c === 126 || c === 64 || c === 45 || c >= 128;
+    if (keep) break;
+    end -= 1;
+  }
+  return end === p.length ? p : p.slice(0, end);
+}
+
+/**
+ * One file path as tools, diffs and summaries print it, made a file-list entry, or undefined when it is
+ * not a file: a URL or other scheme, `.`/`..`, a path truncated with a leading "…/" or ".../", markup.
+ * A line or range suffix (`a.ts:12`, `a.ts:175-360`, `a.ts:raw`) names the file; git's `a/` `b/` diff
+ * prefixes are dropped; the result goes through `normalizePath` (cwd-relative when under `cwd`).
+ */
+export function cleanPath(raw: string, cwd?: string): string | undefined {
+  let p = raw.trim();
+  if (p.length === 0 || p.length > PATH_MAX || p.includes("\n") || p.includes("\\n") || p.includes("<") || p.includes(">")) return undefined;
+  if (p.startsWith("…") || p.startsWith("...") || p.includes("/…") || p.includes("/...")) return undefined;
+  p = p.replace(LEADING_JUNK, "");
+  if (SCHEME.test(p)) return undefined;
+  const slash = p.lastIndexOf("/");
+  const colon = p.indexOf(":", slash + 1);
+  if (colon >= 0) {
+    if (!LOCATION_SUFFIX.test(p.slice(colon))) return undefined;
+    p = p.slice(0, colon);
+  }
+  p = trimTrailing(p);
+  if ((p.startsWith("a/") || p.startsWith("b/")) && p.length > 2) p = p.slice(2);
+  if (p.length === 0 || p === "." || p === ".." || p === "/" || p === "./" || p === "~") return undefined;
+  const normal = normalizePath(p, cwd);
+  return normal === "." || normal === ".." ? undefined : normal;
+}
+
+/**
+ * The paths of a file list as an earlier summary wrote it: one per line, or several glued by escaped
+ * newlines ("a.ts\\nb.ts"), markup tags and "(34 more files omitted)" notes dropped; each through `cleanPath`.
+ */
+export function filePathsOfList(text: string, cwd?: string): string[] {
+  const out: string[] = [];
+  for (const piece of text.replaceAll("\\n", "\n").split(/\n|<[^<>\n]{0,64}>/)) {
+    const t = piece.trim();
+    if (t.length === 0 || t.startsWith("…") || t.startsWith("(") || t.includes(" ")) continue;
+    const p = cleanPath(t, cwd);
+    if (p !== undefined && !out.includes(p)) out.push(p);
+  }
+  return out;
+}

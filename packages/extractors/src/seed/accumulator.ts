@@ -15,9 +15,9 @@ import {
 } from "@context-fold/seed-index-format";
 import { clipLine, errorLines } from "../lexicon/errors.js";
 import { scanOutputTokens } from "../lexicon/output-tokens.js";
-import { isPathToken, normalizePath } from "../lexicon/paths.js";
+import { cleanPath, isPathToken } from "../lexicon/paths.js";
 import { TokenTable, type TokenOrder } from "./token-table.js";
-import { CONTENT_TOOLS, toolCommand, toolPath } from "./tool-classes.js";
+import { classifyTool, isContentTool, toolCommand, toolPath } from "../tool-calls/tool-class.js";
 
 export { tokenParts } from "./token-table.js";
 
@@ -187,6 +187,8 @@ function stringValues(value: unknown, out: string[], depth: number): void {
 export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): SeedAccumulator {
   const cwd = options.cwd;
   const files = new Set<string>();
+  /** Files of file-tool calls waiting for their result: a call that failed (no such file) names no file. */
+  const pendingFiles = new Map<string, string>();
   const commands = new Set<string>();
   const errors = new Map<string, ErrorStat>();
   const userMessages: UserMessageRef[] = [];
@@ -202,7 +204,9 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     // "./x" and "../x" in output are relative to some file (imports), not to the session cwd.
     if (candidate.startsWith("./") || candidate.startsWith("../") || seenCandidates.has(candidate)) return;
     seenCandidates.add(candidate);
-    if (isPathToken(candidate)) files.add(normalizePath(candidate, cwd));
+    if (!isPathToken(candidate)) return;
+    const path = cleanPath(candidate, cwd);
+    if (path !== undefined) files.add(path);
   };
   // The text being scanned and whether it is a large output, read by the one range visitor below
   // (a closure per block would cost more than the lookups it serves).
@@ -221,7 +225,9 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const text = block.text;
     if (text.length === 0) return;
     const flagged = block.isError === true;
-    const content = block.toolName !== undefined && CONTENT_TOOLS.has(block.toolName);
+    const content = block.toolName !== undefined && isContentTool(block.toolName, block.args);
+    // A failed file or search tool's message names the path it could not use, not a file of the session.
+    const failedLookup = flagged && block.kind === "toolResult" && classifyTool(block.toolName, block.args) !== "shell";
     // File contents count too: a read log or a test fixture holds the error lines summaries lose.
     for (const line of errorLines(text)) {
       const stat = errors.get(line);
@@ -234,7 +240,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     // One walk over the text finds path candidates (not in file content: those paths are the file's) and identifiers.
     scanText = text;
     scanLarge = text.length >= LARGE_OUTPUT_CHARS;
-    scanOutputTokens(text, !content, notePath, noteRange);
+    scanOutputTokens(text, !content && !failedLookup, notePath, noteRange);
   };
 
   const addOne = (block: Block): void => {
@@ -246,8 +252,12 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     if (block.timestamp !== undefined) lastTimestamp = block.timestamp;
     switch (block.kind) {
       case "toolCall": {
-        const path = toolPath(block.toolName, block.args);
-        if (path !== undefined) files.add(normalizePath(path, cwd));
+        const raw = toolPath(block.toolName, block.args);
+        const path = raw === undefined ? undefined : cleanPath(raw, cwd);
+        if (path !== undefined) {
+          if (block.toolCallId !== undefined) pendingFiles.set(block.toolCallId, path);
+          else files.add(path);
+        }
         const command = toolCommand(block.toolName, block.args);
         if (command !== undefined) commands.add(command);
         // Scan argument values, not the JSON text: its escapes ("\n") would glue onto the next word.
@@ -262,9 +272,15 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         scanOutput(block);
         break;
       }
-      case "toolResult":
+      case "toolResult": {
+        const path = block.toolCallId === undefined ? undefined : pendingFiles.get(block.toolCallId);
+        if (path !== undefined && block.toolCallId !== undefined) {
+          pendingFiles.delete(block.toolCallId);
+          if (block.isError !== true) files.add(path);
+        }
         scanOutput(block);
         break;
+      }
       case "user":
         userMessages.push({ turn: block.turn, firstLine: firstLine(block.text) });
         noteTokens(block.text, false);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { lineageBlocks, readSession } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
 import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
-import { clipLine, ERROR_LINE_MAX, errorLines } from "@context-fold/extractors";
+import { clipLine, ERROR_LINE_MAX, errorLines, isFalseAlarm } from "@context-fold/extractors";
 
 const ORACLE_MARKERS = [
   // lowercase forms summaries lose, plus their capitalised / shouted spellings
@@ -70,7 +70,8 @@ function oracleErrorLines(text: string): string[] {
     const line = clipLine(text.slice(start, Math.min(end, start + ERROR_LINE_MAX + 1))).trimEnd();
     if (line.length > 0 && !seen.has(line)) {
       seen.add(line);
-      out.push(line);
+      // The false-alarm filter is a rule of its own (false-alarms.test.ts); the scan is what is compared.
+      if (!isFalseAlarm(line)) out.push(line);
     }
     if (end >= text.length) break;
     re.lastIndex = end;

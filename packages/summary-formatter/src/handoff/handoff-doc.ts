@@ -31,7 +31,7 @@ export interface HandoffInput {
   readonly verbatimMax?: number;
 }
 
-export type DecisionKind = "correction" | "preference" | "scope-change";
+export type DecisionKind = "correction" | "preference" | "scope-change" | "statement";
 
 export interface HandoffDecision {
   readonly kind: DecisionKind;
@@ -72,6 +72,8 @@ export interface HandoffDoc {
     readonly nextSteps: readonly string[];
     readonly changedFiles: readonly { readonly path: string; readonly status: string; readonly index: number }[];
     readonly commits: readonly { readonly hash: string; readonly subject: string; readonly index: number }[];
+    /** Commits of the session left out of `commits` (older than the most recent MAX_COMMITS). */
+    readonly commitsOmitted: number;
     readonly workingCommands: readonly { readonly command: string; readonly index: number }[];
     readonly recentTurns: readonly { readonly turn: number; readonly index: number; readonly line: string }[];
     readonly turns: number;
@@ -136,6 +138,9 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
   for (const c of artifacts.corrections) addDecision("correction", c);
   for (const p of facts.preferences) addDecision("preference", p);
   for (const s of facts.scopeChanges) addDecision("scope-change", s);
+  const listed = new Set(decisions.map((d) => d.index));
+  if (founding !== null) listed.add(founding.index);
+  for (const s of facts.statements) if (!listed.has(s.index)) addDecision("statement", s);
   decisions.sort((a, b) => a.index - b.index);
 
   const openErrors = facts.outstanding.filter(isOpen);
@@ -214,6 +219,7 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
       nextSteps: facts.status.nextSteps,
       changedFiles,
       commits: facts.commits.slice(-MAX_COMMITS).map((c) => ({ hash: c.hash, subject: c.subject, index: c.index })),
+      commitsOmitted: Math.max(0, facts.commits.length - MAX_COMMITS),
       workingCommands: artifacts.workingCommands.slice(-MAX_WORKING).map((w) => ({ command: w.command, index: w.succeededIndex })),
       recentTurns: facts.turns.slice(-RECENT_TURNS).map((t) => ({ turn: t.turn, index: t.index, line: t.oneLine })),
       turns: facts.turns.length,

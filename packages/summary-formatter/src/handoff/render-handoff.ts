@@ -83,6 +83,7 @@ export function renderHandoff(doc: HandoffDoc): string {
   if (s.commits.length > 0) {
     out.push("- Commits:");
     for (const c of s.commits) out.push(`  - ${code(c.hash)} ${oneLine(c.subject)} (#${String(c.index)})`);
+    if (s.commitsOmitted > 0) out.push(`  - … and ${String(s.commitsOmitted)} earlier commits (recall: ${code(`context-fold facts ${file}`)})`);
   }
   if (s.workingCommands.length > 0) {
     out.push("- Commands that work (failed before, succeeded later):");

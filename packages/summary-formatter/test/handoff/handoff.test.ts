@@ -87,6 +87,10 @@ describe("handoff from hand-built facts", () => {
     goal: { text: "build the thing", turn: 1, index: 0 },
     scopeChanges: [{ text: "also add ```fenced``` docs", turn: 2, index: 7 }],
     preferences: [{ text: "never use any", turn: 2, index: 7 }],
+    statements: [
+      { text: "also add ```fenced``` docs", turn: 2, index: 7, count: 1 },
+      { text: "the staging box is db-2 on port 6543", turn: 3, index: 11, count: 2 },
+    ],
     files: [{ path: "src/a.ts", status: "modified", symbols: [], firstIndex: 2, lastIndex: 9, lastModifiedIndex: 9 }],
     typeCatalog: [],
     commits: [],
@@ -123,9 +127,21 @@ describe("handoff from hand-built facts", () => {
     expect(correction).toBeGreaterThan(0);
     expect(preference).toBeGreaterThan(correction);
     expect(markdown).toContain("````text\nalso add ```fenced``` docs\n````");
+    // A statement already listed under another kind (#7) is not repeated; one said nowhere else is.
+    expect(markdown.split("also add ```fenced``` docs").length).toBe(2);
+    expect(markdown.indexOf("### statement, turn 3 (#11)")).toBeGreaterThan(preference);
+    expect(markdown).toContain("the staging box is db-2 on port 6543");
     expect(markdown).toContain("`context-fold recall '/tmp/my sessions/s1.jsonl' --expand 10`");
     expect(markdown).toContain("Folded spans: none in the seed index.");
     expect(buildHandoff(input)).toBe(markdown);
+  });
+
+  it("lists the most recent commits and says how many earlier ones it left out", () => {
+    const commits = Array.from({ length: 13 }, (_, i) => ({ hash: `abc${String(1000 + i)}`, subject: `change ${String(i)}`, kind: "commit" as const, turn: 2, index: 20 + i }));
+    const markdown = buildHandoff({ ...input, facts: { ...facts, commits } });
+    expect(markdown).toContain("abc1012");
+    expect(markdown).not.toContain("abc1002");
+    expect(markdown).toContain("- … and 3 earlier commits (recall: `context-fold facts '/tmp/my sessions/s1.jsonl'`)");
   });
 
   it("clips an over-long decision with a recall pointer; no goal and no request says so", () => {
@@ -143,6 +159,7 @@ describe("adversarial input", () => {
       goal: null,
       scopeChanges: [],
       preferences: [{ text: "`".repeat(1 << 20), turn: 1, index: 1 }],
+      statements: [{ text: "`".repeat(1 << 20), turn: 1, index: 3, count: 1 }],
       files: [{ path: "`".repeat(1 << 20), status: "modified", symbols: [], firstIndex: 1, lastIndex: 1 }],
       typeCatalog: [],
       commits: [],
