@@ -7,8 +7,11 @@ import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { RecallSession } from "./recall-index.js";
 
 const EDGE = 64 * 1024;
-/** 3: compounds also index every joiner-separated piece (a format-2 cache lacks those terms). */
-export const CACHE_FORMAT = 3;
+/**
+ * 3: compounds also index every joiner-separated piece (a format-2 cache lacks those terms).
+ * 4: pieces of runs over 128 characters, CJK bigrams, name/number parts (`sha256` → sha, 256).
+ */
+export const CACHE_FORMAT = 4;
 
 export interface CacheKey {
   readonly format: number;

@@ -2,7 +2,7 @@
 // asked (`/pattern/flags` or the regex option). Punctuation in a plain question never means regex.
 import { RE2JS } from "re2js";
 import { RecallError, RecallPatternError } from "./errors.js";
-import { queryTerms, type QueryTerm } from "./tokenizer.js";
+import { isCjk, queryTerms, type QueryTerm } from "./tokenizer.js";
 
 export interface Phrase {
   readonly text: string;
@@ -22,13 +22,43 @@ export type ParsedQuery =
     }
   | { readonly mode: "regex"; readonly text: string; readonly source: string; readonly pattern: RE2JS };
 
-/** Words that carry no subject: they only add to the score when the query has other words. */
+/**
+ * Function words of English questions: they carry no subject, so they only add to the score of blocks
+ * other words matched (a query of nothing else searches them as words).
+ */
 export const STOPWORDS: ReadonlySet<string> = new Set(
   (
-    "a an and are as at be been but by can could did do does for from had has have how i if in is it its " +
-    "me my of on or our so that the their then there these this to was we were what when where which who why will with would you your"
+    "a about actually after again all also am an and any are as at be been before being both but by can could did do does doing " +
+    "during each few for from had has have having he her here hers him his how i if in into is it its itself just me more " +
+    "many most much my no nor not now of off on once only or other our ours out over own really said same say says she should so some such tell than that the " +
+    "their theirs them then there these they this those through to too under until up very was we were what when where " +
+    "which while who whom why will with would you your yours"
   ).split(" "),
 );
+
+/**
+ * The pieces a compound query token can be found by when no indexed term holds it whole or begins with
+ * it (`src/auth` inside `src/auth/session.ts`, `auth/session`, `tables_final`): its parts split at
+ * `- _ / . : \ @ $`; a CJK stretch gives its character bigrams (`잔량비율`). Fewer than two: none.
+ */
+export function piecesOf(token: string): string[] {
+  const out: string[] = [];
+  let piece = "";
+  const flush = (): void => {
+    if (piece.length === 0) return;
+    let cjk = 0;
+    for (let k = 0; k < piece.length; k++) if (isCjk(piece.charCodeAt(k))) cjk++;
+    if (cjk === piece.length && piece.length > 2) for (let k = 0; k + 2 <= piece.length; k++) out.push(piece.slice(k, k + 2));
+    else out.push(piece);
+    piece = "";
+  };
+  for (const ch of token) {
+    if ("-_/.:\\@$".includes(ch)) flush();
+    else piece += ch;
+  }
+  flush();
+  return out.length >= 2 ? [...new Set(out)] : [];
+}
 
 /** Compiles with re2js (linear time); anything it refuses becomes a typed RecallPatternError. */
 export function compilePattern(source: string, flags = ""): RE2JS {

@@ -3,7 +3,7 @@
 import type { Block } from "@context-fold/ledger-reader";
 import { RecallError } from "./errors.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
-import { rankRegex, rankWords, type ScoredDoc } from "./rank.js";
+import { kindWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
 import { TermIndex } from "./term-index.js";
@@ -51,6 +51,7 @@ export class RecallIndex {
   private session: RecallSession;
   private readonly terms: TermIndex;
   private readonly scopes = new Map<string, ScopeView>();
+  private callResults: Int32Array | undefined;
 
   private constructor(session: RecallSession, terms: TermIndex) {
     this.session = session;
@@ -110,8 +111,29 @@ export class RecallIndex {
     const scope = this.scope(options.scope);
     const parsed = parseQuery(query, options.regex === undefined ? {} : { regex: options.regex });
     const textOf = (doc: number): string => (this.session.blocks[doc] as Block).text;
-    const ranked = parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf) : rankWords(this.terms, parsed, scope.mask, textOf);
+    const weightOf = (doc: number): number => kindWeight((this.session.blocks[doc] as Block).kind);
+    const results = this.resultsOfCalls();
+    const resultOf = (doc: number): number => results[doc] ?? -1;
+    const ranked = parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf });
     return { scope, parsed, ranked };
+  }
+
+  /** Tool call `#N` → the `#N` of the result answering it (by tool call id), -1 for other blocks. */
+  private resultsOfCalls(): Int32Array {
+    const blocks = this.session.blocks;
+    if (this.callResults?.length === blocks.length) return this.callResults;
+    const out = new Int32Array(blocks.length).fill(-1);
+    const calls = new Map<string, number>();
+    for (const block of blocks) {
+      if (block.toolCallId === undefined) continue;
+      if (block.kind === "toolCall") calls.set(block.toolCallId, block.index);
+      else if (block.kind === "toolResult") {
+        const call = calls.get(block.toolCallId);
+        if (call !== undefined && out[call] === -1) out[call] = block.index;
+      }
+    }
+    this.callResults = out;
+    return out;
   }
 
   /** Ranked, paged, grouped hits. An empty query browses. */

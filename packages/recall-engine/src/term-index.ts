@@ -1,9 +1,10 @@
 // The inverted index: term → postings [doc, tf, doc, tf, …] in doc order, plus document lengths.
 // Append-only in doc order (block `#N` order), which is what makes incremental update cheap.
 import { createHash } from "node:crypto";
+import { TermPrefixes } from "./term-prefixes.js";
 import { sameTerm, scanTerms, termHash, termText } from "./tokenizer.js";
 
-type PostingList = number[] | Uint32Array;
+export type PostingList = number[] | Uint32Array;
 
 const MAGIC = Buffer.from("CFRECALL2\n", "latin1");
 const TAIL_MAGIC = Buffer.from("CFRTAIL1", "latin1");
@@ -159,6 +160,8 @@ export class TermIndex {
   private tailable = true;
   private savedDocs: number;
   private savedTerms: number;
+  /** Built on the first prefix query. */
+  private prefixes: TermPrefixes | undefined;
 
   constructor(terms: string[] = [], base: FrozenPostings = EMPTY, lengths: number[] = []) {
     this.terms = terms;
@@ -456,9 +459,24 @@ export class TermIndex {
     return { offsets, postings, termCount, termIds };
   }
 
+  /** The id of `term` (lowercase), or -1 when no block holds it. */
+  termId(term: string): number {
+    return this.table.get(term);
+  }
+
+  /** Ids of the terms longer than `prefix` that begin with it, at most `limit` (see TermPrefixes). */
+  termsWithPrefix(prefix: string, limit: number): number[] {
+    this.prefixes ??= new TermPrefixes(this.terms);
+    return this.prefixes.longerThan(prefix, limit);
+  }
+
   /** The term's postings as interleaved [doc, tf, …] lists (one per segment holding it), in doc order. */
   postingLists(term: string): PostingList[] {
-    const id = this.table.get(term);
+    return this.postingListsOf(this.table.get(term));
+  }
+
+  /** `postingLists` by term id. */
+  postingListsOf(id: number): PostingList[] {
     if (id < 0) return [];
     const out: PostingList[] = [];
     for (const seg of this.segments) {
