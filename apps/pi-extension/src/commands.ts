@@ -1,13 +1,14 @@
 // Slash commands: `/recall <query> [scope:…] [page:N]` (results shown and handed to the agent) and
 // `/context-fold [status | unfold <code> | compact]`. Every handler catches everything and tells the user.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import { RECALL_MESSAGE_TYPE } from "@context-fold/recall-engine";
 import { compactCommand } from "./compaction/compaction-hook.js";
 import { UNFOLD_ENTRY } from "./fold-state.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
 import { statusText } from "./status-text.js";
 
-/** customType of the message `/recall` puts into the conversation. */
-export const RECALL_MESSAGE = "context-fold-recall";
+/** customType of the message `/recall` puts into the conversation (not history: recall never finds it). */
+export const RECALL_MESSAGE = RECALL_MESSAGE_TYPE;
 
 export interface RecallArgs {
   readonly query: string;

@@ -6,10 +6,11 @@ import { parseQuery, type ParsedQuery } from "./query.js";
 import { kindWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
+import { type EntrySource, isNotHistory } from "./not-history.js";
 import { TermIndex } from "./term-index.js";
 
 /** What the index needs from a read session (`Session` of @context-fold/ledger-reader fits). */
-export interface RecallSession extends ScopeSource {
+export interface RecallSession extends ScopeSource, EntrySource {
   readonly header: { readonly id: string };
   readonly byteLength: number;
 }
@@ -52,6 +53,7 @@ export class RecallIndex {
   private readonly terms: TermIndex;
   private readonly scopes = new Map<string, ScopeView>();
   private callResults: Int32Array | undefined;
+  private skip: Uint8Array | undefined;
 
   private constructor(session: RecallSession, terms: TermIndex) {
     this.session = session;
@@ -91,7 +93,8 @@ export class RecallIndex {
     this.scopes.clear();
     const before = this.terms.docCount;
     const blocks = session.blocks;
-    if (blocks.length > before) this.terms.addDocuments(before, blocks.slice(before).map((b) => b.text));
+    // What is not history keeps its `#N` as an empty document: found by no word, still expandable.
+    if (blocks.length > before) this.terms.addDocuments(before, blocks.slice(before).map((b) => (isNotHistory(session, b) ? "" : b.text)));
     return blocks.length - before;
   }
 
@@ -114,8 +117,20 @@ export class RecallIndex {
     const weightOf = (doc: number): number => kindWeight((this.session.blocks[doc] as Block).kind);
     const results = this.resultsOfCalls();
     const resultOf = (doc: number): number => results[doc] ?? -1;
-    const ranked = parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf });
+    const skip = this.notHistory();
+    const ranked =
+      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf });
     return { scope, parsed, ranked };
+  }
+
+  /** `skip[#N] === 1` for the blocks that are not history (see not-history.ts). */
+  private notHistory(): Uint8Array {
+    const blocks = this.session.blocks;
+    if (this.skip?.length === blocks.length) return this.skip;
+    const out = new Uint8Array(blocks.length);
+    for (const block of blocks) if (isNotHistory(this.session, block)) out[block.index] = 1;
+    this.skip = out;
+    return out;
   }
 
   /** Tool call `#N` → the `#N` of the result answering it (by tool call id), -1 for other blocks. */
@@ -124,8 +139,9 @@ export class RecallIndex {
     if (this.callResults?.length === blocks.length) return this.callResults;
     const out = new Int32Array(blocks.length).fill(-1);
     const calls = new Map<string, number>();
+    const skip = this.notHistory();
     for (const block of blocks) {
-      if (block.toolCallId === undefined) continue;
+      if (block.toolCallId === undefined || skip[block.index] === 1) continue;
       if (block.kind === "toolCall") calls.set(block.toolCallId, block.index);
       else if (block.kind === "toolResult") {
         const call = calls.get(block.toolCallId);
