@@ -16,6 +16,9 @@ export interface RecallArgs {
   readonly page?: number;
 }
 
+/** `/recall`'s own way to ask for a page, named in the results' "More:" hint. */
+const COMMAND_PAGE = (page: number): string => `page:${String(page)}`;
+
 /** `<query words…> [scope:<scope>] [page:<n>]`, in any order. */
 export function parseRecallArgs(args: string): RecallArgs {
   const words: string[] = [];
@@ -37,7 +40,7 @@ async function recallCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: 
     return;
   }
   const request = parseRecallArgs(args);
-  const results = await runtime.recall.search(request);
+  const results = await runtime.recall.search({ ...request, pageSyntax: COMMAND_PAGE });
   ctx.ui.notify(results, "info");
   // In the conversation too, so the agent reads what the user just looked up.
   pi.sendMessage({ customType: RECALL_MESSAGE, content: `Recall results the user asked for (/recall ${args.trim()}):\n${results}`, display: true });
@@ -74,7 +77,7 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
 
 export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): void {
   pi.registerCommand("recall", {
-    description: "Search this session (also folded output): /recall <query> [scope:lineage|all|compaction:N] [page:N]",
+    description: "Search this session (also folded output): /recall <words | regex like fail.*build or hook|inject | /regex/> [scope:lineage|all|compaction:N] [page:N]",
     handler: async (args, ctx) => {
       try {
         await recallCommand(pi, registry, args, ctx);

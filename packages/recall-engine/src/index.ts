@@ -1,7 +1,7 @@
 // Public API of @context-fold/recall-engine.
 export { RecallError, type RecallErrorCode, RecallPatternError, RecallScopeError } from "./errors.js";
 export { emitCompound, isCjk, type QueryTerm, queryTerms, sameTerm, scanTerms, type TermRangeSink, termHash, type TermSink, termText, tokenize } from "./tokenizer.js";
-export { compilePattern, type ParsedQuery, parseQuery, type Phrase, piecesOf, STOPWORDS } from "./query.js";
+export { compilePattern, looksLikeRegex, type ParsedQuery, parseQuery, type Phrase, piecesOf, STOPWORDS } from "./query.js";
 export { type BlockFacts, kindWeight, rankRegex, rankWords, SCORE_FLOOR, type ScoredDoc } from "./rank.js";
 export { stemOf } from "./stem.js";
 export {
@@ -15,7 +15,7 @@ export {
 } from "./not-history.js";
 export { buildScope, parseScope, type ScopeSource, type ScopeSpec, type ScopeView } from "./scope.js";
 export { briefOf, buildBrowse, buildPage, excerptOf, labelOf, type RecallHit, type ResultSegment, type SearchResult, type SegmentLine } from "./results.js";
-export { renderResults } from "./render.js";
+export { type PageSyntax, renderResults } from "./render.js";
 export { CorruptIndexError, type TailRecord, TermIndex } from "./term-index.js";
 export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
 export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges, writeAtomic } from "./index-cache.js";

@@ -19,8 +19,17 @@ export type ParsedQuery =
       readonly phrases: readonly Phrase[];
       /** The whole query as a whitespace-tolerant literal, for queries of 3+ words (a ranking boost only). */
       readonly verbatim: RE2JS | null;
+      /** Why a query that looked like a regex was searched as words (the engine refused the pattern). */
+      readonly notice?: string;
     }
-  | { readonly mode: "regex"; readonly text: string; readonly source: string; readonly pattern: RE2JS };
+  | {
+      readonly mode: "regex";
+      readonly text: string;
+      readonly source: string;
+      readonly pattern: RE2JS;
+      /** How it became a regex: `/…/`, the regex option, or pi-vcc's convention (regex syntax in a bare query). */
+      readonly how: "slashes" | "option" | "convention";
+    };
 
 /**
  * Function words of English questions: they carry no subject, so they only add to the score of blocks
@@ -84,15 +93,62 @@ function literalPattern(words: readonly string[]): RE2JS {
 
 const SLASHED = /^\/(.+)\/([a-z]*)$/s;
 
-/** `regex: true` takes the whole query as a pattern (case-insensitive); `/p/flags` uses the given flags. */
+/**
+ * pi-vcc's convention: a bare query written in regex syntax is a regex. The marks, each as regex uses
+ * it (so prose and pasted text stay words): `|` between two non-blank alternatives (`hook|inject`, not
+ * a table row `| a | b |`); `.*` or `.+`; `\w`, `\d`, `\s`; a character class `[…]` holding a range, a
+ * negation or an escape, or followed by a quantifier (`[0-9]+`, not `[context-fold k3f9]` or `[ERROR]`);
+ * `^` opening the query and `$` closing it (`under $5` is words). One linear pass over the query.
+ */
+export function looksLikeRegex(text: string): boolean {
+  if (text.length === 0) return false;
+  if (text.startsWith("^") || text.endsWith("$")) return true;
+  if (text.includes(".*") || text.includes(".+") || /\\[wds]/.test(text)) return true;
+  if (text.includes("|")) {
+    const alternatives = text.split("|");
+    if (alternatives.every((a) => a.trim().length > 0)) return true;
+  }
+  // One `]` closes every `[` before it: found once per stretch, so the scan stays linear.
+  let close = -1;
+  for (let open = text.indexOf("["); open >= 0; open = text.indexOf("[", open + 1)) {
+    if (open > close) close = text.indexOf("]", open + 1);
+    if (close < 0) break;
+    // A class is short; measured before slicing, so a long run of `[` costs nothing each.
+    if (close - open - 1 === 0 || close - open - 1 > 64) continue;
+    const inside = text.slice(open + 1, close);
+    if (/\s/.test(inside)) continue;
+    const after = text.charAt(close + 1);
+    if (inside.startsWith("^") || inside.includes("\\") || /.-./.test(inside) || after === "*" || after === "+" || after === "?" || after === "{") return true;
+  }
+  return false;
+}
+
+/**
+ * `regex: true` takes the whole query as a pattern (case-insensitive); `/p/flags` uses the given flags;
+ * a bare query in regex syntax (`looksLikeRegex`) is a case-insensitive regex too, and when the engine
+ * refuses it, a word search with a notice saying so.
+ */
 export function parseQuery(query: string, options: { regex?: boolean } = {}): ParsedQuery {
   const text = query.trim();
   const slashed = SLASHED.exec(text);
   if (slashed !== null) {
     const source = slashed[1] as string;
-    return { mode: "regex", text, source, pattern: compilePattern(source, slashed[2] ?? "") };
+    return { mode: "regex", text, source, pattern: compilePattern(source, slashed[2] ?? ""), how: "slashes" };
   }
-  if (options.regex === true) return { mode: "regex", text, source: text, pattern: compilePattern(text, "i") };
+  if (options.regex === true) return { mode: "regex", text, source: text, pattern: compilePattern(text, "i"), how: "option" };
+  if (looksLikeRegex(text)) {
+    try {
+      return { mode: "regex", text, source: text, pattern: compilePattern(text, "i"), how: "convention" };
+    } catch (error) {
+      const cause = error instanceof Error ? error.cause : undefined;
+      const reason = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+      return { ...parseWords(text), notice: `${JSON.stringify(text)} looks like a regex but is not one the engine runs (${reason}); searched as words` };
+    }
+  }
+  return parseWords(text);
+}
+
+function parseWords(text: string): Extract<ParsedQuery, { mode: "words" }> {
   const phrases: Phrase[] = [];
   let rest = "";
   let i = 0;

@@ -213,10 +213,12 @@ export function rankWords(
   const touched: number[] = [];
   const contentful = query.terms.filter((t) => !STOPWORDS.has(t.primary));
   const primaries = contentful.length > 0 || query.phrases.length > 0 ? contentful : query.terms;
-  const boosts: string[] = [];
+  // Sets: a pasted blob can make a query of 10⁵ tokens, and each is looked up once.
+  const isPrimary = new Set(primaries);
+  const boosts = new Set<string>();
   for (const t of query.terms) {
-    if (!primaries.includes(t)) boosts.push(t.primary);
-    for (const p of t.parts) boosts.push(p);
+    if (!isPrimary.has(t)) boosts.add(t.primary);
+    for (const p of t.parts) boosts.add(p);
   }
   let gate: Uint8Array | null = null;
   if (query.phrases.length > 0) {
@@ -264,7 +266,7 @@ export function rankWords(
       coverage[doc] = (coverage[doc] as number) + 1;
     }
   }
-  if (boosts.length > 0) {
+  if (boosts.size > 0) {
     const matched = new Uint8Array(n);
     for (const doc of touched) matched[doc] = 1;
     for (const term of boosts) addBm25(index, index.postingLists(term), PART_WEIGHT, inScope, scores, matched, touched);
