@@ -123,9 +123,31 @@ function maxUnion(index: TermIndex, ids: readonly number[], weight: number, inSc
   }
 }
 
+/** A block its speaker matches to a query word (`user`), ranked as a prefix match of a term held once. */
+function maxSpeaker(index: TermIndex, docs: readonly number[], inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[]): void {
+  const idf = idfOf(index.docCount, docs.length);
+  for (const doc of docs) {
+    if (inScope[doc] !== 1 || (gate !== null && gate[doc] !== 1)) continue;
+    const score = PREFIX_WEIGHT * bm25(index, doc, 1, idf);
+    if (s.token[doc] === 0) out.push(doc);
+    if (score > (s.token[doc] as number)) s.token[doc] = score;
+  }
+}
+
 /** What one query token matches, scored into `s.token` (its blocks listed in `out`). */
-function scoreToken(index: TermIndex, term: QueryTerm, inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[], textOf: (doc: number) => string): void {
+function scoreToken(
+  index: TermIndex,
+  term: QueryTerm,
+  inScope: Uint8Array,
+  gate: Uint8Array | null,
+  s: Scratch,
+  out: number[],
+  textOf: (doc: number) => string,
+  speakerDocs: BlockFacts["speakerDocs"],
+): void {
   const token = term.primary;
+  const spoken = speakerDocs?.(token) ?? null;
+  if (spoken !== null) maxSpeaker(index, spoken, inScope, gate, s, out);
   const exact = index.termId(token);
   if (exact >= 0) maxUnion(index, [exact], 1, inScope, gate, s, out);
   const stem = stemOf(token);
@@ -194,6 +216,11 @@ export interface BlockFacts {
    * the errors it printed), as a field of the same exchange.
    */
   readonly resultOf?: (doc: number) => number;
+  /**
+   * Blocks a query word names by who said them rather than by their text: `user` (the user's
+   * messages: "what did the user say about …"). Null for other words.
+   */
+  readonly speakerDocs?: (word: string) => readonly number[] | null;
 }
 
 /**
@@ -207,7 +234,7 @@ export function rankWords(
   textOf: (doc: number) => string,
   facts: BlockFacts = {},
 ): ScoredDoc[] {
-  const { weightOf, resultOf } = facts;
+  const { weightOf, resultOf, speakerDocs } = facts;
   const n = index.docCount;
   const scores = new Float64Array(n);
   const touched: number[] = [];
@@ -245,7 +272,7 @@ export function rankWords(
   const scratch: Scratch = { token: new Float64Array(n), tf: new Float64Array(n), hits: new Uint8Array(n), touched: [] };
   for (const term of distinct) {
     const docs: number[] = [];
-    scoreToken(index, term, inScope, gate, scratch, docs, textOf);
+    scoreToken(index, term, inScope, gate, scratch, docs, textOf, speakerDocs);
     if (resultOf !== undefined) {
       const count = docs.length;
       for (let k = 0; k < count; k++) {
@@ -274,7 +301,9 @@ export function rankWords(
   if (distinct.length > 1) {
     for (const doc of touched) {
       const share = Math.min(1, (coverage[doc] as number) / distinct.length);
-      scores[doc] = (scores[doc] as number) * share;
+      // √share: more of the query ranks higher, but a block holding a few rare words of a long
+      // question (the tool output that answers it) is not buried under prose repeating its common ones.
+      scores[doc] = (scores[doc] as number) * Math.sqrt(share);
     }
   }
   if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * weightOf(doc);

@@ -54,6 +54,7 @@ export class RecallIndex {
   private readonly scopes = new Map<string, ScopeView>();
   private callResults: Int32Array | undefined;
   private skip: Uint8Array | undefined;
+  private users: { count: number; docs: readonly number[] } | undefined;
 
   private constructor(session: RecallSession, terms: TermIndex) {
     this.session = session;
@@ -119,8 +120,17 @@ export class RecallIndex {
     const resultOf = (doc: number): number => results[doc] ?? -1;
     const skip = this.notHistory();
     const ranked =
-      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf });
+      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf, speakerDocs: (word) => (word === "user" ? this.userDocs() : null) });
     return { scope, parsed, ranked };
+  }
+
+  /** `#N` of the user's messages (what a question naming "the user" is about). */
+  private userDocs(): readonly number[] {
+    const blocks = this.session.blocks;
+    if (this.users?.count === blocks.length) return this.users.docs;
+    const docs = blocks.filter((b) => b.kind === "user").map((b) => b.index);
+    this.users = { count: blocks.length, docs };
+    return docs;
   }
 
   /** `skip[#N] === 1` for the blocks that are not history (see not-history.ts). */
