@@ -5,13 +5,11 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, rena
 import { basename, dirname, join, resolve } from "node:path";
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { RecallSession } from "./recall-index.js";
+import { INDEX_FORMAT } from "./term-codec.js";
 
 const EDGE = 64 * 1024;
-/**
- * 3: compounds also index every joiner-separated piece (a format-2 cache lacks those terms).
- * 4: pieces of runs over 128 characters, CJK bigrams, name/number parts (`sha256` → sha, 256).
- */
-export const CACHE_FORMAT = 4;
+/** The index format the cache key pins (its one home is term-codec.ts). */
+export const CACHE_FORMAT = INDEX_FORMAT;
 
 export interface CacheKey {
   readonly format: number;
