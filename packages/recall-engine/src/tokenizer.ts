@@ -161,6 +161,14 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
       sink(text, start, i, h, true);
       continue;
     }
+    // Lowercase letters and digits only (`sha256`, `5f49cd`): the whole, and its name/number parts
+    // without the compound machinery (the same terms `emitAtom` gives, found here in one short pass).
+    if ((kinds & ~(WORD | PLAIN | LOWER | DIGIT)) === 0) {
+      runs++;
+      sink(text, start, i, h, true);
+      if (i - start <= MAX_PART_SPLIT) emitDigitParts(text, start, i, sink);
+      continue;
+    }
     // Trim joiners at both ends ("cache?" was already cut; "pool.ts," / "/abs/path" / "--flag").
     let s = start;
     let e = i;
@@ -175,6 +183,23 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
     compoundTerms(text, s, e, sink, text, s === start && e === i ? h : termHash(text, s, e));
   }
   return runs;
+}
+
+/** The letter and digit parts of a lowercase run `text[a, b)` with one or two boundaries, each once. */
+function emitDigitParts(text: string, a: number, b: number, sink: TermRangeSink): void {
+  let boundaries = 0;
+  for (let k = a + 1; k < b; k++) if (isDigit(text.charCodeAt(k - 1)) !== isDigit(text.charCodeAt(k))) boundaries++;
+  if (boundaries === 0 || boundaries > MAX_DIGIT_BOUNDARIES) return;
+  let from = a;
+  let first = -1;
+  for (let k = a + 1; k <= b; k++) {
+    if (k < b && isDigit(text.charCodeAt(k - 1)) === isDigit(text.charCodeAt(k))) continue;
+    // With three parts the last may repeat the first (`ab12ab`): emitted once.
+    const repeat = first >= 0 && k - from === first - a && sameTerm(text, from, k, text, a);
+    if (!repeat) sink(text, from, k, termHash(text, from, k), false);
+    if (first < 0) first = k;
+    from = k;
+  }
 }
 
 // Terms this run already emitted, as ranges (runs have few parts: a linear scan beats a Set).
