@@ -56,6 +56,21 @@ describe("context-fold recall", () => {
     expect(r.stdout).toMatch(/^> #\d+ \[/m);
   });
 
+  it("a bare query in regex syntax runs as a regex (pi-vcc's convention), a refused one as words with a note; the mode is named", async () => {
+    const regex = await cli(["recall", file, "shard.*fail|ECONN", "--json", "--cache-dir", cacheDir]);
+    expect(regex.exit).toBe(0);
+    expect((JSON.parse(regex.stdout) as { mode: string }).mode).toBe("regex");
+    const human = await cli(["recall", file, "shard.*fail|ECONN", "--cache-dir", cacheDir]);
+    expect(human.stdout).toMatch(/\(regex\)|\(regex, scope/);
+    const refused = await cli(["recall", file, "shard|(?<=x)fail", "--cache-dir", cacheDir]);
+    expect(refused.exit).toBe(0);
+    expect(refused.stdout).toContain("(words");
+    expect(refused.stdout).toContain("Note: ");
+    // Slashes stay strict: a pattern re2js refuses is a usage error.
+    const strict = await cli(["recall", file, "/(?<=x)fail/", "--cache-dir", cacheDir]);
+    expect(strict.exit).toBe(2);
+  });
+
   it("no query browses the last 25 entries", async () => {
     const r = await cli(["recall", file, "--json", "--cache-dir", cacheDir]);
     const json = JSON.parse(r.stdout) as SearchJson;

@@ -2,6 +2,7 @@
 // `/context-fold [status | unfold <code> | compact]`. Every handler catches everything and tells the user.
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { outputContext } from "./command-output.js";
+import { RECALL_MESSAGE_TYPE } from "@context-fold/recall-engine";
 import { compactCommand } from "./compaction/compaction-hook.js";
 import { UNFOLD_ENTRY } from "./fold-state.js";
 import { foldCompletions } from "./fold-completions.js";
@@ -10,14 +11,17 @@ import { renderRecallMessage } from "./render/recall-render.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
 import { statusText } from "./status-text.js";
 
-/** customType of the message `/recall` puts into the conversation. */
-export const RECALL_MESSAGE = "context-fold-recall";
+/** customType of the message `/recall` puts into the conversation (not history: recall never finds it). */
+export const RECALL_MESSAGE = RECALL_MESSAGE_TYPE;
 
 export interface RecallArgs {
   readonly query: string;
   readonly scope?: string;
   readonly page?: number;
 }
+
+/** `/recall`'s own way to ask for a page, named in the results' "More:" hint. */
+const COMMAND_PAGE = (page: number): string => `page:${String(page)}`;
 
 /** `<query words…> [scope:<scope>] [page:<n>]`, in any order. */
 export function parseRecallArgs(args: string): RecallArgs {
@@ -45,7 +49,7 @@ export async function recallCommand(pi: ExtensionAPI, registry: RuntimeRegistry,
     return;
   }
   const request = parseRecallArgs(args);
-  const results = await runtime.recall.search(request);
+  const results = await runtime.recall.search({ ...request, pageSyntax: COMMAND_PAGE });
   ctx.ui.notify(results, "info");
   // In the conversation too, so the agent reads what the user just looked up.
   pi.sendMessage({ customType: RECALL_MESSAGE, content: `Recall results the user asked for (/${name} ${args.trim()}):\n${results}`, display: true });
@@ -84,7 +88,7 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
 export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): void {
   pi.registerMessageRenderer(RECALL_MESSAGE, renderRecallMessage);
   pi.registerCommand("recall", {
-    description: "Search this session (also folded output): /recall <query> [scope:lineage|all|compaction:N] [page:N]",
+    description: "Search this session (also folded output): /recall <words | regex like fail.*build or hook|inject | /regex/> [scope:lineage|all|compaction:N] [page:N]",
     handler: async (args, commandCtx) => {
       const ctx = outputContext(commandCtx);
       try {

@@ -1,12 +1,14 @@
 // Recall over the live session for the tool and the /recall command: one index per session, grown as
 // Pi appends; fold codes resolved through the seed index and verified against the session file.
 import { existsSync } from "node:fs";
-import { openRecall, renderResults, type SessionRecall, spanRecall } from "@context-fold/recall-engine";
+import { openRecall, type PageSyntax, renderResults, type SessionRecall, spanRecall } from "@context-fold/recall-engine";
 
 export interface SearchRequest {
   readonly query?: string | undefined;
   readonly scope?: string | undefined;
   readonly page?: number | undefined;
+  /** How the asking surface names a page in its "More:" hint (the tool: `page: 2`; `/recall`: `page:2`). */
+  readonly pageSyntax?: PageSyntax | undefined;
 }
 
 export class RecallService {
@@ -47,6 +49,7 @@ export class RecallService {
         ...(request.scope === undefined ? {} : { scope: request.scope }),
         ...(request.page === undefined ? {} : { page: request.page }),
       }),
+      request.pageSyntax === undefined ? {} : { pageSyntax: request.pageSyntax },
     );
   }
 

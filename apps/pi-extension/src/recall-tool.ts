@@ -10,7 +10,10 @@ export const RECALL_TOOL = "context_recall";
 export const RecallParams = Type.Object({
   code: Type.Optional(Type.String({ description: "Fold code from a `[context-fold <code>]` stub: returns that block's full text, verified." })),
   query: Type.Optional(
-    Type.String({ description: "Words, identifiers, an error line, a path, or `/regex/`. Empty or absent with no code/expand: the latest entries." }),
+    Type.String({
+      description:
+        "Words, identifiers (a prefix or a piece of one finds it), an error line, a path, or a regex: `/regex/`, or bare regex syntax as in pi-vcc (`fail.*build`, `hook|inject`, `\\d`, `[0-9]+`, `^…`, `…$`). Empty or absent with no code/expand: the latest entries.",
+    }),
   ),
   scope: Type.Optional(Type.String({ description: "`lineage` (default: the current branch), `all` (every branch), `compaction:N` or `compaction:latest`." })),
   page: Type.Optional(Type.Integer({ minimum: 1, description: "Result page (1-based) when a search has more pages." })),
@@ -24,6 +27,9 @@ export const RECALL_DESCRIPTION = [
   "To find something whose code you do not know (an error message, an identifier, a file path, a decision), pass `query`; results list `#N` entry numbers — pass them as `expand` to read those entries in full.",
   "Prefer one precise recall over re-running a command whose output was folded.",
 ].join(" ");
+
+/** The tool's own way to ask for a page, named in the results' "More:" hint. */
+const TOOL_PAGE = (page: number): string => `page: ${String(page)}`;
 
 type ToolResult = { content: { type: "text"; text: string }[]; details: { ok: boolean }; isError?: boolean };
 
@@ -51,7 +57,7 @@ export function registerRecallTool(pi: ExtensionAPI, registry: RuntimeRegistry):
           return text(recalled.text, recalled.verified);
         }
         if (params.expand !== undefined && params.expand.length > 0) return text(await runtime.recall.expand(params.expand));
-        return text(await runtime.recall.search({ query: params.query, scope: params.scope, page: params.page }));
+        return text(await runtime.recall.search({ query: params.query, scope: params.scope, page: params.page, pageSyntax: TOOL_PAGE }));
       } catch (error) {
         return text(`context_recall failed: ${error instanceof Error ? error.message : String(error)}`, false);
       }

@@ -176,6 +176,21 @@ describe("context-fold in a headless Pi", () => {
     expect(sent.some((m) => contentText(m).includes("Recall results the user asked for") && contentText(m).includes(needle(3)))).toBe(true);
   });
 
+  test("/recall names its own page syntax and the mode that ran; its earlier output is not found again", async () => {
+    const before = pi.notices.length;
+    await pi.session.prompt("/recall job row");
+    const shown = pi.notices.slice(before).map((n) => n.text).join("\n");
+    expect(shown).toContain("(words)");
+    expect(shown).toContain("More: page:2");
+    expect(shown).not.toContain("--page");
+    const again = pi.notices.length;
+    await pi.session.prompt("/recall fail.*build|Recall results the user asked");
+    const regex = pi.notices.slice(again).map((n) => n.text).join("\n");
+    // A bare query in regex syntax runs as a regex; the /recall messages it would match are not history.
+    expect(regex).toContain("No matches");
+    expect(regex).toContain("(regex");
+  });
+
   test("a restart keeps the same folds: rebuilt from the seed index, byte-identical stubs", async () => {
     const before = pi.calls[pi.calls.length - 1] as ReceivedCall;
     const stubsBefore = stubsIn(before);

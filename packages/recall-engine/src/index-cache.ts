@@ -6,10 +6,11 @@ import { dirname, join, resolve } from "node:path";
 import { replaceFile } from "@context-fold/durable-fs";
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { RecallSession } from "./recall-index.js";
+import { INDEX_FORMAT } from "./term-codec.js";
 
 const EDGE = 64 * 1024;
-/** 3: compounds also index every joiner-separated piece (a format-2 cache lacks those terms). */
-export const CACHE_FORMAT = 3;
+/** The index format the cache key pins (its one home is term-codec.ts). */
+export const CACHE_FORMAT = INDEX_FORMAT;
 
 export interface CacheKey {
   readonly format: number;

@@ -1,11 +1,21 @@
 // Public API of @context-fold/recall-engine.
 export { RecallError, type RecallErrorCode, RecallPatternError, RecallScopeError } from "./errors.js";
-export { emitCompound, type QueryTerm, queryTerms, sameTerm, scanTerms, type TermRangeSink, termHash, type TermSink, termText, tokenize } from "./tokenizer.js";
-export { compilePattern, type ParsedQuery, parseQuery, type Phrase, STOPWORDS } from "./query.js";
-export { rankRegex, rankWords, SCORE_FLOOR, type ScoredDoc } from "./rank.js";
+export { emitCompound, isCjk, type QueryTerm, queryTerms, sameTerm, scanTerms, type TermRangeSink, termHash, type TermSink, termText, tokenize } from "./tokenizer.js";
+export { compilePattern, looksLikeRegex, type ParsedQuery, parseQuery, type Phrase, piecesOf, STOPWORDS } from "./query.js";
+export { type BlockFacts, kindWeight, rankRegex, rankWords, SCORE_FLOOR, type ScoredDoc } from "./rank.js";
+export { stemOf } from "./stem.js";
+export {
+  DIGEST_MESSAGE_TYPE,
+  type EntrySource,
+  INJECTED_MESSAGE_TYPES,
+  isNotHistory,
+  MEMORY_MESSAGE_TYPE,
+  RECALL_MESSAGE_TYPE,
+  RECALL_TOOL_NAMES,
+} from "./not-history.js";
 export { buildScope, parseScope, type ScopeSource, type ScopeSpec, type ScopeView } from "./scope.js";
 export { briefOf, buildBrowse, buildPage, excerptOf, labelOf, type RecallHit, type ResultSegment, type SearchResult, type SegmentLine } from "./results.js";
-export { renderResults } from "./render.js";
+export { type PageSyntax, renderResults } from "./render.js";
 export { renderSalvaged, type SalvagedHit, searchSalvaged } from "./salvaged.js";
 export { CorruptIndexError, type TailRecord, TermIndex } from "./term-index.js";
 export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";

@@ -2,7 +2,7 @@
 // asked (`/pattern/flags` or the regex option). Punctuation in a plain question never means regex.
 import { RE2JS } from "re2js";
 import { RecallError, RecallPatternError } from "./errors.js";
-import { queryTerms, type QueryTerm } from "./tokenizer.js";
+import { isCjk, queryTerms, type QueryTerm } from "./tokenizer.js";
 
 export interface Phrase {
   readonly text: string;
@@ -19,16 +19,55 @@ export type ParsedQuery =
       readonly phrases: readonly Phrase[];
       /** The whole query as a whitespace-tolerant literal, for queries of 3+ words (a ranking boost only). */
       readonly verbatim: RE2JS | null;
+      /** Why a query that looked like a regex was searched as words (the engine refused the pattern). */
+      readonly notice?: string;
     }
-  | { readonly mode: "regex"; readonly text: string; readonly source: string; readonly pattern: RE2JS };
+  | {
+      readonly mode: "regex";
+      readonly text: string;
+      readonly source: string;
+      readonly pattern: RE2JS;
+      /** How it became a regex: `/…/`, the regex option, or pi-vcc's convention (regex syntax in a bare query). */
+      readonly how: "slashes" | "option" | "convention";
+    };
 
-/** Words that carry no subject: they only add to the score when the query has other words. */
+/**
+ * Function words of English questions: they carry no subject, so they only add to the score of blocks
+ * other words matched (a query of nothing else searches them as words).
+ */
 export const STOPWORDS: ReadonlySet<string> = new Set(
   (
-    "a an and are as at be been but by can could did do does for from had has have how i if in is it its " +
-    "me my of on or our so that the their then there these this to was we were what when where which who why will with would you your"
+    "a about actually after again all also am an and any are as at be been before being both but by can could did do does doing " +
+    "during each few for from had has have having he her here hers him his how i if in into is it its itself just me more " +
+    "many most much my no nor not now of off on once only or other our ours out over own really said same say says she should so some such tell than that the " +
+    "their theirs them then there these they this those through to too under until up very was we were what when where " +
+    "which while who whom why will with would you your yours"
   ).split(" "),
 );
+
+/**
+ * The pieces a compound query token can be found by when no indexed term holds it whole or begins with
+ * it (`src/auth` inside `src/auth/session.ts`, `auth/session`, `tables_final`): its parts split at
+ * `- _ / . : \ @ $`; a CJK stretch gives its character bigrams (`잔량비율`). Fewer than two: none.
+ */
+export function piecesOf(token: string): string[] {
+  const out: string[] = [];
+  let piece = "";
+  const flush = (): void => {
+    if (piece.length === 0) return;
+    let cjk = 0;
+    for (let k = 0; k < piece.length; k++) if (isCjk(piece.charCodeAt(k))) cjk++;
+    if (cjk === piece.length && piece.length > 2) for (let k = 0; k + 2 <= piece.length; k++) out.push(piece.slice(k, k + 2));
+    else out.push(piece);
+    piece = "";
+  };
+  for (const ch of token) {
+    if ("-_/.:\\@$".includes(ch)) flush();
+    else piece += ch;
+  }
+  flush();
+  return out.length >= 2 ? [...new Set(out)] : [];
+}
 
 /** Compiles with re2js (linear time); anything it refuses becomes a typed RecallPatternError. */
 export function compilePattern(source: string, flags = ""): RE2JS {
@@ -54,15 +93,62 @@ function literalPattern(words: readonly string[]): RE2JS {
 
 const SLASHED = /^\/(.+)\/([a-z]*)$/s;
 
-/** `regex: true` takes the whole query as a pattern (case-insensitive); `/p/flags` uses the given flags. */
+/**
+ * pi-vcc's convention: a bare query written in regex syntax is a regex. The marks, each as regex uses
+ * it (so prose and pasted text stay words): `|` between two non-blank alternatives (`hook|inject`, not
+ * a table row `| a | b |`); `.*` or `.+`; `\w`, `\d`, `\s`; a character class `[…]` holding a range, a
+ * negation or an escape, or followed by a quantifier (`[0-9]+`, not `[context-fold k3f9]` or `[ERROR]`);
+ * `^` opening the query and `$` closing it (`under $5` is words). One linear pass over the query.
+ */
+export function looksLikeRegex(text: string): boolean {
+  if (text.length === 0) return false;
+  if (text.startsWith("^") || text.endsWith("$")) return true;
+  if (text.includes(".*") || text.includes(".+") || /\\[wds]/.test(text)) return true;
+  if (text.includes("|")) {
+    const alternatives = text.split("|");
+    if (alternatives.every((a) => a.trim().length > 0)) return true;
+  }
+  // One `]` closes every `[` before it: found once per stretch, so the scan stays linear.
+  let close = -1;
+  for (let open = text.indexOf("["); open >= 0; open = text.indexOf("[", open + 1)) {
+    if (open > close) close = text.indexOf("]", open + 1);
+    if (close < 0) break;
+    // A class is short; measured before slicing, so a long run of `[` costs nothing each.
+    if (close - open - 1 === 0 || close - open - 1 > 64) continue;
+    const inside = text.slice(open + 1, close);
+    if (/\s/.test(inside)) continue;
+    const after = text.charAt(close + 1);
+    if (inside.startsWith("^") || inside.includes("\\") || /.-./.test(inside) || after === "*" || after === "+" || after === "?" || after === "{") return true;
+  }
+  return false;
+}
+
+/**
+ * `regex: true` takes the whole query as a pattern (case-insensitive); `/p/flags` uses the given flags;
+ * a bare query in regex syntax (`looksLikeRegex`) is a case-insensitive regex too, and when the engine
+ * refuses it, a word search with a notice saying so.
+ */
 export function parseQuery(query: string, options: { regex?: boolean } = {}): ParsedQuery {
   const text = query.trim();
   const slashed = SLASHED.exec(text);
   if (slashed !== null) {
     const source = slashed[1] as string;
-    return { mode: "regex", text, source, pattern: compilePattern(source, slashed[2] ?? "") };
+    return { mode: "regex", text, source, pattern: compilePattern(source, slashed[2] ?? ""), how: "slashes" };
   }
-  if (options.regex === true) return { mode: "regex", text, source: text, pattern: compilePattern(text, "i") };
+  if (options.regex === true) return { mode: "regex", text, source: text, pattern: compilePattern(text, "i"), how: "option" };
+  if (looksLikeRegex(text)) {
+    try {
+      return { mode: "regex", text, source: text, pattern: compilePattern(text, "i"), how: "convention" };
+    } catch (error) {
+      const cause = error instanceof Error ? error.cause : undefined;
+      const reason = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
+      return { ...parseWords(text), notice: `${JSON.stringify(text)} looks like a regex but is not one the engine runs (${reason}); searched as words` };
+    }
+  }
+  return parseWords(text);
+}
+
+function parseWords(text: string): Extract<ParsedQuery, { mode: "words" }> {
   const phrases: Phrase[] = [];
   let rest = "";
   let i = 0;

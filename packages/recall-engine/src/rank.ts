@@ -1,8 +1,12 @@
-// Ranking: BM25 over primary terms (rare terms weigh more), parts and stopwords only add to blocks
-// already matched, phrases required, a relative score floor against long weak OR tails. Regex: re2js.
-import type { ParsedQuery } from "./query.js";
+// Ranking: BM25 over each query token's matches — the token whole, then (lower) the indexed terms it
+// begins or its stem begins, then (lower still) the blocks holding all its pieces — stopwords and a
+// compound's parts only add to blocks already matched, phrases required, a share-of-query factor, a
+// weight per block kind (what the user and the tools said first), a relative score floor. Regex: re2js.
+import { piecesOf, type ParsedQuery } from "./query.js";
 import { STOPWORDS } from "./query.js";
-import type { TermIndex } from "./term-index.js";
+import { stemOf } from "./stem.js";
+import type { PostingList, TermIndex } from "./term-index.js";
+import type { QueryTerm } from "./tokenizer.js";
 
 export interface ScoredDoc {
   readonly doc: number;
@@ -18,34 +22,183 @@ const VERBATIM_BOOST = 2;
 const VERBATIM_CHECKS = 50;
 /** Weight of a compound's parts and of stopwords: they order matches, never create them. */
 const PART_WEIGHT = 0.3;
+/** A term the token (or its stem) begins: a match, ranked below the token itself. */
+const PREFIX_WEIGHT = 0.7;
+/** Terms one prefix expands to, at most (oldest first): a short prefix must not scan the vocabulary. */
+const PREFIX_LIMIT = 256;
+/** A block holding every piece of a compound token, with the token literally in its text / without. */
+const PIECES_LITERAL_WEIGHT = 0.6;
+const PIECES_LOOSE_WEIGHT = 0.25;
+/** Piece matches checked for the literal token (each check reads the block's text). */
+const PIECES_CHECKS = 200;
+/**
+ * What a block's kind weighs. Facts come from what the user said and what the tools returned; the
+ * assistant's prose, its thinking and its tool arguments restate or anticipate them (and a summary
+ * restates a whole stretch), so where both hold the words the source ranks first.
+ */
+export function kindWeight(kind: string): number {
+  switch (kind) {
+    case "user":
+      return 1.2;
+    case "toolResult":
+    case "bash":
+      return 1;
+    case "text":
+      return 0.8;
+    case "toolCall":
+    case "compaction":
+    case "branchSummary":
+    case "custom":
+      return 0.7;
+    case "thinking":
+      return 0.35;
+    default:
+      return 1;
+  }
+}
+
 /** Hits scoring under this fraction of the best are dropped (pi-vcc returns hundreds of weak OR hits). */
 export const SCORE_FLOOR = 0.3;
 
+/** Per-document scratch reused across tokens of one query (all zero between tokens). */
+interface Scratch {
+  readonly token: Float64Array;
+  readonly tf: Float64Array;
+  readonly hits: Uint8Array;
+  touched: number[];
+}
+
+function idfOf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+function bm25(index: TermIndex, doc: number, tf: number, idf: number): number {
+  const avg = index.averageLength || 1;
+  const norm = tf + K1 * (1 - B + B * Math.min(MAX_LENGTH_RATIO, index.docLength(doc) / avg));
+  return (idf * (tf * (K1 + 1))) / norm;
+}
+
+/** Adds the term's BM25 × `weight` to `scores` for in-scope blocks passing `gate`. */
 function addBm25(
   index: TermIndex,
-  term: string,
+  lists: readonly PostingList[],
   weight: number,
   inScope: Uint8Array,
   scores: Float64Array,
   gate: Uint8Array | null,
   touched: number[],
-  coverage: Uint8Array | null = null,
 ): void {
-  const lists = index.postingLists(term);
   if (lists.length === 0) return;
-  const n = index.docCount;
-  const df = index.documentFrequency(term);
-  const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  const avg = index.averageLength || 1;
+  let df = 0;
+  for (const list of lists) df += list.length / 2;
+  const idf = idfOf(index.docCount, df);
   for (const list of lists) for (let k = 0; k < list.length; k += 2) {
     const doc = list[k] as number;
     if (inScope[doc] !== 1) continue;
     if (gate !== null && gate[doc] !== 1) continue;
-    const tf = list[k + 1] as number;
-    const norm = tf + K1 * (1 - B + B * Math.min(MAX_LENGTH_RATIO, index.docLength(doc) / avg));
     if (scores[doc] === 0) touched.push(doc);
-    if (coverage !== null) coverage[doc] = (coverage[doc] as number) + 1;
-    scores[doc] = (scores[doc] as number) + (weight * idf * (tf * (K1 + 1))) / norm;
+    scores[doc] = (scores[doc] as number) + weight * bm25(index, doc, list[k + 1] as number, idf);
+  }
+}
+
+/**
+ * Terms `ids` taken together as one term (tf summed, df of the union): the BM25 of each in-scope block
+ * holding any, × `weight`, kept as the block's token score when higher than what it has.
+ */
+function maxUnion(index: TermIndex, ids: readonly number[], weight: number, inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[]): void {
+  const docs: number[] = [];
+  for (const id of ids) for (const list of index.postingListsOf(id)) for (let k = 0; k < list.length; k += 2) {
+    const doc = list[k] as number;
+    if (s.tf[doc] === 0) docs.push(doc);
+    s.tf[doc] = (s.tf[doc] as number) + (list[k + 1] as number);
+  }
+  const idf = idfOf(index.docCount, docs.length);
+  for (const doc of docs) {
+    const tf = s.tf[doc] as number;
+    s.tf[doc] = 0;
+    if (inScope[doc] !== 1 || (gate !== null && gate[doc] !== 1)) continue;
+    const score = weight * bm25(index, doc, tf, idf);
+    if (s.token[doc] === 0) out.push(doc);
+    if (score > (s.token[doc] as number)) s.token[doc] = score;
+  }
+}
+
+/** A block its speaker matches to a query word (`user`), ranked as a prefix match of a term held once. */
+function maxSpeaker(index: TermIndex, docs: readonly number[], inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[]): void {
+  const idf = idfOf(index.docCount, docs.length);
+  for (const doc of docs) {
+    if (inScope[doc] !== 1 || (gate !== null && gate[doc] !== 1)) continue;
+    const score = PREFIX_WEIGHT * bm25(index, doc, 1, idf);
+    if (s.token[doc] === 0) out.push(doc);
+    if (score > (s.token[doc] as number)) s.token[doc] = score;
+  }
+}
+
+/** What one query token matches, scored into `s.token` (its blocks listed in `out`). */
+function scoreToken(
+  index: TermIndex,
+  term: QueryTerm,
+  inScope: Uint8Array,
+  gate: Uint8Array | null,
+  s: Scratch,
+  out: number[],
+  textOf: (doc: number) => string,
+  speakerDocs: BlockFacts["speakerDocs"],
+): void {
+  const token = term.primary;
+  const spoken = speakerDocs?.(token) ?? null;
+  if (spoken !== null) maxSpeaker(index, spoken, inScope, gate, s, out);
+  const exact = index.termId(token);
+  if (exact >= 0) maxUnion(index, [exact], 1, inScope, gate, s, out);
+  const stem = stemOf(token);
+  const prefix = stem ?? token;
+  const longer = index.termsWithPrefix(prefix, PREFIX_LIMIT).filter((id) => id !== exact);
+  if (stem !== null && stem !== token) {
+    const same = index.termId(stem);
+    if (same >= 0 && same !== exact) longer.push(same);
+  }
+  if (longer.length > 0) maxUnion(index, longer, PREFIX_WEIGHT, inScope, gate, s, out);
+  if (out.length > 0) return;
+  // Not held whole nor begun by any term: the blocks holding every piece, best where the token itself
+  // is in the text (`src/auth` in `…/src/auth/session.ts`), its last piece possibly cut short.
+  const pieces = piecesOf(token);
+  if (pieces.length < 2) return;
+  const found: number[] = [];
+  for (let p = 0; p < pieces.length; p++) {
+    const piece = pieces[p] as string;
+    const ids: number[] = [];
+    const id = index.termId(piece);
+    if (id >= 0) ids.push(id);
+    if (p === pieces.length - 1) ids.push(...index.termsWithPrefix(piece, PREFIX_LIMIT));
+    if (ids.length === 0) break;
+    const docs: number[] = [];
+    for (const i of ids) for (const list of index.postingListsOf(i)) for (let k = 0; k < list.length; k += 2) {
+      const doc = list[k] as number;
+      if (s.tf[doc] === 0) docs.push(doc);
+      s.tf[doc] = (s.tf[doc] as number) + (list[k + 1] as number);
+    }
+    const idf = idfOf(index.docCount, docs.length);
+    for (const doc of docs) {
+      const tf = s.tf[doc] as number;
+      s.tf[doc] = 0;
+      if (s.hits[doc] !== p || inScope[doc] !== 1 || (gate !== null && gate[doc] !== 1)) continue;
+      s.hits[doc] = p + 1;
+      if (p === 0) found.push(doc);
+      s.token[doc] = (s.token[doc] as number) + bm25(index, doc, tf, idf) / pieces.length;
+    }
+  }
+  const all: number[] = [];
+  for (const doc of found) {
+    if (s.hits[doc] === pieces.length) all.push(doc);
+    else s.token[doc] = 0;
+    s.hits[doc] = 0;
+  }
+  all.sort((a, b) => (s.token[b] as number) - (s.token[a] as number) || b - a);
+  for (let k = 0; k < all.length; k++) {
+    const doc = all[k] as number;
+    const literal = k < PIECES_CHECKS && textOf(doc).toLowerCase().includes(token);
+    s.token[doc] = (s.token[doc] as number) * (literal ? PIECES_LITERAL_WEIGHT : PIECES_LOOSE_WEIGHT);
+    out.push(doc);
   }
 }
 
@@ -53,21 +206,51 @@ function byScoreThenRecent(a: ScoredDoc, b: ScoredDoc): number {
   return b.score - a.score || b.doc - a.doc;
 }
 
-/** Ranks the blocks of a scope (`inScope[doc] === 1`) for a word/phrase query. */
-export function rankWords(index: TermIndex, query: Extract<ParsedQuery, { mode: "words" }>, inScope: Uint8Array, textOf: (doc: number) => string): ScoredDoc[] {
-  const scores = new Float64Array(index.docCount);
+/** What ranking knows of the blocks beyond their terms. */
+export interface BlockFacts {
+  /** Scales a block's score, by its kind (see `kindWeight`). */
+  readonly weightOf?: (doc: number) => number;
+  /**
+   * The tool result answering tool call `doc`, or -1. A result is read with the call that asked for
+   * it: the command, path or URL in the call counts as words of the result (`pnpm run typecheck` →
+   * the errors it printed), as a field of the same exchange.
+   */
+  readonly resultOf?: (doc: number) => number;
+  /**
+   * Blocks a query word names by who said them rather than by their text: `user` (the user's
+   * messages: "what did the user say about …"). Null for other words.
+   */
+  readonly speakerDocs?: (word: string) => readonly number[] | null;
+}
+
+/**
+ * Ranks the blocks of a scope (`inScope[doc] === 1`) for a word/phrase query; `facts` (kind weights,
+ * call/result pairs) refine the order.
+ */
+export function rankWords(
+  index: TermIndex,
+  query: Extract<ParsedQuery, { mode: "words" }>,
+  inScope: Uint8Array,
+  textOf: (doc: number) => string,
+  facts: BlockFacts = {},
+): ScoredDoc[] {
+  const { weightOf, resultOf, speakerDocs } = facts;
+  const n = index.docCount;
+  const scores = new Float64Array(n);
   const touched: number[] = [];
   const contentful = query.terms.filter((t) => !STOPWORDS.has(t.primary));
   const primaries = contentful.length > 0 || query.phrases.length > 0 ? contentful : query.terms;
-  const boosts: string[] = [];
+  // Sets: a pasted blob can make a query of 10⁵ tokens, and each is looked up once.
+  const isPrimary = new Set(primaries);
+  const boosts = new Set<string>();
   for (const t of query.terms) {
-    if (!primaries.includes(t)) boosts.push(t.primary);
-    for (const p of t.parts) boosts.push(p);
+    if (!isPrimary.has(t)) boosts.add(t.primary);
+    for (const p of t.parts) boosts.add(p);
   }
   let gate: Uint8Array | null = null;
   if (query.phrases.length > 0) {
     // Phrases are required: intersect their terms' postings, then check the phrase itself.
-    gate = new Uint8Array(index.docCount);
+    gate = new Uint8Array(n);
     let candidates: number[] | null = null;
     for (const phrase of query.phrases) {
       for (const term of phrase.terms) {
@@ -80,23 +263,50 @@ export function rankWords(index: TermIndex, query: Extract<ParsedQuery, { mode: 
       const text = textOf(doc);
       if (query.phrases.every((p) => p.pattern.test(text))) gate[doc] = 1;
     }
-    for (const phrase of query.phrases) for (const term of phrase.terms) addBm25(index, term, 1, inScope, scores, gate, touched);
+    for (const phrase of query.phrases) for (const term of phrase.terms) addBm25(index, index.postingLists(term), 1, inScope, scores, gate, touched);
   }
   // Distinct primaries per block: a block naming more of the query ranks above one repeating a common word.
-  const coverage = new Uint8Array(index.docCount);
-  const distinct = [...new Set(primaries.map((t) => t.primary))];
-  for (const term of distinct) addBm25(index, term, 1, inScope, scores, gate, touched, coverage);
-  if (boosts.length > 0) {
-    const matched = new Uint8Array(index.docCount);
+  const coverage = new Uint8Array(n);
+  const seen = new Set<string>();
+  const distinct = primaries.filter((t) => !seen.has(t.primary) && seen.add(t.primary) !== undefined);
+  const scratch: Scratch = { token: new Float64Array(n), tf: new Float64Array(n), hits: new Uint8Array(n), touched: [] };
+  for (const term of distinct) {
+    const docs: number[] = [];
+    scoreToken(index, term, inScope, gate, scratch, docs, textOf, speakerDocs);
+    if (resultOf !== undefined) {
+      const count = docs.length;
+      for (let k = 0; k < count; k++) {
+        const call = docs[k] as number;
+        const result = resultOf(call);
+        if (result < 0 || inScope[result] !== 1 || (gate !== null && gate[result] !== 1)) continue;
+        const inherited = scratch.token[call] as number;
+        if (scratch.token[result] === 0) docs.push(result);
+        if (inherited > (scratch.token[result] as number)) scratch.token[result] = inherited;
+      }
+    }
+    for (const doc of docs) {
+      const score = scratch.token[doc] as number;
+      scratch.token[doc] = 0;
+      if (score <= 0) continue;
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc] = (scores[doc] as number) + score;
+      coverage[doc] = (coverage[doc] as number) + 1;
+    }
+  }
+  if (boosts.size > 0) {
+    const matched = new Uint8Array(n);
     for (const doc of touched) matched[doc] = 1;
-    for (const term of boosts) addBm25(index, term, PART_WEIGHT, inScope, scores, matched, touched);
+    for (const term of boosts) addBm25(index, index.postingLists(term), PART_WEIGHT, inScope, scores, matched, touched);
   }
   if (distinct.length > 1) {
     for (const doc of touched) {
       const share = Math.min(1, (coverage[doc] as number) / distinct.length);
-      scores[doc] = (scores[doc] as number) * share * share;
+      // √share: more of the query ranks higher, but a block holding a few rare words of a long
+      // question (the tool output that answers it) is not buried under prose repeating its common ones.
+      scores[doc] = (scores[doc] as number) * Math.sqrt(share);
     }
   }
+  if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * weightOf(doc);
   if (query.verbatim !== null) {
     // Someone pasting a line they remember (an error, a decision) wants the block holding that line.
     const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
@@ -116,10 +326,11 @@ export function rankWords(index: TermIndex, query: Extract<ParsedQuery, { mode: 
 }
 
 /** Regex hits: every block in scope the pattern matches (re2js DFA test, linear), most recent first. */
-export function rankRegex(query: Extract<ParsedQuery, { mode: "regex" }>, scopeDocs: Uint32Array, textOf: (doc: number) => string): ScoredDoc[] {
+export function rankRegex(query: Extract<ParsedQuery, { mode: "regex" }>, scopeDocs: Uint32Array, textOf: (doc: number) => string, skip?: (doc: number) => boolean): ScoredDoc[] {
   const out: ScoredDoc[] = [];
   for (let k = scopeDocs.length - 1; k >= 0; k--) {
     const doc = scopeDocs[k] as number;
+    if (skip?.(doc) === true) continue;
     if (query.pattern.test(textOf(doc))) out.push({ doc, score: 1 });
   }
   return out;

@@ -3,14 +3,15 @@
 import type { Block } from "@context-fold/ledger-reader";
 import { RecallError } from "./errors.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
-import { rankRegex, rankWords, type ScoredDoc } from "./rank.js";
+import { kindWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
+import { type EntrySource, isNotHistory } from "./not-history.js";
 import { TermIndex } from "./term-index.js";
 import { queryTerms } from "./tokenizer.js";
 
 /** What the index needs from a read session (`Session` of @context-fold/ledger-reader fits). */
-export interface RecallSession extends ScopeSource {
+export interface RecallSession extends ScopeSource, EntrySource {
   readonly header: { readonly id: string };
   readonly byteLength: number;
 }
@@ -57,6 +58,9 @@ export class RecallIndex {
   private session: RecallSession;
   private readonly terms: TermIndex;
   private readonly scopes = new Map<string, ScopeView>();
+  private callResults: Int32Array | undefined;
+  private skip: Uint8Array | undefined;
+  private users: { count: number; docs: readonly number[] } | undefined;
 
   private constructor(session: RecallSession, terms: TermIndex) {
     this.session = session;
@@ -105,7 +109,8 @@ export class RecallIndex {
     this.scopes.clear();
     const before = this.terms.docCount;
     const blocks = session.blocks;
-    if (blocks.length > before) this.terms.addDocuments(before, blocks.slice(before).map((b) => b.text));
+    // What is not history keeps its `#N` as an empty document: found by no word, still expandable.
+    if (blocks.length > before) this.terms.addDocuments(before, blocks.slice(before).map((b) => (isNotHistory(session, b) ? "" : b.text)));
     return blocks.length - before;
   }
 
@@ -125,8 +130,51 @@ export class RecallIndex {
     const scope = this.scope(options.scope);
     const parsed = parseQuery(query, options.regex === undefined ? {} : { regex: options.regex });
     const textOf = (doc: number): string => (this.session.blocks[doc] as Block).text;
-    const ranked = parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf) : rankWords(this.terms, parsed, scope.mask, textOf);
+    const weightOf = (doc: number): number => kindWeight((this.session.blocks[doc] as Block).kind);
+    const results = this.resultsOfCalls();
+    const resultOf = (doc: number): number => results[doc] ?? -1;
+    const skip = this.notHistory();
+    const ranked =
+      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf, speakerDocs: (word) => (word === "user" ? this.userDocs() : null) });
     return { scope, parsed, ranked };
+  }
+
+  /** `#N` of the user's messages (what a question naming "the user" is about). */
+  private userDocs(): readonly number[] {
+    const blocks = this.session.blocks;
+    if (this.users?.count === blocks.length) return this.users.docs;
+    const docs = blocks.filter((b) => b.kind === "user").map((b) => b.index);
+    this.users = { count: blocks.length, docs };
+    return docs;
+  }
+
+  /** `skip[#N] === 1` for the blocks that are not history (see not-history.ts). */
+  private notHistory(): Uint8Array {
+    const blocks = this.session.blocks;
+    if (this.skip?.length === blocks.length) return this.skip;
+    const out = new Uint8Array(blocks.length);
+    for (const block of blocks) if (isNotHistory(this.session, block)) out[block.index] = 1;
+    this.skip = out;
+    return out;
+  }
+
+  /** Tool call `#N` → the `#N` of the result answering it (by tool call id), -1 for other blocks. */
+  private resultsOfCalls(): Int32Array {
+    const blocks = this.session.blocks;
+    if (this.callResults?.length === blocks.length) return this.callResults;
+    const out = new Int32Array(blocks.length).fill(-1);
+    const calls = new Map<string, number>();
+    const skip = this.notHistory();
+    for (const block of blocks) {
+      if (block.toolCallId === undefined || skip[block.index] === 1) continue;
+      if (block.kind === "toolCall") calls.set(block.toolCallId, block.index);
+      else if (block.kind === "toolResult") {
+        const call = calls.get(block.toolCallId);
+        if (call !== undefined && out[call] === -1) out[call] = block.index;
+      }
+    }
+    this.callResults = out;
+    return out;
   }
 
   /** Ranked, paged, grouped hits. An empty query browses. */

@@ -14,21 +14,29 @@ function renderSegment(seg: ResultSegment): string[] {
   return out;
 }
 
-export function renderResults(result: SearchResult): string {
+/** How a surface asks for a page: the CLI's `--page 2` (default), the tool's `page: 2`, `/recall page:2`. */
+export type PageSyntax = (page: number) => string;
+
+const CLI_PAGE: PageSyntax = (page) => `--page ${String(page)}`;
+
+export function renderResults(result: SearchResult, options: { pageSyntax?: PageSyntax } = {}): string {
   const out: string[] = [];
+  // Every answer says which mode ran: a pi-vcc regex typed bare must not pass for a word search.
+  const mode = result.mode === "regex" ? "regex" : "words";
   if (result.mode === "browse") {
     out.push(`Last ${String(result.total)} entries (scope ${result.scope})`);
   } else if (result.total === 0) {
-    out.push(`No matches for ${JSON.stringify(result.query)} (scope ${result.scope})`);
+    out.push(`No matches for ${JSON.stringify(result.query)} (${mode}, scope ${result.scope})`);
   } else {
     const segs = result.segmentCount === 1 ? "1 segment" : `${String(result.segmentCount)} segments`;
     out.push(
-      `Found ${String(result.total)} ${result.total === 1 ? "match" : "matches"} for ${JSON.stringify(result.query)}${result.mode === "regex" ? " (regex)" : ""} across ${segs} (scope ${result.scope}) — page ${String(result.page)}/${String(result.pages)}`,
+      `Found ${String(result.total)} ${result.total === 1 ? "match" : "matches"} for ${JSON.stringify(result.query)} (${mode}) across ${segs} (scope ${result.scope}) — page ${String(result.page)}/${String(result.pages)}`,
     );
   }
+  if (result.notice !== undefined) out.push(`Note: ${result.notice}`);
   for (const seg of result.segments) {
     out.push("", ...renderSegment(seg));
   }
-  if (result.mode !== "browse" && result.page < result.pages) out.push("", `More: --page ${String(result.page + 1)}`);
+  if (result.mode !== "browse" && result.page < result.pages) out.push("", `More: ${(options.pageSyntax ?? CLI_PAGE)(result.page + 1)}`);
   return `${out.join("\n")}\n`;
 }

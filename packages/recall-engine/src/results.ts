@@ -63,6 +63,8 @@ export interface SearchResult {
   readonly segments: readonly ResultSegment[];
   /** Distinct segments holding any hit (all pages). */
   readonly segmentCount: number;
+  /** Why the query ran in another mode than it looked like (a regex the engine refused → words). */
+  readonly notice?: string;
 }
 
 const PREVIEW = 160;
@@ -252,11 +254,12 @@ export function buildPage(
     const b = chronological[k] as number;
     if (b - a === 2) segments.push(segmentView(blocks, scope, a + 1, matchedDocs, query, "context"));
   }
+  const notice = query.mode === "words" && query.notice !== undefined ? { notice: query.notice } : {};
   if (options.session !== undefined) {
     const session = options.session;
-    return { query: query.text, mode: query.mode, scope: scope.name, total, page, pages, pageSize, hits, segments: segments.map((s) => ({ ...s, session })), segmentCount: allSegments.size };
+    return { query: query.text, mode: query.mode, scope: scope.name, total, page, pages, pageSize, hits, segments: segments.map((s) => ({ ...s, session })), segmentCount: allSegments.size, ...notice };
   }
-  return { query: query.text, mode: query.mode, scope: scope.name, total, page, pages, pageSize, hits, segments, segmentCount: allSegments.size };
+  return { query: query.text, mode: query.mode, scope: scope.name, total, page, pages, pageSize, hits, segments, segmentCount: allSegments.size, ...notice };
 }
 
 /** No query: the last `count` blocks of the scope, every one shown. */

@@ -14,10 +14,14 @@ const SEGMENT = 16;
 const ATOM_SPLIT = 32;
 /** A letter or digit outside ASCII (the run is lowered as a string, not char by char). */
 const NON_ASCII = 64;
-const CLASS = new Uint8Array(128);
+const DIGIT = 128;
+const LOWER = 256;
+const CLASS = new Uint16Array(128);
 for (let c = 0; c < 128; c++) {
   let k = 0;
   if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) k |= WORD | PLAIN;
+  if (c >= 48 && c <= 57) k |= DIGIT;
+  if (c >= 97 && c <= 122) k |= LOWER;
   if (c >= 65 && c <= 90) k |= WORD | UPPER;
   if (c === 95 || c === 36) k |= WORD | ATOM_SPLIT;
   if (c === 46 || c === 45) k |= JOINER;
@@ -37,9 +41,37 @@ function isUpper(c: number): boolean {
 function isLower(c: number): boolean {
   return c >= 97 && c <= 122;
 }
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+/** A letter inside a run: ASCII letters, and any non-ASCII character (runs hold only letters and digits). */
+function isRunLetter(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c >= 128;
+}
 
-/** Longer runs (base64 blobs, minified code) are indexed whole only: their parts are noise. */
+/**
+ * Han, Hiragana, Katakana and Hangul: scripts written without spaces between words, so a run of them
+ * is also indexed as character bigrams (a word inside a compound is then found by its bigrams).
+ */
+export function isCjk(c: number): boolean {
+  return (
+    (c >= 0xac00 && c <= 0xd7af) || // Hangul syllables
+    (c >= 0x1100 && c <= 0x11ff) || // Hangul Jamo
+    (c >= 0x3130 && c <= 0x318f) || // Hangul compatibility Jamo
+    (c >= 0x3040 && c <= 0x30ff) || // Hiragana, Katakana
+    (c >= 0x3400 && c <= 0x4dbf) || // CJK extension A
+    (c >= 0x4e00 && c <= 0x9fff) || // CJK unified ideographs
+    (c >= 0xf900 && c <= 0xfaff) // CJK compatibility ideographs
+  );
+}
+
+/**
+ * Longer runs (long URLs and paths, base64 blobs, minified code) get their joiner and `_` pieces only:
+ * camelCase and letter/digit parts of such runs are noise.
+ */
 const MAX_PART_SPLIT = 128;
+/** An atom with more letter/digit boundaries than this is an opaque id (`4b1e9d07`), not name + number. */
+const MAX_DIGIT_BOUNDARIES = 2;
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -123,9 +155,18 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
       if (k === 0) break;
     }
     const ascii = (kinds & NON_ASCII) === 0;
-    if ((kinds & ~(WORD | PLAIN)) === 0) {
+    // All lowercase letters, or all digits: the run is its only term.
+    if ((kinds & ~(WORD | PLAIN | LOWER)) === 0 || (kinds & ~(WORD | PLAIN | DIGIT)) === 0) {
       runs++;
       sink(text, start, i, h, true);
+      continue;
+    }
+    // Lowercase letters and digits only (`sha256`, `5f49cd`): the whole, and its name/number parts
+    // without the compound machinery (the same terms `emitAtom` gives, found here in one short pass).
+    if ((kinds & ~(WORD | PLAIN | LOWER | DIGIT)) === 0) {
+      runs++;
+      sink(text, start, i, h, true);
+      if (i - start <= MAX_PART_SPLIT) emitDigitParts(text, start, i, sink);
       continue;
     }
     // Trim joiners at both ends ("cache?" was already cut; "pool.ts," / "/abs/path" / "--flag").
@@ -144,6 +185,23 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
   return runs;
 }
 
+/** The letter and digit parts of a lowercase run `text[a, b)` with one or two boundaries, each once. */
+function emitDigitParts(text: string, a: number, b: number, sink: TermRangeSink): void {
+  let boundaries = 0;
+  for (let k = a + 1; k < b; k++) if (isDigit(text.charCodeAt(k - 1)) !== isDigit(text.charCodeAt(k))) boundaries++;
+  if (boundaries === 0 || boundaries > MAX_DIGIT_BOUNDARIES) return;
+  let from = a;
+  let first = -1;
+  for (let k = a + 1; k <= b; k++) {
+    if (k < b && isDigit(text.charCodeAt(k - 1)) === isDigit(text.charCodeAt(k))) continue;
+    // With three parts the last may repeat the first (`ab12ab`): emitted once.
+    const repeat = first >= 0 && k - from === first - a && sameTerm(text, from, k, text, a);
+    if (!repeat) sink(text, from, k, termHash(text, from, k), false);
+    if (first < 0) first = k;
+    from = k;
+  }
+}
+
 // Terms this run already emitted, as ranges (runs have few parts: a linear scan beats a Set).
 // Module scratch: the tokenizer is synchronous and never re-entered.
 const seenSrc: string[] = [];
@@ -151,12 +209,16 @@ let seenStart: Int32Array = new Int32Array(64);
 let seenEnd: Int32Array = new Int32Array(64);
 let seenHash: Int32Array = new Int32Array(64);
 let seenCount = 0;
+const MAX_RUN_TERMS = 256;
 
 /**
  * One run's terms go through here: `src[a, b)` is the term (ASCII capitals still to lower), deduplicated
  * within the run.
  */
 function emitOnce(src: string, a: number, b: number, h: number, sink: TermRangeSink, whole = false): void {
+  // A run with more parts than this is a blob (base64 split by `/`): the rest of its parts are noise,
+  // and the linear dedup below stays bounded.
+  if (seenCount >= MAX_RUN_TERMS) return;
   const length = b - a;
   for (let k = 0; k < seenCount; k++) {
     const s = seenStart[k] as number;
@@ -269,15 +331,17 @@ function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, 
     runLoweredBase = 0;
     emitOnce(whole, 0, whole.length, termHash(whole), sink, true);
   }
-  if (n > MAX_PART_SPLIT) return;
+  const long = n > MAX_PART_SPLIT;
   // One pass for which splits apply.
   let kinds = 0;
   let dashedDotSegment = false;
   let segDash = false;
   let segDot = false;
+  let cjk = false;
   for (let k = 0; k <= n; k++) {
     const c = k < n ? text.charCodeAt(s + k) : 47;
     const cls = c < 128 ? (CLASS[c] as number) : 0;
+    if (c >= 128 && isCjk(c)) cjk = true;
     kinds |= cls;
     if (k === n || (cls & SEGMENT) !== 0) {
       if (segDash && segDot) dashedDotSegment = true;
@@ -286,6 +350,7 @@ function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, 
     } else if (c === 45) segDash = true;
     else if (c === 46) segDot = true;
   }
+  if (cjk) emitBigrams(n, sink);
   // Path/scoped segments: `src/db/pool.ts` → `pool.ts`; `drizzle-orm@0.30` → `drizzle-orm`.
   if ((kinds & SEGMENT) !== 0) emitPieces(0, n, BY_SEGMENT, sink);
   // `.` pieces inside each segment holding a `-` keep it (`drizzle-orm.config.ts` → `drizzle-orm`).
@@ -309,13 +374,15 @@ function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, 
   }
   // Every joiner-separated piece whole: `extracted_tables.xlsx` → `extracted_tables`, `AsciinemaPlayer.create` → `asciinemaplayer`.
   if ((kinds & JOINER) !== 0) emitPieces(0, n, BY_JOINER, sink);
-  if ((kinds & (UPPER | ATOM_SPLIT)) === 0 && (kinds & JOINER) !== 0) return; // atoms = the joiner pieces
-  // Atoms: split on joiners, `_`, `$` and camelCase boundaries (`XMLHttpRequest` → xml, http, request).
+  const digitSplits = !long && (kinds & DIGIT) !== 0 && ((kinds & (LOWER | UPPER)) !== 0 || asciiText === null);
+  if ((kinds & (UPPER | ATOM_SPLIT)) === 0 && (kinds & JOINER) !== 0 && !digitSplits) return; // atoms = the joiner pieces
+  // Atoms: split on joiners, `_`, `$` and camelCase boundaries (`XMLHttpRequest` → xml, http, request);
+  // a long run only on joiners, `_` and `$`.
   let atomStart = -1;
   for (let k = 0; k <= n; k++) {
     const c = k < n ? text.charCodeAt(s + k) : 0;
     if (k === n || isJoiner(c) || c === 95 || c === 36) {
-      if (atomStart >= 0) emitPart(atomStart, k, sink);
+      if (atomStart >= 0) emitAtom(atomStart, k, digitSplits, sink);
       atomStart = -1;
       continue;
     }
@@ -323,13 +390,69 @@ function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, 
       atomStart = k;
       continue;
     }
-    if (isUpper(c)) {
+    if (!long && isUpper(c)) {
       const prev = text.charCodeAt(s + k - 1);
       if (isLower(prev) || (isUpper(prev) && k + 1 < n && isLower(text.charCodeAt(s + k + 1)))) {
-        emitPart(atomStart, k, sink);
+        emitAtom(atomStart, k, digitSplits, sink);
         atomStart = k;
       }
     }
+  }
+}
+
+/** An atom, and its letter/digit parts when it reads as a name and a number (`sha256` → sha, 256; `5미만` → 5, 미만). */
+function emitAtom(a: number, b: number, digitSplits: boolean, sink: TermRangeSink): void {
+  emitPart(a, b, sink);
+  if (!digitSplits) return;
+  const text = runText;
+  const base = runBase;
+  let boundaries = 0;
+  for (let k = a + 1; k < b; k++) {
+    const x = text.charCodeAt(base + k - 1);
+    const y = text.charCodeAt(base + k);
+    if ((isDigit(x) && isRunLetter(y)) || (isRunLetter(x) && isDigit(y))) boundaries++;
+  }
+  if (boundaries === 0 || boundaries > MAX_DIGIT_BOUNDARIES) return;
+  let from = a;
+  for (let k = a + 1; k <= b; k++) {
+    if (k < b) {
+      const x = text.charCodeAt(base + k - 1);
+      const y = text.charCodeAt(base + k);
+      if (!((isDigit(x) && isRunLetter(y)) || (isRunLetter(x) && isDigit(y)))) continue;
+    }
+    emitPart(from, k, sink);
+    from = k;
+  }
+}
+
+/**
+ * Character bigrams of each CJK stretch of the run (`호가잔량비율` → 호가, 가잔, 잔량, …). Not deduplicated
+ * through `emitOnce` (a long unspaced paragraph would make that quadratic): a repeated bigram counts as
+ * a repeated term, which is what it is.
+ */
+function emitBigrams(n: number, sink: TermRangeSink): void {
+  const text = runText;
+  const base = runBase;
+  let from = -1;
+  for (let k = 0; k <= n; k++) {
+    const inside = k < n && isCjk(text.charCodeAt(base + k));
+    if (inside) {
+      if (from < 0) from = k;
+      continue;
+    }
+    if (from >= 0 && k - from >= 2) {
+      for (let j = from; j + 2 <= k; j++) {
+        if (j === 0 && j + 2 === n) continue; // the whole run, already emitted
+        if (runLowered !== null) {
+          const x = runLoweredBase + j;
+          sink(runLowered, x, x + 2, termHash(runLowered, x, x + 2), false);
+        } else {
+          const part = text.slice(base + j, base + j + 2).toLowerCase();
+          sink(part, 0, part.length, termHash(part), false);
+        }
+      }
+    }
+    from = -1;
   }
 }
 

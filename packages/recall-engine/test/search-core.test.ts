@@ -245,7 +245,62 @@ describe("adversarial patterns over a 1 MB entry terminate", () => {
       expect(r.total).toBe(p === "(a*)*b" ? 0 : 1);
     });
   }
-  it("word search over the same entry", () => {
-    expect(big.search("aaaa").total).toBe(0);
+  it("word search over the same entry: the run begins with the word, so it is a prefix match", () => {
+    expect(big.search("aaaa").hits.map((h) => h.index)).toEqual([1]);
+    expect(big.search("aaab").total).toBe(0);
+  });
+});
+
+describe("pi-vcc's regex convention", () => {
+  const index = RecallIndex.build(
+    fakeSession([
+      { kind: "user", text: "why does the build fail" },
+      { kind: "toolResult", toolName: "bash", text: "ls build\ndist" },
+      { kind: "toolResult", toolName: "bash", text: "error: failed to build the bundle" },
+      { kind: "text", text: "the pre-commit hook is installed" },
+      { kind: "text", text: "we inject the digest after compaction" },
+      { kind: "toolResult", toolName: "bash", text: "| name | size |\n| a | 12 |" },
+      { kind: "user", text: "under $5 the dashboard shows 0 stocks; see [context-fold k3f9a2b7qx] and [ERROR] lines" },
+    ]),
+  );
+  it("a bare query in regex syntax runs as a regex and says so", () => {
+    const r = index.search("fail.*build");
+    expect(r.mode).toBe("regex");
+    expect(r.hits.map((h) => h.index)).toEqual([2]);
+    expect(renderResults(r)).toContain("(regex)");
+    expect(index.search("hook|inject").hits.map((h) => h.index).sort()).toEqual([3, 4]);
+    expect(index.search("[0-9]+ stocks").hits.map((h) => h.index)).toEqual([6]);
+    expect(index.search("^ls").hits.map((h) => h.index)).toEqual([1]);
+    expect(index.search("bundle$").hits.map((h) => h.index)).toEqual([2]);
+    expect(index.search("\\d+ \\w+").mode).toBe("regex");
+  });
+  it("prose and pasted text that only contain the marks stay words and say so", () => {
+    for (const q of ["under $5", "[context-fold k3f9a2b7qx]", "[ERROR] lines", "| name | size |", "a.b", "see src/*.ts"]) {
+      const r = index.search(q);
+      expect(r.mode, q).toBe("words");
+    }
+    expect(renderResults(index.search("stocks dashboard"))).toContain("(words)");
+    expect(renderResults(index.search("zzzz"))).toContain("(words, scope lineage)");
+  });
+  it("a regex-looking query the engine refuses is a word search with a notice; /…/ and --regex still refuse", () => {
+    const r = index.search("build|(?<=x)fail");
+    expect(r.mode).toBe("words");
+    expect(r.notice).toMatch(/looks like a regex/);
+    expect(r.total).toBeGreaterThan(0);
+    expect(renderResults(r)).toContain("Note: ");
+    expect(() => index.search("/(?<=x)fail/")).toThrow(RecallPatternError);
+    expect(() => index.search("(?<=x)fail", { regex: true })).toThrow(RecallPatternError);
+  });
+  it("the paging hint names the asking surface's syntax", () => {
+    const many = RecallIndex.build(fakeSession(Array.from({ length: 12 }, (_, k) => ({ kind: "text" as const, text: `common word ${String(k)}` }))));
+    const r = many.search("common");
+    expect(renderResults(r)).toContain("More: --page 2");
+    expect(renderResults(r, { pageSyntax: (p) => `page: ${String(p)}` })).toContain("More: page: 2");
+  });
+  it("deciding stays linear on adversarial input", () => {
+    const started = Date.now();
+    index.search(`${"[".repeat(200_000)}]`);
+    index.search("[a".repeat(100_000));
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });

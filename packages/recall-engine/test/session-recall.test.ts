@@ -211,6 +211,22 @@ describe("index cache lifecycle", () => {
     expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
   });
 
+  it("a format-3 cache file (the magic before this format) is refused as corrupt and rebuilt", async () => {
+    const dir = tempDir("recall-format3-");
+    const file = join(dir, "s.jsonl");
+    await generateSession(file, { seed: 15, turns: 20 });
+    const cachePath = join(dir, "c.recall");
+    const session = await readSession(file);
+    const bytes = RecallIndex.build(session).serialize({ ...cacheKeyFor(file, session), format: 3 });
+    // What a format-3 writer put first: its magic carried the container digit 2.
+    bytes.write("CFRECALL2\n", 0, "latin1");
+    writeFileSync(cachePath, bytes);
+    const opened = await openRecall(file, { cachePath });
+    expect(opened.cache.status).toBe("rebuilt");
+    expect(opened.cache.reason).toMatch(/bad magic/);
+    expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
+  });
+
   it("a truncated ledger is detected and the index rebuilt", async () => {
     const dir = tempDir("recall-trunc-");
     const file = join(dir, "s.jsonl");

@@ -229,9 +229,9 @@ function markChanged(result: SearchResult, blocks: readonly Block[], hashes: Rec
 export function registerRecall(program: Command): void {
   program
     .command("recall")
-    .description("Search a session's history (BM25 words, \"phrases\", /regex/), browse, expand #N verified, or pull seed-index spans")
+    .description("Search a session's history (BM25 words, \"phrases\", /regex/ or bare regex syntax), browse, expand #N verified, or pull seed-index spans")
     .argument("[session]", "session .jsonl file (omit with --sessions)")
-    .argument("[query...]", "words, \"quoted phrases\", or /regex/flags; none: the last 25 entries")
+    .argument("[query...]", "words, \"quoted phrases\", /regex/flags, or a bare regex as pi-vcc takes it (fail.*build, hook|inject, \\d, [0-9]+, ^…, …$); none: the last 25 entries")
     .option("--sessions [dir]", "search every session under a Pi sessions dir (default ~/.pi/agent/sessions)")
     .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest")
     .option("--page <n>", "page of results (5 per page)")

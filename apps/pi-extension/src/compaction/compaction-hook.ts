@@ -9,6 +9,7 @@ import type {
   SessionBeforeCompactEvent,
   SessionBeforeCompactResult,
 } from "@earendil-works/pi-coding-agent";
+import { DIGEST_MESSAGE_TYPE } from "@context-fold/recall-engine";
 import { planCut } from "@context-fold/summary-formatter";
 import type { Usage } from "@context-fold/seed-index-format";
 import type { RuntimeRegistry } from "../runtime-registry.js";
@@ -19,8 +20,8 @@ import { evaluateGate, type GateVerdict, softLimit } from "./gate.js";
 import { nextStepMode } from "./next-step.js";
 import { thresholdFor, type ResolvedThreshold } from "./thresholds.js";
 
-/** customType of the digest message re-injected after a compaction (in context, not displayed). */
-export const DIGEST_MESSAGE = "context-fold-digest";
+/** customType of the digest message re-injected after a compaction (in context, not displayed; not history for recall). */
+export const DIGEST_MESSAGE = DIGEST_MESSAGE_TYPE;
 
 type Ctx = Pick<ExtensionContext, "sessionManager" | "cwd" | "ui" | "model" | "getContextUsage">;
 

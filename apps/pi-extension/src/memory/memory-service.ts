@@ -4,6 +4,7 @@
 // get outcomes, and failures are remembered for /memory status.
 import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { MEMORY_MESSAGE_TYPE } from "@context-fold/recall-engine";
 import { HindsightClient, HindsightError, type RecallHit, type ReflectAnswer, type RetainItem } from "@context-fold/memory-gardener-client";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { MemorySettings } from "../config/settings.js";
@@ -339,5 +340,5 @@ export class MemoryService {
   }
 }
 
-/** customType of an auto-recall block persisted into the session (persist mode). */
-export const MEMORY_MESSAGE = "context-fold-memories";
+/** customType of an auto-recall block persisted into the session (persist mode); recall never indexes it as history. */
+export const MEMORY_MESSAGE = MEMORY_MESSAGE_TYPE;

@@ -125,6 +125,7 @@ export function identifierRangesIn(text: string, from: number, to: number, visit
       run = false;
     }
     if (connectors >= 2) visitJoinedRun(text, runStart, i, connectors, visit);
+    if (connectors >= 1) visitDashedId(text, runStart, i, connectors, visit);
     if (i === runStart) i += 1;
   }
 }
@@ -143,6 +144,30 @@ export function visitJoinedRun(text: string, runStart: number, end: number, conn
     const uuid = UUID.exec(text.slice(runStart, end));
     if (uuid !== null) visit(runStart + uuid.index, runStart + uuid.index + uuid[0].length);
   }
+}
+
+/** Longest dashed id kept whole: past it a run is a slug or a sentence in kebab case. */
+const DASHED_MAX = 64;
+
+/**
+ * A ticket, job or run id written with dashes (`PROJ-4821`, `job-4b1e9d07`, `NEEDLE-3-5f49cd`) is one
+ * identifier: outside tools grep for it whole, so it is kept whole (its words are judged alone as
+ * usual). text[runStart, end) is a run of words joined by `connectors` "."/"-": kept when every
+ * connector is "-", it has 2–4 words, begins with a letter, its last word holds a digit, and it is
+ * 6–64 characters (dates start with a digit; `utf-8` is too short; a uuid is found as a uuid).
+ */
+export function visitDashedId(text: string, runStart: number, end: number, connectors: number, visit: (start: number, end: number) => void): void {
+  const length = end - runStart;
+  if (connectors > 3 || length < 6 || length > DASHED_MAX) return;
+  if (((TABLE[text.charCodeAt(runStart)] ?? 0) & LETTER) === 0) return;
+  let lastDigit = false;
+  for (let i = runStart; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) return;
+    if (c === 45) lastDigit = false;
+    else if (c >= 48 && c <= 57) lastDigit = true;
+  }
+  if (lastDigit) visit(runStart, end);
 }
 
 function isWordAt(text: string, index: number): boolean {

@@ -1,7 +1,7 @@
 // Path and identifier tokens of one text in a single pass: both live only inside runs of
 // [0-9A-Za-z_$./\-@+~], so the text is walked once, judging identifier words as it reads them.
 // Same tokens, same order per kind, as `pathTokens` (less its per-text dedup) and `scanIdentifierRanges`.
-import { ID_ANY_LOWER, ID_ANY_UPPER, ID_CHAR_BITS, ID_CONNECT, ID_DOLLAR, ID_WORDISH, keepWord, visitJoinedRun } from "./identifiers.js";
+import { ID_ANY_LOWER, ID_ANY_UPPER, ID_CHAR_BITS, ID_CONNECT, ID_DOLLAR, ID_WORDISH, keepWord, visitDashedId, visitJoinedRun } from "./identifiers.js";
 import { runPathToken } from "./paths.js";
 
 // Per ASCII code: the identifier bits of identifiers.ts (low byte) and the path-run bits above them. Every
@@ -103,7 +103,10 @@ export function scanOutputTokens(
           joined = e < 128 && ((ID_CHAR_BITS[e] ?? 0) & ID_WORDISH) !== 0;
         }
         if (joined) connectors += 1;
-        else if (connectors >= 2) visitJoinedRun(text, idStart, i, connectors, visitIdentifier);
+        else if (connectors >= 1) {
+          if (connectors >= 2) visitJoinedRun(text, idStart, i, connectors, visitIdentifier);
+          visitDashedId(text, idStart, i, connectors, visitIdentifier);
+        }
       }
       if ((t & IN_RUN) === 0) break;
       kinds |= t;

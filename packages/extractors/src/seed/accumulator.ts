@@ -15,6 +15,7 @@ import {
 } from "@context-fold/seed-index-format";
 import { clipLine, errorLines } from "../lexicon/errors.js";
 import { scanOutputTokens } from "../lexicon/output-tokens.js";
+import { isQueryKeyword } from "./query-keywords.js";
 import { cleanPath, isPathToken } from "../lexicon/paths.js";
 import { TokenTable, type TokenOrder } from "./token-table.js";
 import { classifyTool, isContentTool, toolCommand, toolPath } from "../tool-calls/tool-class.js";
@@ -213,6 +214,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   let scanText = "";
   let scanLarge = false;
   const noteRange = (start: number, end: number): void => {
+    if (isQueryKeyword(scanText, start, end)) return;
     tokens.noteRange(scanText, start, end, scanLarge, ordinal);
   };
   const noteTokens = (text: string, large: boolean): void => {

@@ -37,6 +37,17 @@ describe("seed fields", () => {
     ]);
   });
 
+  it("keeps dashed ids whole and leaves query-language keywords out of identifiers", () => {
+    const s = new BlockList();
+    s.user("check PROJ-4821 and the job-4b1e9d07 run; NEEDLE-3-5f49cd too");
+    s.tool("bash", { command: "psql -c 'SELECT id FROM users WHERE id > 10 ORDER BY id LIMIT 5'" }, "SELECT id FROM users WHERE id > 10 ORDER BY id LIMIT 5\nERROR: relation USERS_OLD does not exist\nENOENT on 2026-07-13, utf-8 decode, see ABCDEF-GHIJK\n", { isError: true });
+    const ids = extractRecordFields(s.blocks, { cwd: CWD }).identifiers;
+    expect(ids).toEqual(expect.arrayContaining(["PROJ-4821", "job-4b1e9d07", "NEEDLE-3-5f49cd", "USERS_OLD", "ENOENT"]));
+    for (const keyword of ["SELECT", "WHERE", "LIMIT", "ORDER", "FROM"]) expect(ids).not.toContain(keyword);
+    // Not dashed ids: a date, a short encoding name, words without a digit.
+    for (const not of ["2026-07-13", "utf-8", "ABCDEF-GHIJK"]) expect(ids).not.toContain(not);
+  });
+
   it("puts lines from isError results first", () => {
     const s = new BlockList();
     s.user("go");

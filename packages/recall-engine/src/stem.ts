@@ -1,0 +1,37 @@
+// Light English stemming for query words: the stem is matched as a prefix of indexed terms, so
+// `installed` finds `install`, `installs`, `installation`; `carry` finds `carried`; `tickers` finds
+// `ticker`. Only inflection endings are cut (no dictionary), and only from plain lowercase words:
+// identifiers, paths and numbers are matched as typed.
+
+/** Shortest stem kept: a shorter one would prefix-match most of the vocabulary. */
+const MIN_STEM = 3;
+
+function isVowel(c: string): boolean {
+  return c === "a" || c === "e" || c === "i" || c === "o" || c === "u";
+}
+
+/** `running` → `run`, `logged` → `log`: a doubled final consonant left by a cut ending is single. */
+function undouble(stem: string): string {
+  const n = stem.length;
+  if (n > MIN_STEM && stem[n - 1] === stem[n - 2] && !isVowel(stem[n - 1] as string) && stem[n - 1] !== "l" && stem[n - 1] !== "s") return stem.slice(0, -1);
+  return stem;
+}
+
+/** The stem of a lowercase word, or null when the word is not a plain word or has no ending to cut. */
+export function stemOf(word: string): string | null {
+  if (!/^[a-z]+$/.test(word) || word.length <= MIN_STEM) return null;
+  const cut = (n: number, doubled = false): string | null => {
+    const stem = word.slice(0, word.length - n);
+    const out = doubled ? undouble(stem) : stem;
+    return out.length >= MIN_STEM ? out : null;
+  };
+  if (word.endsWith("ies") || word.endsWith("ied")) return cut(3);
+  if (word.endsWith("ing")) return cut(3, true);
+  if (word.endsWith("ed")) return cut(2, true);
+  if (word.endsWith("es")) return cut(2);
+  if (word.endsWith("ss")) return null;
+  if (word.endsWith("s")) return cut(1);
+  if (word.endsWith("ly")) return cut(2);
+  if (word.endsWith("y") || word.endsWith("e")) return cut(1);
+  return null;
+}

@@ -1,0 +1,70 @@
+// The term table: term ↔ id by open addressing over `termHash`, looked up by a range of the source
+// text (no string sliced per token). Ids are first-seen order and only grow.
+import { sameTerm, termHash, termText } from "./tokenizer.js";
+
+/**
+ * Term ↔ id by open addressing over `termHash` values, looked up by a range of the source text: the
+ * build interns ~10⁶ tokens per 4 MB without slicing a string per token (only new terms are sliced).
+ */
+export class TermTable {
+  readonly terms: string[];
+  /**
+   * Interleaved [id + 1, hash] per slot: a probe reads the hash from the slot's own cache line, so a
+   * miss or a collision costs no second random read (the table of a large session is not cache-resident).
+   */
+  private slots: Int32Array;
+  private mask: number;
+
+  constructor(terms: string[]) {
+    this.terms = terms;
+    let size = 1024;
+    while (size < terms.length * 2) size *= 2;
+    this.slots = new Int32Array(2 * size);
+    this.mask = size - 1;
+    for (let id = 0; id < terms.length; id++) this.place(id, termHash(terms[id] as string));
+  }
+
+  private place(id: number, h: number): void {
+    const { slots, mask } = this;
+    let i = (h ^ (h >>> 15)) & mask;
+    while (slots[2 * i] !== 0) i = (i + 1) & mask;
+    slots[2 * i] = id + 1;
+    slots[2 * i + 1] = h;
+  }
+
+  /** The id of `src[a, b)` (hash `h`), or -1. */
+  find(src: string, a: number, b: number, h: number): number {
+    const { slots, mask, terms } = this;
+    const length = b - a;
+    let i = (h ^ (h >>> 15)) & mask;
+    for (;;) {
+      const s = slots[2 * i] as number;
+      if (s === 0) return -1;
+      if (slots[2 * i + 1] === h) {
+        const t = terms[s - 1] as string;
+        if (t.length === length && sameTerm(src, a, b, t, 0)) return s - 1;
+      }
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** Adds `src[a, b)` (known absent) and returns its id. */
+  add(src: string, a: number, b: number, h: number): number {
+    const id = this.terms.length;
+    this.terms.push(termText(src, a, b));
+    if ((id + 1) * 2 > this.mask + 1) {
+      // Rehash at half full: probes stay short.
+      const old = this.slots;
+      const size = (this.mask + 1) * 2;
+      this.slots = new Int32Array(2 * size);
+      this.mask = size - 1;
+      for (let k = 0; k < old.length; k += 2) if (old[k] !== 0) this.place((old[k] as number) - 1, old[k + 1] as number);
+    }
+    this.place(id, h);
+    return id;
+  }
+
+  get(term: string): number {
+    return this.find(term, 0, term.length, termHash(term));
+  }
+}

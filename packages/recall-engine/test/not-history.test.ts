@@ -1,0 +1,71 @@
+// What is not history, on a session written by Pi's own SessionManager: recall results (context_recall
+// and pi-vcc's vcc_recall), `/recall` output, the compaction digest and memory blocks are not found by
+// search (words or regex), keep their `#N` and stay expandable.
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
+import { readSession } from "@context-fold/ledger-reader";
+import { tempDir } from "@context-fold/test-support";
+import { describe, expect, it } from "vitest";
+import { DIGEST_MESSAGE_TYPE, ledgerVerifier, MEMORY_MESSAGE_TYPE, RECALL_MESSAGE_TYPE, RecallIndex } from "../src/index.js";
+
+let clock = 1_795_000_000_000;
+const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+function user(text: string): AgentMessage {
+  return { role: "user", content: text, timestamp: (clock += 1000) } as AgentMessage;
+}
+function assistant(content: unknown[]): AgentMessage {
+  const toolUse = content.some((p) => (p as { type: string }).type === "toolCall");
+  return { role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "m", usage, stopReason: toolUse ? "toolUse" : "stop", timestamp: (clock += 1000) } as unknown as AgentMessage;
+}
+function toolResult(toolCallId: string, toolName: string, text: string): AgentMessage {
+  return { role: "toolResult", toolCallId, toolName, content: [{ type: "text", text }], isError: false, timestamp: (clock += 1000) } as unknown as AgentMessage;
+}
+
+async function writtenByPi(): Promise<string> {
+  const sm = SessionManager.create("/project", tempDir());
+  sm.appendMessage(user("the zebrafish fixture fails on CI, look at tests/zebrafish.test.ts"));
+  sm.appendMessage(assistant([{ type: "toolCall", id: "call_read", name: "read", arguments: { path: "tests/zebrafish.test.ts" } }]));
+  sm.appendMessage(toolResult("call_read", "read", "describe('zebrafish', () => { it('swims') })"));
+  sm.appendMessage(assistant([{ type: "toolCall", id: "call_recall", name: "context_recall", arguments: { query: "zebrafish" } }]));
+  sm.appendMessage(toolResult("call_recall", "context_recall", 'Found 2 matches for "zebrafish" across 1 segment\n> #0 [user] the zebrafish fixture fails'));
+  sm.appendMessage(assistant([{ type: "toolCall", id: "call_vcc", name: "vcc_recall", arguments: { query: "zebrafish" } }]));
+  sm.appendMessage(toolResult("call_vcc", "vcc_recall", "#0 user: the zebrafish fixture fails on CI"));
+  sm.appendCustomMessageEntry(RECALL_MESSAGE_TYPE, "Recall results the user asked for (/recall zebrafish):\n> #0 [user] the zebrafish fixture", true);
+  sm.appendCustomMessageEntry(DIGEST_MESSAGE_TYPE, "Digest: the user asked to fix the zebrafish fixture", false);
+  sm.appendCustomMessageEntry(MEMORY_MESSAGE_TYPE, "<memories>zebrafish tests are flaky on CI</memories>", false);
+  // Another extension's message is history like any other.
+  sm.appendCustomMessageEntry("other-extension-note", "note: zebrafish owner is the platform team", true);
+  sm.appendMessage(assistant([{ type: "text", text: "The zebrafish test needs a longer timeout." }]));
+  const file = sm.getSessionFile();
+  if (file === undefined) throw new Error("Pi wrote no file");
+  return file;
+}
+
+describe("what is not history", () => {
+  it("recall traffic and the extension's injected messages are not found, keep their #N and expand", async () => {
+    const file = await writtenByPi();
+    const session = await readSession(file);
+    const index = RecallIndex.build(session);
+    const labels = session.blocks.map((b) => `${b.kind}:${b.toolName ?? ""}`);
+    const injected = session.blocks.filter((b) => b.toolName === "context_recall" || b.toolName === "vcc_recall" || b.kind === "custom").map((b) => b.index);
+    expect(injected.length).toBe(8);
+    const notes = session.blocks.filter((b) => b.text.startsWith("note:")).map((b) => b.index);
+    const isInjected = (n: number): boolean => injected.includes(n) && !notes.includes(n);
+    const found = index.search("zebrafish", { scope: "all", pageSize: 50 }).hits.map((h) => h.index);
+    expect(found).toContain(0);
+    expect(found.filter(isInjected)).toEqual([]);
+    // Another extension's message is history: found by its words.
+    expect(index.search("zebrafish owner platform", { scope: "all" }).hits[0]?.index).toBe(notes[0]);
+    // Words only the injected messages hold find nothing; a regex neither.
+    expect(index.search("flaky", { scope: "all" }).total).toBe(0);
+    expect(index.search("/Recall results|memories|Digest|Found 2 matches/", { scope: "all" }).total).toBe(0);
+    const regex = index.search("/zebrafish/", { scope: "all", pageSize: 50 }).hits.map((h) => h.index);
+    expect(regex.filter(isInjected)).toEqual([]);
+    expect(regex.length).toBe(session.blocks.filter((b) => b.text.includes("zebrafish")).length - injected.length + notes.length);
+    // Numbering is the ledger's: the injected blocks are still #N and expand verified.
+    const expanded = index.expand(injected, ledgerVerifier(session));
+    expect(expanded.map((e) => e.index)).toEqual(injected);
+    expect(expanded.every((e) => e.text.length > 0)).toBe(true);
+    expect(labels.length).toBe(session.blocks.length);
+  });
+});

@@ -1,0 +1,58 @@
+// Plain questions: stopwords, light stems, a tool result read with its call, the user found as a
+// speaker, and the source of a fact ranked above prose restating it.
+import { describe, expect, it } from "vitest";
+import type { Block } from "@context-fold/ledger-reader";
+import { RecallIndex, type RecallSession, stemOf } from "@context-fold/recall-engine";
+import { fakeSession, type FakeBlock } from "./fake-session.js";
+
+/** A fake session whose tool calls and results are paired by id (`call` on both). */
+function paired(list: readonly (FakeBlock & { call?: string })[]): RecallSession {
+  const session = fakeSession(list);
+  const blocks = session.blocks.map((b, k) => {
+    const call = list[k]?.call;
+    return call === undefined ? b : ({ ...b, toolCallId: call } as Block);
+  });
+  return { ...session, blocks };
+}
+
+const filler: FakeBlock[] = Array.from({ length: 10 }, (_, k) => ({ kind: "text", text: `step ${String(k)} went fine, nothing to report here` }));
+
+describe("plain questions", () => {
+  it("stems inflected English words (and leaves identifiers alone)", () => {
+    expect(stemOf("installed")).toBe("install");
+    expect(stemOf("tickers")).toBe("ticker");
+    expect(stemOf("running")).toBe("run");
+    expect(stemOf("carries")).toBe("carr");
+    expect(stemOf("node_modules")).toBeNull();
+    expect(stemOf("v5")).toBeNull();
+    expect(stemOf("pass")).toBeNull();
+  });
+  it("a tool result is found by the words of the call that asked for it", () => {
+    const index = RecallIndex.build(
+      paired([
+        { kind: "user", text: "check the types" },
+        ...filler,
+        { kind: "toolCall", toolName: "bash", text: '{"command":"pnpm run typecheck"}', call: "c1" },
+        { kind: "toolResult", toolName: "bash", text: "src/rules.ts(1,24): error TS2307: Cannot find module 'micromatch'", call: "c1" },
+        { kind: "thinking", text: "The typecheck run will report which modules are missing, then I fix the missing modules." },
+      ]),
+    );
+    const top = index.search("Which modules did `pnpm run typecheck` report as missing?").hits[0];
+    expect(top?.kind).toBe("toolResult");
+  });
+  it("the word user finds what the user said; the source outranks prose restating it", () => {
+    const index = RecallIndex.build(
+      fakeSession([
+        { kind: "user", text: "the dashboard shows 0 cheap stocks right now, filter looks wrong" },
+        ...filler,
+        { kind: "thinking", text: "The user said the dashboard shows 0 cheap stocks; the dashboard filter must be wrong, the stocks list is empty." },
+        { kind: "text", text: "The dashboard shows stocks through a filter." },
+      ]),
+    );
+    expect(index.search("How many cheap stocks did the user say the dashboard showed?").hits[0]?.kind).toBe("user");
+  });
+  it("an inflected question word finds the base form", () => {
+    const index = RecallIndex.build(fakeSession([{ kind: "user", text: "go" }, ...filler, { kind: "toolResult", toolName: "bash", text: "npm install lightweight-charts@5.2.0 done" }]));
+    expect(index.search("which version got installed?").hits[0]?.index).toBe(11);
+  });
+});
