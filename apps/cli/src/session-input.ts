@@ -2,7 +2,7 @@
 // damage the reader recovered from or skipped is said on stderr with file, line and byte offset, so no
 // command builds a summary, index or report from a damaged file without telling.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { LedgerError, readSession, type Damage, type Session } from "@context-fold/ledger-reader";
+import { readSession, type Damage, type Session } from "@context-fold/ledger-reader";
 import { CliError, EXIT_USAGE, warn } from "./output.js";
 
 /** Damaged lines listed one by one before the rest are counted. */
@@ -28,13 +28,8 @@ export function warnDamage(session: Session): void {
 
 /** Read a session for a command; `warnDamage: false` for a command that reports damage itself. */
 export async function readSessionForCli(file: string, options: { warnDamage?: boolean } = {}): Promise<Session> {
-  let session: Session;
-  try {
-    session = await readSession(file);
-  } catch (error) {
-    if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-    throw error;
-  }
+  // A LedgerError carries its code: the error boundary tells it (exit 2).
+  const session = await readSession(file);
   if (options.warnDamage !== false) warnDamage(session);
   return session;
 }

@@ -85,7 +85,9 @@ describe("context-fold recall", () => {
       expect(r.exit, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(/^context-fold: /);
       expect(r.stderr).not.toMatch(/\n\s+at /);
-      expect(r.stdout).toBe("");
+      // Under --json the refusal is the one JSON document on stdout.
+      if (args.includes("--json")) expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: "BAD_PATTERN" } });
+      else expect(r.stdout).toBe("");
     }
   });
 

@@ -3,8 +3,6 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import {
-  GardenerOptionsError,
-  GardenerStateError,
   HindsightClient,
   HindsightError,
   MAX_APPLY_CAP,
@@ -114,7 +112,6 @@ async function garden(options: GardenOptions): Promise<void> {
     // Findings a human must act on: disputes to review, invalidations that did not stick.
     if (report.contradictions.length > 0 || report.failedApply.length > 0) setExit(EXIT_FINDINGS);
   } catch (error) {
-    if (error instanceof GardenerOptionsError || error instanceof GardenerStateError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
     if (error instanceof HindsightError) {
       const detail = typeof error.detail === "string" ? error.detail : error.detail === null || error.detail === undefined ? "" : JSON.stringify(error.detail);
       throw new CliError(`the bank answered ${error.status === 0 ? "nothing" : `HTTP ${error.status}`} to ${error.method} ${error.url}${detail === "" ? "" : `: ${detail}`}`, { code: error.code, exitCode: EXIT_USAGE, cause: error });

@@ -5,7 +5,6 @@ import {
   appendRecord,
   archivalUnion,
   CodeAssigner,
-  InvalidRecordError,
   nextSeq,
   type ReadOutcome,
   readSeedIndexFile,
@@ -22,12 +21,7 @@ const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-
 
 /** Outcomes of an existing seed index ([] when it does not exist yet). */
 export async function readIndexOutcomes(file: string): Promise<{ outcomes: ReadOutcome[]; exists: boolean }> {
-  try {
-    return await readSeedIndexFile(file);
-  } catch (error) {
-    if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-    throw error;
-  }
+  return await readSeedIndexFile(file);
 }
 
 function parseSeq(value: string): number {
@@ -82,8 +76,7 @@ export function registerIndex(program: Command): void {
         try {
           await appendRecord(out, record);
         } catch (error) {
-          if (error instanceof InvalidRecordError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-          if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+          if (error instanceof SeedIndexError) throw error; // told by the error boundary
           if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
           throw error;
         }

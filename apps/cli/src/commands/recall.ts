@@ -2,13 +2,11 @@
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { LedgerError } from "@context-fold/ledger-reader";
 import {
   defaultSessionsDir,
   openRecall,
   openRecallSnapshot,
   parseQuery,
-  RecallError,
   renderResults,
   searchSessions,
   SnapshotStaleError,
@@ -216,12 +214,6 @@ export function registerRecall(program: Command): void {
     .option("--no-cache", "build the index in memory; read and write no cache")
     .option("--json", "one JSON document on stdout")
     .action(async (session: string | undefined, query: string[], options: RecallOptions) => {
-      try {
-        await recall(session, query, options);
-      } catch (error) {
-        if (error instanceof RecallError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
-        if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
-        throw error;
-      }
+      await recall(session, query, options);
     });
 }
