@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { commands, type RegisterCommand } from "./commands/index.js";
 import { reportError } from "./error-boundary.js";
 import { decorateHelp } from "./help-examples.js";
+import { installSessionNames } from "./session-args.js";
 import { EXIT_USAGE, setExit } from "./output.js";
 import { version } from "./version.js";
 
@@ -19,6 +20,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
     .showHelpAfterError("(add --help for usage)")
     .exitOverride();
   for (const register of options.commands ?? commands) register(program);
+  installSessionNames(program);
   decorateHelp(program);
   return program;
 }

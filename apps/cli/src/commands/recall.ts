@@ -3,7 +3,6 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import {
-  defaultSessionsDir,
   openRecall,
   openRecallSnapshot,
   parseQuery,
@@ -17,6 +16,7 @@ import {
   type SpanRecallResult,
 } from "@context-fold/recall-engine";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
+import { sessionsTarget } from "../session-args.js";
 import { warnDamage } from "../session-input.js";
 
 interface RecallOptions {
@@ -107,8 +107,8 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   const search = { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(page === undefined ? {} : { page }), ...(pageSize === undefined ? {} : { pageSize }), ...(options.regex === true ? { regex: true } : {}) };
 
   if (options.sessions !== undefined) {
-    const dir = options.sessions === true ? defaultSessionsDir() : resolve(options.sessions);
-    const query = [sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
+    const { dir, firstWord } = sessionsTarget(options.sessions);
+    const query = [firstWord, sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
     if (query.trim().length === 0) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
     if (options.expand !== undefined || options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
       throw new CliError("--expand, --code, --anchor and --term work on one session file, not --sessions", { code: "USAGE", exitCode: EXIT_USAGE });
@@ -197,7 +197,7 @@ export function registerRecall(program: Command): void {
     .description("Search a session's history (BM25 words, \"phrases\", /regex/), browse, expand #N verified, or pull seed-index spans")
     .argument("[session]", "session .jsonl file (omit with --sessions)")
     .argument("[query...]", "words, \"quoted phrases\", or /regex/flags; none: the last 25 entries")
-    .option("--sessions [dir]", "search every session under a Pi sessions dir (default ~/.pi/agent/sessions)")
+    .option("--sessions [dir]", "search every session under a sessions folder (default: Pi's, honouring PI_CODING_AGENT_DIR and sessionDir); a value that is not a folder is the first query word")
     .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest")
     .option("--page <n>", "page of results (5 per page)")
     .option("--page-size <n>", "results per page")
