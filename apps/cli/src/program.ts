@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { commands, type RegisterCommand } from "./commands/index.js";
 import { reportError } from "./error-boundary.js";
 import { decorateHelp } from "./help-examples.js";
+import { setProgressWanted } from "./progress.js";
 import { installSessionNames } from "./session-args.js";
 import { EXIT_USAGE, setExit } from "./output.js";
 import { version } from "./version.js";
@@ -18,7 +19,11 @@ export function buildProgram(options: ProgramOptions = {}): Command {
     .version(version, "-V, --version")
     // A mistake gets commander's one-line error (with its "Did you mean …?") and a pointer, not the whole help.
     .showHelpAfterError("(add --help for usage)")
+    .option("--no-progress", "no progress bar on stderr (there is one only when stderr is a terminal)")
     .exitOverride();
+  program.hook("preAction", () => {
+    setProgressWanted(program.opts()["progress"] !== false);
+  });
   for (const register of options.commands ?? commands) register(program);
   installSessionNames(program);
   decorateHelp(program);

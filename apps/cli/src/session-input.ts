@@ -3,7 +3,9 @@
 // command builds a summary, index or report from a damaged file without telling.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { readSession, type Damage, type Session } from "@context-fold/ledger-reader";
+import { basename } from "node:path";
 import { CliError, EXIT_USAGE, warn } from "./output.js";
+import { withProgress } from "./progress.js";
 
 /** Damaged lines listed one by one before the rest are counted. */
 const LISTED = 10;
@@ -29,7 +31,7 @@ export function warnDamage(session: Session): void {
 /** Read a session for a command; `warnDamage: false` for a command that reports damage itself. */
 export async function readSessionForCli(file: string, options: { warnDamage?: boolean } = {}): Promise<Session> {
   // A LedgerError carries its code: the error boundary tells it (exit 2).
-  const session = await readSession(file);
+  const session = await withProgress(`reading ${basename(file)}`, "bytes", (bar) => readSession(file, { onBytes: (read, total) => bar.update(read, total) }));
   if (options.warnDamage !== false) warnDamage(session);
   return session;
 }

@@ -16,6 +16,8 @@ export interface OpenRecallOptions {
   readonly cachePath?: string;
   /** false: build in memory, never read or write a cache. */
   readonly cache?: boolean;
+  /** Progress of reading the ledger when it has to be read (bytes read, file size). */
+  readonly onBytes?: (read: number, total: number) => void;
 }
 
 export interface CacheReport {
@@ -134,7 +136,7 @@ export class SessionRecall {
   }
 
   static async open(sessionFile: string, options: OpenRecallOptions = {}): Promise<SessionRecall> {
-    const session = await readSession(sessionFile);
+    const session = await readSession(sessionFile, options.onBytes === undefined ? {} : { onBytes: options.onBytes });
     if (options.cache === false) {
       const index = RecallIndex.build(session);
       return new SessionRecall(sessionFile, session, index, null, { status: "memory", path: null, indexed: index.blockCount });

@@ -4,6 +4,7 @@ import { rmSync } from "node:fs";
 import { listSessionHeads, piSessionsDir, readSessionHead, type SessionHead } from "@context-fold/recall-engine";
 import type { Command } from "commander";
 import { CliError, EXIT_USAGE, emit } from "../output.js";
+import { formatBytes } from "../progress.js";
 import { parseAge, planClean, RECENT_MS, sessionFiles, type SessionFiles } from "../cache-files.js";
 
 interface CacheOptions {
@@ -19,18 +20,6 @@ function heads(session: string | undefined): SessionHead[] {
   const head = readSessionHead(session);
   if (head === undefined) throw new CliError(`${session}: not a Pi session file (its first line is no session header)`, { code: "NOT_A_SESSION", exitCode: EXIT_USAGE });
   return [head];
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${String(n)} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i] ?? "TiB"}`;
 }
 
 function formatAge(ms: number): string {

@@ -12,6 +12,7 @@ import {
   type SamplingMode,
 } from "@context-fold/memory-gardener-client";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
+import { GARDEN_PHASES, withProgress } from "../progress.js";
 
 interface GardenOptions {
   url: string;
@@ -97,7 +98,8 @@ async function garden(options: GardenOptions): Promise<void> {
   try {
     const now = options.now ?? (await defaultNow(client, options.bank));
     const outDir = resolve(options.out ?? `context-fold-garden/${safeName(options.bank)}-${safeName(now)}`);
-    const report = await runGardener(client, {
+    const report = await withProgress("gardening", "items", (bar) => runGardener(client, {
+      onProgress: (event) => bar.update(GARDEN_PHASES.indexOf(event.phase) + 1, GARDEN_PHASES.length),
       bankId: options.bank,
       outDir,
       mode,
@@ -107,7 +109,7 @@ async function garden(options: GardenOptions): Promise<void> {
       ...(options.from === undefined ? {} : { from: options.from }),
       ...(options.to === undefined ? {} : { to: options.to }),
       ...(maxApply === undefined ? {} : { maxApply }),
-    });
+    }));
     emit(Boolean(options.json), reportJson(report), () => `${renderReport(report)}\nPhase files: ${outDir}`);
     // Findings a human must act on: disputes to review, invalidations that did not stick.
     if (report.contradictions.length > 0 || report.failedApply.length > 0) setExit(EXIT_FINDINGS);

@@ -1,6 +1,6 @@
 // `context-fold recall`: search a session (or every session under a sessions dir) through the cached
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import type { Command } from "commander";
 import {
   openRecall,
@@ -16,6 +16,7 @@ import {
   type SpanRecallResult,
 } from "@context-fold/recall-engine";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
+import { withProgress } from "../progress.js";
 import { sessionsTarget } from "../session-args.js";
 import { warnDamage } from "../session-input.js";
 
@@ -93,12 +94,6 @@ function refusePastLastPage(page: number | undefined, result: SearchResult): voi
   }
 }
 
-function progressBar(done: number, total: number): void {
-  const width = 30;
-  const filled = total === 0 ? width : Math.round((done / total) * width);
-  process.stderr.write(`\rindexing sessions [${"#".repeat(filled)}${".".repeat(width - filled)}] ${String(done)}/${String(total)}${done === total ? "\n" : ""}`);
-}
-
 async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions): Promise<void> {
   const json = options.json === true;
   const page = positiveInt("--page", options.page);
@@ -113,7 +108,7 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     if (options.expand !== undefined || options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
       throw new CliError("--expand, --code, --anchor and --term work on one session file, not --sessions", { code: "USAGE", exitCode: EXIT_USAGE });
     }
-    const result = await searchSessions(dir, query, { ...search, ...open, onProgress: progressBar });
+    const result = await withProgress("searching sessions", "items", (bar) => searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
     for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
     if (result.sessions === 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
     emit(json, result, () => renderResults(result));
@@ -147,7 +142,7 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
       }
     }
   }
-  const recallHandle = await openRecall(file, open);
+  const recallHandle = await withProgress(`indexing ${basename(file)}`, "bytes", (bar) => openRecall(file, { ...open, onBytes: (read, total) => bar.update(read, total) }));
   warnDamage(recallHandle.session);
   if (recallHandle.cache.reason !== undefined && recallHandle.cache.status === "memory") warn(`context-fold: ${recallHandle.cache.reason}; searching without a cache`);
   if (recallHandle.cache.status === "rebuilt") warn(`context-fold: recall index rebuilt (${recallHandle.cache.reason ?? "stale"})`);
