@@ -1,3 +1,4 @@
 // Programmatic entry: build or run the CLI (used by tests and the demo).
-export { buildProgram, run } from "./program.js";
+export { buildProgram, run, type ProgramOptions } from "./program.js";
 export { CliError, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE } from "./output.js";
+export { EXIT_INTERNAL } from "./error-boundary.js";

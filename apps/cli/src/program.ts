@@ -1,37 +1,52 @@
 // Builds the `context-fold` command tree. Each command lives in commands/<name>.ts and registers itself.
 import { Command, CommanderError } from "commander";
-import { commands } from "./commands/index.js";
-import { CliError, EXIT_USAGE, setExit, warn } from "./output.js";
+import { commands, type RegisterCommand } from "./commands/index.js";
+import { reportError } from "./error-boundary.js";
+import { decorateHelp } from "./help-examples.js";
+import { setProgressWanted } from "./progress.js";
+import { installSessionNames } from "./session-args.js";
+import { EXIT_USAGE, setExit } from "./output.js";
 import { version } from "./version.js";
 
-export function buildProgram(): Command {
+export interface ProgramOptions {
+  /** Command modules to register instead of the built-in ones (tests drive the error boundary this way). */
+  commands?: readonly RegisterCommand[];
+}
+
+export function buildProgram(options: ProgramOptions = {}): Command {
   const program = new Command("context-fold")
     .description("Keep long Pi coding-agent sessions alive: fold, compact, recall, garden. Deterministic, no model calls.")
     .version(version, "-V, --version")
-    .showHelpAfterError()
+    // A mistake gets commander's one-line error (with its "Did you mean …?") and a pointer, not the whole help.
+    .showHelpAfterError("(add --help for usage)")
+    .option("--no-progress", "no progress bar on stderr (there is one only when stderr is a terminal)")
     .exitOverride();
-  for (const register of commands) register(program);
+  program.hook("preAction", () => {
+    setProgressWanted(program.opts()["progress"] !== false);
+  });
+  for (const register of options.commands ?? commands) register(program);
+  installSessionNames(program);
+  decorateHelp(program);
   return program;
 }
 
+/** `--json` among the arguments before a `--`: errors are then told as a JSON document too. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
 /** Run the CLI; never throws, sets process.exitCode. */
-export async function run(argv: readonly string[]): Promise<void> {
-  const program = buildProgram();
+export async function run(argv: readonly string[], options: ProgramOptions = {}): Promise<void> {
+  const program = buildProgram(options);
   try {
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version arrive here with exit code 0.
+      // --help and --version arrive here with exit code 0; commander has already printed its message.
       setExit(error.exitCode === 0 ? 0 : EXIT_USAGE);
       return;
     }
-    if (error instanceof CliError) {
-      warn(`context-fold: ${error.message}`);
-      setExit(error.exitCode);
-      return;
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    warn(`context-fold: ${message}`);
-    setExit(EXIT_USAGE);
+    reportError(error, wantsJson(argv));
   }
 }

@@ -2,11 +2,11 @@
 // damage the reader recovered from or skipped is said on stderr with file, line and byte offset, so no
 // command builds a summary, index or report from a damaged file without telling.
 import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import {
   blocksOfEntry,
   damageEffects,
   describeConsequence,
-  LedgerError,
   readSession,
   recoveredLineage,
   type Block,
@@ -15,6 +15,7 @@ import {
   type Session,
 } from "@context-fold/ledger-reader";
 import { CliError, EXIT_USAGE, warn } from "./output.js";
+import { withProgress } from "./progress.js";
 
 /** Damaged lines listed one by one before the rest are counted. */
 const LISTED = 10;
@@ -104,14 +105,11 @@ export function warnFragment(session: Session): void {
  * `fragment: true` (inspect, facts, recall with --fragment) reads a headerless file instead of refusing it.
  */
 export async function readSessionForCli(file: string, options: { warnDamage?: boolean; fragment?: boolean } = {}): Promise<Session> {
-  let session: Session;
-  try {
-    session = await readSession(file, options.fragment === true ? { fragment: true } : {});
-  } catch (error) {
-    // Without --fragment a headerless file is refused with the reader's message, as before.
-    if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-    throw error;
-  }
+  // Without --fragment a headerless file is refused with the reader's LedgerError (NO_HEADER): it carries
+  // its code, so the error boundary tells it (exit 2).
+  const session = await withProgress(`reading ${basename(file)}`, "bytes", (bar) =>
+    readSession(file, { ...(options.fragment === true ? { fragment: true } : {}), onBytes: (read, total) => bar.update(read, total) }),
+  );
   warnFragment(session);
   if (options.warnDamage !== false) warnDamage(session);
   return session;

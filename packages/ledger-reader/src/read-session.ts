@@ -18,6 +18,8 @@ const NEWLINE = 0x0a;
 export interface ReadOptions {
   /** Keep block text and message content in memory (default true). Without it, `resolveAnchor` re-reads the file. */
   readonly withText?: boolean;
+  /** Called after each chunk is taken in, with the bytes read so far and the file's size (a progress bar). */
+  readonly onBytes?: (read: number, total: number) => void;
   /**
    * Read a file without a header line (a fragment of a session, which Pi refuses) instead of throwing
    * NO_HEADER: its header is made up, id `fragment-<first 12 hex of the file's sha256>`. A diagnostic
@@ -202,7 +204,11 @@ export async function readSession(path: string, options: ReadOptions = {}): Prom
     if (stats.isDirectory()) throw new LedgerError("UNREADABLE", path, "is a directory, not a session file");
     const fragmentId = options.fragment === true ? await fragmentIdOf(fh) : undefined;
     const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: false, ...(fragmentId === undefined ? {} : { fragmentId }) });
-    await feedAll(builder, fh, 0);
+    if (options.onBytes === undefined) await feedAll(builder, fh, 0);
+    else {
+      const report = options.onBytes;
+      for await (const _ of feed(builder, fh, 0)) report(builder.byteLength, stats.size);
+    }
     const { session, lineage } = snapshot(builder);
     remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
     return session;

@@ -35,4 +35,17 @@ export {
   type SpanRecallResult,
   type SpanScan,
 } from "./span-recall.js";
-export { defaultSessionsDir, listSessionFiles, searchSessions, type SessionsSearchOptions, type SessionsSearchResult } from "./sessions.js";
+export { listSessionFiles, searchSessions, type SessionsSearchOptions, type SessionsSearchResult } from "./sessions.js";
+export {
+  defaultSessionsDir,
+  LATEST,
+  listSessionHeads,
+  piAgentDir,
+  piSessionsDir,
+  readSessionHead,
+  resolveSessionName,
+  SessionNameError,
+  type SessionHead,
+  type SessionNameErrorCode,
+  type SessionPlace,
+} from "./session-names.js";

@@ -18,6 +18,8 @@ export interface OpenRecallOptions {
   readonly cache?: boolean;
   /** Read a headerless file as a fragment (ledger-reader's `fragment` read option); its caches go under `context-fold/fragment-<hash>/`. */
   readonly fragment?: boolean;
+  /** Progress of reading the ledger when it has to be read (bytes read, file size). */
+  readonly onBytes?: (read: number, total: number) => void;
 }
 
 export interface CacheReport {
@@ -136,7 +138,10 @@ export class SessionRecall {
   }
 
   static async open(sessionFile: string, options: OpenRecallOptions = {}): Promise<SessionRecall> {
-    const session = await readSession(sessionFile, options.fragment === true ? { fragment: true } : {});
+    const session = await readSession(sessionFile, {
+      ...(options.fragment === true ? { fragment: true } : {}),
+      ...(options.onBytes === undefined ? {} : { onBytes: options.onBytes }),
+    });
     if (options.cache === false) {
       const index = RecallIndex.build(session);
       return new SessionRecall(sessionFile, session, index, null, { status: "memory", path: null, indexed: index.blockCount });

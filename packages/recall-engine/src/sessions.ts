@@ -1,7 +1,6 @@
 // Recall across every session under a Pi sessions directory: each session's index opened (cached),
 // hits merged by score, results naming their session. Progress is reported through a callback.
 import { type Dirent, readdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import type { ScoredDoc } from "./rank.js";
 import { openRecall, openRecallSnapshot } from "./open-recall.js";
@@ -9,11 +8,6 @@ import { parseQuery } from "./query.js";
 import type { RecallIndex, RecallSession } from "./recall-index.js";
 import { SnapshotStaleError } from "./snapshot.js";
 import { buildPage, type RecallHit, type ResultSegment, type SearchResult } from "./results.js";
-
-/** Pi's default sessions directory. */
-export function defaultSessionsDir(): string {
-  return join(homedir(), ".pi", "agent", "sessions");
-}
 
 /** Every `*.jsonl` under `dir` (recursive, sorted), skipping our own `context-fold` folders. */
 export function listSessionFiles(dir: string): string[] {

@@ -1,9 +1,9 @@
 // `context-fold compact <session.jsonl>`: the structured summary a compaction of the session's active
 // lineage would write (no model call), with the cut Pi's hook expects and the durable-artifact digest.
 import { readFile } from "node:fs/promises";
-import { compactSession, type KeepTail, SummaryError } from "@context-fold/summary-formatter";
+import { compactSession, type KeepTail } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
-import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, warn } from "../output.js";
+import { CliError, emit, warn } from "../output.js";
 import { readSessionForCli, refuseCutOffPiBranch, warnOrphanedFounding } from "../session-input.js";
 
 interface CompactCliOptions {
@@ -61,7 +61,8 @@ export function registerCompact(program: Command): void {
       }
       const session = await readSessionForCli(file);
       warnOrphanedFounding(session, "compact");
-      try {
+      {
+        // A SummaryError carries its code; NOTHING_TO_COMPACT exits 1 through the error boundary's map.
         const result = compactSession(session, {
           format,
           ...(budget === undefined ? {} : { budget }),
@@ -75,11 +76,6 @@ export function registerCompact(program: Command): void {
           // What must stay verbatim (the founding request, corrections, the recall hint) did not fit.
           warn(`context-fold: the summary is ~${String(result.stats.summary.estimatedTokens)} tokens, over the ${String(result.stats.summary.budget)}-token budget: what is kept verbatim does not fit in it (raise --budget)`);
         }
-      } catch (error) {
-        if (error instanceof SummaryError) {
-          throw new CliError(error.message, { code: error.code, exitCode: error.code === "NOTHING_TO_COMPACT" ? EXIT_FINDINGS : EXIT_USAGE });
-        }
-        throw error;
       }
     });
 }

@@ -7,7 +7,7 @@ import type { Session } from "@context-fold/ledger-reader";
 import { RecallError } from "@context-fold/recall-engine";
 import { SummaryError } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
-import { type EvalManifest, EvalInputError, readEvalManifest } from "../eval/eval-manifest.js";
+import { type EvalManifest, readEvalManifest } from "../eval/eval-manifest.js";
 import { evaluateSession, type SessionEval } from "../eval/evaluate-session.js";
 import { renderEval } from "../eval/render-eval.js";
 import { fileSha256 } from "../eval/truth-file.js";
@@ -46,20 +46,13 @@ function wholeNumber(name: string, value: string | undefined, min: number): numb
   return Number(value);
 }
 
-function usageError(error: unknown): never {
-  if (error instanceof EvalInputError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
-  throw error;
-}
 
 async function manifestsById(files: readonly string[]): Promise<Map<string, { file: string; manifest: EvalManifest }>> {
   const out = new Map<string, { file: string; manifest: EvalManifest }>();
   for (const file of files) {
-    try {
-      const manifest = await readEvalManifest(file);
-      out.set(manifest.sessionId, { file, manifest });
-    } catch (error) {
-      usageError(error);
-    }
+    // An EvalInputError carries its code: the error boundary tells it (exit 2).
+    const manifest = await readEvalManifest(file);
+    out.set(manifest.sessionId, { file, manifest });
   }
   return out;
 }
@@ -84,11 +77,7 @@ async function hashed(files: readonly string[]): Promise<HashedFile[]> {
 
 async function pairing(files: readonly string[], truthArgs: readonly string[]): Promise<TruthPairing> {
   if (truthArgs.length === 0) return { bySession: new Map(), unused: [] };
-  try {
-    return pairTruths(await hashed(files), await readTruthSources(truthArgs));
-  } catch (error) {
-    usageError(error);
-  }
+  return pairTruths(await hashed(files), await readTruthSources(truthArgs));
 }
 
 export function registerEval(program: Command): void {

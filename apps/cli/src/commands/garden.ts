@@ -6,9 +6,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import {
-  GardenerLedgerError,
-  GardenerOptionsError,
-  GardenerStateError,
   defaultLedgerDir,
   HindsightClient,
   HindsightError,
@@ -19,6 +16,7 @@ import {
   type SamplingMode,
 } from "@context-fold/memory-gardener-client";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit } from "../output.js";
+import { GARDEN_PHASES, withProgress } from "../progress.js";
 
 interface GardenOptions {
   url: string;
@@ -88,7 +86,8 @@ async function garden(options: GardenOptions): Promise<void> {
   // Without --out the phases run in a scratch directory removed afterwards: nothing lands in the cwd.
   const outDir = options.out === undefined ? mkdtempSync(join(tmpdir(), "context-fold-garden-")) : resolve(options.out);
   try {
-    const report = await runGardener(client, {
+    const report = await withProgress("gardening", "items", (bar) => runGardener(client, {
+      onProgress: (event) => bar.update(GARDEN_PHASES.indexOf(event.phase) + 1, GARDEN_PHASES.length),
       bankId: options.bank,
       outDir,
       mode,
@@ -100,14 +99,12 @@ async function garden(options: GardenOptions): Promise<void> {
       ...(options.from === undefined ? {} : { from: options.from }),
       ...(options.to === undefined ? {} : { to: options.to }),
       ...(maxApply === undefined ? {} : { maxApply }),
-    });
+    }));
     emit(Boolean(options.json), reportJson(report), () => `${renderReport(report)}${options.out === undefined ? "" : `\nPhase files: ${outDir}\n`}`);
     // Findings a human must act on: disputes to review, invalidations that did not stick.
     if (report.contradictions.length > 0 || report.failedApply.length > 0) setExit(EXIT_FINDINGS);
   } catch (error) {
-    if (error instanceof GardenerOptionsError || error instanceof GardenerStateError || error instanceof GardenerLedgerError) {
-      throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
-    }
+    // GardenerOptionsError, GardenerStateError and GardenerLedgerError carry their code: the error boundary tells them.
     if (error instanceof HindsightError) {
       const detail = typeof error.detail === "string" ? error.detail : error.detail === null || error.detail === undefined ? "" : JSON.stringify(error.detail);
       throw new CliError(`the bank answered ${error.status === 0 ? "nothing" : `HTTP ${error.status}`} to ${error.method} ${error.url}${detail === "" ? "" : `: ${detail}`}`, { code: error.code, exitCode: EXIT_USAGE, cause: error });

@@ -2,9 +2,9 @@
 // errors, recovery pointers) as handoff-<sessionId>.md beside the seed index, atomically.
 import { resolve } from "node:path";
 import { currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
-import { HandoffError, sessionHandoff, writeHandoff } from "@context-fold/summary-formatter";
+import { sessionHandoff, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
-import { CliError, EXIT_USAGE, emit, warn } from "../output.js";
+import { CliError, emit, warn } from "../output.js";
 import { readSessionForCli, warnOrphanedFounding, refuseSessionTarget } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
@@ -53,17 +53,10 @@ export function registerHandoff(program: Command): void {
       const session = await readSessionForCli(file);
       warnOrphanedFounding(session, "handoff");
       const sessionFile = resolve(file);
-      let indexFile: string;
-      let target: string;
-      try {
-        indexFile = seedIndexPath(sessionFile, session.header.id);
-        target = options.out === undefined ? handoffPath(sessionFile, session.header.id) : resolve(options.out);
-      } catch (error) {
-        if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-        throw error;
-      }
+      const indexFile = seedIndexPath(sessionFile, session.header.id);
+      const target = options.out === undefined ? handoffPath(sessionFile, session.header.id) : resolve(options.out);
       refuseSessionTarget(target, sessionFile, "--out");
-      try {
+      {
         const { doc, markdown } = sessionHandoff(session, {
           sessionFile,
           seedIndexFile: indexFile,
@@ -74,9 +67,6 @@ export function registerHandoff(program: Command): void {
         });
         const written = await writeHandoff(sessionFile, session.header.id, markdown, { out: target });
         emit(options.json === true, { path: written.path, bytes: written.bytes, goal: doc.goal, openErrors: doc.openErrors, pointers: doc.pointers }, () => written.path);
-      } catch (error) {
-        if (error instanceof HandoffError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-        throw error;
       }
     });
 }

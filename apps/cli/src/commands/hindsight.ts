@@ -61,7 +61,7 @@ async function serve(options: ServeOptions): Promise<void> {
       ...(options.apiVersion === undefined ? {} : { version: options.apiVersion }),
     });
   } catch (error) {
-    if (error instanceof JournalCorruptError || error instanceof LocalBankOptionError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
+    if (error instanceof JournalCorruptError || error instanceof LocalBankOptionError) throw error; // told by the error boundary
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE") throw new CliError(`port ${port} is already in use on 127.0.0.1; pick another with --port (0 = any free port)`, { code: "EADDRINUSE", exitCode: EXIT_USAGE, cause: error });
     throw new CliError(`cannot start the local bank: ${error instanceof Error ? error.message : String(error)}`, { code: "START_FAILED", exitCode: EXIT_USAGE, cause: error });

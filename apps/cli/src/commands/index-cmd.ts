@@ -7,7 +7,6 @@ import {
   archivalUnion,
   CodeAssigner,
   type FoldIndexRecord,
-  InvalidRecordError,
   type ReadOutcome,
   readSeedIndexFile,
   SeedIndexError,
@@ -22,12 +21,7 @@ const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-
 
 /** Outcomes of an existing seed index ([] when it does not exist yet). */
 export async function readIndexOutcomes(file: string): Promise<{ outcomes: ReadOutcome[]; exists: boolean }> {
-  try {
-    return await readSeedIndexFile(file);
-  } catch (error) {
-    if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-    throw error;
-  }
+  return await readSeedIndexFile(file);
 }
 
 function parseSeq(value: string): number {
@@ -83,8 +77,8 @@ export function registerIndex(program: Command): void {
           await appendRecord(out, record);
         }
       } catch (error) {
-        if (error instanceof InvalidRecordError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-        if (error instanceof SeedIndexError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
+        // InvalidRecordError is a SeedIndexError: both carry their code and are told by the error boundary.
+        if (error instanceof SeedIndexError) throw error;
         if (error instanceof Error && (error as { code?: unknown }).code === "DURABLE_LOCK_TIMEOUT") {
           throw new CliError(`${error.message}; if no context-fold process is running, delete that lock file`, { code: "LOCKED", exitCode: EXIT_USAGE });
         }

@@ -14,6 +14,7 @@ import { registerCompact } from "./compact.js";
 import { registerHandoff } from "./handoff.js";
 import { registerInventory } from "./inventory.js";
 import { registerEval } from "./eval.js";
+import { registerCache } from "./cache.js";
 
 export type RegisterCommand = (program: Command) => void;
 
@@ -32,4 +33,5 @@ export const commands: RegisterCommand[] = [
   registerHandoff,
   registerInventory,
   registerEval,
+  registerCache,
 ];

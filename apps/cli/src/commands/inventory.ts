@@ -2,11 +2,12 @@
 // context (floor, tool output per tool and item with age/dormant/redundant/reclaimable, dormant content),
 // the same accounting as the Pi extension's /context-inventory, without a live Pi (the floor is unknown
 // unless given).
-import { renderInventory, sessionInventory, type InventoryOptions } from "@context-fold/extractors";
+import { type ContextInventory, renderInventory, sessionInventory, type InventoryOptions } from "@context-fold/extractors";
 import { archivalUnion, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
 import { readSessionForCli } from "../session-input.js";
+import { stackedBar } from "../stacked-bar.js";
 
 interface InventoryCliOptions {
   systemPromptTokens?: string;
@@ -44,6 +45,17 @@ async function seedFolds(file: string): Promise<{ codes: [string, string][]; fol
   return { codes, folded };
 }
 
+/** The context as one stacked bar: floor (when known), tool output, dormant and live other content. */
+export function inventoryBar(inventory: ContextInventory): string {
+  const parts = [
+    ...(inventory.floor.known ? [{ label: "floor", value: inventory.floor.tokens }] : []),
+    { label: "tool output", value: inventory.toolOutput.tokens },
+    { label: "other, dormant", value: inventory.dormant.tokens },
+    { label: "other, live", value: inventory.live.tokens },
+  ];
+  return stackedBar(parts);
+}
+
 export function registerInventory(program: Command): void {
   program
     .command("inventory")
@@ -76,6 +88,6 @@ export function registerInventory(program: Command): void {
         ...(dormantTurns === undefined ? {} : { dormantTurns }),
       };
       const inventory = sessionInventory(session, options_);
-      emit(options.json === true, inventory, () => renderInventory(inventory, top === undefined ? {} : { maxToolItems: top }));
+      emit(options.json === true, inventory, () => `${inventoryBar(inventory)}\n\n${renderInventory(inventory, top === undefined ? {} : { maxToolItems: top })}`);
     });
 }

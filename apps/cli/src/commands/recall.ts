@@ -1,14 +1,12 @@
 // `context-fold recall`: search a session (or every session under a sessions dir) through the cached
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import type { Command } from "commander";
-import { type Block, LedgerError } from "@context-fold/ledger-reader";
+import type { Block } from "@context-fold/ledger-reader";
 import {
-  defaultSessionsDir,
   openRecall,
   openRecallSnapshot,
   parseQuery,
-  RecallError,
   renderResults,
   renderSalvaged,
   searchSalvaged,
@@ -22,6 +20,8 @@ import {
   type SpanRecallResult,
 } from "@context-fold/recall-engine";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
+import { withProgress } from "../progress.js";
+import { sessionsTarget } from "../session-args.js";
 import { warnDamage, warnFragment } from "../session-input.js";
 
 interface RecallOptions {
@@ -99,12 +99,6 @@ function refusePastLastPage(page: number | undefined, result: SearchResult): voi
   }
 }
 
-function progressBar(done: number, total: number): void {
-  const width = 30;
-  const filled = total === 0 ? width : Math.round((done / total) * width);
-  process.stderr.write(`\rindexing sessions [${"#".repeat(filled)}${".".repeat(width - filled)}] ${String(done)}/${String(total)}${done === total ? "\n" : ""}`);
-}
-
 async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions): Promise<void> {
   const json = options.json === true;
   const page = positiveInt("--page", options.page);
@@ -117,13 +111,13 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   const search = { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(page === undefined ? {} : { page }), ...(pageSize === undefined ? {} : { pageSize }), ...(options.regex === true ? { regex: true } : {}) };
 
   if (options.sessions !== undefined) {
-    const dir = options.sessions === true ? defaultSessionsDir() : resolve(options.sessions);
-    const query = [sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
+    const { dir, firstWord } = sessionsTarget(options.sessions);
+    const query = [firstWord, sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
     if (query.trim().length === 0) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
     if (options.expand !== undefined || options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
       throw new CliError("--expand, --code, --anchor and --term work on one session file, not --sessions", { code: "USAGE", exitCode: EXIT_USAGE });
     }
-    const result = await searchSessions(dir, query, { ...search, ...open, onProgress: progressBar });
+    const result = await withProgress("searching sessions", "items", (bar) => searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
     for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
     if (result.sessions === 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
     emit(json, result, () => renderResults(result));
@@ -157,7 +151,7 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
       }
     }
   }
-  const recallHandle = await openRecall(file, open);
+  const recallHandle = await withProgress(`indexing ${basename(file)}`, "bytes", (bar) => openRecall(file, { ...open, onBytes: (read, total) => bar.update(read, total) }));
   warnFragment(recallHandle.session);
   warnDamage(recallHandle.session);
   if (recallHandle.cache.reason !== undefined && recallHandle.cache.status === "memory") warn(`context-fold: ${recallHandle.cache.reason}; searching without a cache`);
@@ -232,7 +226,7 @@ export function registerRecall(program: Command): void {
     .description("Search a session's history (BM25 words, \"phrases\", /regex/ or bare regex syntax), browse, expand #N verified, or pull seed-index spans")
     .argument("[session]", "session .jsonl file (omit with --sessions)")
     .argument("[query...]", "words, \"quoted phrases\", /regex/flags, or a bare regex as pi-vcc takes it (fail.*build, hook|inject, \\d, [0-9]+, ^…, …$); none: the last 25 entries")
-    .option("--sessions [dir]", "search every session under a Pi sessions dir (default ~/.pi/agent/sessions)")
+    .option("--sessions [dir]", "search every session under a sessions folder (default: Pi's, honouring PI_CODING_AGENT_DIR and sessionDir); a value that is not a folder is the first query word")
     .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest")
     .option("--page <n>", "page of results (5 per page)")
     .option("--page-size <n>", "results per page")
@@ -250,12 +244,6 @@ export function registerRecall(program: Command): void {
     .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
     .option("--json", "one JSON document on stdout")
     .action(async (session: string | undefined, query: string[], options: RecallOptions) => {
-      try {
-        await recall(session, query, options);
-      } catch (error) {
-        if (error instanceof RecallError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
-        if (error instanceof LedgerError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE, cause: error });
-        throw error;
-      }
+      await recall(session, query, options);
     });
 }

@@ -6,19 +6,12 @@ import {
   type FoldIndexRecord,
   type ReadOutcome,
   readSeedIndexFile,
-  SeedIndexUnreadableError,
 } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style, warn } from "../output.js";
 
 async function readOrFail(file: string): Promise<ReadOutcome[]> {
-  let result: Awaited<ReturnType<typeof readSeedIndexFile>>;
-  try {
-    result = await readSeedIndexFile(file);
-  } catch (error) {
-    if (error instanceof SeedIndexUnreadableError) throw new CliError(error.message, { code: error.code, exitCode: EXIT_USAGE });
-    throw error;
-  }
+  const result = await readSeedIndexFile(file);
   if (!result.exists) throw new CliError(`no such seed index: ${file}`, { code: "SEED_INDEX_MISSING", exitCode: EXIT_USAGE });
   return result.outcomes;
 }
