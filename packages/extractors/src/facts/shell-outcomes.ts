@@ -20,6 +20,31 @@ const MAX_OUTPUT_FAILURES = 3;
 const STRONG_FAILURE =
   /\b(?:FATAL|[Ff]atal|PANIC|panic:|Traceback|Segmentation fault|core dumped|Uncaught|Unhandled)|\bERROR\b|\b(?:[Ff]ailed|FAILED) to (?:apply|start|connect|bind|load|migrate|run|open|listen)\b|\b[Mm]igrations?\b[^\n]{0,80}\b(?:failed|FAILED)\b/;
 
+/**
+ * Every STRONG_FAILURE match contains one of these literals: an output holding none is skipped before
+ * the error lexicon runs over it (most clean outputs), with the same result as scanning it. `indexOf`
+ * per literal rather than one alternation regex, which would try every alternative at every position.
+ */
+const STRONG_LITERALS = ["ERROR", "ailed", "FAILED", "atal", "FATAL", "PANIC", "panic:", "Traceback", "Segmentation fault", "core dumped", "Uncaught", "Unhandled", "igration"];
+
+function mayHoldStrongFailure(text: string): boolean {
+  for (const literal of STRONG_LITERALS) if (text.includes(literal)) return true;
+  return false;
+}
+
+/** Head and tail of a clean output looked at for failure lines (a log ends on its fatal line). */
+const WINDOW_HEAD = 4 * 1024;
+const WINDOW_TAIL = 16 * 1024;
+
+/**
+ * The part of a clean output looked at for failure lines: all of it, or its first 4 KB and last 16 KB,
+ * so the cost per output is bounded (every clean output is looked at, and big ones are common).
+ */
+function failureWindow(output: string): string {
+  if (output.length <= WINDOW_HEAD + WINDOW_TAIL) return output;
+  return `${output.slice(0, WINDOW_HEAD)}\n${output.slice(-WINDOW_TAIL)}`;
+}
+
 function isStrongFailure(line: string): boolean {
   return STRONG_FAILURE.test(line);
 }
@@ -65,14 +90,20 @@ export class ShellOutcomes {
     }
     // A pipe (`| tail`) masks the exit code: a piped run whose output shows errors failed all the same.
     let shown = exit;
-    if (exit === 0 && command.includes("|") && !isSearchCommand(command)) {
+    // Asked at most once per run, and only when needed: it normalises the command several times over.
+    let searchMemo: boolean | undefined;
+    const isSearch = (): boolean => (searchMemo ??= isSearchCommand(command));
+    if (exit === 0 && command.includes("|") && !isSearch()) {
       const tail = output.length > 256 * 1024 ? output.slice(-256 * 1024) : output;
       if (diagnostics.length > 0 || errorLines(tail).length > 0) shown = -1;
     }
     if (shown === 0 && command.length > 0) this.addShellWrites(command, b.index);
     if (shown === 0) {
       if (diagnostics.length === 0) l.outstanding.resolveCommand(key, b.index);
-      if (command.length > 0 && !isSearchCommand(command)) this.addOutputFailures(b, command, key, output);
+      if (command.length > 0) {
+        const scan = failureWindow(output);
+        if (mayHoldStrongFailure(scan) && !isSearch()) this.addOutputFailures(b, command, key, scan);
+      }
       const failed = this.failedCommands.get(key);
       if (failed !== undefined && key.length > 0) {
         this.working.delete(key);
@@ -81,24 +112,12 @@ export class ShellOutcomes {
       }
       return;
     }
-    const search = isSearchCommand(command);
     // Pi's "Command exited with code N" trailer cut by position (a `\s*…$` regex would be quadratic on blank runs).
     const trailer = output.lastIndexOf("Command exited with code");
     const trimmed = (trailer >= 0 && trailer >= output.length - 40 ? output.slice(0, trailer) : output).trim();
-    if (search && exit === 1 && (trimmed.length === 0 || trimmed === "(no output)")) {
-      l.outstanding.upsert({
-        key: `nomatch|shell|${key}`,
-        severity: "INFO",
-        source: "no-matches",
-        label: "no matches",
-        text: shortCommand(command),
-        file: undefined,
-        command: shortCommand(command),
-        commandKey: key,
-        errorId: undefined,
-        turn: b.turn,
-        index: b.index,
-      });
+    if (exit === 1 && (trimmed.length === 0 || trimmed === "(no output)") && isSearch()) {
+      // A search that found nothing is not a failure.
+      this.addNoMatches(b, command, key);
       return;
     }
     if (key.length > 0) this.failedCommands.set(key, { command: shortCommand(command, 300), index: b.index });
@@ -118,12 +137,27 @@ export class ShellOutcomes {
     });
   }
 
+  private addNoMatches(b: FactsBlock, command: string, key: string): void {
+    this.l.outstanding.upsert({
+      key: `nomatch|shell|${key}`,
+      severity: "INFO",
+      source: "no-matches",
+      label: "no matches",
+      text: shortCommand(command),
+      file: undefined,
+      command: shortCommand(command),
+      commandKey: key,
+      errorId: undefined,
+      turn: b.turn,
+      index: b.index,
+    });
+  }
+
   /**
    * Failure lines a clean exit does not rule out: a service log's fatal line, a migration that failed
    * to apply, a traceback printed by a runner that exits 0. Head and tail of the output, a few lines.
    */
-  private addOutputFailures(b: FactsBlock, command: string, key: string, output: string): void {
-    const scan = output.length > 128 * 1024 ? `${output.slice(0, 64 * 1024)}\n${output.slice(-64 * 1024)}` : output;
+  private addOutputFailures(b: FactsBlock, command: string, key: string, scan: string): void {
     let n = 0;
     for (const line of errorLines(scan)) {
       if (n >= MAX_OUTPUT_FAILURES) break;
