@@ -28,7 +28,8 @@ function startProxy(upstream: string): Promise<KillingProxy> {
   const up = new URL(upstream);
   const state: { target: ChildProcess | undefined; patches: number } = { target: undefined, patches: 0 };
   const server: Server = createServer((req, res) => {
-    const forward = request({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    // The bank refuses a foreign Host (DNS rebinding), so the proxy speaks to it under its own name.
+    const forward = request({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: { ...req.headers, host: up.host } }, (answer) => {
       if (req.method === "PATCH") {
         // The bank has applied the PATCH; the gardener dies before it learns so.
         state.patches++;

@@ -7,6 +7,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { tempDir } from "@context-fold/test-support";
 
 const mainJs = resolve(import.meta.dirname, "../dist/main.js");
 
@@ -18,7 +19,8 @@ interface Served {
 }
 
 function serve(args: string[], env: Record<string, string> = {}): Served {
-  const child = spawn(process.execPath, [mainJs, "hindsight", "serve", "--port", "0", "--json", ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
+  // Without --data the bank lives in the user's state folder: point it at a fresh one, never the real home.
+  const child = spawn(process.execPath, [mainJs, "hindsight", "serve", "--port", "0", "--json", ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, XDG_STATE_HOME: tempDir(), ...env } });
   let out = "";
   let err = "";
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));

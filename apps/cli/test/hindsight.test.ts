@@ -75,7 +75,8 @@ describe("context-fold hindsight serve", () => {
     const third = startServe([], { ...process.env, XDG_STATE_HOME: "", HOME: home });
     expect(((await third.ready) as { dataDir: string }).dataDir).toBe(join(home, ".local", "state", "context-fold", "bank"));
     third.child.kill("SIGTERM");
-    expect(await third.exited).toBe(0);
+    const code3 = await third.exited;
+    expect(`${String(code3)} ${third.stderr()}`).toBe("0 ");
   });
 
   it("loses nothing acknowledged when the server is killed (SIGKILL, no snapshot on close)", async () => {

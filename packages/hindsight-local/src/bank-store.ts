@@ -52,7 +52,12 @@ interface BankState {
   archive: Map<string, StoredMemory>;
   liveSorted: StoredMemory[] | null;
   archiveSorted: StoredMemory[] | null;
+  /** Valid memories by document_id, so a retain under a known document replaces it without a scan. */
+  byDocument: Map<string, Set<string>>;
 }
+
+/** Why a memory left the valid set when its document was retained again (Hindsight's upsert). */
+export const REPLACED_REASON = "replaced: retained again under the same document_id";
 
 const SNAPSHOT_EVERY = 50_000;
 
@@ -122,16 +127,23 @@ export class BankStore {
   private apply(record: JournalRecord): void {
     if (record.op === "bank") {
       const state = this.banks.get(record.bank.bankId);
-      if (state === undefined) this.banks.set(record.bank.bankId, { bank: record.bank, live: new Map(), archive: new Map(), liveSorted: null, archiveSorted: null });
+      if (state === undefined) this.banks.set(record.bank.bankId, { bank: record.bank, live: new Map(), archive: new Map(), liveSorted: null, archiveSorted: null, byDocument: new Map() });
       else state.bank = record.bank;
       return;
     }
     const memory = record.memory;
     this.seq = Math.max(this.seq, memory.seq + 1);
     const state = this.ensureBankState(memory.bankId, memory.createdAt, false);
+    const before = state.live.get(memory.id) ?? state.archive.get(memory.id);
+    if (before?.documentId != null) state.byDocument.get(before.documentId)?.delete(memory.id);
     state.live.delete(memory.id);
     state.archive.delete(memory.id);
     (memory.state === "valid" ? state.live : state.archive).set(memory.id, memory);
+    if (memory.state === "valid" && memory.documentId !== null) {
+      let ids = state.byDocument.get(memory.documentId);
+      if (ids === undefined) state.byDocument.set(memory.documentId, (ids = new Set()));
+      ids.add(memory.id);
+    }
     state.liveSorted = null;
     state.archiveSorted = null;
   }
@@ -164,7 +176,7 @@ export class BankStore {
     if (existing !== undefined) return existing;
     const bank: StoredBank = { bankId, name: bankId, mission: "", disposition: { skepticism: 3, literalism: 3, empathy: 3 }, createdAt: now, updatedAt: now };
     if (journal) this.commit([{ op: "bank", bank }]);
-    else this.banks.set(bankId, { bank, live: new Map(), archive: new Map(), liveSorted: null, archiveSorted: null });
+    else this.banks.set(bankId, { bank, live: new Map(), archive: new Map(), liveSorted: null, archiveSorted: null, byDocument: new Map() });
     return this.banks.get(bankId) as BankState;
   }
 
@@ -200,6 +212,19 @@ export class BankStore {
     const records: JournalRecord[] = [];
     if (!this.banks.has(bankId)) {
       records.push({ op: "bank", bank: { bankId, name: bankId, mission: "", disposition: { skepticism: 3, literalism: 3, empathy: 3 }, createdAt: now, updatedAt: now } });
+    }
+    // Hindsight's upsert: a document retained again replaces the one stored (its memories leave the
+    // valid set, kept in the archive with the reason), so a re-sent item never counts twice.
+    const state = this.banks.get(bankId);
+    const replaced = new Set<string>();
+    for (const item of items) {
+      if (item.documentId === null || state === undefined) continue;
+      for (const id of state.byDocument.get(item.documentId) ?? []) {
+        const old = state.live.get(id);
+        if (old === undefined || replaced.has(id)) continue;
+        replaced.add(id);
+        records.push({ op: "memory", memory: { ...old, state: "invalidated", invalidationReason: REPLACED_REASON, invalidatedAt: now } });
+      }
     }
     const made: StoredMemory[] = [];
     for (const item of items) {

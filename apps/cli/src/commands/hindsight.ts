@@ -72,10 +72,8 @@ async function serve(options: ServeOptions): Promise<void> {
     warn(`context-fold: ${d.file}${d.line > 0 ? `:${String(d.line)} (byte ${String(d.byteOffset)})` : ""}: ${d.reason} (${cost})`);
   }
   for (const notice of bank.notices) warn(`context-fold: ${notice}`);
-  emit(Boolean(options.json), { url: bank.url, port: bank.port, dataDir, auth: apiKey !== undefined && apiKey !== "", faults: options.faults === true }, () =>
-    `Hindsight-compatible bank listening on ${bank.url} (data: ${dataDir}). Ctrl-C stops it.`,
-  );
-  await new Promise<void>((resolve) => {
+  // The handlers go in before the ready line: a supervisor may signal the moment it reads it.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
@@ -89,6 +87,10 @@ async function serve(options: ServeOptions): Promise<void> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  emit(Boolean(options.json), { url: bank.url, port: bank.port, dataDir, auth: apiKey !== undefined && apiKey !== "", faults: options.faults === true }, () =>
+    `Hindsight-compatible bank listening on ${bank.url} (data: ${dataDir}). Ctrl-C stops it.`,
+  );
+  await stopped;
 }
 
 export function registerHindsight(program: Command): void {

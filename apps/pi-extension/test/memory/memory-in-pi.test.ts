@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { type AssistantMessage, fauxAssistantMessage, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import { NO_MODEL_LINE, startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
 import { HindsightClient, type Memory } from "@context-fold/memory-gardener-client";
+import { MEMORY_MESSAGE_TYPE } from "@context-fold/recall-engine";
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { FOOTER_STATUS } from "../../src/footer-status.js";
@@ -246,7 +247,7 @@ describe("memory across sessions in a headless Pi", () => {
     setEnv({ CONTEXT_FOLD_HINDSIGHT_URL: bank.url, CONTEXT_FOLD_MEMORY_RECALL_PERSIST: "true", CONTEXT_FOLD_MEMORY_AUTO_RETAIN: "false" });
     const pi = await startPi({ dir, contextWindow: WINDOW, respond: responder(), tools: TOOLS });
     try {
-      const persisted = (): unknown[] => pi.manager.getEntries().filter((e) => e.type === "custom_message" && e.customType === "context-fold-memories");
+      const persisted = (): unknown[] => pi.manager.getEntries().filter((e) => e.type === "custom_message" && e.customType === MEMORY_MESSAGE_TYPE);
       await pi.session.prompt(ASK);
       expect(persisted()).toHaveLength(1);
       expect(JSON.stringify(persisted()[0])).toContain(DECISION);

@@ -5,6 +5,8 @@ import { statementKey } from "./user-text.js";
 
 /** Shortest key that may absorb or be absorbed by containment ("yes" must not swallow every "yes, …"). */
 export const CONTAINMENT_MIN = 12;
+/** How many of the latest distinct statements a new one is checked against for containment. */
+export const CONTAINMENT_WINDOW = 256;
 
 interface Entry {
   text: string;
@@ -34,8 +36,11 @@ export class StatementLedger {
       return;
     }
     if (key.length >= CONTAINMENT_MIN) {
-      // Linear in the statements so far (user messages are few); keys are bounded by statementKey.
-      for (const e of this.entries) {
+      // Against the last CONTAINMENT_WINDOW entries only, so a session of many thousand messages costs
+      // O(messages × window), not O(messages²); equal keys are found anywhere through `byKey`.
+      const from = Math.max(0, this.entries.length - CONTAINMENT_WINDOW);
+      for (let i = from; i < this.entries.length; i++) {
+        const e = this.entries[i] as Entry;
         if (e.key.includes(key)) {
           e.count += 1;
           this.byKey.set(key, e);

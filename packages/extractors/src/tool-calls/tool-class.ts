@@ -22,6 +22,9 @@ const BY_NAME: ReadonlyMap<string, ToolClass> = new Map<string, ToolClass>([
   ...["grep", "find", "glob", "ls", "search", "rg", "list_dir", "list_files", "file_search", "grep_search", "codebase_search", "list_directory"].map(
     (n) => [n, "search"] as const,
   ),
+  // Recall tools (ours, pi-vcc's, a Hindsight bank's) search what was said or stored before: a commit
+  // or an error they return is history, never something this session did.
+  ...["context_recall", "vcc_recall", "recall", "reflect", "memory_recall"].map((n) => [n, "search"] as const),
 ]);
 
 /** Name endings of families of tools (`*_edit_tool`, `*_write_file`, …), checked after exact names. */

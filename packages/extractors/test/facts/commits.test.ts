@@ -21,7 +21,10 @@ describe("commits of the session", () => {
       .bash("git log --oneline -3", "9b6e517 feat: inject User-Agent\n1a2b3c4 chore: deps\n")
       .bash("git show 9b6e51761536 --stat", "commit 9b6e51761536abcd\nAuthor: x\n\n    feat\n\n src/models.ts | 3 +-\n 1 file changed")
       .tool("browser", { url: "https://x" }, "color #1a2b3c4d, build id deadbeef1")
-      .tool("web_fetch", { url: "https://github.com/o/r/commit/abc1234" }, "see https://github.com/o/r/commit/abc1234 for the commit");
+      .tool("web_fetch", { url: "https://github.com/o/r/commit/abc1234" }, "see https://github.com/o/r/commit/abc1234 for the commit")
+      // A recall tool returns what an earlier session stored: its commits are not this session's.
+      .tool("recall", { query: "session cache" }, "- Commit f8403be on main: Store the session cache in SQLite")
+      .tool("context_recall", { query: "commit" }, "#12 [tool] Committed 3f2a9c1 on feat/chart: fix chart squish");
     expect(extractFacts(b.blocks).commits).toEqual([]);
   });
 

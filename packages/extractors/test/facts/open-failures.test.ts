@@ -22,6 +22,16 @@ describe("failure lines in a clean-exit output", () => {
     expect(extractArtifacts(b.blocks).errorLedger.map((e) => e.source)).toEqual(["output", "output"]);
   });
 
+  it("looks at a bounded head and tail of a long clean output, so each output costs bounded work", () => {
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `2026-07-13 12:00:${String(i % 60)} INFO request ok`);
+    const fatal = "2026-07-13 12:01:00 FATAL: could not bind to port 5432";
+    // ≈ 80 KB: the fatal line in the middle lies outside both windows; at the very start it is inside.
+    const middle = [...filler(1000), fatal, ...filler(1000)].join("\n");
+    const head = [fatal, ...filler(2000)].join("\n");
+    const b = new BlockBuilder().user("why is the api down?").bash("cat /var/log/a.log", middle).bash("cat /var/log/b.log", head);
+    expect(open(extractFacts(b.blocks)).map((o) => o.text)).toEqual([`cat /var/log/b.log → ${fatal}`]);
+  });
+
   it("resolves them when the same command later runs clean of them", () => {
     const b = new BlockBuilder()
       .user("run the migration")

@@ -1,0 +1,196 @@
+// Shell outcomes: what one shell run (a bash tool call or a user's `!cmd`) tells — commits it made,
+// diagnostics it printed, a failing exit, failure lines a clean exit does not rule out, files it wrote —
+// and which commands first failed and then worked.
+import { posix } from "node:path";
+import { errorLines } from "../lexicon/errors.js";
+import { cleanPath, normalizePath } from "../lexicon/paths.js";
+import { diagnosticsGist, failureGist, parseDiagnostics } from "./diagnostics.js";
+import { parseGitCommits } from "./git-commits.js";
+import type { Ledgers } from "./ledgers.js";
+import { commandDir, commandKey, isSearchCommand, shellWrites, shortCommand } from "./shell-command.js";
+import type { FactsBlock, WorkingCommand } from "./types.js";
+
+/** Failure lines taken from one clean-exit output. */
+const MAX_OUTPUT_FAILURES = 3;
+/**
+ * Failure lines that stand for a failure even when the command exited 0 (bounded, no nesting; run on
+ * error lines of at most 240 chars): fatal/panic/traceback lines, an ERROR log level, "failed to
+ * apply/start/…", a migration that failed.
+ */
+const STRONG_FAILURE =
+  /\b(?:FATAL|[Ff]atal|PANIC|panic:|Traceback|Segmentation fault|core dumped|Uncaught|Unhandled)|\bERROR\b|\b(?:[Ff]ailed|FAILED) to (?:apply|start|connect|bind|load|migrate|run|open|listen)\b|\b[Mm]igrations?\b[^\n]{0,80}\b(?:failed|FAILED)\b/;
+
+/**
+ * Every STRONG_FAILURE match contains one of these literals: an output holding none is skipped before
+ * the error lexicon runs over it (most clean outputs), with the same result as scanning it. `indexOf`
+ * per literal rather than one alternation regex, which would try every alternative at every position.
+ */
+const STRONG_LITERALS = ["ERROR", "ailed", "FAILED", "atal", "FATAL", "PANIC", "panic:", "Traceback", "Segmentation fault", "core dumped", "Uncaught", "Unhandled", "igration"];
+
+function mayHoldStrongFailure(text: string): boolean {
+  for (const literal of STRONG_LITERALS) if (text.includes(literal)) return true;
+  return false;
+}
+
+/** Head and tail of a clean output looked at for failure lines (a log ends on its fatal line). */
+const WINDOW_HEAD = 4 * 1024;
+const WINDOW_TAIL = 16 * 1024;
+
+/**
+ * The part of a clean output looked at for failure lines: all of it, or its first 4 KB and last 16 KB,
+ * so the cost per output is bounded (every clean output is looked at, and big ones are common).
+ */
+function failureWindow(output: string): string {
+  if (output.length <= WINDOW_HEAD + WINDOW_TAIL) return output;
+  return `${output.slice(0, WINDOW_HEAD)}\n${output.slice(-WINDOW_TAIL)}`;
+}
+
+function isStrongFailure(line: string): boolean {
+  return STRONG_FAILURE.test(line);
+}
+
+export class ShellOutcomes {
+  /** command key → last failing #N (cleared on success). */
+  private readonly failedCommands = new Map<string, { command: string; index: number }>();
+  private readonly working = new Map<string, WorkingCommand>();
+
+  constructor(private readonly l: Ledgers) {}
+
+  /** Commands that failed and later succeeded, in the order they succeeded. */
+  workingCommands(): WorkingCommand[] {
+    return [...this.working.values()].sort((a, b) => a.succeededIndex - b.succeededIndex);
+  }
+
+  add(b: FactsBlock, command: string, exit: number, output: string, label: string): void {
+    const l = this.l;
+    const key = commandKey(command, l.cwd);
+    if (command.length > 0) l.turns.note("runs", shortCommand(command, 60));
+    l.commits.add(parseGitCommits(output, command.length > 0 ? command : undefined), b.turn, b.index);
+    // A clean exit of an unpiped command cannot carry failing tests or compiler errors (runners and
+    // compilers exit non-zero on them), so its output is not scanned: most big outputs are skipped here.
+    const diagnostics = exit !== 0 || command.includes("|") || command.length === 0 ? parseDiagnostics(output) : [];
+    // Compilers print paths relative to where they ran: resolve against the command's `cd`, so the same
+    // error reported from two directories is one item, and an edit of the file resolves it.
+    const dir = diagnostics.length > 0 ? commandDir(command, l.cwd) : undefined;
+    for (const d of diagnostics) {
+      const file = d.file !== undefined ? normalizePath(dir !== undefined ? posix.resolve(dir, d.file) : d.file, l.cwd) : undefined;
+      l.outstanding.upsert({
+        key: d.file !== undefined && file !== undefined ? d.key.replace(`|${d.file}|`, `|${file}|`) : d.key,
+        severity: "ERROR",
+        source: d.kind,
+        label: d.kind,
+        text: d.text,
+        file,
+        command: command.length > 0 ? shortCommand(command) : undefined,
+        commandKey: key,
+        errorId: d.errorId,
+        turn: b.turn,
+        index: b.index,
+      });
+    }
+    // A pipe (`| tail`) masks the exit code: a piped run whose output shows errors failed all the same.
+    let shown = exit;
+    // Asked at most once per run, and only when needed: it normalises the command several times over.
+    let searchMemo: boolean | undefined;
+    const isSearch = (): boolean => (searchMemo ??= isSearchCommand(command));
+    if (exit === 0 && command.includes("|") && !isSearch()) {
+      const tail = output.length > 256 * 1024 ? output.slice(-256 * 1024) : output;
+      if (diagnostics.length > 0 || errorLines(tail).length > 0) shown = -1;
+    }
+    if (shown === 0 && command.length > 0) this.addShellWrites(command, b.index);
+    if (shown === 0) {
+      if (diagnostics.length === 0) l.outstanding.resolveCommand(key, b.index);
+      if (command.length > 0) {
+        const scan = failureWindow(output);
+        if (mayHoldStrongFailure(scan) && !isSearch()) this.addOutputFailures(b, command, key, scan);
+      }
+      const failed = this.failedCommands.get(key);
+      if (failed !== undefined && key.length > 0) {
+        this.working.delete(key);
+        this.working.set(key, { command: failed.command, failedIndex: failed.index, succeededIndex: b.index });
+        this.failedCommands.delete(key);
+      }
+      return;
+    }
+    // Pi's "Command exited with code N" trailer cut by position (a `\s*…$` regex would be quadratic on blank runs).
+    const trailer = output.lastIndexOf("Command exited with code");
+    const trimmed = (trailer >= 0 && trailer >= output.length - 40 ? output.slice(0, trailer) : output).trim();
+    if (exit === 1 && (trimmed.length === 0 || trimmed === "(no output)") && isSearch()) {
+      // A search that found nothing is not a failure.
+      this.addNoMatches(b, command, key);
+      return;
+    }
+    if (key.length > 0) this.failedCommands.set(key, { command: shortCommand(command, 300), index: b.index });
+    const gist = diagnostics.length > 0 ? diagnosticsGist(diagnostics) : failureGist(output);
+    l.outstanding.upsert({
+      key: `exit|${key}`,
+      severity: "ERROR",
+      source: "bash-exit",
+      label: shown < 0 ? `${label === "!cmd" ? "!cmd" : "bash"}:errors` : `${label === "!cmd" ? "!cmd" : "bash"}:exit ${exit}`,
+      text: gist.length > 0 ? `${shortCommand(command)} → ${gist}` : shortCommand(command),
+      file: undefined,
+      command: shortCommand(command),
+      commandKey: key,
+      errorId: undefined,
+      turn: b.turn,
+      index: b.index,
+    });
+  }
+
+  private addNoMatches(b: FactsBlock, command: string, key: string): void {
+    this.l.outstanding.upsert({
+      key: `nomatch|shell|${key}`,
+      severity: "INFO",
+      source: "no-matches",
+      label: "no matches",
+      text: shortCommand(command),
+      file: undefined,
+      command: shortCommand(command),
+      commandKey: key,
+      errorId: undefined,
+      turn: b.turn,
+      index: b.index,
+    });
+  }
+
+  /**
+   * Failure lines a clean exit does not rule out: a service log's fatal line, a migration that failed
+   * to apply, a traceback printed by a runner that exits 0. Head and tail of the output, a few lines.
+   */
+  private addOutputFailures(b: FactsBlock, command: string, key: string, scan: string): void {
+    let n = 0;
+    for (const line of errorLines(scan)) {
+      if (n >= MAX_OUTPUT_FAILURES) break;
+      if (!isStrongFailure(line)) continue;
+      n += 1;
+      this.l.outstanding.upsert({
+        key: `output|${key}|${line}`,
+        severity: "WARN",
+        source: "output",
+        label: "output",
+        text: `${shortCommand(command)} → ${line.trim()}`,
+        file: undefined,
+        command: shortCommand(command),
+        commandKey: key,
+        errorId: undefined,
+        turn: b.turn,
+        index: b.index,
+      });
+    }
+  }
+
+  /** Files a successful shell command wrote (`> f`, `sed -i`, `tee`) count as modified or created. */
+  private addShellWrites(command: string, index: number): void {
+    if (command.indexOf(">") < 0 && command.indexOf("sed") < 0 && command.indexOf("tee") < 0) return;
+    const writes = shellWrites(command);
+    if (writes.length === 0) return;
+    const dir = commandDir(command, this.l.cwd);
+    for (const w of writes) {
+      const path = cleanPath(dir !== undefined ? posix.resolve(dir, w.path) : w.path, this.l.cwd);
+      if (path === undefined) continue;
+      const created = w.mode === "truncate" && !this.l.files.has(path);
+      this.l.files.recordModification(path, created ? "created" : "modified", index, created ? `bash > ${JSON.stringify(path)}` : `bash edit ${JSON.stringify(path)}`);
+      this.l.turns.note(created ? "writes" : "edits", path);
+    }
+  }
+}
