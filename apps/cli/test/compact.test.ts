@@ -63,7 +63,8 @@ describe("context-fold compact", () => {
     const prev = join(dir, "prev.txt");
     writeFileSync(prev, "## Goal\nAn earlier summary by someone else.\n");
     const merged = await cli(["compact", file, "--previous", prev]);
-    expect(merged.stdout).toContain("[Previous Summary]\n- from file:\n  ## Goal\n  An earlier summary by someone else.\n");
+    // A file's summary has no block to point to: kept section by section, each heading with its count.
+    expect(merged.stdout).toContain("[Previous Summary]\n- from file:\n  Sections: ## Goal (1)\n  ## Goal (1 item)\n  An earlier summary by someone else.\n");
   });
 
   it("uses the latest compaction on the lineage as the previous summary", async () => {

@@ -1,20 +1,21 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, filePathsOfList, type DurableArtifacts, type SessionFacts, type UserStatement } from "@context-fold/extractors";
+import { createFactsAccumulator, type DurableArtifacts, type SessionFacts, type UserStatement } from "@context-fold/extractors";
 import { blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
-import { docFromFacts, orderFiles } from "./build-doc.js";
+import { docFromFacts } from "./build-doc.js";
 import { windowActivity } from "./carry-outstanding.js";
 import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats } from "./build-digest.js";
 import { SummaryError } from "./errors.js";
 import { BRIEF_MAX_LINES, fitToBudget } from "./fit-budget.js";
+import { foreignDoc } from "./foreign-summary.js";
 import { mergeSummaries } from "./merge-summaries.js";
 import { isOwnSummary, parseSummary } from "./parse-summary.js";
 import { type KeepTail, planCut } from "./plan-cut.js";
 import { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
-import type { FileItem, FooterDoc, Omission, PreviousSummaryDoc, SummaryDoc } from "./summary-doc.js";
+import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
 import { estimateTokens } from "./tokens.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
@@ -24,7 +25,7 @@ export const MIN_SUMMARY_BUDGET = 256;
 
 export type SummaryFormat = "brackets" | "pi";
 
-/** A summary written before this compaction: ours (parsed and merged) or foreign (kept verbatim). */
+/** A summary written before this compaction: ours (parsed) or foreign (split at its headings); both merged. */
 export interface PreviousSummaryInput {
   readonly text: string;
   /** "compaction 2", "file", … */
@@ -64,7 +65,7 @@ export interface SummaryStats {
   readonly budget: number;
   readonly estimatedTokens: number;
   readonly withinBudget: boolean;
-  /** How the previous summary was used. */
+  /** How previous summaries were used: ours merged, foreign ones ("kept-foreign") merged section by section. */
   readonly previous: "none" | "merged" | "kept-foreign" | "merged+kept-foreign";
   /** What caps and the budget left out, counted. */
   readonly omitted: readonly Omission[];
@@ -102,64 +103,12 @@ function omissionsOf(doc: SummaryDoc): Omission[] {
   ].filter((o): o is Omission => o !== null);
 }
 
-/**
- * Files listed in `<read-files>` / `<modified-files>` of foreign summaries (Pi's default compaction
- * appends them), added after the files the facts name; the ref is the compaction block listing them.
- */
-export function withForeignFiles(files: readonly FileItem[], foreign: readonly PreviousSummaryDoc[], cwd?: string): FileItem[] {
-  const known = new Set(files.map((f) => f.path));
-  const extra: FileItem[] = [];
-  const add = (path: string, status: FileItem["status"], index: number): void => {
-    const old = extra.findIndex((f) => f.path === path);
-    if (known.has(path) && old < 0) return;
-    const item: FileItem = { status, path, symbols: [], index };
-    if (old < 0) extra.push(item);
-    else if (status === "modified") extra[old] = item;
-  };
-  for (const p of foreign) {
-    if (p.index === null) continue;
-    let status: FileItem["status"] | null = null;
-    for (const raw of p.lines) {
-      // Tags may share a line ("</read-files><modified-files>") and paths may be glued by escaped
-      // newlines: the list's own text is split by its tags, each piece read by the one path normaliser.
-      for (const piece of raw.split(/(<\/?(?:read|modified)-files>)/)) {
-        const t = piece.trim();
-        if (t === "<read-files>") status = "read";
-        else if (t === "<modified-files>") status = "modified";
-        else if (t === "</read-files>" || t === "</modified-files>") status = null;
-        else if (status !== null && t !== "" && !t.includes(", ")) for (const path of filePathsOfList(t, cwd)) add(path, status, p.index);
-      }
-    }
-  }
-  return orderFiles([...files, ...extra]);
-}
-
 /** Facts (+ previous summaries) to a rendered summary within budget. Pure. */
 export function buildSummary(input: BuildSummaryInput): BuiltSummary {
   const budget = input.budget ?? DEFAULT_SUMMARY_BUDGET;
   checkBudget(budget);
   checkNow(input.now);
   const format = input.format ?? "brackets";
-  let base: SummaryDoc | null = null;
-  let foreign: PreviousSummaryDoc[] = [];
-  for (const p of input.previous ?? []) {
-    let own: SummaryDoc | null = null;
-    if (isOwnSummary(p.text)) {
-      try {
-        own = parseSummary(p.text);
-      } catch {
-        own = null; // marked as ours but damaged: kept verbatim below, never dropped
-      }
-    }
-    if (own !== null) {
-      base = own;
-      foreign = [];
-    } else {
-      let end = p.text.length;
-      while (end > 0 && p.text.charCodeAt(end - 1) === 10) end--;
-      foreign.push({ label: p.label, index: p.index, lines: p.text.slice(0, end).split("\n") });
-    }
-  }
   const footer: FooterDoc = {
     at: input.now,
     messages: input.window.messages,
@@ -169,6 +118,35 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
     tailTokens: input.window.tailTokens,
     range: rangeOf(input.blocks),
   };
+  // The latest of our summaries is the base; each foreign summary after it is split at its headings and
+  // merged like ours (its goal, files and commits lifted; its other sections kept with their headings).
+  // Facts covering the lineage re-derive the founding request verbatim: a foreign goal (a paraphrase of
+  // it) then stays in its summary's sections; facts of the window alone take the foreign goal.
+  const covers = input.factsCoverPrevious === true;
+  let base: SummaryDoc | null = null;
+  let ownBase = false;
+  let foreign = 0;
+  for (const p of input.previous ?? []) {
+    let own: SummaryDoc | null = null;
+    if (isOwnSummary(p.text)) {
+      try {
+        own = parseSummary(p.text);
+      } catch {
+        own = null; // marked as ours but damaged: taken as foreign below, never dropped
+      }
+    }
+    if (own !== null) {
+      base = own;
+      ownBase = true;
+      foreign = 0;
+    } else {
+      let end = p.text.length;
+      while (end > 0 && p.text.charCodeAt(end - 1) === 10) end--;
+      const doc = foreignDoc(p.text.slice(0, end), p.label, p.index, { ...footer, range: null }, input.cwd, !covers);
+      base = base === null ? doc : mergeSummaries(base, doc);
+      foreign++;
+    }
+  }
   // Only the last BRIEF_MAX_LINES lines are built; the earlier ones are counted with their #N range.
   const brief = briefTail(input.blocks, BRIEF_MAX_LINES);
   const fromFacts = docFromFacts(input.facts, input.artifacts, brief.lines, footer);
@@ -177,12 +155,11 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
     brief.earlier === 0 || footer.range === null
       ? null
       : { count: brief.earlier, what: "earlier brief lines", recall: `#${String(footer.range.from)}–#${String(Math.max(footer.range.from, firstKept - 1))}` };
-  const fresh: SummaryDoc = { ...fromFacts, files: withForeignFiles(fromFacts.files, foreign, input.cwd), previous: foreign, briefOmitted };
-  const covers = input.factsCoverPrevious === true;
+  const fresh: SummaryDoc = { ...fromFacts, briefOmitted };
   const merged =
     base === null
       ? fresh
-      : mergeSummaries(base, fresh, covers ? { nextCoversPrevious: true } : { window: windowActivity(input.blocks, input.facts.files) });
+      : mergeSummaries(base, fresh, covers ? { nextCoversPrevious: true } : { window: windowActivity(input.blocks, input.facts.files), previousGoalFirst: foreign > 0 });
   const render = format === "pi" ? renderPiLayout : renderBrackets;
   const body = format === "pi" ? renderPiBody : renderBracketsBody;
   const { doc: fitted, report } = fitToBudget({ ...merged, footer }, render, budget);
@@ -197,7 +174,7 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
       budget,
       estimatedTokens,
       withinBudget: estimatedTokens <= budget,
-      previous: base === null ? (foreign.length > 0 ? "kept-foreign" : "none") : foreign.length > 0 ? "merged+kept-foreign" : "merged",
+      previous: !ownBase ? (foreign > 0 ? "kept-foreign" : "none") : foreign > 0 ? "merged+kept-foreign" : "merged",
       omitted: omissionsOf(doc),
       clippedVerbatim: report.clippedVerbatim,
     },

@@ -37,6 +37,7 @@ export {
   SCOPE_CHANGES_MAX,
   type FitReport,
 } from "./fit-budget.js";
+export { foreignDoc, splitForeignSummary, withForeignFiles, type ForeignSection, type ForeignSummary } from "./foreign-summary.js";
 export { planCut, AUTO_TAIL_MAX_TOKENS, type CutPlan, type KeepTail } from "./plan-cut.js";
 export { buildDigest, DEFAULT_DIGEST_BUDGET, type Digest, type DigestStats } from "./build-digest.js";
 export {
@@ -44,7 +45,6 @@ export {
   compactSession,
   compactWithFacts,
   lastEntryTime,
-  withForeignFiles,
   DEFAULT_SUMMARY_BUDGET,
   MIN_SUMMARY_BUDGET,
   type BuildSummaryInput,

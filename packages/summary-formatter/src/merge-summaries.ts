@@ -21,6 +21,13 @@ export interface MergeOptions {
    * window settled is carried as RESOLVED (only used when `next` does not cover `previous`).
    */
   readonly window?: WindowActivity;
+  /**
+   * true when `next` holds only its window's facts while `previous` came from earlier summaries: the
+   * window's first request is then no founding request, so `previous`'s goal is kept whatever its #N
+   * (a foreign summary's goal sits at its compaction block, after the entries it summarized) and the
+   * window's goal is demoted.
+   */
+  readonly previousGoalFirst?: boolean;
 }
 
 const STRENGTH = { created: 2, modified: 1, read: 0 } as const;
@@ -100,7 +107,8 @@ function addCounts(a: Omission | null, b: Omission | null, carry: boolean): Omis
  * correction when it reads as one, else a scope change — never silently dropped.
  */
 function demoted(loser: VerbatimItem | null, goal: VerbatimItem | null): { corrections: VerbatimItem[]; scopeChanges: LineItem[] } {
-  if (loser === null || loser.index === goal?.index) return { corrections: [], scopeChanges: [] };
+  // A loser restating the kept goal word for word (a later foreign summary repeating its goal) adds nothing.
+  if (loser === null || loser.index === goal?.index || loser.text === goal?.text) return { corrections: [], scopeChanges: [] };
   if (isCorrection(loser.text)) return { corrections: [loser], scopeChanges: [] };
   return { corrections: [], scopeChanges: [{ text: oneLine(loser.text, LINE_MAX), index: loser.index }] };
 }
@@ -108,7 +116,7 @@ function demoted(loser: VerbatimItem | null, goal: VerbatimItem | null): { corre
 /** `next` merged onto `previous` (both context-fold SummaryDocs). Pure. */
 export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: MergeOptions = {}): SummaryDoc {
   const carry = options.nextCoversPrevious !== true;
-  const keepPrevious = previous.goal !== null && (next.goal === null || previous.goal.index <= next.goal.index);
+  const keepPrevious = previous.goal !== null && (options.previousGoalFirst === true || next.goal === null || previous.goal.index <= next.goal.index);
   const goal = keepPrevious ? previous.goal : next.goal;
   const demote = demoted(keepPrevious ? next.goal : previous.goal, goal);
   const corrections = unionByIndex(previous.corrections, [...next.corrections, ...demote.corrections]).filter((c) => c.index !== goal?.index);

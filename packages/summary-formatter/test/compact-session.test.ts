@@ -14,6 +14,7 @@ import {
   estimateTokens,
   parseSummary,
   planCut,
+  splitForeignSummary,
   SummaryError,
 } from "@context-fold/summary-formatter";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -138,7 +139,7 @@ describe("compactSession on a Pi-written session", () => {
     expect(parseSummary(r.summary).goal?.text).toBe("Port the parser to Rust.");
   });
 
-  it("merges with its own previous summary and keeps a foreign one as [Previous Summary]", async () => {
+  it("merges with its own previous summary and keeps a foreign one with no block to point to section by section", async () => {
     const dir = tempDir();
     const w = authSession(dir);
     const first = compactSession(await readSession(w.file), { now: NOW });
@@ -160,11 +161,20 @@ describe("compactSession on a Pi-written session", () => {
     const foreign = "## Goal\nFix login.\n\n## Progress\n- [x] Read the code\n\n<modified-files>\nsrc/x.ts\n</modified-files>";
     const third = compactSession(session, { now: NOW, previous: foreign });
     expect(third.stats.summary.previous).toBe("kept-foreign");
-    const kept = parseSummary(third.summary).previous;
-    expect(kept).toEqual([{ label: "file", index: null, lines: foreign.split("\n") }]);
+    const kept = parseSummary(third.summary);
+    // From a file there is no block to point a lifted goal or file at: every line stays, blank lines
+    // dropped, each section under its heading with its item count, an index line first.
+    expect(kept.previous).toEqual([
+      {
+        label: "file",
+        index: null,
+        lines: ["Sections: ## Goal (1); ## Progress (1)", "## Goal (1 item)", "Fix login.", "## Progress (1 item)", "- [x] Read the code", "<modified-files>", "src/x.ts", "</modified-files>"],
+      },
+    ]);
+    expect(kept.goal?.text).toBe(FOUNDING);
   });
 
-  it("takes <read-files>/<modified-files> of a Pi-written LLM compaction into the file list", async () => {
+  it("merges a Pi-written LLM compaction: its goal becomes the goal, its file lists join the files once", async () => {
     const w = authSession(tempDir());
     const plan = planCut(await readSession(w.file));
     const llm = "## Goal\nFix login.\n\n<read-files>\nsrc/legacy/notes.md\n</read-files>\n\n<modified-files>\nsrc/legacy/login.ts\n</modified-files>";
@@ -177,12 +187,89 @@ describe("compactSession on a Pi-written session", () => {
     const compactionBlock = session.blocks.find((b) => b.kind === "compaction");
     expect(doc.files.find((f) => f.path === "src/legacy/login.ts")).toEqual({ status: "modified", path: "src/legacy/login.ts", symbols: [], index: compactionBlock?.index });
     expect(doc.files.find((f) => f.path === "src/legacy/notes.md")?.status).toBe("read");
-    expect(doc.previous.map((p) => p.lines.join("\n"))).toEqual([llm]);
+    // Window scope: the window's own first request (#16, a kept entry before the compaction) is no
+    // founding request; the earlier summary's goal is, and the window's request is kept as a scope change.
+    expect(doc.goal).toEqual({ text: "Fix login.", index: compactionBlock?.index });
+    expect(doc.scopeChanges).toEqual([{ text: "Also always run the whole test suite before committing.", index: 16 }]);
+    expect(doc.previous.map((p) => p.lines)).toEqual([["Sections: ## Goal → Session Goal; <read-files> 1 → Files And Changes; <modified-files> 1 → Files And Changes"]]);
+    checkRefs(session, r.summary);
     // A cut inside the previously kept entries (before the compaction entry in the file) still points
     // the kept summary at its compaction block.
     const early = compactSession(session, { now: NOW, keepTail: 5 });
     expect(session.byId.get(early.firstKeptEntryId)?.position).toBeLessThan(session.byId.get(compactionBlock?.entryId ?? "")?.position ?? -1);
     expect(parseSummary(early.summary).previous.map((p) => p.index)).toEqual([compactionBlock?.index]);
+  });
+
+  it("merges a pi-vcc bracket summary section by section: goal kept, files and commits once, every section pointed to", async () => {
+    const w = authSession(tempDir());
+    const plan = planCut(await readSession(w.file));
+    const vcc = [
+      "[Session Goal]",
+      "- Fix the authentication bug in login flow",
+      "- [Scope change]",
+      "- Also update the session token refresh logic",
+      "",
+      "[Files And Changes]",
+      "- Modified: src/auth/session.ts (refreshToken, verifyToken)",
+      "- Read: src/types.ts (User)",
+      "- Created: tests/auth-refresh.test.ts",
+      "- … and 3 more read files",
+      "",
+      "[Commits]",
+      "- a1b2c3d: fix(auth): refresh token after password reset",
+      "- 1a2b3c4: the session's own commit, named again",
+      "",
+      "[Outstanding Context]",
+      "- [ERROR] [bash:exit 1] bun test tests/auth.test.ts → 3 tests failed",
+      "- [INFO]  [no matches] grep \"verifyCredentials\"",
+      "",
+      "[Earlier Turns]",
+      "- Set up the project structure → read package.json",
+      "",
+      "[Current Status]",
+      "- Working on: fix the auth bug",
+      "",
+      "---",
+      "",
+      "[user]",
+      "Fix the auth bug, users can't log in after password reset",
+    ].join("\n");
+    w.sm.appendCompaction(vcc, plan.firstKeptEntryId, plan.tokensBefore);
+    w.user("Continue with the expiry check.");
+    w.assistant([{ type: "text", text: "On it." }]);
+    const session = await readSession(w.file);
+    const at = session.blocks.find((b) => b.kind === "compaction")?.index;
+    const r = compactSession(session, { now: NOW, scope: "window" });
+    const doc = parseSummary(r.summary);
+    expect(doc.goal).toEqual({ text: "Fix the authentication bug in login flow", index: at });
+    expect(doc.scopeChanges.map((c) => c.text)).toContain("Also update the session token refresh logic");
+    // Files: once each, the session's own entry kept for a path both name; pi-vcc's symbols carried.
+    const paths = doc.files.map((f) => f.path);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect(paths).toEqual(expect.arrayContaining(["src/auth/session.ts", "src/types.ts", "tests/auth-refresh.test.ts"]));
+    expect(doc.files.find((f) => f.path === "tests/auth-refresh.test.ts")).toEqual({ status: "created", path: "tests/auth-refresh.test.ts", symbols: [], index: at });
+    expect(doc.files.find((f) => f.path === "src/types.ts")?.symbols).toEqual(["User"]);
+    // Commits: the summary's and the session's, each once.
+    expect(doc.commits.map((c) => c.hash).sort()).toEqual(["1a2b3c4", "a1b2c3d"]);
+    expect(r.summary.split("\n").filter((l) => l.startsWith("- 1a2b3c4"))).toHaveLength(1);
+    // Every section is named with its count on the index line; the kept ones follow under their heading.
+    const previous = doc.previous[0]?.lines ?? [];
+    expect(previous[0]).toBe(
+      "Sections: [Session Goal] → Session Goal; [Files And Changes] 3 → Files And Changes; [Commits] 2 → Commits; [Files And Changes] (1); [Outstanding Context] (2); [Earlier Turns] (1); [Current Status] (1); --- (2)",
+    );
+    expect(previous).toEqual(expect.arrayContaining(["[Outstanding Context] (2 items)", "- [INFO]  [no matches] grep \"verifyCredentials\"", "[user]", "- … and 3 more read files"]));
+    checkRefs(session, r.summary);
+    expect(compactSession(session, { now: NOW, scope: "window" }).summary).toBe(r.summary);
+  });
+
+  it("splits adversarial foreign summaries (1 MB of heading-like text) in linear time", () => {
+    const mb = 1 << 20;
+    for (const text of [`[${"A".repeat(mb)}`, `${"[A]\n".repeat(mb / 4)}`, `- ${"0".repeat(mb)}`, `${" (#1".repeat(mb / 4)})`, `${"<read-files>".repeat(mb / 12)}x`, `## ${"#".repeat(mb)}`]) {
+      const start = performance.now();
+      const s = splitForeignSummary(text);
+      expect(performance.now() - start).toBeLessThan(10_000);
+      expect(s.sections.length + s.lifted.length).toBeGreaterThan(0);
+    }
   });
 
   it("stays within the budget and clips verbatim items beyond half of it with a recall pointer", async () => {

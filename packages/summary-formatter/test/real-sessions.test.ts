@@ -113,7 +113,7 @@ describeShared("compactSession on the real session fixtures", () => {
     });
   }
 
-  it("keeps both earlier LLM compactions of pi-mono__before-compaction as [Previous Summary]", async () => {
+  it("merges both earlier LLM compactions of pi-mono__before-compaction section by section", async () => {
     const file = sharedFixture("sessions", "pi-mono__before-compaction.jsonl");
     const session = await readSession(file);
     const r = compactSession(session);
@@ -125,9 +125,38 @@ describeShared("compactSession on the real session fixtures", () => {
       expect(p.index).not.toBeNull();
       expect(blockAt(session, p.index ?? -1)?.kind).toBe("compaction");
       expect(blockAt(session, p.index ?? -1)?.text).toBe(original);
-      // Kept line for line from the start; what the budget cut is pointed to.
-      const kept = p.lines[p.lines.length - 1]?.startsWith("… (clipped; recall #") === true ? p.lines.slice(0, -1) : p.lines;
-      expect(original.split("\n").slice(0, kept.length)).toEqual(kept);
+      // Every heading is named on the first line, which survives any clipping: nothing is lost unpointed.
+      const index = p.lines[0] ?? "";
+      expect(index.startsWith("Sections: # Context Checkpoint: Coding Agent Refactoring (0); ## Branch (1); ## Goal (1); ")).toBe(true);
+      for (const h of original.split("\n").filter((l) => /^#{1,2} /.test(l))) expect(index, h).toContain(h);
+      // Below it each kept line is a line of the original, or a heading with its item count.
+      const lines = new Set(original.split("\n"));
+      for (const l of p.lines.slice(1)) if (!l.startsWith("… (clipped; recall #")) expect(lines.has(l) || /^#{1,2} .* \(\d+ items?\)$/.test(l), l).toBe(true);
     }
+    // The founding request, re-derived from the file, stays the goal; the summaries' "## Goal" restating
+    // it stays one of their sections.
+    expect(doc.goal?.index).toBe(0);
+    expect(doc.goal?.text.startsWith("alright, read @packages/coding-agent/src/main.ts")).toBe(true);
+    // Window scope (facts of the window alone): the latest summary's goal is the goal, stated once.
+    const w = parseSummary(compactSession(session, { scope: "window" }).summary);
+    const goal = "Refactor `coding-agent` to eliminate code duplication";
+    expect(w.goal?.text.startsWith(goal)).toBe(true);
+    expect(w.goal?.index).toBe(doc.previous[0]?.index);
+    expect([...w.scopeChanges, ...w.corrections].filter((c) => c.text.startsWith(goal))).toEqual([]);
+    expect(w.previous[1]?.lines[0]?.startsWith("Sections: ## Goal → Session Goal; # Context Checkpoint")).toBe(true);
+    checkRefs(session, r.summary);
+  });
+
+  it("keeps a headless extension-written compaction line for line", async () => {
+    const file = sharedFixture("sessions", "generated-pi-1.6.0__agentsession-faux-ext-compaction.jsonl");
+    const session = await readSession(file);
+    const r = compactSession(session);
+    const doc = parseSummary(r.summary);
+    const original = session.compactions[0]?.summary ?? "";
+    const p = doc.previous[0];
+    expect(p?.index).not.toBeNull();
+    const nonBlank = original.split("\n").filter((l) => l.trim() !== "");
+    expect(p?.lines).toEqual([`Sections: (untitled) (${String(nonBlank.length)})`, `(untitled) (${String(nonBlank.length)} items)`, ...nonBlank]);
+    checkRefs(session, r.summary);
   });
 });

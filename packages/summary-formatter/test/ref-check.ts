@@ -21,8 +21,11 @@ export function checkRefs(session: Session, text: string): number {
         expect(block.kind).toBe("toolCall");
         expect(body.slice(2).toLowerCase().startsWith((block.toolName ?? "").toLowerCase())).toBe(true);
       } else if (body.startsWith("[user !] ")) expect(block.kind).toBe("bash");
-      else if (body.startsWith("[Founding request] ") || body.startsWith("[Scope change] ") || body.startsWith("[Correction] ") || body.startsWith("Working on: "))
-        expect(block.kind).toBe("user");
+      else if (body.startsWith("[Founding request] ") || body.startsWith("[Scope change] ") || body.startsWith("[Correction] ") || body.startsWith("Working on: ")) {
+        // A goal or scope change an earlier foreign summary stated points to its compaction block.
+        if (block.kind === "compaction" && !body.startsWith("Working on: ")) expect(block.text).toContain(body.slice(body.indexOf("] ") + 2).replace(/ \(#\d{1,7}\)$/, "").slice(0, 20).trim());
+        else expect(block.kind).toBe("user");
+      }
       else if (body.startsWith("Modified: ") || body.startsWith("Created: ") || body.startsWith("Read: ")) {
         const path = body.slice(body.indexOf(": ") + 2).split(" ")[0] ?? "";
         // The last block touching the file: its tool call, or the result answering that call.
@@ -35,7 +38,8 @@ export function checkRefs(session: Session, text: string): number {
   const doc = parseSummary(text);
   const kind = (n: number): string | undefined => blockAt(session, n)?.kind;
   for (const t of doc.earlierTurns) expect(kind(t.index), t.text).toBe("user");
-  for (const p of [...doc.scopeChanges, ...doc.preferences, ...doc.corrections]) expect(kind(p.index), p.text).toBe("user");
+  for (const p of [...doc.scopeChanges, ...doc.corrections]) expect(["user", "compaction"], p.text).toContain(kind(p.index));
+  for (const p of doc.preferences) expect(kind(p.index), p.text).toBe("user");
   for (const o of doc.outstanding) {
     expect(["toolResult", "bash", "user"], o.text).toContain(kind(o.index));
     if (o.resolvedIndex !== undefined) expect(["toolCall", "toolResult", "bash", "user"]).toContain(kind(o.resolvedIndex));
