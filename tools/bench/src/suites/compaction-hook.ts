@@ -1,7 +1,7 @@
 // The extension's compaction hook on a generated ≈4 MB session, with facts accumulated during a replay
 // (fed turn by turn, as the extension does between runs): the hook's own work (cut, top-up, summary,
 // digest, compact record) and the same with its I/O (artifacts written atomically with fsync, record
-// appended). Target: median ≤ 10 ms (pi-vcc's hook: ~29–36 ms on such a session).
+// appended). Target: median ≤ 10 ms.
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -13,7 +13,6 @@ import type { BenchRow, BenchSuite } from "../types.js";
 const RUNS = 40;
 const IO_RUNS = 20;
 const WARMUP = 5;
-const PEER = "pi-vcc's hook: ~29–36 ms on such a session";
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -53,7 +52,7 @@ export const compactionHookSuite: BenchSuite = async (ctx) => {
       times.push(performance.now() - start);
       const spent = process.cpuUsage(used);
       cpu.push((spent.user + spent.system) / 1000);
-      note = `CPU median ${String(round(median(cpu)))} ms; ${String(hook.details.summarizedMessages)} messages summarized into ~${String(hook.details.summaryTokens)} tok, ${String(hook.record.spans.length)} record spans; replay feed ${String(round(feedMs, 0))} ms total; ${PEER}`;
+      note = `CPU median ${String(round(median(cpu)))} ms; ${String(hook.details.summarizedMessages)} messages summarized into ~${String(hook.details.summaryTokens)} tok, ${String(hook.record.spans.length)} record spans; replay feed ${String(round(feedMs, 0))} ms total`;
     }
     rows.push({ suite: "compaction-hook", case: "session_before_compact hook, facts accumulated (median)", size, value: round(median(times)), unit: "ms", target: "≤ 10 ms", note });
 
@@ -85,7 +84,7 @@ export const compactionHookSuite: BenchSuite = async (ctx) => {
       warm.push(performance.now() - start);
       await live.failed("bench: every run is retracted");
     }
-    const io = `ledger re-read per run (nothing appended); fsync cost depends on the disk; ${PEER}`;
+    const io = `ledger re-read per run (nothing appended); fsync cost depends on the disk`;
     rows.push({ suite: "compaction-hook", case: "hook incl. artifacts fsync + record append, cold (median)", size, value: round(median(cold)), unit: "ms", note: io });
     rows.push({ suite: "compaction-hook", case: "hook incl. I/O, prepared ahead at turn end (median)", size, value: round(median(warm)), unit: "ms", target: "≤ 10 ms", note: `${String(live.draftHits)}/${String(IO_RUNS)} drafts used; ${io}` });
     rows.push({ suite: "compaction-hook", case: "prepare ahead at turn end (median, off the hook's path)", size, value: round(median(ahead)), unit: "ms" });

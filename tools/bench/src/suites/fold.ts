@@ -13,7 +13,6 @@ import type { BenchRow, BenchSuite } from "../types.js";
 const FIXTURE = "pi-mono__before-compaction.jsonl";
 /** claude-opus-4-5, the session's model. */
 const WINDOW = 200_000;
-const PEER = "context-fold peer: ~1 ms p50 on this replay";
 
 /** ../shared/fixtures/sessions beside the repository root (the folder holding pnpm-workspace.yaml). */
 function fixturePath(): string | undefined {
@@ -109,7 +108,7 @@ export const foldSuite: BenchSuite = async (ctx) => {
   const folds = [...foldTimes].sort((a, b) => a - b);
   const size = `${String(calls.length)} calls`;
   const rows: BenchRow[] = [
-    { suite: "fold", case: "context hook per call p50", size, value: round(quantile(sorted, 0.5)), unit: "ms", target: "≤ 0.5 ms", note: PEER },
+    { suite: "fold", case: "context hook per call p50", size, value: round(quantile(sorted, 0.5)), unit: "ms", target: "≤ 0.5 ms" },
     { suite: "fold", case: "context hook per call p95", size, value: round(quantile(sorted, 0.95)), unit: "ms", target: "≤ 2 ms" },
     {
       suite: "fold",

@@ -1,6 +1,6 @@
 // Recall index speed: cold build, on-disk cache load, warm query p50 (words, phrases, compounds,
 // regex) on 4 MB and 100 MB sessions, incremental update after a 1 MB append, and adversarial regex
-// patterns over a 1 MB entry. pi-vcc's vcc_recall re-parses the file per query: 48–73 ms on 4 MB.
+// patterns over a 1 MB entry.
 import { appendFileSync, copyFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -9,7 +9,6 @@ import { cacheKeyFor, loadCachedIndex, openRecall, openRecallSnapshot, RecallInd
 import { freshEntryLines } from "../appends.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
-const PI_VCC = "pi-vcc vcc_recall: 48–73 ms per query (4 MB)";
 
 function statSizeOr0(path: string): number {
   try {
@@ -104,9 +103,9 @@ async function sizeRows(label: string, source: string, workDir: string, targets:
   rows.push({ suite: "recall", case: "load on-disk cache (key check + postings)", size: label, value: round(load.wall), unit: "ms", ...(targets.load === undefined ? {} : { target: targets.load }), note: `cpu ${round(load.cpu)} ms` });
 
   const queries = queriesFor(session);
-  rows.push({ suite: "recall", case: "warm query p50 (words/phrase/compound)", size: label, value: round(warmP50(index, queries), 3), unit: "ms", target: targets.warm, note: `${String(queries.length)} queries × 5; ${PI_VCC}` });
+  rows.push({ suite: "recall", case: "warm query p50 (words/phrase/compound)", size: label, value: round(warmP50(index, queries), 3), unit: "ms", target: targets.warm, note: `${String(queries.length)} queries × 5` });
   const regexQueries = ["/checksum drift at seq \\d+/", "/fail(ed|ure)/", "/0x[0-9a-f]{16}/"];
-  rows.push({ suite: "recall", case: "warm regex query p50 (re2js, full scan)", size: label, value: round(warmP50(index, regexQueries, 3)), unit: "ms", note: PI_VCC });
+  rows.push({ suite: "recall", case: "warm regex query p50 (re2js, full scan)", size: label, value: round(warmP50(index, regexQueries, 3)), unit: "ms" });
 
   // One-shot search, as a CLI run does it (in process, so Node's start is not in the figure): the full
   // way (read the ledger, load the cache) against the cache + block table (no ledger parse).
@@ -217,7 +216,7 @@ function adversarialRows(): BenchRow[] {
     size: "1mb entry",
     value: round(timeSync(() => index.search(`/${p}/`))),
     unit: "ms" as const,
-    note: "re2js, linear time; pi-vcc's JS RegExp hangs for seconds on (a+)+$",
+    note: "re2js, linear time on (a+)+$",
   }));
 }
 
