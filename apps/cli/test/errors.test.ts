@@ -6,9 +6,9 @@ import { join, resolve } from "node:path";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
 import type { Command } from "commander";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CliError } from "../src/output.js";
-import { buildProgram, run } from "../src/program.js";
+import { buildProgram } from "../src/program.js";
 import { cli } from "./support/run-cli.js";
 
 afterEach(() => {
@@ -16,27 +16,8 @@ afterEach(() => {
 });
 
 /** Runs `run` in-process with the given command modules, capturing both streams. */
-async function runWith(register: (program: Command) => void, args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
-  let stdout = "";
-  let stderr = "";
-  const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  process.exitCode = 0;
-  try {
-    await run(args, { commands: [register] });
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-  const exit = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { stdout, stderr, exit };
+function runWith(register: (program: Command) => void, args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
+  return cli(args, { commands: [register] });
 }
 
 describe("the error boundary", () => {

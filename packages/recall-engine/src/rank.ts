@@ -102,16 +102,25 @@ function addBm25(
 }
 
 /**
- * Terms `ids` taken together as one term (tf summed, df of the union): the BM25 of each in-scope block
- * holding any, × `weight`, kept as the block's token score when higher than what it has.
+ * The blocks holding any of the terms `ids`, each once, with their summed term frequency left in
+ * `s.tf` (the caller reads and zeroes it): the terms counted as one term.
  */
-function maxUnion(index: TermIndex, ids: readonly number[], weight: number, inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[]): void {
+function unionDocs(index: TermIndex, ids: readonly number[], s: Scratch): number[] {
   const docs: number[] = [];
   for (const id of ids) for (const list of index.postingListsOf(id)) for (let k = 0; k < list.length; k += 2) {
     const doc = list[k] as number;
     if (s.tf[doc] === 0) docs.push(doc);
     s.tf[doc] = (s.tf[doc] as number) + (list[k + 1] as number);
   }
+  return docs;
+}
+
+/**
+ * Terms `ids` taken together as one term (tf summed, df of the union): the BM25 of each in-scope block
+ * holding any, × `weight`, kept as the block's token score when higher than what it has.
+ */
+function maxUnion(index: TermIndex, ids: readonly number[], weight: number, inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[]): void {
+  const docs = unionDocs(index, ids, s);
   const idf = idfOf(index.docCount, docs.length);
   for (const doc of docs) {
     const tf = s.tf[doc] as number;
@@ -171,12 +180,7 @@ function scoreToken(
     if (id >= 0) ids.push(id);
     if (p === pieces.length - 1) ids.push(...index.termsWithPrefix(piece, PREFIX_LIMIT));
     if (ids.length === 0) break;
-    const docs: number[] = [];
-    for (const i of ids) for (const list of index.postingListsOf(i)) for (let k = 0; k < list.length; k += 2) {
-      const doc = list[k] as number;
-      if (s.tf[doc] === 0) docs.push(doc);
-      s.tf[doc] = (s.tf[doc] as number) + (list[k + 1] as number);
-    }
+    const docs = unionDocs(index, ids, s);
     const idf = idfOf(index.docCount, docs.length);
     for (const doc of docs) {
       const tf = s.tf[doc] as number;

@@ -1,8 +1,9 @@
 // Runs the CLI in-process with stdout/stderr captured and the exit code read back, as a shell would see it.
 import { vi } from "vitest";
-import { run } from "../../src/program.js";
+import { type ProgramOptions, run } from "../../src/program.js";
 
-export async function cli(args: string[]): Promise<{ stdout: string; stderr: string; exit: number }> {
+/** `options.commands`: run with these command modules instead of the real ones (error-boundary tests). */
+export async function cli(args: string[], options: ProgramOptions = {}): Promise<{ stdout: string; stderr: string; exit: number }> {
   let stdout = "";
   let stderr = "";
   const out = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
@@ -15,7 +16,7 @@ export async function cli(args: string[]): Promise<{ stdout: string; stderr: str
   });
   process.exitCode = 0;
   try {
-    await run(args);
+    await run(args, options);
   } finally {
     out.mockRestore();
     err.mockRestore();
