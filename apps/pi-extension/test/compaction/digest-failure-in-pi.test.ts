@@ -10,13 +10,13 @@ import { tempDir } from "@context-fold/test-support";
 import { artifactsPath } from "../../src/compaction/artifacts-file.js";
 import { DIGEST_MESSAGE } from "../../src/compaction/compaction-hook.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
-import { compactions, customMessages, FOUNDING, jobModel, seedLines, startPiWith } from "../compaction/support/compaction-pi.js";
+import { compactions, customMessages, FOUNDING, jobModel, seedLines, startPiWith } from "./support/compaction-pi.js";
 
 const WINDOW = 20_000;
 const SETTINGS = { compaction: { enabled: false, keepRecentTokens: 2000 } };
 
 describe("our digest step fails after the compaction stood", () => {
-  const dir = tempDir("pi-gap-digest-fail-");
+  const dir = tempDir("pi-digest-fail-");
   let pi: HeadlessPi;
   let artifacts = "";
   let armed = false;

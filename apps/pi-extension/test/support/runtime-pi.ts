@@ -16,7 +16,7 @@ import {
   SettingsManager,
 } from "@earendil-works/pi-coding-agent";
 import { type AssistantMessage, type FauxProviderHandle, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
-import { PACKAGE_DIR } from "../../support/headless-pi.js";
+import { PACKAGE_DIR } from "./headless-pi.js";
 
 export interface Recorded {
   readonly notices: { text: string; level: string }[];

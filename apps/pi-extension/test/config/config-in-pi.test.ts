@@ -8,7 +8,7 @@ import { tempDir } from "@context-fold/test-support";
 import { CONFIG_FILE } from "../../src/config/config-file.js";
 import { SCHEMA_FILE } from "../../src/config/config-schema.js";
 import { snapshotPath } from "../../src/config/debug-snapshots.js";
-import { FOUNDING, startRuntimePi } from "./support/runtime-pi.js";
+import { FOUNDING, startRuntimePi } from "../support/runtime-pi.js";
 
 const WINDOW = 20_000;
 

@@ -9,7 +9,7 @@ import { tempDir } from "@context-fold/test-support";
 import { HANDOFF_MESSAGE } from "../../src/handoff/handoff-command.js";
 import { INVENTORY_WIDGET } from "../../src/inventory/inventory-command.js";
 import { startPiWith } from "../compaction/support/compaction-pi.js";
-import { CORRECTION, FOUNDING, jobResponder, type RuntimePi, startRuntimePi } from "./support/runtime-pi.js";
+import { CORRECTION, FOUNDING, jobResponder, type RuntimePi, startRuntimePi } from "../support/runtime-pi.js";
 
 const WINDOW = 24_000;
 const STUB = /\[context-fold ([a-z2-7]{10,12})\]/;
@@ -23,7 +23,7 @@ function figure(lines: readonly string[], label: string): number {
 }
 
 describe("handoff and inventory in a headless Pi", () => {
-  const dir = tempDir("pi-part3-");
+  const dir = tempDir("pi-handoff-");
   let pi: RuntimePi;
   let firstFile = "";
   let firstId = "";
@@ -119,7 +119,7 @@ describe("handoff and inventory in a headless Pi", () => {
 
 describe("inventory without a UI (print mode)", () => {
   test("the inventory goes out as text on stdout", async () => {
-    const dir = tempDir("pi-part3-print-");
+    const dir = tempDir("pi-handoff-print-");
     const pi = await startRuntimePi({ dir, contextWindow: WINDOW, ui: false });
     const written: string[] = [];
     const original = process.stdout.write.bind(process.stdout);
@@ -143,7 +143,7 @@ describe("inventory without a UI (print mode)", () => {
 
 describe("handoff where the host offers no new session", () => {
   test("an SDK session without a session runtime: the handoff is written and the user is told where to find it", async () => {
-    const dir = tempDir("pi-part3-sdk-");
+    const dir = tempDir("pi-handoff-sdk-");
     const respond = jobResponder();
     const pi = await startPiWith({ PI_CODING_AGENT_DIR: dir }, { dir, contextWindow: WINDOW, respond: (messages) => respond(messages) });
     try {

@@ -9,13 +9,13 @@ import { currentView, readSeedIndexFile, seedIndexPath, validateRecord } from "@
 import { tempDir } from "@context-fold/test-support";
 import { DIGEST_MESSAGE } from "../../src/compaction/compaction-hook.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
-import { compactions, customMessages, FOUNDING, jobModel, seedLines, startPiWith } from "../compaction/support/compaction-pi.js";
+import { compactions, customMessages, FOUNDING, jobModel, seedLines, startPiWith } from "./support/compaction-pi.js";
 
 const WINDOW = 20_000;
 const SETTINGS = { compaction: { enabled: false, keepRecentTokens: 2000 } };
 
 describe("Pi fails to write the compaction our hook already recorded (session file replaced by a folder)", () => {
-  const dir = tempDir("pi-gap-compact-fail-");
+  const dir = tempDir("pi-compact-fail-");
   let pi: HeadlessPi;
   let sessionFile = "";
   let armed = false;

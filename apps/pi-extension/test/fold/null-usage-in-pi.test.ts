@@ -19,7 +19,7 @@ function contentText(message: Record<string, unknown>): string {
 }
 
 describe("a fold while Pi reports no token count (right after a compaction)", () => {
-  const dir = tempDir("pi-gap-null-usage-");
+  const dir = tempDir("pi-null-usage-");
   let pi: HeadlessPi;
   /** What Pi's `ctx.getContextUsage()` said at each `context` event (recorded by an extension after ours). */
   const usages: (ContextUsage | undefined)[] = [];
