@@ -6,7 +6,7 @@ import type { ScoredDoc } from "./rank.js";
 import { openRecall, openRecallSnapshot } from "./open-recall.js";
 import { parseQuery } from "./query.js";
 import type { RecallIndex, RecallSession } from "./recall-index.js";
-import { SnapshotStaleError } from "./snapshot.js";
+import { RecallPatternError, SnapshotStaleError } from "./errors.js";
 import { buildPage, type RecallHit, type ResultSegment, type SearchResult } from "./results.js";
 
 /** Every `*.jsonl` under `dir` (recursive, sorted), skipping our own `context-fold` folders. */
@@ -123,7 +123,7 @@ async function searchOnce(dir: string, query: string, options: SessionsSearchOpt
     } catch (error) {
       // A pattern error is the query's fault: it fails for every session alike; a stale table restarts the search.
       if (error instanceof SnapshotStaleError) throw error;
-      if (error instanceof Error && "code" in error && (error as { code: unknown }).code === "BAD_PATTERN") throw error;
+      if (error instanceof RecallPatternError) throw error;
       skipped.push({ file: item.file, reason: error instanceof Error ? error.message : String(error) });
     }
   }

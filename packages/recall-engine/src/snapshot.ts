@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
+import { SnapshotStaleError } from "./errors.js";
 import { type CacheKey, cacheKeyFor, isCacheKey, ledgerEdges, writeAtomic } from "./index-cache.js";
 import type { RecallSession } from "./recall-index.js";
 import type { ScopeSource } from "./scope.js";
@@ -54,16 +55,6 @@ interface SnapshotDocument {
   readonly lineageIds: string[];
   readonly compactions: { number: number; segment: { from: number; to: number } | null; entryIds: string[] }[];
   readonly blocks: BlockColumns;
-}
-
-/** A block's text no longer matches what the snapshot recorded: read the ledger the full way. */
-export class SnapshotStaleError extends Error {
-  readonly file: string;
-  constructor(file: string, reason: string) {
-    super(`${file}: the recall snapshot no longer matches the ledger (${reason})`);
-    this.name = "SnapshotStaleError";
-    this.file = file;
-  }
 }
 
 /**

@@ -4,7 +4,8 @@
 // (segments.ts), the binary forms (term-codec.ts), prefix lookup (term-prefixes.ts).
 import { buildSegment } from "./segment-build.js";
 import { EMPTY, type FrozenPostings, grow, MAX_SEGMENTS, mergeSegments, slotIn } from "./segments.js";
-import { CorruptIndexError, decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
+import { CorruptIndexError } from "./errors.js";
+import { decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
 import { TermPrefixes } from "./term-prefixes.js";
 import { TermTable } from "./term-table.js";
 import { termHash } from "./tokenizer.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseQuery, queryTerms, RecallIndex, RecallPatternError, RecallScopeError, renderResults, TermIndex, tokenize } from "@context-fold/recall-engine";
+import { CorruptIndexError, parseQuery, queryTerms, RecallError, RecallIndex, RecallPatternError, RecallScopeError, renderResults, TermIndex, tokenize } from "@context-fold/recall-engine";
 import { fakeSession, type FakeBlock } from "./fake-session.js";
 
 function terms(text: string): string[] {
@@ -234,6 +234,10 @@ describe("RecallIndex search over hand-built blocks", () => {
     const bad = Buffer.from(buf);
     bad[bad.length - 40] = (bad[bad.length - 40] ?? 0) ^ 1;
     expect(() => TermIndex.deserialize(bad)).toThrow(/corrupt/);
+    // One error family: the refusal is a RecallError with its own code (the caller rebuilds on it).
+    expect(() => TermIndex.deserialize(bad)).toThrow(CorruptIndexError);
+    expect(() => TermIndex.deserialize(bad)).toThrow(RecallError);
+    expect(() => TermIndex.deserialize(bad)).toThrow(expect.objectContaining({ code: "CORRUPT_INDEX" }));
   });
 });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, openRecallSnapshot, searchSessions, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
+import { openRecall, openRecallSnapshot, RecallError, searchSessions, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
 
 const QUERIES = ["checksum drift", "vitest", "\"Command exited with code 1\"", "src/ledger/reader.ts", "refreshToken", "shard lease", "zzzz-not-there"];
 const SCOPES = [undefined, "all", "compaction:1", "compaction:latest"];
@@ -93,6 +93,16 @@ describe("recall from the snapshot, without parsing the ledger", () => {
     // Untouched blocks still read back; the tampered one does not.
     expect(fast?.session.blocks[0]?.text).toBe(session.blocks[0]?.text);
     expect(() => fast?.session.blocks[mid.index]?.text).toThrow(SnapshotStaleError);
+    // One error family: a stale snapshot is a RecallError with its code and the file it is about.
+    const stale = (() => {
+      try {
+        return fast?.session.blocks[mid.index]?.text;
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(stale).toBeInstanceOf(RecallError);
+    expect(stale).toMatchObject({ code: "SNAPSHOT_STALE", file: copy });
     // A page that shows it (here: every block of every branch) ends the fast path.
     expect(() => fast?.browse({ scope: "all", count: 1_000_000 })).toThrow(SnapshotStaleError);
   });
