@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { appendRecord, readSeedIndexFile, validateRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
-import { ContextFolder } from "../src/context-folder.js";
-import { planFold } from "../src/fold-planner.js";
-import { FoldState } from "../src/fold-state.js";
+import { ContextFolder } from "../src/fold/context-folder.js";
+import { planFold } from "../src/fold/fold-planner.js";
+import { FoldState } from "../src/fold/fold-state.js";
 import { LedgerTracker } from "../src/ledger-tracker.js";
 import { DEFAULT_FOLD_OPTIONS, type FoldOptions } from "../src/options.js";
-import { renderStub, STUB_PREFIX } from "../src/stub.js";
+import { renderStub, STUB_PREFIX } from "../src/fold/stub.js";
 import { writeJobSession } from "./support/pi-written-session.js";
 
 function folderFor(file: string, sessionId: string, options: FoldOptions = DEFAULT_FOLD_OPTIONS): { folder: ContextFolder; seedIndex: string } {

@@ -4,7 +4,7 @@ import { joinTextParts, partAnchor, resultAnchor, type SeedTrigger } from "@cont
 import { estimateMessageTokens, tokensOfChars } from "./estimate.js";
 import type { FoldState } from "./fold-state.js";
 import { assistantView, type ContextMessage, roleOf, textPartsLength, thinkingText, toolResultView } from "./message-view.js";
-import type { FoldOptions } from "./options.js";
+import type { FoldOptions } from "../options.js";
 
 /** Context usage as the ladder sees it. `estimated`: Pi had no count, the engine estimated it. */
 export interface UsageView {

@@ -8,9 +8,9 @@ import { planFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-pla
 import { blockFor, recordFold, type RecordedFold } from "./fold-recorder.js";
 import type { FoldState } from "./fold-state.js";
 import { FoldStretch } from "./fold-stretch.js";
-import type { LedgerTracker } from "./ledger-tracker.js";
+import type { LedgerTracker } from "../ledger-tracker.js";
 import { assistantView, type ContextMessage, toolResultView } from "./message-view.js";
-import type { FoldOptions } from "./options.js";
+import type { FoldOptions } from "../options.js";
 
 /** Where fold events go: the session's ledger and seed index. */
 export interface FoldTarget {
