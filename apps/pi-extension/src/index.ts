@@ -8,7 +8,7 @@ export { type FoldCandidate, type FoldPlan, foldCandidates, planFold, protectedF
 export { type RecordedFold, recordFold, type RecordFoldInput } from "./fold/fold-recorder.js";
 export { type FoldedSpan, FoldState, UNFOLD_ENTRY, type UnfoldMark } from "./fold/fold-state.js";
 export { LedgerTracker } from "./ledger-tracker.js";
-export type { ContextMessage } from "./fold/message-view.js";
+export type { PiMessage as ContextMessage } from "@context-fold/ledger-reader";
 export { DEFAULT_FOLD_OPTIONS, type FoldOptions, type OptionWarning, type ResolvedOptions, resolveFoldOptions } from "./options.js";
 export { RecallService, type SearchRequest } from "./recall-service.js";
 export { parseRecallArgs, RECALL_MESSAGE, type RecallArgs } from "./commands.js";

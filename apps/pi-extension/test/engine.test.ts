@@ -205,3 +205,19 @@ describe("the seed index's append lock inside a hook", () => {
     expect(outcomes.map((o) => o.outcome)).toEqual(["record"]);
   });
 });
+
+describe("anchors come from ledger-reader's message converter", () => {
+  test("a tool result whose id makes no anchor is never a candidate, and planning does not throw", () => {
+    const big = "x".repeat(5000);
+    const messages = [
+      { role: "user", content: "go" },
+      { role: "toolResult", toolCallId: "call:edit:0123abcd", toolName: "bash", content: [{ type: "text", text: big }] },
+      { role: "toolResult", toolCallId: "call_ok", toolName: "bash", content: [{ type: "text", text: big }] },
+      { role: "user", content: "next" },
+      { role: "toolResult", toolCallId: "call_new1", toolName: "bash", content: [{ type: "text", text: "y" }] },
+      { role: "toolResult", toolCallId: "call_new2", toolName: "bash", content: [{ type: "text", text: "z" }] },
+    ];
+    const plan = planFold(messages, { tokens: 9_000, contextWindow: 10_000, estimated: false }, new FoldState(), { ...DEFAULT_FOLD_OPTIONS, minFoldFraction: 0 });
+    expect(plan?.candidates.map((c) => c.anchor)).toEqual(["r:call_ok"]);
+  });
+});
