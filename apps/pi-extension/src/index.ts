@@ -1,5 +1,7 @@
 // Public API of @context-fold/pi-extension: the fold engine (src/fold/, for the bench and embedders). Pi itself
 // loads `extensions/context-fold/index.ts`, which re-exports `src/extension.ts` (the default-exported factory).
+// The factory Pi loads, for harnesses that drive the handlers as Pi calls them (the bench's turn replay).
+export { default as contextFoldExtension } from "./extension.js";
 export { applyFolds } from "./fold/apply-folds.js";
 export { ContextFolder, type FoldTarget, type ReportedUsage } from "./fold/context-folder.js";
 export { estimateMessageTokens, estimateTokens, tokensOfChars } from "./fold/estimate.js";
