@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { appendRecord, readSeedIndexFile, validateRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
-import { ContextFolder } from "../src/context-folder.js";
-import { planFold } from "../src/fold-planner.js";
-import { FoldState } from "../src/fold-state.js";
+import { ContextFolder } from "../src/fold/context-folder.js";
+import { planFold } from "../src/fold/fold-planner.js";
+import { FoldState } from "../src/fold/fold-state.js";
 import { LedgerTracker } from "../src/ledger-tracker.js";
 import { DEFAULT_FOLD_OPTIONS, type FoldOptions } from "../src/options.js";
-import { renderStub, STUB_PREFIX } from "../src/stub.js";
+import { renderStub, STUB_PREFIX } from "../src/fold/stub.js";
 import { writeJobSession } from "./support/pi-written-session.js";
 
 function folderFor(file: string, sessionId: string, options: FoldOptions = DEFAULT_FOLD_OPTIONS): { folder: ContextFolder; seedIndex: string } {
@@ -203,5 +203,21 @@ describe("the seed index's append lock inside a hook", () => {
     expect(texts(out as Record<string, unknown>[])).toContain(STUB_PREFIX);
     const { outcomes } = await readSeedIndexFile(seedIndex);
     expect(outcomes.map((o) => o.outcome)).toEqual(["record"]);
+  });
+});
+
+describe("anchors come from ledger-reader's message converter", () => {
+  test("a tool result whose id makes no anchor is never a candidate, and planning does not throw", () => {
+    const big = "x".repeat(5000);
+    const messages = [
+      { role: "user", content: "go" },
+      { role: "toolResult", toolCallId: "call:edit:0123abcd", toolName: "bash", content: [{ type: "text", text: big }] },
+      { role: "toolResult", toolCallId: "call_ok", toolName: "bash", content: [{ type: "text", text: big }] },
+      { role: "user", content: "next" },
+      { role: "toolResult", toolCallId: "call_new1", toolName: "bash", content: [{ type: "text", text: "y" }] },
+      { role: "toolResult", toolCallId: "call_new2", toolName: "bash", content: [{ type: "text", text: "z" }] },
+    ];
+    const plan = planFold(messages, { tokens: 9_000, contextWindow: 10_000, estimated: false }, new FoldState(), { ...DEFAULT_FOLD_OPTIONS, minFoldFraction: 0 });
+    expect(plan?.candidates.map((c) => c.anchor)).toEqual(["r:call_ok"]);
   });
 });

@@ -31,3 +31,16 @@ export { resolveAnchor, blocksWithAnchor } from "./resolve-anchor.js";
 export { walkLineage, walkRecovered } from "./lineage.js";
 export { damageEffects, describeConsequence, type DamageConsequence, type DamageEffect } from "./damage-effects.js";
 export { blockTextAt, type EntryLocation } from "./block-text-from-file.js";
+export {
+  assistantPartAnchor,
+  assistantView,
+  type AssistantView,
+  blocksOfMessage,
+  type MessageBlock,
+  messageRole,
+  type PiMessage,
+  textPartsLength,
+  thinkingText,
+  toolResultView,
+  type ToolResultView,
+} from "./message-blocks.js";

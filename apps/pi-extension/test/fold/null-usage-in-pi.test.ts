@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ContextUsage, ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { currentView, readSeedIndexFile, seedIndexPath, validateRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
-import { STUB_PREFIX } from "../../src/stub.js";
+import { STUB_PREFIX } from "../../src/fold/stub.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
 import { compactions, FOUNDING, jobModel, startPiWith } from "../compaction/support/compaction-pi.js";
 

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "vitest";
 import type { ContextInventory, InventoryItem } from "@context-fold/extractors";
 import { foldCompletions } from "../../src/fold-completions.js";
-import type { FoldedSpan } from "../../src/fold-state.js";
+import type { FoldedSpan } from "../../src/fold/fold-state.js";
 import { BAR_WIDTH, inventoryBar, shareCells } from "../../src/render/inventory-bar.js";
 import { COLLAPSED_LINES, type Paint, styleRecallText } from "../../src/render/recall-render.js";
 

@@ -1,10 +1,10 @@
 // The fold ladder's decision for one model call: is usage over the threshold (or the cap), which stale
 // blocks outside the protected tail can fold, and is that enough to be worth a fold event. Pure.
-import { joinTextParts, partAnchor, resultAnchor, type SeedTrigger } from "@context-fold/seed-index-format";
+import { assistantPartAnchor, assistantView, messageRole, type PiMessage, textPartsLength, thinkingText, toolResultView } from "@context-fold/ledger-reader";
+import { joinTextParts, type SeedTrigger } from "@context-fold/seed-index-format";
 import { estimateMessageTokens, tokensOfChars } from "./estimate.js";
 import type { FoldState } from "./fold-state.js";
-import { assistantView, type ContextMessage, roleOf, textPartsLength, thinkingText, toolResultView } from "./message-view.js";
-import type { FoldOptions } from "./options.js";
+import type { FoldOptions } from "../options.js";
 
 /** Context usage as the ladder sees it. `estimated`: Pi had no count, the engine estimated it. */
 export interface UsageView {
@@ -37,16 +37,16 @@ export function thresholdTokens(contextWindow: number, options: FoldOptions): nu
  * Index of the first protected message: the tail holding at most `tailFraction` of the window (half of
  * it for a cap fold), extended to cover the newest `keepRecentResults` tool results.
  */
-export function protectedFrom(messages: readonly ContextMessage[], contextWindow: number, options: FoldOptions, trigger: FoldPlan["trigger"]): number {
+export function protectedFrom(messages: readonly PiMessage[], contextWindow: number, options: FoldOptions, trigger: FoldPlan["trigger"]): number {
   const tailTokens = (trigger === "cap" ? options.tailFraction / 2 : options.tailFraction) * contextWindow;
   const keep = trigger === "cap" ? Math.min(options.keepRecentResults, 1) : options.keepRecentResults;
   let from = messages.length;
   let spent = 0;
   let results = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i] as ContextMessage;
+    const message = messages[i] as PiMessage;
     const mustKeep = results < keep;
-    if (roleOf(message) === "toolResult") results += 1;
+    if (messageRole(message) === "toolResult") results += 1;
     spent += estimateMessageTokens(message);
     if (spent > tailTokens && !mustKeep) break;
     from = i;
@@ -54,22 +54,23 @@ export function protectedFrom(messages: readonly ContextMessage[], contextWindow
   return from;
 }
 
-function lastUserIndex(messages: readonly ContextMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (roleOf(messages[i] as ContextMessage) === "user") return i;
+function lastUserIndex(messages: readonly PiMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messageRole(messages[i] as PiMessage) === "user") return i;
   return -1;
 }
 
 /** Blocks that may fold now: large, not folded or pinned, before `end`; thinking only before the current loop. */
-export function foldCandidates(messages: readonly ContextMessage[], end: number, state: FoldState, options: FoldOptions): FoldCandidate[] {
+export function foldCandidates(messages: readonly PiMessage[], end: number, state: FoldState, options: FoldOptions): FoldCandidate[] {
   const out: FoldCandidate[] = [];
   // Thinking of the current tool-use loop (after the last user message) is what the provider may
   // require back verbatim; it never folds.
   const thinkingEnd = Math.min(end, lastUserIndex(messages));
   for (let i = 0; i < end; i++) {
-    const message = messages[i] as ContextMessage;
+    const message = messages[i] as PiMessage;
     const result = toolResultView(message);
     if (result !== undefined) {
-      const anchor = resultAnchor(result.toolCallId);
+      const anchor = result.anchor;
+      if (anchor === undefined) continue; // an id that makes no anchor: never folded (nothing could recall it)
       if (state.get(anchor) !== undefined || state.isPinned(anchor)) continue;
       // Size first: joining the parts of every small result on every call would cost O(context).
       if (textPartsLength(result.content) < options.minBlockChars) continue;
@@ -83,7 +84,8 @@ export function foldCandidates(messages: readonly ContextMessage[], end: number,
     for (let p = 0; p < assistant.content.length; p++) {
       const text = thinkingText(assistant.content[p]);
       if (text === undefined || text.length < options.minBlockChars) continue;
-      const anchor = partAnchor(assistant.responseId, p);
+      const anchor = assistantPartAnchor(assistant, p);
+      if (anchor === undefined) continue;
       if (state.get(anchor) !== undefined || state.isPinned(anchor)) continue;
       out.push({ kind: "thinking", anchor, messageIndex: i, partIndex: p, text });
     }
@@ -96,7 +98,7 @@ export function foldCandidates(messages: readonly ContextMessage[], end: number,
  * Over the cap: fold whatever is foldable. Over the threshold: fold when at least `minFoldFraction` of
  * the window comes back, so fold events stay few and each one is worth the prompt-cache miss it costs.
  */
-export function planFold(messages: readonly ContextMessage[], usage: UsageView, state: FoldState, options: FoldOptions): FoldPlan | undefined {
+export function planFold(messages: readonly PiMessage[], usage: UsageView, state: FoldState, options: FoldOptions): FoldPlan | undefined {
   if (!options.enabled || usage.contextWindow <= 0) return undefined;
   const fraction = usage.tokens / usage.contextWindow;
   if (fraction < options.threshold) return undefined;

@@ -1,6 +1,6 @@
 // Token estimates for context messages (chars / 4, the same rule Pi uses when a provider reports
 // nothing). Used for the protected tail, the foldable amount, and usage when Pi has no count.
-import { assistantView, type ContextMessage, roleOf, thinkingText } from "./message-view.js";
+import { assistantView, messageRole, type PiMessage, thinkingText } from "@context-fold/ledger-reader";
 
 /** Rough cost of an image part (providers bill images far above their base64 length / 4). */
 const IMAGE_TOKENS = 1200;
@@ -50,8 +50,8 @@ function contentChars(content: unknown): number {
 }
 
 /** Estimated tokens of one message (content only; role framing is noise at this precision). */
-export function estimateMessageTokens(message: ContextMessage): number {
-  const role = roleOf(message);
+export function estimateMessageTokens(message: PiMessage): number {
+  const role = messageRole(message);
   const m = message as { content?: unknown; output?: unknown; command?: unknown; summary?: unknown };
   if (role === "assistant") {
     const view = assistantView(message);
@@ -67,7 +67,7 @@ export function estimateMessageTokens(message: ContextMessage): number {
 }
 
 /** Estimated tokens of a whole message list. */
-export function estimateTokens(messages: readonly ContextMessage[]): number {
+export function estimateTokens(messages: readonly PiMessage[]): number {
   let total = 0;
   for (const message of messages) total += estimateMessageTokens(message);
   return total;

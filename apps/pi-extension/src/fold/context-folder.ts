@@ -1,16 +1,15 @@
 // The per-call fold engine: apply the frozen folds, ask the ladder whether to fold more, and if so
 // record one fold event and apply it. Nearing the threshold, it reads the ledger and feeds the fold
 // stretch in the background, between calls. Independent of Pi's runtime (the bench drives it directly).
-import { partAnchor, resultAnchor } from "@context-fold/seed-index-format";
+import { assistantPartAnchor, assistantView, type PiMessage, toolResultView } from "@context-fold/ledger-reader";
 import { applyFolds } from "./apply-folds.js";
 import { estimateTokens, tokensOfChars } from "./estimate.js";
 import { planFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-planner.js";
 import { blockFor, recordFold, type RecordedFold } from "./fold-recorder.js";
 import type { FoldState } from "./fold-state.js";
 import { FoldStretch } from "./fold-stretch.js";
-import type { LedgerTracker } from "./ledger-tracker.js";
-import { assistantView, type ContextMessage, toolResultView } from "./message-view.js";
-import type { FoldOptions } from "./options.js";
+import type { LedgerTracker } from "../ledger-tracker.js";
+import type { FoldOptions } from "../options.js";
 
 /** Where fold events go: the session's ledger and seed index. */
 export interface FoldTarget {
@@ -30,13 +29,17 @@ export interface ReportedUsage {
 const PREPARE_AT = 0.8;
 
 /** Anchor of the newest anchorable message before `end` (where the stretch may be fed up to). */
-function lastAnchorBefore(messages: readonly ContextMessage[], end: number): string | undefined {
+function lastAnchorBefore(messages: readonly PiMessage[], end: number): string | undefined {
   for (let i = end - 1; i >= 0; i--) {
-    const message = messages[i] as ContextMessage;
+    const message = messages[i] as PiMessage;
     const result = toolResultView(message);
-    if (result !== undefined) return resultAnchor(result.toolCallId);
+    if (result !== undefined) {
+      if (result.anchor !== undefined) return result.anchor;
+      continue;
+    }
     const assistant = assistantView(message);
-    if (assistant?.responseId !== undefined && assistant.content.length > 0) return partAnchor(assistant.responseId, assistant.content.length - 1);
+    const anchor = assistant === undefined || assistant.content.length === 0 ? undefined : assistantPartAnchor(assistant, assistant.content.length - 1);
+    if (anchor !== undefined) return anchor;
   }
   return undefined;
 }
@@ -90,7 +93,7 @@ export class ContextFolder {
    * Usage for the ladder: Pi's count when it has one, else an estimate of the outgoing messages plus
    * `floorTokens` (system prompt and tools). Undefined without a context window (no model).
    */
-  usageOf(reported: ReportedUsage | undefined, outgoing: readonly ContextMessage[], floorTokens: number): UsageView | undefined {
+  usageOf(reported: ReportedUsage | undefined, outgoing: readonly PiMessage[], floorTokens: number): UsageView | undefined {
     if (reported === undefined || !(reported.contextWindow > 0)) return undefined;
     if (reported.tokens !== null && Number.isFinite(reported.tokens)) {
       return { tokens: reported.tokens, contextWindow: reported.contextWindow, estimated: false };
@@ -99,7 +102,7 @@ export class ContextFolder {
   }
 
   /** The messages to send for one model call: undefined when they go out unchanged. */
-  async process<M extends ContextMessage>(messages: readonly M[], reported: ReportedUsage | undefined, floorTokens = 0): Promise<M[] | undefined> {
+  async process<M extends PiMessage>(messages: readonly M[], reported: ReportedUsage | undefined, floorTokens = 0): Promise<M[] | undefined> {
     const folded = applyFolds(messages, this.state);
     const outgoing = folded ?? messages;
     const usage = this.usageOf(reported, outgoing, floorTokens);
