@@ -18,7 +18,7 @@ export { renderStub, STUB_FIRST_LINE_MAX, STUB_PREFIX, type StubSpan } from "./f
 // --- compaction (issue 12) ---
 export { ARTIFACTS_FILE, type ArtifactsDocument, ArtifactsFileError, type ArtifactsFileErrorCode, artifactsPath, readArtifactsFile, serializeArtifacts, writeArtifactsFile } from "./compaction/artifacts-file.js";
 export { CompactionFacts } from "./compaction/compaction-facts.js";
-export { checkGate, compactCommand, CompactionRegistry, DIGEST_MESSAGE, registerCompaction, triggerCompaction } from "./compaction/compaction-hook.js";
+export { checkGate, compactCommand, CompactionRegistry, DIGEST_MESSAGE, registerCompaction, triggerCompaction } from "./compaction/compaction-events.js";
 export {
   type CompactionOptions,
   type CompactMode,
@@ -32,7 +32,7 @@ export {
 } from "./compaction/compaction-options.js";
 export { type CompactionTarget, CompactionSession, type InFlight, type Reinjection, type SeqSource } from "./compaction/compaction-session.js";
 export { evaluateGate, type GateInput, type GateVerdict, softLimit } from "./compaction/gate.js";
-export { type CompactionDetails, computeHookCompaction, CutMismatchError, type HookCompaction, type HookCompactionInput, LeafMismatchError } from "./compaction/hook-compaction.js";
+export { type CompactionDetails, computeHookCompaction, CutMismatchError, type HookCompaction, type HookCompactionInput, LeafMismatchError } from "./compaction/compute-compaction.js";
 export { NEXT_STEP_MAX, nextStep, type NextStep } from "./compaction/next-step.js";
 export { type ModelRef, type ResolvedThreshold, thresholdFor } from "./compaction/thresholds.js";
 // --- memory across sessions (issue 21) ---

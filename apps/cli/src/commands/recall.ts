@@ -21,7 +21,7 @@ import {
 } from "@context-fold/recall-engine";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
 import { withProgress } from "../progress.js";
-import { sessionsTarget } from "../session-args.js";
+import { sessionsTarget } from "../sessions-target.js";
 import { warnDamage, warnFragment } from "../session-input.js";
 
 interface RecallOptions {

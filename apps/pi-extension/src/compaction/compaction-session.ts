@@ -11,7 +11,7 @@ import type { LedgerTracker } from "../ledger-tracker.js";
 import { type ArtifactsDocument, artifactsPath, readArtifactsFile, serializeArtifacts, writeArtifactsFile } from "./artifacts-file.js";
 import { CompactionFacts } from "./compaction-facts.js";
 import type { CompactionOptions } from "./compaction-options.js";
-import { computeHookCompaction, CutMismatchError, type HookCompaction, LeafMismatchError } from "./hook-compaction.js";
+import { computeHookCompaction, CutMismatchError, type HookCompaction, LeafMismatchError } from "./compute-compaction.js";
 import type { NextStep } from "./next-step.js";
 
 /** Where this session's compaction outputs go. */

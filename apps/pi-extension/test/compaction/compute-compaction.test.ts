@@ -15,7 +15,7 @@ import { CompactionFacts } from "../../src/compaction/compaction-facts.js";
 import { DEFAULT_COMPACTION_OPTIONS } from "../../src/compaction/compaction-options.js";
 import { CompactionSession, type SeqSource } from "../../src/compaction/compaction-session.js";
 import { LedgerTracker } from "../../src/ledger-tracker.js";
-import { computeHookCompaction } from "../../src/compaction/hook-compaction.js";
+import { computeHookCompaction } from "../../src/compaction/compute-compaction.js";
 import { NEXT_STEP_MAX, nextStep } from "../../src/compaction/next-step.js";
 import { appendJob } from "../support/pi-written-session.js";
 
@@ -42,7 +42,7 @@ function assistantText(manager: SessionManager, text: string, at: number, id: st
 
 /** A Pi-written session, read after every job with the facts fed as the extension does between runs. */
 async function growSession(jobs: number): Promise<{ session: Session; facts: CompactionFacts; manager: SessionManager; file: string }> {
-  const dir = tempDir("hook-compaction-");
+  const dir = tempDir("compute-compaction-");
   const manager = SessionManager.create(dir, join(dir, "sessions"));
   let t = Date.UTC(2026, 10, 29, 9, 0, 0);
   userText(manager, FOUNDING, (t += 1000));
