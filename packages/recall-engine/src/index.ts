@@ -35,6 +35,8 @@ export {
   type SpanRecallResult,
   type SpanScan,
 } from "./span-recall.js";
+export { markChanged, type RecallAnswer, recallFile, type RecallNotes, type RecallRequest } from "./recall-file.js";
+export { renderExpanded, renderSpans } from "./render-entries.js";
 export { listSessionFiles, searchSessions, type SessionsSearchOptions, type SessionsSearchResult } from "./sessions.js";
 export {
   defaultSessionsDir,

@@ -2,22 +2,16 @@
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
 import { basename, resolve } from "node:path";
 import type { Command } from "commander";
-import type { Block } from "@context-fold/ledger-reader";
 import {
-  openRecall,
-  openRecallSnapshot,
-  parseQuery,
+  type OpenRecallOptions,
+  recallFile,
+  type RecallRequest,
+  renderExpanded,
   renderResults,
   renderSalvaged,
-  searchSalvaged,
+  renderSpans,
   searchSessions,
-  SnapshotStaleError,
-  spanRecall,
-  type ExpandedEntry,
-  type OpenRecallOptions,
-  type RecordedHashes,
   type SearchResult,
-  type SpanRecallResult,
 } from "@context-fold/recall-engine";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
 import { withProgress } from "../progress.js";
@@ -69,29 +63,6 @@ function parseLines(text: string): { from: number; to: number } {
   return { from, to };
 }
 
-function renderExpand(entries: readonly ExpandedEntry[]): string {
-  return entries
-    .map((e) => {
-      const state = e.verified ? `verified against the ${e.verifiedAgainst ?? "ledger"}` : `NOT VERIFIED: ${e.problem ?? "unknown"}`;
-      return `=== #${String(e.index)} [${e.label}] turn ${String(e.turn)} (${state}) ===\n${e.text}\n`;
-    })
-    .join("\n");
-}
-
-function renderSpans(result: SpanRecallResult): string {
-  const out: string[] = [`${String(result.spans.length)} span(s) from ${result.seedIndex} (${String(result.records)} records)`];
-  for (const s of result.spans) {
-    const where = s.index === undefined ? "" : ` #${String(s.index)}`;
-    out.push("", `=== ${s.code} ${s.blockId}${where} ${s.tool ?? ""} turn ${String(s.turn)} (${s.status}${s.reason === undefined ? "" : `: ${s.reason}`}) ===`);
-    if (s.scan !== undefined) {
-      const src = s.scan.source === "full-output" ? `full output ${s.scan.path ?? ""}` : "span text";
-      out.push(`scan of ${src}: ${String(s.scan.matched)} line(s)${s.scan.truncated ? " (first shown)" : ""}${s.scan.refused === undefined ? "" : ` — full output refused: ${s.scan.refused}`}`);
-      for (const line of s.scan.lines) out.push(`${String(line.line).padStart(6)}: ${line.text}`);
-    } else if (s.text !== undefined) out.push(s.text);
-  }
-  return `${out.join("\n")}\n`;
-}
-
 /** A --page past the last one is a usage error, not a quiet first page. */
 function refusePastLastPage(page: number | undefined, result: SearchResult): void {
   if (page !== undefined && result.total > 0 && page > result.pages) {
@@ -131,93 +102,63 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     const takesNoQuery = options.expand !== undefined ? "--expand" : options.code !== undefined ? "--code" : options.anchor !== undefined ? "--anchor" : options.term !== undefined ? "--term" : undefined;
     if (takesNoQuery !== undefined) throw new CliError(`${takesNoQuery} takes no query words (got "${query}"); search first, then ${takesNoQuery}`, { code: "USAGE", exitCode: EXIT_USAGE });
   }
-  // A plain word search or browse: answered from the cache and its block table when both match the
-  // ledger's bytes, without parsing the ledger (each shown block's text is read back and checked).
-  const plain =
-    options.code === undefined && options.anchor === undefined && options.term === undefined && options.expand === undefined &&
-    options.grep === undefined && options.lines === undefined && options.fullOutput !== true && options.cache !== false &&
-    (query.trim().length === 0 || parseQuery(query, options.regex === true ? { regex: true } : {}).mode !== "regex");
-  if (plain) {
-    const fast = openRecallSnapshot(file, open);
-    if (fast !== null) {
-      try {
-        const result = query.trim().length === 0 ? fast.browse(options.scope === undefined ? {} : { scope: options.scope }) : fast.search(query, search);
-        refusePastLastPage(page, result);
-        emit(json, result, () => renderResults(result));
-        return;
-      } catch (error) {
-        // The ledger changed under the snapshot: read it the full way below.
-        if (!(error instanceof SnapshotStaleError)) throw error;
-      }
-    }
-  }
-  const recallHandle = await withProgress(`indexing ${basename(file)}`, "bytes", (bar) => openRecall(file, { ...open, onBytes: (read, total) => bar.update(read, total) }));
-  warnFragment(recallHandle.session);
-  warnDamage(recallHandle.session);
-  if (recallHandle.cache.reason !== undefined && recallHandle.cache.status === "memory") warn(`context-fold: ${recallHandle.cache.reason}; searching without a cache`);
-  if (recallHandle.cache.status === "rebuilt") warn(`context-fold: recall index rebuilt (${recallHandle.cache.reason ?? "stale"})`);
-  if (plain) {
-    try {
-      recallHandle.saveSnapshot();
-    } catch (error) {
-      // Only the next search's speed depends on it.
-      warn(`context-fold: recall snapshot not written (${error instanceof Error ? error.message : String(error)})`);
-    }
-  }
-
-  if (options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
-    const scan = {
-      ...(options.grep === undefined ? {} : { grep: options.grep }),
-      ...(options.lines === undefined ? {} : { lines: parseLines(options.lines) }),
-      ...(options.fullOutput === true ? { fullOutput: true } : {}),
-    };
-    const result = await spanRecall(recallHandle.session, {
-      ...(options.code === undefined ? {} : { code: options.code }),
-      ...(options.anchor === undefined ? {} : { anchor: options.anchor }),
-      ...(options.term === undefined ? {} : { term: options.term }),
-      ...(Object.keys(scan).length > 0 ? { scan } : {}),
-      ...(options.roots === undefined ? {} : { roots: options.roots.split(",").map((r) => resolve(r.trim())) }),
-    });
-    emit(json, result, () => renderSpans(result));
-    if (result.spans.some((s) => !s.verified)) setExit(EXIT_FINDINGS);
-    return;
-  }
-  if (options.grep !== undefined || options.lines !== undefined || options.fullOutput === true) {
+  const spanWanted = options.code !== undefined || options.anchor !== undefined || options.term !== undefined;
+  if (!spanWanted && (options.grep !== undefined || options.lines !== undefined || options.fullOutput === true)) {
     throw new CliError("--grep, --lines and --full-output scan a span: give --code, --anchor or --term", { code: "USAGE", exitCode: EXIT_USAGE });
   }
-  if (options.expand !== undefined) {
-    const entries = recallHandle.expand(parseIndices(options.expand));
-    emit(json, { entries }, () => renderExpand(entries));
+  const scan = {
+    ...(options.grep === undefined ? {} : { grep: options.grep }),
+    ...(options.lines === undefined ? {} : { lines: parseLines(options.lines) }),
+    ...(options.fullOutput === true ? { fullOutput: true } : {}),
+  };
+  const request: RecallRequest = {
+    ...search,
+    query,
+    ...(spanWanted
+      ? {
+          spans: {
+            ...(options.code === undefined ? {} : { code: options.code }),
+            ...(options.anchor === undefined ? {} : { anchor: options.anchor }),
+            ...(options.term === undefined ? {} : { term: options.term }),
+            ...(Object.keys(scan).length > 0 ? { scan } : {}),
+            ...(options.roots === undefined ? {} : { roots: options.roots.split(",").map((r) => resolve(r.trim())) }),
+          },
+        }
+      : {}),
+    ...(options.expand === undefined ? {} : { expand: parseIndices(options.expand) }),
+  };
+  // A plain word search or browse is answered from the cache and its block table when both match the
+  // ledger's bytes, without parsing it; otherwise the ledger is read (with a progress bar).
+  const answer = await withProgress(`indexing ${basename(file)}`, "bytes", (bar) => recallFile(file, { ...request, open: { ...open, onBytes: (read, total) => bar.update(read, total) } }));
+  const notes = answer.notes;
+  if (answer.kind !== "ranked" && answer.recall !== null) {
+    warnFragment(answer.recall.session);
+    warnDamage(answer.recall.session);
+  }
+  if (notes.cache?.reason !== undefined && notes.cache.status === "memory") warn(`context-fold: ${notes.cache.reason}; searching without a cache`);
+  if (notes.cache?.status === "rebuilt") warn(`context-fold: recall index rebuilt (${notes.cache.reason ?? "stale"})`);
+  // Only the next search's speed depends on the block table.
+  if (notes.snapshotProblem !== undefined) warn(`context-fold: recall snapshot not written (${notes.snapshotProblem})`);
+  if (answer.kind === "spans") {
+    emit(json, answer.result, () => renderSpans(answer.result));
+    if (answer.result.spans.some((s) => !s.verified)) setExit(EXIT_FINDINGS);
+    return;
+  }
+  if (answer.kind === "expand") {
+    const entries = answer.entries;
+    emit(json, { entries }, () => renderExpanded(entries));
     // A finding is text that differs from its recorded hash; nothing recorded is "none", said in the output.
     if (entries.some((e) => !e.verified && e.verifiedAgainst !== "none")) setExit(EXIT_FINDINGS);
     return;
   }
-  const found = query.trim().length === 0 ? recallHandle.browse(options.scope === undefined ? {} : { scope: options.scope }) : recallHandle.search(query, search);
-  refusePastLastPage(page, found);
-  const result = markChanged(found, recallHandle.session.blocks, recallHandle.recordedHashes());
-  // Text salvaged from lines that do not parse has no #N: found here, shown as `line N (salvaged)`.
-  const salvaged = query.trim().length === 0 ? [] : searchSalvaged(recallHandle.session.damaged, parseQuery(query, options.regex === true ? { regex: true } : {}));
+  if (answer.kind !== "search") throw new Error(`recall answered ${answer.kind} to a search`);
+  const result = answer.result;
+  refusePastLastPage(page, result);
+  for (const c of notes.changed) warn(`context-fold: #${String(c.index)}: ${c.problem}`);
+  if (notes.changed.length > 0) setExit(EXIT_FINDINGS);
+  const salvaged = answer.salvaged;
   if (salvaged.length === 0) emit(json, result, () => renderResults(result));
   else emit(json, { ...result, salvaged }, () => `${renderResults(result)}${renderSalvaged(salvaged)}`);
-}
-
-/**
- * Marks hits whose text no longer matches the hash recorded when the block was first indexed
- * (`changed: true`, named on stderr): search shows what the ledger holds now, and says when that differs.
- */
-function markChanged(result: SearchResult, blocks: readonly Block[], hashes: RecordedHashes): SearchResult {
-  let any = false;
-  const hits = result.hits.map((hit) => {
-    const block = blocks[hit.index];
-    if (block === undefined) return hit;
-    const check = hashes.check(block);
-    if (check.verified || check.verifiedAgainst === "none") return hit;
-    any = true;
-    warn(`context-fold: #${String(hit.index)}: ${check.problem ?? "changed"}`);
-    return { ...hit, changed: true, verifiedAgainst: check.verifiedAgainst };
-  });
-  if (any) setExit(EXIT_FINDINGS);
-  return any ? { ...result, hits } : result;
 }
 
 export function registerRecall(program: Command): void {
