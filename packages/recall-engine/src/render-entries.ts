@@ -35,3 +35,17 @@ export function renderSpans(result: SpanRecallResult, options: { session?: strin
   }
   return `${out.join("\n")}\n`;
 }
+
+/** What each session a page's hits come from is: its label, project folder, date and first user line. */
+export function renderSessionNames(named: Readonly<Record<string, { readonly project: string | null; readonly date: string | null; readonly title: string }>>): string {
+  const labels = Object.keys(named).sort();
+  if (labels.length === 0) return "";
+  const lines = labels.map((label) => {
+    const s = named[label];
+    const project = s?.project ?? "(no project folder)";
+    const date = s?.date === null || s?.date === undefined ? "(no date)" : s.date.slice(0, 10);
+    const title = s === undefined || s.title === "" ? "" : ` — ${s.title}`;
+    return `  ${label}: ${project}, ${date}${title}`;
+  });
+  return `Sessions:\n${lines.join("\n")}\n`;
+}

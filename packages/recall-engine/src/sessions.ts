@@ -49,7 +49,7 @@ export interface SessionsSearchResult extends SearchResult {
 }
 
 /** One opened session: its ranked hits and the blocks results are built from (read, or from its block table). */
-interface Opened {
+export interface RankedSession {
   readonly label: string;
   readonly file: string;
   readonly blocks: RecallSession["blocks"];
@@ -70,7 +70,8 @@ export async function searchSessions(dir: string, query: string, options: Sessio
   }
 }
 
-async function openOne(file: string, label: string, query: string, options: SessionsSearchOptions, tables: boolean): Promise<Opened> {
+/** One session's hits for a cross-session search, through `recallFile` (`cacheDir`: where its caches live). */
+export async function rankSession(file: string, label: string, query: string, options: Pick<SessionsSearchOptions, "scope" | "regex" | "cacheDir" | "cache">, tables: boolean): Promise<RankedSession> {
   const open: { cacheDir?: string; cache?: boolean } = {};
   if (options.cacheDir !== undefined) open.cacheDir = options.cacheDir;
   if (options.cache !== undefined) open.cache = options.cache;
@@ -88,7 +89,7 @@ async function openOne(file: string, label: string, query: string, options: Sess
 
 async function searchOnce(dir: string, query: string, options: SessionsSearchOptions, tables: boolean): Promise<SessionsSearchResult> {
   const files = listSessionFiles(dir);
-  const opened: Opened[] = [];
+  const opened: RankedSession[] = [];
   const skipped: { file: string; reason: string }[] = [];
   let done = 0;
   const merged: { s: number; hit: ScoredDoc }[] = [];
@@ -96,7 +97,7 @@ async function searchOnce(dir: string, query: string, options: SessionsSearchOpt
   let scopeName = options.scope ?? "lineage";
   for (const file of files) {
     try {
-      const item = await openOne(file, relative(dir, file), query, options, tables);
+      const item = await rankSession(file, relative(dir, file), query, options, tables);
       const s = opened.length;
       opened.push(item);
       mode = item.rank.parsed.mode;
@@ -109,6 +110,18 @@ async function searchOnce(dir: string, query: string, options: SessionsSearchOpt
     }
     options.onProgress?.(++done, files.length, file);
   }
+  return { query, mode, scope: scopeName, ...pageAcross(opened, merged, options), sessions: opened.length, skipped };
+}
+
+/**
+ * The hits of every session merged by score (ties: the session listed first, then the later block) and
+ * paged; each page's hits and segments built from their own session's blocks, labelled with it.
+ */
+export function pageAcross(
+  opened: readonly RankedSession[],
+  merged: { s: number; hit: ScoredDoc }[],
+  options: { readonly page?: number; readonly pageSize?: number },
+): Pick<SearchResult, "total" | "page" | "pages" | "pageSize" | "hits" | "segments" | "segmentCount"> {
   merged.sort((a, b) => b.hit.score - a.hit.score || a.s - b.s || b.hit.doc - a.hit.doc);
   const pageSize = Math.max(1, Math.floor(options.pageSize ?? 5));
   const total = merged.length;
@@ -121,18 +134,18 @@ async function searchOnce(dir: string, query: string, options: SessionsSearchOpt
   for (const m of slice) bySession.set(m.s, [...(bySession.get(m.s) ?? []), m.hit]);
   let segmentCount = 0;
   for (const [s, docs] of bySession) {
-    const item = opened[s] as Opened;
+    const item = opened[s] as RankedSession;
     const r = item.rank;
     const view = buildPage(item.blocks, r.scope, r.parsed, docs, { page: 1, pageSize: docs.length, session: item.label });
     segments.push(...view.segments);
     segmentCount += view.segmentCount;
   }
   slice.forEach((m, k) => {
-    const item = opened[m.s] as Opened;
+    const item = opened[m.s] as RankedSession;
     const r = item.rank;
     const one = buildPage(item.blocks, r.scope, r.parsed, [m.hit], { page: 1, pageSize: 1, session: item.label });
     const hit = one.hits[0];
     if (hit !== undefined) hits.push({ ...hit, rank: (page - 1) * pageSize + k + 1 });
   });
-  return { query, mode, scope: scopeName, total, page, pages, pageSize, hits, segments, segmentCount, sessions: opened.length, skipped };
+  return { total, page, pages, pageSize, hits, segments, segmentCount };
 }

@@ -1,6 +1,6 @@
 // `context-fold recall`: search a session (or every session under a sessions dir) through the cached
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
 import {
   type OpenRecallOptions,
@@ -10,6 +10,8 @@ import {
   renderResults,
   renderSalvaged,
   renderSpans,
+  renderSessionNames,
+  HistoryIndex,
   searchSessions,
   type SearchResult,
 } from "@context-fold/recall-engine";
@@ -36,6 +38,10 @@ interface RecallOptions {
   cache?: boolean;
   fragment?: boolean;
   json?: boolean;
+  in?: string;
+  project?: string;
+  since?: string;
+  until?: string;
 }
 
 function positiveInt(option: string, text: string | undefined): number | undefined {
@@ -63,6 +69,45 @@ function parseLines(text: string): { from: number; to: number } {
   return { from, to };
 }
 
+function parseDate(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const t = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(t)) throw new CliError(`${option} takes a date like 2026-03-01 (or an ISO time), got "${text}"`, { code: "USAGE", exitCode: EXIT_USAGE });
+  return t;
+}
+
+/**
+ * `recall --sessions` through the history index of the sessions folder (kept in the state folder, or
+ * under --cache-dir): search, or expand `#N` of the session named by --in, verified against its ledger.
+ */
+async function recallHistory(dir: string, query: string, options: RecallOptions, search: { scope?: string; page?: number; pageSize?: number; regex?: boolean }, json: boolean): Promise<void> {
+  const root = options.cacheDir === undefined ? undefined : join(resolve(options.cacheDir), "history");
+  const history = HistoryIndex.for(dir, root === undefined ? {} : { root });
+  if (options.expand !== undefined) {
+    if (options.in === undefined) throw new CliError("--sessions --expand needs --in <session> (the session a hit names)", { code: "USAGE", exitCode: EXIT_USAGE });
+    if (query.trim().length > 0) throw new CliError(`--expand takes no query words (got "${query}"); search first, then --expand`, { code: "USAGE", exitCode: EXIT_USAGE });
+    const { file, entries } = await history.expand(options.in, parseIndices(options.expand));
+    emit(json, { session: file, entries }, () => renderExpanded(entries, { session: options.in ?? file }));
+    if (entries.some((e) => !e.verified && e.verifiedAgainst !== "none")) setExit(EXIT_FINDINGS);
+    return;
+  }
+  const since = parseDate("--since", options.since);
+  const until = parseDate("--until", options.until);
+  const filters = {
+    ...(options.project === undefined ? {} : { project: resolve(options.project) }),
+    ...(since === undefined ? {} : { since }),
+    ...(until === undefined ? {} : { until }),
+  };
+  const result = await withProgress("indexing sessions", "items", async (bar) => {
+    const progress = HistoryIndex.for(dir, { ...(root === undefined ? {} : { root }), onProgress: (done, total) => bar.update(done, total) });
+    return progress.search(query, { ...search, ...filters });
+  });
+  for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
+  if (result.sessions === 0 && result.skipped.length > 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
+  refusePastLastPage(search.page, result);
+  emit(json, result, () => `${renderResults(result)}${renderSessionNames(result.named)}`);
+}
+
 /** A --page past the last one is a usage error, not a quiet first page. */
 function refusePastLastPage(page: number | undefined, result: SearchResult): void {
   if (page !== undefined && result.total > 0 && page > result.pages) {
@@ -84,14 +129,20 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   if (options.sessions !== undefined) {
     const { dir, firstWord } = sessionsTarget(options.sessions);
     const query = [firstWord, sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
-    if (query.trim().length === 0) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
-    if (options.expand !== undefined || options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
-      throw new CliError("--expand, --code, --anchor and --term work on one session file, not --sessions", { code: "USAGE", exitCode: EXIT_USAGE });
+    if (query.trim().length === 0 && options.expand === undefined) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
+    if (options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
+      throw new CliError("--code, --anchor and --term work on one session file, not --sessions", { code: "USAGE", exitCode: EXIT_USAGE });
     }
-    const result = await withProgress("searching sessions", "items", (bar) => searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
-    for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
-    if (result.sessions === 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
-    emit(json, result, () => renderResults(result));
+    if (options.cache === false) {
+      if (options.expand !== undefined) throw new CliError("--sessions --expand reads the history index: drop --no-cache", { code: "USAGE", exitCode: EXIT_USAGE });
+      if (query.trim().length === 0) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
+      const result = await withProgress("searching sessions", "items", (bar) => searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
+      for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
+      if (result.sessions === 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
+      emit(json, result, () => renderResults(result));
+      return;
+    }
+    await recallHistory(dir, query, options, search, json);
     return;
   }
 
@@ -167,8 +218,12 @@ export function registerRecall(program: Command): void {
     .description("Search a session's history (BM25 words, \"phrases\", /regex/ or bare regex syntax), browse, expand #N verified, or pull seed-index spans")
     .argument("[session]", "session .jsonl file (omit with --sessions)")
     .argument("[query...]", "words, \"quoted phrases\", /regex/flags, or a bare regex as pi-vcc takes it (fail.*build, hook|inject, \\d, [0-9]+, ^…, …$); none: the last 25 entries")
-    .option("--sessions [dir]", "search every session under a sessions folder (default: Pi's, honouring PI_CODING_AGENT_DIR and sessionDir); a value that is not a folder is the first query word")
-    .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest")
+    .option("--sessions [dir]", "search every session under a sessions folder through its history index (default: Pi's folder, honouring PI_CODING_AGENT_DIR and sessionDir); a value that is not a folder is the first query word")
+    .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest (with --sessions: per session)")
+    .option("--project <dir>", "with --sessions: only sessions started in this folder")
+    .option("--since <date>", "with --sessions: only sessions started on or after this date (2026-03-01 or an ISO time)")
+    .option("--until <date>", "with --sessions: only sessions started before this date")
+    .option("--in <session>", "with --sessions --expand: the session a hit names (its label, id or path)")
     .option("--page <n>", "page of results (5 per page)")
     .option("--page-size <n>", "results per page")
     .option("--expand <list>", "full text of #N blocks, e.g. 12,13 (verified against the ledger)")
@@ -180,8 +235,8 @@ export function registerRecall(program: Command): void {
     .option("--full-output", "with a span: scan Pi's full-output file when one was kept (under --roots)")
     .option("--roots <dirs>", "comma-separated roots a full-output file must lie under (default: the OS temp dir)")
     .option("--regex", "take the query as a regex (case-insensitive)")
-    .option("--cache-dir <dir>", "keep the recall index cache here (default: beside the seed index)")
-    .option("--no-cache", "build the index in memory; read and write no cache")
+    .option("--cache-dir <dir>", "keep the recall index cache here (default: beside the seed index; with --sessions the history index goes under <dir>/history, else the state folder)")
+    .option("--no-cache", "build the index in memory; read and write no cache (with --sessions: read every session, no history index)")
     .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
     .option("--json", "one JSON document on stdout")
     .action(async (session: string | undefined, query: string[], options: RecallOptions) => {
