@@ -406,14 +406,6 @@ export class HistoryIndex {
     if (answer.kind !== "expand") throw new Error(`recallFile answered ${answer.kind} to expand`);
     return { file, entries: answer.entries };
   }
-
-  /** Removes this history's folder (it is derived: the next search rebuilds it). */
-  async clean(): Promise<void> {
-    await withAppendLock(join(this.dir, "history"), () => {
-      for (const name of readdirSync(this.dir)) if (name !== "history.lock") rmSync(join(this.dir, name), { recursive: true, force: true });
-    }, { timeoutMs: LOCK_MS, staleMs: LOCK_MS });
-    rmSync(this.dir, { recursive: true, force: true });
-  }
 }
 
 /** What one kept history is: its sessions folder, sessions and bytes. */
