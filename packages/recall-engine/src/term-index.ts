@@ -115,6 +115,11 @@ export class TermIndex {
     return mergeSegments(segs, dense, this.terms.length, this.ensureLocal());
   }
 
+  /** The terms with ids `fromId` and up, in id order (ids only grow: what a later update added). */
+  termTexts(fromId = 0): string[] {
+    return this.terms.slice(fromId);
+  }
+
   /** The id of `term` (lowercase), or -1 when no block holds it. */
   termId(term: string): number {
     return this.table.get(term);
