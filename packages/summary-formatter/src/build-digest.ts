@@ -1,8 +1,10 @@
 // The durable-artifact digest re-injected after a compaction: initial prompts and corrections verbatim
-// first, then the error ledger, working commands, hex constants and files; trimmed lowest priority
-// first to a token budget (default 1,500), and closed by an accounting line of what stayed verbatim.
-import type { DurableArtifacts, ErrorLedgerEntry, HexConstant, UserStatement, WorkingCommand } from "@context-fold/extractors";
+// first, then the user statements the summary had no room for, the error ledger, working commands, hex
+// constants and files; trimmed lowest priority first to a token budget (default 1,500), and closed by an
+// accounting line of what stayed verbatim.
+import type { DurableArtifacts, ErrorLedgerEntry, HexConstant, UserStatement, UserStatementFact, WorkingCommand } from "@context-fold/extractors";
 import { SummaryError } from "./errors.js";
+import { statementLine } from "./statement-line.js";
 import { omissionLine, oneLine, pushAll, verbatimLines } from "./summary-syntax.js";
 import { estimateTokens, utf8Bytes, utf8Head } from "./tokens.js";
 
@@ -17,7 +19,9 @@ export interface DigestStats {
   /** UTF-8 bytes of the verbatim items kept whole. */
   readonly verbatimBytes: number;
   /** Items left out per category (counted in the digest with a recall pointer). */
-  readonly omitted: Readonly<Record<"initialPrompts" | "corrections" | "errorLedger" | "workingCommands" | "hexConstants" | "files", number>>;
+  readonly omitted: Readonly<Record<"initialPrompts" | "corrections" | "statements" | "errorLedger" | "workingCommands" | "hexConstants" | "files", number>>;
+  /** User statements kept (those the summary left out). */
+  readonly statements: number;
   /** #N of verbatim items clipped to fit. */
   readonly clipped: readonly number[];
 }
@@ -30,11 +34,12 @@ export interface Digest {
 interface State {
   prompts: UserStatement[];
   corrections: UserStatement[];
+  statements: UserStatementFact[];
   errors: ErrorLedgerEntry[];
   commands: WorkingCommand[];
   hex: HexConstant[];
   files: string[];
-  omitted: { initialPrompts: number; corrections: number; errorLedger: number; workingCommands: number; hexConstants: number; files: number };
+  omitted: { initialPrompts: number; corrections: number; statements: number; errorLedger: number; workingCommands: number; hexConstants: number; files: number };
   clipped: number[];
 }
 
@@ -63,6 +68,11 @@ function render(s: State): string {
     out.push("Corrections, verbatim:");
     for (const c of s.corrections) pushAll(out, verbatimLines("", c.text, c.index));
     omit(s.omitted.corrections, "more corrections", "user messages");
+  }
+  if (s.statements.length > 0 || s.omitted.statements > 0) {
+    out.push("User statements the summary had no room for:");
+    for (const u of s.statements) out.push(`- ${u.count > 1 ? `(${String(u.count)}×) ` : ""}${statementLine(u.text)} (#${String(u.index)})`);
+    omit(s.omitted.statements, "more user statements", "user messages");
   }
   if (s.errors.length > 0 || s.omitted.errorLedger > 0) {
     out.push("Error ledger:");
@@ -96,19 +106,30 @@ function clipTo(item: UserStatement, maxBytes: number): UserStatement {
   return { ...item, text: head === "" ? mark : `${head} ${mark}` };
 }
 
+export interface DigestOptions {
+  /** Token budget (default 1,500). */
+  readonly budget?: number;
+  /**
+   * User statements to carry (in session order): those the summary it goes with had no room for. They
+   * rank below corrections and above the error ledger; the oldest go first when the budget is short.
+   */
+  readonly statements?: readonly UserStatementFact[];
+}
+
 /** Digest of `artifacts` within `budget` tokens (ceil(bytes / 4)). Pure. */
-export function buildDigest(artifacts: DurableArtifacts, options: { budget?: number } = {}): Digest {
+export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions = {}): Digest {
   const budget = options.budget ?? DEFAULT_DIGEST_BUDGET;
   if (!Number.isInteger(budget) || budget < 64) throw new SummaryError("BAD_OPTION", `digest budget must be a whole number ≥ 64 tokens, got ${String(budget)}`);
   const s: State = {
     prompts: [...artifacts.initialPrompts],
     corrections: [...artifacts.corrections],
+    statements: [...(options.statements ?? [])],
     // Unresolved errors first, so trimming from the end drops resolved ones first.
     errors: [...artifacts.errorLedger.filter((e) => !e.resolved), ...artifacts.errorLedger.filter((e) => e.resolved)],
     commands: [...artifacts.workingCommands],
     hex: [...artifacts.hexConstants],
     files: [...artifacts.files],
-    omitted: { initialPrompts: 0, corrections: 0, errorLedger: 0, workingCommands: 0, hexConstants: 0, files: 0 },
+    omitted: { initialPrompts: 0, corrections: 0, statements: 0, errorLedger: 0, workingCommands: 0, hexConstants: 0, files: 0 },
     clipped: [],
   };
   const limit = budget * 4;
@@ -120,6 +141,7 @@ export function buildDigest(artifacts: DurableArtifacts, options: { budget?: num
     () => (s.hex.pop() !== undefined ? (s.omitted.hexConstants++, true) : false),
     () => (s.commands.pop() !== undefined ? (s.omitted.workingCommands++, true) : false),
     () => (s.errors.pop() !== undefined ? (s.omitted.errorLedger++, true) : false),
+    () => (s.statements.shift() !== undefined ? (s.omitted.statements++, true) : false),
     () => (s.corrections.shift() !== undefined ? (s.omitted.corrections++, true) : false),
   ];
   const costs: (() => number[])[] = [
@@ -127,6 +149,7 @@ export function buildDigest(artifacts: DurableArtifacts, options: { budget?: num
     () => [...s.hex].reverse().map((h) => cost(h.value)),
     () => [...s.commands].reverse().map((w) => cost(w.command)),
     () => [...s.errors].reverse().map((e) => cost(e.text)),
+    () => s.statements.map((u) => cost(statementLine(u.text))),
     () => s.corrections.map((c) => cost(c.text)),
   ];
   let current = size();
@@ -164,6 +187,7 @@ export function buildDigest(artifacts: DurableArtifacts, options: { budget?: num
       estimatedTokens: estimateTokens(text),
       initialPrompts: s.prompts.length - s.prompts.filter((p) => s.clipped.includes(p.index)).length,
       corrections: s.corrections.length,
+      statements: s.statements.length,
       verbatimBytes: acc.bytes,
       omitted: { ...s.omitted },
       clipped: [...s.clipped],

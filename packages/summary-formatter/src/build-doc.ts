@@ -2,6 +2,7 @@
 // one-line fields flattened, symbol names and anchor items filtered to what the line grammar can carry.
 import { statementKey, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
 import type { CatalogFile, FileItem, FooterDoc, LineItem, OutstandingDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import { statementLine } from "./statement-line.js";
 import { flat, oneLine } from "./summary-syntax.js";
 
 /** Characters kept of one-line items (scope changes, preferences, turns, outstanding, status). */
@@ -97,7 +98,7 @@ export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, b
   const goal = facts.goal === null ? null : { text: facts.goal.text, index: facts.goal.index };
   const scopeChanges = facts.scopeChanges.map((s) => ({ text: line(s.text), index: s.index }));
   const statements = withoutListedStatements(
-    facts.statements.map((s) => ({ text: line(s.text), index: s.index, count: s.count })),
+    facts.statements.map((s) => ({ text: statementLine(s.text), index: s.index, count: s.count })),
     goal,
     corrections,
     scopeChanges,

@@ -1,7 +1,7 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, type DurableArtifacts, lastEntryTime, type SessionFacts, type UserStatement } from "@context-fold/extractors";
+import { createFactsAccumulator, type DurableArtifacts, lastEntryTime, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
 import { blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
@@ -16,6 +16,7 @@ import { type KeepTail, planCut } from "./plan-cut.js";
 import { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
+import { withKeptTail } from "./kept-tail.js";
 import { estimateTokens } from "./tokens.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
@@ -266,13 +267,22 @@ function digestArtifacts(session: Session, artifacts: DurableArtifacts, doc: Sum
   };
 }
 
+/** User statements of `facts` the summary lists nowhere (its budget dropped them): the digest carries them. */
+function statementsLeftOut(facts: SessionFacts, doc: SummaryDoc): UserStatementFact[] {
+  const listed = new Set<number>([...doc.statements, ...doc.corrections, ...doc.scopeChanges].map((s) => s.index));
+  if (doc.goal !== null) listed.add(doc.goal.index);
+  return facts.statements.filter((s) => !listed.has(s.index));
+}
+
 function compactWith(
   session: Session,
   extracted: ((plan: ReturnType<typeof planCut>) => { facts: SessionFacts; artifacts: DurableArtifacts }) ,
   options: CompactOptions,
 ): CompactResult {
   const plan = planCut(session, options.keepTail === undefined ? {} : { keepTail: options.keepTail });
-  const { facts, artifacts } = extracted(plan);
+  const before = extracted(plan);
+  const artifacts = before.artifacts;
+  const facts = withKeptTail(before.facts, plan.keptBlocks, session.header.cwd);
   const now = checkNow(options.now ?? stampTime(session));
   const windowTokens = Math.max(0, plan.tokensBefore - plan.keptTokens);
   const built = buildSummary({
@@ -287,7 +297,10 @@ function compactWith(
     window: { messages: plan.summarizedMessages, windowTokens, tailMessages: plan.keptMessages, tailTokens: plan.keptTokens },
     factsCoverPrevious: (options.scope ?? "lineage") === "lineage",
   });
-  const digest = buildDigest(digestArtifacts(session, artifacts, built.doc), { budget: options.digestBudget ?? DEFAULT_DIGEST_BUDGET });
+  const digest = buildDigest(digestArtifacts(session, artifacts, built.doc), {
+    budget: options.digestBudget ?? DEFAULT_DIGEST_BUDGET,
+    statements: statementsLeftOut(facts, built.doc),
+  });
   const first = plan.summarizedBlocks[0];
   const last = plan.summarizedBlocks[plan.summarizedBlocks.length - 1];
   return {

@@ -160,7 +160,10 @@ export function splitForeignSummary(text: string, lift = true, liftGoal = lift):
 /**
  * The previous-summary lines of a split foreign summary: first an index line naming every heading
  * (where the goal, files and commits went; each other section with its item count) so that even a
- * summary clipped to its opening lines points to all of it, then each kept section under its heading.
+ * summary clipped to its opening lines points to all of it, then each kept section under its heading,
+ * shortest first: a budget clips a previous summary from its end, and so cuts into its longest section
+ * (typically a log of work done, which our own sections restate) rather than dropping every short one
+ * after it (constraints, critical context, next steps).
  */
 export function foreignSectionLines(s: ForeignSummary): string[] {
   const parts: string[] = [];
@@ -168,7 +171,9 @@ export function foreignSectionLines(s: ForeignSummary): string[] {
   for (const l of s.lifted) parts.push(`${l.heading} ${String(l.items)} → ${headingKey(l.heading) === "commits" ? SECTION.commits : SECTION.files}`);
   for (const sec of s.sections) parts.push(`${sec.heading === "" ? "(untitled)" : sec.heading} (${String(sec.items)})`);
   const out = [`Sections: ${parts.join("; ")}`];
-  for (const sec of s.sections) {
+  const size = (sec: ForeignSection): number => sec.lines.reduce((n, l) => n + l.length + 1, sec.heading.length);
+  const shortestFirst = s.sections.map((sec, i) => ({ sec, i, n: size(sec) })).sort((a, b) => a.n - b.n || a.i - b.i);
+  for (const { sec } of shortestFirst) {
     out.push(`${sec.heading === "" ? "(untitled)" : sec.heading} (${String(sec.items)} ${sec.items === 1 ? "item" : "items"})`);
     out.push(...sec.lines);
   }
