@@ -113,7 +113,7 @@ function finish(
   result: CompactResult,
   at: string,
 ): HookCompaction {
-  const record = facts.seed.record({
+  const record = facts.record({
     sessionId: input.sessionId,
     seq: input.seq,
     at,
