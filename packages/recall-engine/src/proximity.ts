@@ -38,10 +38,14 @@ export function nearestCoverage(lowerText: string, keys: readonly string[], wind
   let lo = 0;
   for (let hi = 0; hi < hits.length; hi++) {
     const h = hits[hi] as { at: number; key: number };
-    if (counts[h.key]++ === 0) distinct++;
+    const had = counts[h.key] as number;
+    counts[h.key] = had + 1;
+    if (had === 0) distinct++;
     while (h.at - (hits[lo] as { at: number }).at > window) {
       const l = hits[lo++] as { key: number };
-      if (--counts[l.key] === 0) distinct--;
+      const left = (counts[l.key] as number) - 1;
+      counts[l.key] = left;
+      if (left === 0) distinct--;
     }
     if (distinct > near) near = distinct;
     if (near === found) break;
