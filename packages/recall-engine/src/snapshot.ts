@@ -144,8 +144,6 @@ export function writeSnapshot(cachePath: string, session: Session): boolean {
 /** A session served from a snapshot: metadata in memory, each block's text read back on first use. */
 export interface SnapshotSession extends RecallSession, ScopeSource {
   readonly path: string;
-  /** How many blocks' text has been read back from the ledger so far. */
-  textsRead(): number;
 }
 
 class SnapshotBlock implements Block {
@@ -172,11 +170,6 @@ class SnapshotBlock implements Block {
   isError?: boolean;
   exitCode?: number;
   fullOutputPath?: string;
-
-  /** Whether the text was read back already. */
-  get loaded(): boolean {
-    return this.cached !== undefined;
-  }
 
   get text(): string {
     if (this.cached !== undefined) return this.cached;
@@ -264,7 +257,6 @@ export function openSnapshot(cachePath: string, sessionFile: string): SnapshotSe
     blocks.push(b);
   }
   return {
-    textsRead: () => blocks.reduce((n, b) => n + (b.loaded ? 1 : 0), 0),
     path: sessionFile,
     header: { id: doc.key.sessionId },
     byteLength: size,

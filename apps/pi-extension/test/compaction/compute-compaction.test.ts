@@ -9,7 +9,7 @@ import { createSeedAccumulator, extractArtifacts, extractFacts, lastEntryTime, r
 import { lineageBlocks, readSession, type Session } from "@context-fold/ledger-reader";
 import { CodeAssigner, validateRecord } from "@context-fold/seed-index-format";
 import { compactSession } from "@context-fold/summary-formatter";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { ArtifactsFileError, readArtifactsFile, writeArtifactsFile } from "../../src/compaction/artifacts-file.js";
 import { CompactionFacts } from "../../src/compaction/compaction-facts.js";
 import { DEFAULT_COMPACTION_OPTIONS } from "../../src/compaction/compaction-options.js";
@@ -213,7 +213,7 @@ describe("the next step", () => {
     expect(nextStep(facts, emptyArtifacts)).toBeUndefined();
   });
 
-  test("one line, clipped; linear on a 1 MB line of one character and of whitespace", () => {
+  test("one line, clipped; linear on a 1 MB line of one character and of whitespace", { timeout: LINEAR_TIME_MS }, () => {
     const long = { ...facts, status: { ...facts.status, nextSteps: ["x".repeat(1_000_000)] } };
     const step = nextStep(long, emptyArtifacts);
     expect(step?.text.length).toBe(NEXT_STEP_MAX);

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { CONFIG_FILE, ConfigFileError, locate, parseConfigText, scaffoldConfigFile } from "../../src/config/config-file.js";
 import { SCHEMA_FILE } from "../../src/config/config-schema.js";
 import { loadSettings, SETTINGS, scaffoldText, settingsNotices } from "../../src/config/settings.js";
@@ -186,7 +186,7 @@ describe("config file", () => {
     expect([...variables].filter((v) => !covered.has(v))).toEqual([]);
   });
 
-  test("/fold-handoff arguments: --new anywhere; a 1 MB run of spaces is linear", () => {
+  test("/fold-handoff arguments: --new anywhere; a 1 MB run of spaces is linear", { timeout: LINEAR_TIME_MS }, () => {
     expect(parseHandoffArgs("  finish the  frob --new service ")).toEqual({ goal: "finish the frob service", startNew: true });
     expect(parseHandoffArgs("just a goal")).toEqual({ goal: "just a goal", startNew: false });
     const spaces = " ".repeat(1 << 20);

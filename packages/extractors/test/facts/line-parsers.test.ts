@@ -1,5 +1,6 @@
 // Line-level parsers: git output, diagnostics, shell commands, user text — plus one adversarial case per regex family.
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import {
   blockerLine,
   commandDir,
@@ -42,7 +43,7 @@ describe("parseGitCommits", () => {
     expect(commitKindOf("git pull --rebase")).toBe("merge");
     expect(commitKindOf("git commit -m 'merge later'")).toBe("commit");
   });
-  it("adversarial: 1 MB of '[' / one bracket line / hex", () => {
+  it("adversarial: 1 MB of '[' / one bracket line / hex", { timeout: LINEAR_TIME_MS }, () => {
     expect(parseGitCommits("[".repeat(MB), "git commit")).toEqual([]);
     expect(parseGitCommits(`[${"a ".repeat(MB / 2)}`, "git commit")).toEqual([]);
     expect(parseGitCommits(`[main ${"a".repeat(MB)}] x`, "git commit")).toEqual([]);
@@ -87,7 +88,7 @@ describe("parseDiagnostics", () => {
       "Error: Cannot find module './config.js'",
     );
   });
-  it("adversarial: 1 MB lines of one character", () => {
+  it("adversarial: 1 MB lines of one character", { timeout: LINEAR_TIME_MS }, () => {
     for (const ch of ["a", "(", ":", " ", "F", "-", "e", "'", "\t"]) {
       const text = ch.repeat(MB);
       expect(parseDiagnostics(text)).toEqual([]);
@@ -137,7 +138,7 @@ describe("shell commands", () => {
     expect(shellWrites("node x.js > $OUT 2>&1; ls *.ts > list.txt")).toEqual([{ path: "list.txt", mode: "truncate" }]);
     expect(shellWrites("grep -rn 'x' src")).toEqual([]);
   });
-  it("adversarial: 1 MB commands", () => {
+  it("adversarial: 1 MB commands", { timeout: LINEAR_TIME_MS }, () => {
     expect(commandKey(`cd ${" ".repeat(MB)}`).length).toBeLessThanOrEqual(2000);
     expect(commandKey(`cd ${"a".repeat(MB)} &&`).length).toBeLessThanOrEqual(2000);
     expect(commandKey(`x ${"| tail ".repeat(MB / 7)}`).length).toBeLessThanOrEqual(2000);
@@ -183,7 +184,7 @@ describe("user text", () => {
     expect(nextSteps("Done.\nNext, I'll wire the CLI.\n- unrelated bullet")).toEqual(["Next, I'll wire the CLI."]);
     expect(nextSteps("Remaining:\n- tests for go\n- docs\nok")).toEqual(["tests for go", "docs"]);
   });
-  it("adversarial: 1 MB messages", () => {
+  it("adversarial: 1 MB messages", { timeout: LINEAR_TIME_MS }, () => {
     for (const ch of ["a", " ", ".", "n", "\n", "'"]) {
       const t = ch.repeat(MB);
       expect(isCorrection(t)).toBe(false);
