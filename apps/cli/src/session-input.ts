@@ -122,11 +122,12 @@ export async function readSessionForCli(file: string, options: { warnDamage?: bo
  * for a command whose answer needs no block text (inspect), in memory that grows with the number of
  * entries, not with the file. Same reader errors, progress bar and fragment warning as readSessionForCli.
  */
-export async function readSessionShapeForCli(file: string, options: { fragment?: boolean } = {}): Promise<SessionShape> {
+export async function readSessionShapeForCli(file: string, options: { warnDamage?: boolean; fragment?: boolean } = {}): Promise<SessionShape> {
   const shape = await withProgress(`reading ${basename(file)}`, "bytes", (bar) =>
     readSessionShape(file, { ...(options.fragment === true ? { fragment: true } : {}), onBytes: (read, total) => bar.update(read, total) }),
   );
   warnFragment(shape.session);
+  if (options.warnDamage !== false) warnDamage(shape.session);
   return shape;
 }
 

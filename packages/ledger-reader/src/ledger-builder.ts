@@ -46,14 +46,15 @@ const SHARED_SHAPES = new Map<string, Readonly<Record<string, unknown>>>();
 /**
  * An entry's `raw` as the shape read keeps it: its type and message role — shared by all entries of
  * that kind, since ids, parent and time live on the Entry itself — plus, on its own object, a
- * compaction's cut, size and summary or a context_edit's target. None of the content: the rest stays
- * in the file, at the entry's byte offset.
+ * compaction's cut, size and summary or a context_edit's target and replacement. None of the message
+ * content: the rest stays in the file, at the entry's byte offset.
  */
 function shapeOf(raw: Record<string, unknown>): Readonly<Record<string, unknown>> {
   const type = raw["type"];
   if (type === "compaction" || type === "context_edit") {
     const out: Record<string, unknown> = { type, id: raw["id"] };
-    for (const key of ["parentId", "timestamp", "firstKeptEntryId", "tokensBefore", "fromHook", "summary", "targetId"]) if (key in raw) out[key] = raw[key];
+    // A context_edit keeps its replacement: few in any session, and what a record applies to its target.
+    for (const key of ["parentId", "timestamp", "firstKeptEntryId", "tokensBefore", "fromHook", "summary", "targetId", "replacement"]) if (key in raw) out[key] = raw[key];
     return out;
   }
   const message = raw["message"];

@@ -107,7 +107,7 @@ export function registerInspect(program: Command): void {
     .option("--json", "print one JSON document")
     .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
     .action(async (file: string, options: { json?: boolean; fragment?: boolean }) => {
-      const shape = await readSessionShapeForCli(file, { fragment: options.fragment === true });
+      const shape = await readSessionShapeForCli(file, { warnDamage: false, fragment: options.fragment === true });
       const session = shape.session;
       emit(options.json === true, inspectJson(shape), () => inspectText(shape));
       // inspect checks: any damage (recovered or not) is a finding, as for verify.
