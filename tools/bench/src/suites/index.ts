@@ -13,6 +13,7 @@ import { handoffInventorySuite } from "./handoff-inventory.js";
 import { hindsightSuite } from "./hindsight.js";
 import { gardenerSuite } from "./gardener.js";
 import { memorySuite } from "./memory.js";
+import { cliMemorySuite } from "./cli-memory.js";
 
 export const suites: Record<string, BenchSuite> = {
   "session-gen": sessionGenSuite,
@@ -28,4 +29,5 @@ export const suites: Record<string, BenchSuite> = {
   hindsight: hindsightSuite,
   gardener: gardenerSuite,
   memory: memorySuite,
+  "cli-memory": cliMemorySuite,
 };
