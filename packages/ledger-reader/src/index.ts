@@ -16,6 +16,7 @@ export type {
 export { LedgerError, type LedgerErrorCode } from "./errors.js";
 export {
   readSession,
+  readSessionShape,
   updateSession,
   parseSessionText,
   streamEntries,
@@ -25,6 +26,7 @@ export {
   isOnLineage,
   recoveredLineage,
   type ReadOptions,
+  type SessionShape,
 } from "./read-session.js";
 export { contextView, contextEntries } from "./context-view.js";
 export { resolveAnchor, blocksWithAnchor } from "./resolve-anchor.js";

@@ -15,6 +15,7 @@ import { gardenerSuite } from "./gardener.js";
 import { memorySuite } from "./memory.js";
 import { turnReplaySuite } from "./turn-replay.js";
 import { cliStartSuite } from "./cli-start.js";
+import { cliMemorySuite } from "./cli-memory.js";
 
 export const suites: Record<string, BenchSuite> = {
   "session-gen": sessionGenSuite,
@@ -32,4 +33,5 @@ export const suites: Record<string, BenchSuite> = {
   memory: memorySuite,
   "turn-replay": turnReplaySuite,
   "cli-start": cliStartSuite,
+  "cli-memory": cliMemorySuite,
 };
