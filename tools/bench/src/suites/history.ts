@@ -104,7 +104,7 @@ export const historySuite: BenchSuite = async (ctx) => {
     const walls: number[] = [];
     const cpus: number[] = [];
     for (const q of queries.slice(0, 5)) {
-      const script = `TIMEFORMAT='%U %S'; time node ${JSON.stringify(main)} recall --sessions ${JSON.stringify(dir)} ${JSON.stringify(q)} --json > /dev/null`;
+      const script = `TIMEFORMAT='%U %S'; time ${JSON.stringify(process.execPath)} ${JSON.stringify(main)} recall --sessions ${JSON.stringify(dir)} ${JSON.stringify(q)} --json > /dev/null`;
       const s = performance.now();
       const child = spawnSync("bash", ["-c", script], { env: { ...process.env, XDG_STATE_HOME: join(root, "..", "xdg") }, encoding: "utf8" });
       walls.push(performance.now() - s);
