@@ -98,8 +98,8 @@ export const historySuite: BenchSuite = async (ctx) => {
   }
   rows.push({ suite: "history", case: "warm query p50 (in process)", size: label, value: round(median(times)), unit: "ms", target: "≤ 50 ms", note: `${String(queries.length)} queries; sessions opened per query p50 ${String(median(opened))}` });
 
-  // A whole CLI process, as a user runs it: wall and CPU (user + system) of the child.
-  const main = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../apps/cli/dist/main.js");
+  // A whole CLI process, as a user runs it (bench.js is one bundle in tools/bench/dist): wall and CPU (user + system) of the child.
+  const main = resolve(dirname(fileURLToPath(import.meta.url)), "../../../apps/cli/dist/main.js");
   if (existsSync(main)) {
     const walls: number[] = [];
     const cpus: number[] = [];
