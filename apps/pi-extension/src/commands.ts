@@ -88,7 +88,7 @@ async function foldCommand(pi: ExtensionAPI, registry: RuntimeRegistry, args: st
 export function registerCommands(pi: ExtensionAPI, registry: RuntimeRegistry): void {
   pi.registerMessageRenderer(RECALL_MESSAGE, renderRecallMessage);
   pi.registerCommand("recall", {
-    description: "Search this session (also folded output): /recall <words | regex like fail.*build or hook|inject | /regex/> [scope:lineage|all|compaction:N] [page:N]",
+    description: "Search this session (also folded output): /recall <words | regex like fail.*build or hook|inject | /regex/> [scope:lineage|all|compaction:N|sessions] [page:N]",
     handler: async (args, commandCtx) => {
       const ctx = outputContext(commandCtx);
       try {

@@ -15,7 +15,10 @@ export const RecallParams = Type.Object({
         "Words, identifiers (a prefix or a piece of one finds it), an error line, a path, or a regex: `/regex/`, or bare regex syntax as in pi-vcc (`fail.*build`, `hook|inject`, `\\d`, `[0-9]+`, `^…`, `…$`). Empty or absent with no code/expand: the latest entries.",
     }),
   ),
-  scope: Type.Optional(Type.String({ description: "`lineage` (default: the current branch), `all` (every branch), `compaction:N` or `compaction:latest`." })),
+  scope: Type.Optional(
+    Type.String({ description: "`lineage` (default: the current branch), `all` (every branch), `compaction:N`, `compaction:latest`, or `sessions` (every session of this project; each hit names its session)." }),
+  ),
+  session: Type.Optional(Type.String({ description: "With `expand` or `code`: the session a `scope: \"sessions\"` hit names (default: this session)." })),
   page: Type.Optional(Type.Integer({ minimum: 1, description: "Result page (1-based) when a search has more pages." })),
   expand: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { description: "`#N` entry numbers from search results to show in full." })),
 });
@@ -53,10 +56,10 @@ export function registerRecallTool(pi: ExtensionAPI, registry: RuntimeRegistry):
         const runtime = await registry.get(ctx);
         if (runtime.recall === undefined) return text("context_recall: this session has no session file, so there is nothing to recall from.", false);
         if (params.code !== undefined && params.code.trim().length > 0) {
-          const recalled = await runtime.recall.byCode(params.code.trim());
+          const recalled = await runtime.recall.byCode(params.code.trim(), params.session);
           return text(recalled.text, recalled.verified);
         }
-        if (params.expand !== undefined && params.expand.length > 0) return text(await runtime.recall.expand(params.expand));
+        if (params.expand !== undefined && params.expand.length > 0) return text(await runtime.recall.expand(params.expand, params.session));
         return text(await runtime.recall.search({ query: params.query, scope: params.scope, page: params.page, pageSyntax: TOOL_PAGE }));
       } catch (error) {
         return text(`context_recall failed: ${error instanceof Error ? error.message : String(error)}`, false);

@@ -53,5 +53,5 @@ export async function openSessionRuntime(ctx: Pick<ExtensionContext, "sessionMan
   const { outcomes } = await readSeedIndexFile(seedIndex);
   const state = FoldState.restore(currentView(outcomes), nextSeq(outcomes), unfoldMarks(ctx));
   const folder = new ContextFolder(state, options, { sessionId, seedIndex, cwd: ctx.cwd, ledger: new LedgerTracker(sessionFile) });
-  return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex, folder, recall: new RecallService(sessionFile), failures };
+  return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex, folder, recall: new RecallService(sessionFile, ctx.cwd), failures };
 }

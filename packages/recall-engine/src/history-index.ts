@@ -10,7 +10,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
 import { defaultCachePath, readCacheBytes } from "./index-cache.js";
 import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, type TermSessions } from "./history-dictionary.js";
-import { openRecall, tailLogPath } from "./open-recall.js";
+import { openRecall, openRecallSnapshot, type SnapshotRecall, tailLogPath } from "./open-recall.js";
 import { parseQuery, piecesOf } from "./query.js";
 import type { ScoredDoc } from "./rank.js";
 import { recallFile } from "./recall-file.js";
@@ -30,6 +30,8 @@ const LOG_FLOOR = 256 * 1024;
 /** Holding the lock through a first build of a large history is expected: only a dead holder is taken over. */
 const LOCK_MS = 30 * 60_000;
 const TITLE_MAX = 80;
+/** Sessions kept open (index and block table) between searches of one process, most recently used last. */
+const KEEP_OPEN = 512;
 
 /** `$XDG_STATE_HOME/context-fold/history` (an absolute value only, as XDG says), else `~/.local/state/context-fold/history`. */
 export function historyRoot(env: Readonly<Record<string, string | undefined>> = process.env): string {
@@ -136,6 +138,8 @@ export class HistoryIndex {
   private readonly segments: string;
   private readonly onProgress: HistoryOptions["onProgress"];
   private manifest: Manifest;
+  /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
+  private readonly open = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly recall: SnapshotRecall }>();
 
   private constructor(sessionsDir: string, dir: string, options: HistoryOptions) {
     this.sessionsDir = resolve(sessionsDir);
@@ -350,13 +354,40 @@ export class HistoryIndex {
       return await this.searchOnce(query, options, update, true);
     } catch (error) {
       if (!(error instanceof SnapshotStaleError)) throw error;
+      this.open.clear();
       return this.searchOnce(query, options, update, false);
+    }
+  }
+
+  /**
+   * A word query over a session this process already opened from its block table, its bytes unchanged:
+   * ranked by the same index without loading it again (recallFile's own table path, kept open). Null
+   * when there is no table for its bytes or it turned out stale: then `rankSession` answers.
+   */
+  private rankKept(file: string, s: HistorySession, query: string, options: HistorySearchOptions): RankedSession | null {
+    let kept = this.open.get(file);
+    if (kept === undefined || kept.size !== s.size || kept.mtimeMs !== s.mtimeMs) {
+      const recall = openRecallSnapshot(file, { cacheDir: this.segments });
+      if (recall === null) return null;
+      kept = { size: s.size, mtimeMs: s.mtimeMs, recall };
+    }
+    this.open.delete(file);
+    try {
+      const rank = kept.recall.index.rank(query, options.scope === undefined ? {} : { scope: options.scope });
+      this.open.set(file, kept);
+      if (this.open.size > KEEP_OPEN) this.open.delete(this.open.keys().next().value as string);
+      return { label: s.path, file, blocks: kept.recall.session.blocks, rank };
+    } catch (error) {
+      if (error instanceof SnapshotStaleError) return null;
+      throw error;
     }
   }
 
   private async searchOnce(query: string, options: HistorySearchOptions, update: HistoryUpdate, tables: boolean): Promise<HistorySearchResult> {
     const chosen = this.manifest.sessions.filter((s) => inFilters(s, options));
     const want = this.candidates(query, options.regex === true);
+    // A regex reads every block's text: recallFile reads such sessions in full, faster than block by block.
+    const words = tables && want !== "all" ? true : tables && parseQuery(query, options.regex === true ? { regex: true } : {}).mode === "words";
     const opened: RankedSession[] = [];
     const skipped: { file: string; reason: string }[] = [];
     const merged: { s: number; hit: ScoredDoc }[] = [];
@@ -367,7 +398,7 @@ export class HistoryIndex {
       if (want !== "all" && !want.has(s.ordinal)) continue;
       const file = join(this.sessionsDir, s.path);
       try {
-        const item = await rankSession(file, s.path, query, { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(options.regex === undefined ? {} : { regex: options.regex }), cacheDir: this.segments }, tables);
+        const item = (words ? this.rankKept(file, s, query, options) : null) ?? await rankSession(file, s.path, query, { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(options.regex === undefined ? {} : { regex: options.regex }), cacheDir: this.segments }, tables);
         const k = opened.length;
         opened.push(item);
         mode = item.rank.parsed.mode;

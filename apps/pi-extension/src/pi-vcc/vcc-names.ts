@@ -17,7 +17,10 @@ export const VCC_RECALL_COMMAND = "pi-vcc-recall";
 
 export const VccRecallParams = Type.Object({
   query: Type.Optional(Type.String({ description: "Words, identifiers, an error line, a path, or a regex (`hook|inject`). Empty: the latest entries." })),
-  scope: Type.Optional(Type.String({ description: "`lineage` (default: the active branch), `all` (every branch), `compaction:N` or `compaction:latest`." })),
+  scope: Type.Optional(
+    Type.String({ description: "`lineage` (default: the active branch), `all` (every branch), `compaction:N`, `compaction:latest`, or `sessions` (every session of this project; each hit names its session)." }),
+  ),
+  session: Type.Optional(Type.String({ description: "With `expand`: the session a `scope: \"sessions\"` hit names (default: this session)." })),
   page: Type.Optional(Type.Integer({ minimum: 1, description: "Result page (1-based) when a search has more pages." })),
   expand: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { description: "`#N` entry numbers from search results to show in full, untruncated." })),
 });
@@ -54,7 +57,7 @@ function registerVccRecallTool(pi: ExtensionAPI, registry: RuntimeRegistry): voi
         const runtime = await registry.get(ctx);
         if (runtime.recall === undefined) return result(`${VCC_RECALL_TOOL}: this session has no session file, so there is nothing to recall from.`, false);
         if (!runtime.recall.written()) return result(`${VCC_RECALL_TOOL}: nothing to recall yet: this session has not been written to disk.`, false);
-        if (params.expand !== undefined && params.expand.length > 0) return result(await runtime.recall.expand(params.expand), true);
+        if (params.expand !== undefined && params.expand.length > 0) return result(await runtime.recall.expand(params.expand, params.session), true);
         return result(await runtime.recall.search({ query: params.query, scope: params.scope, page: params.page }), true);
       } catch (error) {
         return result(`${VCC_RECALL_TOOL} failed: ${error instanceof Error ? error.message : String(error)}`, false);
@@ -90,7 +93,7 @@ export function registerVccNames(pi: ExtensionAPI, registry: RuntimeRegistry): (
     }
     if (!taken.includes(`/${VCC_RECALL_COMMAND}`)) {
       pi.registerCommand(VCC_RECALL_COMMAND, {
-        description: "Search this session (pi-vcc's command; same as /recall): /pi-vcc-recall <query> [scope:lineage|all|compaction:N] [page:N]",
+        description: "Search this session (pi-vcc's command; same as /recall): /pi-vcc-recall <query> [scope:lineage|all|compaction:N|sessions] [page:N]",
         handler: async (args, rawCtx) => {
           const commandCtx = outputContext(rawCtx);
           try {

@@ -7,6 +7,7 @@ import { extractSeedSuite } from "./extract-seed.js";
 import { extractFactsSuite } from "./extract-facts.js";
 import { compactSuite } from "./compact.js";
 import { recallSuite } from "./recall.js";
+import { historySuite } from "./history.js";
 import { foldSuite } from "./fold.js";
 import { compactionHookSuite } from "./compaction-hook.js";
 import { handoffInventorySuite } from "./handoff-inventory.js";
@@ -25,6 +26,7 @@ export const suites: Record<string, BenchSuite> = {
   "extract-facts": extractFactsSuite,
   compact: compactSuite,
   recall: recallSuite,
+  history: historySuite,
   fold: foldSuite,
   "compaction-hook": compactionHookSuite,
   "handoff-inventory": handoffInventorySuite,

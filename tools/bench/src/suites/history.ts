@@ -1,0 +1,126 @@
+// Recall across a whole history (the history index of a sessions folder): first build, warm query in
+// process, a whole `context-fold recall --sessions` process (wall and CPU), the update after one session
+// grew by 100 KB, and the index's size against the sessions' bytes. The history's shape is an option,
+// since generating the issue's 1,000 sessions of ≈400 KB takes long on a small machine:
+// BENCH_HISTORY_SESSIONS (default 1000) and BENCH_HISTORY_SIZE (default 400kb).
+import { spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { readSession } from "@context-fold/ledger-reader";
+import { HistoryIndex, historyDirFor, listHistories, listSessionFiles } from "@context-fold/recall-engine";
+import { generateSession, parseSize } from "@context-fold/session-gen";
+import { freshEntryLines } from "../appends.js";
+import type { BenchRow, BenchSuite } from "../types.js";
+
+const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** The generated history, made once per shape and kept under the bench's output folder. */
+async function history(out: string, count: number, size: number): Promise<string> {
+  const dir = join(out, `history-${String(count)}x${String(size)}`);
+  const done = join(dir, ".complete");
+  if (existsSync(done)) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  for (let k = 0; k < count; k++) {
+    const project = `--home-dev-project-${String(k % 7)}--`;
+    mkdirSync(join(dir, project), { recursive: true });
+    const day = String(1 + (k % 28)).padStart(2, "0");
+    await generateSession(join(dir, project, `s${String(k).padStart(5, "0")}.jsonl`), { seed: 1000 + k, size, cwd: `/home/dev/project-${String(k % 7)}`, startTime: `2026-03-${day}T09:00:00.000Z` });
+  }
+  writeFileSync(done, "");
+  return dir;
+}
+
+function folderBytes(dir: string): number {
+  let total = 0;
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) if (e.isFile()) total += statSync(join(e.parentPath, e.name)).size;
+  return total;
+}
+
+/** Rare words (one session's own identifiers) and common ones, drawn from the history deterministically. */
+async function queriesFor(files: readonly string[]): Promise<string[]> {
+  const out = ["checksum drift", "refreshToken rotation", "src/ledger/reader.ts"];
+  const token = /[A-Za-z_][A-Za-z0-9_]{9,40}/g;
+  for (let k = 0; k < 5; k++) {
+    const file = files[Math.floor((k * files.length) / 5)];
+    if (file === undefined) continue;
+    const session = await readSession(file);
+    const text = session.blocks[Math.floor(session.blocks.length / 2)]?.text.slice(0, 400) ?? "";
+    const longest = (text.match(token) ?? []).reduce((a, b) => (b.length > a.length ? b : a), "");
+    if (longest !== "") out.push(longest);
+  }
+  return out;
+}
+
+export const historySuite: BenchSuite = async (ctx) => {
+  const count = Number(process.env["BENCH_HISTORY_SESSIONS"] ?? "1000");
+  const size = parseSize(process.env["BENCH_HISTORY_SIZE"] ?? "400kb");
+  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`BENCH_HISTORY_SESSIONS must be a positive integer, got ${String(process.env["BENCH_HISTORY_SESSIONS"])}`);
+  const label = `${String(count)} × ${String(Math.round(size / 1000))} KB`;
+  const out = resolve(ctx.workDir, "..");
+  const dir = await history(out, count, size);
+  const files = listSessionFiles(dir);
+  const sessionBytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
+  const root = join(ctx.workDir, "history-state");
+  rmSync(root, { recursive: true, force: true });
+  const rows: BenchRow[] = [];
+  const note = `${String(files.length)} sessions, ${round(sessionBytes / 1e6, 1)} MB`;
+
+  const rss0 = process.resourceUsage().maxRSS;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const index = HistoryIndex.for(dir, { root });
+  await index.update();
+  const build = performance.now() - t0;
+  const buildCpu = process.cpuUsage(c0);
+  rows.push({ suite: "history", case: "first build", size: label, value: round(build / 1000), unit: "s", target: "≤ 60 s (1,000 × 400 KB)", note: `${note}; CPU ${round((buildCpu.user + buildCpu.system) / 1e6)} s` });
+  rows.push({ suite: "history", case: "peak RSS (process, build included)", size: label, value: round(process.resourceUsage().maxRSS / 1024), unit: "MB", target: "≤ 400 MB", note: `before the build: ${round(rss0 / 1024)} MB` });
+  const kept = listHistories(root)[0];
+  rows.push({ suite: "history", case: "index size / sessions' bytes", size: label, value: round((kept?.bytes ?? folderBytes(historyDirFor(dir, root))) / sessionBytes, 3), unit: "ratio", target: "≤ 0.6" });
+
+  const queries = await queriesFor(files);
+  for (const q of queries) await index.search(q); // warm-up: JIT, page cache
+  const times: number[] = [];
+  const opened: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    for (const q of queries) {
+      const s = performance.now();
+      const found = await index.search(q);
+      times.push(performance.now() - s);
+      opened.push(found.searched);
+    }
+  }
+  rows.push({ suite: "history", case: "warm query p50 (in process)", size: label, value: round(median(times)), unit: "ms", target: "≤ 50 ms", note: `${String(queries.length)} queries; sessions opened per query p50 ${String(median(opened))}` });
+
+  // A whole CLI process, as a user runs it (bench.js is one bundle in tools/bench/dist): wall and CPU (user + system) of the child.
+  const main = resolve(dirname(fileURLToPath(import.meta.url)), "../../../apps/cli/dist/main.js");
+  if (existsSync(main)) {
+    const walls: number[] = [];
+    const cpus: number[] = [];
+    for (const q of queries.slice(0, 5)) {
+      const script = `TIMEFORMAT='%U %S'; time ${JSON.stringify(process.execPath)} ${JSON.stringify(main)} recall --sessions ${JSON.stringify(dir)} ${JSON.stringify(q)} --json > /dev/null`;
+      const s = performance.now();
+      const child = spawnSync("bash", ["-c", script], { env: { ...process.env, XDG_STATE_HOME: join(root, "..", "xdg") }, encoding: "utf8" });
+      walls.push(performance.now() - s);
+      const [user, sys] = (child.stderr.trim().split("\n").pop() ?? "").split(" ").map(Number);
+      cpus.push(((user ?? Number.NaN) + (sys ?? Number.NaN)) * 1000);
+    }
+    // The first of these builds the CLI's own history (its state folder differs): measure the later ones.
+    rows.push({ suite: "history", case: "recall --sessions process, CPU p50", size: label, value: round(median(cpus.slice(1))), unit: "ms", target: "≤ 250 ms", note: `wall p50 ${round(median(walls.slice(1)))} ms; first (building) run ${round(walls[0] ?? Number.NaN)} ms` });
+  }
+
+  // One session grows by 100 KB (message entries after its leaf), then the update that takes it in.
+  const grown = files[Math.floor(files.length / 2)] as string;
+  const session = await readSession(grown);
+  appendFileSync(grown, freshEntryLines(grown, { bytes: 100_000, tag: "history-bench", parentId: session.leafId, onlyMessages: true, sourceLines: 400 }));
+  const u0 = performance.now();
+  const report = await index.update();
+  rows.push({ suite: "history", case: "update after one session grew 100 KB", size: label, value: round(performance.now() - u0), unit: "ms", target: "≤ 100 ms", note: `grown ${String(report.grown)}, unchanged ${String(report.unchanged)}, dictionary merged: ${String(report.merged)}` });
+  return rows;
+};
