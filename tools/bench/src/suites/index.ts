@@ -14,6 +14,7 @@ import { hindsightSuite } from "./hindsight.js";
 import { gardenerSuite } from "./gardener.js";
 import { memorySuite } from "./memory.js";
 import { turnReplaySuite } from "./turn-replay.js";
+import { piTurnsSuite } from "./pi-turns.js";
 
 export const suites: Record<string, BenchSuite> = {
   "session-gen": sessionGenSuite,
@@ -30,4 +31,5 @@ export const suites: Record<string, BenchSuite> = {
   gardener: gardenerSuite,
   memory: memorySuite,
   "turn-replay": turnReplaySuite,
+  "pi-turns": piTurnsSuite,
 };

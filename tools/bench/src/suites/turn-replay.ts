@@ -134,12 +134,11 @@ async function replay(source: string, dir: string): Promise<{ turns: TurnCost[];
       pi(() => {
         event = { type: "context", messages: structuredClone(sm.buildSessionContext().messages) as object[] };
       });
-      const before = sm.getEntries().length;
       const used = process.cpuUsage();
       const result = (await call("context", event)) as { messages?: object[] } | undefined;
       const spent = cpuMs(used);
-      // A fold event appends a record to the seed index (not the session): seen as a changed context.
-      const didFold = result?.messages !== undefined && sm.getEntries().length === before && changedStubs(result.messages, sent);
+      // A fold event appends a record to the seed index (not the session): seen as a new stub in the context.
+      const didFold = result?.messages !== undefined && changedStubs(result.messages, sent);
       if (didFold) {
         steps.fold += spent;
         folded = true;
