@@ -4,7 +4,7 @@
 // lineage blocks it added to the facts kept for the session; a branch switch starts them again.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { createFactsAccumulator, type FactsAccumulator } from "@context-fold/extractors";
-import { type Block, blocksOfEntry, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { lineageBlocks, lineageBlocksAfter, type Session } from "@context-fold/ledger-reader";
 import { runtimeSession } from "../handoff/runtime-handoff.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import { type SessionOf, tellerOf } from "./auto-recall.js";
@@ -23,27 +23,12 @@ interface RetainFeed {
 const feeds = new WeakMap<object, RetainFeed>();
 
 /**
- * The lineage blocks after `leafId` (the leaf when last fed), or undefined when the lineage no longer
- * runs through it (Pi moved to another branch): walks back from the leaf only over what is new.
- */
-function blocksAfter(session: Session, leafId: string | null): Block[] | undefined {
-  if (leafId === null || !session.lineageIds.has(leafId)) return undefined;
-  const fresh: Block[][] = [];
-  for (let i = session.lineage.length - 1; i >= 0; i--) {
-    const entry = session.lineage[i];
-    if (entry === undefined || entry.id === leafId) break;
-    fresh.push(blocksOfEntry(session, entry));
-  }
-  return fresh.reverse().flat();
-}
-
-/**
  * The facts and refs of `owner`'s session (a runtime), fed with what the lineage gained since the last
  * call; from the start on a new branch or a session read again from scratch (its block list is new).
  */
 export function retainFeed(owner: object, session: Session, cwd: string): Pick<RetainFeed, "facts" | "refs"> {
   const previous = feeds.get(owner);
-  const fresh = previous?.session.blocks === session.blocks ? blocksAfter(session, previous.leafId) : undefined;
+  const fresh = previous !== undefined && previous.session.blocks === session.blocks && previous.leafId !== null ? lineageBlocksAfter(session, previous.leafId) : undefined;
   const feed: RetainFeed =
     previous !== undefined && fresh !== undefined
       ? { ...previous, session, leafId: session.leafId }
