@@ -1,12 +1,31 @@
 // The session file as read so far, grown incrementally (cost ∝ appended bytes). Pi creates the file
 // lazily, so a missing file is "nothing yet", not an error; a replaced or truncated file is read again.
-// Reads are serialized: an update consumes the previous snapshot, so two may never overlap.
+// Reads are serialized: an update consumes the previous snapshot, so two may never overlap. Several
+// handlers ask on every turn (the context hook, the compaction's turn end, the gate): when one stat
+// shows the file as it was at the last read, the last snapshot is returned without opening the file.
+import { stat } from "node:fs/promises";
 import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
+
+/** What one stat says about the file: equal stamps mean nothing was appended, replaced or rewritten. */
+interface Stamp {
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+}
+
+function sameStamp(a: Stamp | undefined, b: Stamp): boolean {
+  return a !== undefined && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
 
 export class LedgerTracker {
   readonly path: string;
   #session: Session | undefined;
   #reading: Promise<Session | undefined> | undefined;
+  /** The file's stamp taken before the read that produced `#session`. */
+  #stamp: Stamp | undefined;
+  #reads = 0;
 
   constructor(path: string) {
     this.path = path;
@@ -28,11 +47,25 @@ export class LedgerTracker {
     return next;
   }
 
+  /** Times the file was opened and read (the first read and every update that found a change). */
+  get reads(): number {
+    return this.#reads;
+  }
+
   async #read(): Promise<Session | undefined> {
+    // Taken before reading: a write landing during the read changes the stamp, so the next call reads again.
+    const stamp = await stat(this.path).then(
+      (s): Stamp => ({ dev: s.dev, ino: s.ino, size: s.size, mtimeMs: s.mtimeMs, ctimeMs: s.ctimeMs }),
+      () => undefined,
+    );
+    if (this.#session !== undefined && stamp !== undefined && sameStamp(this.#stamp, stamp)) return this.#session;
+    this.#stamp = stamp;
+    this.#reads += 1;
     try {
       this.#session = this.#session === undefined ? await readSession(this.path) : await updateSession(this.#session);
       return this.#session;
     } catch (error) {
+      this.#stamp = undefined;
       if (!(error instanceof LedgerError)) throw error;
       if (error.code === "NOT_FOUND" || error.code === "EMPTY") {
         this.#session = undefined;

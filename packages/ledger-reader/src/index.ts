@@ -29,6 +29,7 @@ export {
   type SessionShape,
 } from "./read-session.js";
 export { contextView, contextEntries } from "./context-view.js";
+export { lineageBlocksAfter } from "./lineage-tail.js";
 export { resolveAnchor, blocksWithAnchor } from "./resolve-anchor.js";
 export { walkLineage, walkRecovered } from "./lineage.js";
 export { damageEffects, describeConsequence, type DamageConsequence, type DamageEffect } from "./damage-effects.js";

@@ -16,17 +16,29 @@ export interface BlockRef {
   readonly args?: Readonly<Record<string, unknown>>;
 }
 
-/** The refs of a session's blocks; a tool result takes its call's arguments (the result block carries none). */
-export function blockRefs(blocks: Iterable<{ readonly index: number; readonly entryId: string; readonly timestamp: string | undefined; readonly toolName?: string; readonly toolCallId?: string; readonly args?: Readonly<Record<string, unknown>> }>): Map<number, BlockRef> {
-  const list = [...blocks];
-  const argsByCall = new Map<string, Readonly<Record<string, unknown>>>();
-  for (const b of list) if (b.toolCallId !== undefined && b.args !== undefined) argsByCall.set(b.toolCallId, b.args);
-  const refs = new Map<number, BlockRef>();
-  for (const b of list) {
-    const args = b.args ?? (b.toolCallId === undefined ? undefined : argsByCall.get(b.toolCallId));
-    refs.set(b.index, { entryId: b.entryId, timestamp: b.timestamp, ...(b.toolName === undefined ? {} : { toolName: b.toolName }), ...(args === undefined ? {} : { args }) });
+type RefBlock = { readonly index: number; readonly entryId: string; readonly timestamp: string | undefined; readonly toolName?: string; readonly toolCallId?: string; readonly args?: Readonly<Record<string, unknown>> };
+
+/** Refs of blocks fed so far, grown block by block (a turn adds only its own blocks). */
+export class BlockRefs {
+  readonly refs = new Map<number, BlockRef>();
+  readonly #argsByCall = new Map<string, Readonly<Record<string, unknown>>>();
+
+  /** Add blocks in #N order; a tool result takes its call's arguments (the result block carries none). */
+  add(blocks: Iterable<RefBlock>): void {
+    const list = [...blocks];
+    for (const b of list) if (b.toolCallId !== undefined && b.args !== undefined) this.#argsByCall.set(b.toolCallId, b.args);
+    for (const b of list) {
+      const args = b.args ?? (b.toolCallId === undefined ? undefined : this.#argsByCall.get(b.toolCallId));
+      this.refs.set(b.index, { entryId: b.entryId, timestamp: b.timestamp, ...(b.toolName === undefined ? {} : { toolName: b.toolName }), ...(args === undefined ? {} : { args }) });
+    }
   }
-  return refs;
+}
+
+/** The refs of a session's blocks. */
+export function blockRefs(blocks: Iterable<RefBlock>): Map<number, BlockRef> {
+  const refs = new BlockRefs();
+  refs.add(blocks);
+  return refs.refs;
 }
 
 export interface RetainInput {

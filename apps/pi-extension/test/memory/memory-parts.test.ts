@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createFactsAccumulator } from "@context-fold/extractors";
-import { lineageBlocks, readSession } from "@context-fold/ledger-reader";
+import { lineageBlocks, readSession, type Session } from "@context-fold/ledger-reader";
 import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { injectBlock } from "../../src/memory/auto-recall.js";
 import { type RecalledMemory, sendFailure } from "../../src/memory/memory-service.js";
@@ -15,6 +15,8 @@ import { gitRemotes, OPT_OUT_FILE, projectBankId, projectIdentity, repoNameOf } 
 import { renderRecallBlock } from "../../src/memory/recall-block.js";
 import { REDACTED, redactSecrets } from "../../src/memory/redact-secrets.js";
 import { type BlockRef, blockRefs, retainItems } from "../../src/memory/retain-items.js";
+import { retainFeed } from "../../src/memory/auto-retain.js";
+import { LedgerTracker } from "../../src/ledger-tracker.js";
 import { HindsightError } from "@context-fold/memory-gardener-client";
 import { appendJob, writeJobSession } from "../support/pi-written-session.js";
 
@@ -237,5 +239,43 @@ describe("recall block", () => {
     expect(out[0]).toBe(messages[0]);
     expect(messages[2]?.content).toEqual([{ type: "text", text: "where is the cache?" }]);
     expect(injectBlock(messages, "not there", "b")).toBeUndefined();
+  });
+});
+
+describe("auto-retain's feed grows with the turn", () => {
+  test("fed turn by turn (and across a branch switch) it equals extraction over the whole lineage", async () => {
+    const dir = tempDir("cf-retain-feed-");
+    const written = writeJobSession(dir, dir, 0);
+    const m = written.manager;
+    const tracker = new LedgerTracker(written.file);
+    const owner = {};
+    const whole = (session: Session): { facts: string; refs: string } => {
+      const blocks = lineageBlocks(session);
+      const acc = createFactsAccumulator({ cwd: session.header.cwd ?? dir });
+      acc.add(blocks);
+      return { facts: JSON.stringify([acc.facts(), acc.artifacts()]), refs: JSON.stringify([...blockRefs(blocks)]) };
+    };
+    const check = async (): Promise<void> => {
+      const session = await tracker.current();
+      if (session === undefined) throw new Error("no session");
+      const { facts, refs } = retainFeed(owner, session, dir);
+      expect({ facts: JSON.stringify([facts.facts(), facts.artifacts()]), refs: JSON.stringify([...refs.refs]) }).toEqual(whole(session));
+    };
+    const at = Date.UTC(2026, 10, 29, 8);
+    m.appendMessage({ role: "user", content: [{ type: "text", text: "Build the frobnicator in src/frob.ts." }], timestamp: at });
+    appendJob(m, 1, at + 60_000);
+    await check();
+    const fork = m.getLeafId();
+    m.appendMessage({ role: "user", content: [{ type: "text", text: "Always use SQLite for the cache, never JSON files." }], timestamp: at + 120_000 });
+    appendJob(m, 2, at + 180_000);
+    await check();
+    // Pi moves to another branch: the feed starts again from that lineage.
+    if (fork === null) throw new Error("no leaf");
+    m.branch(fork);
+    m.appendMessage({ role: "user", content: [{ type: "text", text: "Use Postgres instead." }], timestamp: at + 240_000 });
+    appendJob(m, 3, at + 300_000);
+    await check();
+    appendJob(m, 4, at + 360_000);
+    await check();
   });
 });

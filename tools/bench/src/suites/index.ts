@@ -17,6 +17,7 @@ import { memorySuite } from "./memory.js";
 import { turnReplaySuite } from "./turn-replay.js";
 import { cliStartSuite } from "./cli-start.js";
 import { cliMemorySuite } from "./cli-memory.js";
+import { piTurnsSuite } from "./pi-turns.js";
 
 export const suites: Record<string, BenchSuite> = {
   "session-gen": sessionGenSuite,
@@ -36,4 +37,5 @@ export const suites: Record<string, BenchSuite> = {
   "turn-replay": turnReplaySuite,
   "cli-start": cliStartSuite,
   "cli-memory": cliMemorySuite,
+  "pi-turns": piTurnsSuite,
 };

@@ -1,0 +1,126 @@
+// A real headless Pi (issue 29's measurement): pi-ai's faux model, Pi's auto-compaction on, a 64k
+// window, TURNS turns that each run a bash command printing OUTPUT_LINES lines, three runs in one
+// process: Pi alone, Pi with context-fold, and Pi with context-fold and folding off. Per run: wall
+// time per turn (session.prompt), the largest context Pi sent the model (characters of the messages'
+// JSON, as the provider received them),
+// how many compactions happened and how many summary calls a model answered. Floors: ≤ 5 ms per turn at p50 over Pi alone, the folded
+// context peaking at ≤ 0.7× Pi alone's, no model-written compaction.
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { type AssistantMessage, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
+import { createAgentSession, DefaultResourceLoader, type ExtensionUIContext, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
+import type { BenchRow, BenchSuite } from "../types.js";
+
+const TURNS = 150;
+const OUTPUT_LINES = 360;
+const WINDOW = 64_000;
+
+/** apps/pi-extension, loaded by Pi from its package directory as `pi install` would. */
+function extensionDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    const candidate = join(dir, "apps", "pi-extension");
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+  }
+  throw new Error("apps/pi-extension not found above the bench");
+}
+
+function uiStub(): ExtensionUIContext {
+  return new Proxy({}, { get: (_t, key) => (key === "select" || key === "confirm" || key === "input" || key === "editor" ? () => Promise.resolve(undefined) : () => undefined) }) as ExtensionUIContext;
+}
+
+interface Run {
+  readonly turnMs: number[];
+  readonly peakChars: number;
+  /** Calls in which Pi asked the model for a summary (one compaction may make two). */
+  readonly summaryCalls: number;
+  readonly compactions: number;
+}
+
+async function run(dir: string, withExtension: boolean, env: Record<string, string>): Promise<Run> {
+  mkdirSync(dir, { recursive: true });
+  for (const [key, value] of Object.entries(env)) process.env[key] = value;
+  process.env["PI_CODING_AGENT_DIR"] = dir;
+  let peakChars = 0;
+  let summaryCalls = 0;
+  let responses = 0;
+  const reply = (content: Parameters<typeof fauxAssistantMessage>[0], toolUse: boolean): AssistantMessage =>
+    fauxAssistantMessage(content, { responseId: `resp_${String((responses += 1))}`, stopReason: toolUse ? "toolUse" : "stop" });
+  // Our prompts are "step N"; any other last user message is Pi asking for a compaction summary.
+  const step = (context: { messages: readonly unknown[] }): AssistantMessage => {
+    const messages = context.messages as readonly Record<string, unknown>[];
+    peakChars = Math.max(peakChars, JSON.stringify(messages).length);
+    const last = messages[messages.length - 1];
+    if (last?.["role"] === "toolResult") return reply(fauxText("built"), false);
+    const content = last?.["content"];
+    const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? "").join("\n") : "";
+    const m = /^step (\d+)$/.exec(text.trim());
+    if (m === null) {
+      summaryCalls += 1;
+      return reply(fauxText("## Goal\nBuild the project step by step.\n## Progress\nSteps ran and built."), false);
+    }
+    const command = `seq -f 'step ${m[1] ?? ""} line %g: compiled src/module.ts ok, 0 warnings, cached' 1 ${String(OUTPUT_LINES)}`;
+    return reply([fauxToolCall("bash", { command }, { id: `call_${m[1] ?? ""}` })], true);
+  };
+  const faux = fauxProvider({ models: [{ id: "faux-64k", contextWindow: WINDOW, reasoning: false, maxTokens: 4096 }] });
+  faux.setResponses(Array.from({ length: 4 * TURNS + 100 }, () => step));
+  const runtime = await ModelRuntime.create({ authPath: join(dir, "auth.json"), modelsPath: null });
+  runtime.registerNativeProvider(faux.provider);
+  await runtime.setRuntimeApiKey(faux.provider.id, "faux-key");
+  const loader = new DefaultResourceLoader({ cwd: dir, agentDir: dir, additionalExtensionPaths: withExtension ? [extensionDir()] : [] });
+  await loader.reload();
+  const manager = SessionManager.create(dir, join(dir, "sessions"));
+  const { session } = await createAgentSession({
+    cwd: dir,
+    agentDir: dir,
+    model: faux.getModel(),
+    thinkingLevel: "off",
+    modelRuntime: runtime,
+    resourceLoader: loader,
+    sessionManager: manager,
+    settingsManager: SettingsManager.inMemory({ compaction: { enabled: true }, retry: { enabled: false } }),
+    tools: ["bash"],
+  });
+  await session.bindExtensions({ uiContext: uiStub() });
+  const turnMs: number[] = [];
+  for (let turn = 1; turn <= TURNS; turn++) {
+    const start = performance.now();
+    await session.prompt(`step ${String(turn)}`);
+    turnMs.push(performance.now() - start);
+  }
+  const compactions = manager.getEntries().filter((e) => e.type === "compaction").length;
+  session.dispose();
+  for (const key of Object.keys(env)) Reflect.deleteProperty(process.env, key);
+  return { turnMs, peakChars, summaryCalls, compactions };
+}
+
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+const round = (n: number): number => Number(n.toFixed(2));
+
+export const piTurnsSuite: BenchSuite = async (ctx) => {
+  const alone = await run(join(ctx.workDir, "alone"), false, {});
+  const fold = await run(join(ctx.workDir, "fold"), true, {});
+  const off = await run(join(ctx.workDir, "fold-off"), true, { CONTEXT_FOLD_ENABLED: "false" });
+  const rows: BenchRow[] = [];
+  const size = `${String(TURNS)} turns`;
+  for (const [name, r] of [["Pi alone", alone], ["Pi + context-fold", fold], ["Pi + context-fold, folding off", off]] as const) {
+    rows.push({
+      suite: "pi-turns",
+      case: `${name}: turn p50 (wall)`,
+      size,
+      value: round(quantile(r.turnMs, 0.5)),
+      unit: "ms",
+      note: `p95 ${String(round(quantile(r.turnMs, 0.95)))} ms; context peak ${String(r.peakChars)} chars; ${String(r.compactions)} compactions, ${String(r.summaryCalls)} summary calls to the model`,
+    });
+  }
+  rows.push(
+    { suite: "pi-turns", case: "added per turn by context-fold (p50 over Pi alone)", size, value: round(quantile(fold.turnMs, 0.5) - quantile(alone.turnMs, 0.5)), unit: "ms", target: "≤ 5 ms" },
+    { suite: "pi-turns", case: "context peak, folded / Pi alone", size, value: round(fold.peakChars / alone.peakChars), unit: "ratio", target: "≤ 0.7" },
+  );
+  return rows;
+};
