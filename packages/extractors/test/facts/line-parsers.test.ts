@@ -10,6 +10,7 @@ import {
   isCorrection,
   isScopeChange,
   isSearchCommand,
+  printsFileContent,
   isTestCommand,
   nextSteps,
   parseDiagnostics,
@@ -145,6 +146,25 @@ describe("shell commands", () => {
     expect(shellWrites(">".repeat(MB))).toEqual([]);
     expect(shellWrites(`cat <<EOF\n${"x\n".repeat(MB / 2)}`)).toEqual([]);
     expect(shellWrites(`sed -i ${"'".repeat(MB)}`)).toEqual([]);
+  });
+});
+
+describe("printsFileContent", () => {
+  it("knows the commands that print one file", () => {
+    for (const c of ["cat package.json", "sed -n '765,800p' /repo/README.md", "head -50 src/a.ts", "cd pkg && tail -n 20 log.txt", 'grep -A 30 "### Custom Tools" README.md', "grep -n -e foo -e bar src/a.ts", "cat package.json | grep -A 5 scripts"])
+      expect(printsFileContent(c), c).toBe(true);
+  });
+
+  it("leaves searches that name files, writes and other programs alone", () => {
+    for (const c of ['grep -rn "x" src/', "grep -l foo a.ts b.ts", 'grep "x" a.ts b.ts', "grep foo", "cat > out.txt <<EOF", "cat", "ls -la src", "npm run build", 'grep -H "x" a.ts', "git show HEAD:README.md"])
+      expect(printsFileContent(c), c).toBe(false);
+  });
+
+  it("reads a long command in linear time", () => {
+    const t0 = performance.now();
+    expect(printsFileContent(`grep ${"-".repeat(200_000)}x a`)).toBe(false);
+    expect(printsFileContent(`cat ${"'a".repeat(100_000)}`)).toBe(true);
+    expect(performance.now() - t0).toBeLessThan(1000);
   });
 });
 
