@@ -120,8 +120,37 @@ function unquote(token: string): string | null {
   return t;
 }
 
+/** Programs that create or replace their last operand (or files inside it, when it is a directory). */
+const COPIERS = new Set(["cp", "mv", "install", "ln"]);
+
+/** `cp a b/` → `b/a`; `cp a b` → `b`; several sources → each inside the destination directory. */
+function copyTargets(tokens: readonly string[]): string[] {
+  // A recursive copy moves directories, not files.
+  const recursive = tokens.some((t) => t === "--recursive" || t === "--archive" || (t.startsWith("-") && !t.startsWith("--") && (t.includes("r") || t.includes("R") || t.includes("a"))));
+  if (recursive && tokens[0] === "cp") return [];
+  const operands = tokens.slice(1).filter((t) => !t.startsWith("-"));
+  if (operands.length < 2) return [];
+  const dest = unquote(operands[operands.length - 1] ?? "");
+  if (dest === null) return [];
+  const sources = operands.slice(0, -1);
+  if (sources.length === 1 && !dest.endsWith("/")) return [dest];
+  const out: string[] = [];
+  for (const src of sources) {
+    const s = unquote(src);
+    const name = s === null ? "" : s.slice(s.lastIndexOf("/") + 1);
+    if (name !== "") out.push(`${dest.replace(/\/+$/, "")}/${name}`);
+  }
+  return out;
+}
+
+/** Does the command text name a program `shellWrites` reads (a cheap test before parsing)? */
+export function mayWriteFiles(command: string): boolean {
+  return command.includes(">") || command.includes("sed") || command.includes("tee") || command.includes("cp ") || command.includes("mv ") || command.includes("install ") || command.includes("ln ");
+}
+
 /**
- * Files a shell command writes: output redirects (`> f`, `>> f`, `cat > f <<EOF`), `sed -i … f`, `tee [-a] f`.
+ * Files a shell command writes: output redirects (`> f`, `>> f`, `cat > f <<EOF`), `sed -i … f`, `tee [-a] f`,
+ * the destination of `cp`/`mv`/`install`/`ln` (inside it when it ends in "/" or takes several sources).
  * Heredoc bodies are skipped; `2>`, `&>` and /dev/* are not files. Conservative by design: a path that
  * cannot be read off the command text (variables, globs, quotes inside) is left out.
  */
@@ -138,6 +167,10 @@ export function shellWrites(command: string): ShellWrite[] {
       if (first === "sed" && tokens.some((t) => t === "-i" || t.startsWith("-i") || t === "--in-place")) {
         const p = unquote(tokens[tokens.length - 1] ?? "");
         if (p !== null && tokens.length >= 3) out.push({ path: p, mode: "in-place" });
+        continue;
+      }
+      if (COPIERS.has(first)) {
+        for (const p of copyTargets(tokens)) out.push({ path: p, mode: "truncate" });
         continue;
       }
       if (first === "tee") {

@@ -138,6 +138,17 @@ describe("shell commands", () => {
     expect(shellWrites("node x.js > $OUT 2>&1; ls *.ts > list.txt")).toEqual([{ path: "list.txt", mode: "truncate" }]);
     expect(shellWrites("grep -rn 'x' src")).toEqual([]);
   });
+  it("shellWrites reads the destination of cp, mv, install and ln", () => {
+    expect(shellWrites("cp packages/a/theme/light.json ~/.pi/agent/themes/custom-light.json")).toEqual([{ path: "~/.pi/agent/themes/custom-light.json", mode: "truncate" }]);
+    expect(shellWrites("mkdir -p out && cp a.json b/c.json out/")).toEqual([
+      { path: "out/a.json", mode: "truncate" },
+      { path: "out/c.json", mode: "truncate" },
+    ]);
+    expect(shellWrites("mv -f old.ts new.ts")).toEqual([{ path: "new.ts", mode: "truncate" }]);
+    expect(shellWrites("cp -r src dist")).toEqual([]);
+    expect(shellWrites("cp onlyone")).toEqual([]);
+    expect(shellWrites("cp $(npm root -g)/x/dark.json $HOME/x.json")).toEqual([]);
+  });
   it("adversarial: 1 MB commands", () => {
     expect(commandKey(`cd ${" ".repeat(MB)}`).length).toBeLessThanOrEqual(2000);
     expect(commandKey(`cd ${"a".repeat(MB)} &&`).length).toBeLessThanOrEqual(2000);
