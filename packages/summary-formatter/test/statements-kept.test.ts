@@ -118,3 +118,37 @@ describe("foreign previous summary sections", () => {
     expect(at("## Critical Context")).toBeLessThan(at("## Progress"));
   });
 });
+
+describe("Pi's model-written file sections", () => {
+  it("lifts the paths of `## Files Created/Modified` with the status its labels give", () => {
+    const text = [
+      "## Goal",
+      "- refactor the agent",
+      "",
+      "## Files Created/Modified",
+      "",
+      "**New files:**",
+      "- `/repo/src/core/agent-session.ts` (885 lines)",
+      "- `/repo/docs/refactor.md` (full plan with checkboxes)",
+      "",
+      "**Modified:**",
+      "- `/repo/src/main.ts` - wired the new session",
+      "",
+      "**Reference files (old code):**",
+      "- `/repo/src/tui/tui-renderer.ts`",
+      "",
+      "## Next Steps",
+      "- `npm run check` must pass",
+    ].join("\n");
+    const split = splitForeignSummary(text);
+    expect(split.files.map((f) => [f.status, f.text])).toEqual([
+      ["created", "/repo/src/core/agent-session.ts"],
+      ["created", "/repo/docs/refactor.md"],
+      ["modified", "/repo/src/main.ts"],
+      ["read", "/repo/src/tui/tui-renderer.ts"],
+    ]);
+    expect(split.lifted).toContainEqual({ heading: "## Files Created/Modified", items: 4 });
+    // A backticked command under another heading is no file.
+    expect(split.sections.find((s) => s.heading === "## Next Steps")?.lines).toEqual(["- `npm run check` must pass"]);
+  });
+});
