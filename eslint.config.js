@@ -1,18 +1,7 @@
 // Flat config: typescript-eslint on every workspace member, plus the layering rule of architecture.md.
 import tseslint from "typescript-eslint";
+import { layers } from "./tools/layers.mjs";
 
-// durable-fs is the one leaf every package may import (its declared exception to "stands alone"):
-// durable writes and the append lock have one home.
-const layers = {
-  "durable-fs": [],
-  "seed-index-format": ["durable-fs"],
-  "ledger-reader": ["durable-fs", "seed-index-format"],
-  extractors: ["durable-fs", "seed-index-format", "ledger-reader"],
-  "summary-formatter": ["durable-fs", "seed-index-format", "ledger-reader", "extractors"],
-  "recall-engine": ["durable-fs", "seed-index-format", "ledger-reader"],
-  "memory-gardener-client": ["durable-fs"],
-  "hindsight-local": ["durable-fs"],
-};
 const all = Object.keys(layers);
 
 const layerRules = Object.entries(layers).map(([pkg, allowed]) => ({

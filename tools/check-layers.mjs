@@ -3,20 +3,9 @@
 // never an app or a tool, and no module graph may contain an import cycle. Exits 1 on any violation.
 import { readFileSync, readdirSync, statSync, existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { layers } from "./layers.mjs";
 
 const root = resolve(import.meta.dirname, "..");
-// durable-fs is the one leaf every package may import (its declared exception to "stands alone"):
-// durable writes and the append lock have one home.
-const layers = {
-  "durable-fs": [],
-  "seed-index-format": ["durable-fs"],
-  "ledger-reader": ["durable-fs", "seed-index-format"],
-  extractors: ["durable-fs", "seed-index-format", "ledger-reader"],
-  "summary-formatter": ["durable-fs", "seed-index-format", "ledger-reader", "extractors"],
-  "recall-engine": ["durable-fs", "seed-index-format", "ledger-reader"],
-  "memory-gardener-client": ["durable-fs"],
-  "hindsight-local": ["durable-fs"],
-};
 const problems = [];
 
 function tsFiles(dir) {

@@ -1,4 +1,5 @@
 import { defineConfig } from "tsup";
 import { sharedConfig } from "../../tsup.shared.js";
 
-export default defineConfig(sharedConfig(["src/index.ts"]));
+// Built for the engines floor (package.json), which tools/check-engines-floor.mjs proves in CI.
+export default defineConfig(sharedConfig(["src/index.ts"], { target: "node20.12" }));

@@ -27,7 +27,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   compact: ["context-fold compact s.jsonl --budget 4000", "context-fold compact s.jsonl --format pi --previous summary.md"],
   handoff: ["context-fold handoff s.jsonl --goal 'finish the cache migration'"],
   inventory: ["context-fold inventory s.jsonl --top 10"],
-  eval: ["context-fold eval s.jsonl --rounds 3", "context-fold eval ../fixtures/*.jsonl --truth truth/ --json"],
+  eval: ["context-fold eval s.jsonl --rounds 3", "context-fold eval s.jsonl --rounds 4 --html report.html", "context-fold eval ../fixtures/*.jsonl --truth truth/ --json"],
   cache: ["context-fold cache", "context-fold cache latest", "context-fold cache clean --older-than 30d --dry-run"],
   "cache clean": ["context-fold cache clean --dry-run", "context-fold cache clean --older-than 7d"],
 };

@@ -1,5 +1,7 @@
 // How every command talks: one JSON document on stdout with --json, human text otherwise,
 // diagnostics on stderr, and the exit codes 0 ok / 1 findings / 2 usage or unreadable input.
+import { styleText } from "node:util";
+
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_USAGE = 2;
@@ -16,17 +18,15 @@ export class CliError extends Error {
   }
 }
 
-/** Colour only on a TTY and when NO_COLOR is unset (https://no-color.org). */
-export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
-  const noColor = process.env["NO_COLOR"];
-  return Boolean(stream.isTTY) && (noColor === undefined || noColor === "");
-}
+export type Style = "bold" | "dim" | "red" | "green" | "yellow" | "cyan" | "magenta" | "blue";
 
-export function style(text: string, code: "bold" | "dim" | "red" | "green" | "yellow" | "cyan"): string {
-  if (!useColor()) return text;
-  const codes = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39] } as const;
-  const [open, close] = codes[code];
-  return `\u001b[${open}m${text}\u001b[${close}m`;
+/**
+ * `text` in a style, when `stream` takes colour. Node's `styleText` decides that, by the same rule as
+ * Node's own output: `FORCE_COLOR` (1, 2, 3 or empty: on, even into a pipe; 0: off) comes first, then
+ * `NO_COLOR`, `NODE_DISABLE_COLORS` and `TERM=dumb` turn it off, and otherwise only a terminal gets it.
+ */
+export function style(text: string, code: Style, stream: NodeJS.WriteStream = process.stdout): string {
+  return styleText(code, text, { stream });
 }
 
 export function printJson(value: unknown): void {

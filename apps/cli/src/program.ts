@@ -1,6 +1,7 @@
-// Builds the `context-fold` command tree. Each command lives in commands/<name>.ts and registers itself.
+// Builds the `context-fold` command tree. Each command lives in commands/<name>.ts and registers itself;
+// a run loads only the command modules its arguments need (commands/index.ts).
 import { Command, CommanderError } from "commander";
-import { commands, type RegisterCommand } from "./commands/index.js";
+import { loadCommands, modulesFor, type RegisterCommand } from "./commands/index.js";
 import { reportError } from "./error-boundary.js";
 import { decorateHelp } from "./help-examples.js";
 import { setProgressWanted } from "./progress.js";
@@ -13,7 +14,12 @@ export interface ProgramOptions {
   commands?: readonly RegisterCommand[];
 }
 
-export function buildProgram(options: ProgramOptions = {}): Command {
+/** The whole command tree (every command module loaded, unless `options.commands` says which). */
+export async function buildProgram(options: ProgramOptions = {}): Promise<Command> {
+  return programWith(options.commands ?? (await loadCommands()));
+}
+
+function programWith(commands: readonly RegisterCommand[]): Command {
   const program = new Command("context-fold")
     .description("Keep long Pi coding-agent sessions alive: fold, compact, recall, garden. Deterministic, no model calls.")
     .version(version, "-V, --version")
@@ -24,7 +30,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   program.hook("preAction", () => {
     setProgressWanted(program.opts()["progress"] !== false);
   });
-  for (const register of options.commands ?? commands) register(program);
+  for (const register of commands) register(program);
   installSessionNames(program);
   decorateHelp(program);
   return program;
@@ -38,7 +44,13 @@ function wantsJson(argv: readonly string[]): boolean {
 
 /** Run the CLI; never throws, sets process.exitCode. */
 export async function run(argv: readonly string[], options: ProgramOptions = {}): Promise<void> {
-  const program = buildProgram(options);
+  let program: Command;
+  try {
+    program = programWith(options.commands ?? (await loadCommands(modulesFor(argv))));
+  } catch (error) {
+    reportError(error, wantsJson(argv));
+    return;
+  }
   try {
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {

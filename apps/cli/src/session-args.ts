@@ -1,39 +1,43 @@
 // Every command's session argument goes through the one resolver (recall-engine's session-names): a
 // path, a session id or unique id prefix in Pi's sessions folder, or `latest`. Applied by one preAction
 // hook, by the argument's declared name, so a command module only has to call its argument <session>.
-import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
-import { piSessionsDir, resolveSessionName, SessionNameError } from "@context-fold/recall-engine";
+// recall-engine is imported when a command is about to run, not when the program is built: `--version`
+// and `--help` never load it.
 import type { Command } from "commander";
+
+type Names = Pick<typeof import("@context-fold/recall-engine"), "resolveSessionName" | "SessionNameError">;
 
 /** Declared argument names that hold a session. */
 const SESSION_ARGUMENTS = new Set(["session", "session.jsonl"]);
 
-function resolveOrKeep(name: string): string {
+function resolveOrKeep(names: Names, name: string): string {
   try {
-    return resolveSessionName(name);
+    return names.resolveSessionName(name);
   } catch (error) {
-    if (error instanceof SessionNameError && error.code === "SESSION_NOT_FOUND") return name;
+    if (error instanceof names.SessionNameError && error.code === "SESSION_NOT_FOUND") return name;
     throw error;
   }
 }
 
-function resolveValue(value: unknown): unknown {
-  if (typeof value === "string") return resolveSessionName(value);
+function resolveValue(names: Names, value: unknown): unknown {
+  if (typeof value === "string") return names.resolveSessionName(value);
   // Of several sessions (eval), one that names nothing stays as given: the command skips it with its reason.
-  if (Array.isArray(value)) return value.map((v) => (typeof v === "string" ? resolveOrKeep(v) : v));
+  if (Array.isArray(value)) return value.map((v) => (typeof v === "string" ? resolveOrKeep(names, v) : v));
   return value;
 }
 
 /** Rewrites the session arguments (and a `--session` option) of the command about to run, in place. */
-export function resolveSessionArguments(command: Command): void {
+export async function resolveSessionArguments(command: Command): Promise<void> {
   // `recall --sessions` searches a folder: its positionals are query words, not a session.
   if (command.opts()["sessions"] !== undefined) return;
-  command.registeredArguments.forEach((argument, i) => {
-    if (SESSION_ARGUMENTS.has(argument.name()) && command.processedArgs[i] !== undefined) command.processedArgs[i] = resolveValue(command.processedArgs[i]);
-  });
   const option = command.opts()["session"];
-  if (typeof option === "string") command.setOptionValue("session", resolveSessionName(option));
+  const named = command.registeredArguments.some((argument, i) => SESSION_ARGUMENTS.has(argument.name()) && command.processedArgs[i] !== undefined);
+  if (!named && typeof option !== "string") return;
+  const names: Names = await import("@context-fold/recall-engine");
+  command.registeredArguments.forEach((argument, i) => {
+    if (SESSION_ARGUMENTS.has(argument.name()) && command.processedArgs[i] !== undefined) command.processedArgs[i] = resolveValue(names, command.processedArgs[i]);
+  });
+  if (typeof option === "string") command.setOptionValue("session", names.resolveSessionName(option));
 }
 
 /** How a session may be named, said once in every session argument's help. */
@@ -48,18 +52,5 @@ function describeNaming(command: Command): void {
 
 export function installSessionNames(program: Command): void {
   describeNaming(program);
-  program.hook("preAction", (_program, actionCommand) => {
-    resolveSessionArguments(actionCommand);
-  });
-}
-
-/**
- * What `--sessions [value]` names: a folder when the value is an existing directory; otherwise the value
- * is the query's first word and the folder is Pi's sessions folder (`recall --sessions refreshToken`).
- */
-export function sessionsTarget(value: string | true): { dir: string; firstWord: string | undefined } {
-  if (value === true) return { dir: piSessionsDir(), firstWord: undefined };
-  const dir = resolve(value);
-  if (existsSync(dir) && statSync(dir).isDirectory()) return { dir, firstWord: undefined };
-  return { dir: piSessionsDir(), firstWord: value };
+  program.hook("preAction", (_program, actionCommand) => resolveSessionArguments(actionCommand));
 }

@@ -8,11 +8,13 @@ import {
   damageEffects,
   describeConsequence,
   readSession,
+  readSessionShape,
   recoveredLineage,
   type Block,
   type Damage,
   type Entry,
   type Session,
+  type SessionShape,
 } from "@context-fold/ledger-reader";
 import { CliError, EXIT_USAGE, warn } from "./output.js";
 import { withProgress } from "./progress.js";
@@ -113,6 +115,20 @@ export async function readSessionForCli(file: string, options: { warnDamage?: bo
   warnFragment(session);
   if (options.warnDamage !== false) warnDamage(session);
   return session;
+}
+
+/**
+ * Read only a session's shape (entries without content, blocks counted, tree, compactions, damage):
+ * for a command whose answer needs no block text (inspect), in memory that grows with the number of
+ * entries, not with the file. Same reader errors, progress bar and fragment warning as readSessionForCli.
+ */
+export async function readSessionShapeForCli(file: string, options: { warnDamage?: boolean; fragment?: boolean } = {}): Promise<SessionShape> {
+  const shape = await withProgress(`reading ${basename(file)}`, "bytes", (bar) =>
+    readSessionShape(file, { ...(options.fragment === true ? { fragment: true } : {}), onBytes: (read, total) => bar.update(read, total) }),
+  );
+  warnFragment(shape.session);
+  if (options.warnDamage !== false) warnDamage(shape.session);
+  return shape;
 }
 
 /** The first bytes of `path` hold a Pi session header line (`{"type":"session",…}`). */

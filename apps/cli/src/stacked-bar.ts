@@ -1,5 +1,8 @@
 // A stacked bar drawn in text: parts of one whole side by side, each its own fill character, widths by
 // largest remainder so they always add up to the bar's width, with a legend of tokens and shares.
+// Where the terminal takes colour each part also gets its own colour; the fill characters alone still
+// tell the parts apart without it.
+import { style, type Style } from "./output.js";
 
 export interface BarPart {
   readonly label: string;
@@ -7,6 +10,7 @@ export interface BarPart {
 }
 
 const FILLS = ["█", "▓", "▒", "░", "#", "="];
+const COLOURS: readonly Style[] = ["cyan", "yellow", "green", "magenta", "blue", "red"];
 
 /** Widths (in characters) of each part: proportional, summing to `width`, a non-zero part at least 1. */
 export function partWidths(values: readonly number[], width: number): number[] {
@@ -37,7 +41,11 @@ export function partWidths(values: readonly number[], width: number): number[] {
 export function stackedBar(parts: readonly BarPart[], width = 60): string {
   const widths = partWidths(parts.map((p) => p.value), width);
   const total = parts.reduce((a, p) => a + Math.max(0, p.value), 0);
-  const bar = parts.map((_, i) => (FILLS[i % FILLS.length] ?? "#").repeat(widths[i] ?? 0)).join("");
-  const legend = parts.map((p, i) => `  ${FILLS[i % FILLS.length] ?? "#"} ${p.label.padEnd(16)} ${String(p.value).padStart(9)} tokens ${total === 0 ? "" : `${String(Math.round((p.value / total) * 100)).padStart(3)}%`}`);
+  const fill = (i: number, n: number): string => {
+    const run = (FILLS[i % FILLS.length] ?? "#").repeat(n);
+    return n === 0 ? run : style(run, COLOURS[i % COLOURS.length] ?? "cyan");
+  };
+  const bar = parts.map((_, i) => fill(i, widths[i] ?? 0)).join("");
+  const legend = parts.map((p, i) => `  ${fill(i, 1)} ${p.label.padEnd(16)} ${String(p.value).padStart(9)} tokens ${total === 0 ? "" : `${String(Math.round((p.value / total) * 100)).padStart(3)}%`}`);
   return [`[${bar}]`, ...legend].join("\n");
 }

@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, realpathSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
+import { historyDirFor } from "@context-fold/recall-engine";
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -38,6 +39,10 @@ describe("context-fold cache", () => {
   const agentDir = join(root, "agent");
   const sessions = join(agentDir, "sessions");
   const saved = process.env["PI_CODING_AGENT_DIR"];
+  const savedState = process.env["XDG_STATE_HOME"];
+  // Histories go to the state folder: a temporary one, apart from `root` (whose files the tests compare).
+  const state = realpathSync(tempDir("cli-cache-state-"));
+  let historyDir: string;
   let old: { file: string; id: string };
   let recent: { file: string; id: string };
   let oldFolder: string;
@@ -45,6 +50,7 @@ describe("context-fold cache", () => {
 
   beforeAll(async () => {
     process.env["PI_CODING_AGENT_DIR"] = agentDir;
+    process.env["XDG_STATE_HOME"] = state;
     old = piSession(root, join(sessions, "old"), "alpha");
     recent = piSession(root, join(sessions, "recent"), "bravo");
     for (const s of [old, recent]) {
@@ -57,6 +63,9 @@ describe("context-fold cache", () => {
     for (const name of ["durable-artifacts.json", "memory-retained.json", "memory-outbox.jsonl", "garden-ledger.jsonl"]) writeFileSync(join(oldFolder, name), "{}\n");
     derived = [join(oldFolder, "recall-index.bin"), join(oldFolder, "recall-index.bin.blocks.json")];
     for (const f of derived) expect(existsSync(f), f).toBe(true);
+    expect((await cli(["recall", "--sessions", "looked"])).exit).toBe(0); // writes the history index of the folder
+    historyDir = historyDirFor(sessions);
+    expect(historyDir.startsWith(state)).toBe(true);
     age(join(sessions, "old"), 2);
     // The recent session's derived files are old, but the session itself was written a minute ago.
     age(dirname(seedIndexPath(recent.file, recent.id)), 2);
@@ -69,6 +78,8 @@ describe("context-fold cache", () => {
   afterAll(() => {
     if (saved === undefined) delete process.env["PI_CODING_AGENT_DIR"];
     else process.env["PI_CODING_AGENT_DIR"] = saved;
+    if (savedState === undefined) delete process.env["XDG_STATE_HOME"];
+    else process.env["XDG_STATE_HOME"] = savedState;
   });
 
   it("lists every kept file of every session in Pi's folder, by kind, with size and age", async () => {
@@ -81,6 +92,7 @@ describe("context-fold cache", () => {
     const kinds = Object.fromEntries((listed?.files ?? []).map((f) => [f.path.slice(oldFolder.length + 1), f.kind]));
     expect(kinds).toMatchObject({ "seed-index.jsonl": "seed-index", "recall-index.bin": "recall-cache", "recall-index.bin.blocks.json": "block-table", [`handoff-${old.id}.md`]: "handoff", "durable-artifacts.json": "artifacts", "memory-retained.json": "memory-retained", "memory-outbox.jsonl": "other" });
     for (const f of listed?.files ?? []) expect(f.bytes).toBe(statSync(f.path).size);
+    expect((doc as unknown as { histories: { dir: string; sessionsDir: string; sessions: number }[] }).histories).toEqual([expect.objectContaining({ dir: historyDir, sessionsDir: sessions, sessions: 2 })]);
     const human = await cli(["cache", old.file]);
     expect(human.stdout).toContain("seed-index");
     expect(human.stdout).toMatch(/recall-cache\s+[\d.]+ (B|KiB)\s+2d/);
@@ -92,9 +104,10 @@ describe("context-fold cache", () => {
     expect(r.exit, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as { dryRun: boolean; removed: { path: string }[]; recentSessions: string[] };
     expect(doc.dryRun).toBe(true);
-    expect(doc.removed.map((f) => f.path).sort()).toEqual([...derived].sort());
+    expect(doc.removed.map((f) => f.path).sort()).toEqual([...derived, historyDir].sort());
     expect(doc.recentSessions).toEqual([recent.file]);
     expect(filesUnder(root)).toEqual(before);
+    expect(existsSync(historyDir)).toBe(true);
   });
 
   it("--older-than leaves files younger than it", async () => {
@@ -108,6 +121,7 @@ describe("context-fold cache", () => {
     const r = await cli(["cache", "clean"]);
     expect(r.exit, r.stderr).toBe(0);
     expect(filesUnder(root)).toEqual(before.filter((f) => !derived.includes(f)));
+    expect(existsSync(historyDir)).toBe(false);
     expect(r.stdout).toContain("freed");
   });
 });

@@ -81,7 +81,7 @@ describe("the error boundary", () => {
   });
 
   it("each subcommand's help has an EXAMPLES section; garden marks its required options", async () => {
-    const program = buildProgram();
+    const program = await buildProgram();
     const missing: string[] = [];
     const visit = (command: Command, path: string): void => {
       for (const sub of command.commands) {

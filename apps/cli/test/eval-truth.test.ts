@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { generateSession } from "@context-fold/session-gen";
-import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
+import { describeShared, LINEAR_TIME_MS, sharedFixture, tempDir } from "@context-fold/test-support";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EvalInputError } from "../src/eval/eval-manifest.js";
 import { errorKeyWords, namesError, namesFile, sameEntry, scoreTruth, type TruthScoringInput } from "../src/eval/score-truth.js";
@@ -299,7 +299,7 @@ describe("pairing truth files with sessions by sha256", () => {
   });
 });
 
-describe("text matching used by the truth scoring is linear", () => {
+describe("text matching used by the truth scoring is linear", { timeout: LINEAR_TIME_MS }, () => {
   it("a 1 MB run of near-misses and of unmatched quotes", () => {
     expect(errorKeyWords("`".repeat(1_000_000))).toEqual([]);
     expect(errorKeyWords(`"a${"`x".repeat(300_000)}`).length).toBeGreaterThan(0);

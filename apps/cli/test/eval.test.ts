@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { lineageBlocks, parseSessionText, readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest, writeManifest } from "@context-fold/session-gen";
-import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
+import { describeShared, LINEAR_TIME_MS, sessionFixtures, tempDir } from "@context-fold/test-support";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseEvalManifest } from "../src/eval/eval-manifest.js";
 import { evaluateSession, type SessionEval } from "../src/eval/evaluate-session.js";
@@ -127,7 +127,7 @@ describe("ledger readings", () => {
     expect(needleQuery("renderBlock_BviwD")).toBe("renderBlock_BviwD");
   });
 
-  it("adversarial 1 MB inputs finish (one per scanner)", () => {
+  it("adversarial 1 MB inputs finish (one per scanner)", { timeout: LINEAR_TIME_MS }, () => {
     const mb = 1 << 20;
     expect(parseCommitLine("[".repeat(mb))).toBeNull();
     expect(parseCommitLine(`[${"a ".repeat(mb / 2)}`)).toBeNull();

@@ -154,6 +154,26 @@ describe("context-fold recall", () => {
     expect(json.hits[0]?.entryId).toBe(needle?.entryId);
     expect(r.stderr).not.toContain("searching sessions [");
   });
+
+  it("--sessions answers through the history index: the hit's session named, filters applied, --in expands it verified", async () => {
+    const needle = manifest.needles.find((n) => n.onLineage && n.kind === "hex");
+    const args = ["recall", "--sessions", sessionsDir, needle?.value ?? "", "--cache-dir", cacheDir];
+    const human = await cli(args);
+    expect(human.exit, human.stderr).toBe(0);
+    expect(human.stdout).toContain("Sessions:\n  --home-dev-project--/s.jsonl: /home/dev/project, 2026-03-01");
+    const json = JSON.parse((await cli([...args, "--json"])).stdout) as SearchJson & { named: Record<string, { file: string }>; searched: number };
+    expect(json.searched).toBe(1);
+    const other = JSON.parse((await cli([...args, "--json", "--project", "/elsewhere"])).stdout) as SearchJson & { sessions: number };
+    expect([other.sessions, other.total]).toEqual([0, 0]);
+    const later = JSON.parse((await cli([...args, "--json", "--since", "2026-04-01"])).stdout) as SearchJson;
+    expect(later.total).toBe(0);
+    expect((await cli([...args, "--since", "soon"])).exit).toBe(2);
+    const hit = json.hits[0];
+    const expanded = await cli(["recall", "--sessions", sessionsDir, "--in", hit?.session ?? "", "--expand", String(hit?.index), "--json", "--cache-dir", cacheDir]);
+    expect(expanded.exit, expanded.stderr).toBe(0);
+    expect(JSON.parse(expanded.stdout)).toMatchObject({ session: file, entries: [{ index: hit?.index, verified: true }] });
+    expect((await cli(["recall", "--sessions", sessionsDir, "--expand", "1", "--cache-dir", cacheDir])).exit).toBe(2);
+  });
 });
 
 describe("context-fold recall from the snapshot (no ledger parse)", () => {

@@ -3,8 +3,8 @@
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { outputContext } from "./command-output.js";
 import { RECALL_MESSAGE_TYPE } from "@context-fold/recall-engine";
-import { compactCommand } from "./compaction/compaction-hook.js";
-import { UNFOLD_ENTRY } from "./fold-state.js";
+import { compactCommand } from "./compaction/compaction-events.js";
+import { UNFOLD_ENTRY } from "./fold/fold-state.js";
 import { foldCompletions } from "./fold-completions.js";
 import { showFooter } from "./footer-status.js";
 import { renderRecallMessage } from "./render/recall-render.js";

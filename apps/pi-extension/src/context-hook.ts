@@ -1,7 +1,7 @@
 // Pi's `context` event → the fold engine. Never throws: on any failure of ours the call goes out with
 // Pi's messages unchanged, new folds stop for the session, and the user is told once.
 import type { ContextEvent, ContextEventResult, ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { tokensOfChars } from "./estimate.js";
+import { tokensOfChars } from "./fold/estimate.js";
 import { showFooter } from "./footer-status.js";
 import { notifier, type RuntimeRegistry } from "./runtime-registry.js";
 

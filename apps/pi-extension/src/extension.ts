@@ -2,7 +2,7 @@
 // session lifecycle together. Each concern lives in its own module; this file only connects them.
 import { type ExtensionAPI, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { registerCommands } from "./commands.js";
-import { CompactionRegistry, registerCompaction } from "./compaction/compaction-hook.js";
+import { CompactionRegistry, registerCompaction } from "./compaction/compaction-events.js";
 import { registerDebugSnapshots } from "./config/debug-snapshots.js";
 import { loadSettings, settingsNotices } from "./config/settings.js";
 import { registerContextHook } from "./context-hook.js";

@@ -2,7 +2,7 @@
 // folded blocks (newest first) with what each one was. Pi's editor replaces the whole argument text with
 // an item's value, so each value is the full argument.
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
-import type { FoldedSpan } from "./fold-state.js";
+import type { FoldedSpan } from "./fold/fold-state.js";
 
 export const FOLD_SUBCOMMANDS: readonly { readonly name: string; readonly description: string }[] = [
   { name: "status", description: "folds, tokens masked, usage and the next fold" },

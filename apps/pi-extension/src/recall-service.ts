@@ -1,7 +1,7 @@
 // Recall over the live session for the tool and the /recall command: one index per session, grown as
 // Pi appends; fold codes resolved through the seed index and verified against the session file.
 import { existsSync } from "node:fs";
-import { openRecall, type PageSyntax, renderResults, type SessionRecall, spanRecall } from "@context-fold/recall-engine";
+import { openRecall, type PageSyntax, renderExpanded, renderResults, renderSpans, type SessionRecall, spanRecall } from "@context-fold/recall-engine";
 
 export interface SearchRequest {
   readonly query?: string | undefined;
@@ -56,27 +56,13 @@ export class RecallService {
   /** Full text of `#N` blocks, each checked against the session file as it is now. */
   async expand(indices: readonly number[]): Promise<string> {
     const recall = await this.#open();
-    const parts: string[] = [];
-    for (const entry of recall.expand(indices)) {
-      const check = entry.verified ? "verified against the session file" : `NOT verified: ${entry.problem ?? "unknown"}`;
-      parts.push(`--- #${String(entry.index)} [${entry.label}] turn ${String(entry.turn)} (${check}) ---\n${entry.text}`);
-    }
-    return parts.length === 0 ? "No such entries." : parts.join("\n\n");
+    return renderExpanded(recall.expand(indices));
   }
 
   /** The full text behind a fold code, verified by sha256 against the session file. */
   async byCode(code: string): Promise<{ text: string; verified: boolean }> {
     const recall = await this.#open();
     const result = await spanRecall(recall.session, { code, view: "archival" });
-    const parts: string[] = [];
-    let verified = result.spans.length > 0;
-    for (const span of result.spans) {
-      const where = `${span.tool === undefined ? "" : `${span.tool} `}turn ${String(span.turn)}${span.index === undefined ? "" : ` #${String(span.index)}`}`;
-      if (span.status !== "verified") verified = false;
-      const status = span.status === "verified" ? "verified: sha256 matches the session file" : `${span.status}${span.reason === undefined ? "" : `: ${span.reason}`}`;
-      parts.push(`--- context-fold ${span.code} (${where}; ${status}) ---`);
-      if (span.text !== undefined) parts.push(span.text);
-    }
-    return { text: parts.join("\n"), verified };
+    return { text: renderSpans(result), verified: result.spans.length > 0 && result.spans.every((s) => s.status === "verified") };
   }
 }

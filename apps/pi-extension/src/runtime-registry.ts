@@ -1,9 +1,9 @@
 // One SessionRuntime per Pi session, opened on first use. If opening fails (an unreadable seed index,
 // say), the session still gets a runtime — with folding off — and the user is told once.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { ContextFolder } from "./context-folder.js";
+import { ContextFolder } from "./fold/context-folder.js";
 import { FailureReport } from "./failure-report.js";
-import { FoldState } from "./fold-state.js";
+import { FoldState } from "./fold/fold-state.js";
 import type { FoldOptions } from "./options.js";
 import { openSessionRuntime, runtimeKey, type SessionRuntime } from "./session-runtime.js";
 

@@ -3,9 +3,9 @@
 // sessions, so handlers never depend on the order in which Pi fires events.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { currentView, nextSeq, readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
-import { ContextFolder } from "./context-folder.js";
+import { ContextFolder } from "./fold/context-folder.js";
 import { FailureReport } from "./failure-report.js";
-import { FoldState, UNFOLD_ENTRY, type UnfoldMark } from "./fold-state.js";
+import { FoldState, UNFOLD_ENTRY, type UnfoldMark } from "./fold/fold-state.js";
 import { LedgerTracker } from "./ledger-tracker.js";
 import type { FoldOptions } from "./options.js";
 import { RecallService } from "./recall-service.js";

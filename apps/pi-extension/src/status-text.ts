@@ -1,5 +1,5 @@
 // The text `/context-fold` shows: folds, tokens masked, usage and when the next fold fires.
-import { thresholdTokens } from "./fold-planner.js";
+import { thresholdTokens } from "./fold/fold-planner.js";
 import type { SessionRuntime } from "./session-runtime.js";
 
 function pct(value: number): string {

@@ -1,23 +1,29 @@
 // The fold engine on sessions Pi's SessionManager wrote: the ladder (threshold, enough foldable, cap,
 // protected tail, current-loop thinking), estimated usage, a session file that does not exist yet,
 // records, and stubs that are a pure function of their span.
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { appendRecord, readSeedIndexFile, validateRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
-import { ContextFolder } from "../src/context-folder.js";
-import { planFold } from "../src/fold-planner.js";
-import { FoldState } from "../src/fold-state.js";
+import { ContextFolder } from "../src/fold/context-folder.js";
+import { planFold } from "../src/fold/fold-planner.js";
+import { FoldState } from "../src/fold/fold-state.js";
 import { LedgerTracker } from "../src/ledger-tracker.js";
 import { DEFAULT_FOLD_OPTIONS, type FoldOptions } from "../src/options.js";
-import { renderStub, STUB_PREFIX } from "../src/stub.js";
+import { renderStub, STUB_PREFIX } from "../src/fold/stub.js";
 import { writeJobSession } from "./support/pi-written-session.js";
 
 function folderFor(file: string, sessionId: string, options: FoldOptions = DEFAULT_FOLD_OPTIONS): { folder: ContextFolder; seedIndex: string } {
   const seedIndex = join(tempDir("seed-"), "seed-index.jsonl");
   const folder = new ContextFolder(new FoldState(), options, { sessionId, seedIndex, ledger: new LedgerTracker(file) });
   return { folder, seedIndex };
+}
+
+/** The file's bytes, hashed: taken before a run and compared after it. */
+function fileHash(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
 }
 
 function texts(messages: readonly Record<string, unknown>[]): string {
@@ -28,6 +34,7 @@ describe("the fold ladder", () => {
   test("below the threshold nothing folds; above it stale outputs fold, the tail stays verbatim", async () => {
     const s = writeJobSession(tempDir(), tempDir(), 8);
     const { folder, seedIndex } = folderFor(s.file, s.manager.getSessionId());
+    const before = fileHash(s.file);
     const messages = s.messages();
     expect(await folder.process(messages, { tokens: 1000, contextWindow: 20_000 })).toBeUndefined();
     expect(existsSync(seedIndex)).toBe(false);
@@ -56,7 +63,7 @@ describe("the fold ladder", () => {
     expect(record?.commands).toContain("./job.sh 1");
     expect(record?.userMessages[0]).toEqual({ turn: 1, firstLine: "job 1" });
     // The session file is read, never written.
-    expect(readFileSync(s.file, "utf8")).toBe(readFileSync(s.file, "utf8"));
+    expect(fileHash(s.file)).toBe(before);
   });
 
   test("a small window still folds: the tail is a fraction of the window", async () => {
@@ -203,5 +210,21 @@ describe("the seed index's append lock inside a hook", () => {
     expect(texts(out as Record<string, unknown>[])).toContain(STUB_PREFIX);
     const { outcomes } = await readSeedIndexFile(seedIndex);
     expect(outcomes.map((o) => o.outcome)).toEqual(["record"]);
+  });
+});
+
+describe("anchors come from ledger-reader's message converter", () => {
+  test("a tool result whose id makes no anchor is never a candidate, and planning does not throw", () => {
+    const big = "x".repeat(5000);
+    const messages = [
+      { role: "user", content: "go" },
+      { role: "toolResult", toolCallId: "call:edit:0123abcd", toolName: "bash", content: [{ type: "text", text: big }] },
+      { role: "toolResult", toolCallId: "call_ok", toolName: "bash", content: [{ type: "text", text: big }] },
+      { role: "user", content: "next" },
+      { role: "toolResult", toolCallId: "call_new1", toolName: "bash", content: [{ type: "text", text: "y" }] },
+      { role: "toolResult", toolCallId: "call_new2", toolName: "bash", content: [{ type: "text", text: "z" }] },
+    ];
+    const plan = planFold(messages, { tokens: 9_000, contextWindow: 10_000, estimated: false }, new FoldState(), { ...DEFAULT_FOLD_OPTIONS, minFoldFraction: 0 });
+    expect(plan?.candidates.map((c) => c.anchor)).toEqual(["r:call_ok"]);
   });
 });

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { currentView, readSeedIndexFile, seedIndexPath, validateRecord, type FoldIndexRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
-import { STUB_PREFIX } from "../src/stub.js";
+import { STUB_PREFIX } from "../src/fold/stub.js";
 import { type HeadlessPi, type ReceivedCall, startPi } from "./support/headless-pi.js";
 import { needle, scriptedModel, STUB_RE_SOURCE } from "./support/scripted-model.js";
 

@@ -84,6 +84,7 @@ export { buildFoldRecord, type ExtractFieldsOptions, extractRecordFields, type F
 export { classifyTool, isContentTool, newContent, PATH_KEYS, toolCommand, toolNames, toolPath, type ToolClass } from "./tool-calls/tool-class.js";
 export {
   buildCompactRecord,
+  buildCompactRecordStreamed,
   lastEntryTime,
   recordBlocks,
   type SessionBlocksOptions,

@@ -1,5 +1,6 @@
 // Public API of @context-fold/hindsight-local: a Hindsight-API-compatible memory bank on loopback.
-export { startLocalBank, versionAtLeast, DEFAULT_API_VERSION, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEM_BYTES } from "./server.js";
+export { startLocalBank, DEFAULT_API_VERSION, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEM_BYTES } from "./server.js";
+export { PATCH_MIN_VERSION, versionAtLeast } from "./api-version.js";
 export type { LocalBank, LocalBankOptions } from "./server.js";
 export { FAULT_HEADER } from "./faults.js";
 export type { FaultPlan, FaultController, FaultCounters } from "./faults.js";

@@ -3,7 +3,7 @@
 import { appendFileSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { FAULT_HEADER, JOURNAL_FILE, LocalBankOptionError, SNAPSHOT_FILE, startLocalBank } from "@context-fold/hindsight-local";
 
 async function call(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown; headers: Headers }> {
@@ -73,7 +73,7 @@ describe("list order, total and the archive", () => {
     }
   });
 
-  it("ranks recall deterministically and keeps a 1 MB one-character query linear", async () => {
+  it("ranks recall deterministically and keeps a 1 MB one-character query linear", { timeout: LINEAR_TIME_MS }, async () => {
     const bank = await startLocalBank();
     try {
       await call(bank.url, "POST", "/v1/default/banks/r/memories", { items: [{ content: "postgres runs on db-1" }, { content: "redis runs on cache-1" }, { content: "postgres backups nightly on db-1" }] });

@@ -2,6 +2,7 @@
 // stemming), reflect in the official shape without a model, GET documents/{id} (did a retain land?),
 // and a fault that carries a write out but loses its answer.
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { HindsightClient } from "@context-fold/memory-gardener-client";
 import { NO_MODEL_LINE, stem, startLocalBank, tokenize } from "@context-fold/hindsight-local";
 
@@ -40,7 +41,7 @@ describe("light stemming", () => {
     expect(stem("decision")).not.toBe(stem("decide"));
   });
 
-  it("is linear on adversarial input", () => {
+  it("is linear on adversarial input", { timeout: LINEAR_TIME_MS }, () => {
     const long = `${"s".repeat(200_000)}ing ${"e".repeat(200_000)}d`;
     const start = performance.now();
     expect(tokenize(long)).toHaveLength(2);

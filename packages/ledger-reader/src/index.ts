@@ -16,6 +16,7 @@ export type {
 export { LedgerError, type LedgerErrorCode } from "./errors.js";
 export {
   readSession,
+  readSessionShape,
   updateSession,
   parseSessionText,
   streamEntries,
@@ -25,9 +26,23 @@ export {
   isOnLineage,
   recoveredLineage,
   type ReadOptions,
+  type SessionShape,
 } from "./read-session.js";
 export { contextView, contextEntries } from "./context-view.js";
 export { resolveAnchor, blocksWithAnchor } from "./resolve-anchor.js";
 export { walkLineage, walkRecovered } from "./lineage.js";
 export { damageEffects, describeConsequence, type DamageConsequence, type DamageEffect } from "./damage-effects.js";
 export { blockTextAt, type EntryLocation } from "./block-text-from-file.js";
+export {
+  assistantPartAnchor,
+  assistantView,
+  type AssistantView,
+  blocksOfMessage,
+  type MessageBlock,
+  messageRole,
+  type PiMessage,
+  textPartsLength,
+  thinkingText,
+  toolResultView,
+  type ToolResultView,
+} from "./message-blocks.js";

@@ -40,6 +40,34 @@ function withoutText(raw: Record<string, unknown>): Record<string, unknown> {
   return { ...raw, message: rest };
 }
 
+/** Shape mode: one frozen raw per (type, message role), shared by every entry of that kind. */
+const SHARED_SHAPES = new Map<string, Readonly<Record<string, unknown>>>();
+
+/**
+ * An entry's `raw` as the shape read keeps it: its type and message role — shared by all entries of
+ * that kind, since ids, parent and time live on the Entry itself — plus, on its own object, a
+ * compaction's cut, size and summary or a context_edit's target and replacement. None of the message
+ * content: the rest stays in the file, at the entry's byte offset.
+ */
+function shapeOf(raw: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  const type = raw["type"];
+  if (type === "compaction" || type === "context_edit") {
+    const out: Record<string, unknown> = { type, id: raw["id"] };
+    // A context_edit keeps its replacement: few in any session, and what a record applies to its target.
+    for (const key of ["parentId", "timestamp", "firstKeptEntryId", "tokensBefore", "fromHook", "summary", "targetId", "replacement"]) if (key in raw) out[key] = raw[key];
+    return out;
+  }
+  const message = raw["message"];
+  const role = type === "message" && isRecord(message) && "role" in message ? message["role"] : undefined;
+  const key = `${String(type)}\u0000${typeof role === "string" ? role : typeof role}`;
+  let shared = SHARED_SHAPES.get(key);
+  if (shared === undefined) {
+    shared = Object.freeze(type === "message" && isRecord(message) ? { type, message: Object.freeze("role" in message ? { role } : {}) } : { type });
+    SHARED_SHAPES.set(key, shared);
+  }
+  return shared;
+}
+
 /** Everything readSession builds, kept between reads so `updateSession` only adds to it. */
 export class LedgerBuilder {
   readonly path: string;
@@ -95,12 +123,20 @@ export class LedgerBuilder {
 
   /** Set when a headerless file may be read as a fragment: the id its made-up header gets. */
   readonly fragmentId: string | undefined;
+  /**
+   * Shape mode (`readSessionShape`): entries keep only their shape (see `shapeOf`), blocks are counted
+   * (per kind, and each entry's first `#N` in `blockStart`) but not kept. Damage keeps its salvage.
+   */
+  readonly shape: boolean;
+  /** Shape mode: blocks per kind, in the order kinds were first seen. */
+  readonly blockKinds = new Map<string, number>();
 
-  constructor(path: string, options: { withText: boolean; streaming: boolean; fragmentId?: string }) {
+  constructor(path: string, options: { withText: boolean; streaming: boolean; fragmentId?: string; shape?: boolean }) {
     this.path = path;
     this.fragmentId = options.fragmentId;
     this.withText = options.withText;
     this.streaming = options.streaming;
+    this.shape = options.shape === true;
   }
 
   /**
@@ -383,7 +419,16 @@ export class LedgerBuilder {
         if (children === 1) this.branchPoints.push(parentId);
       }
     }
-    const blocks = entryBlocks(entry, this.blockCount, this.withText);
+    const blocks = entryBlocks(entry, this.blockCount, this.withText && !this.shape);
+    if (this.shape) {
+      const kept = { ...entry, raw: shapeOf(value) };
+      this.entries.push(kept);
+      this.byId.set(id, kept);
+      this.blockStart.push(this.blockCount);
+      for (const block of blocks) this.blockKinds.set(block.kind, (this.blockKinds.get(block.kind) ?? 0) + 1);
+      this.blockCount += blocks.length;
+      return;
+    }
     this.blockCount += blocks.length;
     const kept = this.withText ? entry : { ...entry, raw: withoutText(value) };
     if (this.streaming) {
@@ -459,6 +504,14 @@ export class LedgerBuilder {
       this.tailPublished = true;
     }
     return this.damaged;
+  }
+
+  /** The `#N` of one entry's blocks (shape mode holds no blocks, only where each entry's begin). */
+  blockIndexesOf(entry: Entry): readonly { readonly index: number }[] {
+    if (!this.shape) return this.blocksOf(entry);
+    const from = this.blockStart[entry.position] ?? this.blockCount;
+    const to = this.blockStart[entry.position + 1] ?? this.blockCount;
+    return to > from ? [{ index: from }, { index: to - 1 }] : [];
   }
 
   /** The blocks of one entry. */

@@ -90,7 +90,7 @@ export interface SegmentScan {
  */
 export function compactionSegments(
   lineage: readonly Entry[],
-  blocksOf: (entry: Entry) => readonly Block[],
+  blocksOf: (entry: Entry) => readonly Pick<Block, "index">[],
   indexOf: ReadonlyMap<string, number>,
   resume: SegmentScan = { segments: [], start: 0, scanned: 0 },
 ): SegmentScan {
@@ -145,7 +145,7 @@ export interface LineageState {
 export function advanceLineage(
   byId: ReadonlyMap<string, Entry>,
   leafId: string | null,
-  blocksOf: (entry: Entry) => readonly Block[],
+  blocksOf: (entry: Entry) => readonly Pick<Block, "index">[],
   previous: LineageState | undefined,
 ): LineageState {
   if (previous !== undefined && previous.leafId === leafId) return previous;

@@ -175,7 +175,7 @@ function snapshot(builder: LedgerBuilder, previous?: LineageState): { session: S
   const damaged = builder.damageWithTail();
   // Pi's leaf: the last entry it keeps (a recovered torn-line object is never Pi's leaf).
   const leafId = builder.leafId;
-  const lineage = advanceLineage(builder.byId, leafId, (entry) => builder.blocksOf(entry), previous);
+  const lineage = advanceLineage(builder.byId, leafId, (entry) => builder.blockIndexesOf(entry), previous);
   const session: Session = {
     path: builder.path,
     header,
@@ -212,6 +212,40 @@ export async function readSession(path: string, options: ReadOptions = {}): Prom
     const { session, lineage } = snapshot(builder);
     remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
     return session;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * A session read for its shape only, in memory that grows with the number of entries, not with their
+ * text: `session` has every entry (ids, type, time, message role, a compaction's cut and summary; no
+ * message content), the tree, lineage, compactions with their `#N` segments and all damage (with
+ * salvage) exactly as `readSession` gives them — but `session.blocks` is empty and `withText` false:
+ * blocks are only counted. What `inspect` shows; anything that needs text reads it by byte offset.
+ */
+export interface SessionShape {
+  readonly session: Session;
+  /** Blocks in the file (`#N` runs 0 … blockCount − 1). */
+  readonly blockCount: number;
+  /** Blocks per kind, kinds sorted. */
+  readonly blocksByKind: Readonly<Record<string, number>>;
+}
+
+/** Read a session's shape (see SessionShape). Never writes, truncates or locks the file. */
+export async function readSessionShape(path: string, options: Pick<ReadOptions, "onBytes" | "fragment"> = {}): Promise<SessionShape> {
+  const fh = await openReadOnly(path);
+  try {
+    const stats = await fh.stat();
+    if (stats.isDirectory()) throw new LedgerError("UNREADABLE", path, "is a directory, not a session file");
+    const fragmentId = options.fragment === true ? await fragmentIdOf(fh) : undefined;
+    // withText stays on for damage only: a salvaged line keeps its text (what inspect counts); blocks keep none.
+    const builder = new LedgerBuilder(path, { withText: true, streaming: false, shape: true, ...(fragmentId === undefined ? {} : { fragmentId }) });
+    const report = options.onBytes;
+    for await (const _ of feed(builder, fh, 0)) report?.(builder.byteLength, stats.size);
+    const { session } = snapshot(builder);
+    const kinds = [...builder.blockKinds.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return { session: { ...session, withText: false }, blockCount: builder.blockCount, blocksByKind: Object.fromEntries(kinds.map((k) => [k, builder.blockKinds.get(k) ?? 0])) };
   } finally {
     await fh.close();
   }

@@ -2,7 +2,7 @@
 // LedgerError — never a stack trace, never a silent drop.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { LedgerError, parseSessionText, readSession } from "@context-fold/ledger-reader";
 import { describe, expect, it } from "vitest";
 import { expectSameAsPi, openWithPi } from "./pi-oracle.js";
@@ -145,7 +145,7 @@ describe("files that are not sessions get typed errors", () => {
   });
 });
 
-describe("adversarial lines stay linear", () => {
+describe("adversarial lines stay linear", { timeout: LINEAR_TIME_MS }, () => {
   it("a 1 MB line of glue seams and a 1 MB line of one char", () => {
     const seams = '}{"type"'.repeat(131_072);
     const ones = "{".repeat(1 << 20);

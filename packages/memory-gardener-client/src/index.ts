@@ -1,7 +1,10 @@
 // Public API of @context-fold/memory-gardener-client.
 
 // --- Hindsight client (issue 9) ---
-export { HindsightClient, versionAtLeast, PATCH_MIN_VERSION, LIST_ALL_PAGE } from "./client/hindsight-client.js";
+export { HindsightClient, LIST_ALL_PAGE } from "./client/hindsight-client.js";
+// The API-version rule has its home in hindsight-local (the package that implements the API); re-exported here
+// because a client user asks the same question of a real server.
+export { PATCH_MIN_VERSION, versionAtLeast } from "@context-fold/hindsight-local";
 export type { HindsightClientOptions } from "./client/hindsight-client.js";
 export { normalizeMemory, parseEntities, HindsightShapeError } from "./client/normalize-memory.js";
 export { HindsightError } from "./client/types.js";

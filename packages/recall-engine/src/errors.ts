@@ -6,7 +6,9 @@ export type RecallErrorCode =
   | "BAD_QUERY" // an empty regex or an unterminated quote that cannot be read as words either
   | "BAD_INDEX" // an expand `#N` that is not a block of the session
   | "SEED_INDEX_MISSING" // span recall asked for a seed index that does not exist
-  | "SPAN_NOT_FOUND"; // a fold code / anchor / term that no record names
+  | "SPAN_NOT_FOUND" // a fold code / anchor / term that no record names
+  | "CORRUPT_INDEX" // a cached term index that fails its checks: the caller rebuilds it
+  | "SNAPSHOT_STALE"; // a block's bytes changed since the recall snapshot: the caller reads the ledger the full way
 
 export class RecallError extends Error {
   readonly code: RecallErrorCode;
@@ -40,5 +42,24 @@ export class RecallScopeError extends RecallError {
     super("BAD_SCOPE", `scope "${scope}": ${reason} (use lineage, all, compaction:N or compaction:latest)`);
     this.name = "RecallScopeError";
     this.scope = scope;
+  }
+}
+
+/** Why a serialized index was refused; the caller rebuilds. */
+export class CorruptIndexError extends RecallError {
+  declare readonly code: "CORRUPT_INDEX";
+  constructor(reason: string) {
+    super("CORRUPT_INDEX", `recall index cache is corrupt: ${reason}`);
+    this.name = "CorruptIndexError";
+  }
+}
+
+/** A block's text no longer matches what the snapshot recorded: read the ledger the full way. */
+export class SnapshotStaleError extends RecallError {
+  declare readonly code: "SNAPSHOT_STALE";
+  declare readonly file: string;
+  constructor(file: string, reason: string) {
+    super("SNAPSHOT_STALE", `${file}: the recall snapshot no longer matches the ledger (${reason})`, { file });
+    this.name = "SnapshotStaleError";
   }
 }

@@ -1,5 +1,5 @@
 // Public API of @context-fold/recall-engine.
-export { RecallError, type RecallErrorCode, RecallPatternError, RecallScopeError } from "./errors.js";
+export { CorruptIndexError, RecallError, type RecallErrorCode, RecallPatternError, RecallScopeError, SnapshotStaleError } from "./errors.js";
 export { emitCompound, isCjk, type QueryTerm, queryTerms, sameTerm, scanTerms, type TermRangeSink, termHash, type TermSink, termText, tokenize } from "./tokenizer.js";
 export { compilePattern, looksLikeRegex, type ParsedQuery, parseQuery, type Phrase, piecesOf, STOPWORDS } from "./query.js";
 export { type BlockFacts, kindWeight, rankRegex, rankWords, SCORE_FLOOR, type ScoredDoc } from "./rank.js";
@@ -17,13 +17,13 @@ export { buildScope, parseScope, type ScopeSource, type ScopeSpec, type ScopeVie
 export { briefOf, buildBrowse, buildPage, excerptOf, labelOf, type RecallHit, type ResultSegment, type SearchResult, type SegmentLine } from "./results.js";
 export { type PageSyntax, renderResults } from "./render.js";
 export { renderSalvaged, type SalvagedHit, searchSalvaged } from "./salvaged.js";
-export { CorruptIndexError, type TailRecord, TermIndex } from "./term-index.js";
+export { type TailRecord, TermIndex } from "./term-index.js";
 export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
 export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges, writeAtomic } from "./index-cache.js";
 export { ledgerVerifier } from "./ledger-verify.js";
 export { loadRecordedHashes, type RecordedCheck, type RecordedHashes, type VerifiedAgainst } from "./recorded-hashes.js";
 export { type CacheReport, loadCachedIndex, openRecall, openRecallSnapshot, type OpenRecallOptions, SessionRecall, type SnapshotRecall, tailLogPath } from "./open-recall.js";
-export { openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession, SnapshotStaleError, writeSnapshot } from "./snapshot.js";
+export { openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession, writeSnapshot } from "./snapshot.js";
 export {
   pickSpans,
   type RecalledSpan,
@@ -35,6 +35,22 @@ export {
   type SpanRecallResult,
   type SpanScan,
 } from "./span-recall.js";
+export { markChanged, type RecallAnswer, recallFile, type RecallNotes, type RecallRequest } from "./recall-file.js";
+export { renderExpanded, renderSessionNames, renderSpans } from "./render-entries.js";
+export {
+  HISTORY_FORMAT,
+  historyDirFor,
+  HistoryIndex,
+  type HistoryFilters,
+  type HistoryListing,
+  type HistoryOptions,
+  historyRoot,
+  type HistorySearchOptions,
+  type HistorySearchResult,
+  type HistorySession,
+  type HistoryUpdate,
+  listHistories,
+} from "./history-index.js";
 export { listSessionFiles, searchSessions, type SessionsSearchOptions, type SessionsSearchResult } from "./sessions.js";
 export {
   defaultSessionsDir,

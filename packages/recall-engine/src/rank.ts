@@ -4,6 +4,7 @@
 // weight per block kind (what the user and the tools said first), a relative score floor. Regex: re2js.
 import { piecesOf, type ParsedQuery } from "./query.js";
 import { STOPWORDS } from "./query.js";
+import { nearestCoverage, PROXIMITY_WINDOW } from "./proximity.js";
 import { stemOf } from "./stem.js";
 import type { PostingList, TermIndex } from "./term-index.js";
 import type { QueryTerm } from "./tokenizer.js";
@@ -20,6 +21,8 @@ const MAX_LENGTH_RATIO = 4;
 /** Blocks whose text holds the whole multi-word query verbatim get this factor (checked on the top ones). */
 const VERBATIM_BOOST = 2;
 const VERBATIM_CHECKS = 50;
+/** Best blocks whose query words are checked for proximity (each check reads the block's text). */
+const PROXIMITY_CHECKS = 100;
 /** Weight of a compound's parts and of stopwords: they order matches, never create them. */
 const PART_WEIGHT = 0.3;
 /** A term the token (or its stem) begins: a match, ranked below the token itself. */
@@ -283,7 +286,7 @@ export function rankWords(
         const call = docs[k] as number;
         const result = resultOf(call);
         if (result < 0 || inScope[result] !== 1 || (gate !== null && gate[result] !== 1)) continue;
-        const inherited = scratch.token[call] as number;
+        const inherited = (scratch.token[call] as number);
         if (scratch.token[result] === 0) docs.push(result);
         if (inherited > (scratch.token[result] as number)) scratch.token[result] = inherited;
       }
@@ -308,6 +311,21 @@ export function rankWords(
       // √share: more of the query ranks higher, but a block holding a few rare words of a long
       // question (the tool output that answers it) is not buried under prose repeating its common ones.
       scores[doc] = (scores[doc] as number) * Math.sqrt(share);
+    }
+  }
+  if (distinct.length > 1) {
+    // Coverage again, counting only the words one stretch of the text holds together: a long output
+    // holding the query's words pages apart falls below the block that holds them in one place. Words
+    // matched without being in the text (the speaker, a call's words read with its result) stay counted.
+    const keys = distinct.map((t) => stemOf(t.primary) ?? t.primary);
+    const order = touched.filter((doc) => (coverage[doc] as number) > 1).sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    for (const doc of order.slice(0, PROXIMITY_CHECKS)) {
+      const text = textOf(doc);
+      if (text.length <= PROXIMITY_WINDOW) continue;
+      const { found, near } = nearestCoverage(text.toLowerCase(), keys);
+      const held = coverage[doc] as number;
+      const local = Math.max(1, held - (found - near));
+      if (local < held) scores[doc] = (scores[doc] as number) * Math.sqrt(local / held);
     }
   }
   if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * weightOf(doc);

@@ -93,6 +93,10 @@ export class RecallIndex {
   get termCount(): number {
     return this.terms.termCount;
   }
+  /** The indexed terms with ids `fromId` and up (what the history index's dictionary lists per session). */
+  termTexts(fromId = 0): string[] {
+    return this.terms.termTexts(fromId);
+  }
 
   /**
    * Blocks holding `word` as a whole token (all branches), 0 when none: how distinctive the word is in

@@ -2,11 +2,12 @@
 // hits merged by score, results naming their session. Progress is reported through a callback.
 import { type Dirent, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
+import type { ParsedQuery } from "./query.js";
 import type { ScoredDoc } from "./rank.js";
-import { openRecall, openRecallSnapshot } from "./open-recall.js";
-import { parseQuery } from "./query.js";
-import type { RecallIndex, RecallSession } from "./recall-index.js";
-import { SnapshotStaleError } from "./snapshot.js";
+import { recallFile } from "./recall-file.js";
+import type { RecallSession } from "./recall-index.js";
+import type { ScopeView } from "./scope.js";
+import { RecallPatternError, SnapshotStaleError } from "./errors.js";
 import { buildPage, type RecallHit, type ResultSegment, type SearchResult } from "./results.js";
 
 /** Every `*.jsonl` under `dir` (recursive, sorted), skipping our own `context-fold` folders. */
@@ -46,87 +47,80 @@ export interface SessionsSearchResult extends SearchResult {
   readonly skipped: readonly { readonly file: string; readonly reason: string }[];
 }
 
-/** One opened session: its index and the blocks results are built from (read, or from its block table). */
-interface Opened {
+/** One opened session: its ranked hits and the blocks results are built from (read, or from its block table). */
+export interface RankedSession {
   readonly label: string;
   readonly file: string;
-  readonly index: RecallIndex;
   readonly blocks: RecallSession["blocks"];
+  readonly rank: { readonly scope: ScopeView; readonly parsed: ParsedQuery; readonly ranked: readonly ScoredDoc[] };
 }
 
 /**
- * Every session under `dir` searched at once, hits merged by score. With caching on, a session whose
- * cache and block table match its bytes is searched without parsing it (a word query); the others are
- * read and get a table for next time. A table that turns out stale mid-search starts the search over
- * with every session read in full.
+ * Every session under `dir` searched at once, hits merged by score. Each session is answered by
+ * `recallFile` (its block table when it matches, else a full read that saves one). A table that turns out
+ * stale while the merged page is built starts the search over with every session read in full.
  */
 export async function searchSessions(dir: string, query: string, options: SessionsSearchOptions = {}): Promise<SessionsSearchResult> {
-  let tables = options.cache !== false;
   try {
-    // A regex reads every block's text: the full read is faster for it than reading blocks back one by one.
-    if (tables && parseQuery(query, options.regex === true ? { regex: true } : {}).mode === "regex") tables = false;
-  } catch {
-    tables = false; // a query error is reported per session, as before
-  }
-  try {
-    return await searchOnce(dir, query, options, tables);
+    return await searchOnce(dir, query, options, true);
   } catch (error) {
-    if (!tables || !(error instanceof SnapshotStaleError)) throw error;
+    if (!(error instanceof SnapshotStaleError)) throw error;
     return searchOnce(dir, query, options, false);
   }
 }
 
-async function openOne(file: string, label: string, options: SessionsSearchOptions, tables: boolean): Promise<Opened> {
+/** One session's hits for a cross-session search, through `recallFile` (`cacheDir`: where its caches live). */
+export async function rankSession(file: string, label: string, query: string, options: Pick<SessionsSearchOptions, "scope" | "regex" | "cacheDir" | "cache">, tables: boolean): Promise<RankedSession> {
   const open: { cacheDir?: string; cache?: boolean } = {};
   if (options.cacheDir !== undefined) open.cacheDir = options.cacheDir;
   if (options.cache !== undefined) open.cache = options.cache;
-  if (tables) {
-    const fast = openRecallSnapshot(file, open);
-    if (fast !== null) return { label, file, index: fast.index, blocks: fast.session.blocks };
-  }
-  const recall = await openRecall(file, open);
-  if (options.cache !== false) {
-    try {
-      recall.saveSnapshot();
-    } catch {
-      // Only the next search's speed depends on it.
-    }
-  }
-  return { label, file, index: recall.index, blocks: recall.session.blocks };
+  const answer = await recallFile(file, {
+    query,
+    rankOnly: true,
+    tables,
+    open,
+    ...(options.scope === undefined ? {} : { scope: options.scope }),
+    ...(options.regex === undefined ? {} : { regex: options.regex }),
+  });
+  if (answer.kind !== "ranked") throw new Error(`recallFile answered ${answer.kind} to a ranking request`);
+  return { label, file, blocks: answer.blocks, rank: { scope: answer.scope, parsed: answer.parsed, ranked: answer.ranked } };
 }
 
 async function searchOnce(dir: string, query: string, options: SessionsSearchOptions, tables: boolean): Promise<SessionsSearchResult> {
   const files = listSessionFiles(dir);
-  const opened: Opened[] = [];
+  const opened: RankedSession[] = [];
   const skipped: { file: string; reason: string }[] = [];
   let done = 0;
+  const merged: { s: number; hit: ScoredDoc }[] = [];
+  let mode: SearchResult["mode"] = "words";
+  let scopeName = options.scope ?? "lineage";
   for (const file of files) {
     try {
-      opened.push(await openOne(file, relative(dir, file), options, tables));
+      const item = await rankSession(file, relative(dir, file), query, options, tables);
+      const s = opened.length;
+      opened.push(item);
+      mode = item.rank.parsed.mode;
+      scopeName = item.rank.scope.name;
+      for (const hit of item.rank.ranked) merged.push({ s, hit });
     } catch (error) {
+      // A pattern error is the query's fault: it fails for every session alike.
+      if (error instanceof RecallPatternError) throw error;
       skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
     }
     options.onProgress?.(++done, files.length, file);
   }
-  const merged: { s: number; hit: ScoredDoc }[] = [];
-  const ranks: ReturnType<RecallIndex["rank"]>[] = [];
-  let mode: SearchResult["mode"] = "words";
-  let scopeName = options.scope ?? "lineage";
-  for (let s = 0; s < opened.length; s++) {
-    const item = opened[s] as Opened;
-    try {
-      const r = item.index.rank(query, { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(options.regex === undefined ? {} : { regex: options.regex }) });
-      ranks[s] = r;
-      mode = r.parsed.mode;
-      scopeName = r.scope.name;
-      for (const hit of r.ranked) merged.push({ s, hit });
-    } catch (error) {
-      // A pattern error is the query's fault: it fails for every session alike; a stale table restarts the search.
-      if (error instanceof SnapshotStaleError) throw error;
-      if (error instanceof Error && "code" in error && (error as { code: unknown }).code === "BAD_PATTERN") throw error;
-      skipped.push({ file: item.file, reason: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  return { query, mode, scope: scopeName, ...pageAcross(opened, merged, options), sessions: opened.length, skipped };
+}
+
+/**
+ * The hits of every session merged by score (ties: the session listed first, then the later block) and
+ * paged; each page's hits and segments built from their own session's blocks, labelled with it.
+ */
+export function pageAcross(
+  opened: readonly RankedSession[],
+  merged: { s: number; hit: ScoredDoc }[],
+  options: { readonly page?: number; readonly pageSize?: number },
+): Pick<SearchResult, "total" | "page" | "pages" | "pageSize" | "hits" | "segments" | "segmentCount"> {
   merged.sort((a, b) => b.hit.score - a.hit.score || a.s - b.s || b.hit.doc - a.hit.doc);
   const pageSize = Math.max(1, Math.floor(options.pageSize ?? 5));
   const total = merged.length;
@@ -139,20 +133,18 @@ async function searchOnce(dir: string, query: string, options: SessionsSearchOpt
   for (const m of slice) bySession.set(m.s, [...(bySession.get(m.s) ?? []), m.hit]);
   let segmentCount = 0;
   for (const [s, docs] of bySession) {
-    const item = opened[s] as Opened;
-    const r = ranks[s];
-    if (r === undefined) continue;
+    const item = opened[s] as RankedSession;
+    const r = item.rank;
     const view = buildPage(item.blocks, r.scope, r.parsed, docs, { page: 1, pageSize: docs.length, session: item.label });
     segments.push(...view.segments);
     segmentCount += view.segmentCount;
   }
   slice.forEach((m, k) => {
-    const item = opened[m.s] as Opened;
-    const r = ranks[m.s];
-    if (r === undefined) return;
+    const item = opened[m.s] as RankedSession;
+    const r = item.rank;
     const one = buildPage(item.blocks, r.scope, r.parsed, [m.hit], { page: 1, pageSize: 1, session: item.label });
     const hit = one.hits[0];
     if (hit !== undefined) hits.push({ ...hit, rank: (page - 1) * pageSize + k + 1 });
   });
-  return { query, mode, scope: scopeName, total, page, pages, pageSize, hits, segments, segmentCount, sessions: opened.length, skipped };
+  return { total, page, pages, pageSize, hits, segments, segmentCount };
 }

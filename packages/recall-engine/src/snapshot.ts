@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
+import { SnapshotStaleError } from "./errors.js";
 import { type CacheKey, cacheKeyFor, isCacheKey, ledgerEdges, writeAtomic } from "./index-cache.js";
 import type { RecallSession } from "./recall-index.js";
 import type { ScopeSource } from "./scope.js";
@@ -54,16 +55,6 @@ interface SnapshotDocument {
   readonly lineageIds: string[];
   readonly compactions: { number: number; segment: { from: number; to: number } | null; entryIds: string[] }[];
   readonly blocks: BlockColumns;
-}
-
-/** A block's text no longer matches what the snapshot recorded: read the ledger the full way. */
-export class SnapshotStaleError extends Error {
-  readonly file: string;
-  constructor(file: string, reason: string) {
-    super(`${file}: the recall snapshot no longer matches the ledger (${reason})`);
-    this.name = "SnapshotStaleError";
-    this.file = file;
-  }
 }
 
 /**
@@ -153,8 +144,6 @@ export function writeSnapshot(cachePath: string, session: Session): boolean {
 /** A session served from a snapshot: metadata in memory, each block's text read back on first use. */
 export interface SnapshotSession extends RecallSession, ScopeSource {
   readonly path: string;
-  /** How many blocks' text has been read back from the ledger so far. */
-  textsRead(): number;
 }
 
 class SnapshotBlock implements Block {
@@ -181,11 +170,6 @@ class SnapshotBlock implements Block {
   isError?: boolean;
   exitCode?: number;
   fullOutputPath?: string;
-
-  /** Whether the text was read back already. */
-  get loaded(): boolean {
-    return this.cached !== undefined;
-  }
 
   get text(): string {
     if (this.cached !== undefined) return this.cached;
@@ -273,7 +257,6 @@ export function openSnapshot(cachePath: string, sessionFile: string): SnapshotSe
     blocks.push(b);
   }
   return {
-    textsRead: () => blocks.reduce((n, b) => n + (b.loaded ? 1 : 0), 0),
     path: sessionFile,
     header: { id: doc.key.sessionId },
     byteLength: size,

@@ -2,6 +2,7 @@
 // cache's tail log after it. INDEX_FORMAT is the one version number: it is in both magics and in the
 // cache key, so a cache written by another format is refused and rebuilt.
 import { createHash } from "node:crypto";
+import { CorruptIndexError } from "./errors.js";
 import type { FrozenPostings } from "./segments.js";
 
 /**
@@ -25,15 +26,6 @@ export interface TailRecord {
   postingsLength: number;
   terms: string[];
   numbers: Uint32Array;
-}
-
-/** Why a serialized index was refused; the caller rebuilds. */
-export class CorruptIndexError extends Error {
-  readonly code = "CORRUPT_INDEX" as const;
-  constructor(reason: string) {
-    super(`recall index cache is corrupt: ${reason}`);
-    this.name = "CorruptIndexError";
-  }
 }
 
 /** Binary form: magic, meta JSON, terms, doc lengths, offsets, postings, sha256 trailer. */

@@ -4,7 +4,8 @@
 // (segments.ts), the binary forms (term-codec.ts), prefix lookup (term-prefixes.ts).
 import { buildSegment } from "./segment-build.js";
 import { EMPTY, type FrozenPostings, grow, MAX_SEGMENTS, mergeSegments, slotIn } from "./segments.js";
-import { CorruptIndexError, decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
+import { CorruptIndexError } from "./errors.js";
+import { decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
 import { TermPrefixes } from "./term-prefixes.js";
 import { TermTable } from "./term-table.js";
 import { termHash } from "./tokenizer.js";
@@ -112,6 +113,11 @@ export class TermIndex {
   /** `segs` (in doc order) as one segment, dense over every term or sparse over the terms they hold. */
   private merged(segs: readonly FrozenPostings[], dense: boolean): FrozenPostings {
     return mergeSegments(segs, dense, this.terms.length, this.ensureLocal());
+  }
+
+  /** The terms with ids `fromId` and up, in id order (ids only grow: what a later update added). */
+  termTexts(fromId = 0): string[] {
+    return this.terms.slice(fromId);
   }
 
   /** The id of `term` (lowercase), or -1 when no block holds it. */

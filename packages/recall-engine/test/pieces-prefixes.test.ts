@@ -1,5 +1,6 @@
 // Parts of ids and paths, long tokens and unspaced scripts: what a model types when it half-remembers.
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { RecallIndex, tokenize } from "@context-fold/recall-engine";
 import { fakeSession, type FakeBlock } from "./fake-session.js";
 
@@ -80,7 +81,7 @@ describe("prefixes and pieces", () => {
     // An opaque id is not cut at each letter/digit boundary.
     expect(terms("4b1e9d07")).toEqual(["4b1e9d07"]);
   });
-  it("stays linear on a long unspaced CJK paragraph and a blob of slashes", () => {
+  it("stays linear on a long unspaced CJK paragraph and a blob of slashes", { timeout: LINEAR_TIME_MS }, () => {
     const started = Date.now();
     terms("漢".repeat(200_000));
     terms("ab/".repeat(200_000));

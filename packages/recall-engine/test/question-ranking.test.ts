@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Block } from "@context-fold/ledger-reader";
 import { RecallIndex, type RecallSession, stemOf } from "@context-fold/recall-engine";
+import { nearestCoverage } from "../src/proximity.js";
 import { fakeSession, type FakeBlock } from "./fake-session.js";
 
 /** A fake session whose tool calls and results are paired by id (`call` on both). */
@@ -54,5 +55,30 @@ describe("plain questions", () => {
   it("an inflected question word finds the base form", () => {
     const index = RecallIndex.build(fakeSession([{ kind: "user", text: "go" }, ...filler, { kind: "toolResult", toolName: "bash", text: "npm install lightweight-charts@5.2.0 done" }]));
     expect(index.search("which version got installed?").hits[0]?.index).toBe(11);
+  });
+});
+
+describe("proximity of the query's words", () => {
+  it("counts the distinct words one stretch of text holds", () => {
+    const far = `deploy ${"x ".repeat(300)}region ${"y ".repeat(300)}timeout`;
+    expect(nearestCoverage(far, ["deploy", "region", "timeout"])).toEqual({ found: 3, near: 1 });
+    expect(nearestCoverage(`${"x ".repeat(300)}the deploy to that region hit a timeout`, ["deploy", "region", "timeout"])).toEqual({ found: 3, near: 3 });
+    // A key matches where a word begins (a stem finds its inflections), not inside another word.
+    expect(nearestCoverage("redeploy regional", ["deploy", "region"])).toEqual({ found: 1, near: 1 });
+  });
+  it("a long output holding the words pages apart ranks below the block holding them together", () => {
+    const noise = (k: number): string => Array.from({ length: 120 }, (_, j) => `line ${String(k)}.${String(j)} ok`).join("\n");
+    // Each word eight times, each time in a different stretch of a long output.
+    const spread = Array.from({ length: 24 }, (_, k) => `${["deploy", "region", "timeout"][k % 3] as string} noted\n${noise(10 + k)}`).join("\n");
+    const index = RecallIndex.build(
+      fakeSession([
+        { kind: "user", text: "go" },
+        ...filler,
+        { kind: "toolResult", toolName: "bash", text: spread },
+        { kind: "toolResult", toolName: "bash", text: `${noise(4)}\nthe deploy to eu-west region failed with a timeout after 30s\n${noise(5).slice(0, 1000)}` },
+        ...filler,
+      ]),
+    );
+    expect(index.search("Why did the deploy to the region hit a timeout?").hits[0]?.index).toBe(12);
   });
 });

@@ -1,9 +1,10 @@
 // Recall on real sessions nobody here wrote (../shared/fixtures/real, with hand-written truth): the
 // evidence entry of each truth question must be on the first page when searched with the answer's words
 // (floor 0.95) and with the question's own words. Issue 19 asks 0.8 for the latter; general ranking
-// (stopwords, stems, prefixes, call/result pairs, speaker weights) reaches 0.7 here (was 0.2), and this
-// floor pins that so it cannot slip back. The misses: an English question about a Korean message, and
-// two tool outputs whose few shared words lose to assistant prose restating the whole question.
+// (stopwords, stems, prefixes, call/result pairs, speaker weights, proximity of the words in long blocks)
+// reaches 0.7 here (was 0.2), and this floor pins that so it cannot slip back. The misses: an English
+// question about a Korean message, a Korean tool output whose few shared words lose to assistant prose
+// restating the whole question, and a 107-character path found only through its pieces.
 // The headerless fragment is left out while the reader refuses it.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseQuery, queryTerms, RecallIndex, RecallPatternError, RecallScopeError, renderResults, TermIndex, tokenize } from "@context-fold/recall-engine";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
+import { CorruptIndexError, parseQuery, queryTerms, RecallError, RecallIndex, RecallPatternError, RecallScopeError, renderResults, TermIndex, tokenize } from "@context-fold/recall-engine";
 import { fakeSession, type FakeBlock } from "./fake-session.js";
 
 function terms(text: string): string[] {
@@ -40,7 +41,7 @@ describe("tokenize", () => {
   it("counts one run per token for document length", () => {
     expect(tokenize("a b-c d/e.f", () => undefined)).toBe(3);
   });
-  it("is linear on a 1 MB run of one char and of joiners", () => {
+  it("is linear on a 1 MB run of one char and of joiners", { timeout: LINEAR_TIME_MS }, () => {
     expect(tokenize("a".repeat(1 << 20), () => undefined)).toBe(1);
     expect(tokenize("-".repeat(1 << 20), () => undefined)).toBe(0);
     expect(tokenize("aB".repeat(1 << 19), () => undefined)).toBe(1);
@@ -234,10 +235,14 @@ describe("RecallIndex search over hand-built blocks", () => {
     const bad = Buffer.from(buf);
     bad[bad.length - 40] = (bad[bad.length - 40] ?? 0) ^ 1;
     expect(() => TermIndex.deserialize(bad)).toThrow(/corrupt/);
+    // One error family: the refusal is a RecallError with its own code (the caller rebuilds on it).
+    expect(() => TermIndex.deserialize(bad)).toThrow(CorruptIndexError);
+    expect(() => TermIndex.deserialize(bad)).toThrow(RecallError);
+    expect(() => TermIndex.deserialize(bad)).toThrow(expect.objectContaining({ code: "CORRUPT_INDEX" }));
   });
 });
 
-describe("adversarial patterns over a 1 MB entry terminate", () => {
+describe("adversarial patterns over a 1 MB entry terminate", { timeout: LINEAR_TIME_MS }, () => {
   const big = RecallIndex.build(fakeSession([{ kind: "user", text: "start" }, { kind: "toolResult", toolName: "bash", text: "a".repeat(1 << 20) }]));
   for (const p of ["(a+)+$", "(.*a){20}", "(a|aa)+$", "(a*)*b"]) {
     it(p, () => {
@@ -297,7 +302,7 @@ describe("pi-vcc's regex convention", () => {
     expect(renderResults(r)).toContain("More: --page 2");
     expect(renderResults(r, { pageSyntax: (p) => `page: ${String(p)}` })).toContain("More: page: 2");
   });
-  it("deciding stays linear on adversarial input", () => {
+  it("deciding stays linear on adversarial input", { timeout: LINEAR_TIME_MS }, () => {
     const started = Date.now();
     index.search(`${"[".repeat(200_000)}]`);
     index.search("[a".repeat(100_000));

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, openRecallSnapshot, searchSessions, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
+import { openRecall, openRecallSnapshot, RecallError, searchSessions, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
 
 const QUERIES = ["checksum drift", "vitest", "\"Command exited with code 1\"", "src/ledger/reader.ts", "refreshToken", "shard lease", "zzzz-not-there"];
 const SCOPES = [undefined, "all", "compaction:1", "compaction:latest"];
@@ -47,16 +47,42 @@ describe("recall from the snapshot, without parsing the ledger", () => {
     expect(JSON.stringify(fast.search("/checksum drift at seq \\d+/"))).toBe(JSON.stringify(full.search("/checksum drift at seq \\d+/")));
   });
 
-  it("reads only the text a page shows: one search touches a small share of the blocks", () => {
-    const fast = openRecallSnapshot(file, { cacheDir });
-    if (fast === null) throw new Error("no snapshot");
+  it("reads only the text a page shows: blocks off the page may change without the search noticing", async () => {
     const needle = manifest.needles.find((n) => n.onLineage && n.where === "tool-output");
     if (needle === undefined) throw new Error("no tool-output needle");
-    expect(fast.session.textsRead()).toBe(0);
-    expect(fast.search(needle.value).hits[0]?.entryId).toBe(needle.entryId);
-    const read = fast.session.textsRead();
-    expect(read).toBeGreaterThan(0);
-    expect(read).toBeLessThan(fast.session.blocks.length / 10);
+    const copy = join(dir, "off-page.jsonl");
+    copyFileSync(file, copy);
+    const full = await openRecall(copy, { cacheDir });
+    full.saveSnapshot();
+    const expected = full.search(needle.value);
+    expect(expected.hits[0]?.entryId).toBe(needle.entryId);
+    // Every block the page shows (hits and segment lines name blocks by `index`).
+    const shown = new Set<number>();
+    JSON.stringify(expected, (key, value: unknown) => {
+      if (key === "index" && typeof value === "number") shown.add(value);
+      return value;
+    });
+    // Rewrite a word (same length) in every other block away from the edges the snapshot's key pins:
+    // reading any of those texts back would throw SnapshotStaleError.
+    const bytes = readFileSync(copy);
+    const session = await readSession(copy);
+    const shownEntries = new Set(session.blocks.filter((b) => shown.has(b.index)).map((b) => b.entryId));
+    let rewritten = 0;
+    for (const b of session.blocks) {
+      if (shownEntries.has(b.entryId) || b.byteOffset < 128 * 1024 || b.byteOffset + b.byteLength > bytes.length - 128 * 1024) continue;
+      const word = /[a-z]{8}/.exec(b.text)?.[0];
+      const at = word === undefined ? -1 : bytes.indexOf(word, b.byteOffset);
+      if (word === undefined || at < 0 || at + word.length > b.byteOffset + b.byteLength) continue;
+      bytes.write(word.toUpperCase(), at);
+      rewritten += 1;
+    }
+    writeFileSync(copy, bytes);
+    expect(rewritten).toBeGreaterThan(session.blocks.length / 3);
+    const fast = openRecallSnapshot(copy, { cacheDir });
+    if (fast === null) throw new Error("no snapshot");
+    expect(JSON.stringify(fast.search(needle.value))).toBe(JSON.stringify(expected));
+    // The rewritten blocks are caught once a page does show them.
+    expect(() => fast.browse({ scope: "all", count: 1_000_000 })).toThrow(SnapshotStaleError);
   });
 
   it("an append makes it stale (null): the next full open and save serve the new bytes", async () => {
@@ -93,6 +119,16 @@ describe("recall from the snapshot, without parsing the ledger", () => {
     // Untouched blocks still read back; the tampered one does not.
     expect(fast?.session.blocks[0]?.text).toBe(session.blocks[0]?.text);
     expect(() => fast?.session.blocks[mid.index]?.text).toThrow(SnapshotStaleError);
+    // One error family: a stale snapshot is a RecallError with its code and the file it is about.
+    const stale = (() => {
+      try {
+        return fast?.session.blocks[mid.index]?.text;
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(stale).toBeInstanceOf(RecallError);
+    expect(stale).toMatchObject({ code: "SNAPSHOT_STALE", file: copy });
     // A page that shows it (here: every block of every branch) ends the fast path.
     expect(() => fast?.browse({ scope: "all", count: 1_000_000 })).toThrow(SnapshotStaleError);
   });

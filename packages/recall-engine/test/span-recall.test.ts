@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readSession, type Block } from "@context-fold/ledger-reader";
 import { appendRecord, blockLog, codeFor, type FoldIndexRecord, seedIndexPath, sha256Hex } from "@context-fold/seed-index-format";
 import { generateSession } from "@context-fold/session-gen";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { RecallError, RecallPatternError, spanRecall } from "@context-fold/recall-engine";
 
 function spanOf(block: Block, sha?: string, fullOutputPath?: string): FoldIndexRecord["spans"][number] {
@@ -93,7 +93,7 @@ describe("spanRecall", async () => {
     expect(outside.spans[0]?.scan?.refused).toMatch(/outside the allowed roots/);
     expect(outside.spans[0]?.scan?.matched).toBe(0);
   });
-  it("a grep scan over a 1 MB line terminates (adversarial pattern)", async () => {
+  it("a grep scan over a 1 MB line terminates (adversarial pattern)", { timeout: LINEAR_TIME_MS }, async () => {
     const big = join(outputs, "big.txt");
     writeFileSync(big, `${"a".repeat(1 << 20)}\n`);
     const other = { ...record, seq: 1, spans: [spanOf(b, undefined, big)] };

@@ -65,7 +65,7 @@ describe("concurrent appends", () => {
     if (!haveCli) console.log(`concurrent-append: ${cliMain} is not built; the CLI index runs are left out (run the build)`);
     const startAt = Date.now() + 1500;
     const runs = [
-      ...Array.from({ length: 8 }, (_, worker) => spawnAndWait(["--conditions=source", script, file, String(worker), "1000", String(startAt)])),
+      ...Array.from({ length: 8 }, (_, worker) => spawnAndWait(["--conditions=@context-fold/source", script, file, String(worker), "1000", String(startAt)])),
       ...(haveCli
         ? [300, 900, 1800, 2600].map(async (after) => {
             await new Promise((r) => setTimeout(r, startAt - Date.now() + after));

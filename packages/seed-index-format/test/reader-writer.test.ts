@@ -2,7 +2,7 @@
 // (validation before touching the file, torn-tail healing, fsync), plus the adversarial inputs for regexes.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import {
   appendRecord,
   classifyLine,
@@ -163,7 +163,7 @@ describe("anchors, codes, block text", () => {
   });
 });
 
-describe("adversarial inputs (every regex that sees record text is linear-time)", () => {
+describe("adversarial inputs (every regex that sees record text is linear-time)", { timeout: LINEAR_TIME_MS }, () => {
   const mb = 1_000_000;
   it("parseAnchor on 1 MB of one character and of repeated markers", () => {
     for (const text of [`r:${":".repeat(mb)}`, `a:${":p".repeat(mb / 2)}x`, `a:${"0".repeat(mb)}`, `r:${":edit:".repeat(mb / 6)}`, `a:x:p${"1".repeat(mb)}`]) {

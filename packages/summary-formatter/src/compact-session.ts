@@ -1,7 +1,7 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, type DurableArtifacts, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
+import { createFactsAccumulator, type DurableArtifacts, lastEntryTime, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
 import { blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
@@ -221,13 +221,13 @@ export interface CompactResult {
   readonly stats: CompactStats;
 }
 
-/** The time a compaction of `session` is stamped with when the caller gives none. */
-export function lastEntryTime(session: Session): string {
-  for (let i = session.entries.length - 1; i >= 0; i--) {
-    const t = session.entries[i]?.timestamp;
-    if (typeof t === "string" && t !== "") return t;
-  }
-  if (session.header.timestamp !== undefined) return session.header.timestamp;
+/**
+ * The time a compaction of `session` is stamped with when the caller gives none: the last entry's
+ * (extractors' `lastEntryTime`, the one home of that rule); a session with no time at all is an error here.
+ */
+function stampTime(session: Session): string {
+  const at = lastEntryTime(session);
+  if (at !== undefined) return at;
   throw new SummaryError("BAD_OPTION", `${session.path} has no timestamp to stamp the summary with: pass now (--now <iso>)`);
 }
 
@@ -283,7 +283,7 @@ function compactWith(
   const before = extracted(plan);
   const artifacts = before.artifacts;
   const facts = withKeptTail(before.facts, plan.keptBlocks, session.header.cwd);
-  const now = checkNow(options.now ?? lastEntryTime(session));
+  const now = checkNow(options.now ?? stampTime(session));
   const windowTokens = Math.max(0, plan.tokensBefore - plan.keptTokens);
   const built = buildSummary({
     facts,

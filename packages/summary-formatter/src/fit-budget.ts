@@ -1,10 +1,12 @@
 // Keeps a summary within its token budget (estimator: ceil(UTF-8 bytes / 4), see tokens.ts).
 // Fixed caps first (brief 120 lines, earlier turns 60, scope changes 12, preferences 20, outstanding 40),
-// then verbatim items (founding request, corrections) are clipped to half the budget, then whole items
-// are dropped lowest priority first until the rendered text fits — see TRIM_ORDER. Everything dropped
-// is counted in an omission line with a recall pointer; nothing is dropped silently.
+// then verbatim items (founding request whole, corrections newest first) are fitted into half the budget
+// as rendered — the rest clipped or counted with #N pointers, so no number of corrections can push a
+// summary over its budget — then whole items are dropped lowest priority first until the rendered text
+// fits — see TRIM_ORDER. Everything dropped is counted with a recall pointer; nothing is dropped silently.
 import { briefRef } from "./brief.js";
-import type { FileItem, Omission, OutstandingDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import type { FileItem, Omission, OutstandingDoc, PreviousSummaryDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import { TAG_CORRECTION, TAG_FOUNDING, verbatimLines } from "./summary-syntax.js";
 import { utf8Bytes, utf8Head } from "./tokens.js";
 
 export const BRIEF_MAX_LINES = 120;
@@ -21,7 +23,7 @@ export const TRIM_ORDER = [
   "brief transcript down to 20 lines (oldest first)",
   "type catalog (last files first)",
   "earlier turns down to 8 (oldest first)",
-  "previous foreign summaries (oldest first, last lines first, down to 3 lines, clipped with a recall pointer)",
+  "previous foreign summaries (oldest first, last lines first, down to 3 lines, clipped with a recall pointer; beyond the newest 3, the older ones folded into one line with their #N range)",
   "outstanding context (resolved, then INFO, WARN, ERROR; last first)",
   "read files (last first)",
   "anchors, current status details",
@@ -30,11 +32,11 @@ export const TRIM_ORDER = [
   "created and modified files (last first)",
   "commits (oldest first)",
   "user statements (oldest first)",
-  "corrections (newest first)",
+  "corrections (oldest first)",
 ] as const;
 
 export interface FitReport {
-  /** Verbatim items clipped to stay within half the budget, by #N. */
+  /** Verbatim items clipped to stay within half the budget, by #N (ascending). */
   readonly clippedVerbatim: readonly number[];
   /** true when even the fully trimmed summary is over budget (only for budgets too small for the footer). */
   readonly overBudget: boolean;
@@ -121,24 +123,86 @@ function clipVerbatim(item: VerbatimItem, maxBytes: number): VerbatimItem {
   return { text: head === "" ? mark : `${head}${head.endsWith("\n") ? "" : " "}${mark}`, index: item.index };
 }
 
-/** Founding request and corrections within half the budget (in that order); the rest clipped. */
-function clipVerbatimItems(doc: SummaryDoc, halfBytes: number): { doc: SummaryDoc; clipped: number[] } {
-  let room = halfBytes;
+/** Bytes an item costs as rendered: its lines (tag, continuation indents, ref) and the newline after it. */
+function verbatimCost(tag: string, item: VerbatimItem): number {
+  return utf8Bytes(verbatimLines(tag, item.text, item.index).join("\n")) + 1;
+}
+
+/** Bytes of rendering around a verbatim text (tag, ref, newline) that clipping the text cannot remove. */
+function overhead(tag: string, item: VerbatimItem): number {
+  return verbatimCost(tag, { text: "", index: item.index });
+}
+
+/** `item` clipped so that, as rendered, it costs at most `room` bytes (continuation indents included). */
+function clipToCost(tag: string, item: VerbatimItem, room: number): VerbatimItem {
+  let max = Math.max(0, room - overhead(tag, item));
+  let c = clipVerbatim(item, max);
+  // Each continuation line adds its indent: shrink by what is still over (a few rounds at most).
+  for (let excess = verbatimCost(tag, c) - room; excess > 0 && max > 0; excess = verbatimCost(tag, c) - room) {
+    max = Math.max(0, max - excess);
+    c = clipVerbatim(item, max);
+  }
+  return c;
+}
+
+/** A correction too long for the room left is clipped (rather than left out) only with this much room. */
+const MIN_CLIPPED_CORRECTION = 160;
+
+/** What the verbatim share left out: counted, pointed to by #N (the newest first), merged with earlier counts. */
+function omittedCorrections(doc: SummaryDoc, left: readonly VerbatimItem[]): Omission | null {
+  if (left.length === 0) return doc.correctionsOmitted;
+  const newest = [...left].sort((a, b) => b.index - a.index).map((c) => `#${String(c.index)}`);
+  const pointer = newest.length > 3 ? `${newest.slice(0, 3).join(", ")} …` : newest.join(", ");
+  const old = doc.correctionsOmitted;
+  // A count that already points elsewhere (preferences a cap dropped) keeps its pointer: "user messages" covers both.
+  const recall = old === null ? pointer : old.recall;
+  return { count: (old?.count ?? 0) + left.length, what: CORRECTIONS_OMITTED, recall };
+}
+
+const CORRECTIONS_OMITTED = "earlier preferences or corrections";
+
+/**
+ * The verbatim share (half the budget, contract-decisions.md "Compaction budgets"), measured as
+ * rendered: the founding request whole when it fits (else clipped to the share with a recall pointer),
+ * then corrections newest first — a later correction overrides an earlier one, so it is the one that
+ * must be read — each whole while it fits. The newest correction that does not fit whole is clipped to
+ * the room left; an older one that does not fit is left out (a shorter, older one may still fit). What
+ * is left out is counted with #N pointers; kept items keep their order. So the verbatim items never take
+ * more than their share, however many corrections a session has.
+ */
+function clipVerbatimItems(doc: SummaryDoc, shareBytes: number): { doc: SummaryDoc; clipped: number[] } {
+  let room = shareBytes;
   const clipped: number[] = [];
   let goal = doc.goal;
   if (goal !== null) {
-    const c = clipVerbatim(goal, room);
-    if (c !== goal) clipped.push(goal.index);
-    goal = c;
-    room = Math.max(0, room - utf8Bytes(c.text));
+    const cost = verbatimCost(TAG_FOUNDING, goal);
+    if (cost > room) {
+      goal = clipToCost(TAG_FOUNDING, goal, room);
+      clipped.push(goal.index);
+    }
+    room = Math.max(0, room - verbatimCost(TAG_FOUNDING, goal));
   }
-  const corrections = doc.corrections.map((item) => {
-    const c = clipVerbatim(item, Math.max(room, 0));
-    if (c !== item) clipped.push(item.index);
-    room = Math.max(0, room - utf8Bytes(c.text));
-    return c;
-  });
-  return { doc: { ...doc, goal, corrections }, clipped };
+  const kept = new Map<number, VerbatimItem>();
+  const left: VerbatimItem[] = [];
+  let clippedOne = false;
+  for (let i = doc.corrections.length - 1; i >= 0; i--) {
+    const item = doc.corrections[i];
+    if (item === undefined) continue;
+    const cost = verbatimCost(TAG_CORRECTION, item);
+    if (cost <= room) {
+      kept.set(i, item);
+      room -= cost;
+    } else if (!clippedOne && kept.size === 0 && room >= MIN_CLIPPED_CORRECTION) {
+      const c = clipToCost(TAG_CORRECTION, item, room);
+      clippedOne = true;
+      kept.set(i, c);
+      clipped.push(item.index);
+      room = Math.max(0, room - verbatimCost(TAG_CORRECTION, c));
+    } else left.push(item);
+  }
+  const corrections = doc.corrections.flatMap((_, i) => kept.get(i) ?? []);
+  clipped.sort((a, b) => a - b);
+  return { doc: { ...doc, goal, corrections, correctionsOmitted: omittedCorrections(doc, left) }, clipped };
 }
 
 /** Lines every previous summary keeps (its opening), whatever the budget. */
@@ -159,6 +223,44 @@ function clipPrevious(doc: SummaryDoc, excessBytes: number): SummaryDoc | null {
   const previous = [...doc.previous];
   previous[at] = { ...p, lines: [...body, mark] };
   return { ...doc, previous };
+}
+
+/** Previous summaries kept apart (each down to its opening lines) before the older ones are folded into one line. */
+export const PREVIOUS_KEPT = 3;
+
+const FOLDED = /^… \(([0-9]+) summaries clipped; recall #([0-9]+)–#([0-9]+)\)$/;
+
+/** How many summaries an entry stands for and the #N range of their compaction blocks. */
+function foldedSpan(p: PreviousSummaryDoc): { count: number; from: number | null; to: number | null } {
+  const m = p.lines.length === 1 ? FOLDED.exec(p.lines[0] ?? "") : null;
+  if (m !== null) return { count: Number(m[1]), from: Number(m[2]), to: Number(m[3]) };
+  return { count: 1, from: p.index, to: p.index };
+}
+
+/**
+ * A session compacted many times carries one previous summary per compaction: even at their opening
+ * lines, thousands of them overrun any budget. The oldest beyond PREVIOUS_KEPT are folded into one
+ * entry naming the compactions it stands for and the #N range recall expands them from.
+ */
+function foldPrevious(doc: SummaryDoc): SummaryDoc | null {
+  const n = doc.previous.length - PREVIOUS_KEPT;
+  if (n < 2) return null;
+  const folded = doc.previous.slice(0, n);
+  let count = 0;
+  let from: number | null = null;
+  let to: number | null = null;
+  for (const p of folded) {
+    const span = foldedSpan(p);
+    count += span.count;
+    if (span.from !== null) from = from === null ? span.from : Math.min(from, span.from);
+    if (span.to !== null) to = to === null ? span.to : Math.max(to, span.to);
+  }
+  const first = folded[0];
+  const last = folded[folded.length - 1];
+  if (first === undefined || last === undefined) return null;
+  const label = `${first.label.split(" to ")[0] ?? first.label} to ${last.label.split(" to ").pop() ?? last.label}`;
+  const lines = from === null || to === null ? [`… (${String(count)} summaries clipped)`] : [`… (${String(count)} summaries clipped; recall #${String(from)}–#${String(to)})`];
+  return { ...doc, previous: [{ label, index: to, lines }, ...doc.previous.slice(n)] };
 }
 
 interface Step {
@@ -206,7 +308,7 @@ const STEPS: Step[] = [
     return { ...d, typeCatalog: d.typeCatalog.slice(0, -n), typeCatalogOmitted: plus(d.typeCatalogOmitted, n, "more type-catalog files", "files") };
   },
   turnsStep(EARLIER_TURNS_FLOOR),
-  (d, x) => clipPrevious(d, x),
+  (d, x) => clipPrevious(d, x) ?? foldPrevious(d),
   (d, x) => (d.outstanding.length === 0 ? null : dropOutstanding(d, countFor(d.outstanding.map((o) => lineCost(o.text)), x))),
   (d, x) => {
     const reads = d.files.filter((f) => f.status === "read").reverse();
@@ -245,9 +347,10 @@ const STEPS: Step[] = [
   },
   (d, x) => (d.statements.length === 0 ? null : dropStatements(d, countFor(d.statements.map((s) => lineCost(s.text)), x))),
   (d, x) => {
+    // The oldest go first: a later correction overrides an earlier one.
     if (d.corrections.length === 0) return null;
-    const n = countFor([...d.corrections].reverse().map((c) => lineCost(c.text)), x);
-    return { ...d, corrections: d.corrections.slice(0, -n), correctionsOmitted: plus(d.correctionsOmitted, n, "earlier preferences or corrections", "user messages") };
+    const n = countFor(d.corrections.map((c) => lineCost(c.text)), x);
+    return { ...d, corrections: d.corrections.slice(n), correctionsOmitted: omittedCorrections(d, d.corrections.slice(0, n)) };
   },
 ];
 

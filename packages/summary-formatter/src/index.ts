@@ -44,7 +44,6 @@ export {
   buildSummary,
   compactSession,
   compactWithFacts,
-  lastEntryTime,
   DEFAULT_SUMMARY_BUDGET,
   MIN_SUMMARY_BUDGET,
   type BuildSummaryInput,

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync, existsSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { readSession, type Session } from "@context-fold/ledger-reader";
 import { createFactsAccumulator } from "@context-fold/extractors";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import {
   briefLines,
   briefTail,
@@ -262,7 +262,7 @@ describe("compactSession on a Pi-written session", () => {
     expect(compactSession(session, { now: NOW, scope: "window" }).summary).toBe(r.summary);
   });
 
-  it("splits adversarial foreign summaries (1 MB of heading-like text) in linear time", () => {
+  it("splits adversarial foreign summaries (1 MB of heading-like text) in linear time", { timeout: LINEAR_TIME_MS }, () => {
     const mb = 1 << 20;
     for (const text of [`[${"A".repeat(mb)}`, `${"[A]\n".repeat(mb / 4)}`, `- ${"0".repeat(mb)}`, `${" (#1".repeat(mb / 4)})`, `${"<read-files>".repeat(mb / 12)}x`, `## ${"#".repeat(mb)}`]) {
       const start = performance.now();
@@ -365,7 +365,7 @@ describe("compactSession on a Pi-written session", () => {
     expect(d.text.trimEnd().split("\n").pop()).toBe(`preserved verbatim: 1 initial prompt(s), 1 corrections (~${String(Buffer.byteLength(FOUNDING) + Buffer.byteLength(CORRECTION))} B)`);
   });
 
-  it("handles adversarial session text (1 MB of one character) in linear time", async () => {
+  it("handles adversarial session text (1 MB of one character) in linear time", { timeout: LINEAR_TIME_MS }, async () => {
     const w = piWriter(tempDir());
     w.user(`${" ".repeat(1 << 20)}x`);
     w.assistant([{ type: "text", text: "(".repeat(1 << 20) }]);

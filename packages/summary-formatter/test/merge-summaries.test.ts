@@ -1,6 +1,7 @@
 // mergeSummaries rule by rule: sticky, union, replace (or carry, for window-only facts), rolling.
 import { emptyDoc, mergeSummaries, type OutstandingDoc, type SummaryDoc, windowActivity } from "@context-fold/summary-formatter";
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 
 const footer = (from: number, to: number): SummaryDoc["footer"] => ({ at: "2026-03-01T09:00:00.000Z", messages: 1, windowTokens: 1, summaryTokens: 1, tailMessages: 1, tailTokens: 1, range: { from, to } });
 
@@ -132,7 +133,7 @@ describe("mergeSummaries", () => {
     expect(mergeSummaries(prev, nxt).outstanding.filter((o) => o.tag === "ERROR").map((o) => o.index)).toEqual([9, 11, 11, 11, 12]);
   });
 
-  it("settles carried items in linear time on adversarial text (1 MB of one character)", () => {
+  it("settles carried items in linear time on adversarial text (1 MB of one character)", { timeout: LINEAR_TIME_MS }, () => {
     const huge = "/".repeat(1 << 20);
     const dots = ".".repeat(1 << 20);
     const prev: SummaryDoc = {

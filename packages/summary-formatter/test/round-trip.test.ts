@@ -2,6 +2,7 @@
 // stay linear on adversarial input.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { emptyDoc, estimateTokens, parseSummary, renderBrackets, SummaryError, type SummaryDoc } from "@context-fold/summary-formatter";
 
 const index = fc.nat({ max: 100_000 });
@@ -107,7 +108,7 @@ describe("parseSummary(renderBrackets(doc))", () => {
     }
   });
 
-  it("parses adversarial 1 MB lines in linear time", () => {
+  it("parses adversarial 1 MB lines in linear time", { timeout: LINEAR_TIME_MS }, () => {
     const big = "(".repeat(1 << 20);
     const d = { ...emptyish(), earlierTurns: [{ text: big, index: 1 }], files: [{ status: "read" as const, path: `${" (".repeat(1 << 19)})`, symbols: [], index: 2 }] };
     const text = renderBrackets(d);

@@ -2,7 +2,7 @@
 // kept tail's statements and commits are listed too, statements the summary has no room for travel in
 // the digest, and a foreign previous summary is clipped in its longest section first.
 import { readSession } from "@context-fold/ledger-reader";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { compactSession, parseSummary, splitForeignSummary } from "@context-fold/summary-formatter";
 import { describe, expect, it } from "vitest";
 import { foreignSectionLines } from "../src/foreign-summary.js";
@@ -51,12 +51,9 @@ describe("statementLine", () => {
     expect(line.endsWith("the closing ask is here")).toBe(true);
   });
 
-  it("reads a huge message in linear time (a megabyte of list items and fences)", () => {
+  it("adversarial: reads a huge message in linear time (a megabyte of list items and fences)", { timeout: LINEAR_TIME_MS }, () => {
     const big = `${"- item\n```\n".repeat(100_000)}done`;
-    const t0 = performance.now();
-    const line = statementLine(big);
-    expect(performance.now() - t0).toBeLessThan(2000);
-    expect(line.length).toBeLessThanOrEqual(STATEMENT_MAX);
+    expect(statementLine(big).length).toBeLessThanOrEqual(STATEMENT_MAX);
   });
 });
 

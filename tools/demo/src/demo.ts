@@ -25,7 +25,7 @@ function heading(step: string, what: string): void {
 function context(args: string[], options: { maxLines?: number; allowExit?: number[] } = {}): string {
   const shown = args.map((a) => (a.startsWith(work) ? a.replace(work, ".demo") : a));
   process.stdout.write(`${dim(`$ context-fold ${shown.join(" ")}`)}\n`);
-  const result = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", maxBuffer: 256 << 20, env: { ...process.env, NO_COLOR: color ? "" : "1" } });
+  const result = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", maxBuffer: 256 << 20, env: { ...process.env, FORCE_COLOR: color ? "1" : "0" } });
   const allowed = options.allowExit ?? [0];
   if (result.status === null || !allowed.includes(result.status)) {
     process.stderr.write(result.stderr);

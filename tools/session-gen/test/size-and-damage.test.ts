@@ -2,7 +2,7 @@
 // replication path (used above 160 MiB, lowered here) keeps the tree valid in Pi's eyes.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { generateSession, parseSize, SizeParseError } from "@context-fold/session-gen";
 import { describe, expect, it } from "vitest";
 import { openInPi, readEntries } from "./helpers.js";
@@ -28,7 +28,7 @@ describe("size targets", () => {
     expect(m.compactions.length).toBe(1);
   });
 
-  it("parses human sizes, rejects others, and stays linear on a 1 MB input", () => {
+  it("parses human sizes, rejects others, and stays linear on a 1 MB input", { timeout: LINEAR_TIME_MS }, () => {
     expect(parseSize("4mb")).toBe(4 * 1024 * 1024);
     expect(parseSize("100KB")).toBe(100 * 1024);
     expect(parseSize("1gb")).toBe(1024 ** 3);

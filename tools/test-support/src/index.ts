@@ -2,3 +2,4 @@
 export { sharedDir, hasShared, sharedFixture, sessionFixtures, describeShared } from "./shared.js";
 export { tempDir } from "./temp-dir.js";
 export { type FaultKind, type FaultyFs, faultyFs, SimulatedCrash } from "./faulty-fs.js";
+export { LINEAR_TIME_MS } from "./linear-time.js";

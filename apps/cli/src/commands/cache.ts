@@ -1,7 +1,7 @@
 // `context-fold cache [session]`: what context-fold keeps beside each session, with sizes and ages;
 // `cache clean`: remove the derived files (recall caches, their tails and block tables) only.
 import { rmSync } from "node:fs";
-import { listSessionHeads, piSessionsDir, readSessionHead, type SessionHead } from "@context-fold/recall-engine";
+import { historyDirFor, type HistoryListing, listHistories, listSessionHeads, piSessionsDir, readSessionHead, type SessionHead } from "@context-fold/recall-engine";
 import type { Command } from "commander";
 import { CliError, EXIT_USAGE, emit } from "../output.js";
 import { formatBytes } from "../progress.js";
@@ -27,6 +27,15 @@ function formatAge(ms: number): string {
   if (s < 3600) return `${String(Math.floor(s / 60))}m`;
   if (s < 86400) return `${String(Math.floor(s / 3600))}h`;
   return `${String(Math.floor(s / 86400))}d`;
+}
+
+function renderHistories(histories: readonly HistoryListing[], now: number): string[] {
+  if (histories.length === 0) return [];
+  const out = ["", "history indexes (recall --sessions; derived, `context-fold cache clean` removes the one of this sessions folder):"];
+  for (const h of histories) {
+    out.push(`  ${formatBytes(h.bytes).padStart(9)} ${formatAge(now - h.modified).padStart(5)}  ${h.dir}  (${h.sessionsDir ?? "unknown sessions folder"}, ${String(h.sessions)} session(s))`);
+  }
+  return out;
 }
 
 function renderList(sessions: readonly SessionFiles[], now: number, dir: string | undefined): string {
@@ -58,13 +67,20 @@ export function registerCache(program: Command): void {
       const now = Date.now(); // ages are about the present, not about any input
       const sessions = heads(session).map(sessionFiles);
       const dir = session === undefined ? piSessionsDir() : undefined;
-      emit(options.json === true, { ...(dir === undefined ? {} : { sessionsDir: dir }), sessions: sessions.map((s) => ({ ...s, files: s.files.map((f) => ({ ...f, modified: new Date(f.modified).toISOString() })), sessionModified: new Date(s.sessionModified).toISOString() })) }, () =>
-        renderList(sessions, now, dir),
+      const histories = session === undefined ? listHistories() : [];
+      emit(
+        options.json === true,
+        {
+          ...(dir === undefined ? {} : { sessionsDir: dir }),
+          sessions: sessions.map((s) => ({ ...s, files: s.files.map((f) => ({ ...f, modified: new Date(f.modified).toISOString() })), sessionModified: new Date(s.sessionModified).toISOString() })),
+          ...(session === undefined ? { histories: histories.map((h) => ({ ...h, modified: new Date(h.modified).toISOString() })) } : {}),
+        },
+        () => [renderList(sessions, now, dir), ...renderHistories(histories, now)].join("\n"),
       );
     });
   cache
     .command("clean")
-    .description("Remove derived files only (recall caches, their tails and block tables); never a session, seed index, handoff, artifacts or retained memories, nor anything of a session written in the last hour")
+    .description("Remove derived files only (recall caches, their tails and block tables; the history index of Pi's sessions folder); never a session, seed index, handoff, artifacts or retained memories, nor anything of a session written in the last hour")
     .argument("[session]", "one session (default: every session of Pi's sessions folder)")
     .option("--older-than <age>", "only files older than this: 90m, 12h, 30d, 2w")
     .option("--dry-run", "list what would be removed; remove nothing")
@@ -76,13 +92,20 @@ export function registerCache(program: Command): void {
       if (olderThan === undefined) throw new CliError(`--older-than takes a number and a unit (m, h, d, w), like 30d; got "${options.olderThan ?? ""}"`, { code: "BAD_OPTION", exitCode: EXIT_USAGE });
       const now = Date.now();
       const plan = planClean(heads(session).map(sessionFiles), now, olderThan);
-      if (options.dryRun !== true) for (const f of plan.remove) rmSync(f.path, { force: true });
-      const bytes = plan.remove.reduce((sum, f) => sum + f.bytes, 0);
-      emit(options.json === true, { dryRun: options.dryRun === true, removed: plan.remove.map((f) => ({ path: f.path, kind: f.kind, bytes: f.bytes })), bytes, recentSessions: plan.recentSessions }, () =>
+      // The history index of this sessions folder is derived whole: removed as one folder when old enough.
+      const historyDir = session === undefined ? historyDirFor(piSessionsDir()) : undefined;
+      const history = listHistories().filter((h) => h.dir === historyDir && now - h.modified >= olderThan);
+      if (options.dryRun !== true) {
+        for (const f of plan.remove) rmSync(f.path, { force: true });
+        for (const h of history) rmSync(h.dir, { recursive: true, force: true });
+      }
+      const removed = [...plan.remove.map((f) => ({ path: f.path, kind: f.kind as string, bytes: f.bytes })), ...history.map((h) => ({ path: h.dir, kind: "history-index", bytes: h.bytes }))];
+      const bytes = removed.reduce((sum, f) => sum + f.bytes, 0);
+      emit(options.json === true, { dryRun: options.dryRun === true, removed, bytes, recentSessions: plan.recentSessions }, () =>
         [
-          ...plan.remove.map((f) => `${options.dryRun === true ? "would remove" : "removed"} ${f.path} (${formatBytes(f.bytes)})`),
+          ...removed.map((f) => `${options.dryRun === true ? "would remove" : "removed"} ${f.path} (${formatBytes(f.bytes)})`),
           ...plan.recentSessions.map((s) => `kept the derived files of ${s}: written within the last ${String(RECENT_MS / 60_000)} minutes`),
-          `${options.dryRun === true ? "would free" : "freed"} ${formatBytes(bytes)} in ${String(plan.remove.length)} file(s)`,
+          `${options.dryRun === true ? "would free" : "freed"} ${formatBytes(bytes)} in ${String(removed.length)} file(s)`,
         ].join("\n"),
       );
     });

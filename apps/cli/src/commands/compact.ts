@@ -73,8 +73,9 @@ export function registerCompact(program: Command): void {
         refuseCutOffPiBranch(session, result.firstKeptEntryId);
         emit(options.json === true, result, () => result.summary);
         if (!result.stats.summary.withinBudget) {
-          // What must stay verbatim (the founding request, corrections, the recall hint) did not fit.
-          warn(`context-fold: the summary is ~${String(result.stats.summary.estimatedTokens)} tokens, over the ${String(result.stats.summary.budget)}-token budget: what is kept verbatim does not fit in it (raise --budget)`);
+          // Verbatim items take at most half the budget, so only what no step trims (the footer, the recall
+          // hint, the omission counts, the newest previous summaries' opening lines) can overrun a small one.
+          warn(`context-fold: the summary is ~${String(result.stats.summary.estimatedTokens)} tokens, over the ${String(result.stats.summary.budget)}-token budget: what is never trimmed (footer, recall hint, omission counts) does not fit in it (raise --budget)`);
         }
       }
     });

@@ -9,6 +9,7 @@ import { SummaryError } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { type EvalManifest, readEvalManifest } from "../eval/eval-manifest.js";
 import { evaluateSession, type SessionEval } from "../eval/evaluate-session.js";
+import { writeEvalHtml } from "../eval/html-report.js";
 import { renderEval } from "../eval/render-eval.js";
 import { fileSha256 } from "../eval/truth-file.js";
 import { type HashedFile, pairTruths, readTruthSources, type TruthPairing } from "../eval/truth-pairing.js";
@@ -22,6 +23,7 @@ interface EvalCliOptions {
   roundFacts?: string;
   budget?: string;
   json?: boolean;
+  html?: string;
 }
 
 /** A file given to `eval` that was not scored, and why. */
@@ -98,6 +100,7 @@ export function registerEval(program: Command): void {
     .option("--round-facts <window|lineage>", "window: each round extracts only what is new since the last cut (older facts survive only through the merge); lineage: the whole lineage each time", "window")
     .option("--budget <tokens>", "summary budget in tokens (default: the formatter's)")
     .option("--json", "print {sessions, skipped, truthUnused, floorsHeld}")
+    .option("--html <file>", "also write a self-contained HTML report (SVG charts of retention per metric and per round, the summary, the misses), replaced atomically")
     .addHelpText(
       "after",
       `
@@ -151,6 +154,7 @@ Exit 0 floors held, 1 a floor not held, 2 usage or no session scored; skipped fi
       const scored = results.length > 0;
       const floorsHeld = scored && results.every((r) => r.floors.foundingRequest && r.floors.commits && r.floors.needlesViaRecall && r.floors.truth !== false);
       const doc: EvalDocument = { sessions: results, skipped, truthUnused: truths.unused, floorsHeld };
+      if (options.html !== undefined) await writeEvalHtml(options.html, doc, files);
       emit(options.json === true, doc, () => renderEval(results, skipped, truths.unused));
       for (const s of skipped) warn(`context-fold: warning: ${s.file}: skipped, not scored (${s.reason})`);
       if (!scored) {

@@ -1,6 +1,8 @@
 // `context-fold index <session.jsonl>`: append one seed-index v2 record for the session's active lineage
 // (context_edit replacements and omissions applied), with codes kept stable against earlier records.
-import { buildCompactRecord, lastEntryTime } from "@context-fold/extractors";
+// Two reads, neither holding the session's text: its shape (tree, lineage, edits), then a stream whose
+// lineage blocks are scanned into the record's running fields as they go by.
+import { buildCompactRecordStreamed, lastEntryTime } from "@context-fold/extractors";
 import {
   appendNextRecord,
   appendRecord,
@@ -15,7 +17,7 @@ import {
 } from "@context-fold/seed-index-format";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { CliError, EXIT_USAGE, emit } from "../output.js";
-import { readSessionForCli, refuseSessionTarget } from "../session-input.js";
+import { readSessionShapeForCli, refuseSessionTarget } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
@@ -53,7 +55,8 @@ export function registerIndex(program: Command): void {
     .option("--now <iso>", "record time (default: the timestamp of the last entry)", parseNow)
     .option("--json", "print the record as JSON")
     .action(async (sessionFile: string, options: IndexOptions) => {
-      const session = await readSessionForCli(sessionFile);
+      const shape = await readSessionShapeForCli(sessionFile);
+      const session = shape.session;
       const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
       refuseSessionTarget(out, sessionFile, "--out");
       // Codes already handed out in this index stay with their blocks (read before the lock: a code is a
@@ -66,14 +69,17 @@ export function registerIndex(program: Command): void {
         throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
       }
       const codes = new CodeAssigner(existing);
-      const build = (seq: number): FoldIndexRecord => buildCompactRecord(session, { seq, at, trigger: options.trigger, codes, scope: "lineage" });
+      // The record is built once (seq 0) outside the lock, then numbered under it: the streamed read is
+      // too long to hold the append lock for, and the seq changes nothing else in the record.
+      const built = await buildCompactRecordStreamed(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, codes, scope: "lineage" });
+      const build = (seq: number): FoldIndexRecord => ({ ...built, seq });
       // The seq is assigned under the seed index's append lock, from the file's tail: concurrent runs (and
       // the extension) never share one. An explicit --seq is taken as given.
       let record: FoldIndexRecord;
       try {
         if (options.seq === undefined) record = await appendNextRecord(out, build);
         else {
-          record = build(options.seq);
+          record = built;
           await appendRecord(out, record);
         }
       } catch (error) {

@@ -1,9 +1,11 @@
 // `context-fold inspect <session.jsonl>`: what the ledger reader makes of a Pi session file — version,
 // entry counts, blocks, lineage, branch points, compactions with their #N segments, damaged lines.
-import { damageEffects, describeConsequence, type Session } from "@context-fold/ledger-reader";
+// Reads only the session's shape (readSessionShape): no block text is held, blocks are counted, so a
+// 1 GB session costs memory per entry, not per byte.
+import { damageEffects, describeConsequence, type SessionShape } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { EXIT_FINDINGS, emit, setExit, style } from "../output.js";
-import { damageFound, readSessionForCli } from "../session-input.js";
+import { damageFound, readSessionShapeForCli } from "../session-input.js";
 
 function countBy<T>(items: readonly T[], key: (item: T) => string | undefined): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -22,7 +24,8 @@ function roleOf(raw: Readonly<Record<string, unknown>>): string | undefined {
 }
 
 /** The `--json` document (contract fields of issue 4, plus a few more). */
-export function inspectJson(session: Session): Record<string, unknown> {
+export function inspectJson(shape: SessionShape): Record<string, unknown> {
+  const { session } = shape;
   return {
     file: session.path,
     sessionId: session.header.id,
@@ -30,8 +33,8 @@ export function inspectJson(session: Session): Record<string, unknown> {
     entries: session.entries.length,
     byType: countBy(session.entries, (e) => e.type),
     byRole: countBy(session.entries, (e) => roleOf(e.raw)),
-    blocks: session.blocks.length,
-    byKind: countBy(session.blocks, (b) => b.kind),
+    blocks: shape.blockCount,
+    byKind: shape.blocksByKind,
     ...(session.header.fragment === true ? { fragment: true } : {}),
     lineage: { length: session.lineage.length, leafId: session.leafId },
     recoveredLineage: { length: session.recoveredLineageIds.size },
@@ -63,15 +66,16 @@ function listCounts(counts: Record<string, number>): string {
   return parts.length === 0 ? "none" : parts.join(", ");
 }
 
-export function inspectText(session: Session): string {
+export function inspectText(shape: SessionShape): string {
+  const { session } = shape;
   const h = session.header;
-  const json = inspectJson(session);
+  const json = inspectJson(shape);
   const lines = [
     `${style(session.path, "bold")}`,
     `session ${h.id}, format v${String(h.version)}${h.version < 3 ? " (migrated to v3 in memory; file untouched)" : ""}${typeof h.raw["version"] === "number" && h.raw["version"] > 3 ? ` (the header declares v${String(h.raw["version"])}, newer than this reader knows; read as v3)` : ""}`,
     `entries ${String(session.entries.length)}: ${listCounts(json["byType"] as Record<string, number>)}`,
     `roles: ${listCounts(json["byRole"] as Record<string, number>)}`,
-    `blocks ${String(session.blocks.length)}: ${listCounts(json["byKind"] as Record<string, number>)}`,
+    `blocks ${String(shape.blockCount)}: ${listCounts(json["byKind"] as Record<string, number>)}`,
     `lineage ${String(session.lineage.length)} entries, leaf ${session.leafId ?? "(none)"} (Pi's view)${session.recoveredLineageIds.size === session.lineageIds.size ? "" : `; ${String(session.recoveredLineageIds.size)} entries with what Pi drops (recall searches these)`}`,
     `branch points: ${session.branchPoints.length === 0 ? "none" : session.branchPoints.join(", ")}`,
     `roots: ${session.roots.join(", ")}`,
@@ -103,8 +107,9 @@ export function registerInspect(program: Command): void {
     .option("--json", "print one JSON document")
     .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
     .action(async (file: string, options: { json?: boolean; fragment?: boolean }) => {
-      const session = await readSessionForCli(file, { warnDamage: false, fragment: options.fragment === true });
-      emit(options.json === true, inspectJson(session), () => inspectText(session));
+      const shape = await readSessionShapeForCli(file, { warnDamage: false, fragment: options.fragment === true });
+      const session = shape.session;
+      emit(options.json === true, inspectJson(shape), () => inspectText(shape));
       // inspect checks: any damage (recovered or not) is a finding, as for verify.
       if (damageFound(session).length > 0 || session.header.fragment === true) setExit(EXIT_FINDINGS);
     });

@@ -1,27 +1,23 @@
 // `context-fold recall`: search a session (or every session under a sessions dir) through the cached
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
-import { basename, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
-import type { Block } from "@context-fold/ledger-reader";
 import {
-  openRecall,
-  openRecallSnapshot,
-  parseQuery,
+  type OpenRecallOptions,
+  recallFile,
+  type RecallRequest,
+  renderExpanded,
   renderResults,
   renderSalvaged,
-  searchSalvaged,
+  renderSpans,
+  renderSessionNames,
+  HistoryIndex,
   searchSessions,
-  SnapshotStaleError,
-  spanRecall,
-  type ExpandedEntry,
-  type OpenRecallOptions,
-  type RecordedHashes,
   type SearchResult,
-  type SpanRecallResult,
 } from "@context-fold/recall-engine";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
 import { withProgress } from "../progress.js";
-import { sessionsTarget } from "../session-args.js";
+import { sessionsTarget } from "../sessions-target.js";
 import { warnDamage, warnFragment } from "../session-input.js";
 
 interface RecallOptions {
@@ -42,6 +38,10 @@ interface RecallOptions {
   cache?: boolean;
   fragment?: boolean;
   json?: boolean;
+  in?: string;
+  project?: string;
+  since?: string;
+  until?: string;
 }
 
 function positiveInt(option: string, text: string | undefined): number | undefined {
@@ -69,27 +69,43 @@ function parseLines(text: string): { from: number; to: number } {
   return { from, to };
 }
 
-function renderExpand(entries: readonly ExpandedEntry[]): string {
-  return entries
-    .map((e) => {
-      const state = e.verified ? `verified against the ${e.verifiedAgainst ?? "ledger"}` : `NOT VERIFIED: ${e.problem ?? "unknown"}`;
-      return `=== #${String(e.index)} [${e.label}] turn ${String(e.turn)} (${state}) ===\n${e.text}\n`;
-    })
-    .join("\n");
+function parseDate(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const t = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(t)) throw new CliError(`${option} takes a date like 2026-03-01 (or an ISO time), got "${text}"`, { code: "USAGE", exitCode: EXIT_USAGE });
+  return t;
 }
 
-function renderSpans(result: SpanRecallResult): string {
-  const out: string[] = [`${String(result.spans.length)} span(s) from ${result.seedIndex} (${String(result.records)} records)`];
-  for (const s of result.spans) {
-    const where = s.index === undefined ? "" : ` #${String(s.index)}`;
-    out.push("", `=== ${s.code} ${s.blockId}${where} ${s.tool ?? ""} turn ${String(s.turn)} (${s.status}${s.reason === undefined ? "" : `: ${s.reason}`}) ===`);
-    if (s.scan !== undefined) {
-      const src = s.scan.source === "full-output" ? `full output ${s.scan.path ?? ""}` : "span text";
-      out.push(`scan of ${src}: ${String(s.scan.matched)} line(s)${s.scan.truncated ? " (first shown)" : ""}${s.scan.refused === undefined ? "" : ` — full output refused: ${s.scan.refused}`}`);
-      for (const line of s.scan.lines) out.push(`${String(line.line).padStart(6)}: ${line.text}`);
-    } else if (s.text !== undefined) out.push(s.text);
+/**
+ * `recall --sessions` through the history index of the sessions folder (kept in the state folder, or
+ * under --cache-dir): search, or expand `#N` of the session named by --in, verified against its ledger.
+ */
+async function recallHistory(dir: string, query: string, options: RecallOptions, search: { scope?: string; page?: number; pageSize?: number; regex?: boolean }, json: boolean): Promise<void> {
+  const root = options.cacheDir === undefined ? undefined : join(resolve(options.cacheDir), "history");
+  const history = HistoryIndex.for(dir, root === undefined ? {} : { root });
+  if (options.expand !== undefined) {
+    if (options.in === undefined) throw new CliError("--sessions --expand needs --in <session> (the session a hit names)", { code: "USAGE", exitCode: EXIT_USAGE });
+    if (query.trim().length > 0) throw new CliError(`--expand takes no query words (got "${query}"); search first, then --expand`, { code: "USAGE", exitCode: EXIT_USAGE });
+    const { file, entries } = await history.expand(options.in, parseIndices(options.expand));
+    emit(json, { session: file, entries }, () => renderExpanded(entries, { session: options.in ?? file }));
+    if (entries.some((e) => !e.verified && e.verifiedAgainst !== "none")) setExit(EXIT_FINDINGS);
+    return;
   }
-  return `${out.join("\n")}\n`;
+  const since = parseDate("--since", options.since);
+  const until = parseDate("--until", options.until);
+  const filters = {
+    ...(options.project === undefined ? {} : { project: resolve(options.project) }),
+    ...(since === undefined ? {} : { since }),
+    ...(until === undefined ? {} : { until }),
+  };
+  const result = await withProgress("indexing sessions", "items", async (bar) => {
+    const progress = HistoryIndex.for(dir, { ...(root === undefined ? {} : { root }), onProgress: (done, total) => bar.update(done, total) });
+    return progress.search(query, { ...search, ...filters });
+  });
+  for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
+  if (result.sessions === 0 && result.skipped.length > 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
+  refusePastLastPage(search.page, result);
+  emit(json, result, () => `${renderResults(result)}${renderSessionNames(result.named)}`);
 }
 
 /** A --page past the last one is a usage error, not a quiet first page. */
@@ -113,14 +129,20 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   if (options.sessions !== undefined) {
     const { dir, firstWord } = sessionsTarget(options.sessions);
     const query = [firstWord, sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
-    if (query.trim().length === 0) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
-    if (options.expand !== undefined || options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
-      throw new CliError("--expand, --code, --anchor and --term work on one session file, not --sessions", { code: "USAGE", exitCode: EXIT_USAGE });
+    if (query.trim().length === 0 && options.expand === undefined) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
+    if (options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
+      throw new CliError("--code, --anchor and --term work on one session file, not --sessions", { code: "USAGE", exitCode: EXIT_USAGE });
     }
-    const result = await withProgress("searching sessions", "items", (bar) => searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
-    for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
-    if (result.sessions === 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
-    emit(json, result, () => renderResults(result));
+    if (options.cache === false) {
+      if (options.expand !== undefined) throw new CliError("--sessions --expand reads the history index: drop --no-cache", { code: "USAGE", exitCode: EXIT_USAGE });
+      if (query.trim().length === 0) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
+      const result = await withProgress("searching sessions", "items", (bar) => searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
+      for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
+      if (result.sessions === 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
+      emit(json, result, () => renderResults(result));
+      return;
+    }
+    await recallHistory(dir, query, options, search, json);
     return;
   }
 
@@ -131,93 +153,63 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     const takesNoQuery = options.expand !== undefined ? "--expand" : options.code !== undefined ? "--code" : options.anchor !== undefined ? "--anchor" : options.term !== undefined ? "--term" : undefined;
     if (takesNoQuery !== undefined) throw new CliError(`${takesNoQuery} takes no query words (got "${query}"); search first, then ${takesNoQuery}`, { code: "USAGE", exitCode: EXIT_USAGE });
   }
-  // A plain word search or browse: answered from the cache and its block table when both match the
-  // ledger's bytes, without parsing the ledger (each shown block's text is read back and checked).
-  const plain =
-    options.code === undefined && options.anchor === undefined && options.term === undefined && options.expand === undefined &&
-    options.grep === undefined && options.lines === undefined && options.fullOutput !== true && options.cache !== false &&
-    (query.trim().length === 0 || parseQuery(query, options.regex === true ? { regex: true } : {}).mode !== "regex");
-  if (plain) {
-    const fast = openRecallSnapshot(file, open);
-    if (fast !== null) {
-      try {
-        const result = query.trim().length === 0 ? fast.browse(options.scope === undefined ? {} : { scope: options.scope }) : fast.search(query, search);
-        refusePastLastPage(page, result);
-        emit(json, result, () => renderResults(result));
-        return;
-      } catch (error) {
-        // The ledger changed under the snapshot: read it the full way below.
-        if (!(error instanceof SnapshotStaleError)) throw error;
-      }
-    }
-  }
-  const recallHandle = await withProgress(`indexing ${basename(file)}`, "bytes", (bar) => openRecall(file, { ...open, onBytes: (read, total) => bar.update(read, total) }));
-  warnFragment(recallHandle.session);
-  warnDamage(recallHandle.session);
-  if (recallHandle.cache.reason !== undefined && recallHandle.cache.status === "memory") warn(`context-fold: ${recallHandle.cache.reason}; searching without a cache`);
-  if (recallHandle.cache.status === "rebuilt") warn(`context-fold: recall index rebuilt (${recallHandle.cache.reason ?? "stale"})`);
-  if (plain) {
-    try {
-      recallHandle.saveSnapshot();
-    } catch (error) {
-      // Only the next search's speed depends on it.
-      warn(`context-fold: recall snapshot not written (${error instanceof Error ? error.message : String(error)})`);
-    }
-  }
-
-  if (options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
-    const scan = {
-      ...(options.grep === undefined ? {} : { grep: options.grep }),
-      ...(options.lines === undefined ? {} : { lines: parseLines(options.lines) }),
-      ...(options.fullOutput === true ? { fullOutput: true } : {}),
-    };
-    const result = await spanRecall(recallHandle.session, {
-      ...(options.code === undefined ? {} : { code: options.code }),
-      ...(options.anchor === undefined ? {} : { anchor: options.anchor }),
-      ...(options.term === undefined ? {} : { term: options.term }),
-      ...(Object.keys(scan).length > 0 ? { scan } : {}),
-      ...(options.roots === undefined ? {} : { roots: options.roots.split(",").map((r) => resolve(r.trim())) }),
-    });
-    emit(json, result, () => renderSpans(result));
-    if (result.spans.some((s) => !s.verified)) setExit(EXIT_FINDINGS);
-    return;
-  }
-  if (options.grep !== undefined || options.lines !== undefined || options.fullOutput === true) {
+  const spanWanted = options.code !== undefined || options.anchor !== undefined || options.term !== undefined;
+  if (!spanWanted && (options.grep !== undefined || options.lines !== undefined || options.fullOutput === true)) {
     throw new CliError("--grep, --lines and --full-output scan a span: give --code, --anchor or --term", { code: "USAGE", exitCode: EXIT_USAGE });
   }
-  if (options.expand !== undefined) {
-    const entries = recallHandle.expand(parseIndices(options.expand));
-    emit(json, { entries }, () => renderExpand(entries));
+  const scan = {
+    ...(options.grep === undefined ? {} : { grep: options.grep }),
+    ...(options.lines === undefined ? {} : { lines: parseLines(options.lines) }),
+    ...(options.fullOutput === true ? { fullOutput: true } : {}),
+  };
+  const request: RecallRequest = {
+    ...search,
+    query,
+    ...(spanWanted
+      ? {
+          spans: {
+            ...(options.code === undefined ? {} : { code: options.code }),
+            ...(options.anchor === undefined ? {} : { anchor: options.anchor }),
+            ...(options.term === undefined ? {} : { term: options.term }),
+            ...(Object.keys(scan).length > 0 ? { scan } : {}),
+            ...(options.roots === undefined ? {} : { roots: options.roots.split(",").map((r) => resolve(r.trim())) }),
+          },
+        }
+      : {}),
+    ...(options.expand === undefined ? {} : { expand: parseIndices(options.expand) }),
+  };
+  // A plain word search or browse is answered from the cache and its block table when both match the
+  // ledger's bytes, without parsing it; otherwise the ledger is read (with a progress bar).
+  const answer = await withProgress(`indexing ${basename(file)}`, "bytes", (bar) => recallFile(file, { ...request, open: { ...open, onBytes: (read, total) => bar.update(read, total) } }));
+  const notes = answer.notes;
+  if (answer.kind !== "ranked" && answer.recall !== null) {
+    warnFragment(answer.recall.session);
+    warnDamage(answer.recall.session);
+  }
+  if (notes.cache?.reason !== undefined && notes.cache.status === "memory") warn(`context-fold: ${notes.cache.reason}; searching without a cache`);
+  if (notes.cache?.status === "rebuilt") warn(`context-fold: recall index rebuilt (${notes.cache.reason ?? "stale"})`);
+  // Only the next search's speed depends on the block table.
+  if (notes.snapshotProblem !== undefined) warn(`context-fold: recall snapshot not written (${notes.snapshotProblem})`);
+  if (answer.kind === "spans") {
+    emit(json, answer.result, () => renderSpans(answer.result));
+    if (answer.result.spans.some((s) => !s.verified)) setExit(EXIT_FINDINGS);
+    return;
+  }
+  if (answer.kind === "expand") {
+    const entries = answer.entries;
+    emit(json, { entries }, () => renderExpanded(entries));
     // A finding is text that differs from its recorded hash; nothing recorded is "none", said in the output.
     if (entries.some((e) => !e.verified && e.verifiedAgainst !== "none")) setExit(EXIT_FINDINGS);
     return;
   }
-  const found = query.trim().length === 0 ? recallHandle.browse(options.scope === undefined ? {} : { scope: options.scope }) : recallHandle.search(query, search);
-  refusePastLastPage(page, found);
-  const result = markChanged(found, recallHandle.session.blocks, recallHandle.recordedHashes());
-  // Text salvaged from lines that do not parse has no #N: found here, shown as `line N (salvaged)`.
-  const salvaged = query.trim().length === 0 ? [] : searchSalvaged(recallHandle.session.damaged, parseQuery(query, options.regex === true ? { regex: true } : {}));
+  if (answer.kind !== "search") throw new Error(`recall answered ${answer.kind} to a search`);
+  const result = answer.result;
+  refusePastLastPage(page, result);
+  for (const c of notes.changed) warn(`context-fold: #${String(c.index)}: ${c.problem}`);
+  if (notes.changed.length > 0) setExit(EXIT_FINDINGS);
+  const salvaged = answer.salvaged;
   if (salvaged.length === 0) emit(json, result, () => renderResults(result));
   else emit(json, { ...result, salvaged }, () => `${renderResults(result)}${renderSalvaged(salvaged)}`);
-}
-
-/**
- * Marks hits whose text no longer matches the hash recorded when the block was first indexed
- * (`changed: true`, named on stderr): search shows what the ledger holds now, and says when that differs.
- */
-function markChanged(result: SearchResult, blocks: readonly Block[], hashes: RecordedHashes): SearchResult {
-  let any = false;
-  const hits = result.hits.map((hit) => {
-    const block = blocks[hit.index];
-    if (block === undefined) return hit;
-    const check = hashes.check(block);
-    if (check.verified || check.verifiedAgainst === "none") return hit;
-    any = true;
-    warn(`context-fold: #${String(hit.index)}: ${check.problem ?? "changed"}`);
-    return { ...hit, changed: true, verifiedAgainst: check.verifiedAgainst };
-  });
-  if (any) setExit(EXIT_FINDINGS);
-  return any ? { ...result, hits } : result;
 }
 
 export function registerRecall(program: Command): void {
@@ -226,8 +218,12 @@ export function registerRecall(program: Command): void {
     .description("Search a session's history (BM25 words, \"phrases\", /regex/ or bare regex syntax), browse, expand #N verified, or pull seed-index spans")
     .argument("[session]", "session .jsonl file (omit with --sessions)")
     .argument("[query...]", "words, \"quoted phrases\", /regex/flags, or a bare regex as pi-vcc takes it (fail.*build, hook|inject, \\d, [0-9]+, ^…, …$); none: the last 25 entries")
-    .option("--sessions [dir]", "search every session under a sessions folder (default: Pi's, honouring PI_CODING_AGENT_DIR and sessionDir); a value that is not a folder is the first query word")
-    .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest")
+    .option("--sessions [dir]", "search every session under a sessions folder through its history index (default: Pi's folder, honouring PI_CODING_AGENT_DIR and sessionDir); a value that is not a folder is the first query word")
+    .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest (with --sessions: per session)")
+    .option("--project <dir>", "with --sessions: only sessions started in this folder")
+    .option("--since <date>", "with --sessions: only sessions started on or after this date (2026-03-01 or an ISO time)")
+    .option("--until <date>", "with --sessions: only sessions started before this date")
+    .option("--in <session>", "with --sessions --expand: the session a hit names (its label, id or path)")
     .option("--page <n>", "page of results (5 per page)")
     .option("--page-size <n>", "results per page")
     .option("--expand <list>", "full text of #N blocks, e.g. 12,13 (verified against the ledger)")
@@ -239,8 +235,8 @@ export function registerRecall(program: Command): void {
     .option("--full-output", "with a span: scan Pi's full-output file when one was kept (under --roots)")
     .option("--roots <dirs>", "comma-separated roots a full-output file must lie under (default: the OS temp dir)")
     .option("--regex", "take the query as a regex (case-insensitive)")
-    .option("--cache-dir <dir>", "keep the recall index cache here (default: beside the seed index)")
-    .option("--no-cache", "build the index in memory; read and write no cache")
+    .option("--cache-dir <dir>", "keep the recall index cache here (default: beside the seed index; with --sessions the history index goes under <dir>/history, else the state folder)")
+    .option("--no-cache", "build the index in memory; read and write no cache (with --sessions: read every session, no history index)")
     .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
     .option("--json", "one JSON document on stdout")
     .action(async (session: string | undefined, query: string[], options: RecallOptions) => {

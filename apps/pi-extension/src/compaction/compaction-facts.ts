@@ -1,15 +1,18 @@
 // Facts, durable artifacts and the `compact` record's fields, accumulated incrementally as the session
 // grows: each lineage block is scanned once, so the compaction hook only tops up the last stretch and
-// renders. A switch of branch (the last block fed left the lineage) starts over from the new lineage.
+// renders. The `compact` record's spans are made as their blocks are fed (with the session's codes) and
+// kept, so the hook reuses them instead of rebuilding thousands of spans. A switch of branch (the last
+// block fed left the lineage) starts over from the new lineage.
 import {
   createFactsAccumulator,
   createSeedAccumulator,
   type FactsAccumulator,
   recordBlocks,
   type SeedAccumulator,
+  type SeedRecordParams,
 } from "@context-fold/extractors";
 import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
-import type { CodeAssigner } from "@context-fold/seed-index-format";
+import type { CodeAssigner, FoldIndexRecord, Span } from "@context-fold/seed-index-format";
 
 export class CompactionFacts {
   readonly #cwd: string | undefined;
@@ -17,6 +20,8 @@ export class CompactionFacts {
   #facts: FactsAccumulator;
   #seed: SeedAccumulator;
   #seedHigh = -1;
+  /** The record's spans of every block fed, in feed order, made with `#codes` (empty without codes). */
+  #spans: Span[] = [];
   /** The newest block fed (entry id, #N): the check that later feeds continue the same lineage. */
   #last: { entryId: string; index: number } | undefined;
   #rebuilds = 0;
@@ -49,6 +54,7 @@ export class CompactionFacts {
     this.#facts = createFactsAccumulator({ cwd: this.#cwd });
     this.#seed = createSeedAccumulator({ cwd: this.#cwd });
     this.#seedHigh = -1;
+    this.#spans = [];
     this.#last = undefined;
     this.#rebuilds += 1;
   }
@@ -78,10 +84,20 @@ export class CompactionFacts {
     }
     this.#seed.add(edited);
     const seedFrom = this.#seedHigh;
-    if (this.#codes !== undefined) this.#seed.spans(this.#codes, (block) => block.index > seedFrom);
+    if (this.#codes !== undefined) for (const span of this.#seed.spans(this.#codes, (block) => block.index > seedFrom)) this.#spans.push(span);
     this.#seedHigh = high.index;
     this.#last = { entryId: high.entryId, index: high.index };
     return fresh.length;
+  }
+
+  /**
+   * The `compact` record of everything fed: the seed accumulator's, with the spans kept from feeding
+   * when `params.codes` is the session's assigner (the same spans it would build, in the same order).
+   */
+  record(params: Omit<SeedRecordParams, "spanFilter">): FoldIndexRecord {
+    if (this.#codes === undefined || params.codes !== this.#codes) return this.#seed.record(params);
+    const record = this.#seed.record({ ...params, spanFilter: () => false });
+    return { ...record, spans: this.#spans.slice() };
   }
 
   /** Feed everything before the last user message on the lineage (a compaction never cuts earlier). */

@@ -3,7 +3,7 @@
 // the digest to re-inject once after it, and the run count the gate's cooldown reads.
 import { stat } from "node:fs/promises";
 import { appendNextRecord, appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
-import { HOOK_LOCK_WAIT_MS, isLockTimeout } from "../fold-recorder.js";
+import { HOOK_LOCK_WAIT_MS, isLockTimeout } from "../fold/fold-recorder.js";
 import { buildDigest } from "@context-fold/summary-formatter";
 import type { Session } from "@context-fold/ledger-reader";
 import { lastEntryTime } from "@context-fold/extractors";
@@ -11,7 +11,7 @@ import type { LedgerTracker } from "../ledger-tracker.js";
 import { type ArtifactsDocument, artifactsPath, readArtifactsFile, serializeArtifacts, writeArtifactsFile } from "./artifacts-file.js";
 import { CompactionFacts } from "./compaction-facts.js";
 import type { CompactionOptions } from "./compaction-options.js";
-import { computeHookCompaction, CutMismatchError, type HookCompaction, LeafMismatchError } from "./hook-compaction.js";
+import { computeHookCompaction, CutMismatchError, type HookCompaction, LeafMismatchError } from "./compute-compaction.js";
 import type { NextStep } from "./next-step.js";
 
 /** Where this session's compaction outputs go. */

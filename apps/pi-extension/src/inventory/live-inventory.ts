@@ -3,8 +3,8 @@
 // measured from what Pi gives an extension — the effective system prompt and the active tools' declarations.
 import { buildSessionContext, type ExtensionAPI, type ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { buildInventory, type ContextInventory, messageBlocks } from "@context-fold/extractors";
-import { applyFolds } from "../apply-folds.js";
-import type { FoldState } from "../fold-state.js";
+import { applyFolds } from "../fold/apply-folds.js";
+import type { FoldState } from "../fold/fold-state.js";
 
 /** The active tools as declared to the model (name, description, JSON schema), serialized for measuring. */
 export function activeToolsText(pi: Pick<ExtensionAPI, "getAllTools" | "getActiveTools">): string {

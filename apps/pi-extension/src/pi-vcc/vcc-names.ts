@@ -6,7 +6,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { type Static, Type } from "typebox";
 import { outputContext } from "../command-output.js";
-import { compactCommand } from "../compaction/compaction-hook.js";
+import { compactCommand } from "../compaction/compaction-events.js";
 import { recallCommand } from "../commands.js";
 import { renderRecallResult } from "../render/recall-render.js";
 import { notifier, type RuntimeRegistry } from "../runtime-registry.js";

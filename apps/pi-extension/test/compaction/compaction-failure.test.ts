@@ -7,7 +7,7 @@ import type { ExtensionFactory } from "@earendil-works/pi-coding-agent";
 import { currentView, readSeedIndexFile, seedIndexPath, validateRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { artifactsPath } from "../../src/compaction/artifacts-file.js";
-import { DIGEST_MESSAGE } from "../../src/compaction/compaction-hook.js";
+import { DIGEST_MESSAGE } from "../../src/compaction/compaction-events.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
 import { compactions, customMessages, FOUNDING, jobModel, seedLines, startPiWith } from "./support/compaction-pi.js";
 

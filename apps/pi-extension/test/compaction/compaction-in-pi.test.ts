@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { currentView, readSeedIndexFile, seedIndexPath, validateRecord } from "@context-fold/seed-index-format";
 import { isOwnSummary } from "@context-fold/summary-formatter";
 import { tempDir } from "@context-fold/test-support";
-import { DIGEST_MESSAGE } from "../../src/compaction/compaction-hook.js";
+import { DIGEST_MESSAGE } from "../../src/compaction/compaction-events.js";
 import { artifactsPath, readArtifactsFile } from "../../src/compaction/artifacts-file.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
 import { compactions, customMessages, FOUNDING, jobModel, seedLines, startPiWith, waitFor } from "./support/compaction-pi.js";

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { currentView, readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
 import { isOwnSummary } from "@context-fold/summary-formatter";
 import { tempDir } from "@context-fold/test-support";
-import { DIGEST_MESSAGE } from "../../src/compaction/compaction-hook.js";
+import { DIGEST_MESSAGE } from "../../src/compaction/compaction-events.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
 import { compactions, customMessages, FOUNDING, jobModel, startPiWith, waitFor } from "./support/compaction-pi.js";
 

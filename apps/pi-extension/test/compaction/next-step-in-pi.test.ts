@@ -3,7 +3,7 @@
 // asked for, or in print mode, it is only shown (advisory); an explicit mode still wins.
 import { afterEach, describe, expect, test } from "vitest";
 import { tempDir } from "@context-fold/test-support";
-import { DIGEST_MESSAGE } from "../../src/compaction/compaction-hook.js";
+import { DIGEST_MESSAGE } from "../../src/compaction/compaction-events.js";
 import type { HeadlessOptions, HeadlessPi } from "../support/headless-pi.js";
 import { compactions, customMessages, FOUNDING, jobModel, startPiWith, waitFor } from "./support/compaction-pi.js";
 

@@ -17,7 +17,7 @@ import { seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { FOOTER_STATUS } from "../../src/footer-status.js";
 import { OUTBOX_FILE } from "../../src/memory/outbox.js";
-import { startRuntimePi } from "../part3/support/runtime-pi.js";
+import { startRuntimePi } from "../support/runtime-pi.js";
 import { type HeadlessPi, startPi } from "../support/headless-pi.js";
 
 const WINDOW = 200_000;

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createFactsAccumulator } from "@context-fold/extractors";
 import { lineageBlocks, readSession } from "@context-fold/ledger-reader";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { injectBlock } from "../../src/memory/auto-recall.js";
 import { type RecalledMemory, sendFailure } from "../../src/memory/memory-service.js";
 import { Outbox, OUTBOX_FILE, outboxKey } from "../../src/memory/outbox.js";
@@ -55,7 +55,7 @@ describe("redactSecrets", () => {
     }
   });
 
-  test("is linear on adversarial input", () => {
+  test("is linear on adversarial input", { timeout: LINEAR_TIME_MS }, () => {
     const inputs = ["password".repeat(50_000), `${"a".repeat(40)}token:`.repeat(10_000), "sk-".repeat(100_000), "-----BEGIN ".repeat(30_000), "https://a:".repeat(50_000)];
     for (const input of inputs) {
       const start = performance.now();

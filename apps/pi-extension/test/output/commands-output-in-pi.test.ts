@@ -2,7 +2,7 @@
 // to stderr in JSON mode (stdout is Pi's event stream there, and none of it lands there).
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { tempDir } from "@context-fold/test-support";
-import { FOUNDING, type RuntimePi, startRuntimePi } from "../part3/support/runtime-pi.js";
+import { FOUNDING, type RuntimePi, startRuntimePi } from "../support/runtime-pi.js";
 
 const WINDOW = 20_000;
 

@@ -1,9 +1,10 @@
 // The renderers' pure parts: recall text styled by role (collapsed to its first lines with a count of the
 // rest), and the inventory's stacked bar (cells add up exactly, reclaimable parts marked, deterministic).
 import { describe, expect, test } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import type { ContextInventory, InventoryItem } from "@context-fold/extractors";
 import { foldCompletions } from "../../src/fold-completions.js";
-import type { FoldedSpan } from "../../src/fold-state.js";
+import type { FoldedSpan } from "../../src/fold/fold-state.js";
 import { BAR_WIDTH, inventoryBar, shareCells } from "../../src/render/inventory-bar.js";
 import { COLLAPSED_LINES, type Paint, styleRecallText } from "../../src/render/recall-render.js";
 
@@ -25,7 +26,7 @@ describe("recall rendering", () => {
     expect(expanded.filter((l) => l.startsWith("<match>"))).toHaveLength(3);
   });
 
-  test("linear on adversarial text: a million newlines inside and at the end", () => {
+  test("linear on adversarial text: a million newlines inside and at the end", { timeout: LINEAR_TIME_MS }, () => {
     const nl = "\n".repeat(1 << 20);
     const out = styleRecallText(`head${nl}tail${nl}`, false, tag).split("\n");
     expect(out[0]).toBe("<title>head");
@@ -82,7 +83,7 @@ describe("inventory bar", () => {
 });
 
 describe("/context-fold completion", () => {
-  test("subcommands, codes after `unfold `, nothing for other text; linear on a 1 MB run of spaces", () => {
+  test("subcommands, codes after `unfold `, nothing for other text; linear on a 1 MB run of spaces", { timeout: LINEAR_TIME_MS }, () => {
     const spans = [
       { code: "aaaaaaaaaa", blockId: "r:1", seq: 0, turn: 1, kind: "tool", tool: "bash", bytes: 100, lines: 1, firstLine: "x" },
       { code: "abbbbbbbbb", blockId: "r:2", seq: 1, turn: 2, kind: "thinking", bytes: 200, lines: 1, firstLine: "y" },

@@ -25,7 +25,6 @@ import type {
 } from "./types.js";
 import {
   blockerLine,
-  firstLine,
   firstSentence,
   isBareMessage,
   isCorrection,
@@ -33,6 +32,7 @@ import {
   isSubstantive,
   nextSteps,
   preferenceSentences,
+  trimmedFirstLine,
 } from "./user-text.js";
 
 export { TYPE_CATALOG_FILES, TYPE_CATALOG_PER_FILE } from "./file-ledger.js";
@@ -189,7 +189,7 @@ class Accumulator implements FactsAccumulator {
       if (!o.resolved && o.errorId !== undefined && !errorIds.includes(o.errorId)) errorIds.push(o.errorId);
     }
     const steps = this.lastAssistantText !== null ? nextSteps(this.lastAssistantText.text) : [];
-    const focus = this.focus ?? (this.goal !== null ? { text: firstLine(this.goal.text, 200), index: this.goal.index } : null);
+    const focus = this.focus ?? (this.goal !== null ? { text: trimmedFirstLine(this.goal.text, 200), index: this.goal.index } : null);
     const lastModification = this.l.files.lastModification;
     return {
       goal: this.goal,
@@ -229,7 +229,7 @@ class Accumulator implements FactsAccumulator {
         index = said.index;
       }
     } else if (said === null && user !== null && user.index > this.lastCallIndex && lastLine(user.text).endsWith("?")) {
-      text = `user asked: ${firstLine(user.text, 240)}`;
+      text = `user asked: ${trimmedFirstLine(user.text, 240)}`;
       index = user.index;
     }
     if (text === null) return null;

@@ -8,7 +8,7 @@ import { parseGitCommits, reportedCommits } from "./git-commits.js";
 import type { Ledgers } from "./ledgers.js";
 import type { ShellOutcomes } from "./shell-outcomes.js";
 import type { FactsBlock } from "./types.js";
-import { firstLine } from "./user-text.js";
+import { trimmedFirstLine } from "./user-text.js";
 
 interface PendingCall {
   cls: ToolClass;
@@ -117,7 +117,7 @@ export class ToolCalls {
   }
 
   private toolError(b: FactsBlock, call: PendingCall, path: string | undefined): void {
-    const gist = firstLine(b.text, 200);
+    const gist = trimmedFirstLine(b.text, 200);
     this.l.outstanding.upsert({
       key: `tool|${call.toolName}|${path ?? ""}|${gist}`,
       severity: "WARN",

@@ -78,8 +78,11 @@ export function isSubstantive(text: string): boolean {
   return true;
 }
 
-/** First line of a text, clipped (for one-liners). */
-export function firstLine(text: string, max: number): string {
+/**
+ * First line of a text, trimmed both sides and clipped with "…" (for the summary's one-liners). Not the
+ * seed index's `firstLine` (seed/accumulator.ts), which keeps leading whitespace and clips bare, as stored.
+ */
+export function trimmedFirstLine(text: string, max: number): string {
   const t = text.trimStart();
   const nl = t.indexOf("\n");
   const line = (nl >= 0 ? t.slice(0, nl) : t).trim();
@@ -125,7 +128,7 @@ export function firstSentence(text: string, max: number): string {
     const sentence = end > 0 && end < line.length ? line.slice(0, end) : line;
     return sentence.length > max ? sentence.slice(0, max - 1) + "…" : sentence;
   }
-  return firstLine(text, max);
+  return trimmedFirstLine(text, max);
 }
 
 /** Index just past the first ". ", "? " or "! " of a line (-1 when none). */

@@ -1,6 +1,7 @@
 // Inventory blocks from the messages a live Pi context holds (AgentMessage objects, folded stubs and
 // all), so the extension can account for exactly what the model receives without re-reading the file.
-import { assistantPartText, joinTextParts, partAnchor, resultAnchor } from "@context-fold/seed-index-format";
+// The blocks themselves come from ledger-reader's one message converter; this adds turns and tokens.
+import { blocksOfMessage } from "@context-fold/ledger-reader";
 import { estimateTextTokens } from "./estimate.js";
 import type { InventoryBlock } from "./types.js";
 
@@ -11,23 +12,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.length > 0 ? value : undefined;
-}
-
-function imageCount(content: unknown): number {
-  if (!Array.isArray(content)) return 0;
-  let n = 0;
-  for (const part of content as unknown[]) if (isRecord(part) && part["type"] === "image") n += 1;
-  return n;
-}
-
-function safe(make: () => string): string | undefined {
-  try {
-    return make();
-  } catch {
-    return undefined; // an id the anchor grammar refuses: the block is accounted, never foldable
-  }
+/** A non-empty id or name, else nothing (an empty one names nothing in the inventory). */
+function named<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
+  return (value === undefined || value.length === 0 ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
 export interface MessageBlocksOptions {
@@ -50,61 +37,31 @@ export function messageBlocks(messages: Iterable<unknown>, options: MessageBlock
   };
   for (const message of messages) {
     if (!isRecord(message)) continue;
-    const role = message["role"];
-    const content = message["content"];
-    switch (role) {
-      case "user":
-        turn += 1;
-        push({ kind: "user", text: joinTextParts(content) }, imageCount(content));
-        break;
-      case "assistant": {
-        if (!Array.isArray(content)) break;
-        const responseId = str(message["responseId"]);
-        (content as unknown[]).forEach((part, partIndex) => {
-          if (!isRecord(part)) return;
-          if (part["type"] === "toolCall") {
-            const args = isRecord(part["arguments"]) ? part["arguments"] : {};
-            const name = str(part["name"]);
-            const id = str(part["id"]);
-            const json = JSON.stringify(part["arguments"] ?? {});
-            // Text as the ledger reader gives it (the arguments); the tool name is sent too and counted.
-            push({ kind: "toolCall", text: json, tokens: estimate(`${name ?? ""}${json}`), args, ...(name === undefined ? {} : { toolName: name }), ...(id === undefined ? {} : { toolCallId: id }) });
-            return;
-          }
-          const text = assistantPartText(part);
-          if (text === undefined) return;
-          const anchor = responseId === undefined ? undefined : safe(() => partAnchor(responseId, partIndex));
-          push({ kind: part["type"] === "thinking" ? "thinking" : "text", text, ...(anchor === undefined ? {} : { anchor }) });
-        });
-        break;
+    // A `!cmd` the user kept out of context (`!!cmd`) is not sent: nothing to account.
+    if (message["role"] === "bashExecution" && message["excludeFromContext"] === true) continue;
+    if (message["role"] === "user") turn += 1;
+    // Any other message that carries content (an extension's own kind) is sent as such: it counts as a
+    // custom message.
+    const blocks = blocksOfMessage(message) ?? blocksOfMessage({ role: "custom", content: message["content"] }) ?? [];
+    for (const block of blocks) {
+      const ids = { ...named("toolName", block.toolName), ...named("toolCallId", block.toolCallId) };
+      switch (block.kind) {
+        case "toolCall":
+          // Text as the ledger reader gives it (the arguments); the tool name is sent too and counted.
+          push({ kind: "toolCall", text: block.text, tokens: estimate(`${block.toolName ?? ""}${block.text}`), args: block.args ?? {}, ...ids });
+          break;
+        case "bash": {
+          // The command is sent too: count it with the output.
+          const command = typeof block.args?.["command"] === "string" ? block.args["command"] : "";
+          push({ kind: "bash", text: block.text, toolName: "bash", args: { command }, tokens: estimate(block.text) + estimate(command) });
+          break;
+        }
+        case "toolResult":
+          push({ kind: "toolResult", text: block.text, ...named("toolCallId", block.toolCallId), ...named("toolName", block.toolName), ...named("anchor", block.anchor) }, block.images);
+          break;
+        default:
+          push({ kind: block.kind, text: block.text, ...named("anchor", block.anchor) }, block.images);
       }
-      case "toolResult": {
-        const id = str(message["toolCallId"]);
-        const name = str(message["toolName"]);
-        const anchor = id === undefined ? undefined : safe(() => resultAnchor(id));
-        push(
-          { kind: "toolResult", text: joinTextParts(content), ...(id === undefined ? {} : { toolCallId: id }), ...(name === undefined ? {} : { toolName: name }), ...(anchor === undefined ? {} : { anchor }) },
-          imageCount(content),
-        );
-        break;
-      }
-      case "bashExecution": {
-        if (message["excludeFromContext"] === true) break;
-        const command = typeof message["command"] === "string" ? message["command"] : "";
-        const output = typeof message["output"] === "string" ? message["output"] : "";
-        // The command is sent too: count it with the output.
-        push({ kind: "bash", text: output, toolName: "bash", args: { command }, tokens: estimate(output) + estimate(command) });
-        break;
-      }
-      case "compactionSummary":
-        push({ kind: "compaction", text: typeof message["summary"] === "string" ? message["summary"] : "" });
-        break;
-      case "branchSummary":
-        push({ kind: "branchSummary", text: typeof message["summary"] === "string" ? message["summary"] : "" });
-        break;
-      default:
-        // custom (extension) messages and anything else that carries content
-        push({ kind: "custom", text: joinTextParts(content) }, imageCount(content));
     }
   }
   return out;

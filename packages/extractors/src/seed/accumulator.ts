@@ -166,7 +166,11 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** First non-blank line, trailing whitespace dropped, clipped to 200 chars. */
+/**
+ * The seed index's `userMessages[].firstLine`: first non-blank line, trailing whitespace dropped, clipped
+ * bare to 200 chars. (The summary's one-liners use facts/user-text.ts `trimmedFirstLine`, which trims
+ * and marks a clip with "…".)
+ */
 export function firstLine(text: string): string {
   let start = 0;
   while (start <= text.length) {

@@ -1,7 +1,7 @@
 // Records over a whole read session: the blocks a `compact` record re-extracts (active lineage, current
 // context_edit replacements and omissions applied), and the record itself.
 import { joinTextParts, type CodeAssigner, type FoldIndexRecord, type SeedTrigger, type Usage } from "@context-fold/seed-index-format";
-import { lineageBlocks, type Block, type Entry, type Session } from "@context-fold/ledger-reader";
+import { LedgerError, lineageBlocks, readSession, streamEntries, type Block, type Entry, type Session, type SessionShape } from "@context-fold/ledger-reader";
 import { createSeedAccumulator } from "./accumulator.js";
 
 export interface SessionBlocksOptions {
@@ -57,8 +57,11 @@ function editedBlock(block: Block, edit: Entry, first: boolean): Block | null {
   }
 }
 
-/** Active-lineage blocks with current context_edit replacements and omissions applied. */
-export function recordBlocks(session: Session, options: SessionBlocksOptions = {}): Block[] {
+/**
+ * What a record takes of each active-lineage block, fed in lineage order: the block, its edited form,
+ * or null (out of scope, or hidden by an edit). The one rule for both the whole read and the stream.
+ */
+function recordBlockFilter(session: Pick<Session, "lineage" | "compactions">, options: SessionBlocksOptions): (block: Block) => Block | null {
   const edits = latestEdits(session.lineage);
   let keep: ReadonlySet<string> | undefined;
   if (options.scope === "compacted") {
@@ -66,19 +69,24 @@ export function recordBlocks(session: Session, options: SessionBlocksOptions = {
     for (const compaction of session.compactions) for (const id of compaction.entryIds) ids.add(id);
     keep = ids;
   }
-  const out: Block[] = [];
   const editedSeen = new Set<string>();
-  for (const block of lineageBlocks(session)) {
-    if (keep !== undefined && !keep.has(block.entryId)) continue;
+  return (block) => {
+    if (keep !== undefined && !keep.has(block.entryId)) return null;
     const edit = edits.get(block.entryId);
-    if (edit === undefined) {
-      out.push(block);
-      continue;
-    }
+    if (edit === undefined) return block;
     const first = !editedSeen.has(block.entryId);
     editedSeen.add(block.entryId);
-    const edited = editedBlock(block, edit, first);
-    if (edited !== null) out.push(edited);
+    return editedBlock(block, edit, first);
+  };
+}
+
+/** Active-lineage blocks with current context_edit replacements and omissions applied. */
+export function recordBlocks(session: Session, options: SessionBlocksOptions = {}): Block[] {
+  const take = recordBlockFilter(session, options);
+  const out: Block[] = [];
+  for (const block of lineageBlocks(session)) {
+    const kept = take(block);
+    if (kept !== null) out.push(kept);
   }
   return out;
 }
@@ -100,6 +108,48 @@ export interface SessionRecordOptions extends SessionBlocksOptions {
   readonly trigger?: SeedTrigger;
   readonly usage?: Usage | undefined;
   readonly codes?: CodeAssigner | undefined;
+}
+
+/**
+ * The record `buildCompactRecord` makes, from a session's shape (`readSessionShape`) and a second,
+ * streamed read of its file: each lineage block's text is scanned as it goes by and dropped, so memory
+ * holds the shape and the record's running fields, never the session's text. Output is identical.
+ * Lineage entries always follow their parent in the file (Pi appends children); a file whose branch
+ * runs backwards (a hand-edited one) cannot be scanned in one pass in lineage order, and is read whole.
+ * Throws LedgerError LEDGER_CHANGED when the file no longer holds the shape's entries (replaced between
+ * the two reads).
+ */
+export async function buildCompactRecordStreamed(shape: SessionShape, options: SessionRecordOptions): Promise<FoldIndexRecord> {
+  const { session } = shape;
+  const lineage = session.lineage;
+  const ascending = lineage.every((entry, i) => i === 0 || entry.position > (lineage[i - 1]?.position ?? -1));
+  if (!ascending) return buildCompactRecord(await readSession(session.path), options);
+  const take = recordBlockFilter(session, { scope: options.scope ?? "compacted" });
+  const onLineage = new Map<number, string>();
+  for (const entry of lineage) onLineage.set(entry.position, entry.id);
+  const acc = createSeedAccumulator({ cwd: session.header.cwd });
+  for await (const item of streamEntries(session.path)) {
+    if (item.kind !== "entry") continue;
+    const id = onLineage.get(item.entry.position);
+    if (id === undefined) continue;
+    if (id !== item.entry.id) throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${id} as first read: the file changed between reads; run again`, { line: item.entry.line, byteOffset: item.entry.byteOffset });
+    const kept: Block[] = [];
+    for (const block of item.blocks) {
+      const b = take(block);
+      if (b !== null) kept.push(b);
+    }
+    acc.add(kept);
+  }
+  const trigger = options.trigger ?? "compact";
+  return acc.record({
+    sessionId: session.header.id,
+    seq: options.seq,
+    at: options.at ?? lastEntryTime(session),
+    trigger,
+    usage: options.usage,
+    codes: options.codes,
+    favourRecent: trigger === "compact",
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 // Durable artifacts: verbatim prompts and corrections, error ledger, working commands, hex constants, files.
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { ARTIFACT_PRIORITY, extractArtifacts, hexLiterals, hexTokens, isCommitHash } from "@context-fold/extractors";
 import { BlockBuilder } from "../facts/block-builder.js";
 
@@ -75,7 +76,7 @@ describe("hexTokens / isCommitHash", () => {
     expect(isCommitHash("3f2a9c", ["3f2a9c1"])).toBe(false);
     expect(isCommitHash("ab12cd34", ["3f2a9c1"])).toBe(false);
   });
-  it("adversarial: 1 MB of hex digits, of '#', of 'x'", () => {
+  it("adversarial: 1 MB of hex digits, of '#', of 'x'", { timeout: LINEAR_TIME_MS }, () => {
     expect(hexTokens("a".repeat(1_000_000))).toEqual([]);
     expect(hexTokens("#".repeat(1_000_000))).toEqual([]);
     expect(hexTokens("0x".repeat(500_000))).toEqual([]);

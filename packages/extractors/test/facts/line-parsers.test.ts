@@ -1,5 +1,6 @@
 // Line-level parsers: git output, diagnostics, shell commands, user text — plus one adversarial case per regex family.
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import {
   blockerLine,
   commandDir,
@@ -43,7 +44,7 @@ describe("parseGitCommits", () => {
     expect(commitKindOf("git pull --rebase")).toBe("merge");
     expect(commitKindOf("git commit -m 'merge later'")).toBe("commit");
   });
-  it("adversarial: 1 MB of '[' / one bracket line / hex", () => {
+  it("adversarial: 1 MB of '[' / one bracket line / hex", { timeout: LINEAR_TIME_MS }, () => {
     expect(parseGitCommits("[".repeat(MB), "git commit")).toEqual([]);
     expect(parseGitCommits(`[${"a ".repeat(MB / 2)}`, "git commit")).toEqual([]);
     expect(parseGitCommits(`[main ${"a".repeat(MB)}] x`, "git commit")).toEqual([]);
@@ -88,7 +89,7 @@ describe("parseDiagnostics", () => {
       "Error: Cannot find module './config.js'",
     );
   });
-  it("adversarial: 1 MB lines of one character", () => {
+  it("adversarial: 1 MB lines of one character", { timeout: LINEAR_TIME_MS }, () => {
     for (const ch of ["a", "(", ":", " ", "F", "-", "e", "'", "\t"]) {
       const text = ch.repeat(MB);
       expect(parseDiagnostics(text)).toEqual([]);
@@ -149,7 +150,7 @@ describe("shell commands", () => {
     expect(shellWrites("cp onlyone")).toEqual([]);
     expect(shellWrites("cp $(npm root -g)/x/dark.json $HOME/x.json")).toEqual([]);
   });
-  it("adversarial: 1 MB commands", () => {
+  it("adversarial: 1 MB commands", { timeout: LINEAR_TIME_MS }, () => {
     expect(commandKey(`cd ${" ".repeat(MB)}`).length).toBeLessThanOrEqual(2000);
     expect(commandKey(`cd ${"a".repeat(MB)} &&`).length).toBeLessThanOrEqual(2000);
     expect(commandKey(`x ${"| tail ".repeat(MB / 7)}`).length).toBeLessThanOrEqual(2000);
@@ -171,11 +172,9 @@ describe("printsFileContent", () => {
       expect(printsFileContent(c), c).toBe(false);
   });
 
-  it("reads a long command in linear time", () => {
-    const t0 = performance.now();
-    expect(printsFileContent(`grep ${"-".repeat(200_000)}x a`)).toBe(false);
-    expect(printsFileContent(`cat ${"'a".repeat(100_000)}`)).toBe(true);
-    expect(performance.now() - t0).toBeLessThan(1000);
+  it("adversarial: reads a long command in linear time", { timeout: LINEAR_TIME_MS }, () => {
+    expect(printsFileContent(`grep ${"-".repeat(MB)}x a`)).toBe(false);
+    expect(printsFileContent(`cat ${"'a".repeat(MB / 2)}`)).toBe(true);
   });
 });
 
@@ -214,7 +213,7 @@ describe("user text", () => {
     expect(nextSteps("Done.\nNext, I'll wire the CLI.\n- unrelated bullet")).toEqual(["Next, I'll wire the CLI."]);
     expect(nextSteps("Remaining:\n- tests for go\n- docs\nok")).toEqual(["tests for go", "docs"]);
   });
-  it("adversarial: 1 MB messages", () => {
+  it("adversarial: 1 MB messages", { timeout: LINEAR_TIME_MS }, () => {
     for (const ch of ["a", " ", ".", "n", "\n", "'"]) {
       const t = ch.repeat(MB);
       expect(isCorrection(t)).toBe(false);

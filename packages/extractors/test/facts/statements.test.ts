@@ -1,6 +1,7 @@
 // User statements: every user message that is not bare is kept once (any phrasing, any language),
 // duplicates counted, decided by shape rather than by a phrase list.
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { createFactsAccumulator, extractFacts, isBareMessage, statementKey, textWeight } from "@context-fold/extractors";
 import { BlockBuilder } from "./block-builder.js";
 
@@ -37,7 +38,7 @@ describe("statementKey", () => {
     expect(statementKey("a\n\n\tb")).toBe("a b");
   });
 
-  it("is linear on a megabyte of punctuation and spaces", () => {
+  it("is linear on a megabyte of punctuation and spaces", { timeout: LINEAR_TIME_MS }, () => {
     const t0 = Date.now();
     expect(statementKey("!? ".repeat(350_000))).toBe("");
     expect(Date.now() - t0).toBeLessThan(2000);

@@ -7,7 +7,7 @@ import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { contextEntries, readSession } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
 import { estimateTokens } from "@context-fold/summary-formatter";
-import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
+import { describeShared, LINEAR_TIME_MS, sessionFixtures, tempDir } from "@context-fold/test-support";
 import {
   buildInventory,
   type ContextInventory,
@@ -161,7 +161,7 @@ describe("estimator", () => {
   });
 });
 
-describe("adversarial input stays linear", () => {
+describe("adversarial input stays linear", { timeout: LINEAR_TIME_MS }, () => {
   it("1 MB single-character lines in calls, prose and output", () => {
     const b = new Blocks();
     b.user("/".repeat(1 << 20));

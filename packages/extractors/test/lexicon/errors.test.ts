@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { ERROR_LINE_MAX, errorLines, isErrorLine } from "@context-fold/extractors";
 
 describe("error lexicon", () => {
@@ -49,7 +50,7 @@ describe("error lexicon", () => {
     expect(plain?.length).toBe(ERROR_LINE_MAX);
   });
 
-  describe("adversarial inputs stay linear", () => {
+  describe("adversarial inputs stay linear", { timeout: LINEAR_TIME_MS }, () => {
     it("1 MB line of one character", () => {
       for (const ch of ["a", "E", "e", " ", "(", "_", "✗"]) {
         const text = ch.repeat(1_000_000);

@@ -1,6 +1,7 @@
 // False-positive control of the error lexicon: zero-count summaries, source code and prose carry a
 // marker word but report no failure; real failure lines beside them are still found.
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { errorLines, isErrorLine, isFalseAlarm } from "@context-fold/extractors";
 
 describe("isFalseAlarm", () => {
@@ -38,7 +39,7 @@ describe("isFalseAlarm", () => {
     expect(errorLines(out)).toEqual(["FATAL: password authentication failed for user app"]);
   });
 
-  it("is fast on long adversarial lines", () => {
+  it("is fast on long adversarial lines", { timeout: LINEAR_TIME_MS }, () => {
     const t0 = Date.now();
     for (let i = 0; i < 200; i++) isFalseAlarm(`${"0 failed ".repeat(25)}x`);
     errorLines(`${"0 failed; ".repeat(100_000)}\n`.repeat(3));

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lineageBlocks, readSession } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
-import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
+import { describeShared, LINEAR_TIME_MS, sessionFixtures, tempDir } from "@context-fold/test-support";
 import { isPathToken, pathTokens, scanIdentifierRanges, scanOutputTokens } from "@context-fold/extractors";
 
 /** What the fused scan reports, reduced to the two separate scanners' outputs. */
@@ -94,7 +94,7 @@ describe("scanOutputTokens equals pathTokens + scanIdentifierRanges", () => {
     for (const block of lineageBlocks(await readSession(file))) expectSame(block.text);
   });
 
-  describe("adversarial inputs stay linear", () => {
+  describe("adversarial inputs stay linear", { timeout: LINEAR_TIME_MS }, () => {
     it("1 MB line of one character", () => {
       for (const ch of ["a", "$", "/", ".", "-", "_", "~", "1"]) expectSame(ch.repeat(1_000_000));
     });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { isPathToken, normalizePath, pathTokens } from "@context-fold/extractors";
 
 describe("path tokens", () => {
@@ -29,7 +30,7 @@ describe("path tokens", () => {
     expect(normalizePath("./a/b.ts")).toBe("a/b.ts");
   });
 
-  describe("adversarial inputs stay linear", () => {
+  describe("adversarial inputs stay linear", { timeout: LINEAR_TIME_MS }, () => {
     it("1 MB line of one character", () => {
       for (const ch of ["a", "/", ".", "-", "~", " "]) expect(pathTokens(ch.repeat(1_000_000))).toEqual([]);
     });

@@ -1,5 +1,6 @@
 // Symbol extractors, one block per language, on code shaped like real projects in that language.
 import { describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { extractSymbols, languageOf } from "@context-fold/extractors";
 
 describe("languageOf", () => {
@@ -218,7 +219,7 @@ describe("Elixir", () => {
   });
 });
 
-describe("limits and adversarial input", () => {
+describe("limits and adversarial input", { timeout: LINEAR_TIME_MS }, () => {
   it("unknown languages give nothing", () => {
     expect(extractSymbols("README.md", "export function x() {}")).toEqual({ names: [], signatures: [] });
   });

@@ -1,6 +1,7 @@
 // A typed fetch client for the Hindsight API subset the gardener uses: per-attempt timeouts, bounded
 // retries with exponential backoff (honouring Retry-After), optional bearer auth, and the API's traps
 // absorbed (shapes normalized, state=valid sent explicitly, paging deduped, PATCH gated on /version).
+import { PATCH_MIN_VERSION, versionAtLeast } from "@context-fold/hindsight-local";
 import { normalizeMemory } from "./normalize-memory.js";
 import {
   HindsightError,
@@ -32,22 +33,8 @@ export interface HindsightClientOptions {
   readonly fetch?: typeof fetch;
 }
 
-/** First server version with PATCH /memories/{id}. */
-export const PATCH_MIN_VERSION = "0.8.2";
 /** Page size `listAll` uses when the query names none. */
 export const LIST_ALL_PAGE = 500;
-
-/** true when `version` ≥ `min` (dotted numeric; a pre-release/build suffix is ignored). */
-export function versionAtLeast(version: string, min: string): boolean {
-  const parse = (v: string): number[] => v.split(/[.+-]/).slice(0, 3).map((p) => Number.parseInt(p, 10) || 0);
-  const a = parse(version);
-  const b = parse(min);
-  for (let i = 0; i < 3; i++) {
-    const d = (a[i] ?? 0) - (b[i] ?? 0);
-    if (d !== 0) return d > 0;
-  }
-  return true;
-}
 
 /** Which failures a request may retry: reads and idempotent writes retry all; retain only when nothing was stored. */
 type RetryPolicy = "idempotent" | "not-processed";

@@ -1,6 +1,7 @@
 // Our Hindsight client against the real local bank over HTTP: shapes normalized, paging under
 // concurrent retains, faults retried, timeouts, bearer auth, and the pre-0.8.2 PATCH gate.
 import { afterEach, describe, expect, it } from "vitest";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
 import { HindsightClient, HindsightError, HindsightShapeError, normalizeMemory, parseEntities } from "@context-fold/memory-gardener-client";
 
@@ -39,7 +40,7 @@ describe("normalizeMemory", () => {
     expect(() => normalizeMemory(null)).toThrow(HindsightShapeError);
   });
 
-  it("parses a 1 MB entity string in linear time", () => {
+  it("parses a 1 MB entity string in linear time", { timeout: LINEAR_TIME_MS }, () => {
     const started = performance.now();
     expect(parseEntities(`${"A".repeat(1 << 20)} (`)).toHaveLength(1);
     expect(parseEntities("(".repeat(1 << 20))).toHaveLength(1);

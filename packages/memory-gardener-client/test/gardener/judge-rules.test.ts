@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { analyzeText, defaultJudge, enforceRules, writeFileAtomic, type CandidateCluster, type Judge } from "@context-fold/memory-gardener-client";
 
 const NOW = "2026-11-20T12:00:00.000Z";
@@ -70,7 +70,7 @@ describe("atomic phase files", () => {
   });
 });
 
-describe("text analysis is linear on adversarial input", () => {
+describe("text analysis is linear on adversarial input", { timeout: LINEAR_TIME_MS }, () => {
   const MB = 1 << 20;
   it.each([
     ["digits", "1".repeat(MB)],

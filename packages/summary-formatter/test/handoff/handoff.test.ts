@@ -8,7 +8,7 @@ import { blockAt, readSession, resolveAnchor, type Session } from "@context-fold
 import { appendRecord, currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { buildHandoff, type HandoffDoc, sessionHandoff, writeHandoff } from "@context-fold/summary-formatter";
-import { describeShared, sessionFixtures, tempDir } from "@context-fold/test-support";
+import { describeShared, LINEAR_TIME_MS, sessionFixtures, tempDir } from "@context-fold/test-support";
 
 async function generated(seed: number): Promise<{ file: string; manifest: Manifest; session: Session; records: FoldIndexRecord[] }> {
   const file = join(tempDir("handoff-"), "session.jsonl");
@@ -153,7 +153,7 @@ describe("handoff from hand-built facts", () => {
   });
 });
 
-describe("adversarial input", () => {
+describe("adversarial input", { timeout: LINEAR_TIME_MS }, () => {
   it("1 MB runs of one character (spaces, backticks, newlines) in every quoted field", () => {
     const facts: SessionFacts = {
       goal: null,

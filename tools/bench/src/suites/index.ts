@@ -13,6 +13,9 @@ import { handoffInventorySuite } from "./handoff-inventory.js";
 import { hindsightSuite } from "./hindsight.js";
 import { gardenerSuite } from "./gardener.js";
 import { memorySuite } from "./memory.js";
+import { turnReplaySuite } from "./turn-replay.js";
+import { cliStartSuite } from "./cli-start.js";
+import { cliMemorySuite } from "./cli-memory.js";
 
 export const suites: Record<string, BenchSuite> = {
   "session-gen": sessionGenSuite,
@@ -28,4 +31,7 @@ export const suites: Record<string, BenchSuite> = {
   hindsight: hindsightSuite,
   gardener: gardenerSuite,
   memory: memorySuite,
+  "turn-replay": turnReplaySuite,
+  "cli-start": cliStartSuite,
+  "cli-memory": cliMemorySuite,
 };

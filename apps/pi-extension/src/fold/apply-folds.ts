@@ -1,0 +1,46 @@
+// Replaces folded blocks by their frozen stubs in the messages of one model call. Touches only folded
+// tool results and folded thinking parts; every other message is passed through as the same object.
+import { assistantPartAnchor, assistantView, type PiMessage, thinkingText, toolResultView } from "@context-fold/ledger-reader";
+import { joinTextParts } from "@context-fold/seed-index-format";
+import type { FoldState } from "./fold-state.js";
+
+/**
+ * The messages with every folded block replaced by its stub, or undefined when nothing is folded in
+ * them. A folded thinking part is removed and a text part carrying the stub takes its place: a thinking
+ * part is never resent with changed text (its provider signature would no longer match).
+ */
+export function applyFolds<M extends PiMessage>(messages: readonly M[], state: FoldState): M[] | undefined {
+  if (state.isEmpty) return undefined;
+  let out: M[] | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as M;
+    const replaced = foldMessage(message, state);
+    if (replaced === undefined) continue;
+    out ??= messages.slice();
+    out[i] = replaced;
+  }
+  return out;
+}
+
+function foldMessage<M extends PiMessage>(message: M, state: FoldState): M | undefined {
+  const result = toolResultView(message);
+  if (result !== undefined) {
+    const span = result.anchor === undefined ? undefined : state.get(result.anchor);
+    if (span === undefined) return undefined;
+    const stub = state.stubFor(span, () => joinTextParts(result.content));
+    return { ...message, content: [{ type: "text", text: stub }] };
+  }
+  const assistant = assistantView(message);
+  if (assistant?.responseId === undefined || !state.hasThinkingFolds(assistant.responseId)) return undefined;
+  let content: unknown[] | undefined;
+  for (let p = 0; p < assistant.content.length; p++) {
+    const text = thinkingText(assistant.content[p]);
+    if (text === undefined) continue;
+    const anchor = assistantPartAnchor(assistant, p);
+    const span = anchor === undefined ? undefined : state.get(anchor);
+    if (span === undefined) continue;
+    content ??= assistant.content.slice();
+    content[p] = { type: "text", text: state.stubFor(span, () => text) };
+  }
+  return content === undefined ? undefined : { ...message, content };
+}

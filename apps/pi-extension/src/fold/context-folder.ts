@@ -1,0 +1,166 @@
+// The per-call fold engine: apply the frozen folds, ask the ladder whether to fold more, and if so
+// record one fold event and apply it. Nearing the threshold, it reads the ledger and feeds the fold
+// stretch in the background, between calls. Independent of Pi's runtime (the bench drives it directly).
+import { assistantPartAnchor, assistantView, type PiMessage, toolResultView } from "@context-fold/ledger-reader";
+import { applyFolds } from "./apply-folds.js";
+import { estimateTokens, tokensOfChars } from "./estimate.js";
+import { planFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-planner.js";
+import { blockFor, recordFold, type RecordedFold } from "./fold-recorder.js";
+import type { FoldState } from "./fold-state.js";
+import { FoldStretch } from "./fold-stretch.js";
+import type { LedgerTracker } from "../ledger-tracker.js";
+import type { FoldOptions } from "../options.js";
+
+/** Where fold events go: the session's ledger and seed index. */
+export interface FoldTarget {
+  readonly sessionId: string;
+  readonly seedIndex: string;
+  readonly cwd?: string | undefined;
+  readonly ledger: LedgerTracker;
+}
+
+/** Usage as Pi reports it (`ctx.getContextUsage()`): tokens may be null (e.g. right after a compaction). */
+export interface ReportedUsage {
+  readonly tokens: number | null;
+  readonly contextWindow: number;
+}
+
+/** Fraction of the threshold from which the ledger is read and the stretch fed ahead of a fold. */
+const PREPARE_AT = 0.8;
+
+/** Anchor of the newest anchorable message before `end` (where the stretch may be fed up to). */
+function lastAnchorBefore(messages: readonly PiMessage[], end: number): string | undefined {
+  for (let i = end - 1; i >= 0; i--) {
+    const message = messages[i] as PiMessage;
+    const result = toolResultView(message);
+    if (result !== undefined) {
+      if (result.anchor !== undefined) return result.anchor;
+      continue;
+    }
+    const assistant = assistantView(message);
+    const anchor = assistant === undefined || assistant.content.length === 0 ? undefined : assistantPartAnchor(assistant, assistant.content.length - 1);
+    if (anchor !== undefined) return anchor;
+  }
+  return undefined;
+}
+
+export class ContextFolder {
+  readonly state: FoldState;
+  readonly options: FoldOptions;
+  readonly target: FoldTarget | undefined;
+  readonly #stretch: FoldStretch;
+  /** Why new fold events are off (no session file, an earlier failure); existing folds still apply. */
+  #blocked: string | undefined;
+  #lastUsage: UsageView | undefined;
+  #lastFold: RecordedFold | undefined;
+  /** A deferred fold was told to the user already (once per session). */
+  #deferTold = false;
+  /** A message for the user, taken once by the hook. */
+  #notice: string | undefined;
+  /** The background ledger read + stretch feed, if one runs. */
+  #preparing: Promise<void> | undefined;
+
+  constructor(state: FoldState, options: FoldOptions, target: FoldTarget | undefined, blocked?: string) {
+    this.state = state;
+    this.options = options;
+    this.target = target;
+    this.#stretch = new FoldStretch(target?.cwd);
+    this.#blocked = target === undefined ? (blocked ?? "the session has no file to recall from") : blocked;
+  }
+
+  get blocked(): string | undefined {
+    return this.#blocked;
+  }
+  /** Stop new fold events (after a failure); the folds made so far keep applying, frozen. */
+  block(reason: string): void {
+    this.#blocked = reason;
+  }
+  get lastUsage(): UsageView | undefined {
+    return this.#lastUsage;
+  }
+  /** A message for the user (e.g. a deferred fold), returned once. */
+  takeNotice(): string | undefined {
+    const notice = this.#notice;
+    this.#notice = undefined;
+    return notice;
+  }
+
+  get lastFold(): RecordedFold | undefined {
+    return this.#lastFold;
+  }
+
+  /**
+   * Usage for the ladder: Pi's count when it has one, else an estimate of the outgoing messages plus
+   * `floorTokens` (system prompt and tools). Undefined without a context window (no model).
+   */
+  usageOf(reported: ReportedUsage | undefined, outgoing: readonly PiMessage[], floorTokens: number): UsageView | undefined {
+    if (reported === undefined || !(reported.contextWindow > 0)) return undefined;
+    if (reported.tokens !== null && Number.isFinite(reported.tokens)) {
+      return { tokens: reported.tokens, contextWindow: reported.contextWindow, estimated: false };
+    }
+    return { tokens: estimateTokens(outgoing) + floorTokens, contextWindow: reported.contextWindow, estimated: true };
+  }
+
+  /** The messages to send for one model call: undefined when they go out unchanged. */
+  async process<M extends PiMessage>(messages: readonly M[], reported: ReportedUsage | undefined, floorTokens = 0): Promise<M[] | undefined> {
+    const folded = applyFolds(messages, this.state);
+    const outgoing = folded ?? messages;
+    const usage = this.usageOf(reported, outgoing, floorTokens);
+    if (usage !== undefined) this.#lastUsage = usage;
+    const target = this.target;
+    if (usage === undefined || this.#blocked !== undefined || target === undefined || !this.options.enabled) return folded;
+    // Prepare (read the ledger, feed the stretch) once usage nears the threshold, and from the first
+    // fold event on, so that a fold right after a compaction does not find a long unfed stretch.
+    const near = usage.tokens >= PREPARE_AT * this.options.threshold * usage.contextWindow;
+    if (!near && this.state.events === 0) return folded;
+    // Everything before the threshold tail is what the next fold event's record describes.
+    const feedAnchor = lastAnchorBefore(outgoing, protectedFrom(outgoing, usage.contextWindow, this.options, "threshold"));
+    const plan = near ? planFold(outgoing, usage, this.state, this.options) : undefined;
+    if (plan === undefined) {
+      this.#prepare(target, feedAnchor);
+      return folded;
+    }
+    await this.#preparing?.catch(() => undefined);
+    const session = await target.ledger.current();
+    if (session === undefined) return folded; // Pi has not written the file yet: fold on a later call
+    const recorded = await recordFold({
+      session,
+      state: this.state,
+      stretch: this.#stretch,
+      plan,
+      sessionId: target.sessionId,
+      seedIndex: target.seedIndex,
+      feedThrough: feedAnchor === undefined ? -1 : (blockFor(session, feedAnchor)?.index ?? -1),
+      onDeferred: () => {
+        if (this.#deferTold) return;
+        this.#deferTold = true;
+        this.#notice = "context-fold: another writer held the seed index's lock; this fold is deferred to a later call (said once).";
+      },
+    });
+    if (recorded === undefined) return folded;
+    this.#lastFold = recorded;
+    return applyFolds(messages, this.state);
+  }
+
+  /** Read the ledger and feed the stretch up to `anchor`, in the background (one run at a time). */
+  #prepare(target: FoldTarget, anchor: string | undefined): void {
+    if (this.#preparing !== undefined) return;
+    this.#preparing = (async () => {
+      const session = await target.ledger.current();
+      if (session === undefined || anchor === undefined) return;
+      const block = blockFor(session, anchor);
+      if (block !== undefined) await this.#stretch.feedInSlices(session, this.state, block.index);
+    })()
+      .catch(() => undefined) // a real problem surfaces at the fold event, which repeats the work
+      .finally(() => {
+        this.#preparing = undefined;
+      });
+  }
+
+  /** Estimated tokens the folds keep out of the context (block bytes / 4 minus a stub each). */
+  maskedTokens(): number {
+    let masked = 0;
+    for (const span of this.state.spans()) masked += Math.max(0, tokensOfChars(span.bytes) - STUB_TOKENS);
+    return masked;
+  }
+}

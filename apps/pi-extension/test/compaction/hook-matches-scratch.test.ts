@@ -1,0 +1,78 @@
+// Differential: the hook's compaction, from facts accumulated turn by turn as the extension feeds them,
+// is byte-identical to `compactSession` computed from scratch on the same session (same cut, same
+// previous summaries, same `now`): summary, digest, cut and stats; and its `compact` record equals one
+// extracted afresh from the blocks before the cut. Over generated sessions with 0, 1 and 3 earlier
+// compactions and over the real session fixtures in ../shared.
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { createSeedAccumulator, recordBlocks } from "@context-fold/extractors";
+import { lineageBlocks, readSession, type Session } from "@context-fold/ledger-reader";
+import { CodeAssigner } from "@context-fold/seed-index-format";
+import { generateSession } from "@context-fold/session-gen";
+import { compactSession } from "@context-fold/summary-formatter";
+import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
+import { CompactionFacts } from "../../src/compaction/compaction-facts.js";
+import { computeHookCompaction } from "../../src/compaction/compute-compaction.js";
+
+const SUMMARY_BUDGET = 4000;
+const DIGEST_BUDGET = 1500;
+
+/** The hook after a replay (facts fed at each user message, as `agent_end` does), beside the compaction from scratch. */
+function both(session: Session): void {
+  const codes = new CodeAssigner();
+  const facts = new CompactionFacts(session.header.cwd, codes);
+  for (const block of lineageBlocks(session)) if (block.role === "user") facts.feed(session, block.entryPosition);
+  let hookError: unknown;
+  let hook;
+  try {
+    hook = computeHookCompaction({ session, facts, sessionId: session.header.id, seq: 7, codes, summaryBudget: SUMMARY_BUDGET, digestBudget: DIGEST_BUDGET });
+  } catch (error) {
+    hookError = error;
+  }
+  let scratch;
+  try {
+    scratch = compactSession(session, { budget: SUMMARY_BUDGET, digestBudget: DIGEST_BUDGET, ...(hook === undefined ? {} : { now: hook.artifacts.at }) });
+  } catch (error) {
+    // Nothing to compact from scratch: the hook refuses the same way.
+    expect((hookError as { code?: string } | undefined)?.code).toBe((error as { code?: string }).code);
+    return;
+  }
+  if (hook === undefined) throw hookError;
+  expect(hook.result.firstKeptEntryId).toBe(scratch.firstKeptEntryId);
+  expect(hook.result.summary).toBe(scratch.summary);
+  expect(hook.result.digest).toBe(scratch.digest);
+  expect(hook.result).toEqual(scratch);
+
+  const firstKept = session.byId.get(hook.result.firstKeptEntryId);
+  const before = recordBlocks(session, { scope: "lineage" }).filter((b) => b.entryPosition < (firstKept?.position ?? 0));
+  const fresh = createSeedAccumulator({ cwd: session.header.cwd })
+    .add(before)
+    .record({ sessionId: session.header.id, seq: 7, at: hook.artifacts.at, trigger: "compact", favourRecent: true, codes: new CodeAssigner() });
+  expect(hook.record).toEqual(fresh);
+}
+
+describe("the hook's compaction equals compactSession from scratch", () => {
+  for (const compactions of [0, 1, 3]) {
+    test(`a generated session with ${String(compactions)} earlier compaction(s)`, async () => {
+      const file = join(tempDir("hook-matches-scratch-"), "session.jsonl");
+      await generateSession(file, { seed: 11 + compactions, size: 400_000, compactions });
+      const session = await readSession(file);
+      expect(session.compactions.length).toBe(compactions);
+      both(session);
+    });
+  }
+});
+
+describeShared("the hook's compaction equals compactSession from scratch on the real fixtures", () => {
+  const real = ["castai-kimchi-dev-910d402__session.jsonl", "pinion05-act-3ae80f5__01-youtube-noheader.jsonl", "pinion05-act-3ae80f5__03-raddit-dashboard-pr.jsonl"];
+  for (const file of [...sessionFixtures(), ...real.map((name) => sharedFixture("real", name))]) {
+    test(file.split("/").pop() ?? file, async () => {
+      // A fixture without a header line is read as a fragment of a session (as the CLI reads one).
+      const session = await readSession(file).catch((error: unknown) => {
+        if ((error as { code?: string }).code === "NO_HEADER") return readSession(file, { fragment: true });
+        throw error;
+      });
+      both(session);
+    });
+  }
+});

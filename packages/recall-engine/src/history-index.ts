@@ -1,0 +1,472 @@
+// Recall across a whole history: one index per sessions folder, kept in the user's state folder. Each
+// session is a segment (its own recall cache and block table, built and grown by the one-session code),
+// and a term dictionary says which sessions hold which terms, so a query opens only the sessions that can
+// answer it and ranks each with its own index: a hit ranks the same as when its session is searched alone.
+// Brought up to date before each search, incrementally, under one lock (two Pi windows and the CLI).
+import { createHash } from "node:crypto";
+import { type Dirent, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
+import { defaultCachePath, readCacheBytes } from "./index-cache.js";
+import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, type TermSessions } from "./history-dictionary.js";
+import { openRecall, tailLogPath } from "./open-recall.js";
+import { parseQuery, piecesOf } from "./query.js";
+import type { ScoredDoc } from "./rank.js";
+import { recallFile } from "./recall-file.js";
+import type { ExpandedEntry } from "./recall-index.js";
+import { RecallError, SnapshotStaleError } from "./errors.js";
+import { pageAcross, type RankedSession, rankSession, listSessionFiles, type SessionsSearchResult } from "./sessions.js";
+import { snapshotPath } from "./snapshot.js";
+import { resolveSessionName } from "./session-names.js";
+import { stemOf } from "./stem.js";
+import { MIN_PREFIX } from "./term-prefixes.js";
+
+/** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. */
+export const HISTORY_FORMAT = 1;
+/** The log is folded into a new dictionary base once it outweighs this share of the base (and this floor). */
+const LOG_SHARE = 0.5;
+const LOG_FLOOR = 256 * 1024;
+/** Holding the lock through a first build of a large history is expected: only a dead holder is taken over. */
+const LOCK_MS = 30 * 60_000;
+const TITLE_MAX = 80;
+
+/** `$XDG_STATE_HOME/context-fold/history` (an absolute value only, as XDG says), else `~/.local/state/context-fold/history`. */
+export function historyRoot(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const state = env["XDG_STATE_HOME"]?.trim();
+  const base = state !== undefined && state !== "" && isAbsolute(state) ? state : join(homedir(), ".local", "state");
+  return join(base, "context-fold", "history");
+}
+
+/** The folder of one sessions folder's history: keyed by its resolved path. */
+export function historyDirFor(sessionsDir: string, root: string = historyRoot()): string {
+  return join(root, createHash("sha256").update(resolve(sessionsDir)).digest("hex").slice(0, 16));
+}
+
+/** What the history knows of one session. */
+export interface HistorySession {
+  /** Path under the sessions folder (how hits name it). */
+  readonly path: string;
+  readonly id: string;
+  /** The project folder (the header's cwd). */
+  readonly project: string | null;
+  /** The header's timestamp (ISO), null without one. */
+  readonly date: string | null;
+  /** The first line of the first user message. */
+  readonly title: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** The session's number in the dictionary; -1 when it could not be read (`problem` says why). */
+  readonly ordinal: number;
+  /** Terms of its segment the dictionary already lists (a grown session adds the ones past it). */
+  readonly termCount: number;
+  readonly problem?: string;
+}
+
+interface Manifest {
+  readonly format: number;
+  readonly sessionsDir: string;
+  readonly nextOrdinal: number;
+  readonly sessions: readonly HistorySession[];
+}
+
+export interface HistoryUpdate {
+  readonly added: number;
+  readonly grown: number;
+  readonly replaced: number;
+  readonly removed: number;
+  readonly unchanged: number;
+  readonly unreadable: number;
+  /** The dictionary was rewritten whole this time (the log folded in, or a format change). */
+  readonly merged: boolean;
+}
+
+export interface HistoryFilters {
+  /** Only sessions started in this folder (the header's cwd). */
+  readonly project?: string;
+  /** Only sessions whose header time is at or after / before this (ms since the epoch). */
+  readonly since?: number;
+  readonly until?: number;
+}
+
+export interface HistorySearchOptions extends HistoryFilters {
+  /** Per session: `lineage` (default) or `all`. */
+  readonly scope?: string;
+  readonly page?: number;
+  readonly pageSize?: number;
+  readonly regex?: boolean;
+}
+
+export interface HistorySearchResult extends SessionsSearchResult {
+  /** Sessions the dictionary pointed to and that were opened and ranked. */
+  readonly searched: number;
+  /** What each hit's session is: project folder, date, title, keyed by the label the hits carry. */
+  readonly named: Readonly<Record<string, { readonly file: string; readonly id: string; readonly project: string | null; readonly date: string | null; readonly title: string }>>;
+  readonly update: HistoryUpdate;
+}
+
+export interface HistoryOptions {
+  /** Where histories are kept (default `historyRoot()`). */
+  readonly root?: string;
+  /** Called as sessions are brought up to date: (done, total, file). */
+  readonly onProgress?: (done: number, total: number, file: string) => void;
+}
+
+function sortedNames(entries: Dirent[]): Dirent[] {
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function firstLine(text: string): string {
+  const line = text.trimStart().split("\n", 1)[0]?.trim() ?? "";
+  return line.length > TITLE_MAX ? `${line.slice(0, TITLE_MAX - 1)}…` : line;
+}
+
+function inFilters(s: HistorySession, filters: HistoryFilters): boolean {
+  if (s.ordinal < 0) return false;
+  if (filters.project !== undefined && (s.project === null || resolve(s.project) !== resolve(filters.project))) return false;
+  const t = s.date === null ? Number.NaN : Date.parse(s.date);
+  if (filters.since !== undefined && !(t >= filters.since)) return false;
+  if (filters.until !== undefined && !(t < filters.until)) return false;
+  return true;
+}
+
+export class HistoryIndex {
+  readonly sessionsDir: string;
+  readonly dir: string;
+  private readonly segments: string;
+  private readonly onProgress: HistoryOptions["onProgress"];
+  private manifest: Manifest;
+
+  private constructor(sessionsDir: string, dir: string, options: HistoryOptions) {
+    this.sessionsDir = resolve(sessionsDir);
+    this.dir = dir;
+    this.segments = join(dir, "segments");
+    this.onProgress = options.onProgress;
+    this.manifest = { format: HISTORY_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal: 0, sessions: [] };
+  }
+
+  /** The history of `sessionsDir` (nothing read or written until `update` or `search`). */
+  static for(sessionsDir: string, options: HistoryOptions = {}): HistoryIndex {
+    return new HistoryIndex(sessionsDir, historyDirFor(sessionsDir, options.root), options);
+  }
+
+  private get manifestPath(): string {
+    return join(this.dir, "manifest.json");
+  }
+  private get basePath(): string {
+    return join(this.dir, "dictionary.bin");
+  }
+  private get logPath(): string {
+    return join(this.dir, "dictionary.log");
+  }
+
+  /** The sessions as last brought up to date. */
+  get sessions(): readonly HistorySession[] {
+    return this.manifest.sessions;
+  }
+
+  private readManifest(): Manifest | null {
+    const bytes = readCacheBytes(this.manifestPath);
+    if (bytes === null) return null;
+    try {
+      const doc = JSON.parse(bytes.toString("utf8")) as Manifest;
+      if (doc.format !== HISTORY_FORMAT || doc.sessionsDir !== this.sessionsDir || !Array.isArray(doc.sessions)) return null;
+      return doc;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The segment cache of a session (its recall cache, tail log and block table sit beside it). */
+  private segmentPath(file: string, id: string): string {
+    return defaultCachePath(file, id, this.segments);
+  }
+
+  private dropSegment(file: string, id: string): void {
+    const path = this.segmentPath(file, id);
+    for (const p of [path, tailLogPath(path), snapshotPath(path)]) rmSync(p, { force: true });
+  }
+
+  /**
+   * Brings the history up to date with the sessions folder: new sessions added, grown ones extended by
+   * their appended blocks, replaced or truncated ones rebuilt, deleted ones dropped. Under the history's
+   * lock; every file replaced atomically or appended with a checksum, so a crash leaves a usable history.
+   */
+  async update(): Promise<HistoryUpdate> {
+    return withAppendLock(join(this.dir, "history"), () => this.updateLocked(), { timeoutMs: LOCK_MS, staleMs: LOCK_MS });
+  }
+
+  private async updateLocked(): Promise<HistoryUpdate> {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    let fresh = false;
+    const read = this.readManifest();
+    if (read === null) {
+      // No history, or one of another format: start over (segments are rebuilt as sessions are read).
+      rmSync(this.segments, { recursive: true, force: true });
+      rmSync(this.basePath, { force: true });
+      rmSync(this.logPath, { force: true });
+      fresh = true;
+    }
+    const before = new Map((read?.sessions ?? []).map((s) => [s.path, s]));
+    let nextOrdinal = read?.nextOrdinal ?? 0;
+    const files = listSessionFiles(this.sessionsDir);
+    const out: HistorySession[] = [];
+    const records: Buffer[] = [];
+    const counts = { added: 0, grown: 0, replaced: 0, removed: 0, unchanged: 0, unreadable: 0 };
+    let done = 0;
+    for (const file of files) {
+      const path = relative(this.sessionsDir, file);
+      const was = before.get(path);
+      before.delete(path);
+      let st: { size: number; mtimeMs: number };
+      try {
+        st = statSync(file);
+      } catch {
+        continue; // deleted between the listing and now
+      }
+      if (was !== undefined && was.size === st.size && was.mtimeMs === st.mtimeMs) {
+        out.push(was);
+        counts.unchanged++;
+        this.onProgress?.(++done, files.length, file);
+        continue;
+      }
+      try {
+        const recall = await openRecall(file, { cacheDir: this.segments });
+        recall.saveSnapshot();
+        const session = recall.session;
+        const continues = was !== undefined && was.ordinal >= 0 && was.id === session.header.id && (recall.cache.status === "updated" || recall.cache.status === "loaded");
+        const ordinal = continues ? was.ordinal : nextOrdinal++;
+        const terms = recall.index.termTexts(continues ? was.termCount : 0);
+        if (terms.length > 0) records.push(encodeLogRecord(ordinal, terms));
+        if (was !== undefined && !continues && was.ordinal >= 0 && was.id !== session.header.id) this.dropSegment(file, was.id);
+        if (was === undefined) counts.added++;
+        else if (continues) counts.grown++;
+        else counts.replaced++;
+        const user = session.blocks.find((b) => b.kind === "user");
+        const header = session.header as { id: string; cwd?: unknown; timestamp?: unknown };
+        out.push({
+          path,
+          id: session.header.id,
+          project: typeof header.cwd === "string" ? header.cwd : null,
+          date: typeof header.timestamp === "string" ? header.timestamp : null,
+          title: user === undefined ? "" : firstLine(user.text),
+          size: st.size,
+          mtimeMs: st.mtimeMs,
+          ordinal,
+          termCount: recall.index.termCount,
+        });
+      } catch (error) {
+        counts.unreadable++;
+        out.push({ path, id: was?.id ?? "", project: null, date: null, title: "", size: st.size, mtimeMs: st.mtimeMs, ordinal: -1, termCount: 0, problem: error instanceof Error ? error.message : String(error) });
+      }
+      this.onProgress?.(++done, files.length, file);
+    }
+    for (const gone of before.values()) {
+      counts.removed++;
+      if (gone.id !== "") this.dropSegment(join(this.sessionsDir, gone.path), gone.id);
+    }
+    if (records.length > 0) appendFile(this.logPath, Buffer.concat(records));
+    const merged = this.maybeMerge(out, fresh);
+    if (merged === "restart") return this.updateLocked();
+    this.manifest = { format: HISTORY_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
+    if (read === null || counts.added + counts.grown + counts.replaced + counts.removed + counts.unreadable > 0 || merged) {
+      replaceFile(this.manifestPath, JSON.stringify(this.manifest), { mode: 0o600 });
+    }
+    return { ...counts, merged };
+  }
+
+  /** Folds the log into a new base when it outweighs its share; the sessions no longer live are left out. */
+  private maybeMerge(live: readonly HistorySession[], force: boolean): boolean | "restart" {
+    const logBytes = readCacheBytes(this.logPath);
+    const baseBytes = readCacheBytes(this.basePath);
+    if (logBytes === null || logBytes.length === 0) return false;
+    if (!force && baseBytes !== null && logBytes.length < Math.max(LOG_FLOOR, baseBytes.length * LOG_SHARE)) return false;
+    const map: TermSessions = new Map();
+    if (baseBytes !== null) {
+      try {
+        for (const [term, list] of new DictionaryBase(baseBytes, this.basePath).toMap()) map.set(term, list);
+      } catch {
+        // An unreadable base: start the history over; the sessions' segments still load as they are.
+        rmSync(this.basePath, { force: true });
+        rmSync(this.logPath, { force: true });
+        rmSync(this.manifestPath, { force: true });
+        return "restart";
+      }
+    }
+    new DictionaryLog(decodeLog(logBytes).records).mergeInto(map);
+    const alive = new Set(live.filter((s) => s.ordinal >= 0).map((s) => s.ordinal));
+    for (const [term, list] of map) {
+      const kept = list.filter((o) => alive.has(o));
+      if (kept.length === 0) map.delete(term);
+      else map.set(term, kept);
+    }
+    replaceFile(this.basePath, encodeDictionary(map), { mode: 0o600 });
+    replaceFile(this.logPath, Buffer.alloc(0), { mode: 0o600 });
+    return true;
+  }
+
+  /** The sessions the dictionary says may hold a hit of `query` (a regex, or `user`, may be in any). */
+  private candidates(query: string, regex: boolean): Set<number> | "all" {
+    const parsed = parseQuery(query, regex ? { regex: true } : {});
+    if (parsed.mode !== "words") return "all";
+    const baseBytes = readCacheBytes(this.basePath);
+    let base: DictionaryBase;
+    try {
+      base = baseBytes === null ? DictionaryBase.empty() : new DictionaryBase(baseBytes, this.basePath);
+    } catch {
+      return "all";
+    }
+    const logBytes = readCacheBytes(this.logPath);
+    const log = new DictionaryLog(logBytes === null ? [] : decodeLog(logBytes).records);
+    const out = new Set<number>();
+    const exact = (t: string): void => {
+      base.exact(t, out);
+      log.exact(t, out);
+    };
+    const prefixed = (t: string): void => {
+      base.prefixed(t, out);
+      log.prefixed(t, out);
+    };
+    // What ranking matches a token by (rank.ts): the token, its stem, the terms either begins, the pieces.
+    for (const term of parsed.terms) {
+      // Ranking matches `user` to the user's own messages, whatever their words.
+      if (term.primary === "user") return "all";
+      exact(term.primary);
+      const stem = stemOf(term.primary);
+      if (stem !== null) exact(stem);
+      const prefix = stem ?? term.primary;
+      if (prefix.length >= MIN_PREFIX) prefixed(prefix);
+      const pieces = piecesOf(term.primary);
+      if (pieces.length >= 2 && pieces[0] !== undefined) exact(pieces[0]);
+    }
+    for (const phrase of parsed.phrases) for (const t of phrase.terms) exact(t);
+    return out;
+  }
+
+  /** Every hit of `query` across the history (brought up to date first), merged by score and paged. */
+  async search(query: string, options: HistorySearchOptions = {}): Promise<HistorySearchResult> {
+    const update = await this.update();
+    try {
+      return await this.searchOnce(query, options, update, true);
+    } catch (error) {
+      if (!(error instanceof SnapshotStaleError)) throw error;
+      return this.searchOnce(query, options, update, false);
+    }
+  }
+
+  private async searchOnce(query: string, options: HistorySearchOptions, update: HistoryUpdate, tables: boolean): Promise<HistorySearchResult> {
+    const chosen = this.manifest.sessions.filter((s) => inFilters(s, options));
+    const want = this.candidates(query, options.regex === true);
+    const opened: RankedSession[] = [];
+    const skipped: { file: string; reason: string }[] = [];
+    const merged: { s: number; hit: ScoredDoc }[] = [];
+    const named: Record<string, { file: string; id: string; project: string | null; date: string | null; title: string }> = {};
+    let mode: SessionsSearchResult["mode"] = "words";
+    let scopeName = options.scope ?? "lineage";
+    for (const s of chosen) {
+      if (want !== "all" && !want.has(s.ordinal)) continue;
+      const file = join(this.sessionsDir, s.path);
+      try {
+        const item = await rankSession(file, s.path, query, { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(options.regex === undefined ? {} : { regex: options.regex }), cacheDir: this.segments }, tables);
+        const k = opened.length;
+        opened.push(item);
+        mode = item.rank.parsed.mode;
+        scopeName = item.rank.scope.name;
+        for (const hit of item.rank.ranked) merged.push({ s: k, hit });
+        named[s.path] = { file, id: s.id, project: s.project, date: s.date, title: s.title };
+      } catch (error) {
+        if (error instanceof RecallError && error.code === "BAD_PATTERN") throw error;
+        if (error instanceof SnapshotStaleError) throw error;
+        skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    for (const s of this.manifest.sessions) if (s.ordinal < 0 && s.problem !== undefined) skipped.push({ file: join(this.sessionsDir, s.path), reason: s.problem });
+    const page = pageAcross(opened, merged, options);
+    const shown = new Set(page.hits.map((h) => h.session));
+    const shownNamed = Object.fromEntries(Object.entries(named).filter(([label]) => shown.has(label)));
+    return { query, mode, scope: scopeName, ...page, sessions: chosen.length, skipped, searched: opened.length, named: shownNamed, update };
+  }
+
+  /** The session file a name means: a path under the sessions folder, an id or a unique start of one. */
+  async resolve(name: string): Promise<string> {
+    const under = join(this.sessionsDir, name);
+    try {
+      if (statSync(under).isFile()) return under;
+    } catch {
+      // not a path under the folder: an id, or a path of its own
+    }
+    return resolveSessionName(name, { sessionsDir: this.sessionsDir });
+  }
+
+  /** Full text of `#N` blocks of the named session, verified against that session's ledger. */
+  async expand(session: string, indices: readonly number[]): Promise<{ file: string; entries: readonly ExpandedEntry[] }> {
+    const file = await this.resolve(session);
+    // Verified against the hashes recorded when the history first indexed it (its block table), else the seed index.
+    const answer = await recallFile(file, { expand: indices, open: { cacheDir: this.segments } });
+    if (answer.kind !== "expand") throw new Error(`recallFile answered ${answer.kind} to expand`);
+    return { file, entries: answer.entries };
+  }
+}
+
+/** What one kept history is: its sessions folder, sessions and bytes. */
+export interface HistoryListing {
+  readonly dir: string;
+  readonly sessionsDir: string | null;
+  readonly sessions: number;
+  readonly bytes: number;
+  readonly modified: number;
+}
+
+function folderBytes(dir: string): { bytes: number; modified: number } {
+  let bytes = 0;
+  let modified = 0;
+  const walk = (d: string): void => {
+    let names: Dirent[];
+    try {
+      names = sortedNames(readdirSync(d, { withFileTypes: true }));
+    } catch {
+      return;
+    }
+    for (const e of names) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        try {
+          const st = statSync(p);
+          bytes += st.size;
+          modified = Math.max(modified, st.mtimeMs);
+        } catch {
+          // removed while listed
+        }
+      }
+    }
+  };
+  walk(dir);
+  return { bytes, modified };
+}
+
+/** Every history kept under `root`, by folder. */
+export function listHistories(root: string = historyRoot()): HistoryListing[] {
+  let names: Dirent[];
+  try {
+    names = sortedNames(readdirSync(root, { withFileTypes: true }));
+  } catch {
+    return [];
+  }
+  const out: HistoryListing[] = [];
+  for (const e of names) {
+    if (!e.isDirectory()) continue;
+    const dir = join(root, e.name);
+    let sessionsDir: string | null = null;
+    let sessions = 0;
+    try {
+      const doc = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Partial<Manifest>;
+      sessionsDir = typeof doc.sessionsDir === "string" ? doc.sessionsDir : null;
+      sessions = Array.isArray(doc.sessions) ? doc.sessions.length : 0;
+    } catch {
+      // a history without a readable manifest is still listed (and can be cleaned)
+    }
+    out.push({ dir, sessionsDir, sessions, ...folderBytes(dir) });
+  }
+  return out;
+}

@@ -1,0 +1,123 @@
+// The history index against the plain per-session search it replaces: over a small generated history,
+// every query gives the same hits, segments and pages as searching each session on its own and merging;
+// still so after a session grows (Pi appends), one is added, one is rewritten shorter and one deleted;
+// two updaters at once leave it whole; filters keep only the sessions they name.
+import { readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { generateSession } from "@context-fold/session-gen";
+import { tempDir } from "@context-fold/test-support";
+import { HistoryIndex, historyDirFor, historyRoot, listHistories, searchSessions, type SearchResult } from "@context-fold/recall-engine";
+
+const QUERIES = ["checksum drift", "\"Command exited with code 1\"", "src/ledger/reader.ts", "what did the user ask", "quokkasaurus", "/timeout|deadline/"];
+/** Scope and page per query, taken in turn (every query in each would take minutes on a shared machine). */
+const VIEWS: { scope?: string; page: number }[] = [{ page: 1 }, { scope: "all", page: 1 }, { page: 2 }];
+
+function comparable(r: SearchResult): unknown {
+  return { mode: r.mode, scope: r.scope, total: r.total, page: r.page, pages: r.pages, hits: r.hits, segments: r.segments, segmentCount: r.segmentCount };
+}
+
+async function sameAsEachSession(history: HistoryIndex, dir: string): Promise<void> {
+  for (const [k, query] of QUERIES.entries()) {
+    for (const view of [VIEWS[k % VIEWS.length], VIEWS[(k + 1) % VIEWS.length]]) {
+      const options = { page: view?.page ?? 1, ...(view?.scope === undefined ? {} : { scope: view.scope }) };
+      const each = await searchSessions(dir, query, { ...options, cache: false });
+      const across = await history.search(query, options);
+      expect(comparable(across), `${query} ${options.scope ?? "lineage"} page ${String(options.page)}`).toEqual(comparable(each));
+    }
+  }
+}
+
+let clock = Date.parse("2026-05-01T10:00:00.000Z");
+function user(text: string): AgentMessage {
+  return { role: "user", content: text, timestamp: (clock += 1000) } as unknown as AgentMessage;
+}
+function assistant(text: string): AgentMessage {
+  return { role: "assistant", content: [{ type: "text", text }], api: "faux", provider: "faux", model: "faux", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: (clock += 1000) } as unknown as AgentMessage;
+}
+
+describe("history index", () => {
+  const root = tempDir("history-root-");
+  const dir = tempDir("history-sessions-");
+  const files: string[] = [];
+  const history = HistoryIndex.for(dir, { root });
+
+  it("gives the results of searching each session on its own, opening only the sessions that hold a query's terms", async () => {
+    const projects = ["--home-dev-alpha--", "--home-dev-beta--"];
+    for (let k = 0; k < 5; k++) {
+      const project = projects[k % 2] as string;
+      mkdirSync(join(dir, project), { recursive: true });
+      const file = join(dir, project, `s${String(k)}.jsonl`);
+      await generateSession(file, { seed: 70 + k, turns: 24 + 4 * k, cwd: `/home/dev/${k % 2 === 0 ? "alpha" : "beta"}`, startTime: `2026-03-0${String(k + 1)}T09:00:00.000Z` });
+      files.push(file);
+    }
+    // One session Pi wrote itself, holding a word no generated one has.
+    const sm = SessionManager.create("/home/dev/gamma", join(dir, "--home-dev-gamma--"));
+    sm.appendMessage(user("the quokkasaurus fixture fails on CI"));
+    sm.appendMessage(assistant("I will look at the quokkasaurus fixture."));
+    const piFile = sm.getSessionFile();
+    if (piFile === undefined) throw new Error("Pi wrote no file");
+    files.push(piFile);
+
+    await sameAsEachSession(history, dir);
+    const first = await history.search("quokkasaurus");
+    expect(first.searched).toBe(1);
+    expect(first.sessions).toBe(6);
+    const label = first.hits[0]?.session ?? "";
+    expect(first.named[label]).toMatchObject({ project: "/home/dev/gamma", title: "the quokkasaurus fixture fails on CI" });
+    expect(first.update).toMatchObject({ added: 0, unchanged: 6 });
+    expect(historyDirFor(dir, root).startsWith(root)).toBe(true);
+    expect(listHistories(root)).toEqual([expect.objectContaining({ sessionsDir: dir, sessions: 6 })]);
+  }, 180_000);
+
+  it("expands a hit verified against its own session's ledger", async () => {
+    const found = await history.search("quokkasaurus");
+    const hit = found.hits[0];
+    if (hit === undefined || hit.session === undefined) throw new Error("no hit");
+    const { entries } = await history.expand(hit.session, [hit.index]);
+    expect(entries[0]).toMatchObject({ index: hit.index, verified: true, verifiedAgainst: "block-table" });
+    expect(entries[0]?.text).toContain("quokkasaurus");
+  });
+
+  it("stays the same as per-session search after a session grows, one is added, one is cut short and one deleted", async () => {
+    const grown = SessionManager.open(files[5] as string, join(dir, "--home-dev-gamma--"));
+    grown.appendMessage(user("and the wombatron deadline moved to Friday"));
+    let update = (await history.search("wombatron")).update;
+    expect(update).toMatchObject({ grown: 1, added: 0, replaced: 0, removed: 0 });
+    expect((await history.search("wombatron")).total).toBe(1);
+
+    await generateSession(join(dir, "--home-dev-beta--", "s9.jsonl"), { seed: 99, turns: 30, cwd: "/home/dev/beta" });
+    const cut = files[0] as string;
+    const lines = readFileSync(cut, "utf8").split("\n");
+    writeFileSync(cut, `${lines.slice(0, Math.floor(lines.length / 2)).join("\n")}\n`);
+    rmSync(files[1] as string);
+    update = (await history.search("vitest")).update;
+    expect(update).toMatchObject({ added: 1, replaced: 1, removed: 1 });
+    await sameAsEachSession(history, dir);
+  }, 180_000);
+
+  it("two updaters at once leave one whole history", async () => {
+    const root2 = tempDir("history-root2-");
+    const [a, b] = await Promise.all([HistoryIndex.for(dir, { root: root2 }).update(), HistoryIndex.for(dir, { root: root2 }).update()]);
+    expect(a.added + b.added).toBe(6); // the second waits for the lock, then finds the first one's work
+    await sameAsEachSession(HistoryIndex.for(dir, { root: root2 }), dir);
+    expect(readdirSync(historyDirFor(dir, root2)).filter((n) => n.endsWith(".lock"))).toEqual([]);
+  }, 180_000);
+
+  it("filters by project folder and by date", async () => {
+    const alpha = await history.search("vitest", { project: "/home/dev/alpha", pageSize: 100 });
+    expect(alpha.sessions).toBe(3); // s0 (cut short), s2 and s4
+    expect(alpha.total).toBeGreaterThan(0);
+    expect(new Set(alpha.hits.map((h) => h.session?.split("/")[0]))).toEqual(new Set(["--home-dev-alpha--"]));
+    const early = await history.search("vitest", { until: Date.parse("2026-03-03T00:00:00.000Z"), pageSize: 100 });
+    expect(early.sessions).toBe(2); // s0 (March 1st) and s9 (the generator's default start); s1 was deleted
+    for (const h of early.hits) expect(early.named[h.session ?? ""]?.date ?? "").toMatch(/^2026-03-0[12]/);
+  });
+
+  it("keeps its state under XDG_STATE_HOME when that is absolute, else under ~/.local/state", () => {
+    expect(historyRoot({ XDG_STATE_HOME: "/var/state" })).toBe("/var/state/context-fold/history");
+    expect(historyRoot({ XDG_STATE_HOME: "relative" })).toMatch(/\.local\/state\/context-fold\/history$/);
+  });
+});

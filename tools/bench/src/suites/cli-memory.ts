@@ -1,0 +1,54 @@
+// Whole CLI processes on the generated sessions: peak RSS and CPU of `inspect`, `index` and `compact`,
+// each in its own Node process (the real binary, as a user runs it). Issue 28's floor is ≤ 512 MB peak
+// RSS on the 1 GB session, which is generated only on request: `pnpm bench --only cli-memory --sizes 1gb`.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BenchRow, BenchSuite } from "../types.js";
+
+/** The CLI the bench measures: apps/cli's build, beside this tool's. */
+const CLI = resolve(dirname(fileURLToPath(import.meta.url)), "../../../apps/cli/dist/main.js");
+
+/** Loaded into each child with --import: writes the child's own resource usage when it exits. */
+const PRELOAD = `import { writeFileSync } from "node:fs";
+process.on("exit", () => { const out = process.env.CF_BENCH_USAGE; if (out) writeFileSync(out, JSON.stringify(process.resourceUsage())); });
+`;
+
+const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
+
+export const cliMemorySuite: BenchSuite = async (ctx) => {
+  const rows: BenchRow[] = [];
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build apps/cli first (pnpm bench builds everything)`);
+  const preload = join(ctx.workDir, "usage-preload.mjs");
+  writeFileSync(preload, PRELOAD);
+  const usageFile = join(ctx.workDir, "usage.json");
+  for (const size of ctx.sizes) {
+    const session = ctx.sessions[size];
+    if (session === undefined) continue;
+    const seedIndex = join(ctx.workDir, `seed-index-${size}.jsonl`);
+    const commands: [string, string[]][] = [
+      ["inspect", ["inspect", session, "--json"]],
+      ["index", ["index", session, "--out", seedIndex, "--seq", "0", "--json"]],
+      ["compact", ["compact", session, "--json"]],
+    ];
+    for (const [name, args] of commands) {
+      rmSync(seedIndex, { force: true });
+      rmSync(usageFile, { force: true });
+      const start = performance.now();
+      const child = spawnSync(process.execPath, ["--import", preload, CLI, ...args], {
+        env: { ...process.env, CF_BENCH_USAGE: usageFile, NO_COLOR: "1" },
+        stdio: ["ignore", "ignore", "pipe"],
+        maxBuffer: 64 << 20,
+      });
+      const wall = (performance.now() - start) / 1000;
+      if (!existsSync(usageFile)) throw new Error(`${name} on ${size} exited ${String(child.status)} without reporting: ${child.stderr.toString().slice(0, 400)}`);
+      const usage = JSON.parse(readFileSync(usageFile, "utf8")) as NodeJS.ResourceUsage;
+      const cpu = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
+      const note = `CPU ${String(round(cpu, 2))} s, wall ${String(round(wall, 2))} s, exit ${String(child.status)}`;
+      rows.push({ suite: "cli-memory", case: `${name}: whole process peak RSS`, size, value: round(usage.maxRSS / 1024), unit: "MB", target: "≤ 512 MB at 1gb", note });
+    }
+    rmSync(seedIndex, { force: true });
+  }
+  return rows;
+};
