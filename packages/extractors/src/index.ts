@@ -40,6 +40,7 @@ export {
   commandKey,
   isSearchCommand,
   isTestCommand,
+  printsFileContent,
   programOf,
   shellWrites,
   type ShellWrite,

@@ -50,6 +50,19 @@ const COMMIT_LINE = /^- ([0-9a-f]{7,40}):? (.*)$/;
 const REF_SUFFIX = / \(#\d{1,9}\)$/;
 const FILE_LINE = /^- (Modified|Created|Read): (.*)$/;
 const SCOPE_MARK = "- [Scope change]";
+// A model-written file list: a list item opening with a path in backticks ("- `src/a.ts` (885 lines)").
+const CODE_ITEM = /^\s{0,8}[-*+] `([^`\n]{1,400})`/;
+
+/**
+ * What a label or heading says of the files under it: created ("new", "created"), modified ("modified",
+ * "changed", "edited", "updated", "written"), else null (read, or a plain "key files" list).
+ */
+export function fileListStatus(label: string): FileStatus | null {
+  const l = label.toLowerCase();
+  if (l.includes("new") || l.includes("creat") || l.includes("added")) return "created";
+  if (l.includes("modif") || l.includes("chang") || l.includes("edit") || l.includes("updat") || l.includes("writ")) return "modified";
+  return null;
+}
 const STATUS: Record<string, FileStatus> = { Modified: "modified", Created: "created", Read: "read" };
 
 /** "## Key Decisions" / "[Key Decisions]" → "key decisions". */
@@ -136,7 +149,23 @@ export function splitForeignSummary(text: string, lift = true, liftGoal = lift):
     }
     const rest: string[] = [];
     let taken = 0;
-    if (lift && (key === "files and changes" || key === "commits")) {
+    if (lift && key !== "files and changes" && key.includes("files")) {
+      // Pi's model-written "## Files Created/Modified", "## Key Files": paths in backticks under labels.
+      let status: FileStatus = fileListStatus(key) ?? "read";
+      for (const l of s.lines) {
+        const item = CODE_ITEM.exec(l);
+        if (item === null) {
+          // A label over part of the list ("**New files:**", "Modified:") sets the status of what follows.
+          const t = l.trim();
+          if (t.length <= 80 && (t.endsWith(":") || t.endsWith(":**"))) status = fileListStatus(t) ?? "read";
+          rest.push(l);
+          continue;
+        }
+        files.push({ status, text: item[1] ?? "", symbols: [] });
+        taken++;
+      }
+      if (taken > 0) lifted.push({ heading: s.heading, items: taken });
+    } else if (lift && (key === "files and changes" || key === "commits")) {
       for (const l of s.lines) {
         const f = key === "commits" ? null : FILE_LINE.exec(l);
         const c = key === "commits" ? COMMIT_LINE.exec(l.replace(REF_SUFFIX, "")) : null;

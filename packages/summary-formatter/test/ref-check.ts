@@ -30,7 +30,11 @@ export function checkRefs(session: Session, text: string): number {
         const path = body.slice(body.indexOf(": ") + 2).split(" ")[0] ?? "";
         // The last block touching the file: its tool call, or the result answering that call.
         const call = block.kind === "toolResult" ? session.blocks.find((b) => b.kind === "toolCall" && b.toolCallId === block.toolCallId) : block;
-        expect(JSON.stringify(call?.args ?? {}).includes(path) || block.text.includes(path), `${path} in #${String(n)}`).toBe(true);
+        // A shell command run after `cd <dir> &&` names the file relative to that directory: its name suffices.
+        const args = JSON.stringify(call?.args ?? {});
+        const name = path.slice(path.lastIndexOf("/") + 1);
+        const shellNamed = typeof call?.args?.["command"] === "string" && name !== "" && args.includes(name);
+        expect(args.includes(path) || block.text.includes(path) || shellNamed, `${path} in #${String(n)}`).toBe(true);
       } else if (/^[0-9a-f]{7,40}: /.test(body)) expect(block.text).toContain(body.slice(0, body.indexOf(":")));
     }
   }

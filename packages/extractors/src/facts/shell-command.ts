@@ -120,8 +120,37 @@ function unquote(token: string): string | null {
   return t;
 }
 
+/** Programs that create or replace their last operand (or files inside it, when it is a directory). */
+const COPIERS = new Set(["cp", "mv", "install", "ln"]);
+
+/** `cp a b/` → `b/a`; `cp a b` → `b`; several sources → each inside the destination directory. */
+function copyTargets(tokens: readonly string[]): string[] {
+  // A recursive copy moves directories, not files.
+  const recursive = tokens.some((t) => t === "--recursive" || t === "--archive" || (t.startsWith("-") && !t.startsWith("--") && (t.includes("r") || t.includes("R") || t.includes("a"))));
+  if (recursive && tokens[0] === "cp") return [];
+  const operands = tokens.slice(1).filter((t) => !t.startsWith("-"));
+  if (operands.length < 2) return [];
+  const dest = unquote(operands[operands.length - 1] ?? "");
+  if (dest === null) return [];
+  const sources = operands.slice(0, -1);
+  if (sources.length === 1 && !dest.endsWith("/")) return [dest];
+  const out: string[] = [];
+  for (const src of sources) {
+    const s = unquote(src);
+    const name = s === null ? "" : s.slice(s.lastIndexOf("/") + 1);
+    if (name !== "") out.push(`${dest.replace(/\/+$/, "")}/${name}`);
+  }
+  return out;
+}
+
+/** Does the command text name a program `shellWrites` reads (a cheap test before parsing)? */
+export function mayWriteFiles(command: string): boolean {
+  return command.includes(">") || command.includes("sed") || command.includes("tee") || command.includes("cp ") || command.includes("mv ") || command.includes("install ") || command.includes("ln ");
+}
+
 /**
- * Files a shell command writes: output redirects (`> f`, `>> f`, `cat > f <<EOF`), `sed -i … f`, `tee [-a] f`.
+ * Files a shell command writes: output redirects (`> f`, `>> f`, `cat > f <<EOF`), `sed -i … f`, `tee [-a] f`,
+ * the destination of `cp`/`mv`/`install`/`ln` (inside it when it ends in "/" or takes several sources).
  * Heredoc bodies are skipped; `2>`, `&>` and /dev/* are not files. Conservative by design: a path that
  * cannot be read off the command text (variables, globs, quotes inside) is left out.
  */
@@ -138,6 +167,10 @@ export function shellWrites(command: string): ShellWrite[] {
       if (first === "sed" && tokens.some((t) => t === "-i" || t.startsWith("-i") || t === "--in-place")) {
         const p = unquote(tokens[tokens.length - 1] ?? "");
         if (p !== null && tokens.length >= 3) out.push({ path: p, mode: "in-place" });
+        continue;
+      }
+      if (COPIERS.has(first)) {
+        for (const p of copyTargets(tokens)) out.push({ path: p, mode: "truncate" });
         continue;
       }
       if (first === "tee") {
@@ -182,4 +215,93 @@ export function shellWrites(command: string): ShellWrite[] {
     }
   }
   return out;
+}
+
+/** Programs whose output is the content of the files they are given (coreutils and their usual stand-ins). */
+const FILE_PRINTERS = new Set(["cat", "head", "tail", "sed", "nl", "less", "more", "bat", "batcat"]);
+/** grep long flags that make it print file names or walk directories: its output then names files. */
+const GREP_NAMING_LONG = new Set(["--recursive", "--dereference-recursive", "--with-filename", "--files-with-matches", "--files-without-match", "--count"]);
+/** Short grep flags (alone or clustered, `-rn`) of the same kind. */
+const GREP_NAMING_SHORT = new Set([..."rRHlLc"]);
+
+function grepNamesFiles(word: string): boolean {
+  if (word.startsWith("--")) return GREP_NAMING_LONG.has(word.split("=")[0] ?? word);
+  if (!word.startsWith("-")) return false;
+  for (let i = 1; i < word.length; i++) if (GREP_NAMING_SHORT.has(word[i] ?? "")) return true;
+  return false;
+}
+/** grep flags that take the next word as their value. */
+const GREP_VALUE_FLAGS = new Set(["-A", "-B", "-C", "-m", "-e", "-f", "--max-count", "--regexp", "--file", "--context", "--after-context", "--before-context"]);
+
+/** Words of the first simple command (quote-aware; stops at `|`, `;`, `&`, `>` or `<` outside quotes). */
+function firstCommandWords(command: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let quote = "";
+  let started = false;
+  for (let i = 0; i < command.length && i < 2000; i++) {
+    const ch = command[i] ?? "";
+    if (quote !== "") {
+      if (ch === quote) quote = "";
+      else word += ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') {
+      quote = ch;
+      started = true;
+      continue;
+    }
+    if (ch === "|" || ch === ";" || ch === "&" || ch === ">" || ch === "<" || ch === "\n") break;
+    if (ch === " " || ch === "\t") {
+      if (started) words.push(word);
+      word = "";
+      started = false;
+      continue;
+    }
+    word += ch;
+    started = true;
+  }
+  if (started) words.push(word);
+  return words;
+}
+
+/**
+ * Does the command print a file's content (`cat f`, `sed -n '1,9p' f`, `head -50 f`, `grep -A 30 "x" f`
+ * on one file without naming flags)? Its output's paths are then the file's, not the session's. The
+ * first simple command after `cd … &&` decides.
+ */
+export function printsFileContent(command: string): boolean {
+  const words = firstCommandWords(withoutLeadingCdRaw(command));
+  let i = 0;
+  while (i < words.length && ((words[i] ?? "").includes("=") || words[i] === "sudo" || words[i] === "command")) i++;
+  const program = words[i] ?? "";
+  const rest = words.slice(i + 1);
+  if (FILE_PRINTERS.has(program)) return rest.some((w) => !w.startsWith("-"));
+  if (program !== "grep" && program !== "egrep" && program !== "fgrep") return false;
+  const operands: string[] = [];
+  let patternGiven = false;
+  for (let k = 0; k < rest.length; k++) {
+    const w = rest[k] ?? "";
+    if (grepNamesFiles(w)) return false;
+    if (GREP_VALUE_FLAGS.has(w)) {
+      if (w === "-e" || w === "--regexp" || w === "-f" || w === "--file") patternGiven = true;
+      k++;
+      continue;
+    }
+    if (w.startsWith("-") && w.length > 1) continue;
+    operands.push(w);
+  }
+  const files = patternGiven ? operands : operands.slice(1);
+  return files.length === 1 && !(files[0] ?? "").endsWith("/");
+}
+
+/** The command text after leading `cd <dir> &&` steps, quotes kept (for quote-aware parsing). */
+function withoutLeadingCdRaw(command: string): string {
+  let c = command.trim();
+  for (let n = 0; n < 3; n++) {
+    const m = LEADING_CD.exec(c);
+    if (m === null) break;
+    c = c.slice(m[0].length);
+  }
+  return c;
 }

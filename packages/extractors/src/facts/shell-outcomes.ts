@@ -7,7 +7,7 @@ import { cleanPath, normalizePath } from "../lexicon/paths.js";
 import { diagnosticsGist, failureGist, parseDiagnostics } from "./diagnostics.js";
 import { parseGitCommits } from "./git-commits.js";
 import type { Ledgers } from "./ledgers.js";
-import { commandDir, commandKey, isSearchCommand, shellWrites, shortCommand } from "./shell-command.js";
+import { commandDir, commandKey, isSearchCommand, mayWriteFiles, shellWrites, shortCommand } from "./shell-command.js";
 import type { FactsBlock, WorkingCommand } from "./types.js";
 
 /** Failure lines taken from one clean-exit output. */
@@ -179,14 +179,15 @@ export class ShellOutcomes {
     }
   }
 
-  /** Files a successful shell command wrote (`> f`, `sed -i`, `tee`) count as modified or created. */
+  /** Files a successful shell command wrote (`> f`, `sed -i`, `tee`, `cp`/`mv` destinations) count as modified or created. */
   private addShellWrites(command: string, index: number): void {
-    if (command.indexOf(">") < 0 && command.indexOf("sed") < 0 && command.indexOf("tee") < 0) return;
+    if (!mayWriteFiles(command)) return;
     const writes = shellWrites(command);
     if (writes.length === 0) return;
     const dir = commandDir(command, this.l.cwd);
     for (const w of writes) {
-      const path = cleanPath(dir !== undefined ? posix.resolve(dir, w.path) : w.path, this.l.cwd);
+      // "~/x" is the home directory's, not a path under the command's directory.
+      const path = cleanPath(dir !== undefined && !w.path.startsWith("~") ? posix.resolve(dir, w.path) : w.path, this.l.cwd);
       if (path === undefined) continue;
       const created = w.mode === "truncate" && !this.l.files.has(path);
       this.l.files.recordModification(path, created ? "created" : "modified", index, created ? `bash > ${JSON.stringify(path)}` : `bash edit ${JSON.stringify(path)}`);

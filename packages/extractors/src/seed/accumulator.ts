@@ -16,6 +16,7 @@ import {
 import { clipLine, errorLines } from "../lexicon/errors.js";
 import { scanOutputTokens } from "../lexicon/output-tokens.js";
 import { isQueryKeyword } from "./query-keywords.js";
+import { printsFileContent } from "../facts/shell-command.js";
 import { cleanPath, isPathToken } from "../lexicon/paths.js";
 import { TokenTable, type TokenOrder } from "./token-table.js";
 import { classifyTool, isContentTool, toolCommand, toolPath } from "../tool-calls/tool-class.js";
@@ -182,6 +183,10 @@ export function firstLine(text: string): string {
   return "";
 }
 
+/** What an output says of a path that does not exist: strerror(ENOENT) and its code. */
+const MISSING_MARKERS = ["No such file or directory", "ENOENT"];
+const MISSING_LINE_MAX = 2000;
+
 function stringValues(value: unknown, out: string[], depth: number): void {
   if (typeof value === "string") out.push(value);
   else if (depth < 4 && Array.isArray(value)) for (const v of value) stringValues(v, out, depth + 1);
@@ -213,6 +218,30 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const path = cleanPath(candidate, cwd);
     if (path !== undefined) files.add(path);
   };
+  // Paths an output said do not exist ("x: No such file or directory", ENOENT), and paths a file tool
+  // used successfully: a path only ever reported missing is no file of the session (a failed `head`,
+  // `grep` or `cp` names it in its error), one a tool read or wrote is, whatever was said before or after.
+  const missing = new Set<string>();
+  /** Commands of shell calls waiting for their result (whose output is content when they print a file). */
+  const shellCalls = new Map<string, string>();
+  const confirmed = new Set<string>();
+  const noteMissing = (candidate: string): void => {
+    if (!isPathToken(candidate)) return;
+    const path = cleanPath(candidate, cwd);
+    if (path !== undefined) missing.add(path);
+  };
+  const scanMissing = (text: string): void => {
+    for (const marker of MISSING_MARKERS) {
+      for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + marker.length)) {
+        const start = text.lastIndexOf("\n", at) + 1;
+        let end = text.indexOf("\n", at);
+        if (end < 0) end = text.length;
+        // One line, bounded: a pathological line costs at most its first MISSING_LINE_MAX characters.
+        scanOutputTokens(text.slice(start, Math.min(end, start + MISSING_LINE_MAX)), true, noteMissing, () => undefined);
+        at = Math.max(at, end - marker.length);
+      }
+    }
+  };
   // The text being scanned and whether it is a large output, read by the one range visitor below
   // (a closure per block would cost more than the lookups it serves).
   let scanText = "";
@@ -231,7 +260,11 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const text = block.text;
     if (text.length === 0) return;
     const flagged = block.isError === true;
-    const content = block.toolName !== undefined && isContentTool(block.toolName, block.args);
+    const command = block.kind === "bash" ? toolCommand("bash", block.args) : block.toolCallId === undefined ? undefined : shellCalls.get(block.toolCallId);
+    if (block.toolCallId !== undefined) shellCalls.delete(block.toolCallId);
+    // A file tool's output, or a shell command printing a file (`cat f`, `sed -n '1,9p' f`, `grep -A 3 x f`), is content.
+    const content = (block.toolName !== undefined && isContentTool(block.toolName, block.args)) || (command !== undefined && printsFileContent(command));
+    scanMissing(text);
     // A failed file or search tool's message names the path it could not use, not a file of the session.
     const failedLookup = flagged && block.kind === "toolResult" && classifyTool(block.toolName, block.args) !== "shell";
     // File contents count too: a read log or a test fixture holds the error lines summaries lose.
@@ -266,6 +299,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         }
         const command = toolCommand(block.toolName, block.args);
         if (command !== undefined) commands.add(command);
+        if (command !== undefined && block.toolCallId !== undefined && classifyTool(block.toolName, block.args) === "shell") shellCalls.set(block.toolCallId, command);
         // Scan argument values, not the JSON text: its escapes ("\n") would glue onto the next word.
         const values: string[] = [];
         stringValues(block.args, values, 0);
@@ -282,7 +316,10 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         const path = block.toolCallId === undefined ? undefined : pendingFiles.get(block.toolCallId);
         if (path !== undefined && block.toolCallId !== undefined) {
           pendingFiles.delete(block.toolCallId);
-          if (block.isError !== true) files.add(path);
+          if (block.isError !== true) {
+            files.add(path);
+            confirmed.add(path);
+          }
         }
         scanOutput(block);
         break;
@@ -349,7 +386,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const errorOrder: Ranked<ErrorStat> = (a, b) => (a.flagged !== b.flagged ? (a.flagged ? -1 : 1) : a.first - b.first);
     const keptErrors = errors.size <= ERROR_CAP ? [...errors.values()] : topK(errors.values(), ERROR_CAP, errorRank);
     return {
-      files: [...files],
+      files: missing.size === 0 ? [...files] : [...files].filter((f) => !missing.has(f) || confirmed.has(f)),
       commands: [...commands],
       errors: keptErrors.sort(errorOrder).map((e) => e.line),
       identifiers,

@@ -94,6 +94,17 @@ describe("files written by shell commands", () => {
     expect(f.status.lastModification).toEqual({ text: 'bash edit "src/b.ts"', index: 6 });
     expect(f.turns[0]?.oneLine).toBe("Generate the fixtures → read b.ts; edited b.ts; wrote a.json; ran cat >, sed -i, echo x");
   });
+  it("a copy's destination is created; a home path stays a home path, whatever the command's cd", () => {
+    const b = new BlockBuilder()
+      .user("Copy the dark theme over so I can edit it")
+      .bash("cd packages/app && cp src/theme/dark.json ~/.pi/agent/themes/custom-dark.json", "")
+      .bash("cp src/theme/light.json themes/", "");
+    const f = extractFacts(b.blocks, { cwd: CWD });
+    expect(f.files.map((x) => [x.path, x.status])).toEqual([
+      ["~/.pi/agent/themes/custom-dark.json", "created"],
+      ["themes/light.json", "created"],
+    ]);
+  });
 });
 
 describe("commits", () => {

@@ -11,6 +11,7 @@ import {
   isCorrection,
   isScopeChange,
   isSearchCommand,
+  printsFileContent,
   isTestCommand,
   nextSteps,
   parseDiagnostics,
@@ -138,6 +139,17 @@ describe("shell commands", () => {
     expect(shellWrites("node x.js > $OUT 2>&1; ls *.ts > list.txt")).toEqual([{ path: "list.txt", mode: "truncate" }]);
     expect(shellWrites("grep -rn 'x' src")).toEqual([]);
   });
+  it("shellWrites reads the destination of cp, mv, install and ln", () => {
+    expect(shellWrites("cp packages/a/theme/light.json ~/.pi/agent/themes/custom-light.json")).toEqual([{ path: "~/.pi/agent/themes/custom-light.json", mode: "truncate" }]);
+    expect(shellWrites("mkdir -p out && cp a.json b/c.json out/")).toEqual([
+      { path: "out/a.json", mode: "truncate" },
+      { path: "out/c.json", mode: "truncate" },
+    ]);
+    expect(shellWrites("mv -f old.ts new.ts")).toEqual([{ path: "new.ts", mode: "truncate" }]);
+    expect(shellWrites("cp -r src dist")).toEqual([]);
+    expect(shellWrites("cp onlyone")).toEqual([]);
+    expect(shellWrites("cp $(npm root -g)/x/dark.json $HOME/x.json")).toEqual([]);
+  });
   it("adversarial: 1 MB commands", { timeout: LINEAR_TIME_MS }, () => {
     expect(commandKey(`cd ${" ".repeat(MB)}`).length).toBeLessThanOrEqual(2000);
     expect(commandKey(`cd ${"a".repeat(MB)} &&`).length).toBeLessThanOrEqual(2000);
@@ -146,6 +158,23 @@ describe("shell commands", () => {
     expect(shellWrites(">".repeat(MB))).toEqual([]);
     expect(shellWrites(`cat <<EOF\n${"x\n".repeat(MB / 2)}`)).toEqual([]);
     expect(shellWrites(`sed -i ${"'".repeat(MB)}`)).toEqual([]);
+  });
+});
+
+describe("printsFileContent", () => {
+  it("knows the commands that print one file", () => {
+    for (const c of ["cat package.json", "sed -n '765,800p' /repo/README.md", "head -50 src/a.ts", "cd pkg && tail -n 20 log.txt", 'grep -A 30 "### Custom Tools" README.md', "grep -n -e foo -e bar src/a.ts", "cat package.json | grep -A 5 scripts"])
+      expect(printsFileContent(c), c).toBe(true);
+  });
+
+  it("leaves searches that name files, writes and other programs alone", () => {
+    for (const c of ['grep -rn "x" src/', "grep -l foo a.ts b.ts", 'grep "x" a.ts b.ts', "grep foo", "cat > out.txt <<EOF", "cat", "ls -la src", "npm run build", 'grep -H "x" a.ts', "git show HEAD:README.md"])
+      expect(printsFileContent(c), c).toBe(false);
+  });
+
+  it("adversarial: reads a long command in linear time", { timeout: LINEAR_TIME_MS }, () => {
+    expect(printsFileContent(`grep ${"-".repeat(MB)}x a`)).toBe(false);
+    expect(printsFileContent(`cat ${"'a".repeat(MB / 2)}`)).toBe(true);
   });
 });
 

@@ -37,6 +37,23 @@ describe("seed fields", () => {
     ]);
   });
 
+  it("leaves out paths an output says do not exist, and paths of a file printed by a shell command", () => {
+    const s = new BlockList();
+    s.user("port the selector");
+    s.tool("bash", { command: 'grep -A 3 "applyBackground" packages/tui/src/wrap-ansi.ts' }, "grep: packages/tui/src/wrap-ansi.ts: No such file or directory\n\nCommand exited with code 2", { isError: true });
+    s.tool("bash", { command: "cp $(npm root -g)/pkg/dist/theme/dark.json ~/.pi/themes/" }, "cp: /opt/homebrew/lib/node_modules/pkg/dist/theme/dark.json: No such file or directory", { isError: true });
+    // Reported missing first, then written by a file tool: a file of the session after all.
+    s.tool("bash", { command: "head -5 notes/plan.md" }, "head: notes/plan.md: No such file or directory", { isError: true });
+    s.tool("write", { path: "notes/plan.md", content: "x" }, "Successfully wrote 1 bytes to notes/plan.md");
+    // A file printed by sed or grep: the paths inside are the file's content, not files of the session.
+    s.tool("bash", { command: "sed -n '765,800p' README.md" }, "Create a tool with a README: `~/agent-tools/screenshot/README.md`:");
+    s.tool("bash", { command: 'grep -A 30 "### Custom Tools" README.md' }, "Usage: read ~/agent-tools/other/README.md first");
+    // A search over many files names files: kept.
+    s.tool("bash", { command: 'grep -rn "selector" src/' }, "src/tui/selector.ts:12: export class Selector");
+    const fields = extractRecordFields(s.blocks, { cwd: CWD });
+    expect(fields.files).toEqual(["notes/plan.md", "src/tui/selector.ts"]);
+  });
+
   it("keeps dashed ids whole and leaves query-language keywords out of identifiers", () => {
     const s = new BlockList();
     s.user("check PROJ-4821 and the job-4b1e9d07 run; NEEDLE-3-5f49cd too");
