@@ -21,7 +21,7 @@ export { SummaryError, type SummaryErrorCode } from "./errors.js";
 export { SUMMARY_MARKER, RECALL_HINT } from "./summary-syntax.js";
 export { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 export { renderPiLayout, renderPiBody } from "./render-pi.js";
-export { isOwnSummary, parseSummary } from "./parse-summary.js";
+export { isOwnSummary, parseOwnSummary, parseSummary } from "./parse-summary.js";
 export { mergeSummaries, type MergeOptions } from "./merge-summaries.js";
 export { windowActivity, type WindowActivity } from "./carry-outstanding.js";
 export { docFromFacts } from "./build-doc.js";
