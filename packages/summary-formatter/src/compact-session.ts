@@ -12,7 +12,7 @@ import { BRIEF_MAX_LINES, fitToBudget } from "./fit-budget.js";
 import { foreignDoc } from "./foreign-summary.js";
 import { mergeSummaries } from "./merge-summaries.js";
 import { parseOwnSummary } from "./parse-summary.js";
-import { type KeepTail, planCut } from "./plan-cut.js";
+import { type BlockBytes, type KeepTail, planCut } from "./plan-cut.js";
 import { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
@@ -200,6 +200,8 @@ export interface CompactOptions {
    * (an entry's summary never changes), so a caller that keeps a session open reads each one once.
    */
   readonly parsedSummaries?: ReadonlyMap<string, SummaryDoc | null>;
+  /** Blocks' UTF-8 sizes by #N, kept as they were fed, for the cut (see `BlockBytes`). */
+  readonly blockBytes?: BlockBytes;
 }
 
 export interface CompactStats {
@@ -284,7 +286,10 @@ function compactWith(
   extracted: ((plan: ReturnType<typeof planCut>) => { facts: SessionFacts; artifacts: DurableArtifacts }) ,
   options: CompactOptions,
 ): CompactResult {
-  const plan = planCut(session, options.keepTail === undefined ? {} : { keepTail: options.keepTail });
+  const plan = planCut(session, {
+    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
+    ...(options.blockBytes === undefined ? {} : { blockBytes: options.blockBytes }),
+  });
   const before = extracted(plan);
   const artifacts = before.artifacts;
   const facts = withKeptTail(before.facts, plan.keptBlocks, session.header.cwd);

@@ -14,7 +14,7 @@ import {
 } from "@context-fold/extractors";
 import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
 import type { CodeAssigner, FoldIndexRecord, Span } from "@context-fold/seed-index-format";
-import { parseOwnSummary, type SummaryDoc } from "@context-fold/summary-formatter";
+import { type BlockBytes, parseOwnSummary, type SummaryDoc, utf8Bytes } from "@context-fold/summary-formatter";
 
 export class CompactionFacts {
   readonly #cwd: string | undefined;
@@ -29,6 +29,8 @@ export class CompactionFacts {
   #rebuilds = 0;
   /** Summaries of the compactions fed, read by `parseOwnSummary`, by entry id (kept across branches: an entry never changes). */
   readonly #summaries = new Map<string, SummaryDoc | null>();
+  /** UTF-8 bytes of each fed block's text by #N (what the cut adds up), counted once as it is fed. */
+  readonly #bytes: (number | undefined)[] = [];
 
   /** `codes`: the session's assigner; each fed block gets its code then, not in the compaction hook. */
   constructor(cwd: string | undefined, codes?: CodeAssigner) {
@@ -51,6 +53,10 @@ export class CompactionFacts {
   /** The summaries of the compactions fed so far, parsed, by compaction entry id. */
   get parsedSummaries(): ReadonlyMap<string, SummaryDoc | null> {
     return this.#summaries;
+  }
+  /** Sizes of the blocks fed so far, by #N, for `planCut` (kept across branches: #N and text never change). */
+  get blockBytes(): BlockBytes {
+    return this.#bytes;
   }
   /** Times the accumulators started over because the lineage changed. */
   get rebuilds(): number {
@@ -82,7 +88,10 @@ export class CompactionFacts {
     }
     if (fresh.length === 0) return 0;
     this.#facts.add(fresh);
-    for (const block of fresh) if (block.kind === "compaction") this.#readSummary(session, block.entryId);
+    for (const block of fresh) {
+      this.#bytes[block.index] = utf8Bytes(block.text);
+      if (block.kind === "compaction") this.#readSummary(session, block.entryId);
+    }
     const high = fresh[fresh.length - 1] as Block;
     // Context edits: the record describes blocks as the model last saw them (replacement text).
     const edited: Block[] = [];
