@@ -11,8 +11,8 @@ import { SummaryError } from "./errors.js";
 import { BRIEF_MAX_LINES, fitToBudget } from "./fit-budget.js";
 import { foreignDoc } from "./foreign-summary.js";
 import { mergeSummaries } from "./merge-summaries.js";
-import { isOwnSummary, parseSummary } from "./parse-summary.js";
-import { type KeepTail, planCut } from "./plan-cut.js";
+import { parseOwnSummary } from "./parse-summary.js";
+import { type BlockBytes, type KeepTail, planCut } from "./plan-cut.js";
 import { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
@@ -33,6 +33,8 @@ export interface PreviousSummaryInput {
   readonly label: string;
   /** #N of the compaction block holding it, or null when it came from elsewhere. */
   readonly index: number | null;
+  /** `text` already read by `parseOwnSummary` (e.g. once, when the compaction became known); absent: read here. */
+  readonly parsed?: SummaryDoc | null;
 }
 
 /** The window a summary covers and what stays after it (for the footer). */
@@ -128,14 +130,8 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
   let ownBase = false;
   let foreign = 0;
   for (const p of input.previous ?? []) {
-    let own: SummaryDoc | null = null;
-    if (isOwnSummary(p.text)) {
-      try {
-        own = parseSummary(p.text);
-      } catch {
-        own = null; // marked as ours but damaged: taken as foreign below, never dropped
-      }
-    }
+    // Marked as ours but damaged: null, taken as foreign below, never dropped.
+    const own = p.parsed !== undefined ? p.parsed : parseOwnSummary(p.text);
     if (own !== null) {
       base = own;
       ownBase = true;
@@ -199,6 +195,13 @@ export interface CompactOptions {
    * this compaction's window, everything older carried by merging with the previous summary.
    */
   readonly scope?: "lineage" | "window";
+  /**
+   * Summaries of the lineage's compactions already read by `parseOwnSummary`, by compaction entry id
+   * (an entry's summary never changes), so a caller that keeps a session open reads each one once.
+   */
+  readonly parsedSummaries?: ReadonlyMap<string, SummaryDoc | null>;
+  /** Blocks' UTF-8 sizes by #N, kept as they were fed, for the cut (see `BlockBytes`). */
+  readonly blockBytes?: BlockBytes;
 }
 
 export interface CompactStats {
@@ -237,12 +240,16 @@ function checkNow(now: string): string {
 }
 
 /** Previous summaries on the session's lineage (or the one given), in order. */
-function previousInputs(session: Session, given: string | undefined): PreviousSummaryInput[] {
+function previousInputs(session: Session, given: string | undefined, parsed: ReadonlyMap<string, SummaryDoc | null> | undefined): PreviousSummaryInput[] {
   if (given !== undefined) return [{ text: given, label: "file", index: null }];
   if (session.compactions.length === 0) return [];
   const blockOf = new Map<string, number>();
   for (const b of session.blocks) if (b.kind === "compaction") blockOf.set(b.entryId, b.index);
-  return session.compactions.map((c) => ({ text: c.summary, label: `compaction ${String(c.number)}`, index: blockOf.get(c.entryId) ?? null }));
+  return session.compactions.map((c) => {
+    const input = { text: c.summary, label: `compaction ${String(c.number)}`, index: blockOf.get(c.entryId) ?? null };
+    const doc = parsed?.get(c.entryId);
+    return doc === undefined ? input : { ...input, parsed: doc };
+  });
 }
 
 /**
@@ -279,7 +286,10 @@ function compactWith(
   extracted: ((plan: ReturnType<typeof planCut>) => { facts: SessionFacts; artifacts: DurableArtifacts }) ,
   options: CompactOptions,
 ): CompactResult {
-  const plan = planCut(session, options.keepTail === undefined ? {} : { keepTail: options.keepTail });
+  const plan = planCut(session, {
+    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
+    ...(options.blockBytes === undefined ? {} : { blockBytes: options.blockBytes }),
+  });
   const before = extracted(plan);
   const artifacts = before.artifacts;
   const facts = withKeptTail(before.facts, plan.keptBlocks, session.header.cwd);
@@ -290,7 +300,7 @@ function compactWith(
     artifacts,
     blocks: plan.summarizedBlocks,
     cwd: session.header.cwd,
-    previous: previousInputs(session, options.previous),
+    previous: previousInputs(session, options.previous, options.parsedSummaries),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.format === undefined ? {} : { format: options.format }),
     now,

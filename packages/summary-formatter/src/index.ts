@@ -21,7 +21,7 @@ export { SummaryError, type SummaryErrorCode } from "./errors.js";
 export { SUMMARY_MARKER, RECALL_HINT } from "./summary-syntax.js";
 export { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 export { renderPiLayout, renderPiBody } from "./render-pi.js";
-export { isOwnSummary, parseSummary } from "./parse-summary.js";
+export { isOwnSummary, parseOwnSummary, parseSummary } from "./parse-summary.js";
 export { mergeSummaries, type MergeOptions } from "./merge-summaries.js";
 export { windowActivity, type WindowActivity } from "./carry-outstanding.js";
 export { docFromFacts } from "./build-doc.js";
@@ -38,7 +38,7 @@ export {
   type FitReport,
 } from "./fit-budget.js";
 export { foreignDoc, splitForeignSummary, withForeignFiles, type ForeignSection, type ForeignSummary } from "./foreign-summary.js";
-export { planCut, AUTO_TAIL_MAX_TOKENS, type CutPlan, type KeepTail } from "./plan-cut.js";
+export { planCut, AUTO_TAIL_MAX_TOKENS, type BlockBytes, type CutPlan, type KeepTail } from "./plan-cut.js";
 export { buildDigest, DEFAULT_DIGEST_BUDGET, type Digest, type DigestStats } from "./build-digest.js";
 export {
   buildSummary,

@@ -135,6 +135,19 @@ function parseFooter(lines: readonly string[], start: number): FooterDoc {
   };
 }
 
+/**
+ * `text` parsed when it is one of our summaries and intact; null when it is foreign, or marked as ours
+ * but damaged (then taken as foreign, never dropped). The one rule for how a previous summary is read.
+ */
+export function parseOwnSummary(text: string): SummaryDoc | null {
+  if (!isOwnSummary(text)) return null;
+  try {
+    return parseSummary(text);
+  } catch {
+    return null;
+  }
+}
+
 /** Parses a summary rendered by `renderBrackets`. Throws SummaryError (code SUMMARY_PARSE) otherwise. */
 export function parseSummary(text: string): SummaryDoc {
   if (!isOwnSummary(text)) fail(`the first line is not "${SUMMARY_MARKER}"`, 1);

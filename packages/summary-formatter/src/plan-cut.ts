@@ -30,16 +30,22 @@ export interface CutPlan {
   readonly splitTurn: boolean;
 }
 
+/**
+ * UTF-8 bytes of each block's text by #N, kept by a caller that saw the blocks as they came (a hole:
+ * counted here). #N and a block's text never change in an append-only session, so they stay valid.
+ */
+export type BlockBytes = readonly (number | undefined)[];
+
 const CUT_ROLES = new Set(["user", "assistant", "bashExecution", "custom", "branchSummary"]);
 
-function itemBytes(item: ContextItem, blocksByEntry: ReadonlyMap<string, Block[]>): number {
+function itemBytes(item: ContextItem, blocksByEntry: ReadonlyMap<string, Block[]>, known: BlockBytes | undefined): number {
   let bytes = 0;
-  for (const b of blocksByEntry.get(item.entry.id) ?? []) bytes += utf8Bytes(b.text);
+  for (const b of blocksByEntry.get(item.entry.id) ?? []) bytes += known?.[b.index] ?? utf8Bytes(b.text);
   return bytes;
 }
 
 /** The cut of `session`'s active lineage. Throws SummaryError NOTHING_TO_COMPACT when nothing can be summarized. */
-export function planCut(session: Session, options: { keepTail?: KeepTail } = {}): CutPlan {
+export function planCut(session: Session, options: { keepTail?: KeepTail; blockBytes?: BlockBytes } = {}): CutPlan {
   const keepTail = options.keepTail ?? "auto";
   if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
     throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
@@ -51,7 +57,7 @@ export function planCut(session: Session, options: { keepTail?: KeepTail } = {})
     else list.push(b);
   }
   const context = contextView(session);
-  const bytes = context.map((item) => itemBytes(item, blocksByEntry));
+  const bytes = context.map((item) => itemBytes(item, blocksByEntry, options.blockBytes));
   const total = bytes.reduce((s, b) => s + b, 0);
   // Candidates: context messages other than the previous compaction summary.
   const cand: number[] = [];

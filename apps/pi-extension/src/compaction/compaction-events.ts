@@ -248,7 +248,7 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   const threshold = modelThreshold(options, ctx, reported.contextWindow);
   let cut;
   try {
-    cut = planCut(ledger);
+    cut = planCut(ledger, { blockBytes: session.facts.blockBytes });
   } catch {
     return { fire: false, reason: "nothing to compact" };
   }

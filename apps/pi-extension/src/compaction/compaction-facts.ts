@@ -2,7 +2,8 @@
 // grows: each lineage block is scanned once, so the compaction hook only tops up the last stretch and
 // renders. The `compact` record's spans are made as their blocks are fed (with the session's codes) and
 // kept, so the hook reuses them instead of rebuilding thousands of spans. A switch of branch (the last
-// block fed left the lineage) starts over from the new lineage.
+// block fed left the lineage) starts over from the new lineage. Each compaction's summary is read once,
+// when its block is fed (at session start or the turn after it), so the hook merges it without parsing.
 import {
   createFactsAccumulator,
   createSeedAccumulator,
@@ -13,6 +14,7 @@ import {
 } from "@context-fold/extractors";
 import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
 import type { CodeAssigner, FoldIndexRecord, Span } from "@context-fold/seed-index-format";
+import { type BlockBytes, parseOwnSummary, type SummaryDoc, utf8Bytes } from "@context-fold/summary-formatter";
 
 export class CompactionFacts {
   readonly #cwd: string | undefined;
@@ -25,6 +27,10 @@ export class CompactionFacts {
   /** The newest block fed (entry id, #N): the check that later feeds continue the same lineage. */
   #last: { entryId: string; index: number } | undefined;
   #rebuilds = 0;
+  /** Summaries of the compactions fed, read by `parseOwnSummary`, by entry id (kept across branches: an entry never changes). */
+  readonly #summaries = new Map<string, SummaryDoc | null>();
+  /** UTF-8 bytes of each fed block's text by #N (what the cut adds up), counted once as it is fed. */
+  readonly #bytes: (number | undefined)[] = [];
 
   /** `codes`: the session's assigner; each fed block gets its code then, not in the compaction hook. */
   constructor(cwd: string | undefined, codes?: CodeAssigner) {
@@ -43,6 +49,14 @@ export class CompactionFacts {
   /** #N of the last block fed (-1: none). */
   get lastIndex(): number {
     return this.#last?.index ?? -1;
+  }
+  /** The summaries of the compactions fed so far, parsed, by compaction entry id. */
+  get parsedSummaries(): ReadonlyMap<string, SummaryDoc | null> {
+    return this.#summaries;
+  }
+  /** Sizes of the blocks fed so far, by #N, for `planCut` (kept across branches: #N and text never change). */
+  get blockBytes(): BlockBytes {
+    return this.#bytes;
   }
   /** Times the accumulators started over because the lineage changed. */
   get rebuilds(): number {
@@ -74,6 +88,10 @@ export class CompactionFacts {
     }
     if (fresh.length === 0) return 0;
     this.#facts.add(fresh);
+    for (const block of fresh) {
+      this.#bytes[block.index] = utf8Bytes(block.text);
+      if (block.kind === "compaction") this.#readSummary(session, block.entryId);
+    }
     const high = fresh[fresh.length - 1] as Block;
     // Context edits: the record describes blocks as the model last saw them (replacement text).
     const edited: Block[] = [];
@@ -88,6 +106,12 @@ export class CompactionFacts {
     this.#seedHigh = high.index;
     this.#last = { entryId: high.entryId, index: high.index };
     return fresh.length;
+  }
+
+  #readSummary(session: Session, entryId: string): void {
+    if (this.#summaries.has(entryId)) return;
+    const compaction = session.compactions.find((c) => c.entryId === entryId);
+    if (compaction !== undefined) this.#summaries.set(entryId, parseOwnSummary(compaction.summary));
   }
 
   /**

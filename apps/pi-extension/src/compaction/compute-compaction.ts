@@ -76,7 +76,8 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
   const { session } = input;
   let facts = input.facts;
   const at = lastEntryTime(session) ?? new Date(0).toISOString();
-  const options = { budget: input.summaryBudget, digestBudget: input.digestBudget, now: at };
+  // Earlier compactions' summaries were parsed, and blocks sized for the cut, when they were fed.
+  const options = { budget: input.summaryBudget, digestBudget: input.digestBudget, now: at, parsedSummaries: facts.parsedSummaries, blockBytes: facts.blockBytes };
   // The cut falls at the last user message unless that turn is too long to keep (then inside it), so
   // the facts fed up to that message are usually exactly what the summary replaces.
   facts.feedSettled(session);
