@@ -87,6 +87,7 @@ export {
   buildCompactRecordStreamed,
   lastEntryTime,
   recordBlocks,
+  recordBlocksAmong,
   type SessionBlocksOptions,
   type SessionRecordOptions,
 } from "./seed/session-record.js";

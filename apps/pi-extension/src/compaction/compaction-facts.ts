@@ -8,11 +8,11 @@ import {
   createFactsAccumulator,
   createSeedAccumulator,
   type FactsAccumulator,
-  recordBlocks,
+  recordBlocksAmong,
   type SeedAccumulator,
   type SeedRecordParams,
 } from "@context-fold/extractors";
-import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { type Block, lineageBlocks, lineageBlocksAfter, type Session } from "@context-fold/ledger-reader";
 import type { CodeAssigner, FoldIndexRecord, Span } from "@context-fold/seed-index-format";
 import { type BlockBytes, parseOwnSummary, type SummaryDoc, utf8Bytes } from "@context-fold/summary-formatter";
 
@@ -79,12 +79,27 @@ export class CompactionFacts {
    * Returns the number of blocks fed.
    */
   feed(session: Session, endPosition?: number): number {
+    return this.#feedBlocks(session, this.#unfed(session), endPosition);
+  }
+
+  /**
+   * The lineage blocks not fed yet: those of the entries after the last block fed, found by walking back
+   * from the leaf over what the turn appended (never the whole lineage), or the whole lineage after a
+   * start or a switch of branch.
+   */
+  #unfed(session: Session): readonly Block[] {
     this.#resetIfBranched(session);
     const from = this.lastIndex;
+    const after = this.#last === undefined ? undefined : lineageBlocksAfter(session, this.#last.entryId);
+    const blocks = after ?? lineageBlocks(session);
+    return after === undefined ? blocks.filter((block) => block.index > from) : blocks;
+  }
+
+  #feedBlocks(session: Session, unfed: readonly Block[], endPosition: number | undefined): number {
     const fresh: Block[] = [];
-    for (const block of lineageBlocks(session)) {
+    for (const block of unfed) {
       if (endPosition !== undefined && block.entryPosition >= endPosition) break;
-      if (block.index > from) fresh.push(block);
+      fresh.push(block);
     }
     if (fresh.length === 0) return 0;
     this.#facts.add(fresh);
@@ -94,12 +109,7 @@ export class CompactionFacts {
     }
     const high = fresh[fresh.length - 1] as Block;
     // Context edits: the record describes blocks as the model last saw them (replacement text).
-    const edited: Block[] = [];
-    for (const block of recordBlocks(session, { scope: "lineage" })) {
-      if (block.index <= this.#seedHigh) continue;
-      if (block.index > high.index) break;
-      edited.push(block);
-    }
+    const edited = recordBlocksAmong(session, fresh, { scope: "lineage" }).filter((block) => block.index > this.#seedHigh);
     this.#seed.add(edited);
     const seedFrom = this.#seedHigh;
     if (this.#codes !== undefined) for (const span of this.#seed.spans(this.#codes, (block) => block.index > seedFrom)) this.#spans.push(span);
@@ -126,15 +136,17 @@ export class CompactionFacts {
 
   /** Feed everything before the last user message on the lineage (a compaction never cuts earlier). */
   feedSettled(session: Session): number {
-    const blocks = lineageBlocks(session);
+    // Only the unfed blocks can hold a user message the feed has not passed: feeding always stops just
+    // before the last user message, so an older one was fed already and leaves nothing to feed.
+    const unfed = this.#unfed(session);
     let end: number | undefined;
-    for (let i = blocks.length - 1; i >= 0; i--) {
-      const block = blocks[i] as Block;
+    for (let i = unfed.length - 1; i >= 0; i--) {
+      const block = unfed[i] as Block;
       if (block.role === "user") {
         end = block.entryPosition;
         break;
       }
     }
-    return end === undefined ? 0 : this.feed(session, end);
+    return end === undefined ? 0 : this.#feedBlocks(session, unfed, end);
   }
 }

@@ -91,6 +91,21 @@ export function recordBlocks(session: Session, options: SessionBlocksOptions = {
   return out;
 }
 
+/**
+ * `recordBlocks` of a run of lineage blocks the caller already holds (those a turn appended, in lineage
+ * order, whole entries only): the same edits and omissions applied, without walking the whole lineage's
+ * blocks. A later edit of a block outside `blocks` is the caller's to notice.
+ */
+export function recordBlocksAmong(session: Session, blocks: readonly Block[], options: SessionBlocksOptions = {}): Block[] {
+  const take = recordBlockFilter(session, options);
+  const out: Block[] = [];
+  for (const block of blocks) {
+    const kept = take(block);
+    if (kept !== null) out.push(kept);
+  }
+  return out;
+}
+
 /** The time of the last entry read (file order), else the header's. */
 export function lastEntryTime(session: Session): string | undefined {
   for (let i = session.entries.length - 1; i >= 0; i--) {
