@@ -7,3 +7,4 @@ export { type FileContent, replaceFile, type ReplaceOptions } from "./replace-fi
 export { syncDirectory } from "./sync-directory.js";
 export { isTempNameFor, tempPathFor } from "./temp-name.js";
 export { writeAll } from "./write-all.js";
+export { stateDir } from "./state-dir.js";

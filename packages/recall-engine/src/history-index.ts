@@ -5,9 +5,8 @@
 // Brought up to date before each search, incrementally, under one lock (two Pi windows and the CLI).
 import { createHash } from "node:crypto";
 import { type Dirent, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve } from "node:path";
-import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
+import { join, relative, resolve } from "node:path";
+import { appendFile, replaceFile, stateDir, withAppendLock } from "@context-fold/durable-fs";
 import { defaultCachePath, readCacheBytes } from "./index-cache.js";
 import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, type TermSessions } from "./history-dictionary.js";
 import { openRecall, openRecallSnapshot, type SnapshotRecall, tailLogPath } from "./open-recall.js";
@@ -35,9 +34,7 @@ const KEEP_OPEN = 512;
 
 /** `$XDG_STATE_HOME/context-fold/history` (an absolute value only, as XDG says), else `~/.local/state/context-fold/history`. */
 export function historyRoot(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const state = env["XDG_STATE_HOME"]?.trim();
-  const base = state !== undefined && state !== "" && isAbsolute(state) ? state : join(homedir(), ".local", "state");
-  return join(base, "context-fold", "history");
+  return stateDir("history", env);
 }
 
 /** The folder of one sessions folder's history: keyed by its resolved path. */

@@ -1,8 +1,8 @@
 // `context-fold hindsight serve`: run the Hindsight-compatible local bank on loopback until
 // SIGINT/SIGTERM, printing its URL so a gardener (or any Hindsight client) can point at it.
 import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
 import type { Command } from "commander";
+import { stateDir } from "@context-fold/durable-fs";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_ITEM_BYTES, JournalCorruptError, LocalBankOptionError, startLocalBank, type LocalBank } from "@context-fold/hindsight-local";
 import { CliError, EXIT_USAGE, emit, warn } from "../output.js";
 
@@ -39,8 +39,7 @@ function parsePort(text: string): number {
  * XDG_STATE_HOME only, as the spec says), else `~/.local/state/context-fold/bank`.
  */
 export function defaultBankDir(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string {
-  const state = env["XDG_STATE_HOME"]?.trim();
-  return join(state !== undefined && state !== "" && isAbsolute(state) ? state : join(home, ".local", "state"), "context-fold", "bank");
+  return stateDir("bank", env, home);
 }
 
 async function serve(options: ServeOptions): Promise<void> {

@@ -4,7 +4,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
+import { stateDir } from "@context-fold/durable-fs";
 import { writeFileAtomic } from "./phase-files.js";
 import type { FailedApply } from "./types.js";
 
@@ -54,9 +55,7 @@ export class GardenerLedgerError extends Error {
 
 /** `$XDG_STATE_HOME/context-fold/garden`, else `~/.local/state/context-fold/garden` (XDG: a relative value is ignored). */
 export function defaultLedgerDir(env: Readonly<Record<string, string | undefined>> = process.env, home: string = homedir()): string {
-  const xdg = env["XDG_STATE_HOME"];
-  const base = xdg !== undefined && xdg !== "" && isAbsolute(xdg) ? xdg : join(home, ".local", "state");
-  return join(base, "context-fold", "garden");
+  return stateDir("garden", env, home);
 }
 
 /** One file per (server URL, bank id): a readable bank prefix plus a hash of both. */
