@@ -6,32 +6,12 @@
 // The views below read single fields without building blocks, for callers that run on every model
 // call and must not join the text of every message (the fold engine).
 import { assistantPartText, joinTextParts, partAnchor, resultAnchor } from "@context-fold/seed-index-format";
-import type { BlockKind } from "./types.js";
+import type { MessageBlock } from "./types.js";
+
+export type { MessageBlock };
 
 /** A Pi message as the converter sees it: any object; the fields it reads are checked at runtime. */
 export type PiMessage = object;
-
-/** A block of one message, before a reader numbers it and places it in a file or a context. */
-export interface MessageBlock {
-  readonly kind: BlockKind;
-  /** The message role it came from. */
-  readonly role: string;
-  /** Block text exactly as contract-decisions.md defines it. */
-  readonly text: string;
-  /** Index into the assistant message's `content` array (assistant parts only). */
-  readonly partIndex?: number;
-  /** `r:<toolCallId>` or `a:<responseId>:p<n>`, when the ids make an anchor that reads back. */
-  readonly anchor?: string;
-  readonly toolName?: string;
-  readonly toolCallId?: string;
-  /** Parsed arguments of a toolCall; for a `!cmd`, `{ command }`. */
-  readonly args?: Readonly<Record<string, unknown>>;
-  readonly isError?: boolean;
-  readonly exitCode?: number;
-  readonly fullOutputPath?: string;
-  /** Image parts of a user message, tool result or custom message (not part of `text`). */
-  readonly images?: number;
-}
 
 type MutableBlock = { -readonly [K in keyof MessageBlock]: MessageBlock[K] };
 

@@ -70,23 +70,18 @@ export type BlockKind =
   | "compaction" // compaction entry summary
   | "branchSummary"; // branch_summary entry summary
 
-/** A normalized unit of session content: the thing `#N` counts, searches find and spans point at. */
-export interface Block {
-  /** `#N`: 0-based, file order over all blocks of all entries. */
-  readonly index: number;
-  readonly entryId: string;
-  /** Entry position (0-based among entries). */
-  readonly entryPosition: number;
+/** A block of one message, before a reader numbers it and places it in a file or a context. */
+export interface MessageBlock {
   readonly kind: BlockKind;
   /** Message role or entry type it came from (`user`, `assistant`, `toolResult`, `bashExecution`, `custom`, `compaction`, `branch_summary`, …). */
   readonly role: string;
-  /** 1-based count of user messages on the root→block path (0 before the first user message). */
-  readonly turn: number;
+  /** Block text exactly as contract-decisions.md defines it (what sha256 covers when anchorable). */
+  readonly text: string;
   /** Index into the assistant message's `content` array (assistant parts only). */
   readonly partIndex?: number;
-  /** The contract anchor (`r:<toolCallId>` or `a:<responseId>:p<n>`) when anchorable. */
+  /** The contract anchor (`r:<toolCallId>` or `a:<responseId>:p<n>`), when the ids make one that reads back. */
   readonly anchor?: string;
-  /** Tool name (toolCall, toolResult) ; "bash" for a user `!cmd`. */
+  /** Tool name (toolCall, toolResult); "bash" for a user `!cmd`. */
   readonly toolName?: string;
   readonly toolCallId?: string;
   /** Parsed arguments of a toolCall; for a user `!cmd`, `{ command }`. */
@@ -97,8 +92,19 @@ export interface Block {
   readonly exitCode?: number;
   /** Pi's full-output file for a truncated result (details.fullOutputPath / bashExecution.fullOutputPath). */
   readonly fullOutputPath?: string;
-  /** Block text exactly as contract-decisions.md defines it (what sha256 covers when anchorable). */
-  readonly text: string;
+  /** Image parts of a user message, tool result or custom message (not part of `text`). */
+  readonly images?: number;
+}
+
+/** A normalized unit of session content: the thing `#N` counts, searches find and spans point at. */
+export interface Block extends Omit<MessageBlock, "images"> {
+  /** `#N`: 0-based, file order over all blocks of all entries. */
+  readonly index: number;
+  readonly entryId: string;
+  /** Entry position (0-based among entries). */
+  readonly entryPosition: number;
+  /** 1-based count of user messages on the root→block path (0 before the first user message). */
+  readonly turn: number;
   readonly timestamp: string | undefined;
   /** Location of the entry in the file: its line, and the byte offset and length of its JSON text. */
   readonly line: number;

@@ -61,7 +61,8 @@ export interface HeadlessOptions {
 }
 
 /** A UI that records notices; every other UI method is a no-op (Pi copies the object's methods). */
-function recordingUi(
+/** A UI context that records what the extension shows (notices, statuses, widgets); every other method is a no-op. */
+export function recordingUi(
   notices: { text: string; level: string }[],
   statuses: Map<string, (string | undefined)[]>,
   widgets: Map<string, string[] | undefined>,

@@ -10,13 +10,12 @@ import {
   createAgentSessionFromServices,
   createAgentSessionRuntime,
   DefaultResourceLoader,
-  type ExtensionUIContext,
   ModelRuntime,
   SessionManager,
   SettingsManager,
 } from "@earendil-works/pi-coding-agent";
 import { type AssistantMessage, type FauxProviderHandle, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
-import { PACKAGE_DIR } from "./headless-pi.js";
+import { PACKAGE_DIR, recordingUi } from "./headless-pi.js";
 
 export interface Recorded {
   readonly notices: { text: string; level: string }[];
@@ -47,26 +46,6 @@ export interface RuntimePiOptions {
   readonly mode?: "print" | "json";
   /** Open this session file instead of creating a new session. */
   readonly open?: string;
-}
-
-function recordingUi(recorded: Recorded): ExtensionUIContext {
-  const noop = (): undefined => undefined;
-  const methods = [
-    "onTerminalInput", "setStatus", "setWorkingMessage", "setWorkingVisible", "setWorkingIndicator", "setHiddenThinkingLabel",
-    "setFooter", "setHeader", "setTitle", "custom", "pasteToEditor", "setEditorText", "addAutocompleteProvider",
-    "setEditorComponent", "getEditorComponent", "getTheme", "setTheme", "setToolsExpanded",
-  ];
-  const ui: Record<string, unknown> = Object.fromEntries(methods.map((name) => [name, noop]));
-  ui["notify"] = (text: string, level = "info") => recorded.notices.push({ text, level });
-  ui["setWidget"] = (key: string, content: unknown) => recorded.widgets.set(key, Array.isArray(content) ? (content as string[]) : undefined);
-  ui["select"] = () => Promise.resolve(undefined);
-  ui["confirm"] = () => Promise.resolve(false);
-  ui["input"] = () => Promise.resolve(undefined);
-  ui["editor"] = () => Promise.resolve(undefined);
-  ui["getEditorText"] = () => "";
-  ui["getAllThemes"] = () => [];
-  ui["getToolsExpanded"] = () => false;
-  return ui as unknown as ExtensionUIContext;
 }
 
 /** The founding request of the scripted sessions (expected verbatim in handoffs and the memory bank). */
@@ -147,7 +126,7 @@ export async function startRuntimePi(options: RuntimePiOptions): Promise<Runtime
     const sessionsDir = join(options.dir, "sessions");
     const manager = options.open === undefined ? SessionManager.create(options.dir, sessionsDir) : SessionManager.open(options.open, sessionsDir);
     const runtime = await createAgentSessionRuntime(createRuntime, { cwd: options.dir, agentDir: options.agentDir ?? options.dir, sessionManager: manager });
-    const ui = options.ui === false ? undefined : recordingUi(recorded);
+    const ui = options.ui === false ? undefined : recordingUi(recorded.notices, new Map(), recorded.widgets);
     const bind = async (): Promise<void> => {
       const session = runtime.session;
       await session.bindExtensions({

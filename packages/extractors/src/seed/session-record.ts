@@ -2,7 +2,7 @@
 // context_edit replacements and omissions applied), and the record itself.
 import { joinTextParts, type CodeAssigner, type FoldIndexRecord, type SeedTrigger, type Usage } from "@context-fold/seed-index-format";
 import { LedgerError, lineageBlocks, readSession, streamEntries, type Block, type Entry, type Session, type SessionShape } from "@context-fold/ledger-reader";
-import { createSeedAccumulator } from "./accumulator.js";
+import { createSeedAccumulator, type SeedRecordParams } from "./accumulator.js";
 
 export interface SessionBlocksOptions {
   /**
@@ -82,13 +82,7 @@ function recordBlockFilter(session: Pick<Session, "lineage" | "compactions">, op
 
 /** Active-lineage blocks with current context_edit replacements and omissions applied. */
 export function recordBlocks(session: Session, options: SessionBlocksOptions = {}): Block[] {
-  const take = recordBlockFilter(session, options);
-  const out: Block[] = [];
-  for (const block of lineageBlocks(session)) {
-    const kept = take(block);
-    if (kept !== null) out.push(kept);
-  }
-  return out;
+  return recordBlocksAmong(session, lineageBlocks(session), options);
 }
 
 /**
@@ -155,16 +149,7 @@ export async function buildCompactRecordStreamed(shape: SessionShape, options: S
     }
     acc.add(kept);
   }
-  const trigger = options.trigger ?? "compact";
-  return acc.record({
-    sessionId: session.header.id,
-    seq: options.seq,
-    at: options.at ?? lastEntryTime(session),
-    trigger,
-    usage: options.usage,
-    codes: options.codes,
-    favourRecent: trigger === "compact",
-  });
+  return acc.record(recordParams(session, options));
 }
 
 /**
@@ -173,16 +158,11 @@ export async function buildCompactRecordStreamed(shape: SessionShape, options: S
  */
 export function buildCompactRecord(session: Session, options: SessionRecordOptions): FoldIndexRecord {
   const blocks = recordBlocks(session, { scope: options.scope ?? "compacted" });
+  return createSeedAccumulator({ cwd: session.header.cwd }).add(blocks).record(recordParams(session, options));
+}
+
+/** The record's own fields, the same whether its blocks came from a whole read or a stream. */
+function recordParams(session: Session, options: SessionRecordOptions): SeedRecordParams {
   const trigger = options.trigger ?? "compact";
-  return createSeedAccumulator({ cwd: session.header.cwd })
-    .add(blocks)
-    .record({
-      sessionId: session.header.id,
-      seq: options.seq,
-      at: options.at ?? lastEntryTime(session),
-      trigger,
-      usage: options.usage,
-      codes: options.codes,
-      favourRecent: trigger === "compact",
-    });
+  return { sessionId: session.header.id, seq: options.seq, at: options.at ?? lastEntryTime(session), trigger, usage: options.usage, codes: options.codes, favourRecent: trigger === "compact" };
 }
