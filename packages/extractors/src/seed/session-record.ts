@@ -91,7 +91,13 @@ export function recordBlocks(session: Session, options: SessionBlocksOptions = {
  * blocks. A later edit of a block outside `blocks` is the caller's to notice.
  */
 export function recordBlocksAmong(session: Session, blocks: readonly Block[], options: SessionBlocksOptions = {}): Block[] {
-  const take = recordBlockFilter(session, options);
+  // An edit always follows the entry it targets, so only the lineage from the first block's entry on
+  // can hold edits of these blocks: walk back to it rather than over the whole lineage every turn.
+  const lineage = session.lineage;
+  const first = blocks[0]?.entryId;
+  let from = lineage.length;
+  while (from > 0 && lineage[from - 1]?.id !== first) from--;
+  const take = recordBlockFilter(from === 0 ? session : { lineage: lineage.slice(from - 1), compactions: session.compactions }, options);
   const out: Block[] = [];
   for (const block of blocks) {
     const kept = take(block);

@@ -5,7 +5,7 @@ import { lineageBlocks, readSession } from "@context-fold/ledger-reader";
 import { validateRecord } from "@context-fold/seed-index-format";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
-import { buildCompactRecord, lastEntryTime, recordBlocks, verifySpans } from "@context-fold/extractors";
+import { buildCompactRecord, lastEntryTime, recordBlocks, recordBlocksAmong, verifySpans } from "@context-fold/extractors";
 
 describe("session records", () => {
   it("a compact record covers exactly the compacted history of the active branch", async () => {
@@ -49,6 +49,24 @@ describe("session records", () => {
     // Unedited blocks are passed through untouched.
     const untouched = lineageBlocks(session).filter((b) => !latest.has(b.entryId));
     expect(blocks.filter((b) => !latest.has(b.entryId))).toEqual(untouched);
+  });
+
+  it("recordBlocksAmong over any tail of whole entries equals recordBlocks' view of those blocks, edits included", async () => {
+    const file = join(tempDir("seed-session-"), "session.jsonl");
+    await generateSession(file, { seed: 9, turns: 40 });
+    const session = await readSession(file);
+    const all = lineageBlocks(session);
+    const whole = recordBlocks(session, { scope: "lineage" });
+    const edited = new Set(session.lineage.filter((e) => e.type === "context_edit").map((e) => String(e.raw["targetId"])));
+    let checkedEdited = 0;
+    for (const entry of session.lineage) {
+      const tail = all.filter((b) => b.entryPosition >= entry.position);
+      if (tail.length === 0 || tail[0]?.entryId !== entry.id) continue;
+      const first = tail[0].index;
+      expect(recordBlocksAmong(session, tail, { scope: "lineage" })).toEqual(whole.filter((b) => b.index >= first));
+      if (edited.has(entry.id)) checkedEdited += 1;
+    }
+    expect(checkedEdited).toBeGreaterThan(0);
   });
 
   it("takes `at` from input when given", async () => {
