@@ -11,7 +11,8 @@ const MAGIC = Buffer.from("CFHD");
 export const DICTIONARY_FORMAT = 1;
 const LOG_MAGIC = 0x43464c31; // "CFL1"
 
-function pushVarint(out: number[], value: number): void {
+/** Appends `value` (a non-negative integer below 2^53) as a LEB128 varint. */
+export function pushVarint(out: number[], value: number): void {
   let v = value;
   while (v >= 0x80) {
     out.push((v & 0x7f) | 0x80);
@@ -20,7 +21,8 @@ function pushVarint(out: number[], value: number): void {
   out.push(v);
 }
 
-function readVarint(buf: Buffer, at: number): [number, number] {
+/** The varint at `pos` and the position after it. */
+export function readVarint(buf: Buffer, at: number): [number, number] {
   let value = 0;
   let scale = 1;
   let pos = at;

@@ -1,35 +1,43 @@
 // Recall across a whole history: one index per sessions folder, kept in the user's state folder. Each
-// session is a segment (its own recall cache and block table, built and grown by the one-session code),
-// and a term dictionary says which sessions hold which terms, so a query opens only the sessions that can
-// answer it and ranks each with its own index: a hit ranks the same as when its session is searched alone.
-// Brought up to date before each search, incrementally, under one lock (two Pi windows and the CLI).
+// session is a segment: its postings, compact and read in place (history-segment.ts), and its block table
+// (history-table.ts: what ranking needs of each block and where its text sits in the ledger, no text). A
+// term dictionary says which sessions hold which terms, so a query opens only the sessions that can answer
+// it and ranks each with the one-session ranking over that session's own statistics: a hit ranks the same
+// as when its session is searched alone. Brought up to date before each search, incrementally (a grown
+// session indexes only its appended blocks), under one lock (two Pi windows and the CLI).
 import { createHash } from "node:crypto";
 import { type Dirent, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import { type Block, readSession, type Session } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, stateDir, withAppendLock } from "@context-fold/durable-fs";
-import { defaultCachePath, readCacheBytes } from "./index-cache.js";
+import { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
 import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, type TermSessions } from "./history-dictionary.js";
-import { openRecall, openRecallSnapshot, type SnapshotRecall, tailLogPath } from "./open-recall.js";
-import { parseQuery, piecesOf } from "./query.js";
-import type { ScoredDoc } from "./rank.js";
+import { decodeSegment, encodeSegment, SegmentReader, type SegmentTerm } from "./history-segment.js";
+import { BlockTable, encodeTable, textHash } from "./history-table.js";
+import { openRecall } from "./open-recall.js";
+import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
+import { kindWeight, rankWords, type ScoredDoc } from "./rank.js";
 import { recallFile } from "./recall-file.js";
-import type { ExpandedEntry } from "./recall-index.js";
-import { RecallError, SnapshotStaleError } from "./errors.js";
+import { type ExpandedEntry, RecallIndex } from "./recall-index.js";
+import { CorruptIndexError, RecallError, SnapshotStaleError } from "./errors.js";
+import { buildScope, parseScope, type ScopeView } from "./scope.js";
+import { EMPTY } from "./segments.js";
 import { pageAcross, type RankedSession, rankSession, listSessionFiles, type SessionsSearchResult } from "./sessions.js";
-import { snapshotPath } from "./snapshot.js";
+import { snapshotEligible } from "./snapshot.js";
 import { resolveSessionName } from "./session-names.js";
 import { stemOf } from "./stem.js";
+import { TermIndex } from "./term-index.js";
 import { MIN_PREFIX } from "./term-prefixes.js";
 
 /** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. */
-export const HISTORY_FORMAT = 1;
+export const HISTORY_FORMAT = 2;
 /** The log is folded into a new dictionary base once it outweighs this share of the base (and this floor). */
 const LOG_SHARE = 0.5;
 const LOG_FLOOR = 256 * 1024;
 /** Holding the lock through a first build of a large history is expected: only a dead holder is taken over. */
 const LOCK_MS = 30 * 60_000;
 const TITLE_MAX = 80;
-/** Sessions kept open (index and block table) between searches of one process, most recently used last. */
+/** Sessions kept open (segment reader and block table) between searches of one process, most recently used last. */
 const KEEP_OPEN = 512;
 
 /** `$XDG_STATE_HOME/context-fold/history` (an absolute value only, as XDG says), else `~/.local/state/context-fold/history`. */
@@ -59,6 +67,10 @@ export interface HistorySession {
   readonly ordinal: number;
   /** Terms of its segment the dictionary already lists (a grown session adds the ones past it). */
   readonly termCount: number;
+  /** The ledger bytes its segment was built from (how a grown session is told from a rewritten one). */
+  readonly key?: CacheKey;
+  /** Not served from a segment (a ledger of an older version, or damaged: its bytes are not the blocks' source): read in full when searched. */
+  readonly full?: boolean;
   readonly problem?: string;
 }
 
@@ -136,7 +148,7 @@ export class HistoryIndex {
   private readonly onProgress: HistoryOptions["onProgress"];
   private manifest: Manifest;
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
-  private readonly open = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly recall: SnapshotRecall }>();
+  private readonly open = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly reader: SegmentReader; readonly table: BlockTable }>();
 
   private constructor(sessionsDir: string, dir: string, options: HistoryOptions) {
     this.sessionsDir = resolve(sessionsDir);
@@ -178,14 +190,67 @@ export class HistoryIndex {
     }
   }
 
-  /** The segment cache of a session (its recall cache, tail log and block table sit beside it). */
-  private segmentPath(file: string, id: string): string {
-    return defaultCachePath(file, id, this.segments);
+  /** Where a session's segment files live: `<base>.seg` (postings) and `<base>.tab` (block table). */
+  private segmentBase(file: string, id: string): string {
+    return defaultCachePath(file, id, this.segments).replace(/\.recall$/, "");
   }
 
   private dropSegment(file: string, id: string): void {
-    const path = this.segmentPath(file, id);
-    for (const p of [path, tailLogPath(path), snapshotPath(path)]) rmSync(p, { force: true });
+    const base = this.segmentBase(file, id);
+    for (const p of [`${base}.seg`, `${base}.tab`]) rmSync(p, { force: true });
+  }
+
+  /**
+   * Indexes `session` into its segment: only the blocks past `was`'s when the ledger only grew since
+   * (the segment's postings and table read back, checked, and extended), else every block. Returns the
+   * terms the dictionary does not list for it yet (all of them, when built whole) and whether it grew.
+   */
+  private indexSession(file: string, session: Session, was: HistorySession | undefined): { terms: string[]; termCount: number; grown: boolean } {
+    const base = this.segmentBase(file, session.header.id);
+    let old: { terms: SegmentTerm[]; lengths: number[]; hashes: string[] } | null = null;
+    if (was !== undefined && was.ordinal >= 0 && was.full !== true && was.id === session.header.id && was.key !== undefined && isCacheKey(was.key) && compareKey(was.key, file, session) === "prefix") {
+      try {
+        const seg = decodeSegment(readFileSync(`${base}.seg`), `${base}.seg`);
+        const table = BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`, true);
+        if (seg.lengths.length === was.key.blockCount && table.count === was.key.blockCount) old = { ...seg, hashes: table.hashes() };
+      } catch (error) {
+        if (!(error instanceof CorruptIndexError) && (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }
+    const from = old?.lengths.length ?? 0;
+    // Postings of the blocks from `from` on, by the one-session index (its rule for what is indexed); the
+    // documents before stand in as empty ones, so its postings carry the blocks' own numbers.
+    const part = new TermIndex([], EMPTY, new Array<number>(from).fill(0));
+    RecallIndex.fromTerms(session, part);
+    const byText = new Map<string, SegmentTerm>();
+    for (const t of old?.terms ?? []) byText.set(t.term, t);
+    let nextId = old?.terms.length ?? 0;
+    const added: string[] = [];
+    const texts = part.termTexts();
+    for (let i = 0; i < texts.length; i++) {
+      const term = texts[i] as string;
+      const lists = part.postingListsOf(i);
+      let size = 0;
+      for (const l of lists) size += l.length;
+      const had = byText.get(term);
+      const postings = new Uint32Array((had?.postings.length ?? 0) + size);
+      let at = 0;
+      if (had !== undefined) {
+        postings.set(had.postings, 0);
+        at = had.postings.length;
+      }
+      for (const l of lists) {
+        postings.set(l, at);
+        at += l.length;
+      }
+      if (had === undefined) added.push(term);
+      byText.set(term, { term, id: had?.id ?? nextId++, postings });
+    }
+    const lengths = old?.lengths ?? [];
+    for (let d = from; d < part.docCount; d++) lengths.push(part.docLength(d));
+    replaceFile(`${base}.seg`, encodeSegment([...byText.values()], lengths), { mode: 0o600 });
+    replaceFile(`${base}.tab`, encodeTable(session, old?.hashes ?? []), { mode: 0o600 });
+    return { terms: added, termCount: byText.size, grown: old !== null };
   }
 
   /**
@@ -232,14 +297,20 @@ export class HistoryIndex {
         continue;
       }
       try {
-        const recall = await openRecall(file, { cacheDir: this.segments });
-        recall.saveSnapshot();
-        const session = recall.session;
-        const continues = was !== undefined && was.ordinal >= 0 && was.id === session.header.id && (recall.cache.status === "updated" || recall.cache.status === "loaded");
-        const ordinal = continues ? was.ordinal : nextOrdinal++;
-        const terms = recall.index.termTexts(continues ? was.termCount : 0);
-        if (terms.length > 0) records.push(encodeLogRecord(ordinal, terms));
-        if (was !== undefined && !continues && was.ordinal >= 0 && was.id !== session.header.id) this.dropSegment(file, was.id);
+        const session = await readSession(file);
+        const eligible = snapshotEligible(session);
+        let indexed: { terms: string[]; termCount: number; grown: boolean };
+        if (eligible) indexed = this.indexSession(file, session, was);
+        else {
+          // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary.
+          const terms = RecallIndex.build(session).termTexts();
+          indexed = { terms, termCount: terms.length, grown: false };
+        }
+        const continues = indexed.grown;
+        const ordinal = continues && was !== undefined ? was.ordinal : nextOrdinal++;
+        if (indexed.terms.length > 0) records.push(encodeLogRecord(ordinal, indexed.terms));
+        if (was !== undefined && was.ordinal >= 0 && was.id !== "" && was.id !== session.header.id) this.dropSegment(file, was.id);
+        if (!eligible) this.dropSegment(file, session.header.id);
         if (was === undefined) counts.added++;
         else if (continues) counts.grown++;
         else counts.replaced++;
@@ -254,7 +325,8 @@ export class HistoryIndex {
           size: st.size,
           mtimeMs: st.mtimeMs,
           ordinal,
-          termCount: recall.index.termCount,
+          termCount: indexed.termCount,
+          ...(eligible ? { key: cacheKeyFor(file, session) } : { full: true }),
         });
       } catch (error) {
         counts.unreadable++;
@@ -356,63 +428,113 @@ export class HistoryIndex {
     }
   }
 
-  /**
-   * A word query over a session this process already opened from its block table, its bytes unchanged:
-   * ranked by the same index without loading it again (recallFile's own table path, kept open). Null
-   * when there is no table for its bytes or it turned out stale: then `rankSession` answers.
-   */
-  private rankKept(file: string, s: HistorySession, query: string, options: HistorySearchOptions): RankedSession | null {
+  /** The segment and block table of a session (kept open between searches while its bytes stay the same). */
+  private segmentOf(file: string, s: HistorySession): { reader: SegmentReader; table: BlockTable } {
     let kept = this.open.get(file);
     if (kept === undefined || kept.size !== s.size || kept.mtimeMs !== s.mtimeMs) {
-      const recall = openRecallSnapshot(file, { cacheDir: this.segments });
-      if (recall === null) return null;
-      kept = { size: s.size, mtimeMs: s.mtimeMs, recall };
+      const base = this.segmentBase(file, s.id);
+      kept = { size: s.size, mtimeMs: s.mtimeMs, reader: SegmentReader.open(`${base}.seg`), table: BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`) };
     }
     this.open.delete(file);
-    try {
-      const rank = kept.recall.index.rank(query, options.scope === undefined ? {} : { scope: options.scope });
-      this.open.set(file, kept);
-      if (this.open.size > KEEP_OPEN) this.open.delete(this.open.keys().next().value as string);
-      return { label: s.path, file, blocks: kept.recall.session.blocks, rank };
-    } catch (error) {
-      if (error instanceof SnapshotStaleError) return null;
-      throw error;
+    this.open.set(file, kept);
+    if (this.open.size > KEEP_OPEN) this.open.delete(this.open.keys().next().value as string);
+    return kept;
+  }
+
+  /**
+   * A word query over one session's segment: the one-session ranking (rank.ts) over its postings, read in
+   * place, with its block table's facts (kind weights, call/result pairs, the user's messages, the scope's
+   * blocks). Blocks and the scope's segments are built only if a page of results shows the session.
+   */
+  private rankSegment(file: string, s: HistorySession, parsed: Extract<ParsedQuery, { mode: "words" }>, scopeName: string | undefined): { item: RankedSession; scope: string } {
+    const { reader, table } = this.segmentOf(file, s);
+    const spec = parseScope(scopeName);
+    const n = table.count;
+    let scope: ScopeView | undefined;
+    const fullScope = (): ScopeView => (scope ??= buildScope(table.source().source, spec));
+    let mask: Uint8Array;
+    let name: string;
+    if (spec.kind === "all") {
+      mask = new Uint8Array(n).fill(1);
+      name = "all";
+    } else if (spec.kind === "lineage") {
+      mask = new Uint8Array(n);
+      for (let i = 0; i < n; i++) if (table.inLineage(i)) mask[i] = 1;
+      name = "lineage";
+    } else {
+      mask = fullScope().mask;
+      name = fullScope().name;
     }
+    const users: number[] = [];
+    for (let i = 0; i < n; i++) if (table.kindOf(i) === "user") users.push(i);
+    // The segment reader answers what rank.ts asks of a term index (see SegmentReader).
+    const ranked = rankWords(reader as unknown as TermIndex, parsed, mask, (doc) => table.textOf(doc), {
+      weightOf: (doc) => kindWeight(table.kindOf(doc)),
+      resultOf: (doc) => table.resultOf(doc),
+      speakerDocs: (word) => (word === "user" ? users : null),
+    });
+    const rank = {
+      parsed,
+      ranked,
+      get scope(): ScopeView {
+        return fullScope();
+      },
+    };
+    const item: RankedSession = {
+      label: s.path,
+      file,
+      get blocks(): readonly Block[] {
+        return table.source().blocks;
+      },
+      rank,
+    };
+    return { item, scope: name };
   }
 
   private async searchOnce(query: string, options: HistorySearchOptions, update: HistoryUpdate, tables: boolean): Promise<HistorySearchResult> {
     const chosen = this.manifest.sessions.filter((s) => inFilters(s, options));
     const want = this.candidates(query, options.regex === true);
-    // A regex reads every block's text: recallFile reads such sessions in full, faster than block by block.
-    const words = tables && want !== "all" ? true : tables && parseQuery(query, options.regex === true ? { regex: true } : {}).mode === "words";
+    const parsed = parseQuery(query, options.regex === true ? { regex: true } : {});
     const opened: RankedSession[] = [];
     const skipped: { file: string; reason: string }[] = [];
     const merged: { s: number; hit: ScoredDoc }[] = [];
     const named: Record<string, { file: string; id: string; project: string | null; date: string | null; title: string }> = {};
-    let mode: SessionsSearchResult["mode"] = "words";
+    let mode: SessionsSearchResult["mode"] = parsed.mode;
     let scopeName = options.scope ?? "lineage";
-    for (const s of chosen) {
-      if (want !== "all" && !want.has(s.ordinal)) continue;
-      const file = join(this.sessionsDir, s.path);
-      try {
-        const item = (words ? this.rankKept(file, s, query, options) : null) ?? await rankSession(file, s.path, query, { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(options.regex === undefined ? {} : { regex: options.regex }), cacheDir: this.segments }, tables);
-        const k = opened.length;
-        opened.push(item);
-        mode = item.rank.parsed.mode;
-        scopeName = item.rank.scope.name;
-        for (const hit of item.rank.ranked) merged.push({ s: k, hit });
-        named[s.path] = { file, id: s.id, project: s.project, date: s.date, title: s.title };
-      } catch (error) {
-        if (error instanceof RecallError && error.code === "BAD_PATTERN") throw error;
-        if (error instanceof SnapshotStaleError) throw error;
-        skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
+    try {
+      for (const s of chosen) {
+        if (want !== "all" && !want.has(s.ordinal)) continue;
+        const file = join(this.sessionsDir, s.path);
+        try {
+          // A regex reads every block's text, and a table found stale is not trusted again: those read the ledger in full.
+          let item: RankedSession;
+          if (tables && parsed.mode === "words" && s.full !== true) {
+            const ranked = this.rankSegment(file, s, parsed, options.scope);
+            item = ranked.item;
+            scopeName = ranked.scope;
+          } else {
+            item = await rankSession(file, s.path, query, { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(options.regex === undefined ? {} : { regex: options.regex }), cache: false }, false);
+            scopeName = item.rank.scope.name;
+          }
+          const k = opened.length;
+          opened.push(item);
+          mode = item.rank.parsed.mode;
+          for (const hit of item.rank.ranked) merged.push({ s: k, hit });
+          named[s.path] = { file, id: s.id, project: s.project, date: s.date, title: s.title };
+        } catch (error) {
+          if (error instanceof RecallError && error.code === "BAD_PATTERN") throw error;
+          if (error instanceof SnapshotStaleError) throw error;
+          skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
+        }
       }
+      for (const s of this.manifest.sessions) if (s.ordinal < 0 && s.problem !== undefined) skipped.push({ file: join(this.sessionsDir, s.path), reason: s.problem });
+      const page = pageAcross(opened, merged, options);
+      const shown = new Set(page.hits.map((h) => h.session));
+      const shownNamed = Object.fromEntries(Object.entries(named).filter(([label]) => shown.has(label)));
+      return { query, mode, scope: scopeName, ...page, sessions: chosen.length, skipped, searched: opened.length, named: shownNamed, update };
+    } finally {
+      for (const kept of this.open.values()) kept.reader.close();
     }
-    for (const s of this.manifest.sessions) if (s.ordinal < 0 && s.problem !== undefined) skipped.push({ file: join(this.sessionsDir, s.path), reason: s.problem });
-    const page = pageAcross(opened, merged, options);
-    const shown = new Set(page.hits.map((h) => h.session));
-    const shownNamed = Object.fromEntries(Object.entries(named).filter(([label]) => shown.has(label)));
-    return { query, mode, scope: scopeName, ...page, sessions: chosen.length, skipped, searched: opened.length, named: shownNamed, update };
   }
 
   /** The session file a name means: a path under the sessions folder, an id or a unique start of one. */
@@ -426,13 +548,36 @@ export class HistoryIndex {
     return resolveSessionName(name, { sessionsDir: this.sessionsDir });
   }
 
-  /** Full text of `#N` blocks of the named session, verified against that session's ledger. */
+  /**
+   * Full text of `#N` blocks of the named session as its ledger holds them now, each verified against the
+   * hash its block table recorded when the history first indexed it (else, for a session the history
+   * keeps no table of, the one-session rules: its seed index).
+   */
   async expand(session: string, indices: readonly number[]): Promise<{ file: string; entries: readonly ExpandedEntry[] }> {
     const file = await this.resolve(session);
-    // Verified against the hashes recorded when the history first indexed it (its block table), else the seed index.
-    const answer = await recallFile(file, { expand: indices, open: { cacheDir: this.segments } });
-    if (answer.kind !== "expand") throw new Error(`recallFile answered ${answer.kind} to expand`);
-    return { file, entries: answer.entries };
+    const path = relative(this.sessionsDir, file);
+    const known = this.manifest.sessions.find((s) => s.path === path && s.ordinal >= 0 && s.full !== true);
+    let table: BlockTable | null = null;
+    if (known !== undefined) {
+      const tab = `${this.segmentBase(file, known.id)}.tab`;
+      try {
+        table = BlockTable.read(file, readFileSync(tab), tab, true);
+      } catch (error) {
+        if (!(error instanceof CorruptIndexError) && (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }
+    if (table === null) {
+      const answer = await recallFile(file, { expand: indices, open: { cache: false } });
+      if (answer.kind !== "expand") throw new Error(`recallFile answered ${answer.kind} to expand`);
+      return { file, entries: answer.entries };
+    }
+    const recorded = table;
+    const recall = await openRecall(file, { cache: false });
+    const entries = recall.index.expand(indices, (block) => {
+      if (block.index >= recorded.count) return `#${String(block.index)} was appended after the history last indexed this session`;
+      return textHash(block.text) === recorded.hashOf(block.index) ? null : `#${String(block.index)} text differs from what the history indexed`;
+    });
+    return { file, entries: entries.map((e) => ({ ...e, verifiedAgainst: e.index < recorded.count ? "block-table" : "none" })) };
   }
 }
 

@@ -1,0 +1,428 @@
+// One session's postings in the history index, compact and read in place. Terms sorted by their UTF-8
+// bytes in blocks of SPARSE terms (front-coded: the bytes shared with the term before, then the rest),
+// each with its id in the session's own term order (first seen, as the one-session index numbers them),
+// its document frequency and the byte length of its postings; postings as varint (doc delta, tf) pairs;
+// document lengths as varints. A query reads the head (first term of each block, lengths), then per
+// query term one block of the directory and the postings it points at, each by `readSync` at its offset:
+// nothing else of the segment is read. No block text is kept: texts are read back from the ledger.
+import { createHash } from "node:crypto";
+import { closeSync, openSync, readSync } from "node:fs";
+import { CorruptIndexError } from "./errors.js";
+import { pushVarint, readVarint } from "./history-dictionary.js";
+import type { PostingList } from "./term-index.js";
+
+const MAGIC = Buffer.from("CFHSEG1\n", "latin1");
+/** Terms per directory block: one block is read per looked-up term. */
+const SPARSE = 32;
+/** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
+const FIRST_READ = 4096;
+
+/** One term of a segment: its text, its id in the session's term order and its [doc, tf, …] postings. */
+export interface SegmentTerm {
+  readonly term: string;
+  readonly id: number;
+  readonly postings: PostingList;
+}
+
+interface Head {
+  readonly docCount: number;
+  readonly termCount: number;
+  readonly totalLength: number;
+  readonly blocks: number;
+  /** Byte ranges, from the file's start: [offset, length]. */
+  readonly sparse: readonly [number, number];
+  readonly lengths: readonly [number, number];
+  readonly terms: readonly [number, number];
+  readonly postings: readonly [number, number];
+}
+
+/** Segment bytes for `terms` (any order) over documents of `lengths`; a sha256 trailer covers them. */
+export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<number>): Buffer {
+  const keyed = terms.map((t) => ({ key: Buffer.from(t.term, "utf8"), t })).sort((a, b) => Buffer.compare(a.key, b.key));
+  const dir: number[] = [];
+  const postings: number[] = [];
+  const sparse: number[] = [];
+  const firsts: Buffer[] = [];
+  let prev: Buffer = Buffer.alloc(0);
+  for (let k = 0; k < keyed.length; k++) {
+    const { key, t } = keyed[k] as { key: Buffer; t: SegmentTerm };
+    if (k % SPARSE === 0) {
+      pushVarint(sparse, dir.length);
+      pushVarint(sparse, postings.length);
+      pushVarint(sparse, key.length);
+      for (const b of key) sparse.push(b);
+      firsts.push(key);
+      prev = Buffer.alloc(0);
+    }
+    let shared = 0;
+    while (shared < prev.length && shared < key.length && prev[shared] === key[shared]) shared++;
+    pushVarint(dir, shared);
+    pushVarint(dir, key.length - shared);
+    for (let i = shared; i < key.length; i++) dir.push(key[i] as number);
+    pushVarint(dir, t.id);
+    const before = postings.length;
+    let last = 0;
+    for (let i = 0; i < t.postings.length; i += 2) {
+      const doc = t.postings[i] as number;
+      pushVarint(postings, doc - last);
+      pushVarint(postings, t.postings[i + 1] as number);
+      last = doc;
+    }
+    pushVarint(dir, t.postings.length / 2);
+    pushVarint(dir, postings.length - before);
+    prev = key;
+  }
+  const lens: number[] = [];
+  let total = 0;
+  for (let d = 0; d < lengths.length; d++) {
+    pushVarint(lens, lengths[d] as number);
+    total += lengths[d] as number;
+  }
+  const sections = [Buffer.from(sparse), Buffer.from(lens), Buffer.from(dir), Buffer.from(postings)];
+  // The head's offsets depend on its own length: a first pass sizes it with placeholders as long as the real numbers.
+  const headFor = (start: number): Buffer => {
+    let at = start;
+    const range = (b: Buffer): [number, number] => {
+      const r: [number, number] = [at, b.length];
+      at += b.length;
+      return r;
+    };
+    const [s0, s1, s2, s3] = sections as [Buffer, Buffer, Buffer, Buffer];
+    const head: Head = { docCount: lengths.length, termCount: terms.length, totalLength: total, blocks: firsts.length, sparse: range(s0), lengths: range(s1), terms: range(s2), postings: range(s3) };
+    return Buffer.from(JSON.stringify(head), "utf8");
+  };
+  let head = headFor(0);
+  for (let pass = 0; pass < 3; pass++) head = headFor(MAGIC.length + 4 + head.length);
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(head.length);
+  const body = Buffer.concat([MAGIC, size, head, ...sections]);
+  return Buffer.concat([body, createHash("sha256").update(body).digest()]);
+}
+
+function isHead(v: unknown): v is Head {
+  if (typeof v !== "object" || v === null) return false;
+  const h = v as Record<string, unknown>;
+  const range = (r: unknown): boolean => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+  return ["docCount", "termCount", "totalLength", "blocks"].every((k) => Number.isSafeInteger(h[k])) && ["sparse", "lengths", "terms", "postings"].every((k) => range(h[k]));
+}
+
+/** Where one term's entry led: its id, document frequency and postings' byte range. */
+interface Entry {
+  readonly id: number;
+  readonly df: number;
+  readonly at: number;
+  readonly bytes: number;
+}
+
+/**
+ * A segment opened for queries: the head, the first term of each directory block and the document
+ * lengths read on open; directory blocks and postings read when a term asks for them. It answers
+ * what ranking asks a term index (rank.ts): document count and lengths, a term's id, the terms a
+ * prefix begins (oldest first, as TermPrefixes), postings by id. Structure is checked as it is read
+ * (a bad offset throws CorruptIndexError naming the file); the sha256 trailer is checked by `decodeSegment`,
+ * when the history rewrites the segment, not on every query.
+ */
+export class SegmentReader {
+  readonly path: string;
+  private readonly size: number;
+  private readonly head: Head;
+  private readonly firsts: Buffer[];
+  private readonly blockAt: number[];
+  private readonly postingsAt: number[];
+  private readonly lengths: Uint32Array;
+  private readonly byId = new Map<number, Entry>();
+  private readonly byTerm = new Map<string, Entry | null>();
+  private readonly blocksRead = new Map<number, { key: Buffer; entry: Entry }[]>();
+  private fd = -1;
+
+  private constructor(path: string, size: number, head: Head, firsts: Buffer[], blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
+    this.path = path;
+    this.size = size;
+    this.head = head;
+    this.firsts = firsts;
+    this.blockAt = blockAt;
+    this.postingsAt = postingsAt;
+    this.lengths = lengths;
+  }
+
+  private static readAt(fd: number, at: number, length: number): Buffer {
+    const buf = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, buf, got, length - got, at + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got === length ? buf : buf.subarray(0, got);
+  }
+
+  /** Opens `path` (reads its head, directory starts and lengths); throws CorruptIndexError on bytes it cannot read. */
+  static open(path: string): SegmentReader {
+    const fd = openSync(path, "r");
+    try {
+      const first = SegmentReader.readAt(fd, 0, FIRST_READ);
+      const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${path}: ${why}`);
+      if (first.length < MAGIC.length + 4 || !first.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history segment");
+      const headLength = first.readUInt32LE(MAGIC.length);
+      const headBytes = MAGIC.length + 4 + headLength <= first.length ? first.subarray(MAGIC.length + 4, MAGIC.length + 4 + headLength) : SegmentReader.readAt(fd, MAGIC.length + 4, headLength);
+      let head: unknown;
+      try {
+        head = JSON.parse(headBytes.toString("utf8"));
+      } catch {
+        throw bad("segment head does not parse");
+      }
+      if (!isHead(head)) throw bad("segment head has an unknown shape");
+      const size = head.postings[0] + head.postings[1];
+      // The directory starts and the lengths sit side by side: one read.
+      const from = head.sparse[0];
+      const to = head.lengths[0] + head.lengths[1];
+      const meta = SegmentReader.readAt(fd, from, to - from);
+      if (meta.length !== to - from) throw bad("segment is shorter than its head says");
+      const firsts: Buffer[] = [];
+      const blockAt: number[] = [];
+      const postingsAt: number[] = [];
+      let pos = 0;
+      const sparseEnd = head.sparse[1];
+      for (let b = 0; b < head.blocks; b++) {
+        let v: number;
+        [v, pos] = readVarint(meta, pos);
+        blockAt.push(v);
+        [v, pos] = readVarint(meta, pos);
+        postingsAt.push(v);
+        [v, pos] = readVarint(meta, pos);
+        firsts.push(meta.subarray(pos, pos + v));
+        pos += v;
+      }
+      if (pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
+      const lengths = new Uint32Array(head.docCount);
+      for (let d = 0; d < head.docCount; d++) {
+        let v: number;
+        [v, pos] = readVarint(meta, pos);
+        lengths[d] = v;
+      }
+      return new SegmentReader(path, size, head, firsts, blockAt, postingsAt, lengths);
+    } catch (error) {
+      if (error instanceof RangeError) throw new CorruptIndexError(`${path}: ${error.message}`);
+      throw error;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Reads a range through a descriptor kept open until `close` (a query reads a few ranges of each segment). */
+  private read(at: number, length: number): Buffer {
+    if (at < 0 || at + length > this.size) throw new CorruptIndexError(`${this.path}: a range at byte ${String(at)} runs past the segment`);
+    if (this.fd < 0) this.fd = openSync(this.path, "r");
+    const buf = SegmentReader.readAt(this.fd, at, length);
+    if (buf.length !== length) throw new CorruptIndexError(`${this.path}: segment ends before byte ${String(at + length)}`);
+    return buf;
+  }
+
+  /** Closes the descriptor reads opened (a later read opens it again). */
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  get docCount(): number {
+    return this.head.docCount;
+  }
+  get termCount(): number {
+    return this.head.termCount;
+  }
+  get averageLength(): number {
+    return this.head.docCount === 0 ? 0 : this.head.totalLength / this.head.docCount;
+  }
+  docLength(doc: number): number {
+    return this.lengths[doc] ?? 0;
+  }
+
+  /** The terms of directory block `b`, decoded (read once). */
+  private block(b: number): { key: Buffer; entry: Entry }[] {
+    const have = this.blocksRead.get(b);
+    if (have !== undefined) return have;
+    const start = this.blockAt[b] as number;
+    const end = b + 1 < this.blockAt.length ? (this.blockAt[b + 1] as number) : this.head.terms[1];
+    const buf = this.read(this.head.terms[0] + start, end - start);
+    const out: { key: Buffer; entry: Entry }[] = [];
+    let pos = 0;
+    let prev: Buffer = Buffer.alloc(0);
+    let at = this.head.postings[0] + (this.postingsAt[b] as number);
+    try {
+      while (pos < buf.length) {
+        let shared: number;
+        let rest: number;
+        [shared, pos] = readVarint(buf, pos);
+        [rest, pos] = readVarint(buf, pos);
+        const key = Buffer.concat([prev.subarray(0, shared), buf.subarray(pos, pos + rest)]);
+        pos += rest;
+        let id: number;
+        let df: number;
+        let bytes: number;
+        [id, pos] = readVarint(buf, pos);
+        [df, pos] = readVarint(buf, pos);
+        [bytes, pos] = readVarint(buf, pos);
+        const entry = { id, df, at, bytes };
+        at += bytes;
+        out.push({ key, entry });
+        this.byId.set(id, entry);
+        prev = key;
+      }
+    } catch (error) {
+      if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: directory block ${String(b)}: ${error.message}`);
+      throw error;
+    }
+    this.blocksRead.set(b, out);
+    return out;
+  }
+
+  /** The last block whose first term is ≤ `key`, or -1 when `key` sorts before every term. */
+  private blockFor(key: Buffer): number {
+    let lo = 0;
+    let hi = this.firsts.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (Buffer.compare(this.firsts[mid] as Buffer, key) <= 0) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  private entry(term: string): Entry | null {
+    const have = this.byTerm.get(term);
+    if (have !== undefined) return have;
+    const key = Buffer.from(term, "utf8");
+    const b = this.blockFor(key);
+    const hit = b < 0 ? undefined : this.block(b).find((e) => e.key.equals(key));
+    const entry = hit?.entry ?? null;
+    this.byTerm.set(term, entry);
+    return entry;
+  }
+
+  /** The id of `term`, or -1 when no block holds it. */
+  termId(term: string): number {
+    return this.entry(term)?.id ?? -1;
+  }
+
+  /** Ids of the terms longer than `prefix` that begin with it, the `limit` oldest (lowest ids). */
+  termsWithPrefix(prefix: string, limit: number): number[] {
+    if (prefix.length < 3) return [];
+    const key = Buffer.from(prefix, "utf8");
+    const ids: number[] = [];
+    for (let b = Math.max(0, this.blockFor(key)); b < this.firsts.length; b++) {
+      let past = false;
+      for (const e of this.block(b)) {
+        const c = Buffer.compare(e.key.subarray(0, key.length), key);
+        if (c < 0) continue;
+        if (c > 0) {
+          past = true;
+          break;
+        }
+        if (e.key.length > key.length && e.key.toString("utf8").length > prefix.length) ids.push(e.entry.id);
+      }
+      if (past) break;
+    }
+    return ids.sort((a, b) => a - b).slice(0, limit);
+  }
+
+  /** The term's postings by id (ids looked up by `termId`/`termsWithPrefix` first), as one [doc, tf, …] list. */
+  postingListsOf(id: number): PostingList[] {
+    const entry = this.byId.get(id);
+    if (entry === undefined || entry.df === 0) return [];
+    const buf = this.read(entry.at, entry.bytes);
+    const out = new Uint32Array(entry.df * 2);
+    let pos = 0;
+    let doc = 0;
+    try {
+      for (let i = 0; i < entry.df; i++) {
+        let d: number;
+        let tf: number;
+        [d, pos] = readVarint(buf, pos);
+        [tf, pos] = readVarint(buf, pos);
+        doc += d;
+        if (doc >= this.head.docCount) throw new RangeError(`posting of document ${String(doc)} past the ${String(this.head.docCount)} documents`);
+        out[2 * i] = doc;
+        out[2 * i + 1] = tf;
+      }
+    } catch (error) {
+      if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: postings of term ${String(id)}: ${error.message}`);
+      throw error;
+    }
+    return [out];
+  }
+
+  postingLists(term: string): PostingList[] {
+    return this.postingListsOf(this.termId(term));
+  }
+}
+
+/** Every term of segment bytes `buf` (checked against its sha256 trailer), and the document lengths. */
+export function decodeSegment(buf: Buffer, label: string): { terms: SegmentTerm[]; lengths: number[] } {
+  const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${label}: ${why}`);
+  if (buf.length < MAGIC.length + 4 + 32 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history segment");
+  const body = buf.subarray(0, buf.length - 32);
+  if (!createHash("sha256").update(body).digest().equals(buf.subarray(buf.length - 32))) throw bad("segment checksum does not match its bytes");
+  const headLength = body.readUInt32LE(MAGIC.length);
+  let head: unknown;
+  try {
+    head = JSON.parse(body.subarray(MAGIC.length + 4, MAGIC.length + 4 + headLength).toString("utf8"));
+  } catch {
+    throw bad("segment head does not parse");
+  }
+  if (!isHead(head) || head.postings[0] + head.postings[1] !== body.length) throw bad("segment head does not fit its bytes");
+  try {
+    const lengths: number[] = [];
+    let pos = head.lengths[0];
+    for (let d = 0; d < head.docCount; d++) {
+      let v: number;
+      [v, pos] = readVarint(body, pos);
+      lengths.push(v);
+    }
+    const terms: SegmentTerm[] = [];
+    pos = head.terms[0];
+    const end = head.terms[0] + head.terms[1];
+    let at = head.postings[0];
+    let prev: Buffer = Buffer.alloc(0);
+    let k = 0;
+    while (pos < end) {
+      if (k % SPARSE === 0) prev = Buffer.alloc(0);
+      let shared: number;
+      let rest: number;
+      [shared, pos] = readVarint(body, pos);
+      [rest, pos] = readVarint(body, pos);
+      const key = Buffer.concat([prev.subarray(0, shared), body.subarray(pos, pos + rest)]);
+      pos += rest;
+      let id: number;
+      let df: number;
+      let bytes: number;
+      [id, pos] = readVarint(body, pos);
+      [df, pos] = readVarint(body, pos);
+      [bytes, pos] = readVarint(body, pos);
+      const postings = new Uint32Array(df * 2);
+      let p = at;
+      let doc = 0;
+      for (let i = 0; i < df; i++) {
+        let d: number;
+        let tf: number;
+        [d, p] = readVarint(body, p);
+        [tf, p] = readVarint(body, p);
+        doc += d;
+        postings[2 * i] = doc;
+        postings[2 * i + 1] = tf;
+      }
+      if (p !== at + bytes) throw new RangeError(`postings of term ${String(id)} do not fill their ${String(bytes)} bytes`);
+      at += bytes;
+      terms.push({ term: key.toString("utf8"), id, postings });
+      prev = key;
+      k++;
+    }
+    if (terms.length !== head.termCount) throw new RangeError(`${String(terms.length)} terms, the head says ${String(head.termCount)}`);
+    return { terms, lengths };
+  } catch (error) {
+    if (error instanceof RangeError) throw bad(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,295 @@
+// One session's block table in the history index: what ranking needs of each block (its kind, whether
+// the active lineage holds it, which tool result answers a call) and where its text sits in the ledger
+// (entry byte range, part, line) with a hash of the text as first indexed; then, deflated, the fields
+// results show (entry id, role, turn, tool, …) and the compactions, decoded only for the sessions a page
+// of results shows. No text is kept: a block's text is read back from the ledger at its offset and
+// checked against its hash (SnapshotStaleError when it differs), as the one-session block table does.
+import { createHash } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
+import { sha256Hex } from "@context-fold/seed-index-format";
+import { CorruptIndexError, SnapshotStaleError } from "./errors.js";
+import { pushVarint, readVarint } from "./history-dictionary.js";
+import { isNotHistory } from "./not-history.js";
+import type { ScopeSource } from "./scope.js";
+
+const MAGIC = Buffer.from("CFHTAB1\n", "latin1");
+const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
+const LINEAGE = 0x10;
+const HAS_PART = 0x20;
+/** Bytes of a text's sha256 kept per block (a check, not a commitment). */
+const SHA_BYTES = 8;
+
+interface PageColumns {
+  readonly entryId: string[];
+  readonly entryPosition: number[];
+  readonly role: string[];
+  readonly turn: number[];
+  readonly anchor: (string | null)[];
+  readonly toolName: (string | null)[];
+  readonly toolCallId: (string | null)[];
+  readonly isError: (0 | 1)[];
+  readonly exitCode: (number | null)[];
+  readonly command: (string | null)[];
+  readonly fullOutputPath: (string | null)[];
+  readonly timestamp: (string | null)[];
+  readonly compactions: ScopeSource["compactions"];
+}
+
+/** Hex sha256 prefix of a block text, as the table keeps it. */
+export function textHash(text: string): string {
+  return sha256Hex(text).slice(0, SHA_BYTES * 2);
+}
+
+/**
+ * Tool call `#N` → the `#N` of the result answering it (by tool call id, blocks that are not history
+ * left out): the same pairing as RecallIndex's, which ranking reads a call's words with.
+ */
+function callResults(session: Session): [number, number][] {
+  const calls = new Map<string, number>();
+  const out = new Map<number, number>();
+  for (const block of session.blocks) {
+    if (block.toolCallId === undefined || isNotHistory(session, block)) continue;
+    if (block.kind === "toolCall") calls.set(block.toolCallId, block.index);
+    else if (block.kind === "toolResult") {
+      const call = calls.get(block.toolCallId);
+      if (call !== undefined && !out.has(call)) out.set(call, block.index);
+    }
+  }
+  return [...out.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+/**
+ * Table bytes for `session`; `kept` are hashes recorded earlier for its first blocks (a grown session
+ * keeps the hash each block had when first indexed, so a text changed since is noticed).
+ */
+export function encodeTable(session: Session, kept: readonly string[] = []): Buffer {
+  const rank: number[] = [];
+  const lineage = session.recoveredLineageIds;
+  const shas: Buffer[] = [];
+  const page: PageColumns = { entryId: [], entryPosition: [], role: [], turn: [], anchor: [], toolName: [], toolCallId: [], isError: [], exitCode: [], command: [], fullOutputPath: [], timestamp: [], compactions: session.compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })) };
+  for (const b of session.blocks) {
+    const kind = KINDS.indexOf(b.kind);
+    if (kind < 0) throw new RangeError(`block #${String(b.index)} has an unknown kind ${b.kind}`);
+    rank.push(kind | (lineage.has(b.entryId) ? LINEAGE : 0) | (b.partIndex === undefined ? 0 : HAS_PART));
+    pushVarint(rank, b.byteOffset);
+    pushVarint(rank, b.byteLength);
+    pushVarint(rank, b.line);
+    if (b.partIndex !== undefined) pushVarint(rank, b.partIndex);
+    const earlier = kept[b.index];
+    shas.push(Buffer.from(earlier ?? textHash(b.text), "hex"));
+    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
+    page.entryId.push(b.entryId);
+    page.entryPosition.push(b.entryPosition);
+    page.role.push(b.role);
+    page.turn.push(b.turn);
+    page.anchor.push(b.anchor ?? null);
+    page.toolName.push(b.toolName ?? null);
+    page.toolCallId.push(b.toolCallId ?? null);
+    page.isError.push(b.isError === true ? 1 : 0);
+    page.exitCode.push(b.exitCode ?? null);
+    page.command.push(typeof command === "string" ? command : null);
+    page.fullOutputPath.push(b.fullOutputPath ?? null);
+    page.timestamp.push(b.timestamp ?? null);
+  }
+  const pairs = callResults(session);
+  pushVarint(rank, pairs.length);
+  for (const [call, result] of pairs) {
+    pushVarint(rank, call);
+    pushVarint(rank, result);
+  }
+  const rankBytes = Buffer.concat([Buffer.from(rank), ...shas]);
+  const pageBytes = deflateRawSync(Buffer.from(JSON.stringify(page), "utf8"));
+  const head = Buffer.alloc(12);
+  head.writeUInt32LE(session.blocks.length, 0);
+  head.writeUInt32LE(rankBytes.length, 4);
+  head.writeUInt32LE(pageBytes.length, 8);
+  const body = Buffer.concat([MAGIC, head, rankBytes, pageBytes]);
+  return Buffer.concat([body, createHash("sha256").update(body).digest()]);
+}
+
+/** A block served from the table: fields decoded, text read back from the ledger on first use and checked. */
+class TableBlock implements Block {
+  private cached: string | undefined;
+  partIndex?: number;
+  anchor?: string;
+  toolName?: string;
+  toolCallId?: string;
+  args?: Readonly<Record<string, unknown>>;
+  isError?: boolean;
+  exitCode?: number;
+  fullOutputPath?: string;
+  constructor(
+    private readonly table: BlockTable,
+    readonly index: number,
+    readonly entryId: string,
+    readonly entryPosition: number,
+    readonly kind: BlockKind,
+    readonly role: string,
+    readonly turn: number,
+    readonly timestamp: string | undefined,
+    readonly line: number,
+    readonly byteOffset: number,
+    readonly byteLength: number,
+  ) {}
+  get text(): string {
+    this.cached ??= this.table.textOf(this.index);
+    return this.cached;
+  }
+}
+
+/** A session's block table as read for a query (see the file comment). */
+export class BlockTable {
+  readonly file: string;
+  readonly count: number;
+  /** Per block: kind index, lineage and part flags. */
+  private readonly flags: Uint8Array;
+  private readonly offset: Float64Array;
+  private readonly length: Uint32Array;
+  private readonly line: Uint32Array;
+  private readonly part: Int32Array;
+  private readonly shas: Buffer;
+  private readonly pairs: Int32Array;
+  private readonly pageBytes: Buffer;
+  private readonly texts = new Map<number, string>();
+  private page: { blocks: TableBlock[]; source: ScopeSource } | undefined;
+
+  private constructor(file: string, buf: Buffer, label: string) {
+    const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${label}: ${why}`);
+    if (buf.length < MAGIC.length + 12 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history block table");
+    this.file = file;
+    const n = buf.readUInt32LE(MAGIC.length);
+    const rankLength = buf.readUInt32LE(MAGIC.length + 4);
+    const pageLength = buf.readUInt32LE(MAGIC.length + 8);
+    const start = MAGIC.length + 12;
+    if (start + rankLength + pageLength > buf.length) throw bad("block table is shorter than its head says");
+    this.count = n;
+    this.flags = new Uint8Array(n);
+    this.offset = new Float64Array(n);
+    this.length = new Uint32Array(n);
+    this.line = new Uint32Array(n);
+    this.part = new Int32Array(n).fill(-1);
+    this.pairs = new Int32Array(n).fill(-1);
+    try {
+      let pos = start;
+      let v: number;
+      for (let i = 0; i < n; i++) {
+        const f = buf[pos++] as number;
+        if ((f & 0x0f) >= KINDS.length) throw new RangeError(`block #${String(i)} has kind ${String(f & 0x0f)}`);
+        this.flags[i] = f;
+        [v, pos] = readVarint(buf, pos);
+        this.offset[i] = v;
+        [v, pos] = readVarint(buf, pos);
+        this.length[i] = v;
+        [v, pos] = readVarint(buf, pos);
+        this.line[i] = v;
+        if ((f & HAS_PART) !== 0) {
+          [v, pos] = readVarint(buf, pos);
+          this.part[i] = v;
+        }
+      }
+      let count: number;
+      [count, pos] = readVarint(buf, pos);
+      for (let k = 0; k < count; k++) {
+        let call: number;
+        let result: number;
+        [call, pos] = readVarint(buf, pos);
+        [result, pos] = readVarint(buf, pos);
+        if (call >= n || result >= n) throw new RangeError(`call #${String(call)} → result #${String(result)} past the ${String(n)} blocks`);
+        this.pairs[call] = result;
+      }
+      if (pos + n * SHA_BYTES !== start + rankLength) throw new RangeError("block hashes do not fill the rest of the rank section");
+      this.shas = buf.subarray(pos, pos + n * SHA_BYTES);
+    } catch (error) {
+      if (error instanceof RangeError) throw bad(error.message);
+      throw error;
+    }
+    this.pageBytes = buf.subarray(start + rankLength, start + rankLength + pageLength);
+  }
+
+  /** The table of `file` from its bytes (structure checked; `checksum`: the sha256 trailer too). */
+  static read(file: string, buf: Buffer, label: string, checksum = false): BlockTable {
+    if (checksum) {
+      const body = buf.subarray(0, Math.max(0, buf.length - 32));
+      if (buf.length < 32 || !createHash("sha256").update(body).digest().equals(buf.subarray(buf.length - 32))) throw new CorruptIndexError(`${label}: block table checksum does not match its bytes`);
+    }
+    return new BlockTable(file, buf, label);
+  }
+
+  kindOf(doc: number): BlockKind {
+    return KINDS[(this.flags[doc] as number) & 0x0f] as BlockKind;
+  }
+  inLineage(doc: number): boolean {
+    return ((this.flags[doc] as number) & LINEAGE) !== 0;
+  }
+  /** The `#N` of the tool result answering call `doc`, or -1. */
+  resultOf(doc: number): number {
+    return this.pairs[doc] ?? -1;
+  }
+  /** The hash recorded for block `doc` (hex). */
+  hashOf(doc: number): string {
+    return this.shas.subarray(doc * SHA_BYTES, (doc + 1) * SHA_BYTES).toString("hex");
+  }
+  /** The recorded hashes of every block, in order (what a grown session's table keeps). */
+  hashes(): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.count; i++) out.push(this.hashOf(i));
+    return out;
+  }
+
+  /** Block `doc`'s text read back from the ledger, checked against its recorded hash. */
+  textOf(doc: number): string {
+    const have = this.texts.get(doc);
+    if (have !== undefined) return have;
+    const kind = this.kindOf(doc);
+    const part = this.part[doc] as number;
+    const at = { byteOffset: this.offset[doc] as number, byteLength: this.length[doc] as number };
+    let text: string | undefined;
+    try {
+      text = blockTextAt(this.file, at, kind, part < 0 ? undefined : part);
+    } catch (error) {
+      throw new SnapshotStaleError(this.file, `block #${String(doc)} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (text === undefined || textHash(text) !== this.hashOf(doc)) {
+      throw new SnapshotStaleError(this.file, `block #${String(doc)} at line ${String(this.line[doc])}, byte ${String(at.byteOffset)} changed`);
+    }
+    this.texts.set(doc, text);
+    return text;
+  }
+
+  /** The blocks as results show them, and what scopes are built from (decoded on first use). */
+  source(): { blocks: readonly Block[]; source: ScopeSource } {
+    if (this.page !== undefined) return this.page;
+    let c: PageColumns;
+    try {
+      c = JSON.parse(inflateRawSync(this.pageBytes).toString("utf8")) as PageColumns;
+    } catch (error) {
+      throw new CorruptIndexError(`${this.file}: block table fields cannot be read (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (!Array.isArray(c.entryId) || c.entryId.length !== this.count) throw new CorruptIndexError(`${this.file}: block table fields hold another block count`);
+    const blocks: TableBlock[] = [];
+    const lineageIds = new Set<string>();
+    for (let i = 0; i < this.count; i++) {
+      const b = new TableBlock(this, i, c.entryId[i] as string, c.entryPosition[i] as number, this.kindOf(i), c.role[i] as string, c.turn[i] as number, c.timestamp[i] ?? undefined, this.line[i] as number, this.offset[i] as number, this.length[i] as number);
+      const part = this.part[i] as number;
+      if (part >= 0) b.partIndex = part;
+      const anchor = c.anchor[i];
+      if (anchor !== null && anchor !== undefined) b.anchor = anchor;
+      const toolName = c.toolName[i];
+      if (toolName !== null && toolName !== undefined) b.toolName = toolName;
+      const toolCallId = c.toolCallId[i];
+      if (toolCallId !== null && toolCallId !== undefined) b.toolCallId = toolCallId;
+      if (c.isError[i] === 1) b.isError = true;
+      const exitCode = c.exitCode[i];
+      if (exitCode !== null && exitCode !== undefined) b.exitCode = exitCode;
+      const command = c.command[i];
+      if (command !== null && command !== undefined) b.args = { command };
+      const fullOutputPath = c.fullOutputPath[i];
+      if (fullOutputPath !== null && fullOutputPath !== undefined) b.fullOutputPath = fullOutputPath;
+      if (this.inLineage(i)) lineageIds.add(b.entryId);
+      blocks.push(b);
+    }
+    this.page = { blocks, source: { blocks, lineageIds, compactions: c.compactions } };
+    return this.page;
+  }
+}
