@@ -5,6 +5,7 @@
 // session since replaced or deleted) costs one needless open, never a wrong hit, because every candidate
 // is ranked by its own session index.
 import { createHash } from "node:crypto";
+import { readSync } from "node:fs";
 
 const MAGIC = Buffer.from("CFHD");
 /** Bumped when the dictionary's bytes change shape: an older dictionary is rebuilt, never read. */
@@ -80,21 +81,97 @@ export function encodeDictionary(terms: TermSessions): Buffer {
   return Buffer.concat([body, createHash("sha256").update(body).digest()]);
 }
 
+/** Where a base's bytes come from: a buffer held whole, or a file read in place a page at a time. */
+interface ByteSource {
+  readonly length: number;
+  u16(at: number): number;
+  u32(at: number): number;
+  bytes(at: number, length: number): Buffer;
+}
+
+function bufferSource(buf: Buffer): ByteSource {
+  return { length: buf.length, u16: (at) => buf.readUInt16LE(at), u32: (at) => buf.readUInt32LE(at), bytes: (at, length) => buf.subarray(at, at + length) };
+}
+
+const PAGE = 4096;
+
+/** A file's bytes read on demand by aligned pages (kept), so a lookup reads the few pages its binary search visits. */
+class FileSource implements ByteSource {
+  readonly length: number;
+  private readonly pages = new Map<number, Buffer>();
+  constructor(
+    private readonly fd: number,
+    length: number,
+  ) {
+    this.length = length;
+  }
+  private page(p: number): Buffer {
+    let have = this.pages.get(p);
+    if (have === undefined) {
+      const size = Math.min(PAGE, this.length - p * PAGE);
+      have = Buffer.alloc(Math.max(0, size));
+      let got = 0;
+      while (got < have.length) {
+        const n = readSync(this.fd, have, got, have.length - got, p * PAGE + got);
+        if (n === 0) throw new RangeError(`dictionary ends at byte ${String(p * PAGE + got)}`);
+        got += n;
+      }
+      this.pages.set(p, have);
+    }
+    return have;
+  }
+  bytes(at: number, length: number): Buffer {
+    if (at < 0 || at + length > this.length) throw new RangeError(`dictionary range at byte ${String(at)} runs past its end`);
+    const first = Math.floor(at / PAGE);
+    const last = Math.floor((at + length - 1) / PAGE);
+    if (length === 0) return Buffer.alloc(0);
+    if (first === last) return this.page(first).subarray(at - first * PAGE, at - first * PAGE + length);
+    const parts: Buffer[] = [];
+    for (let p = first; p <= last; p++) parts.push(this.page(p));
+    return Buffer.concat(parts).subarray(at - first * PAGE, at - first * PAGE + length);
+  }
+  u16(at: number): number {
+    return this.bytes(at, 2).readUInt16LE(0);
+  }
+  u32(at: number): number {
+    return this.bytes(at, 4).readUInt32LE(0);
+  }
+}
+
 /** A base read for lookups; throws on bytes it cannot trust (the caller rebuilds). */
 export class DictionaryBase {
-  private readonly buf: Buffer;
+  private readonly src: ByteSource;
   private readonly count: number;
   private readonly entries: number;
 
+  /** A base held whole, its sha256 trailer checked (a merge rewrites the base from what it reads). */
   constructor(buf: Buffer, label: string) {
     if (buf.length < 12 + 32 || !buf.subarray(0, 4).equals(MAGIC)) throw new RangeError(`${label}: not a history dictionary`);
     if (buf.readUInt32LE(4) !== DICTIONARY_FORMAT) throw new RangeError(`${label}: dictionary format ${String(buf.readUInt32LE(4))}, this reader reads ${String(DICTIONARY_FORMAT)}`);
     const body = buf.subarray(0, buf.length - 32);
     if (!createHash("sha256").update(body).digest().equals(buf.subarray(buf.length - 32))) throw new RangeError(`${label}: dictionary checksum does not match its bytes`);
-    this.buf = body;
+    this.src = bufferSource(body);
     this.count = buf.readUInt32LE(8);
     this.entries = 12 + this.count * 4;
     if (this.entries > body.length) throw new RangeError(`${label}: dictionary offset table runs past its end`);
+  }
+
+  /**
+   * A base read in place from open file `fd` of `size` bytes, for one query: only the pages its lookups
+   * visit are read, and its checksum is not (a wrong claim costs a needless open, never a wrong hit).
+   */
+  static inPlace(fd: number, size: number, label: string): DictionaryBase {
+    if (size < 12 + 32) throw new RangeError(`${label}: not a history dictionary`);
+    const src = new FileSource(fd, size - 32);
+    const head = src.bytes(0, 12);
+    if (!head.subarray(0, 4).equals(MAGIC)) throw new RangeError(`${label}: not a history dictionary`);
+    if (head.readUInt32LE(4) !== DICTIONARY_FORMAT) throw new RangeError(`${label}: dictionary format ${String(head.readUInt32LE(4))}, this reader reads ${String(DICTIONARY_FORMAT)}`);
+    const base = Object.create(DictionaryBase.prototype) as { src: ByteSource; count: number; entries: number };
+    base.src = src;
+    base.count = head.readUInt32LE(8);
+    base.entries = 12 + base.count * 4;
+    if (base.entries > src.length) throw new RangeError(`${label}: dictionary offset table runs past its end`);
+    return base as unknown as DictionaryBase;
   }
 
   static empty(): DictionaryBase {
@@ -106,23 +183,25 @@ export class DictionaryBase {
   }
 
   private termAt(k: number): Buffer {
-    const at = this.entries + this.buf.readUInt32LE(12 + k * 4);
-    return this.buf.subarray(at + 2, at + 2 + this.buf.readUInt16LE(at));
+    const at = this.entries + this.src.u32(12 + k * 4);
+    return this.src.bytes(at + 2, this.src.u16(at));
   }
 
   private ordinalsAt(k: number, into: Set<number>): void {
-    const at = this.entries + this.buf.readUInt32LE(12 + k * 4);
-    const [n, first] = readVarint(this.buf, at + 2 + this.buf.readUInt16LE(at));
+    const at = this.entries + this.src.u32(12 + k * 4);
+    const start = at + 2 + this.src.u16(at);
+    const end = k + 1 < this.count ? this.entries + this.src.u32(12 + (k + 1) * 4) : this.src.length;
+    const buf = this.src.bytes(start, end - start);
+    const [n, first] = readVarint(buf, 0);
     let pos = first;
     let prev = 0;
     for (let i = 0; i < n; i++) {
       let d: number;
-      [d, pos] = readVarint(this.buf, pos);
+      [d, pos] = readVarint(buf, pos);
       prev += d;
       into.add(prev);
     }
   }
-
   /** First entry whose term is ≥ `key` (byte order). */
   private lowerBound(key: Buffer): number {
     let lo = 0;

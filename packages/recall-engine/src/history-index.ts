@@ -6,13 +6,13 @@
 // as when its session is searched alone. Brought up to date before each search, incrementally (a grown
 // session indexes only its appended blocks), under one lock (two Pi windows and the CLI).
 import { createHash } from "node:crypto";
-import { type Dirent, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { closeSync, type Dirent, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { type Block, readSession, type Session } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, stateDir, withAppendLock } from "@context-fold/durable-fs";
 import { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
 import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, type TermSessions } from "./history-dictionary.js";
-import { decodeSegment, encodeSegment, SegmentReader, type SegmentTerm } from "./history-segment.js";
+import { decodeSegment, encodePostings, encodeSegment, extendTerm, SegmentReader, type SegmentTerm } from "./history-segment.js";
 import { BlockTable, encodeTable, textHash } from "./history-table.js";
 import { openRecall } from "./open-recall.js";
 import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
@@ -223,28 +223,20 @@ export class HistoryIndex {
     const part = new TermIndex([], EMPTY, new Array<number>(from).fill(0));
     RecallIndex.fromTerms(session, part);
     const byText = new Map<string, SegmentTerm>();
-    for (const t of old?.terms ?? []) byText.set(t.term, t);
+    for (const t of old?.terms ?? []) byText.set(t.key.toString("utf8"), t);
     let nextId = old?.terms.length ?? 0;
     const added: string[] = [];
     const texts = part.termTexts();
     for (let i = 0; i < texts.length; i++) {
       const term = texts[i] as string;
       const lists = part.postingListsOf(i);
-      let size = 0;
-      for (const l of lists) size += l.length;
       const had = byText.get(term);
-      const postings = new Uint32Array((had?.postings.length ?? 0) + size);
-      let at = 0;
-      if (had !== undefined) {
-        postings.set(had.postings, 0);
-        at = had.postings.length;
+      if (had !== undefined) byText.set(term, extendTerm(had, lists));
+      else {
+        const coded = encodePostings(lists, 0);
+        byText.set(term, { key: Buffer.from(term, "utf8"), id: nextId++, ...coded });
+        added.push(term);
       }
-      for (const l of lists) {
-        postings.set(l, at);
-        at += l.length;
-      }
-      if (had === undefined) added.push(term);
-      byText.set(term, { term, id: had?.id ?? nextId++, postings });
     }
     const lengths = old?.lengths ?? [];
     for (let d = from; d < part.docCount; d++) lengths.push(part.docLength(d));
@@ -382,13 +374,29 @@ export class HistoryIndex {
   private candidates(query: string, regex: boolean): Set<number> | "all" {
     const parsed = parseQuery(query, regex ? { regex: true } : {});
     if (parsed.mode !== "words") return "all";
-    const baseBytes = readCacheBytes(this.basePath);
+    let fd = -1;
     let base: DictionaryBase;
     try {
-      base = baseBytes === null ? DictionaryBase.empty() : new DictionaryBase(baseBytes, this.basePath);
-    } catch {
+      fd = openSync(this.basePath, "r");
+      base = DictionaryBase.inPlace(fd, fstatSync(fd).size, this.basePath);
+    } catch (error) {
+      if (fd >= 0) closeSync(fd);
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return this.candidatesIn(parsed, DictionaryBase.empty());
       return "all";
     }
+    try {
+      return this.candidatesIn(parsed, base);
+    } catch (error) {
+      // Bytes that do not read as a dictionary: every session may hold a hit (the next merge rewrites it).
+      if (error instanceof RangeError) return "all";
+      throw error;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The sessions `base` and the log list for the terms ranking would match `parsed`'s words by. */
+  private candidatesIn(parsed: Extract<ParsedQuery, { mode: "words" }>, base: DictionaryBase): Set<number> | "all" {
     const logBytes = readCacheBytes(this.logPath);
     const log = new DictionaryLog(logBytes === null ? [] : decodeLog(logBytes).records);
     const out = new Set<number>();

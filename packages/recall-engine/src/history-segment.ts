@@ -17,11 +17,39 @@ const SPARSE = 32;
 /** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
 const FIRST_READ = 4096;
 
-/** One term of a segment: its text, its id in the session's term order and its [doc, tf, …] postings. */
+/**
+ * One term of a segment as written: its UTF-8 bytes, its id in the session's term order, its document
+ * frequency, its postings already varint-coded (doc deltas from 0, then tf) and the last doc they hold.
+ */
 export interface SegmentTerm {
-  readonly term: string;
+  readonly key: Buffer;
   readonly id: number;
-  readonly postings: PostingList;
+  readonly df: number;
+  readonly lastDoc: number;
+  readonly bytes: Buffer;
+}
+
+/** `lists` ([doc, tf, …] in doc order, all after document `after`) varint-coded as a segment holds them. */
+export function encodePostings(lists: readonly PostingList[], after: number): { bytes: Buffer; df: number; lastDoc: number } {
+  const out: number[] = [];
+  let last = after;
+  let df = 0;
+  for (const list of lists) {
+    for (let i = 0; i < list.length; i += 2) {
+      const doc = list[i] as number;
+      pushVarint(out, doc - last);
+      pushVarint(out, list[i + 1] as number);
+      last = doc;
+      df++;
+    }
+  }
+  return { bytes: Buffer.from(out), df, lastDoc: last };
+}
+
+/** A term's postings extended by `more` (documents after its last). */
+export function extendTerm(term: SegmentTerm, more: readonly PostingList[]): SegmentTerm {
+  const tail = encodePostings(more, term.lastDoc);
+  return { key: term.key, id: term.id, df: term.df + tail.df, lastDoc: tail.lastDoc, bytes: Buffer.concat([term.bytes, tail.bytes]) };
 }
 
 interface Head {
@@ -38,20 +66,22 @@ interface Head {
 
 /** Segment bytes for `terms` (any order) over documents of `lengths`; a sha256 trailer covers them. */
 export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<number>): Buffer {
-  const keyed = terms.map((t) => ({ key: Buffer.from(t.term, "utf8"), t })).sort((a, b) => Buffer.compare(a.key, b.key));
+  const sorted = [...terms].sort((a, b) => Buffer.compare(a.key, b.key));
   const dir: number[] = [];
-  const postings: number[] = [];
+  const postings: Buffer[] = [];
+  let postingsLength = 0;
   const sparse: number[] = [];
-  const firsts: Buffer[] = [];
+  let blocks = 0;
   let prev: Buffer = Buffer.alloc(0);
-  for (let k = 0; k < keyed.length; k++) {
-    const { key, t } = keyed[k] as { key: Buffer; t: SegmentTerm };
+  for (let k = 0; k < sorted.length; k++) {
+    const t = sorted[k] as SegmentTerm;
+    const key = t.key;
     if (k % SPARSE === 0) {
       pushVarint(sparse, dir.length);
-      pushVarint(sparse, postings.length);
+      pushVarint(sparse, postingsLength);
       pushVarint(sparse, key.length);
       for (const b of key) sparse.push(b);
-      firsts.push(key);
+      blocks++;
       prev = Buffer.alloc(0);
     }
     let shared = 0;
@@ -60,16 +90,10 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
     pushVarint(dir, key.length - shared);
     for (let i = shared; i < key.length; i++) dir.push(key[i] as number);
     pushVarint(dir, t.id);
-    const before = postings.length;
-    let last = 0;
-    for (let i = 0; i < t.postings.length; i += 2) {
-      const doc = t.postings[i] as number;
-      pushVarint(postings, doc - last);
-      pushVarint(postings, t.postings[i + 1] as number);
-      last = doc;
-    }
-    pushVarint(dir, t.postings.length / 2);
-    pushVarint(dir, postings.length - before);
+    pushVarint(dir, t.df);
+    pushVarint(dir, t.bytes.length);
+    postings.push(t.bytes);
+    postingsLength += t.bytes.length;
     prev = key;
   }
   const lens: number[] = [];
@@ -78,8 +102,8 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
     pushVarint(lens, lengths[d] as number);
     total += lengths[d] as number;
   }
-  const sections = [Buffer.from(sparse), Buffer.from(lens), Buffer.from(dir), Buffer.from(postings)];
-  // The head's offsets depend on its own length: a first pass sizes it with placeholders as long as the real numbers.
+  const sections = [Buffer.from(sparse), Buffer.from(lens), Buffer.from(dir), Buffer.concat(postings, postingsLength)];
+  // The head's offsets depend on its own length: a few passes settle it (lengths only grow, by digits).
   const headFor = (start: number): Buffer => {
     let at = start;
     const range = (b: Buffer): [number, number] => {
@@ -88,11 +112,18 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
       return r;
     };
     const [s0, s1, s2, s3] = sections as [Buffer, Buffer, Buffer, Buffer];
-    const head: Head = { docCount: lengths.length, termCount: terms.length, totalLength: total, blocks: firsts.length, sparse: range(s0), lengths: range(s1), terms: range(s2), postings: range(s3) };
+    const head: Head = { docCount: lengths.length, termCount: terms.length, totalLength: total, blocks, sparse: range(s0), lengths: range(s1), terms: range(s2), postings: range(s3) };
     return Buffer.from(JSON.stringify(head), "utf8");
   };
   let head = headFor(0);
-  for (let pass = 0; pass < 3; pass++) head = headFor(MAGIC.length + 4 + head.length);
+  for (;;) {
+    const next = headFor(MAGIC.length + 4 + head.length);
+    if (next.length === head.length) {
+      head = next;
+      break;
+    }
+    head = next;
+  }
   const size = Buffer.alloc(4);
   size.writeUInt32LE(head.length);
   const body = Buffer.concat([MAGIC, size, head, ...sections]);
@@ -359,7 +390,7 @@ export class SegmentReader {
   }
 }
 
-/** Every term of segment bytes `buf` (checked against its sha256 trailer), and the document lengths. */
+/** Every term of segment bytes `buf` (checked against its sha256 trailer; postings left coded), and the document lengths. */
 export function decodeSegment(buf: Buffer, label: string): { terms: SegmentTerm[]; lengths: number[] } {
   const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${label}: ${why}`);
   if (buf.length < MAGIC.length + 4 + 32 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history segment");
@@ -401,21 +432,9 @@ export function decodeSegment(buf: Buffer, label: string): { terms: SegmentTerm[
       [id, pos] = readVarint(body, pos);
       [df, pos] = readVarint(body, pos);
       [bytes, pos] = readVarint(body, pos);
-      const postings = new Uint32Array(df * 2);
-      let p = at;
-      let doc = 0;
-      for (let i = 0; i < df; i++) {
-        let d: number;
-        let tf: number;
-        [d, p] = readVarint(body, p);
-        [tf, p] = readVarint(body, p);
-        doc += d;
-        postings[2 * i] = doc;
-        postings[2 * i + 1] = tf;
-      }
-      if (p !== at + bytes) throw new RangeError(`postings of term ${String(id)} do not fill their ${String(bytes)} bytes`);
+      if (at + bytes > body.length) throw new RangeError(`postings of term ${String(id)} run past the segment`);
+      terms.push(lazyLast(key, id, df, body.subarray(at, at + bytes)));
       at += bytes;
-      terms.push({ term: key.toString("utf8"), id, postings });
       prev = key;
       k++;
     }
@@ -425,4 +444,30 @@ export function decodeSegment(buf: Buffer, label: string): { terms: SegmentTerm[
     if (error instanceof RangeError) throw bad(error.message);
     throw error;
   }
+}
+
+/** A decoded term whose last document is found (by walking its postings) only when asked: only terms a growth extends are. */
+function lazyLast(key: Buffer, id: number, df: number, bytes: Buffer): SegmentTerm {
+  let last: number | undefined;
+  return {
+    key,
+    id,
+    df,
+    bytes,
+    get lastDoc(): number {
+      if (last === undefined) {
+        let pos = 0;
+        let doc = 0;
+        for (let i = 0; i < df; i++) {
+          let d: number;
+          [d, pos] = readVarint(bytes, pos);
+          [, pos] = readVarint(bytes, pos);
+          doc += d;
+        }
+        if (pos !== bytes.length) throw new CorruptIndexError(`postings of term ${String(id)} do not fill their ${String(bytes.length)} bytes`);
+        last = doc;
+      }
+      return last;
+    },
+  };
 }
