@@ -36,6 +36,26 @@ export function readVarint(buf: Buffer, at: number): [number, number] {
   }
 }
 
+/** Reads varints one after another from `pos` (no tuple per value: hot loops read millions). */
+export class VarintCursor {
+  constructor(
+    private readonly buf: Buffer,
+    public pos = 0,
+  ) {}
+  next(): number {
+    const buf = this.buf;
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = buf[this.pos++];
+      if (byte === undefined) throw new RangeError("varint runs past the end");
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 128;
+    }
+  }
+}
+
 /** term → sorted session ordinals, as held in memory while a base is (re)written. */
 export type TermSessions = Map<string, number[]>;
 
@@ -262,8 +282,12 @@ export function encodeLogRecord(ordinal: number, terms: readonly string[]): Buff
   return Buffer.concat([frame, body, createHash("sha256").update(body).digest()]);
 }
 
-/** The log's records up to the first torn or bad one (a crash mid-append leaves at most that one). */
-export function decodeLog(log: Buffer): { records: { ordinal: number; terms: string[] }[]; bytes: number } {
+/**
+ * The log's records up to the first torn or bad one (a crash mid-append leaves at most that one).
+ * `verify` false skips the records' sha256 (a query's lookup: a wrong claim costs a needless open; a
+ * merge, which rewrites the base from them, checks them).
+ */
+export function decodeLog(log: Buffer, verify = true): { records: { ordinal: number; terms: string[] }[]; bytes: number } {
   const records: { ordinal: number; terms: string[] }[] = [];
   let at = 0;
   while (at + 8 <= log.length) {
@@ -272,7 +296,7 @@ export function decodeLog(log: Buffer): { records: { ordinal: number; terms: str
     const end = at + 8 + len + 32;
     if (end > log.length) break;
     const body = log.subarray(at + 8, at + 8 + len);
-    if (!createHash("sha256").update(body).digest().equals(log.subarray(at + 8 + len, end))) break;
+    if (verify && !createHash("sha256").update(body).digest().equals(log.subarray(at + 8 + len, end))) break;
     try {
       const [ordinal, afterOrdinal] = readVarint(body, 0);
       const [n, afterCount] = readVarint(body, afterOrdinal);
@@ -315,4 +339,60 @@ export class DictionaryLog {
       else have.push(...list);
     }
   }
+}
+
+/**
+ * The sessions whose log records may hold one of `exacts` or a term beginning with one of `prefixes`,
+ * found by searching the log's bytes (a native byte search per term) rather than decoding its records:
+ * an exact term is looked for with its length before it, a prefix as bytes. A match across two terms'
+ * bytes claims a session that does not hold the term: a needless open, never a wrong hit. Records past
+ * the first torn one are not read (as `decodeLog`); checksums are not checked (a merge checks them).
+ */
+export function logCandidates(log: Buffer, exacts: Iterable<string>, prefixes: Iterable<string>, into: Set<number>): void {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const ordinals: number[] = [];
+  let at = 0;
+  while (at + 8 <= log.length) {
+    if (log.readUInt32LE(at) !== LOG_MAGIC) break;
+    const len = log.readUInt32LE(at + 4);
+    const end = at + 8 + len + 32;
+    if (end > log.length || len === 0) break;
+    try {
+      ordinals.push(readVarint(log.subarray(at + 8, at + 8 + len), 0)[0]);
+    } catch {
+      break;
+    }
+    starts.push(at + 8);
+    ends.push(at + 8 + len);
+    at = end;
+  }
+  if (starts.length === 0) return;
+  const limit = at;
+  const recordAt = (pos: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if ((starts[mid] as number) <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const find = (needle: Buffer): void => {
+    let pos = log.indexOf(needle, 0);
+    while (pos >= 0 && pos < limit) {
+      const r = recordAt(pos);
+      if (pos + needle.length <= (ends[r] as number)) into.add(ordinals[r] as number);
+      pos = log.indexOf(needle, Math.max(pos + 1, r + 1 < starts.length ? (starts[r + 1] as number) : limit));
+    }
+  };
+  for (const term of exacts) {
+    const bytes = Buffer.from(term, "utf8").subarray(0, 0xffff);
+    const needle = Buffer.alloc(2 + bytes.length);
+    needle.writeUInt16LE(bytes.length, 0);
+    bytes.copy(needle, 2);
+    find(needle);
+  }
+  for (const prefix of prefixes) find(Buffer.from(prefix, "utf8"));
 }

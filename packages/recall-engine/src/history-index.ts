@@ -11,7 +11,7 @@ import { join, relative, resolve } from "node:path";
 import { type Block, readSession, type Session } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, stateDir, withAppendLock } from "@context-fold/durable-fs";
 import { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
-import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, type TermSessions } from "./history-dictionary.js";
+import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, logCandidates, type TermSessions } from "./history-dictionary.js";
 import { decodeSegment, encodePostings, encodeSegment, extendTerm, SegmentReader, type SegmentTerm } from "./history-segment.js";
 import { BlockTable, encodeTable, textHash } from "./history-table.js";
 import { openRecall } from "./open-recall.js";
@@ -251,7 +251,34 @@ export class HistoryIndex {
    * lock; every file replaced atomically or appended with a checksum, so a crash leaves a usable history.
    */
   async update(): Promise<HistoryUpdate> {
+    const unchanged = this.unchanged();
+    if (unchanged !== null) return unchanged;
     return withAppendLock(join(this.dir, "history"), () => this.updateLocked(), { timeoutMs: LOCK_MS, staleMs: LOCK_MS });
+  }
+
+  /**
+   * The update when nothing changed (every session's size and time as the manifest has them, none added
+   * or gone), read without the lock: every file is replaced atomically, so the manifest read is whole.
+   * Null when something changed (the locked update then does the work).
+   */
+  private unchanged(): HistoryUpdate | null {
+    const read = this.readManifest();
+    if (read === null) return null;
+    const files = listSessionFiles(this.sessionsDir);
+    if (files.length !== read.sessions.length) return null;
+    for (const [k, file] of files.entries()) {
+      const s = read.sessions[k] as HistorySession;
+      if (relative(this.sessionsDir, file) !== s.path) return null;
+      try {
+        const st = statSync(file);
+        if (st.size !== s.size || st.mtimeMs !== s.mtimeMs) return null;
+      } catch {
+        return null;
+      }
+      this.onProgress?.(k + 1, files.length, file);
+    }
+    this.manifest = read;
+    return { added: 0, grown: 0, replaced: 0, removed: 0, unchanged: files.length, unreadable: 0, merged: false };
   }
 
   private async updateLocked(): Promise<HistoryUpdate> {
@@ -342,10 +369,20 @@ export class HistoryIndex {
 
   /** Folds the log into a new base when it outweighs its share; the sessions no longer live are left out. */
   private maybeMerge(live: readonly HistorySession[], force: boolean): boolean | "restart" {
+    const sizeOf = (path: string): number | null => {
+      try {
+        return statSync(path).size;
+      } catch {
+        return null;
+      }
+    };
+    const logSize = sizeOf(this.logPath);
+    const baseSize = sizeOf(this.basePath);
+    if (logSize === null || logSize === 0) return false;
+    if (!force && baseSize !== null && logSize < Math.max(LOG_FLOOR, baseSize * LOG_SHARE)) return false;
     const logBytes = readCacheBytes(this.logPath);
     const baseBytes = readCacheBytes(this.basePath);
-    if (logBytes === null || logBytes.length === 0) return false;
-    if (!force && baseBytes !== null && logBytes.length < Math.max(LOG_FLOOR, baseBytes.length * LOG_SHARE)) return false;
+    if (logBytes === null) return false;
     const map: TermSessions = new Map();
     if (baseBytes !== null) {
       try {
@@ -397,30 +434,27 @@ export class HistoryIndex {
 
   /** The sessions `base` and the log list for the terms ranking would match `parsed`'s words by. */
   private candidatesIn(parsed: Extract<ParsedQuery, { mode: "words" }>, base: DictionaryBase): Set<number> | "all" {
-    const logBytes = readCacheBytes(this.logPath);
-    const log = new DictionaryLog(logBytes === null ? [] : decodeLog(logBytes).records);
-    const out = new Set<number>();
-    const exact = (t: string): void => {
-      base.exact(t, out);
-      log.exact(t, out);
-    };
-    const prefixed = (t: string): void => {
-      base.prefixed(t, out);
-      log.prefixed(t, out);
-    };
+    const exacts = new Set<string>();
+    const prefixes: string[] = [];
     // What ranking matches a token by (rank.ts): the token, its stem, the terms either begins, the pieces.
     for (const term of parsed.terms) {
       // Ranking matches `user` to the user's own messages, whatever their words.
       if (term.primary === "user") return "all";
-      exact(term.primary);
+      exacts.add(term.primary);
       const stem = stemOf(term.primary);
-      if (stem !== null) exact(stem);
+      if (stem !== null) exacts.add(stem);
       const prefix = stem ?? term.primary;
-      if (prefix.length >= MIN_PREFIX) prefixed(prefix);
+      if (prefix.length >= MIN_PREFIX) prefixes.push(prefix);
       const pieces = piecesOf(term.primary);
-      if (pieces.length >= 2 && pieces[0] !== undefined) exact(pieces[0]);
+      if (pieces.length >= 2 && pieces[0] !== undefined) exacts.add(pieces[0]);
     }
-    for (const phrase of parsed.phrases) for (const t of phrase.terms) exact(t);
+    for (const phrase of parsed.phrases) for (const t of phrase.terms) exacts.add(t);
+    const out = new Set<number>();
+    for (const t of exacts) base.exact(t, out);
+    for (const p of prefixes) base.prefixed(p, out);
+    // The log (terms sessions gained since the base was written) is scanned once for all of them.
+    const logBytes = readCacheBytes(this.logPath);
+    if (logBytes !== null) logCandidates(logBytes, exacts, prefixes, out);
     return out;
   }
 

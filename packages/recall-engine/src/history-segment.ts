@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { CorruptIndexError } from "./errors.js";
-import { pushVarint, readVarint } from "./history-dictionary.js";
+import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import type { PostingList } from "./term-index.js";
 
 const MAGIC = Buffer.from("CFHSEG1\n", "latin1");
@@ -212,25 +212,18 @@ export class SegmentReader {
       const firsts: Buffer[] = [];
       const blockAt: number[] = [];
       const postingsAt: number[] = [];
-      let pos = 0;
+      const c = new VarintCursor(meta);
       const sparseEnd = head.sparse[1];
       for (let b = 0; b < head.blocks; b++) {
-        let v: number;
-        [v, pos] = readVarint(meta, pos);
-        blockAt.push(v);
-        [v, pos] = readVarint(meta, pos);
-        postingsAt.push(v);
-        [v, pos] = readVarint(meta, pos);
-        firsts.push(meta.subarray(pos, pos + v));
-        pos += v;
+        blockAt.push(c.next());
+        postingsAt.push(c.next());
+        const v = c.next();
+        firsts.push(meta.subarray(c.pos, c.pos + v));
+        c.pos += v;
       }
-      if (pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
+      if (c.pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
       const lengths = new Uint32Array(head.docCount);
-      for (let d = 0; d < head.docCount; d++) {
-        let v: number;
-        [v, pos] = readVarint(meta, pos);
-        lengths[d] = v;
-      }
+      for (let d = 0; d < head.docCount; d++) lengths[d] = c.next();
       return new SegmentReader(path, size, head, firsts, blockAt, postingsAt, lengths);
     } catch (error) {
       if (error instanceof RangeError) throw new CorruptIndexError(`${path}: ${error.message}`);
@@ -276,23 +269,21 @@ export class SegmentReader {
     const end = b + 1 < this.blockAt.length ? (this.blockAt[b + 1] as number) : this.head.terms[1];
     const buf = this.read(this.head.terms[0] + start, end - start);
     const out: { key: Buffer; entry: Entry }[] = [];
-    let pos = 0;
+    const c = new VarintCursor(buf);
     let prev: Buffer = Buffer.alloc(0);
     let at = this.head.postings[0] + (this.postingsAt[b] as number);
     try {
-      while (pos < buf.length) {
-        let shared: number;
-        let rest: number;
-        [shared, pos] = readVarint(buf, pos);
-        [rest, pos] = readVarint(buf, pos);
-        const key = Buffer.concat([prev.subarray(0, shared), buf.subarray(pos, pos + rest)]);
-        pos += rest;
-        let id: number;
-        let df: number;
-        let bytes: number;
-        [id, pos] = readVarint(buf, pos);
-        [df, pos] = readVarint(buf, pos);
-        [bytes, pos] = readVarint(buf, pos);
+      while (c.pos < buf.length) {
+        const shared = c.next();
+        const rest = c.next();
+        if (shared > prev.length || c.pos + rest > buf.length) throw new RangeError(`term ${String(out.length)} runs past its block`);
+        const key = Buffer.allocUnsafe(shared + rest);
+        prev.copy(key, 0, 0, shared);
+        buf.copy(key, shared, c.pos, c.pos + rest);
+        c.pos += rest;
+        const id = c.next();
+        const df = c.next();
+        const bytes = c.next();
         const entry = { id, df, at, bytes };
         at += bytes;
         out.push({ key, entry });
@@ -365,15 +356,12 @@ export class SegmentReader {
     if (entry === undefined || entry.df === 0) return [];
     const buf = this.read(entry.at, entry.bytes);
     const out = new Uint32Array(entry.df * 2);
-    let pos = 0;
+    const c = new VarintCursor(buf);
     let doc = 0;
     try {
       for (let i = 0; i < entry.df; i++) {
-        let d: number;
-        let tf: number;
-        [d, pos] = readVarint(buf, pos);
-        [tf, pos] = readVarint(buf, pos);
-        doc += d;
+        doc += c.next();
+        const tf = c.next();
         if (doc >= this.head.docCount) throw new RangeError(`posting of document ${String(doc)} past the ${String(this.head.docCount)} documents`);
         out[2 * i] = doc;
         out[2 * i + 1] = tf;
@@ -406,32 +394,23 @@ export function decodeSegment(buf: Buffer, label: string): { terms: SegmentTerm[
   if (!isHead(head) || head.postings[0] + head.postings[1] !== body.length) throw bad("segment head does not fit its bytes");
   try {
     const lengths: number[] = [];
-    let pos = head.lengths[0];
-    for (let d = 0; d < head.docCount; d++) {
-      let v: number;
-      [v, pos] = readVarint(body, pos);
-      lengths.push(v);
-    }
+    const c = new VarintCursor(body, head.lengths[0]);
+    for (let d = 0; d < head.docCount; d++) lengths.push(c.next());
     const terms: SegmentTerm[] = [];
-    pos = head.terms[0];
+    c.pos = head.terms[0];
     const end = head.terms[0] + head.terms[1];
     let at = head.postings[0];
     let prev: Buffer = Buffer.alloc(0);
     let k = 0;
-    while (pos < end) {
+    while (c.pos < end) {
       if (k % SPARSE === 0) prev = Buffer.alloc(0);
-      let shared: number;
-      let rest: number;
-      [shared, pos] = readVarint(body, pos);
-      [rest, pos] = readVarint(body, pos);
-      const key = Buffer.concat([prev.subarray(0, shared), body.subarray(pos, pos + rest)]);
-      pos += rest;
-      let id: number;
-      let df: number;
-      let bytes: number;
-      [id, pos] = readVarint(body, pos);
-      [df, pos] = readVarint(body, pos);
-      [bytes, pos] = readVarint(body, pos);
+      const shared = c.next();
+      const rest = c.next();
+      const key = Buffer.concat([prev.subarray(0, shared), body.subarray(c.pos, c.pos + rest)]);
+      c.pos += rest;
+      const id = c.next();
+      const df = c.next();
+      const bytes = c.next();
       if (at + bytes > body.length) throw new RangeError(`postings of term ${String(id)} run past the segment`);
       terms.push(lazyLast(key, id, df, body.subarray(at, at + bytes)));
       at += bytes;
@@ -456,15 +435,13 @@ function lazyLast(key: Buffer, id: number, df: number, bytes: Buffer): SegmentTe
     bytes,
     get lastDoc(): number {
       if (last === undefined) {
-        let pos = 0;
+        const c = new VarintCursor(bytes);
         let doc = 0;
         for (let i = 0; i < df; i++) {
-          let d: number;
-          [d, pos] = readVarint(bytes, pos);
-          [, pos] = readVarint(bytes, pos);
-          doc += d;
+          doc += c.next();
+          c.next();
         }
-        if (pos !== bytes.length) throw new CorruptIndexError(`postings of term ${String(id)} do not fill their ${String(bytes.length)} bytes`);
+        if (c.pos !== bytes.length) throw new CorruptIndexError(`postings of term ${String(id)} do not fill their ${String(bytes.length)} bytes`);
         last = doc;
       }
       return last;

@@ -9,7 +9,7 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
 import { CorruptIndexError, SnapshotStaleError } from "./errors.js";
-import { pushVarint, readVarint } from "./history-dictionary.js";
+import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
 
@@ -64,18 +64,19 @@ function callResults(session: Session): [number, number][] {
  * keeps the hash each block had when first indexed, so a text changed since is noticed).
  */
 export function encodeTable(session: Session, kept: readonly string[] = []): Buffer {
-  const rank: number[] = [];
+  const flags = Buffer.alloc(session.blocks.length);
+  const locations: number[] = [];
   const lineage = session.recoveredLineageIds;
   const shas: Buffer[] = [];
   const page: PageColumns = { entryId: [], entryPosition: [], role: [], turn: [], anchor: [], toolName: [], toolCallId: [], isError: [], exitCode: [], command: [], fullOutputPath: [], timestamp: [], compactions: session.compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })) };
   for (const b of session.blocks) {
     const kind = KINDS.indexOf(b.kind);
     if (kind < 0) throw new RangeError(`block #${String(b.index)} has an unknown kind ${b.kind}`);
-    rank.push(kind | (lineage.has(b.entryId) ? LINEAGE : 0) | (b.partIndex === undefined ? 0 : HAS_PART));
-    pushVarint(rank, b.byteOffset);
-    pushVarint(rank, b.byteLength);
-    pushVarint(rank, b.line);
-    if (b.partIndex !== undefined) pushVarint(rank, b.partIndex);
+    flags[b.index] = kind | (lineage.has(b.entryId) ? LINEAGE : 0) | (b.partIndex === undefined ? 0 : HAS_PART);
+    pushVarint(locations, b.byteOffset);
+    pushVarint(locations, b.byteLength);
+    pushVarint(locations, b.line);
+    if (b.partIndex !== undefined) pushVarint(locations, b.partIndex);
     const earlier = kept[b.index];
     shas.push(Buffer.from(earlier ?? textHash(b.text), "hex"));
     const command = b.kind === "bash" ? b.args?.["command"] : undefined;
@@ -93,12 +94,14 @@ export function encodeTable(session: Session, kept: readonly string[] = []): Buf
     page.timestamp.push(b.timestamp ?? null);
   }
   const pairs = callResults(session);
-  pushVarint(rank, pairs.length);
+  const pairBytes: number[] = [];
+  pushVarint(pairBytes, pairs.length);
   for (const [call, result] of pairs) {
-    pushVarint(rank, call);
-    pushVarint(rank, result);
+    pushVarint(pairBytes, call);
+    pushVarint(pairBytes, result);
   }
-  const rankBytes = Buffer.concat([Buffer.from(rank), ...shas]);
+  // Flags and hashes are fixed-width columns (read in place); the call/result pairs, then the text locations (decoded when a text is first read).
+  const rankBytes = Buffer.concat([flags, ...shas, Buffer.from(pairBytes), Buffer.from(locations)]);
   const pageBytes = deflateRawSync(Buffer.from(JSON.stringify(page), "utf8"));
   const head = Buffer.alloc(12);
   head.writeUInt32LE(session.blocks.length, 0);
@@ -143,15 +146,15 @@ export class BlockTable {
   readonly file: string;
   readonly count: number;
   /** Per block: kind index, lineage and part flags. */
-  private readonly flags: Uint8Array;
-  private readonly offset: Float64Array;
-  private readonly length: Uint32Array;
-  private readonly line: Uint32Array;
-  private readonly part: Int32Array;
+  private readonly flags: Buffer;
   private readonly shas: Buffer;
   private readonly pairs: Int32Array;
+  /** The text locations' varints, decoded on the first text read. */
+  private readonly locationBytes: Buffer;
+  private locations: { offset: Float64Array; length: Uint32Array; line: Uint32Array; part: Int32Array } | undefined;
   private readonly pageBytes: Buffer;
   private readonly texts = new Map<number, string>();
+  private readonly label: string;
   private page: { blocks: TableBlock[]; source: ScopeSource } | undefined;
 
   private constructor(file: string, buf: Buffer, label: string) {
@@ -164,46 +167,26 @@ export class BlockTable {
     const start = MAGIC.length + 12;
     if (start + rankLength + pageLength > buf.length) throw bad("block table is shorter than its head says");
     this.count = n;
-    this.flags = new Uint8Array(n);
-    this.offset = new Float64Array(n);
-    this.length = new Uint32Array(n);
-    this.line = new Uint32Array(n);
-    this.part = new Int32Array(n).fill(-1);
+    if (rankLength < n * (1 + SHA_BYTES)) throw bad("block table's rank section is shorter than its blocks");
+    this.flags = buf.subarray(start, start + n);
+    for (let i = 0; i < n; i++) if (((this.flags[i] as number) & 0x0f) >= KINDS.length) throw bad(`block #${String(i)} has kind ${String((this.flags[i] as number) & 0x0f)}`);
+    this.shas = buf.subarray(start + n, start + n + n * SHA_BYTES);
     this.pairs = new Int32Array(n).fill(-1);
+    const c = new VarintCursor(buf.subarray(0, start + rankLength), start + n * (1 + SHA_BYTES));
     try {
-      let pos = start;
-      let v: number;
-      for (let i = 0; i < n; i++) {
-        const f = buf[pos++] as number;
-        if ((f & 0x0f) >= KINDS.length) throw new RangeError(`block #${String(i)} has kind ${String(f & 0x0f)}`);
-        this.flags[i] = f;
-        [v, pos] = readVarint(buf, pos);
-        this.offset[i] = v;
-        [v, pos] = readVarint(buf, pos);
-        this.length[i] = v;
-        [v, pos] = readVarint(buf, pos);
-        this.line[i] = v;
-        if ((f & HAS_PART) !== 0) {
-          [v, pos] = readVarint(buf, pos);
-          this.part[i] = v;
-        }
-      }
-      let count: number;
-      [count, pos] = readVarint(buf, pos);
+      const count = c.next();
       for (let k = 0; k < count; k++) {
-        let call: number;
-        let result: number;
-        [call, pos] = readVarint(buf, pos);
-        [result, pos] = readVarint(buf, pos);
+        const call = c.next();
+        const result = c.next();
         if (call >= n || result >= n) throw new RangeError(`call #${String(call)} → result #${String(result)} past the ${String(n)} blocks`);
         this.pairs[call] = result;
       }
-      if (pos + n * SHA_BYTES !== start + rankLength) throw new RangeError("block hashes do not fill the rest of the rank section");
-      this.shas = buf.subarray(pos, pos + n * SHA_BYTES);
     } catch (error) {
       if (error instanceof RangeError) throw bad(error.message);
       throw error;
     }
+    this.locationBytes = buf.subarray(c.pos, start + rankLength);
+    this.label = label;
     this.pageBytes = buf.subarray(start + rankLength, start + rankLength + pageLength);
   }
 
@@ -237,13 +220,36 @@ export class BlockTable {
     return out;
   }
 
+  /** Where each block's text sits in the ledger (decoded once, on the first text read or page). */
+  private where(): NonNullable<BlockTable["locations"]> {
+    if (this.locations !== undefined) return this.locations;
+    const n = this.count;
+    const loc = { offset: new Float64Array(n), length: new Uint32Array(n), line: new Uint32Array(n), part: new Int32Array(n).fill(-1) };
+    const c = new VarintCursor(this.locationBytes);
+    try {
+      for (let i = 0; i < n; i++) {
+        loc.offset[i] = c.next();
+        loc.length[i] = c.next();
+        loc.line[i] = c.next();
+        if (((this.flags[i] as number) & HAS_PART) !== 0) loc.part[i] = c.next();
+      }
+    } catch (error) {
+      if (error instanceof RangeError) throw new CorruptIndexError(`${this.label}: text locations: ${error.message}`);
+      throw error;
+    }
+    if (c.pos !== this.locationBytes.length) throw new CorruptIndexError(`${this.label}: text locations do not fill their range`);
+    this.locations = loc;
+    return loc;
+  }
+
   /** Block `doc`'s text read back from the ledger, checked against its recorded hash. */
   textOf(doc: number): string {
     const have = this.texts.get(doc);
     if (have !== undefined) return have;
     const kind = this.kindOf(doc);
-    const part = this.part[doc] as number;
-    const at = { byteOffset: this.offset[doc] as number, byteLength: this.length[doc] as number };
+    const loc = this.where();
+    const part = loc.part[doc] as number;
+    const at = { byteOffset: loc.offset[doc] as number, byteLength: loc.length[doc] as number };
     let text: string | undefined;
     try {
       text = blockTextAt(this.file, at, kind, part < 0 ? undefined : part);
@@ -251,7 +257,7 @@ export class BlockTable {
       throw new SnapshotStaleError(this.file, `block #${String(doc)} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (text === undefined || textHash(text) !== this.hashOf(doc)) {
-      throw new SnapshotStaleError(this.file, `block #${String(doc)} at line ${String(this.line[doc])}, byte ${String(at.byteOffset)} changed`);
+      throw new SnapshotStaleError(this.file, `block #${String(doc)} at line ${String(loc.line[doc])}, byte ${String(at.byteOffset)} changed`);
     }
     this.texts.set(doc, text);
     return text;
@@ -269,9 +275,10 @@ export class BlockTable {
     if (!Array.isArray(c.entryId) || c.entryId.length !== this.count) throw new CorruptIndexError(`${this.file}: block table fields hold another block count`);
     const blocks: TableBlock[] = [];
     const lineageIds = new Set<string>();
+    const loc = this.where();
     for (let i = 0; i < this.count; i++) {
-      const b = new TableBlock(this, i, c.entryId[i] as string, c.entryPosition[i] as number, this.kindOf(i), c.role[i] as string, c.turn[i] as number, c.timestamp[i] ?? undefined, this.line[i] as number, this.offset[i] as number, this.length[i] as number);
-      const part = this.part[i] as number;
+      const b = new TableBlock(this, i, c.entryId[i] as string, c.entryPosition[i] as number, this.kindOf(i), c.role[i] as string, c.turn[i] as number, c.timestamp[i] ?? undefined, loc.line[i] as number, loc.offset[i] as number, loc.length[i] as number);
+      const part = loc.part[i] as number;
       if (part >= 0) b.partIndex = part;
       const anchor = c.anchor[i];
       if (anchor !== null && anchor !== undefined) b.anchor = anchor;

@@ -2,14 +2,16 @@
 // every query gives the same hits, segments and pages as searching each session on its own and merging;
 // still so after a session grows (Pi appends), one is added, one is rewritten shorter and one deleted;
 // two updaters at once leave it whole; filters keep only the sessions they name.
-import { readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
-import { HistoryIndex, historyDirFor, historyRoot, listHistories, searchSessions, type SearchResult } from "@context-fold/recall-engine";
+import { HistoryIndex, historyDirFor, historyRoot, listHistories, listSessionFiles, searchSessions, type SearchResult } from "@context-fold/recall-engine";
 
 const QUERIES = ["checksum drift", "\"Command exited with code 1\"", "src/ledger/reader.ts", "what did the user ask", "quokkasaurus", "/timeout|deadline/"];
 /** Scope and page per query, taken in turn (every query in each would take minutes on a shared machine). */
@@ -104,6 +106,34 @@ describe("history index", () => {
     expect(a.added + b.added).toBe(6); // the second waits for the lock, then finds the first one's work
     await sameAsEachSession(HistoryIndex.for(dir, { root: root2 }), dir);
     expect(readdirSync(historyDirFor(dir, root2)).filter((n) => n.endsWith(".lock"))).toEqual([]);
+  }, 180_000);
+
+  it("two processes updating the same history at once leave it whole and complete", async () => {
+    // Each child loads the built package (dist), as the CLI and the extension run it.
+    const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+    if (!existsSync(dist)) throw new Error(`${dist} is missing: build @context-fold/recall-engine first`);
+    const root3 = tempDir("history-root3-");
+    const script = `const { HistoryIndex } = await import(${JSON.stringify(pathToFileURL(dist).href)}); const u = await HistoryIndex.for(process.argv[1], { root: process.argv[2] }).update(); process.stdout.write(JSON.stringify(u));`;
+    const child = (): Promise<{ code: number | null; out: string; err: string }> =>
+      new Promise((done) => {
+        const p = spawn(process.execPath, ["--input-type=module", "-e", script, dir, root3], { stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        let err = "";
+        p.stdout.on("data", (b: Buffer) => (out += b.toString()));
+        p.stderr.on("data", (b: Buffer) => (err += b.toString()));
+        p.on("close", (code) => done({ code, out, err }));
+      });
+    const [a, b] = await Promise.all([child(), child()]);
+    expect([a.code, b.code, a.err, b.err]).toEqual([0, 0, "", ""]);
+    const ua = JSON.parse(a.out) as { added: number; unchanged: number };
+    const ub = JSON.parse(b.out) as { added: number; unchanged: number };
+    // One of them built it; the other waited for the lock (or found it built) and added nothing twice.
+    expect(ua.added + ub.added).toBe(listSessionFiles(dir).length);
+    const after = HistoryIndex.for(dir, { root: root3 });
+    expect((await after.update()).unchanged).toBe(listSessionFiles(dir).length);
+    expect(after.sessions.map((s) => s.path).sort()).toEqual(listSessionFiles(dir).map((f) => relative(dir, f)).sort());
+    await sameAsEachSession(after, dir);
+    expect(readdirSync(historyDirFor(dir, root3)).filter((n) => n.endsWith(".lock"))).toEqual([]);
   }, 180_000);
 
   it("filters by project folder and by date", async () => {
