@@ -101,6 +101,11 @@ export interface HistoryFilters {
 }
 
 export interface HistorySearchOptions extends HistoryFilters {
+  /**
+   * A project folder whose sessions' hits come first, then every other session's (each group by score):
+   * the default inside a project folder. Unlike `project`, it leaves no session out.
+   */
+  readonly first?: string;
   /** Per session: `lineage` (default) or `all`. */
   readonly scope?: string;
   readonly page?: number;
@@ -570,7 +575,9 @@ export class HistoryIndex {
         }
       }
       for (const s of this.manifest.sessions) if (s.ordinal < 0 && s.problem !== undefined) skipped.push({ file: join(this.sessionsDir, s.path), reason: s.problem });
-      const page = pageAcross(opened, merged, options);
+      const firstDir = options.first === undefined ? null : resolve(options.first);
+      const firstLabels = new Set(chosen.filter((s) => firstDir !== null && s.project !== null && resolve(s.project) === firstDir).map((s) => s.path));
+      const page = pageAcross(opened, merged, options, firstLabels.size === 0 ? undefined : (k) => firstLabels.has((opened[k] as RankedSession).label));
       const shown = new Set(page.hits.map((h) => h.session));
       const shownNamed = Object.fromEntries(Object.entries(named).filter(([label]) => shown.has(label)));
       return { query, mode, scope: scopeName, ...page, sessions: chosen.length, skipped, searched: opened.length, named: shownNamed, update };

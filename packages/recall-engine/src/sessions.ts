@@ -114,14 +114,17 @@ async function searchOnce(dir: string, query: string, options: SessionsSearchOpt
 
 /**
  * The hits of every session merged by score (ties: the session listed first, then the later block) and
- * paged; each page's hits and segments built from their own session's blocks, labelled with it.
+ * paged; each page's hits and segments built from their own session's blocks, labelled with it. With
+ * `first`, the hits of the sessions it names come before all others (each group by score).
  */
 export function pageAcross(
   opened: readonly RankedSession[],
   merged: { s: number; hit: ScoredDoc }[],
   options: { readonly page?: number; readonly pageSize?: number },
+  first?: (s: number) => boolean,
 ): Pick<SearchResult, "total" | "page" | "pages" | "pageSize" | "hits" | "segments" | "segmentCount"> {
-  merged.sort((a, b) => b.hit.score - a.hit.score || a.s - b.s || b.hit.doc - a.hit.doc);
+  const group = (s: number): number => (first?.(s) === true ? 0 : 1);
+  merged.sort((a, b) => group(a.s) - group(b.s) || b.hit.score - a.hit.score || a.s - b.s || b.hit.doc - a.hit.doc);
   const pageSize = Math.max(1, Math.floor(options.pageSize ?? 5));
   const total = merged.length;
   const pages = Math.ceil(total / pageSize);

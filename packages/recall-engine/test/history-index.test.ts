@@ -146,6 +146,21 @@ describe("history index", () => {
     for (const h of early.hits) expect(early.named[h.session ?? ""]?.date ?? "").toMatch(/^2026-03-0[12]/);
   });
 
+  it("puts the hits of one project folder's sessions first, leaving none out", async () => {
+    const key = (h: { session?: string; index: number }): string => `${h.session ?? ""}#${String(h.index)}`;
+    const plain = await history.search("vitest", { pageSize: 1000 });
+    const beta = await history.search("vitest", { pageSize: 1000, first: "/home/dev/beta" });
+    expect(beta.total).toBe(plain.total);
+    expect(new Set(beta.hits.map(key))).toEqual(new Set(plain.hits.map(key)));
+    const groups = beta.hits.map((h) => (h.session?.startsWith("--home-dev-beta--/") === true ? 0 : 1));
+    expect(groups).toContain(0);
+    expect(groups).toContain(1);
+    expect(groups).toEqual([...groups].sort((a, b) => a - b));
+    // Plain search does not order by folder: a beta hit follows another folder's somewhere.
+    const plainGroups = plain.hits.map((h) => (h.session?.startsWith("--home-dev-beta--/") === true ? 0 : 1));
+    expect(plainGroups).not.toEqual([...plainGroups].sort((a, b) => a - b));
+  });
+
   it("keeps its state under XDG_STATE_HOME when that is absolute, else under ~/.local/state", () => {
     expect(historyRoot({ XDG_STATE_HOME: "/var/state" })).toBe("/var/state/context-fold/history");
     expect(historyRoot({ XDG_STATE_HOME: "relative" })).toMatch(/\.local\/state\/context-fold\/history$/);

@@ -94,7 +94,8 @@ async function recallHistory(dir: string, query: string, options: RecallOptions,
   const since = parseDate("--since", options.since);
   const until = parseDate("--until", options.until);
   const filters = {
-    ...(options.project === undefined ? {} : { project: resolve(options.project) }),
+    // Inside a project folder, its own sessions' hits come first (none is left out); --project keeps only those.
+    ...(options.project === undefined ? { first: process.cwd() } : { project: resolve(options.project) }),
     ...(since === undefined ? {} : { since }),
     ...(until === undefined ? {} : { until }),
   };
