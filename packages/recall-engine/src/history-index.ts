@@ -605,7 +605,9 @@ export class HistoryIndex {
   async expand(session: string, indices: readonly number[]): Promise<{ file: string; entries: readonly ExpandedEntry[] }> {
     const file = await this.resolve(session);
     const path = relative(this.sessionsDir, file);
-    const known = this.manifest.sessions.find((s) => s.path === path && s.ordinal >= 0 && s.full !== true);
+    // A process that expands without searching first has not read the manifest yet.
+    const sessions = this.manifest.sessions.length > 0 ? this.manifest.sessions : (this.readManifest()?.sessions ?? []);
+    const known = sessions.find((s) => s.path === path && s.ordinal >= 0 && s.full !== true);
     let table: BlockTable | null = null;
     if (known !== undefined) {
       const tab = `${this.segmentBase(file, known.id)}.tab`;

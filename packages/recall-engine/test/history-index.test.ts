@@ -81,6 +81,9 @@ describe("history index", () => {
     const { entries } = await history.expand(hit.session, [hit.index]);
     expect(entries[0]).toMatchObject({ index: hit.index, verified: true, verifiedAgainst: "block-table" });
     expect(entries[0]?.text).toContain("quokkasaurus");
+    // Another process (a new index object) expands without searching first: still against the block table.
+    const fresh = await HistoryIndex.for(dir, { root }).expand(hit.session, [hit.index]);
+    expect(fresh.entries[0]).toMatchObject({ index: hit.index, verified: true, verifiedAgainst: "block-table" });
   });
 
   it("stays the same as per-session search after a session grows, one is added, one is cut short and one deleted", async () => {
