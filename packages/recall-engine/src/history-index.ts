@@ -10,7 +10,7 @@ import { closeSync, type Dirent, fstatSync, mkdirSync, openSync, readdirSync, re
 import { join, relative, resolve } from "node:path";
 import { type Block, readSession, type Session } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, stateDir, withAppendLock } from "@context-fold/durable-fs";
-import { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
+import { CACHE_FORMAT, type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
 import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, logCandidates, type TermSessions } from "./history-dictionary.js";
 import { decodeSegment, encodePostings, encodeSegment, extendTerm, SegmentReader, type SegmentTerm } from "./history-segment.js";
 import { BlockTable, encodeTable, textHash } from "./history-table.js";
@@ -76,6 +76,8 @@ export interface HistorySession {
 
 interface Manifest {
   readonly format: number;
+  /** The recall index format (tokenization) the segments were built with: another one rebuilds the history. */
+  readonly indexFormat: number;
   readonly sessionsDir: string;
   readonly nextOrdinal: number;
   readonly sessions: readonly HistorySession[];
@@ -160,7 +162,7 @@ export class HistoryIndex {
     this.dir = dir;
     this.segments = join(dir, "segments");
     this.onProgress = options.onProgress;
-    this.manifest = { format: HISTORY_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal: 0, sessions: [] };
+    this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal: 0, sessions: [] };
   }
 
   /** The history of `sessionsDir` (nothing read or written until `update` or `search`). */
@@ -188,7 +190,7 @@ export class HistoryIndex {
     if (bytes === null) return null;
     try {
       const doc = JSON.parse(bytes.toString("utf8")) as Manifest;
-      if (doc.format !== HISTORY_FORMAT || doc.sessionsDir !== this.sessionsDir || !Array.isArray(doc.sessions)) return null;
+      if (doc.format !== HISTORY_FORMAT || doc.indexFormat !== CACHE_FORMAT || doc.sessionsDir !== this.sessionsDir || !Array.isArray(doc.sessions)) return null;
       return doc;
     } catch {
       return null;
@@ -365,7 +367,7 @@ export class HistoryIndex {
     if (records.length > 0) appendFile(this.logPath, Buffer.concat(records));
     const merged = this.maybeMerge(out, fresh);
     if (merged === "restart") return this.updateLocked();
-    this.manifest = { format: HISTORY_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
+    this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
     if (read === null || counts.added + counts.grown + counts.replaced + counts.removed + counts.unreadable > 0 || merged) {
       replaceFile(this.manifestPath, JSON.stringify(this.manifest), { mode: 0o600 });
     }

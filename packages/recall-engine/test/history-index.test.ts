@@ -164,6 +164,14 @@ describe("history index", () => {
     expect(plainGroups).not.toEqual([...plainGroups].sort((a, b) => a - b));
   });
 
+  it("is rebuilt whole when its segments were built with another recall index format (tokenization)", async () => {
+    const path = join(historyDirFor(dir, root), "manifest.json");
+    const doc = JSON.parse(readFileSync(path, "utf8")) as { indexFormat: number };
+    writeFileSync(path, JSON.stringify({ ...doc, indexFormat: doc.indexFormat - 1 }));
+    const update = await HistoryIndex.for(dir, { root }).update();
+    expect(update).toMatchObject({ added: listSessionFiles(dir).length, grown: 0, unchanged: 0 });
+  }, 180_000);
+
   it("keeps its state under XDG_STATE_HOME when that is absolute, else under ~/.local/state", () => {
     expect(historyRoot({ XDG_STATE_HOME: "/var/state" })).toBe("/var/state/context-fold/history");
     expect(historyRoot({ XDG_STATE_HOME: "relative" })).toMatch(/\.local\/state\/context-fold\/history$/);
