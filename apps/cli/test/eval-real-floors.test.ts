@@ -1,12 +1,11 @@
 // The retention floors of issue 17 on every real session with hand-written truth, the headerless
-// fragment included (read as a fragment, as `eval --fragment` does), at the default budget: decisions (importance high or medium) ≥ 0.9, modified files ≥ 0.95, junk 0,
-// commits 1.0, open errors ≥ 0.8, founding request verbatim. This file states the target.
+// fragment included (read as a fragment, as `eval --fragment` does), at the default budget: decisions
+// (importance high or medium) ≥ 0.9, modified files ≥ 0.95, junk 0, commits 1.0, open errors ≥ 0.8,
+// founding request verbatim.
 //
-// One floor is not met yet, and is named here rather than lowered: the youtube fragment's modified files
-// stay at 17/23 (0.739). Three were written before its damaged line 60, which cuts lines 1-59 off Pi's
-// branch (only the user's statements there are read, see extractors' saidElsewhere); two were written in
-// the kept tail, which the summary's file list does not take; one by `fs.writeFileSync` inside code a
-// browser tool ran. That case asserts the files score exactly, so a change either way is seen.
+// The youtube fragment holds them with what the part of its branch before its damaged line 60 wrote
+// (lines 1-59 are off Pi's branch) and what its kept tail wrote; its one file missing was written by
+// `fs.writeFileSync` inside code a browser tool ran.
 //
 // raddit holds them through two statements outside Pi's branch (extractors' saidElsewhere): a user
 // message before its damaged line 31, which cuts lines 2-30 off Pi's branch, and a prompt kept only by a
@@ -30,18 +29,13 @@ const CASES = [
     session: () => sharedFixture("real", "pinion05-act-3ae80f5__01-youtube-noheader.jsonl"),
     truth: () => sharedFixture("real", "pinion05-act-3ae80f5__01-youtube-noheader.truth.json"),
     fragment: true,
-    filesBelowFloor: {
-      kept: 17,
-      n: 23,
-      missing: ["/tmp/yt_test.py", "/tmp/yt_fetch_all.py", "/tmp/yt_browser_extract.js", "/tmp/yt_cookies.txt", "/tmp/find_transcript_session.py", "/tmp/mask_transcript_session.py"],
-    },
   },
   { session: () => sharedFixture("sessions", "pi-mono-history__session.jsonl"), truth: () => join(PROJECT_TRUTH, "pi-mono-history__session.truth.json") },
   { session: () => sharedFixture("sessions", "pi-mono__large-session.jsonl"), truth: () => join(PROJECT_TRUTH, "pi-mono__large-session.truth.json") },
-].map((c) => ({ fragment: false, filesBelowFloor: undefined as { kept: number; n: number; missing: string[] } | undefined, ...c, name: basename(c.truth()) }));
+].map((c) => ({ fragment: false, ...c, name: basename(c.truth()) }));
 
 describeShared("retention floors on real sessions with truth (issue 17)", () => {
-  it.each(CASES)("$name", async ({ session, truth, fragment, filesBelowFloor }) => {
+  it.each(CASES)("$name", async ({ session, truth, fragment }) => {
     const t = await readTruthFile(truth());
     expect(await fileSha256(session())).toBe(t.sha256);
     const e = await evaluateSession(await readSession(session(), fragment ? { fragment: true } : {}), { truth: t, clock: () => 0 });
@@ -60,12 +54,11 @@ describeShared("retention floors on real sessions with truth (issue 17)", () => 
       1,
     );
     expect(s.decisions.highMedium.score, detail).toBeGreaterThanOrEqual(0.9);
-    if (filesBelowFloor === undefined) expect(s.modifiedFiles.score, detail).toBeGreaterThanOrEqual(0.95);
-    else expect({ kept: s.modifiedFiles.kept, n: s.modifiedFiles.n, missing: s.modifiedFiles.missing }, detail).toEqual(filesBelowFloor);
+    expect(s.modifiedFiles.score, detail).toBeGreaterThanOrEqual(0.95);
     expect(s.junk.count, detail).toBe(0);
     expect(s.commits.score, detail).toBe(1);
     expect(s.openErrors.score, detail).toBeGreaterThanOrEqual(0.8);
     expect(s.foundingRequest.expected && !s.foundingRequest.verbatim, detail).toBe(false);
-    expect(s.floors.held).toBe(filesBelowFloor === undefined);
+    expect(s.floors.held).toBe(true);
   });
 });

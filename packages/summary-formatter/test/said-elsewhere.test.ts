@@ -1,11 +1,11 @@
-// What the user said outside the blocks of Pi's branch survives compaction: messages a damaged line cut
-// off the branch, and a prompt kept only by an extension's custom entry (the assistant answered it, but no
+// What the user said outside the blocks of Pi's branch survives compaction: messages (and files written)
+// on the part of the branch a damaged line cut off, and a prompt kept only by an extension's custom entry (the assistant answered it, but no
 // user message was written). Neither is taken where the structure says otherwise: a message on an
 // abandoned branch, a custom field that does not repeat the user's messages, a field seen paired once.
 // Sessions are written by Pi's own SessionManager; the damage is the masking kind seen in real files (a
 // `\n` escape whose letter was overwritten, leaving a lone backslash).
 import { readFileSync, writeFileSync } from "node:fs";
-import { saidElsewhere } from "@context-fold/extractors";
+import { cutOffBlocks, saidElsewhere } from "@context-fold/extractors";
 import { readSession } from "@context-fold/ledger-reader";
 import { tempDir } from "@context-fold/test-support";
 import { compactSession } from "@context-fold/summary-formatter";
@@ -20,6 +20,8 @@ const FOUNDING = "Add pagination to the items endpoint and keep the response sha
 function sessionWithStatementBeforeResult(dir: string): PiWriter {
   const w = piWriter(dir);
   w.user(BEFORE_BREAK);
+  w.assistant([{ type: "toolCall", id: "w0", name: "write", arguments: { path: "scripts/seed_staging.py", content: "print('seed')\n" } }]);
+  w.result("w0", "write", "Successfully wrote 14 bytes to scripts/seed_staging.py");
   w.assistant([{ type: "toolCall", id: "r1", name: "read", arguments: { path: "app/items.py" } }]);
   w.result("r1", "read", "from fastapi import APIRouter\nrouter = APIRouter()\n@router.get('/items')\ndef items():\n    return []\n");
   w.assistant([{ type: "text", text: "The router has one endpoint." }]);
@@ -56,16 +58,22 @@ describe("user messages a damaged line cuts off Pi's branch", () => {
     const first = session.blocks.find((b) => b.kind === "user");
     expect(first?.text).toBe(BEFORE_BREAK);
     expect(session.lineageIds.has(first?.entryId ?? "")).toBe(false);
-    expect(saidElsewhere(session)).toEqual([{ text: BEFORE_BREAK, index: first?.index, turn: first?.turn }]);
+    // The recovered view reaches them across the damaged line: the cut-off part of the branch.
+    const cut = cutOffBlocks(session);
+    expect(cut[0]).toEqual(first);
+    expect(cut.every((b) => !session.lineageIds.has(b.entryId))).toBe(true);
+    expect(saidElsewhere(session)).toEqual([]);
     const r = compactSession(session, { now: NOW, keepTail: 2 });
     expect(keeps(r, BEFORE_BREAK)).toBe(true);
-    expect(r.summary).toContain(`#${String(first?.index)}`);
+    expect(r.summary).toContain(`${BEFORE_BREAK} (#${String(first?.index)})`);
+    // What was written there is named as well.
+    expect(r.summary).toContain("scripts/seed_staging.py");
   });
 
-  it("without the damage nothing is said elsewhere, and the statement is kept as before", async () => {
+  it("without the damage nothing is cut off, and the statement is kept as before", async () => {
     const w = sessionWithStatementBeforeResult(tempDir());
     const session = await readSession(w.file);
-    expect(saidElsewhere(session)).toEqual([]);
+    expect(cutOffBlocks(session)).toEqual([]);
     expect(keeps(compactSession(session, { now: NOW, keepTail: 2 }), BEFORE_BREAK)).toBe(true);
   });
 
@@ -83,7 +91,7 @@ describe("user messages a damaged line cuts off Pi's branch", () => {
     w.user("Now add a test for the last page.");
     w.assistant([{ type: "text", text: "Added." }]);
     const session = await readSession(w.file);
-    expect(saidElsewhere(session)).toEqual([]);
+    expect(cutOffBlocks(session)).toEqual([]);
     expect(keeps(compactSession(session, { now: NOW, keepTail: 1 }), abandoned)).toBe(false);
   });
 });

@@ -1,17 +1,12 @@
-// What the user said that the blocks of Pi's branch do not hold, found by the file's structure:
-//
-// - User messages cut off by damage. A line that does not parse breaks the parent chain: Pi drops it,
-//   makes the entry after it a root, and its branch (and context) starts there. The messages before the
-//   break are still the same conversation (the recovered view walks across the damaged line through its
-//   readable `parentId`), unlike an abandoned branch, which the recovered view does not reach either.
-// - Prompts that never became a user message. Some extensions record each prompt in a `custom` entry
-//   before it is sent; when the file then has an assistant answer with no user message before it (a
-//   compaction run between the prompt and the turn, say), the prompt survives only in that entry. A field
-//   of such an entry counts as the prompt only when, in this very session, the same field of the same
-//   customType equals the user message that follows it every time one does (at least twice): learned
-//   from the file, never from a field's name.
+// Prompts that never became a user message. Some extensions record each prompt in a `custom` entry
+// before it is sent; when the file then has an assistant answer with no user message before it (a
+// compaction run between the prompt and the turn, say), the prompt survives only in that entry. A field
+// of such an entry counts as the prompt only when, in this very session, the same field of the same
+// customType equals the user message that follows it every time one does (at least twice): learned from
+// the file, never from a field's name. Read along the branch, across a damaged line (`cutOffBlocks`).
 import { blocksOfEntry, type Entry, recoveredLineage, type Session } from "@context-fold/ledger-reader";
 import type { UserStatement } from "./types.js";
+import { cutOffBlocks } from "./cut-off-blocks.js";
 import { isBareMessage } from "./user-text.js";
 
 /** Pairings (custom entry → the user message after it) a field must match before it is read as a prompt. */
@@ -117,22 +112,12 @@ function lostPrompts(session: Session, path: readonly Entry[]): UserStatement[] 
 }
 
 /**
- * User statements Pi's branch does not hold as user messages, in #N order: messages before a damaged
- * line that cut them off the branch, and prompts kept only by an extension's custom entry. Bare messages
- * (acknowledgements, bare commands) are left out as everywhere else.
+ * Prompts the branch holds only in an extension's custom entry, never as a user message (see the file
+ * comment), in #N order. Bare messages (acknowledgements, bare commands) are left out as everywhere else.
  */
 export function saidElsewhere(session: Session): UserStatement[] {
-  // The recovered view differs from Pi's only when something was recovered or a line broke a chain.
-  const damaged = session.recoveredLineageIds !== session.lineageIds && session.recoveredLineageIds.size !== session.lineageIds.size;
-  const path = damaged ? recoveredLineage(session) : session.lineage;
-  const out: UserStatement[] = [];
-  if (damaged) {
-    for (const entry of path) {
-      if (session.lineageIds.has(entry.id) || role(entry) !== "user") continue;
-      const said = userText(session, entry);
-      if (said !== null) out.push(said);
-    }
-  }
-  out.push(...lostPrompts(session, path));
-  return out.filter((s) => !isBareMessage(s.text)).sort((a, b) => a.index - b.index);
+  const path = cutOffBlocks(session).length === 0 ? session.lineage : recoveredLineage(session);
+  return lostPrompts(session, path)
+    .filter((s) => !isBareMessage(s.text))
+    .sort((a, b) => a.index - b.index);
 }
