@@ -3,10 +3,10 @@
 // compaction run between the prompt and the turn, say), the prompt survives only in that entry. A field
 // of such an entry counts as the prompt only when, in this very session, the same field of the same
 // customType equals the user message that follows it every time one does (at least twice): learned from
-// the file, never from a field's name. Read along the branch, across a damaged line (`cutOffBlocks`).
-import { blocksOfEntry, type Entry, recoveredLineage, type Session } from "@context-fold/ledger-reader";
+// the file, never from a field's name. Read along the branch, across a damaged line (`branchPath`).
+import { blocksOfEntry, type Entry, type Session } from "@context-fold/ledger-reader";
 import type { UserStatement } from "./types.js";
-import { cutOffBlocks } from "./cut-off-blocks.js";
+import { branchPath } from "./cut-off-blocks.js";
 import { isBareMessage } from "./user-text.js";
 
 /** Pairings (custom entry → the user message after it) a field must match before it is read as a prompt. */
@@ -116,8 +116,7 @@ function lostPrompts(session: Session, path: readonly Entry[]): UserStatement[] 
  * comment), in #N order. Bare messages (acknowledgements, bare commands) are left out as everywhere else.
  */
 export function saidElsewhere(session: Session): UserStatement[] {
-  const path = cutOffBlocks(session).length === 0 ? session.lineage : recoveredLineage(session);
-  return lostPrompts(session, path)
+  return lostPrompts(session, branchPath(session))
     .filter((s) => !isBareMessage(s.text))
     .sort((a, b) => a.index - b.index);
 }
