@@ -389,6 +389,24 @@ describe("CLI: eval --truth and files that are not sessions", () => {
     expect(human.stdout).toMatch(/no session was scored/);
   });
 
+  it("--fragment scores a headerless file (as facts and recall read it) against the truth its hash matches, rounds included", async () => {
+    const fragment = join(dir, "frag3.jsonl");
+    writeFileSync(fragment, readFileSync(session, "utf8").split("\n").slice(1).join("\n"));
+    const fragSha = createHash("sha256").update(readFileSync(fragment)).digest("hex");
+    const truthFile = join(dir, "frag3.truth.json");
+    writeFileSync(truthFile, JSON.stringify(truthJson({ sessionFile: "frag3.jsonl", sha256: fragSha })));
+    const refused = await cli(["eval", fragment, "--truth", truthFile, "--json"]);
+    expect(refused.exit).toBe(2);
+    const r = await cli(["eval", fragment, "--fragment", "--truth", truthFile, "--rounds", "2", "--json"]);
+    const doc = JSON.parse(r.stdout) as EvalDocument;
+    expect(doc.skipped).toEqual([]);
+    expect(doc.sessions.map((s) => s.file)).toEqual([fragment]);
+    expect(doc.sessions[0]?.sessionId).toBe(`fragment-${fragSha.slice(0, 12)}`);
+    expect(doc.sessions[0]?.truth?.truthFile).toBe(truthFile);
+    expect(doc.sessions[0]?.repeated?.rounds.length).toBe(2);
+    expect(r.stderr).toMatch(/no session header/);
+  });
+
   it("a truth file for a skipped session is matched by its hash (no exit 2); a folder's unused truths are listed", async () => {
     const fragment = join(dir, "frag2.jsonl");
     writeFileSync(fragment, readFileSync(session, "utf8").split("\n").slice(1).join("\n"));

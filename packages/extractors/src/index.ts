@@ -33,6 +33,8 @@ export {
   extractArtifacts,
   extractFacts,
 } from "./facts/accumulator.js";
+export { PROMPT_FIELD_MIN_PAIRS, saidElsewhere } from "./facts/said-elsewhere.js";
+export { cutOffBlocks } from "./facts/cut-off-blocks.js";
 export { commitKindOf, parseGitCommits, reportedCommits, type ParsedCommit } from "./facts/git-commits.js";
 export { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";
 export {

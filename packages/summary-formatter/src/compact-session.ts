@@ -1,7 +1,7 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, type DurableArtifacts, lastEntryTime, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
+import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
 import { blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
@@ -16,7 +16,7 @@ import { type BlockBytes, type KeepTail, planCut } from "./plan-cut.js";
 import { renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
-import { withKeptTail } from "./kept-tail.js";
+import { withCutOff, withKeptTail, withStatementsSaid } from "./kept-tail.js";
 import { estimateTokens } from "./tokens.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
@@ -292,7 +292,11 @@ function compactWith(
   });
   const before = extracted(plan);
   const artifacts = before.artifacts;
-  const facts = withKeptTail(before.facts, plan.keptBlocks, session.header.cwd);
+  // What the user said and did outside the blocks facts came from — the part of the branch a damaged line
+  // cut off, a prompt kept only by an extension's entry, the kept tail — the summary keeps too.
+  const cwd = session.header.cwd;
+  const said = withStatementsSaid(withCutOff(before.facts, cutOffBlocks(session), cwd), saidElsewhere(session));
+  const facts = withKeptTail(said, plan.keptBlocks, cwd);
   const now = checkNow(options.now ?? stampTime(session));
   const windowTokens = Math.max(0, plan.tokensBefore - plan.keptTokens);
   const built = buildSummary({

@@ -1,28 +1,97 @@
-// What the user said and the commits made in the kept tail, added to the facts a summary is built from.
-// The tail stays in context after this compaction, but the summary is what outlives it: the next
-// compaction merges it, a branch summary or a handoff reads it, and a reader of the summary alone should
-// not find the user's last words or the last commit missing. Statements said earlier keep one entry
-// (the tail's repeat adds to its count); commits already listed are not listed again.
-import { createFactsAccumulator, type FactsBlock, type SessionFacts, statementKey, type UserStatementFact } from "@context-fold/extractors";
+// What the user said, the files written and the commits made outside the blocks facts were extracted
+// from, added to the facts a summary is built from: the kept tail after the cut, and the part of the
+// branch a damaged line cut off Pi's view before it (extractors' `cutOffBlocks`). The tail stays in
+// context after this compaction, but the summary is what outlives it: the next compaction merges it, a
+// branch summary or a handoff reads it, and a reader of the summary alone should not find the user's last
+// words, the last file written or the last commit missing. Statements said elsewhere keep one entry (a
+// repeat adds to its count); files and commits already listed are not listed again.
+import {
+  createFactsAccumulator,
+  type FactsBlock,
+  type FileFact,
+  type SessionFacts,
+  statementKey,
+  type UserStatement,
+  type UserStatementFact,
+} from "@context-fold/extractors";
 
-/** `facts` with the tail's user statements and commits appended (after everything before the cut). */
+/** `facts` with the tail's user statements, modified files and commits appended (after everything before the cut). */
 export function withKeptTail(facts: SessionFacts, tail: readonly FactsBlock[], cwd: string | undefined): SessionFacts {
-  if (tail.length === 0) return facts;
-  const acc = createFactsAccumulator(cwd === undefined ? {} : { cwd });
-  acc.add(tail);
-  const t = acc.facts();
   const after = facts.range?.last ?? -1;
-  // The tail's first substantive message is its own "goal": here it is one more statement.
-  const said: UserStatementFact[] = [...(t.goal === null ? [] : [{ ...t.goal, count: 1 }]), ...t.statements].filter((s) => s.index > after);
+  return withBlocksOutside(facts, tail, cwd, (index) => index > after);
+}
+
+/** `facts` with what the branch's cut-off part (before Pi's root) said, wrote and committed, placed by #N. */
+export function withCutOff(facts: SessionFacts, cutOff: readonly FactsBlock[], cwd: string | undefined): SessionFacts {
+  const first = facts.range?.first ?? Number.POSITIVE_INFINITY;
+  return withBlocksOutside(facts, cutOff, cwd, (index) => index < first);
+}
+
+function withBlocksOutside(facts: SessionFacts, blocks: readonly FactsBlock[], cwd: string | undefined, outside: (index: number) => boolean): SessionFacts {
+  if (blocks.length === 0) return facts;
+  const acc = createFactsAccumulator(cwd === undefined ? {} : { cwd });
+  acc.add(blocks);
+  const t = acc.facts();
+  // Their first substantive message is their own "goal": here it is one more statement.
+  const said: UserStatementFact[] = [...(t.goal === null ? [] : [{ ...t.goal, count: 1 }]), ...t.statements].filter((s) => outside(s.index));
+  const statements = mergedStatements(facts, said);
+  const commits = [...facts.commits];
+  for (const c of t.commits) {
+    if (!outside(c.index) || commits.some((o) => o.hash.startsWith(c.hash) || c.hash.startsWith(o.hash))) continue;
+    commits.push(c);
+  }
+  const files = mergedFiles(facts.files, t.files.filter((f) => f.status !== "read" && outside(f.lastIndex)));
+  if (statements === facts.statements && commits.length === facts.commits.length && files === facts.files) return facts;
+  const byIndex = <T extends { readonly index: number }>(list: readonly T[]): T[] => [...list].sort((a, b) => a.index - b.index);
+  return { ...facts, statements: byIndex(statements), commits: byIndex(commits), files };
+}
+
+/** `files` with each written file of `written` added, or its entry raised from "read" to the written status. */
+function mergedFiles(files: readonly FileFact[], written: readonly FileFact[]): readonly FileFact[] {
+  if (written.length === 0) return files;
+  const out = [...files];
+  const at = new Map<string, number>();
+  out.forEach((f, i) => at.set(f.path, i));
+  let changed = false;
+  for (const w of written) {
+    const i = at.get(w.path);
+    const old = i === undefined ? undefined : out[i];
+    if (i === undefined || old === undefined) {
+      at.set(w.path, out.length);
+      out.push(w);
+      changed = true;
+    } else if (old.status === "read") {
+      out[i] = { ...old, status: w.status, ...(w.lastModifiedIndex === undefined ? {} : { lastModifiedIndex: w.lastModifiedIndex }) };
+      changed = true;
+    }
+  }
+  return changed ? out : files;
+}
+
+/**
+ * `facts` with statements said outside the blocks they were extracted from (extractors' `saidElsewhere`:
+ * messages a damaged line cut off Pi's branch, prompts kept only by an extension's entry), merged by the
+ * same rule as the tail's and placed by #N.
+ */
+export function withStatementsSaid(facts: SessionFacts, said: readonly UserStatement[]): SessionFacts {
+  if (said.length === 0) return facts;
+  const statements = mergedStatements(facts, said.map((s) => ({ ...s, count: 1 })));
+  return statements === facts.statements ? facts : { ...facts, statements: [...statements].sort((a, b) => a.index - b.index) };
+}
+
+/** `facts.statements` with `said` added: one entry per statementKey (a repeat adds to its count), the goal never repeated. */
+function mergedStatements(facts: SessionFacts, said: readonly UserStatementFact[]): readonly UserStatementFact[] {
   const statements = [...facts.statements];
   const byKey = new Map<string, number>();
   statements.forEach((s, i) => byKey.set(statementKey(s.text), i));
   const goalKey = facts.goal === null ? null : statementKey(facts.goal.text);
-  for (const s of said.sort((a, b) => a.index - b.index)) {
+  let changed = false;
+  for (const s of [...said].sort((a, b) => a.index - b.index)) {
     const key = statementKey(s.text);
     if (key === "" || key === goalKey) continue;
     const at = byKey.get(key);
     const old = at === undefined ? undefined : statements[at];
+    changed = true;
     if (at !== undefined && old !== undefined) {
       statements[at] = { ...old, count: old.count + s.count };
       continue;
@@ -30,10 +99,5 @@ export function withKeptTail(facts: SessionFacts, tail: readonly FactsBlock[], c
     byKey.set(key, statements.length);
     statements.push(s);
   }
-  const commits = [...facts.commits];
-  for (const c of t.commits) {
-    if (c.index <= after || commits.some((o) => o.hash.startsWith(c.hash) || c.hash.startsWith(o.hash))) continue;
-    commits.push(c);
-  }
-  return statements.length === facts.statements.length && commits.length === facts.commits.length ? facts : { ...facts, statements, commits };
+  return changed ? statements : facts.statements;
 }

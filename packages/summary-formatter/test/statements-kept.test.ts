@@ -77,6 +77,27 @@ describe("compaction keeps the user's statements", () => {
     expect(doc.commits.map((c) => c.hash)).toContain("9f8e7d6");
   });
 
+  it("names the files the kept tail writes, once, and raises a file read earlier to written", async () => {
+    const w = piWriter(tempDir());
+    w.user("make the retry budget configurable in src/retry.ts");
+    w.assistant([{ type: "toolCall", id: "r1", name: "read", arguments: { path: "src/retry.ts" } }]);
+    w.result("r1", "read", "export const RETRIES = 3;\n");
+    w.assistant([{ type: "text", text: "Read it." }]);
+    w.user("write the budget to config/retry.json and read it from there");
+    w.assistant([{ type: "toolCall", id: "w1", name: "write", arguments: { path: "config/retry.json", content: "{\"retries\": 3}\n" } }]);
+    w.result("w1", "write", "Successfully wrote 15 bytes to config/retry.json");
+    w.assistant([{ type: "toolCall", id: "e1", name: "edit", arguments: { path: "src/retry.ts", oldText: "3", newText: "load().retries" } }]);
+    w.result("e1", "edit", "Successfully replaced text in src/retry.ts.");
+    w.assistant([{ type: "text", text: "Done." }]);
+    const session = await readSession(w.file);
+    const r = compactSession(session, { now: NOW, keepTail: 6 });
+    const files = parseSummary(r.summary).files;
+    // The second turn is the kept tail: its files were not listed before.
+    expect(r.stats.keptMessages).toBeGreaterThan(0);
+    expect(files.filter((f) => f.path === "config/retry.json").map((f) => f.status)).toEqual(["created"]);
+    expect(files.filter((f) => f.path === "src/retry.ts").map((f) => f.status)).toEqual(["modified"]);
+  });
+
   it("carries the statements the summary has no room for in the digest, oldest first out", async () => {
     const w = piWriter(tempDir());
     w.user("build the report exporter; the output goes to reports/ as csv");

@@ -24,6 +24,7 @@ interface EvalCliOptions {
   budget?: string;
   json?: boolean;
   html?: string;
+  fragment?: boolean;
 }
 
 /** A file given to `eval` that was not scored, and why. */
@@ -99,6 +100,7 @@ export function registerEval(program: Command): void {
     .option("--rounds <N>", "also compact N times at growing cut points, each merging the previous summary, and score the last", "1")
     .option("--round-facts <window|lineage>", "window: each round extracts only what is new since the last cut (older facts survive only through the merge); lineage: the whole lineage each time", "window")
     .option("--budget <tokens>", "summary budget in tokens (default: the formatter's)")
+    .option("--fragment", "read files without a session header (fragments Pi refuses) as fragment-<sha256 prefix>, as facts and recall do")
     .option("--json", "print {sessions, skipped, truthUnused, floorsHeld}")
     .option("--html <file>", "also write a self-contained HTML report (SVG charts of retention per metric and per round, the summary, the misses), replaced atomically")
     .addHelpText(
@@ -120,7 +122,7 @@ Exit 0 floors held, 1 a floor not held, 2 usage or no session scored; skipped fi
       const sessions: { file: string; session: Session }[] = [];
       for (const file of files) {
         try {
-          sessions.push({ file, session: await readSessionForCli(file) });
+          sessions.push({ file, session: await readSessionForCli(file, { fragment: options.fragment === true }) });
         } catch (error) {
           skipped.push({ file, reason: reasonOf(error) });
         }

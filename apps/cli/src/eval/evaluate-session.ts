@@ -137,13 +137,16 @@ export function floorsOf(single: CompactionEval, recall: RecallTally, final: Com
   return { foundingRequest: a.founding && b.founding, commits: a.commits && b.commits, needlesViaRecall: recall.found === recall.n, truth: truth === null ? null : truth.floors.held };
 }
 
-/** The session as it stood when its lineage reached `entryIndex` (a byte prefix of the file, parsed). */
+/** The session as it stood when its lineage reached `lineageIndex` (a byte prefix of the file, parsed). */
 function prefixSession(session: Session, bytes: Uint8Array, lineageIndex: number): Session {
   const entry = session.lineage[lineageIndex];
   if (entry === undefined) return session;
   const end = entry.byteOffset + entry.byteLength;
   const text = `${Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(end, bytes.byteLength)).toString("utf8")}\n`;
-  return parseSessionText(text, session.path);
+  // A fragment (read with `fragment: true`) has no header line: its prefix gets the one made up for it,
+  // so the rounds read it as the same session (same id, same #N: a header has no blocks).
+  const header = session.header.fragment === true ? `${JSON.stringify(session.header.raw)}\n` : "";
+  return parseSessionText(header + text, session.path);
 }
 
 /**

@@ -1,0 +1,156 @@
+// What the user said outside the blocks of Pi's branch survives compaction: messages (and files written)
+// on the part of the branch a damaged line cut off, and a prompt kept only by an extension's custom entry (the assistant answered it, but no
+// user message was written). Neither is taken where the structure says otherwise: a message on an
+// abandoned branch, a custom field that does not repeat the user's messages, a field seen paired once.
+// Sessions are written by Pi's own SessionManager; the damage is the masking kind seen in real files (a
+// `\n` escape whose letter was overwritten, leaving a lone backslash).
+import { readFileSync, writeFileSync } from "node:fs";
+import { cutOffBlocks, saidElsewhere } from "@context-fold/extractors";
+import { readSession } from "@context-fold/ledger-reader";
+import { tempDir } from "@context-fold/test-support";
+import { compactSession } from "@context-fold/summary-formatter";
+import { describe, expect, it } from "vitest";
+import { piWriter, type PiWriter } from "./pi-session.js";
+
+const NOW = "2026-03-01T10:00:00.000Z";
+const BEFORE_BREAK = "The billing service lives in ~/work/ledgerly and its staging database is ledger-stage-3 on port 6543.";
+const FOUNDING = "Add pagination to the items endpoint and keep the response shape unchanged.";
+
+/** A statement before a tool result whose text has `\n@router`; the rest of the session after it. */
+function sessionWithStatementBeforeResult(dir: string): PiWriter {
+  const w = piWriter(dir);
+  w.user(BEFORE_BREAK);
+  w.assistant([{ type: "toolCall", id: "w0", name: "write", arguments: { path: "scripts/seed_staging.py", content: "print('seed')\n" } }]);
+  w.result("w0", "write", "Successfully wrote 14 bytes to scripts/seed_staging.py");
+  w.assistant([{ type: "toolCall", id: "r1", name: "read", arguments: { path: "app/items.py" } }]);
+  w.result("r1", "read", "from fastapi import APIRouter\nrouter = APIRouter()\n@router.get('/items')\ndef items():\n    return []\n");
+  w.assistant([{ type: "text", text: "The router has one endpoint." }]);
+  w.user(FOUNDING);
+  w.assistant([{ type: "toolCall", id: "e1", name: "edit", arguments: { path: "app/items.py", oldText: "return []", newText: "return page(items, 50)" } }]);
+  w.result("e1", "edit", "Successfully replaced text in app/items.py.");
+  for (let k = 0; k < 6; k++) {
+    w.user(`Run the pagination check number ${String(k)} against the staging copy.`);
+    w.assistant([{ type: "text", text: `Check ${String(k)} passed.` }]);
+  }
+  return w;
+}
+
+/** Breaks the line holding `needle` the way an e-mail masker does: `\n@router.get` becomes `\***@***.***`. */
+function maskLine(file: string, needle: string): void {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const at = lines.findIndex((l) => l.includes(needle));
+  expect(at).toBeGreaterThan(0);
+  lines[at] = (lines[at] ?? "").replace("n@router.get", "***@***.***");
+  writeFileSync(file, lines.join("\n"));
+}
+
+function keeps(r: { summary: string; digest: string }, text: string): boolean {
+  return `${r.summary}\n${r.digest}`.includes(text);
+}
+
+describe("user messages a damaged line cuts off Pi's branch", () => {
+  it("are statements of the summary, with their #N", async () => {
+    const w = sessionWithStatementBeforeResult(tempDir());
+    maskLine(w.file, "n@router.get");
+    const session = await readSession(w.file);
+    // Pi's branch starts after the break: the statement is not on it.
+    expect(session.damaged.some((d) => d.kind === "malformed")).toBe(true);
+    const first = session.blocks.find((b) => b.kind === "user");
+    expect(first?.text).toBe(BEFORE_BREAK);
+    expect(session.lineageIds.has(first?.entryId ?? "")).toBe(false);
+    // The recovered view reaches them across the damaged line: the cut-off part of the branch.
+    const cut = cutOffBlocks(session);
+    expect(cut[0]).toEqual(first);
+    expect(cut.every((b) => !session.lineageIds.has(b.entryId))).toBe(true);
+    expect(saidElsewhere(session)).toEqual([]);
+    const r = compactSession(session, { now: NOW, keepTail: 2 });
+    expect(keeps(r, BEFORE_BREAK)).toBe(true);
+    expect(r.summary).toContain(`${BEFORE_BREAK} (#${String(first?.index)})`);
+    // What was written there is named as well.
+    expect(r.summary).toContain("scripts/seed_staging.py");
+  });
+
+  it("without the damage nothing is cut off, and the statement is kept as before", async () => {
+    const w = sessionWithStatementBeforeResult(tempDir());
+    const session = await readSession(w.file);
+    expect(cutOffBlocks(session)).toEqual([]);
+    expect(keeps(compactSession(session, { now: NOW, keepTail: 2 }), BEFORE_BREAK)).toBe(true);
+  });
+
+  it("a message on a branch the user left is not taken", async () => {
+    const w = piWriter(tempDir());
+    w.user(FOUNDING);
+    w.assistant([{ type: "text", text: "Which page size?" }]);
+    const fork = w.sm.getLeafId() ?? "";
+    const abandoned = "Use cursor pagination keyed on the created_at column of the orders table.";
+    w.user(abandoned);
+    w.assistant([{ type: "text", text: "Cursor pagination it is." }]);
+    w.sm.branch(fork);
+    w.user("Fifty items per page, offset based.");
+    w.assistant([{ type: "text", text: "Offset pagination with 50 per page." }]);
+    w.user("Now add a test for the last page.");
+    w.assistant([{ type: "text", text: "Added." }]);
+    const session = await readSession(w.file);
+    expect(cutOffBlocks(session)).toEqual([]);
+    expect(keeps(compactSession(session, { now: NOW, keepTail: 1 }), abandoned)).toBe(false);
+  });
+});
+
+const TRACKER = "prompt-router";
+const route = (prompt: string): unknown => ({ version: 2, route: "direct", audit: { reason: "low risk", input: { preview: prompt } } });
+
+/** Two prompts recorded by a tracker entry then sent; a third recorded, a compaction, and its answer with no user message. */
+function sessionWithLostPrompt(dir: string, lost: string, data: (prompt: string) => unknown = route): PiWriter {
+  const w = piWriter(dir);
+  const said = ["Open the release checklist for version 4.2 and tick the changelog item.", "Bump the version   in package.json\n\nand tag it v4.2.0 once the build is green."];
+  w.sm.appendCustomEntry(TRACKER, data(said[0] ?? ""));
+  w.user(said[0] ?? "");
+  w.assistant([{ type: "toolCall", id: "b1", name: "bash", arguments: { command: "cat RELEASE.md" } }]);
+  w.result("b1", "bash", "- [ ] changelog\n- [ ] version bump");
+  w.assistant([{ type: "text", text: "Checklist opened." }]);
+  // The preview collapses whitespace, as a one-line preview does.
+  w.sm.appendCustomEntry(TRACKER, data(said[1]?.replace(/\s+/g, " ") ?? ""));
+  w.user(said[1] ?? "");
+  w.assistant([{ type: "toolCall", id: "b2", name: "bash", arguments: { command: "npm version 4.2.0" } }]);
+  w.result("b2", "bash", "v4.2.0");
+  w.assistant([{ type: "text", text: "Tagged v4.2.0." }]);
+  w.sm.appendCustomEntry(TRACKER, data(lost));
+  const leaf = w.sm.getLeafId();
+  w.sm.appendCompaction("## Goal\nRelease 4.2.\n## Progress\n- tagged v4.2.0", leaf, 5000);
+  w.assistant([{ type: "text", text: "Opening an issue for the screenshots of the release notes." }]);
+  w.assistant([{ type: "toolCall", id: "b3", name: "bash", arguments: { command: "gh issue create --title 'release notes screenshots'" } }]);
+  w.result("b3", "bash", "https://example.test/issues/9");
+  return w;
+}
+
+describe("a prompt kept only by an extension's custom entry", () => {
+  const LOST = "File an issue: the release notes need screenshots of the new settings page before Friday.";
+
+  it("is a statement when that entry's field repeated every user message it preceded", async () => {
+    const w = sessionWithLostPrompt(tempDir(), LOST);
+    const session = await readSession(w.file);
+    const said = saidElsewhere(session);
+    expect(said.map((s) => s.text)).toEqual([LOST]);
+    // Its pointer is the answer's first block: what recall opens to see what was done with it.
+    const answer = session.blocks.find((b) => b.text.startsWith("Opening an issue"));
+    expect(said[0]?.index).toBe(answer?.index);
+    expect(keeps(compactSession(session, { now: NOW, keepTail: 1 }), LOST)).toBe(true);
+  });
+
+  it("is not taken from a field that does not repeat the user's messages", async () => {
+    const w = sessionWithLostPrompt(tempDir(), LOST, (prompt) => ({ route: "direct", note: prompt.length > 60 ? "long prompt" : "short prompt", summary: LOST }));
+    const session = await readSession(w.file);
+    expect(saidElsewhere(session)).toEqual([]);
+  });
+
+  it("is not taken when the field was seen paired with a user message only once", async () => {
+    const w = piWriter(tempDir());
+    w.sm.appendCustomEntry(TRACKER, route("Open the release checklist for version 4.2."));
+    w.user("Open the release checklist for version 4.2.");
+    w.assistant([{ type: "text", text: "Opened." }]);
+    w.sm.appendCustomEntry(TRACKER, route(LOST));
+    w.assistant([{ type: "text", text: "Opening an issue." }]);
+    const session = await readSession(w.file);
+    expect(saidElsewhere(session)).toEqual([]);
+  });
+});
