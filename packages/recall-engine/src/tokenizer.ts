@@ -292,22 +292,21 @@ function emitPart(a: number, b: number, sink: TermRangeSink): void {
   }
 }
 
-const BY_SEGMENT = 1;
-const BY_DOT = 2;
-const BY_JOINER = 3;
-function splits(c: number, by: number): boolean {
-  if (c >= 128) return false;
-  const k = CLASS[c] as number;
-  return by === BY_SEGMENT ? (k & SEGMENT) !== 0 : by === BY_DOT ? c === 46 : (k & JOINER) !== 0;
-}
+/** What `emitPieces` splits at, as class bits: `/` `\` `@` `:`; `.` alone; every joiner. */
+const BY_SEGMENT = SEGMENT;
+const BY_DOT = DOT;
+const BY_JOINER = JOINER;
 
-/** Emits each piece of the run's `[from, to)` split by `by` (joiners trimmed off its ends). */
+/** Emits each piece of the run's `[from, to)` split at the chars of class `by` (joiners trimmed off its ends). */
 function emitPieces(from: number, to: number, by: number, sink: TermRangeSink): void {
   const text = runText;
   const base = runBase;
   let pieceStart = from;
   for (let k = from; k <= to; k++) {
-    if (k < to && !splits(text.charCodeAt(base + k), by)) continue;
+    if (k < to) {
+      const c = text.charCodeAt(base + k);
+      if (c >= 128 || ((CLASS[c] as number) & by) === 0) continue;
+    }
     let a = pieceStart;
     let b = k;
     while (a < b && isJoiner(text.charCodeAt(base + a))) a++;
