@@ -15,9 +15,16 @@ export interface ScoredDoc {
 }
 
 const K1 = 1.2;
-const B = 0.75;
-/** Long tool outputs would otherwise bury a rare identifier they hold: cap the length ratio. */
-const MAX_LENGTH_RATIO = 4;
+/**
+ * Length normalisation, near full: a pasted document or a whole file read back holds every common word
+ * of a question many times over, and without it outranks the short message stating the fact.
+ */
+const B = 0.9;
+/**
+ * The length ratio is capped so that a long tool output still surfaces a rare identifier only it holds
+ * (a block 16× the average length still scores an eighth of a short one's per term, not nothing).
+ */
+const MAX_LENGTH_RATIO = 16;
 /** Blocks whose text holds the whole multi-word query verbatim get this factor (checked on the top ones). */
 const VERBATIM_BOOST = 2;
 const VERBATIM_CHECKS = 50;

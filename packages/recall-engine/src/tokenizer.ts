@@ -16,6 +16,9 @@ const ATOM_SPLIT = 32;
 const NON_ASCII = 64;
 const DIGIT = 128;
 const LOWER = 256;
+/** `-` and `.`: a run holding both may have a segment whose `.` pieces keep a `-` (`drizzle-orm.config`). */
+const DASH = 512;
+const DOT = 1024;
 const CLASS = new Uint16Array(128);
 for (let c = 0; c < 128; c++) {
   let k = 0;
@@ -24,11 +27,24 @@ for (let c = 0; c < 128; c++) {
   if (c >= 97 && c <= 122) k |= LOWER;
   if (c >= 65 && c <= 90) k |= WORD | UPPER;
   if (c === 95 || c === 36) k |= WORD | ATOM_SPLIT;
-  if (c === 46 || c === 45) k |= JOINER;
+  if (c === 46 || c === 45) k |= JOINER | (c === 45 ? DASH : DOT);
   if (c === 47 || c === 92 || c === 64 || c === 58) k |= JOINER | SEGMENT;
   CLASS[c] = k;
 }
 const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
+/**
+ * The class of a UTF-16 code unit ≥ 128, memoised per code unit (1 + class; 0: not asked yet): the
+ * Unicode property test allocates a one-character string, and Korean or Japanese text asks it per char.
+ * Per code unit, as the test itself is (a lone surrogate is no letter).
+ */
+const NON_ASCII_CLASS = new Uint8Array(0x10000);
+function nonAsciiClass(text: string, i: number, c: number): number {
+  const memo = NON_ASCII_CLASS[c] as number;
+  if (memo !== 0) return memo - 1;
+  const k = NON_ASCII_WORD.test(text.charAt(i)) ? WORD | NON_ASCII : 0;
+  NON_ASCII_CLASS[c] = k + 1;
+  return k;
+}
 function isJoiner(c: number): boolean {
   return c < 128 && ((CLASS[c] as number) & JOINER) !== 0;
 }
@@ -137,7 +153,7 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
   let i = 0;
   while (i < n) {
     let c = text.charCodeAt(i);
-    let k = c < 128 ? (CLASS[c] as number) : NON_ASCII_WORD.test(text.charAt(i)) ? WORD | NON_ASCII : 0;
+    let k = c < 128 ? (CLASS[c] as number) : nonAsciiClass(text, i, c);
     if (k === 0) {
       i++;
       continue;
@@ -151,7 +167,7 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
       i++;
       if (i >= n) break;
       c = text.charCodeAt(i);
-      k = c < 128 ? (CLASS[c] as number) : NON_ASCII_WORD.test(text.charAt(i)) ? WORD | NON_ASCII : 0;
+      k = c < 128 ? (CLASS[c] as number) : nonAsciiClass(text, i, c);
       if (k === 0) break;
     }
     const ascii = (kinds & NON_ASCII) === 0;
@@ -177,10 +193,12 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
     if (s === e) continue;
     runs++;
     if (!ascii) {
-      compoundTerms(text, s, e, sink, null, 0);
+      compoundTerms(text, s, e, sink, null, 0, -1);
       continue;
     }
-    compoundTerms(text, s, e, sink, text, s === start && e === i ? h : termHash(text, s, e));
+    // Untrimmed, the run's classes are known already (its splits need no second pass).
+    if (s === start && e === i) compoundTerms(text, s, e, sink, text, h, kinds);
+    else compoundTerms(text, s, e, sink, text, termHash(text, s, e), -1);
   }
   return runs;
 }
@@ -274,22 +292,21 @@ function emitPart(a: number, b: number, sink: TermRangeSink): void {
   }
 }
 
-const BY_SEGMENT = 1;
-const BY_DOT = 2;
-const BY_JOINER = 3;
-function splits(c: number, by: number): boolean {
-  if (c >= 128) return false;
-  const k = CLASS[c] as number;
-  return by === BY_SEGMENT ? (k & SEGMENT) !== 0 : by === BY_DOT ? c === 46 : (k & JOINER) !== 0;
-}
+/** What `emitPieces` splits at, as class bits: `/` `\` `@` `:`; `.` alone; every joiner. */
+const BY_SEGMENT = SEGMENT;
+const BY_DOT = DOT;
+const BY_JOINER = JOINER;
 
-/** Emits each piece of the run's `[from, to)` split by `by` (joiners trimmed off its ends). */
+/** Emits each piece of the run's `[from, to)` split at the chars of class `by` (joiners trimmed off its ends). */
 function emitPieces(from: number, to: number, by: number, sink: TermRangeSink): void {
   const text = runText;
   const base = runBase;
   let pieceStart = from;
   for (let k = from; k <= to; k++) {
-    if (k < to && !splits(text.charCodeAt(base + k), by)) continue;
+    if (k < to) {
+      const c = text.charCodeAt(base + k);
+      if (c >= 128 || ((CLASS[c] as number) & by) === 0) continue;
+    }
     let a = pieceStart;
     let b = k;
     while (a < b && isJoiner(text.charCodeAt(base + a))) a++;
@@ -311,11 +328,14 @@ export function emitCompound(raw: string, sink: TermSink): void {
   for (let k = 0; k < raw.length; k++) if (raw.charCodeAt(k) >= 128) ascii = false;
   compoundTerms(raw, 0, raw.length, (src, a, b, _hash, whole) => {
     sink(termText(src, a, b), whole);
-  }, ascii ? raw : null, ascii ? termHash(raw) : 0);
+  }, ascii ? raw : null, ascii ? termHash(raw) : 0, -1);
 }
 
-/** `asciiText` is `text` when the run is ASCII (terms are its own ranges), with the run's hash. */
-function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, asciiText: string | null, asciiHash: number): void {
+/**
+ * `asciiText` is `text` when the run is ASCII (terms are its own ranges), with the run's hash;
+ * `knownKinds` the union of an ASCII run's char classes when the caller has it, else -1.
+ */
+function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, asciiText: string | null, asciiHash: number, knownKinds: number): void {
   const n = e - s;
   runText = text;
   runBase = s;
@@ -332,13 +352,15 @@ function compoundTerms(text: string, s: number, e: number, sink: TermRangeSink, 
     emitOnce(whole, 0, whole.length, termHash(whole), sink, true);
   }
   const long = n > MAX_PART_SPLIT;
-  // One pass for which splits apply.
-  let kinds = 0;
+  // One pass for which splits apply, unless the classes are known and rule out a dashed dotted segment.
+  let kinds = knownKinds;
   let dashedDotSegment = false;
   let segDash = false;
   let segDot = false;
   let cjk = false;
-  for (let k = 0; k <= n; k++) {
+  const scan = knownKinds < 0 || (knownKinds & (DASH | DOT)) === (DASH | DOT);
+  if (scan) kinds = 0;
+  for (let k = 0; scan && k <= n; k++) {
     const c = k < n ? text.charCodeAt(s + k) : 47;
     const cls = c < 128 ? (CLASS[c] as number) : 0;
     if (c >= 128 && isCjk(c)) cjk = true;

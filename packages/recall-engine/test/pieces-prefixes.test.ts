@@ -81,6 +81,15 @@ describe("prefixes and pieces", () => {
     // An opaque id is not cut at each letter/digit boundary.
     expect(terms("4b1e9d07")).toEqual(["4b1e9d07"]);
   });
+  it("classes non-ASCII characters the same on every sighting (memoised per code unit)", () => {
+    // Twice each: the second pass reads the memo the first filled. A lone surrogate is no letter;
+    // a letter after a dash keeps the run's split rules (the run's classes are known from the scan).
+    for (let k = 0; k < 2; k++) {
+      expect(terms("café 잔량 \ud800x ×y")).toEqual(["café", "잔량", "x", "y"]);
+      expect(terms("my-pkg.config.ts")).toEqual(["my-pkg.config.ts", "my-pkg", "config", "ts", "my", "pkg"]);
+      expect(terms("a.b-c/d")).toEqual(["a.b-c/d", "a.b-c", "d", "a", "b-c", "b", "c"]);
+    }
+  });
   it("stays linear on a long unspaced CJK paragraph and a blob of slashes", { timeout: LINEAR_TIME_MS }, () => {
     const started = Date.now();
     terms("漢".repeat(200_000));
