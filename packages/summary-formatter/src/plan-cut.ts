@@ -50,13 +50,17 @@ export function planCut(session: Session, options: { keepTail?: KeepTail; blockB
   if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
     throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
   const lineage = lineageBlocks(session);
+  const context = contextView(session);
+  // Only the context's entries are sized: a compacted session's lineage is mostly before its summary.
+  const inContext = new Set<string>();
+  for (const item of context) inContext.add(item.entry.id);
   const blocksByEntry = new Map<string, Block[]>();
   for (const b of lineage) {
+    if (!inContext.has(b.entryId)) continue;
     const list = blocksByEntry.get(b.entryId);
     if (list === undefined) blocksByEntry.set(b.entryId, [b]);
     else list.push(b);
   }
-  const context = contextView(session);
   const bytes = context.map((item) => itemBytes(item, blocksByEntry, options.blockBytes));
   const total = bytes.reduce((s, b) => s + b, 0);
   // Candidates: context messages other than the previous compaction summary.
@@ -112,11 +116,17 @@ export function planCut(session: Session, options: { keepTail?: KeepTail; blockB
   const summarizedIds = new Set(cand.slice(0, cut).map((k) => context[k]?.entry.id ?? ""));
   const keptIds = new Set(cand.slice(cut).map((k) => context[k]?.entry.id ?? ""));
   const kept = tailBytes(cut);
-  const lineageBefore: Block[] = [];
-  for (const b of lineage) {
-    if (b.entryPosition >= firstKept.position) break;
-    lineageBefore.push(b);
-  }
+  // Made when asked: only a caller extracting facts afresh reads it (the extension's are accumulated).
+  let lineageBefore: Block[] | undefined;
+  const before = (): Block[] => {
+    if (lineageBefore !== undefined) return lineageBefore;
+    lineageBefore = [];
+    for (const b of lineage) {
+      if (b.entryPosition >= firstKept.position) break;
+      lineageBefore.push(b);
+    }
+    return lineageBefore;
+  };
   return {
     firstKeptEntryId: firstKept.id,
     tokensBefore: tokensOfBytes(total),
@@ -125,7 +135,9 @@ export function planCut(session: Session, options: { keepTail?: KeepTail; blockB
     keptMessages: cand.length - cut,
     summarizedBlocks: lineage.filter((b) => summarizedIds.has(b.entryId)),
     keptBlocks: lineage.filter((b) => keptIds.has(b.entryId)),
-    lineageBefore,
+    get lineageBefore() {
+      return before();
+    },
     splitTurn,
   };
 }
