@@ -59,6 +59,7 @@ export {
   statementKey,
   textWeight,
 } from "./facts/user-text.js";
+export { memoizeText } from "./text-memo.js";
 export { hexLiterals, hexTokens, isCommitHash } from "./artifacts/hex-constants.js";
 export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from "./symbols/extract-symbols.js";
 // --- end summary facts and durable artifacts ---

@@ -5,7 +5,7 @@
 import type { DurableArtifacts, ErrorLedgerEntry, HexConstant, UserStatement, UserStatementFact, WorkingCommand } from "@context-fold/extractors";
 import { SummaryError } from "./errors.js";
 import { statementLine } from "./statement-line.js";
-import { omissionLine, oneLine, pushAll, verbatimLines } from "./summary-syntax.js";
+import { omissionLine, oneLine, verbatimLines } from "./summary-syntax.js";
 import { estimateTokens, utf8Bytes, utf8Head } from "./tokens.js";
 
 export const DEFAULT_DIGEST_BUDGET = 1500;
@@ -54,34 +54,43 @@ function accounting(s: State): { line: string; bytes: number } {
   };
 }
 
-function render(s: State): string {
+/** Each item's rendered line, made once per digest: trimming re-renders the digest many times. */
+type LineCache = Map<object, string>;
+
+function lineOnce(cache: LineCache, item: object, make: () => string): string {
+  let line = cache.get(item);
+  if (line === undefined) cache.set(item, (line = make()));
+  return line;
+}
+
+function render(s: State, cache: LineCache): string {
   const out: string[] = ["[Durable Artifacts]"];
   const omit = (count: number, what: string, recall: string): void => {
     if (count > 0) out.push(omissionLine({ count, what, recall }));
   };
   if (s.prompts.length > 0 || s.omitted.initialPrompts > 0) {
     out.push("Initial prompt(s), verbatim:");
-    for (const p of s.prompts) pushAll(out, verbatimLines("", p.text, p.index));
+    for (const p of s.prompts) out.push(lineOnce(cache, p, () => verbatimLines("", p.text, p.index).join("\n")));
     omit(s.omitted.initialPrompts, "more initial prompts", "user messages");
   }
   if (s.corrections.length > 0 || s.omitted.corrections > 0) {
     out.push("Corrections, verbatim:");
-    for (const c of s.corrections) pushAll(out, verbatimLines("", c.text, c.index));
+    for (const c of s.corrections) out.push(lineOnce(cache, c, () => verbatimLines("", c.text, c.index).join("\n")));
     omit(s.omitted.corrections, "more corrections", "user messages");
   }
   if (s.statements.length > 0 || s.omitted.statements > 0) {
     out.push("User statements the summary had no room for:");
-    for (const u of s.statements) out.push(`- ${u.count > 1 ? `(${String(u.count)}×) ` : ""}${statementLine(u.text)} (#${String(u.index)})`);
+    for (const u of s.statements) out.push(lineOnce(cache, u, () => `- ${u.count > 1 ? `(${String(u.count)}×) ` : ""}${statementLine(u.text)} (#${String(u.index)})`));
     omit(s.omitted.statements, "more user statements", "user messages");
   }
   if (s.errors.length > 0 || s.omitted.errorLedger > 0) {
     out.push("Error ledger:");
-    for (const e of s.errors) out.push(`- [${e.resolved ? "RESOLVED" : e.severity}] [${e.source}] ${oneLine(e.text, 300)} (#${String(e.index)})`);
+    for (const e of s.errors) out.push(lineOnce(cache, e, () => `- [${e.resolved ? "RESOLVED" : e.severity}] [${e.source}] ${oneLine(e.text, 300)} (#${String(e.index)})`));
     omit(s.omitted.errorLedger, "more errors", "errors");
   }
   if (s.commands.length > 0 || s.omitted.workingCommands > 0) {
     out.push("Working commands:");
-    for (const w of s.commands) out.push(`- \`${oneLine(w.command, 200)}\` (failed #${String(w.failedIndex)}, worked #${String(w.succeededIndex)})`);
+    for (const w of s.commands) out.push(lineOnce(cache, w, () => `- \`${oneLine(w.command, 200)}\` (failed #${String(w.failedIndex)}, worked #${String(w.succeededIndex)})`));
     omit(s.omitted.workingCommands, "more working commands", "commands");
   }
   if (s.hex.length > 0 || s.omitted.hexConstants > 0) {
@@ -133,7 +142,8 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
     clipped: [],
   };
   const limit = budget * 4;
-  const size = (): number => utf8Bytes(render(s));
+  const cache: LineCache = new Map();
+  const size = (): number => utf8Bytes(render(s, cache));
   // Lowest priority first; each takes items off one end of its list (corrections: oldest first).
   const cost = (text: string): number => utf8Bytes(text) + 16;
   const steps: (() => boolean)[] = [
@@ -178,7 +188,7 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
     s.clipped.push(p.index);
     current = size();
   }
-  const text = render(s);
+  const text = render(s, cache);
   const acc = accounting(s);
   return {
     text,

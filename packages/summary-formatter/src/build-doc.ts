@@ -1,6 +1,6 @@
 // Facts and artifacts (from @context-fold/extractors) to a SummaryDoc, before merging and budgeting:
 // one-line fields flattened, symbol names and anchor items filtered to what the line grammar can carry.
-import { statementKey, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
+import { memoizeText, statementKey, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
 import type { CatalogFile, FileItem, FooterDoc, LineItem, OutstandingDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
 import { statementLine } from "./statement-line.js";
 import { flat, oneLine } from "./summary-syntax.js";
@@ -13,7 +13,8 @@ export const SYMBOLS_PER_FILE = 8;
 const SYMBOL_OK = /^[^\s,()]+$/;
 const STATUS_RANK = { modified: 0, created: 1, read: 2 } as const;
 
-const line = (text: string): string => oneLine(text, LINE_MAX);
+/** Remembered per text: each compaction of a session renders mostly the same items again. */
+const line = memoizeText((text) => oneLine(text, LINE_MAX));
 const listable = (s: string): boolean => s !== "" && !s.includes(", ") && !s.includes("\n");
 
 /**

@@ -13,7 +13,7 @@ import { foreignDoc } from "./foreign-summary.js";
 import { mergeSummaries } from "./merge-summaries.js";
 import { parseOwnSummary } from "./parse-summary.js";
 import { type BlockBytes, type KeepTail, planCut } from "./plan-cut.js";
-import { renderBrackets, renderBracketsBody } from "./render-brackets.js";
+import { bracketsBytes, renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
 import { withCutOff, withKeptTail, withStatementsSaid } from "./kept-tail.js";
@@ -159,7 +159,7 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
       : mergeSummaries(base, fresh, covers ? { nextCoversPrevious: true } : { window: windowActivity(input.blocks, input.facts.files), previousGoalFirst: foreign > 0 });
   const render = format === "pi" ? renderPiLayout : renderBrackets;
   const body = format === "pi" ? renderPiBody : renderBracketsBody;
-  const { doc: fitted, report } = fitToBudget({ ...merged, footer }, render, budget);
+  const { doc: fitted, report } = fitToBudget({ ...merged, footer }, render, budget, format === "pi" ? undefined : bracketsBytes);
   const doc: SummaryDoc = { ...fitted, footer: { ...fitted.footer, summaryTokens: estimateTokens(body(fitted)) } };
   const text = render(doc);
   const estimatedTokens = estimateTokens(text);

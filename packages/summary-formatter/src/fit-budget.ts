@@ -362,24 +362,43 @@ const sum = (xs: readonly string[]): number => xs.reduce((n, x) => n + lineCost(
  */
 export const SECTION_SHARES = { brief: 0.25, previous: 0.25, outstanding: 0.15, earlierTurns: 0.1, typeCatalog: 0.08, statements: 0.3 } as const;
 
+/** Sums of line costs by the list they were taken of: a step keeps the lists it does not trim. */
+const sums = new WeakMap<readonly unknown[], number>();
+
+function sumOf<T>(items: readonly T[], text: (item: T) => number): number {
+  let n = sums.get(items);
+  if (n === undefined) {
+    n = 0;
+    for (const item of items) n += text(item);
+    sums.set(items, n);
+  }
+  return n;
+}
+
 const SHARED: [number, (d: SummaryDoc) => number, number][] = [
-  [SECTION_SHARES.brief, (d) => sum(d.brief), 8],
-  [SECTION_SHARES.previous, (d) => d.previous.reduce((n, p) => n + sum(p.lines), 0), 3],
-  [SECTION_SHARES.outstanding, (d) => sum(d.outstanding.map((o) => o.text)), 4],
-  [SECTION_SHARES.earlierTurns, (d) => sum(d.earlierTurns.map((t) => t.text)), 9],
-  [SECTION_SHARES.typeCatalog, (d) => d.typeCatalog.reduce((n, c) => n + sum(c.lines) + lineCost(c.path), 0), 1],
-  [SECTION_SHARES.statements, (d) => sum(d.statements.map((s) => s.text)), 12],
+  [SECTION_SHARES.brief, (d) => sumOf(d.brief, lineCost), 8],
+  [SECTION_SHARES.previous, (d) => sumOf(d.previous, (p) => sum(p.lines)), 3],
+  [SECTION_SHARES.outstanding, (d) => sumOf(d.outstanding, (o) => lineCost(o.text)), 4],
+  [SECTION_SHARES.earlierTurns, (d) => sumOf(d.earlierTurns, (t) => lineCost(t.text)), 9],
+  [SECTION_SHARES.typeCatalog, (d) => sumOf(d.typeCatalog, (c) => sum(c.lines) + lineCost(c.path)), 1],
+  [SECTION_SHARES.statements, (d) => sumOf(d.statements, (s) => lineCost(s.text)), 12],
 ];
 
 /**
  * Trims `doc` until `render(doc)` is at most `budgetTokens` (ceil(bytes / 4)). The footer's token
- * figures are filled in by the caller afterwards; FOOTER_SLACK covers their digits.
+ * figures are filled in by the caller afterwards; FOOTER_SLACK covers their digits. `measure` is
+ * `render`'s UTF-8 size (a renderer that can size a doc without rendering it whole passes its own).
  */
-export function fitToBudget(doc: SummaryDoc, render: Render, budgetTokens: number): { doc: SummaryDoc; report: FitReport } {
+export function fitToBudget(
+  doc: SummaryDoc,
+  render: Render,
+  budgetTokens: number,
+  measure: (doc: SummaryDoc) => number = (d) => utf8Bytes(render(d)),
+): { doc: SummaryDoc; report: FitReport } {
   const limit = budgetTokens * 4 - FOOTER_SLACK;
   const verbatim = clipVerbatimItems(applyCaps(doc), Math.floor((budgetTokens * 4) / 2));
   let d = verbatim.doc;
-  let size = utf8Bytes(render(d));
+  let size = measure(d);
   if (size > limit) {
     for (const [share, measure, stepAt] of SHARED) {
       const step = STEPS[stepAt];
@@ -391,14 +410,14 @@ export function fitToBudget(doc: SummaryDoc, render: Render, budgetTokens: numbe
         d = next;
       }
     }
-    size = utf8Bytes(render(d));
+    size = measure(d);
   }
   for (const step of STEPS) {
     while (size > limit) {
       const next = step(d, size - limit);
       if (next === null) break;
       d = next;
-      size = utf8Bytes(render(d));
+      size = measure(d);
     }
     if (size <= limit) break;
   }

@@ -2,7 +2,7 @@
 // result, never at a tool result), keeping the last user turn and its in-flight work, and splitting a
 // single long turn so a tail always remains for the agent to continue from. Returns what Pi's
 // `session_before_compact` hook expects (`firstKeptEntryId`, `tokensBefore`).
-import { type Block, type ContextItem, contextView, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { type Block, contextView, lineageBlocks, type Session } from "@context-fold/ledger-reader";
 import { SummaryError } from "./errors.js";
 import { tokensOfBytes, utf8Bytes } from "./tokens.js";
 
@@ -38,26 +38,24 @@ export type BlockBytes = readonly (number | undefined)[];
 
 const CUT_ROLES = new Set(["user", "assistant", "bashExecution", "custom", "branchSummary"]);
 
-function itemBytes(item: ContextItem, blocksByEntry: ReadonlyMap<string, Block[]>, known: BlockBytes | undefined): number {
-  let bytes = 0;
-  for (const b of blocksByEntry.get(item.entry.id) ?? []) bytes += known?.[b.index] ?? utf8Bytes(b.text);
-  return bytes;
-}
-
 /** The cut of `session`'s active lineage. Throws SummaryError NOTHING_TO_COMPACT when nothing can be summarized. */
 export function planCut(session: Session, options: { keepTail?: KeepTail; blockBytes?: BlockBytes } = {}): CutPlan {
   const keepTail = options.keepTail ?? "auto";
   if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
     throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
   const lineage = lineageBlocks(session);
-  const blocksByEntry = new Map<string, Block[]>();
-  for (const b of lineage) {
-    const list = blocksByEntry.get(b.entryId);
-    if (list === undefined) blocksByEntry.set(b.entryId, [b]);
-    else list.push(b);
-  }
   const context = contextView(session);
-  const bytes = context.map((item) => itemBytes(item, blocksByEntry, options.blockBytes));
+  // Only the context's entries are sized: a compacted session's lineage is mostly before its summary.
+  const inContext = new Set<string>();
+  for (const item of context) inContext.add(item.entry.id);
+  // UTF-8 bytes per context entry: the sizes kept as blocks were fed (`blockBytes`), holes measured here.
+  const known = options.blockBytes;
+  const entryBytes = new Map<string, number>();
+  for (const b of lineage) {
+    if (!inContext.has(b.entryId)) continue;
+    entryBytes.set(b.entryId, (entryBytes.get(b.entryId) ?? 0) + (known?.[b.index] ?? utf8Bytes(b.text)));
+  }
+  const bytes = context.map((item) => entryBytes.get(item.entry.id) ?? 0);
   const total = bytes.reduce((s, b) => s + b, 0);
   // Candidates: context messages other than the previous compaction summary.
   const cand: number[] = [];
@@ -112,11 +110,17 @@ export function planCut(session: Session, options: { keepTail?: KeepTail; blockB
   const summarizedIds = new Set(cand.slice(0, cut).map((k) => context[k]?.entry.id ?? ""));
   const keptIds = new Set(cand.slice(cut).map((k) => context[k]?.entry.id ?? ""));
   const kept = tailBytes(cut);
-  const lineageBefore: Block[] = [];
-  for (const b of lineage) {
-    if (b.entryPosition >= firstKept.position) break;
-    lineageBefore.push(b);
-  }
+  // Made when asked: only a caller extracting facts afresh reads it (the extension's are accumulated).
+  let lineageBefore: Block[] | undefined;
+  const before = (): Block[] => {
+    if (lineageBefore !== undefined) return lineageBefore;
+    lineageBefore = [];
+    for (const b of lineage) {
+      if (b.entryPosition >= firstKept.position) break;
+      lineageBefore.push(b);
+    }
+    return lineageBefore;
+  };
   return {
     firstKeptEntryId: firstKept.id,
     tokensBefore: tokensOfBytes(total),
@@ -125,7 +129,9 @@ export function planCut(session: Session, options: { keepTail?: KeepTail; blockB
     keptMessages: cand.length - cut,
     summarizedBlocks: lineage.filter((b) => summarizedIds.has(b.entryId)),
     keptBlocks: lineage.filter((b) => keptIds.has(b.entryId)),
-    lineageBefore,
+    get lineageBefore() {
+      return before();
+    },
     splitTurn,
   };
 }

@@ -18,94 +18,171 @@ import {
   refText,
   verbatimLines,
 } from "./summary-syntax.js";
+import { utf8Bytes } from "./tokens.js";
 
 function withOmissions(lines: string[], ...omissions: (Omission | null)[]): string[] {
   for (const o of omissions) if (o !== null) lines.push(omissionLine(o));
   return lines;
 }
 
-/** The section bodies in render order, keyed by section title (empty bodies included). */
-export function bracketSections(doc: SummaryDoc): [string, string[]][] {
+type SectionBuild = (doc: SummaryDoc) => string[];
+
+/**
+ * One section of the layout: its title, what its lines are made of (`deps`: the doc's fields it reads,
+ * compared by identity) and how they are made.
+ */
+interface SectionPart {
+  readonly title: string;
+  readonly deps: (doc: SummaryDoc) => readonly unknown[];
+  readonly build: SectionBuild;
+}
+
+function goalLines(doc: SummaryDoc): string[] {
   const goal: string[] = [];
   if (doc.goal !== null) pushAll(goal, verbatimLines(TAG_FOUNDING, doc.goal.text, doc.goal.index));
   for (const s of doc.scopeChanges) goal.push(`- ${TAG_SCOPE}${s.text} ${refText(s.index)}`);
-  withOmissions(goal, doc.scopeOmitted);
+  return withOmissions(goal, doc.scopeOmitted);
+}
 
+function preferenceLines(doc: SummaryDoc): string[] {
   const prefs: string[] = [];
   for (const p of doc.preferences) prefs.push(`- ${TAG_PREFERENCE}${p.text} ${refText(p.index)}`);
   for (const c of doc.corrections) pushAll(prefs, verbatimLines(TAG_CORRECTION, c.text, c.index));
-  withOmissions(prefs, doc.correctionsOmitted);
+  return withOmissions(prefs, doc.correctionsOmitted);
+}
 
-  const statements = withOmissions(
-    doc.statements.map((s) => `- ${statementTag(s.count)}${s.text} ${refText(s.index)}`),
-    doc.statementsOmitted,
-  );
-
+function fileLines(doc: SummaryDoc): string[] {
   const files = doc.files.map((f) => {
     const symbols = f.symbols.length > 0 ? ` (${f.symbols.join(", ")})` : f.path.endsWith(")") ? " ()" : "";
     return `- ${STATUS_LABEL[f.status]}: ${f.path}${symbols} ${refText(f.index)}`;
   });
-  withOmissions(files, ...doc.filesOmitted);
+  return withOmissions(files, ...doc.filesOmitted);
+}
 
-  const commits = withOmissions(
-    doc.commits.map((c) => `- ${c.hash}: ${c.subject} ${refText(c.index)}`),
-    doc.commitsOmitted,
-  );
-
+function anchorLines(doc: SummaryDoc): string[] {
   const anchors: string[] = [];
   if (doc.anchors.commits.length > 0) anchors.push(`- commits: ${doc.anchors.commits.join(", ")}`);
   if (doc.anchors.errors.length > 0) anchors.push(`- errors: ${doc.anchors.errors.join(", ")}`);
   if (doc.anchors.files.length > 0) anchors.push(`- files: ${doc.anchors.files.join(", ")}`);
+  return anchors;
+}
 
+function previousLines(doc: SummaryDoc): string[] {
   const previous: string[] = [];
   for (const p of doc.previous) {
     previous.push(p.index === null ? `- from ${p.label}:` : `- from ${p.label} ${refText(p.index)}:`);
     for (const line of p.lines) previous.push(`${CONTINUATION}${line}`);
   }
+  return previous;
+}
 
+function catalogLines(doc: SummaryDoc): string[] {
   const catalog: string[] = [];
   for (const c of doc.typeCatalog) {
     catalog.push(`- ${c.path} [${c.status}]:`);
     for (const line of c.lines) catalog.push(`${CONTINUATION}${line}`);
   }
-  withOmissions(catalog, doc.typeCatalogOmitted);
+  return withOmissions(catalog, doc.typeCatalogOmitted);
+}
 
-  const outstanding = withOmissions(
+function outstandingLines(doc: SummaryDoc): string[] {
+  return withOmissions(
     doc.outstanding.map((o) => {
       const ref = o.resolvedIndex !== undefined ? `(#${String(o.index)} → #${String(o.resolvedIndex)})` : refText(o.index);
       return `- [${o.tag}] [${o.label}] ${o.text} ${ref}`;
     }),
     doc.outstandingOmitted,
   );
+}
 
-  const turns = withOmissions(
-    doc.earlierTurns.map((t) => `- ${t.text} ${refText(t.index)}`),
-    doc.earlierTurnsOmitted,
-  );
-
+function statusLines(doc: SummaryDoc): string[] {
   const status: string[] = [];
   if (doc.status.focus !== null) status.push(`- Working on: ${doc.status.focus.text} ${refText(doc.status.focus.index)}`);
   if (doc.status.lastAction !== null) status.push(`- Last action: ${doc.status.lastAction.text} ${refText(doc.status.lastAction.index)}`);
   for (const n of doc.status.next) status.push(`- Next: ${n}`);
+  return status;
+}
 
+function briefSectionLines(doc: SummaryDoc): string[] {
   const brief: string[] = [];
   if (doc.briefOmitted !== null) brief.push(omissionLine(doc.briefOmitted));
   pushAll(brief, doc.brief);
+  return brief;
+}
 
-  return [
-    [SECTION.goal, goal],
-    [SECTION.preferences, prefs],
-    [SECTION.statements, statements],
-    [SECTION.files, files],
-    [SECTION.commits, commits],
-    [SECTION.anchors, anchors],
-    [SECTION.previous, previous],
-    [SECTION.typeCatalog, catalog],
-    [SECTION.outstanding, outstanding],
-    [SECTION.earlierTurns, turns],
-    [SECTION.status, status],
-    [SECTION.brief, brief],
-  ];
+/** The layout's sections in render order. */
+const SECTIONS: readonly SectionPart[] = [
+  { title: SECTION.goal, deps: (d) => [d.goal, d.scopeChanges, d.scopeOmitted], build: goalLines },
+  { title: SECTION.preferences, deps: (d) => [d.preferences, d.corrections, d.correctionsOmitted], build: preferenceLines },
+  {
+    title: SECTION.statements,
+    deps: (d) => [d.statements, d.statementsOmitted],
+    build: (d) => withOmissions(d.statements.map((s) => `- ${statementTag(s.count)}${s.text} ${refText(s.index)}`), d.statementsOmitted),
+  },
+  { title: SECTION.files, deps: (d) => [d.files, d.filesOmitted], build: fileLines },
+  {
+    title: SECTION.commits,
+    deps: (d) => [d.commits, d.commitsOmitted],
+    build: (d) => withOmissions(d.commits.map((c) => `- ${c.hash}: ${c.subject} ${refText(c.index)}`), d.commitsOmitted),
+  },
+  { title: SECTION.anchors, deps: (d) => [d.anchors], build: anchorLines },
+  { title: SECTION.previous, deps: (d) => [d.previous], build: previousLines },
+  { title: SECTION.typeCatalog, deps: (d) => [d.typeCatalog, d.typeCatalogOmitted], build: catalogLines },
+  { title: SECTION.outstanding, deps: (d) => [d.outstanding, d.outstandingOmitted], build: outstandingLines },
+  {
+    title: SECTION.earlierTurns,
+    deps: (d) => [d.earlierTurns, d.earlierTurnsOmitted],
+    build: (d) => withOmissions(d.earlierTurns.map((t) => `- ${t.text} ${refText(t.index)}`), d.earlierTurnsOmitted),
+  },
+  { title: SECTION.status, deps: (d) => [d.status], build: statusLines },
+  { title: SECTION.brief, deps: (d) => [d.brief, d.briefOmitted], build: briefSectionLines },
+];
+
+/** The section bodies in render order, keyed by section title (empty bodies included). */
+export function bracketSections(doc: SummaryDoc): [string, string[]][] {
+  return SECTIONS.map((s) => [s.title, s.build(doc)]);
+}
+
+/** A section's rendered size, remembered with the fields it was made of. */
+interface SectionSize {
+  readonly deps: readonly unknown[];
+  /** UTF-8 bytes of `\n\n[title]\n` and the lines joined; 0 for an empty section (left out). */
+  readonly bytes: number;
+}
+
+/**
+ * Per section, sizes keyed by the first field it reads. Trimming a summary to its budget renders it
+ * after every step, and a step replaces one or two fields (a new array) and keeps the others: only the
+ * sections whose fields changed are made again. Docs are never mutated once built (every step copies).
+ */
+const sectionSizes: readonly WeakMap<object, SectionSize>[] = SECTIONS.map(() => new WeakMap());
+
+const sameDeps = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+function sectionBytes(at: number, doc: SummaryDoc): number {
+  const part = SECTIONS[at];
+  const cache = sectionSizes[at];
+  if (part === undefined || cache === undefined) return 0;
+  const deps = part.deps(doc);
+  const key = deps.find((d): d is object => typeof d === "object" && d !== null);
+  const held = key === undefined ? undefined : cache.get(key);
+  if (held !== undefined && sameDeps(held.deps, deps)) return held.bytes;
+  const lines = part.build(doc);
+  const bytes = lines.length === 0 ? 0 : utf8Bytes(`\n\n[${part.title}]\n${lines.join("\n")}`);
+  if (key !== undefined) cache.set(key, { deps, bytes });
+  return bytes;
+}
+
+/** `utf8Bytes(renderBracketsBody(doc))`, made again only for the sections that changed since last asked. */
+export function bracketsBodyBytes(doc: SummaryDoc): number {
+  let bytes = utf8Bytes(SUMMARY_MARKER);
+  for (let at = 0; at < SECTIONS.length; at++) bytes += sectionBytes(at, doc);
+  return bytes;
+}
+
+/** `utf8Bytes(renderBrackets(doc))`, see `bracketsBodyBytes`. */
+export function bracketsBytes(doc: SummaryDoc): number {
+  return bracketsBodyBytes(doc) + utf8Bytes(`\n\n${renderFooter(doc.footer)}\n`);
 }
 
 export function ratioText(windowTokens: number, summaryTokens: number): string {

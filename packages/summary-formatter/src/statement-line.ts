@@ -3,6 +3,7 @@
 // then list items) goes first, each run marked "[…]", and what is still too long keeps its opening and,
 // at twice that length, its closing — people state the ask around what they paste, and often last
 // ("<log> … is this true for hooks as well? then we should document it").
+import { memoizeText } from "@context-fold/extractors";
 import { clip, flat } from "./summary-syntax.js";
 
 /** Characters a statement line keeps (before its `(#N)` ref). */
@@ -113,8 +114,17 @@ function headAndTail(text: string, max: number): string {
   return `${headOf(text, h)}${GAP}${tailOf(text, room - h)}`;
 }
 
-/** `text` as one statement line of at most `max` characters (see the file comment). Pure, linear. */
+/**
+ * `text` as one statement line of at most `max` characters (see the file comment). Pure, linear; at the
+ * default width remembered per text, since every compaction of a session renders the same statements.
+ */
 export function statementLine(text: string, max = STATEMENT_MAX): string {
+  return max === STATEMENT_MAX ? defaultWidth(text) : lineOf(text, max);
+}
+
+const defaultWidth = memoizeText((text) => lineOf(text, STATEMENT_MAX));
+
+function lineOf(text: string, max: number): string {
   const src = text.length > READ_HEAD + READ_TAIL ? `${text.slice(0, READ_HEAD)}\n${text.slice(text.length - READ_TAIL)}` : text;
   const whole = flat(src);
   if (whole.length <= max) return whole;

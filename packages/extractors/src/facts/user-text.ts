@@ -1,5 +1,6 @@
 // Classifies what the user wrote: corrections (redirects), preferences, scope changes, blockers.
 // Patterns look at a bounded prefix or single sentences only, so cost is linear in the text.
+import { memoizeText } from "../text-memo.js";
 
 const HEAD = 240;
 
@@ -221,8 +222,10 @@ export function isBareMessage(text: string): boolean {
 /**
  * The key two user messages are compared by: case folded, every run of whitespace, punctuation and
  * symbols one space, trimmed (so "Use pnpm!" and "use pnpm" are one statement). Bounded to the head.
+ * Remembered per text: the statement ledger asks as each message is fed, so a summary's later questions
+ * (merging, kept tail, echoes) are lookups.
  */
-export function statementKey(text: string): string {
+export const statementKey: (text: string) => string = memoizeText((text) => {
   const head = text.length > 4000 ? text.slice(0, 4000) : text;
   return head.toLowerCase().replace(/[\s\p{P}\p{S}]+/gu, " ").trim();
-}
+});

@@ -128,38 +128,60 @@ const PER_BLOCK_QUOTA = 8;
 /**
  * The best IDENTIFIER_CAP token ids with at most PER_BLOCK_QUOTA from one home block, so one output full
  * of hashes (a `find .git` listing) cannot take every slot; slots left over go to the best of the rest.
+ * `primary` holds `rank`'s leading keys as integers (see `leadingKeys`); homes are block ordinals below
+ * `homes`.
  */
-function spread(count: number, rank: TokenOrder, home: Int32Array): number[] {
-  // Homes are block ordinals: an array indexed by them beats a Map (the pool's order does not matter,
-  // `rank` being a total order).
-  const byHome: (number[] | undefined)[] = [];
+function spread(count: number, rank: TokenOrder, primary: Int32Array, home: Int32Array, homes: number): number[] {
+  // Most comparisons are decided by the leading keys: one integer compare, `rank` only on a tie.
+  const better: TokenOrder = (a, b) => {
+    const d = (primary[a] ?? 0) - (primary[b] ?? 0);
+    return d !== 0 ? d : rank(a, b);
+  };
+  // Each home's best, sorted, in one flat table (PER_BLOCK_QUOTA slots per home): no array per block.
+  const slots = new Int32Array(homes * PER_BLOCK_QUOTA);
+  const filled = new Uint8Array(homes);
   for (let id = 0; id < count; id++) {
     const key = home[id] ?? 0;
-    let best = byHome[key];
-    if (best === undefined) byHome[key] = best = [];
-    if (best.length >= PER_BLOCK_QUOTA) {
-      const worst = best[best.length - 1];
-      if (worst === undefined || rank(id, worst) >= 0) continue;
+    const base = key * PER_BLOCK_QUOTA;
+    let n = filled[key] ?? 0;
+    if (n >= PER_BLOCK_QUOTA) {
+      if (better(id, slots[base + PER_BLOCK_QUOTA - 1] ?? 0) >= 0) continue;
+      n = PER_BLOCK_QUOTA - 1; // the worst falls off
     }
-    let at = best.length;
+    let at = n;
     while (at > 0) {
-      const prev = best[at - 1];
-      if (prev === undefined || rank(id, prev) >= 0) break;
+      const prev = slots[base + at - 1] ?? 0;
+      if (better(id, prev) >= 0) break;
+      slots[base + at] = prev;
       at -= 1;
     }
-    best.splice(at, 0, id);
-    if (best.length > PER_BLOCK_QUOTA) best.pop();
+    slots[base + at] = id;
+    filled[key] = n + 1;
   }
   const pool: number[] = [];
-  for (const best of byHome) if (best !== undefined) pool.push(...best);
-  const chosen = topK(pool, IDENTIFIER_CAP, rank);
+  for (let key = 0; key < homes; key++) {
+    const base = key * PER_BLOCK_QUOTA;
+    const n = filled[key] ?? 0;
+    for (let i = 0; i < n; i++) pool.push(slots[base + i] ?? 0);
+  }
+  const chosen = topK(pool, IDENTIFIER_CAP, better);
   if (chosen.length < IDENTIFIER_CAP) {
     const taken = new Set(chosen);
     const rest: number[] = [];
     for (let id = 0; id < count; id++) if (!taken.has(id)) rest.push(id);
-    chosen.push(...topK(rest, IDENTIFIER_CAP - chosen.length, rank));
+    for (const id of topK(rest, IDENTIFIER_CAP - chosen.length, better)) chosen.push(id);
   }
   return chosen;
+}
+
+/**
+ * `tokenRank`'s leading keys as one integer per token (large outputs first, then rarer parts first):
+ * a smaller value ranks first, equal values are decided by the full order.
+ */
+function leadingKeys(large: Int32Array, rarity: Int32Array, count: number): Int32Array {
+  const out = new Int32Array(count);
+  for (let id = 0; id < count; id++) out[id] = ((large[id] ?? 0) === 1 ? 0 : 1 << 30) + Math.min(rarity[id] ?? 0, (1 << 30) - 1);
+  return out;
 }
 
 function compareText(a: string, b: string): number {
@@ -374,7 +396,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       if (firstA !== firstB) return recent ? firstB - firstA : firstA - firstB;
       return compareText(text[a] ?? "", text[b] ?? "");
     };
-    const identifiers = spread(tokens.size, tokenRank, recent ? last : first)
+    const identifiers = spread(tokens.size, tokenRank, leadingKeys(large, rarity, tokens.size), recent ? last : first, ordinal + 1)
       .sort((a, b) => (first[a] ?? 0) - (first[b] ?? 0) || compareText(text[a] ?? "", text[b] ?? ""))
       .map((id) => text[id] ?? "");
 
