@@ -1,15 +1,13 @@
 // One root config, one project per workspace member. Tests import workspace packages from source,
 // so a change is tested without a rebuild. The Pi-extension tests also hand our extension to Pi's own
-// loader (jiti), which resolves packages through node_modules and package.json `exports`, not through
-// these aliases: its workers run with the `@context-fold/source` condition, so Pi loads the packages'
-// src too (each package's exports map that condition to ./src/index.ts) instead of a possibly stale dist.
+// loader (jiti), which resolves packages itself, through neither these aliases nor export conditions:
+// that project's setup file (apps/pi-extension/test/support/pi-loads-source.ts) points jiti at the
+// packages' src too, instead of a possibly stale dist.
 import { readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
 const root = import.meta.dirname;
-/** The export condition naming a workspace package's TypeScript source (tsconfig's customConditions too). */
-const SOURCE_CONDITION = "--conditions=@context-fold/source";
 const members = ["packages", "apps", "tools"].flatMap((group) =>
   existsSync(join(root, group))
     ? readdirSync(join(root, group))
@@ -43,7 +41,7 @@ export default defineConfig({
         name: dir.split("/")[1],
         root: join(root, dir),
         include: ["test/**/*.test.ts"],
-        ...(dir === "apps/pi-extension" ? { execArgv: [SOURCE_CONDITION] } : {}),
+        ...(dir === "apps/pi-extension" ? { setupFiles: [join(root, dir, "test/support/pi-loads-source.ts")] } : {}),
       },
     })),
   },

@@ -1,12 +1,21 @@
 #!/usr/bin/env node
 // Mechanical layering check (architecture.md): a package may import only the workspace packages below it,
 // never an app or a tool, and no module graph may contain an import cycle. Exits 1 on any violation.
+// Runtime arrows only: a package's devDependencies (its tests) may use any package, as the gardener
+// client's tests use the local bank. An optional argument names another workspace root (its tests).
 import { readFileSync, readdirSync, statSync, existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { layers } from "./layers.mjs";
 
-const root = resolve(import.meta.dirname, "..");
+const root = resolve(process.argv[2] ?? join(import.meta.dirname, ".."));
 const problems = [];
+
+// 0. Every package has a place in the map: one left out would be checked by nothing below.
+for (const name of existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []) {
+  if (existsSync(join(root, "packages", name, "package.json")) && !Object.hasOwn(layers, name)) {
+    problems.push(`packages/${name} has no entry in tools/layers.mjs: say which packages it may import`);
+  }
+}
 
 function tsFiles(dir) {
   if (!existsSync(dir)) return [];

@@ -3,8 +3,9 @@
 // read it, so a new arrow is drawn here and nowhere else.
 //
 // durable-fs is the one leaf every package may import (its declared exception to "stands alone"):
-// durable writes and the append lock have one home. memory-gardener-client may import hindsight-local:
-// which Hindsight API version has which feature is written once, in the package implementing the API.
+// durable writes and the append lock have one home. hindsight-api is the leaf the bank and the client
+// share (which Hindsight API version has which feature), so neither of those two imports the other:
+// the client stands alone (architecture.md), and may use the bank only in its tests (a devDependency).
 export const layers = {
   "durable-fs": [],
   "seed-index-format": ["durable-fs"],
@@ -12,6 +13,7 @@ export const layers = {
   extractors: ["durable-fs", "seed-index-format", "ledger-reader"],
   "summary-formatter": ["durable-fs", "seed-index-format", "ledger-reader", "extractors"],
   "recall-engine": ["durable-fs", "seed-index-format", "ledger-reader"],
-  "hindsight-local": ["durable-fs"],
-  "memory-gardener-client": ["durable-fs", "hindsight-local"],
+  "hindsight-api": [],
+  "hindsight-local": ["durable-fs", "hindsight-api"],
+  "memory-gardener-client": ["durable-fs", "hindsight-api"],
 };

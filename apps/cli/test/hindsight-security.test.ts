@@ -1,42 +1,18 @@
 // The local bank refuses strangers, tested against the real `context-fold hindsight serve` process on
 // loopback: no key → 401, a non-JSON body → 415, a foreign Host → 421, an oversized body → 413, an
 // oversized item → 422, and no fault routes unless --faults. Plus a full disk at SIGTERM (a real tmpfs).
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempDir } from "@context-fold/test-support";
-
-const mainJs = resolve(import.meta.dirname, "../dist/main.js");
-
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  ready: Promise<{ url: string; port: number }>;
-  exited: Promise<number | null>;
-  stderr: () => string;
-}
+import { type Served, startServe } from "./support/serve-bank.js";
 
 function serve(args: string[], env: Record<string, string> = {}): Served {
   // Without --data the bank lives in the user's state folder: point it at a fresh one, never the real home.
-  const child = spawn(process.execPath, [mainJs, "hindsight", "serve", "--port", "0", "--json", ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, XDG_STATE_HOME: tempDir(), ...env } });
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  const ready = new Promise<{ url: string; port: number }>((resolveReady, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      try {
-        resolveReady(JSON.parse(out) as { url: string; port: number });
-      } catch {
-        // not complete yet
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited early (${String(code)}): ${err}`)));
-  });
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  return { child, ready, exited, stderr: () => err };
+  return startServe(args, { ...process.env, XDG_STATE_HOME: tempDir(), ...env });
 }
 
 /** A raw HTTP request (fetch will not send a foreign Host header). */

@@ -1,35 +1,13 @@
 // `context-fold hindsight serve`, run as users run it: the built CLI spawned under Node 22, its URL
 // read from stdout, real HTTP against it, then SIGINT/SIGTERM and a clean exit; data kept on disk.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "@context-fold/test-support";
 import { run } from "../src/program.js";
+import { startServe } from "./support/serve-bank.js";
 
 const mainJs = resolve(import.meta.dirname, "../dist/main.js");
-
-function startServe(args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcessWithoutNullStreams; ready: Promise<{ url: string; port: number }>; exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [mainJs, "hindsight", "serve", "--port", "0", "--json", ...args], { stdio: ["pipe", "pipe", "pipe"], env });
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const ready = new Promise<{ url: string; port: number }>((resolveReady, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      try {
-        resolveReady(JSON.parse(out) as { url: string; port: number });
-      } catch {
-        // The JSON document is not complete yet.
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited early (${code}): ${err}`)));
-  });
-  const exited = new Promise<number | null>((resolveExit) => child.once("exit", (code) => resolveExit(code)));
-  return { child, ready, exited, stderr: () => err };
-}
 
 describe("context-fold hindsight serve", () => {
   it("the built CLI exists (pnpm turbo run build --filter=@context-fold/cli)", () => {

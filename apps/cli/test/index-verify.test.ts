@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { readSeedIndexFile, seedIndexPath, validateRecord, type FoldIndexRecord } from "@context-fold/seed-index-format";
 import { readSession } from "@context-fold/ledger-reader";
-import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
+import { describeShared, rawSessionTruth, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { cli } from "./support/run-cli.js";
 
@@ -16,42 +16,6 @@ interface VerifyJson {
   verified: number;
   mismatched: { seq: number; blockId: string; code: string; reason: string }[];
   missing: { seq: number; blockId: string; code: string; reason: string }[];
-}
-
-/** Edit/write targets and bash commands, read straight from the JSONL (no workspace code involved). */
-function groundTruth(file: string): { files: Set<string>; commands: Set<string> } {
-  const objects: Record<string, unknown>[] = [];
-  for (const line of readFileSync(file, "utf8").split("\n")) {
-    if (line.trim().length === 0) continue;
-    try {
-      objects.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      // a torn line: the ledger reader's concern
-    }
-  }
-  const cwd = typeof objects[0]?.["cwd"] === "string" ? objects[0]["cwd"] : "";
-  const entries = objects.slice(1);
-  let path = entries;
-  if (entries.every((e) => typeof e["id"] === "string")) {
-    const byId = new Map(entries.map((e) => [e["id"] as string, e]));
-    path = [];
-    for (let e = entries[entries.length - 1]; e !== undefined; e = byId.get(e["parentId"] as string)) path.unshift(e);
-  }
-  const truth = { files: new Set<string>(), commands: new Set<string>() };
-  for (const entry of path) {
-    const message = entry["message"] as { role?: string; content?: unknown } | undefined;
-    if (message?.role !== "assistant" || !Array.isArray(message.content)) continue;
-    for (const part of message.content as { type?: string; name?: string; arguments?: Record<string, unknown> }[]) {
-      const args = part.arguments ?? {};
-      if (part.type !== "toolCall") continue;
-      if ((part.name === "edit" || part.name === "write") && typeof args["path"] === "string") {
-        const p = args["path"];
-        truth.files.add(p.startsWith(`${cwd}/`) ? p.slice(cwd.length + 1) : p.startsWith("./") ? p.slice(2) : p);
-      }
-      if (part.name === "bash" && typeof args["command"] === "string") truth.commands.add(args["command"]);
-    }
-  }
-  return truth;
 }
 
 describeShared("context-fold index + verify on the real fixtures", () => {
@@ -75,7 +39,7 @@ describeShared("context-fold index + verify on the real fixtures", () => {
       const out = seedIndexPath(session, record.session);
       expect(existsSync(out)).toBe(true);
 
-      const truth = groundTruth(session);
+      const truth = rawSessionTruth(readFileSync(session, "utf8"));
       for (const f of truth.files) expect(record.files).toContain(f);
       for (const c of truth.commands) expect(record.commands).toContain(c);
 

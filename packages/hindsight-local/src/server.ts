@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FileSystem } from "@context-fold/durable-fs";
-import { PATCH_MIN_VERSION, versionAtLeast } from "./api-version.js";
+import { PATCH_MIN_VERSION, versionAtLeast } from "@context-fold/hindsight-api";
 import { BankStore } from "./bank-store.js";
 import { LocalBankOptionError } from "./errors.js";
 import { FAULT_HEADER, FaultState, type FaultController, type FaultPlan } from "./faults.js";

@@ -2,9 +2,9 @@
 
 // --- Hindsight client (issue 9) ---
 export { HindsightClient, LIST_ALL_PAGE } from "./client/hindsight-client.js";
-// The API-version rule has its home in hindsight-local (the package that implements the API); re-exported here
-// because a client user asks the same question of a real server.
-export { PATCH_MIN_VERSION, versionAtLeast } from "@context-fold/hindsight-local";
+// The API-version rule has its home in @context-fold/hindsight-api (shared with the local bank, so this
+// client never depends on the bank); re-exported here because a client user asks it of a real server.
+export { PATCH_MIN_VERSION, versionAtLeast } from "@context-fold/hindsight-api";
 export type { HindsightClientOptions } from "./client/hindsight-client.js";
 export { normalizeMemory, parseEntities, HindsightShapeError } from "./client/normalize-memory.js";
 export { HindsightError } from "./client/types.js";

@@ -1,19 +1,10 @@
 // The brief transcript: the summarized window as one line per user/assistant message and per tool
 // call, each ending in the `(#N)` of the block it describes (the global block number recall expands).
-import { toolCommand, toolPath } from "@context-fold/extractors";
+import { type FactsBlock, toolCommand, toolPath } from "@context-fold/extractors";
 import { oneLine, refText } from "./summary-syntax.js";
 
-/** The part of a ledger Block the brief reads (structural: a ledger-reader Block fits). */
-export interface BriefBlock {
-  readonly index: number;
-  readonly kind: string;
-  readonly toolName?: string;
-  readonly toolCallId?: string;
-  readonly args?: Readonly<Record<string, unknown>>;
-  readonly isError?: boolean;
-  readonly exitCode?: number;
-  readonly text: string;
-}
+/** The part of a ledger Block the brief reads: the extractors' block shape without role and turn (structural: a ledger-reader Block fits). */
+export type BriefBlock = Pick<FactsBlock, "index" | "kind" | "toolName" | "toolCallId" | "args" | "isError" | "exitCode" | "text">;
 
 /** Characters kept of a user or assistant text in one brief line. */
 export const BRIEF_TEXT_MAX = 200;

@@ -1,7 +1,8 @@
 // The user's config file, `<agentDir>/context-fold.json`: scaffolded (atomically, never over an existing
 // file) on first load, otherwise only read — unknown keys and formatting stay exactly as the user wrote them.
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { syncDirectory, tempPathFor, writeAll } from "@context-fold/durable-fs";
 
 /** File name of the config, in Pi's agent directory. */
 export const CONFIG_FILE = "context-fold.json";
@@ -90,12 +91,13 @@ export function parseConfigText(file: string, text: string): Record<string, unkn
  */
 export function scaffoldConfigFile(file: string, text: string): boolean {
   const dir = dirname(file);
-  const temp = join(dir, `.${basename(file)}.${String(process.pid)}.tmp`);
+  // The temp name, the write-all loop and the folder fsync are durable-fs's; the no-clobber link is ours.
+  const temp = tempPathFor(file);
   try {
     mkdirSync(dir, { recursive: true });
-    const fd = openSync(temp, "w", 0o600);
+    const fd = openSync(temp, "wx", 0o600);
     try {
-      writeSync(fd, text);
+      writeAll(fd, Buffer.from(text, "utf8"), 0, temp);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -107,14 +109,9 @@ export function scaffoldConfigFile(file: string, text: string): boolean {
       throw error;
     }
     try {
-      const folder = openSync(dir, "r");
-      try {
-        fsyncSync(folder);
-      } finally {
-        closeSync(folder);
-      }
+      syncDirectory(dir);
     } catch {
-      // Some filesystems refuse a directory fsync; the link itself is atomic.
+      // The link itself is atomic; a folder fsync that fails only weakens it against a power cut.
     }
     return true;
   } catch (error) {

@@ -2,8 +2,9 @@
 // resolvers' ranges and enums. The same schema validates the file when it is read and is written beside
 // it as `context-fold.schema.json`, which the scaffolded file names in `$schema` (editors then check and
 // complete it). Unknown keys are allowed: a user's own notes stay theirs.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { replaceFile } from "@context-fold/durable-fs";
 import { type TSchema, Type } from "typebox";
 import { Value } from "typebox/value";
 import { COMPACTION_NUMERIC } from "../compaction/compaction-options.js";
@@ -14,13 +15,17 @@ export const SCHEMA_FILE = "context-fold.schema.json";
 /** The `$schema` value the scaffold writes: the schema beside the config. */
 export const SCHEMA_REF = `./${SCHEMA_FILE}`;
 
-/** What the schema needs of one option (settings.ts's SettingSpec). */
+/** One option of the config file (a row of settings.ts's SETTINGS, whose SettingSpec this is). */
 export interface SchemaSpec {
+  /** `section.key` (or a top-level key) in context-fold.json. */
   readonly key: string;
   readonly variable: string;
   readonly kind: "number" | "boolean" | "string" | "thresholds";
+  /** Its default as written in the scaffold. */
   readonly scaffold: number | boolean | string | null;
+  /** The allowed strings, for an enumerated option. */
   readonly values?: readonly string[];
+  /** The range, for a number no option resolver's table holds. */
   readonly range?: { readonly min: number; readonly max: number; readonly integer: boolean };
 }
 
@@ -128,7 +133,7 @@ export function schemaProblems(specs: readonly SchemaSpec[], schema: TSchema, do
 
 /**
  * Write the schema beside `configFile` when the config names it in `$schema` and the file there differs
- * (a new version of ours adds keys). Atomic (temp file, fsync, rename); best effort: a failure only means
+ * (a new version of ours adds keys). Atomic (durable-fs replaceFile); best effort: a failure only means
  * the editor has no schema, never that the options are wrong.
  */
 export function refreshSchemaFile(configFile: string, doc: Readonly<Record<string, unknown>>, text: string): boolean {
@@ -139,19 +144,10 @@ export function refreshSchemaFile(configFile: string, doc: Readonly<Record<strin
   } catch {
     // missing or unreadable: write it
   }
-  const temp = join(dirname(file), `.${basename(file)}.${String(process.pid)}.tmp`);
   try {
-    const fd = openSync(temp, "w", 0o644);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
+    replaceFile(file, text);
     return true;
   } catch {
-    rmSync(temp, { force: true });
-    return false;
+    return false; // replaceFile has removed its temp file
   }
 }

@@ -2,48 +2,35 @@
 // values are turned into the same CONTEXT_FOLD_* strings the environment gives, so one validation (the
 // fold and compaction option resolvers) serves both, and a variable that is set always wins over the file.
 import { isAbsolute, join, resolve } from "node:path";
-import { COMPACT_MODES, NEXT_STEP_MODES, resolveCompactionOptions, type CompactionOptions } from "../compaction/compaction-options.js";
+import { COMPACT_MODES, COMPACTION_NUMERIC, DEFAULT_COMPACTION_OPTIONS, NEXT_STEP_MODES, resolveCompactionOptions, type CompactionOptions } from "../compaction/compaction-options.js";
 import { booleanFromEnv, numberFromEnv } from "../env-values.js";
-import { resolveFoldOptions, type FoldOptions, type OptionWarning } from "../options.js";
+import { DEFAULT_FOLD_OPTIONS, FOLD_NUMERIC, resolveFoldOptions, type FoldOptions, type OptionWarning } from "../options.js";
 import { CONFIG_FILE, type ConfigFileError, configPath, loadConfigFile } from "./config-file.js";
-import { configSchema, refreshSchemaFile, SCHEMA_REF, schemaProblems, schemaText } from "./config-schema.js";
+import { configSchema, refreshSchemaFile, SCHEMA_REF, type SchemaSpec, schemaProblems, schemaText } from "./config-schema.js";
 import { piVccNotice, type PiVccTakeover, takeOverPiVccConfig } from "./pi-vcc-config.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** One option: where it lives in the config file, its variable, its default as written in the scaffold. */
-export interface SettingSpec {
-  /** `section.key` (or a top-level key) in context-fold.json. */
-  readonly key: string;
-  readonly variable: string;
-  readonly kind: "number" | "boolean" | "string" | "thresholds";
-  readonly scaffold: number | boolean | string | null;
-  /** The allowed strings, for an enumerated option. */
-  readonly values?: readonly string[];
-  /** The range, for a number no option resolver's table holds. */
-  readonly range?: { readonly min: number; readonly max: number; readonly integer: boolean };
+/** One option: where it lives in the config file, its variable, its default as written in the scaffold (declared beside the schema built from it). */
+export type SettingSpec = SchemaSpec;
+
+/**
+ * The rows of a resolver's numeric options, in its table's order: the variable comes from that table
+ * and the scaffolded value from the resolver's defaults, so neither is written a second time here.
+ */
+function numericRows<K extends string>(section: string, table: readonly { key: K; variable: string }[], defaults: Readonly<Record<K, number>>): SettingSpec[] {
+  return table.map((row) => ({ key: `${section}.${row.key}`, variable: row.variable, kind: "number", scaffold: defaults[row.key] }));
 }
 
 /** Every option with a config key. `compaction.modelThresholds`/`globalThreshold` share CONTEXT_FOLD_THRESHOLDS. */
 export const SETTINGS: readonly SettingSpec[] = [
   { key: "fold.enabled", variable: "CONTEXT_FOLD_ENABLED", kind: "boolean", scaffold: true },
-  { key: "fold.threshold", variable: "CONTEXT_FOLD_THRESHOLD", kind: "number", scaffold: 0.45 },
-  { key: "fold.cap", variable: "CONTEXT_FOLD_CAP", kind: "number", scaffold: 0.7 },
-  { key: "fold.tailFraction", variable: "CONTEXT_FOLD_TAIL", kind: "number", scaffold: 0.2 },
-  { key: "fold.keepRecentResults", variable: "CONTEXT_FOLD_KEEP_RESULTS", kind: "number", scaffold: 2 },
-  { key: "fold.minFoldFraction", variable: "CONTEXT_FOLD_MIN_FOLD", kind: "number", scaffold: 0.05 },
-  { key: "fold.minBlockChars", variable: "CONTEXT_FOLD_MIN_BLOCK_CHARS", kind: "number", scaffold: 1200 },
+  ...numericRows("fold", FOLD_NUMERIC, DEFAULT_FOLD_OPTIONS),
   { key: "fold.foldThinking", variable: "CONTEXT_FOLD_THINKING", kind: "boolean", scaffold: true },
   { key: "compaction.mode", variable: "CONTEXT_FOLD_COMPACT_MODE", kind: "string", scaffold: "advise", values: COMPACT_MODES },
   { key: "compaction.overrideDefaultCompaction", variable: "CONTEXT_FOLD_OVERRIDE_COMPACTION", kind: "boolean", scaffold: true },
   { key: "compaction.nextStep", variable: "CONTEXT_FOLD_NEXT_STEP", kind: "string", scaffold: "auto", values: NEXT_STEP_MODES },
-  { key: "compaction.softFraction", variable: "CONTEXT_FOLD_COMPACT_SOFT", kind: "number", scaffold: 0.75 },
-  { key: "compaction.softFractionWide", variable: "CONTEXT_FOLD_COMPACT_SOFT_WIDE", kind: "number", scaffold: 0.55 },
-  { key: "compaction.wideWindow", variable: "CONTEXT_FOLD_COMPACT_WIDE_WINDOW", kind: "number", scaffold: 300_000 },
-  { key: "compaction.minSavingsFraction", variable: "CONTEXT_FOLD_COMPACT_MIN_SAVINGS", kind: "number", scaffold: 0.1 },
-  { key: "compaction.cooldownRuns", variable: "CONTEXT_FOLD_COMPACT_COOLDOWN", kind: "number", scaffold: 2 },
-  { key: "compaction.summaryBudget", variable: "CONTEXT_FOLD_SUMMARY_BUDGET", kind: "number", scaffold: 4000 },
-  { key: "compaction.digestBudget", variable: "CONTEXT_FOLD_DIGEST_BUDGET", kind: "number", scaffold: 1500 },
+  ...numericRows("compaction", COMPACTION_NUMERIC, DEFAULT_COMPACTION_OPTIONS),
   { key: "compaction.modelThresholds", variable: "CONTEXT_FOLD_THRESHOLDS", kind: "thresholds", scaffold: null },
   { key: "compaction.globalThreshold", variable: "CONTEXT_FOLD_THRESHOLDS", kind: "thresholds", scaffold: null },
   { key: "memory.url", variable: "CONTEXT_FOLD_HINDSIGHT_URL", kind: "string", scaffold: null },

@@ -24,7 +24,7 @@ export interface RecordFoldInput {
 /** The longest a hook waits for the seed index's append lock; past it the append is deferred. */
 export const HOOK_LOCK_WAIT_MS = 50;
 
-/** A LockTimeoutError of @context-fold/durable-fs (by its code: the extension does not import that package). */
+/** A LockTimeoutError of @context-fold/durable-fs, by its code: that holds across copies of the module, as Pi's loader may make. */
 export function isLockTimeout(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "DURABLE_LOCK_TIMEOUT";
 }

@@ -1,7 +1,7 @@
 // A typed fetch client for the Hindsight API subset the gardener uses: per-attempt timeouts, bounded
 // retries with exponential backoff (honouring Retry-After), optional bearer auth, and the API's traps
 // absorbed (shapes normalized, state=valid sent explicitly, paging deduped, PATCH gated on /version).
-import { PATCH_MIN_VERSION, versionAtLeast } from "@context-fold/hindsight-local";
+import { PATCH_MIN_VERSION, versionAtLeast } from "@context-fold/hindsight-api";
 import { normalizeMemory } from "./normalize-memory.js";
 import {
   HindsightError,

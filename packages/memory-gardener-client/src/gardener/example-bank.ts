@@ -36,8 +36,8 @@ const DATABASES = ["postgres", "mysql", "dynamodb", "redis", "cassandra", "sqlit
 const PR_TITLES = ["add retry budget", "bump dependencies", "fix flaky pagination test", "migrate config loader", "drop legacy handler", "speed up cold start", "tighten input validation"];
 const CI_FAILS = ["the integration tests", "the lint step", "the e2e suite", "the contract tests", "the build step"];
 
-/** mulberry32: a tiny seeded PRNG, so the same seed gives the same bank. */
-function prng(seed: number): () => number {
+/** mulberry32: a tiny seeded PRNG, so the same seed gives the same bank (the tests' generated banks use it too). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -3,6 +3,7 @@
 // phrasing. Frames come in two sets: DEV_FRAMES (the claim model was developed against them) and
 // HELD_OUT_FRAMES (written before the model was tuned, never used to tune it).
 import type { RetainItem } from "@context-fold/memory-gardener-client";
+import { prng } from "../../src/gardener/example-bank.js";
 
 export interface Frame {
   readonly name: string;
@@ -23,18 +24,6 @@ export interface ClaimBank {
   readonly lookalikes: readonly string[];
   /** The frame each text was generated from. */
   readonly frameOf: ReadonlyMap<string, string>;
-}
-
-/** mulberry32: the same seed gives the same bank. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const int = (r: () => number, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));

@@ -1,5 +1,6 @@
 // Which Hindsight API version has which feature: the one home of that rule, for the local bank (which
-// answers as the version it is told to be) and for the gardener's client (which asks the server).
+// answers as the version it is told to be) and for the gardener's client (which asks the server). It
+// sits in a package of its own so that neither of those two depends on the other.
 
 /** First server version with PATCH /memories/{id}. */
 export const PATCH_MIN_VERSION = "0.8.2";
