@@ -255,11 +255,18 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   const { runtime, session } = await registry.get(ctx);
   if (session === undefined || session.inFlight !== undefined) return undefined;
   if (event === "agent_end") session.noteRunEnded();
-  const ledger = await session.sync();
+  const ledger = await session.sync(false);
   const reported = ctx.getContextUsage();
   if (ledger === undefined || reported === undefined || !(reported.contextWindow > 0)) return undefined;
   const options = registry.options;
   const threshold = gateThreshold(options, ctx, runtime.folder, reported.contextWindow);
+  // Far under the limit (Pi's count below PREPARE_AHEAD_AT of it) the verdict is "under the limit"
+  // whatever a compaction would reclaim: no cut to plan, nothing to prepare or write. This keeps the
+  // gate's cost per run independent of the session's length until a compaction nears.
+  if (reported.tokens != null && !isNear(options, reported.contextWindow, reported.tokens, threshold)) {
+    return evaluateGate({ tokens: reported.tokens, contextWindow: reported.contextWindow, reclaimable: 0, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
+  }
+  await session.persist(ledger);
   let cut;
   try {
     cut = planCut(ledger, { blockBytes: session.facts.blockBytes });
@@ -292,8 +299,13 @@ function isNear(options: CompactionOptions, contextWindow: number, tokens: numbe
   return tokens >= PREPARE_AHEAD_AT * limit;
 }
 
-/** After a turn: near a compaction, do its work now so the hook (often right after) only writes. */
-async function prepareAtTurnEnd(registry: CompactionRegistry, ctx: ExtensionContext): Promise<void> {
+/**
+ * After a turn with tool results: near a compaction, do its work now, since Pi checks its threshold
+ * before the next response and the hook then only writes. A turn without tool results ends the run:
+ * the gate at `agent_end` prepares for that same session, so computing here too would do it twice.
+ */
+async function prepareAtTurnEnd(registry: CompactionRegistry, ctx: ExtensionContext, toolResults: number): Promise<void> {
+  if (toolResults === 0) return;
   const { runtime, session } = await registry.get(ctx);
   const usage = ctx.getContextUsage();
   if (session === undefined || session.inFlight !== undefined || usage?.tokens == null || !(usage.contextWindow > 0)) return;
@@ -323,11 +335,11 @@ export function registerCompaction(pi: ExtensionAPI, registry: CompactionRegistr
     }
   };
   pi.on("agent_end", (_event, ctx) => gate(ctx, "agent_end"));
-  pi.on("turn_end", async (_event, ctx) => {
+  pi.on("turn_end", async (event, ctx) => {
     let runtime: SessionRuntime | undefined;
     try {
       runtime = (await registry.get(ctx)).runtime;
-      await prepareAtTurnEnd(registry, ctx);
+      await prepareAtTurnEnd(registry, ctx, event.toolResults.length);
     } catch (error) {
       registry.tellOnce(runtime, ctx, "preparing the compaction", error);
     }
