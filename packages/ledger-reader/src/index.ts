@@ -27,6 +27,7 @@ export {
   recoveredLineage,
   type ReadOptions,
   type SessionShape,
+  type ShapeOptions,
 } from "./read-session.js";
 export { contextView, contextEntries } from "./context-view.js";
 export { lineageBlocksAfter } from "./lineage-tail.js";

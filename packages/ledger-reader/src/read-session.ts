@@ -230,22 +230,37 @@ export interface SessionShape {
   readonly blockCount: number;
   /** Blocks per kind, kinds sorted. */
   readonly blocksByKind: Readonly<Record<string, number>>;
+  /** Each entry's first `#N`, by entry position (its blocks run to the next entry's first, or blockCount). */
+  readonly blockStart: readonly number[];
+  /** Read with `blockBytes: true`: each block's UTF-8 text size by `#N` (what a cut weighs), else undefined. */
+  readonly blockBytes: readonly number[] | undefined;
+}
+
+export interface ShapeOptions extends Pick<ReadOptions, "onBytes" | "fragment"> {
+  /** Measure each block's UTF-8 text size as it goes by (`SessionShape.blockBytes`). */
+  readonly blockBytes?: boolean;
 }
 
 /** Read a session's shape (see SessionShape). Never writes, truncates or locks the file. */
-export async function readSessionShape(path: string, options: Pick<ReadOptions, "onBytes" | "fragment"> = {}): Promise<SessionShape> {
+export async function readSessionShape(path: string, options: ShapeOptions = {}): Promise<SessionShape> {
   const fh = await openReadOnly(path);
   try {
     const stats = await fh.stat();
     if (stats.isDirectory()) throw new LedgerError("UNREADABLE", path, "is a directory, not a session file");
     const fragmentId = options.fragment === true ? await fragmentIdOf(fh) : undefined;
     // withText stays on for damage only: a salvaged line keeps its text (what inspect counts); blocks keep none.
-    const builder = new LedgerBuilder(path, { withText: true, streaming: false, shape: true, ...(fragmentId === undefined ? {} : { fragmentId }) });
+    const builder = new LedgerBuilder(path, { withText: true, streaming: false, shape: true, blockBytes: options.blockBytes === true, ...(fragmentId === undefined ? {} : { fragmentId }) });
     const report = options.onBytes;
     for await (const _ of feed(builder, fh, 0)) report?.(builder.byteLength, stats.size);
     const { session } = snapshot(builder);
     const kinds = [...builder.blockKinds.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return { session: { ...session, withText: false }, blockCount: builder.blockCount, blocksByKind: Object.fromEntries(kinds.map((k) => [k, builder.blockKinds.get(k) ?? 0])) };
+    return {
+      session: { ...session, withText: false },
+      blockCount: builder.blockCount,
+      blocksByKind: Object.fromEntries(kinds.map((k) => [k, builder.blockKinds.get(k) ?? 0])),
+      blockStart: builder.blockStart,
+      blockBytes: builder.blockBytes,
+    };
   } finally {
     await fh.close();
   }

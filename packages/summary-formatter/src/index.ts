@@ -38,7 +38,8 @@ export {
   type FitReport,
 } from "./fit-budget.js";
 export { foreignDoc, splitForeignSummary, withForeignFiles, type ForeignSection, type ForeignSummary } from "./foreign-summary.js";
-export { planCut, AUTO_TAIL_MAX_TOKENS, type BlockBytes, type CutPlan, type KeepTail } from "./plan-cut.js";
+export { planCut, AUTO_TAIL_MAX_TOKENS, type BlockBytes, type CutPlan, type KeepTail, type PlanCutOptions } from "./plan-cut.js";
+export { compactSessionStreamed } from "./compact-streamed.js";
 export { buildDigest, DEFAULT_DIGEST_BUDGET, type Digest, type DigestStats } from "./build-digest.js";
 export {
   buildSummary,
