@@ -20,6 +20,8 @@ export {
   updateSession,
   parseSessionText,
   streamEntries,
+  streamLineage,
+  lineageInFileOrder,
   lineageBlocks,
   blockAt,
   blocksOfEntry,

@@ -9,7 +9,7 @@
 // their parent in the file (Pi appends children), so one pass in file order is one pass in lineage order; a
 // file whose branch runs backwards (hand-edited) cannot be, and is read whole instead.
 import { createFactsAccumulator, type FactsAccumulator } from "@context-fold/extractors";
-import { type Block, contextEntries, LedgerError, readSession, type Session, type SessionShape, streamEntries } from "@context-fold/ledger-reader";
+import { type Block, contextEntries, LedgerError, lineageInFileOrder, readSession, type Session, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
 import { type BlockLookups, type CompactOptions, type CompactResult, compactPlanned, compactSession } from "./compact-session.js";
 import { planCut } from "./plan-cut.js";
 
@@ -72,9 +72,7 @@ function contextStandIns(shape: SessionShape): Block[] {
  */
 export async function compactSessionStreamed(shape: SessionShape, options: CompactOptions = {}): Promise<CompactResult> {
   const { session } = shape;
-  const lineage = session.lineage;
-  const ascending = lineage.every((entry, i) => i === 0 || entry.position > (lineage[i - 1]?.position ?? -1));
-  if (!ascending || shape.blockBytes === undefined) return compactSession(await readSession(session.path), options);
+  if (!lineageInFileOrder(session) || shape.blockBytes === undefined) return compactSession(await readSession(session.path), options);
   // The shape's raws keep each entry's type, role, a compaction's systemMessage and summary, a branch
   // summary's text and an edit's replacement: everything the context's messages and roles (all the cut
   // reads of them) depend on. Message content is absent, so this view is for the cut only.
@@ -88,23 +86,12 @@ export async function compactSessionStreamed(shape: SessionShape, options: Compa
   if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${planned.firstKeptEntryId} is not in the session`);
   const inWindow = new Set(planned.summarizedBlocks.map((b) => b.index));
   const inTail = new Set(planned.keptBlocks.map((b) => b.index));
-  const onLineage = new Map<number, string>();
-  for (const entry of lineage) onLineage.set(entry.position, entry.id);
   const cwd = session.header.cwd;
   const acc: FactsAccumulator = createFactsAccumulator(cwd === undefined ? {} : { cwd });
   const lineageScope = (options.scope ?? "lineage") === "lineage";
   const summarized: Block[] = [];
   const kept: Block[] = [];
-  for await (const item of streamEntries(session.path)) {
-    if (item.kind !== "entry") continue;
-    const id = onLineage.get(item.entry.position);
-    if (id === undefined) continue;
-    if (id !== item.entry.id) {
-      throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${id} as first read: the file changed between reads; run again`, {
-        line: item.entry.line,
-        byteOffset: item.entry.byteOffset,
-      });
-    }
+  for await (const item of streamLineage(session)) {
     if (lineageScope && item.entry.position < firstKept.position) acc.add(item.blocks);
     for (const block of item.blocks) {
       if (inWindow.has(block.index)) summarized.push(block);

@@ -71,7 +71,7 @@ export {
   type HandoffPointer,
 } from "./handoff/handoff-doc.js";
 export { buildHandoff, renderHandoff } from "./handoff/render-handoff.js";
-export { sessionHandoff, type SessionHandoff, type SessionHandoffOptions } from "./handoff/session-handoff.js";
+export { sessionHandoff, sessionHandoffStreamed, type SessionHandoff, type SessionHandoffOptions } from "./handoff/session-handoff.js";
 export { writeHandoff, type WriteHandoffOptions, type WrittenHandoff } from "./handoff/write-handoff.js";
 export { writeFileAtomically } from "./write-file.js";
 export { HandoffError, type HandoffErrorCode } from "./handoff/errors.js";
