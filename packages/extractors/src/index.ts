@@ -109,8 +109,8 @@ export type {
 } from "./inventory/types.js";
 export { DORMANT_TURNS, INVENTORY_STUB_TOKENS, buildInventory } from "./inventory/build-inventory.js";
 export { INVENTORY_ESTIMATOR, estimateTextTokens } from "./inventory/estimate.js";
-export { contextBlocks } from "./inventory/context-blocks.js";
+export { contextBlocks, contextBlocksStreamed, contextEntryIds } from "./inventory/context-blocks.js";
 export { INVENTORY_IMAGE_TOKENS, messageBlocks, type MessageBlocksOptions } from "./inventory/message-blocks.js";
-export { sessionInventory } from "./inventory/session-inventory.js";
+export { sessionInventory, sessionInventoryStreamed } from "./inventory/session-inventory.js";
 export { renderInventory, type RenderInventoryOptions } from "./inventory/render-inventory.js";
 // --- end context inventory ---
