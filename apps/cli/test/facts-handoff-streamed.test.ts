@@ -1,9 +1,10 @@
 // `facts` and `handoff` read the session's shape and stream its lineage once, feeding the facts
 // accumulator entry by entry. Their output must be byte-identical to the whole read's (extractFacts over
 // lineageBlocks, sessionHandoff on readSession), on every shared fixture and on Pi-written sessions.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { extractFacts } from "@context-fold/extractors";
-import { lineageBlocks, readSession, readSessionShape } from "@context-fold/ledger-reader";
+import { lineageBlocks, lineageInFileOrder, readSession, readSessionShape, streamLineage } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
 import { sessionHandoff, sessionHandoffStreamed } from "@context-fold/summary-formatter";
 import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
@@ -64,5 +65,31 @@ describe("facts and handoff streamed on Pi-written sessions", () => {
       await expectSameFacts(file);
       await expectSameHandoff(file);
     }
+  });
+});
+
+describe("a lineage that runs backwards in the file (hand-edited)", () => {
+  it("cannot be met in order in one pass: the streamed commands read it whole, with the same output", async () => {
+    const dir = tempDir();
+    const file = join(dir, "backwards.jsonl");
+    const at = (s: number): string => `2026-03-01T10:00:${String(s).padStart(2, "0")}.000Z`;
+    const user = (id: string, parentId: string | null, s: number, text: string): string =>
+      JSON.stringify({ type: "message", id, parentId, timestamp: at(s), message: { role: "user", content: [{ type: "text", text }], timestamp: s } });
+    const assistant = (id: string, parentId: string, s: number, text: string): string =>
+      JSON.stringify({ type: "message", id, parentId, timestamp: at(s), message: { role: "assistant", content: [{ type: "text", text }], timestamp: s } });
+    // b's parent a comes after it in the file; the leaf c hangs off b.
+    const lines = [
+      JSON.stringify({ type: "session", version: 3, id: "backwards-1", timestamp: at(0), cwd: "/home/dev/project" }),
+      assistant("b", "a", 2, "I will edit src/app.ts to add the retry loop."),
+      user("a", null, 1, "Add a retry loop to src/app.ts and keep the public API unchanged."),
+      user("c", "b", 3, "No, keep the retry count at three, not five."),
+    ];
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const shape = await readSessionShape(file);
+    expect(shape.session.lineage.map((e) => e.id)).toEqual(["a", "b", "c"]);
+    await expectSameFacts(file);
+    await expectSameHandoff(file);
+    expect(lineageInFileOrder(shape.session)).toBe(false);
+    await expect(streamLineage(shape.session).next()).rejects.toThrow(/runs backwards/);
   });
 });
