@@ -1,7 +1,7 @@
 // `facts` and `handoff` read the session's shape and stream its lineage once, feeding the facts
 // accumulator entry by entry. Their output must be byte-identical to the whole read's (extractFacts over
 // lineageBlocks, sessionHandoff on readSession), on every shared fixture and on Pi-written sessions.
-import { writeFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { extractFacts } from "@context-fold/extractors";
 import { lineageBlocks, lineageInFileOrder, readSession, readSessionShape, streamLineage } from "@context-fold/ledger-reader";
@@ -91,5 +91,18 @@ describe("a lineage that runs backwards in the file (hand-edited)", () => {
     await expectSameHandoff(file);
     expect(lineageInFileOrder(shape.session)).toBe(false);
     await expect(streamLineage(shape.session).next()).rejects.toThrow(/runs backwards/);
+  });
+});
+
+describe("a session replaced between the two reads", () => {
+  it("is refused with LEDGER_CHANGED, never answered from a mix of two files", async () => {
+    const dir = tempDir();
+    const file = join(dir, "s.jsonl");
+    await generateSession(file, { seed: 8, turns: 12, compactions: 0 });
+    const shape = await readSessionShape(file);
+    await generateSession(join(dir, "other.jsonl"), { seed: 9, turns: 12, compactions: 0 });
+    copyFileSync(join(dir, "other.jsonl"), file);
+    await expect(streamedFacts(shape)).rejects.toMatchObject({ code: "LEDGER_CHANGED" });
+    await expect(sessionHandoffStreamed(shape)).rejects.toMatchObject({ code: "LEDGER_CHANGED" });
   });
 });
