@@ -48,11 +48,26 @@ export async function withAnchoredBlocks(shape: SessionShape, anchors: Iterable<
       for (const block of item.blocks) if (block.anchor !== undefined && wanted.has(block.anchor)) blocks.push(block);
     }
   }
-  return { ...session, blocks, withText: true };
+  const view: Session = { ...session, blocks, withText: true };
+  // Looked up by anchor, as a whole read's builder does: a scan of the held blocks per span is quadratic.
+  const byAnchor = new Map<string, Block[]>();
+  for (const block of blocks) {
+    const anchor = block.anchor ?? "";
+    const list = byAnchor.get(anchor);
+    if (list === undefined) byAnchor.set(anchor, [block]);
+    else list.push(block);
+  }
+  anchoredViews.set(view, byAnchor);
+  return view;
 }
+
+/** The anchor index of each view `withAnchoredBlocks` made. */
+const anchoredViews = new WeakMap<Session, ReadonlyMap<string, readonly Block[]>>();
 
 /** Blocks carrying `anchor` (without an edit suffix), in file order. */
 export function blocksWithAnchor(session: Session, anchor: string): Block[] {
+  const held = anchoredViews.get(session);
+  if (held !== undefined) return [...(held.get(anchor) ?? [])];
   const indexes = stateOf(session)?.builder.anchors.get(anchor);
   if (indexes !== undefined) return indexes.flatMap((i) => session.blocks[i] ?? []);
   return session.blocks.filter((block) => block.anchor === anchor);
