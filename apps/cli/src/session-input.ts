@@ -60,6 +60,11 @@ function clip(text: string, max = 120): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
+/** The damage that cuts Pi's branch short, if any (its warning names texts: a streamed command reads whole then). */
+export function branchCutShort(session: Session): ReturnType<typeof damageEffects>[number] | undefined {
+  return damageEffects(session).find((e) => e.consequences.some((c) => c.kind === "branch-cut-short"));
+}
+
 /**
  * compact and handoff take the founding request from Pi's active branch. When damage cut that branch
  * short (its root is an orphan of a damaged line), the request found there is a mid-session message:
@@ -67,7 +72,7 @@ function clip(text: string, max = 120): string {
  * (or through the torn line's recovered objects).
  */
 export function warnOrphanedFounding(session: Session, command: string): void {
-  const cut = damageEffects(session).find((e) => e.consequences.some((c) => c.kind === "branch-cut-short"));
+  const cut = branchCutShort(session);
   if (cut === undefined) return;
   const taken = firstUserBlock(session, session.lineage);
   const real = firstUserBlock(session, recoveredLineage(session));
@@ -122,9 +127,13 @@ export async function readSessionForCli(file: string, options: { warnDamage?: bo
  * for a command whose answer needs no block text (inspect), in memory that grows with the number of
  * entries, not with the file. Same reader errors, progress bar and fragment warning as readSessionForCli.
  */
-export async function readSessionShapeForCli(file: string, options: { warnDamage?: boolean; fragment?: boolean } = {}): Promise<SessionShape> {
+export async function readSessionShapeForCli(file: string, options: { warnDamage?: boolean; fragment?: boolean; blockBytes?: boolean } = {}): Promise<SessionShape> {
   const shape = await withProgress(`reading ${basename(file)}`, "bytes", (bar) =>
-    readSessionShape(file, { ...(options.fragment === true ? { fragment: true } : {}), onBytes: (read, total) => bar.update(read, total) }),
+    readSessionShape(file, {
+      ...(options.fragment === true ? { fragment: true } : {}),
+      ...(options.blockBytes === true ? { blockBytes: true } : {}),
+      onBytes: (read, total) => bar.update(read, total),
+    }),
   );
   warnFragment(shape.session);
   if (options.warnDamage !== false) warnDamage(shape.session);

@@ -13,7 +13,14 @@ function wholeShape(session: Session): SessionShape {
   const byKind: Record<string, number> = {};
   for (const b of session.blocks) byKind[b.kind] = (byKind[b.kind] ?? 0) + 1;
   const kinds = Object.keys(byKind).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { session, blockCount: session.blocks.length, blocksByKind: Object.fromEntries(kinds.map((k) => [k, byKind[k] ?? 0])) };
+  // Each entry's first #N: the count of blocks of the entries before it.
+  const blockStart: number[] = [];
+  let b = 0;
+  for (const entry of session.entries) {
+    blockStart.push(b);
+    while (session.blocks[b] !== undefined && (session.blocks[b]?.entryPosition ?? 0) <= entry.position) b++;
+  }
+  return { session, blockCount: session.blocks.length, blocksByKind: Object.fromEntries(kinds.map((k) => [k, byKind[k] ?? 0])), blockStart, blockBytes: undefined };
 }
 
 async function expectSameInspect(file: string, fragment = false): Promise<void> {

@@ -33,8 +33,8 @@ export {
   extractArtifacts,
   extractFacts,
 } from "./facts/accumulator.js";
-export { PROMPT_FIELD_MIN_PAIRS, saidElsewhere } from "./facts/said-elsewhere.js";
-export { cutOffBlocks } from "./facts/cut-off-blocks.js";
+export { type BlocksOfEntry, createSaidAlong, PROMPT_FIELD_MIN_PAIRS, type SaidAlongCollector, saidAlong, saidElsewhere } from "./facts/said-elsewhere.js";
+export { branchPath, cutOffBlocks } from "./facts/cut-off-blocks.js";
 export { commitKindOf, parseGitCommits, reportedCommits, type ParsedCommit } from "./facts/git-commits.js";
 export { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";
 export {
@@ -112,8 +112,8 @@ export type {
 } from "./inventory/types.js";
 export { DORMANT_TURNS, INVENTORY_STUB_TOKENS, buildInventory } from "./inventory/build-inventory.js";
 export { INVENTORY_ESTIMATOR, estimateTextTokens } from "./inventory/estimate.js";
-export { contextBlocks } from "./inventory/context-blocks.js";
+export { contextBlocks, contextBlocksStreamed, contextEntryIds } from "./inventory/context-blocks.js";
 export { INVENTORY_IMAGE_TOKENS, messageBlocks, type MessageBlocksOptions } from "./inventory/message-blocks.js";
-export { sessionInventory } from "./inventory/session-inventory.js";
+export { sessionInventory, sessionInventoryStreamed } from "./inventory/session-inventory.js";
 export { renderInventory, type RenderInventoryOptions } from "./inventory/render-inventory.js";
 // --- end context inventory ---

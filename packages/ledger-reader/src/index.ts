@@ -20,6 +20,8 @@ export {
   updateSession,
   parseSessionText,
   streamEntries,
+  streamLineage,
+  lineageInFileOrder,
   lineageBlocks,
   blockAt,
   blocksOfEntry,
@@ -27,10 +29,11 @@ export {
   recoveredLineage,
   type ReadOptions,
   type SessionShape,
+  type ShapeOptions,
 } from "./read-session.js";
 export { contextView, contextEntries } from "./context-view.js";
 export { lineageBlocksAfter } from "./lineage-tail.js";
-export { resolveAnchor, blocksWithAnchor } from "./resolve-anchor.js";
+export { resolveAnchor, blocksWithAnchor, anchorBase, withAnchoredBlocks } from "./resolve-anchor.js";
 export { walkLineage, walkRecovered } from "./lineage.js";
 export { damageEffects, describeConsequence, type DamageConsequence, type DamageEffect } from "./damage-effects.js";
 export { blockTextAt, type EntryLocation } from "./block-text-from-file.js";

@@ -51,10 +51,12 @@ const SHARED_SHAPES = new Map<string, Readonly<Record<string, unknown>>>();
  */
 function shapeOf(raw: Record<string, unknown>): Readonly<Record<string, unknown>> {
   const type = raw["type"];
-  if (type === "compaction" || type === "context_edit") {
+  if (type === "compaction" || type === "context_edit" || type === "branch_summary") {
     const out: Record<string, unknown> = { type, id: raw["id"] };
     // A context_edit keeps its replacement: few in any session, and what a record applies to its target.
-    for (const key of ["parentId", "timestamp", "firstKeptEntryId", "tokensBefore", "fromHook", "summary", "targetId", "replacement"]) if (key in raw) out[key] = raw[key];
+    // A compaction's systemMessage and a branch summary's text decide how many messages Pi's context
+    // makes of them (the cut counts them); both are rare entries.
+    for (const key of ["parentId", "timestamp", "firstKeptEntryId", "tokensBefore", "fromHook", "summary", "systemMessage", "targetId", "replacement"]) if (key in raw) out[key] = raw[key];
     return out;
   }
   const message = raw["message"];
@@ -130,13 +132,16 @@ export class LedgerBuilder {
   readonly shape: boolean;
   /** Shape mode: blocks per kind, in the order kinds were first seen. */
   readonly blockKinds = new Map<string, number>();
+  /** Shape mode with `blockBytes`: each block's UTF-8 text size by #N (the text itself is dropped). */
+  readonly blockBytes: number[] | undefined;
 
-  constructor(path: string, options: { withText: boolean; streaming: boolean; fragmentId?: string; shape?: boolean }) {
+  constructor(path: string, options: { withText: boolean; streaming: boolean; fragmentId?: string; shape?: boolean; blockBytes?: boolean }) {
     this.path = path;
     this.fragmentId = options.fragmentId;
     this.withText = options.withText;
     this.streaming = options.streaming;
     this.shape = options.shape === true;
+    this.blockBytes = this.shape && options.blockBytes === true ? [] : undefined;
   }
 
   /**
@@ -419,13 +424,17 @@ export class LedgerBuilder {
         if (children === 1) this.branchPoints.push(parentId);
       }
     }
-    const blocks = entryBlocks(entry, this.blockCount, this.withText && !this.shape);
+    const sizes = this.blockBytes;
+    const blocks = entryBlocks(entry, this.blockCount, this.withText && (!this.shape || sizes !== undefined));
     if (this.shape) {
       const kept = { ...entry, raw: shapeOf(value) };
       this.entries.push(kept);
       this.byId.set(id, kept);
       this.blockStart.push(this.blockCount);
-      for (const block of blocks) this.blockKinds.set(block.kind, (this.blockKinds.get(block.kind) ?? 0) + 1);
+      for (const block of blocks) {
+        this.blockKinds.set(block.kind, (this.blockKinds.get(block.kind) ?? 0) + 1);
+        sizes?.push(Buffer.byteLength(block.text, "utf8"));
+      }
       this.blockCount += blocks.length;
       return;
     }

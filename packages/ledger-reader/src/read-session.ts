@@ -230,22 +230,37 @@ export interface SessionShape {
   readonly blockCount: number;
   /** Blocks per kind, kinds sorted. */
   readonly blocksByKind: Readonly<Record<string, number>>;
+  /** Each entry's first `#N`, by entry position (its blocks run to the next entry's first, or blockCount). */
+  readonly blockStart: readonly number[];
+  /** Read with `blockBytes: true`: each block's UTF-8 text size by `#N` (what a cut weighs), else undefined. */
+  readonly blockBytes: readonly number[] | undefined;
+}
+
+export interface ShapeOptions extends Pick<ReadOptions, "onBytes" | "fragment"> {
+  /** Measure each block's UTF-8 text size as it goes by (`SessionShape.blockBytes`). */
+  readonly blockBytes?: boolean;
 }
 
 /** Read a session's shape (see SessionShape). Never writes, truncates or locks the file. */
-export async function readSessionShape(path: string, options: Pick<ReadOptions, "onBytes" | "fragment"> = {}): Promise<SessionShape> {
+export async function readSessionShape(path: string, options: ShapeOptions = {}): Promise<SessionShape> {
   const fh = await openReadOnly(path);
   try {
     const stats = await fh.stat();
     if (stats.isDirectory()) throw new LedgerError("UNREADABLE", path, "is a directory, not a session file");
     const fragmentId = options.fragment === true ? await fragmentIdOf(fh) : undefined;
     // withText stays on for damage only: a salvaged line keeps its text (what inspect counts); blocks keep none.
-    const builder = new LedgerBuilder(path, { withText: true, streaming: false, shape: true, ...(fragmentId === undefined ? {} : { fragmentId }) });
+    const builder = new LedgerBuilder(path, { withText: true, streaming: false, shape: true, blockBytes: options.blockBytes === true, ...(fragmentId === undefined ? {} : { fragmentId }) });
     const report = options.onBytes;
     for await (const _ of feed(builder, fh, 0)) report?.(builder.byteLength, stats.size);
     const { session } = snapshot(builder);
     const kinds = [...builder.blockKinds.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return { session: { ...session, withText: false }, blockCount: builder.blockCount, blocksByKind: Object.fromEntries(kinds.map((k) => [k, builder.blockKinds.get(k) ?? 0])) };
+    return {
+      session: { ...session, withText: false },
+      blockCount: builder.blockCount,
+      blocksByKind: Object.fromEntries(kinds.map((k) => [k, builder.blockKinds.get(k) ?? 0])),
+      blockStart: builder.blockStart,
+      blockBytes: builder.blockBytes,
+    };
   } finally {
     await fh.close();
   }
@@ -300,15 +315,53 @@ export function parseSessionText(text: string, path = "<memory>"): Session {
  * report in file order. Holds only tree metadata between chunks, never the text already yielded.
  */
 export async function* streamEntries(path: string, options: ReadOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
-  const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: true });
   const fh = await openReadOnly(path);
   try {
+    const fragmentId = options.fragment === true ? await fragmentIdOf(fh) : undefined;
+    const builder = new LedgerBuilder(path, { withText: options.withText ?? true, streaming: true, ...(fragmentId === undefined ? {} : { fragmentId }) });
     for await (const _ of feed(builder, fh, 0, STREAM_CHUNK)) yield* builder.fresh.splice(0);
     yield* builder.fresh.splice(0);
     builder.requireHeader();
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * Whether the active lineage runs forward in the file (each entry after its parent), so one streamed
+ * pass meets it in lineage order. Pi appends children after their parent, so its sessions always do;
+ * a hand-edited file may not, and is then read whole by the commands that stream.
+ */
+export function lineageInFileOrder(session: Session): boolean {
+  const lineage = session.lineage;
+  return lineage.every((entry, i) => i === 0 || entry.position > (lineage[i - 1]?.position ?? -1));
+}
+
+/**
+ * The active lineage's entries with their blocks (text included), in lineage order, from a second,
+ * streamed read of the file whose shape (or whole read) is `session`: memory holds one chunk's entries
+ * at a time. The lineage must run forward in the file (`lineageInFileOrder`). Throws LedgerError
+ * LEDGER_CHANGED when the file no longer holds `session`'s entries (replaced between the two reads).
+ */
+export async function* streamLineage(session: Session): AsyncGenerator<{ readonly entry: Entry; readonly blocks: readonly Block[] }, void, undefined> {
+  if (!lineageInFileOrder(session)) throw new LedgerError("NOT_LOADED", session.path, "the active branch runs backwards in the file: read the session whole");
+  const onLineage = new Map<number, string>();
+  for (const entry of session.lineage) onLineage.set(entry.position, entry.id);
+  let met = 0;
+  for await (const item of streamEntries(session.path, session.header.fragment === true ? { fragment: true } : {})) {
+    if (item.kind !== "entry") continue;
+    const id = onLineage.get(item.entry.position);
+    if (id === undefined) continue;
+    if (id !== item.entry.id) {
+      throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${id} as first read: the file changed between reads; run again`, {
+        line: item.entry.line,
+        byteOffset: item.entry.byteOffset,
+      });
+    }
+    met++;
+    yield item;
+  }
+  if (met !== onLineage.size) throw new LedgerError("LEDGER_CHANGED", session.path, `the file holds ${String(met)} of the ${String(onLineage.size)} lineage entries first read: it changed between reads; run again`);
 }
 
 /** The blocks of the active lineage's entries, in lineage order. */

@@ -2,7 +2,7 @@
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
 import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
-import { blockAt, type Session } from "@context-fold/ledger-reader";
+import { type Block, blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
 import { windowActivity } from "./carry-outstanding.js";
@@ -12,7 +12,7 @@ import { BRIEF_MAX_LINES, fitToBudget } from "./fit-budget.js";
 import { foreignDoc } from "./foreign-summary.js";
 import { mergeSummaries } from "./merge-summaries.js";
 import { parseOwnSummary } from "./parse-summary.js";
-import { type BlockBytes, type KeepTail, planCut } from "./plan-cut.js";
+import { type BlockBytes, type CutPlan, type KeepTail, planCut } from "./plan-cut.js";
 import { bracketsBytes, renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
@@ -240,13 +240,11 @@ function checkNow(now: string): string {
 }
 
 /** Previous summaries on the session's lineage (or the one given), in order. */
-function previousInputs(session: Session, given: string | undefined, parsed: ReadonlyMap<string, SummaryDoc | null> | undefined): PreviousSummaryInput[] {
+function previousInputs(session: Session, lookups: BlockLookups, given: string | undefined, parsed: ReadonlyMap<string, SummaryDoc | null> | undefined): PreviousSummaryInput[] {
   if (given !== undefined) return [{ text: given, label: "file", index: null }];
   if (session.compactions.length === 0) return [];
-  const blockOf = new Map<string, number>();
-  for (const b of session.blocks) if (b.kind === "compaction") blockOf.set(b.entryId, b.index);
   return session.compactions.map((c) => {
-    const input = { text: c.summary, label: `compaction ${String(c.number)}`, index: blockOf.get(c.entryId) ?? null };
+    const input = { text: c.summary, label: `compaction ${String(c.number)}`, index: lookups.compactionBlock(c.entryId) ?? null };
     const doc = parsed?.get(c.entryId);
     return doc === undefined ? input : { ...input, parsed: doc };
   });
@@ -258,10 +256,10 @@ function previousInputs(session: Session, given: string | undefined, parsed: Rea
  * takes the summary's founding request instead, and the summary's corrections (older ones, and a
  * correction that opened the window) beside the window's own, verbatim.
  */
-function digestArtifacts(session: Session, artifacts: DurableArtifacts, doc: SummaryDoc): DurableArtifacts {
+function digestArtifacts(lookups: BlockLookups, artifacts: DurableArtifacts, doc: SummaryDoc): DurableArtifacts {
   const goal = doc.goal;
   if (goal === null || artifacts.initialPrompts.some((p) => p.index === goal.index)) return artifacts;
-  const said = (index: number, text: string): UserStatement => ({ text, index, turn: blockAt(session, index)?.turn ?? 0 });
+  const said = (index: number, text: string): UserStatement => ({ text, index, turn: lookups.turnOf(index) ?? 0 });
   const corrections = new Map<number, UserStatement>();
   for (const c of doc.corrections) corrections.set(c.index, said(c.index, c.text));
   // The window's own texts are whole (the summary may have clipped them to its budget).
@@ -281,6 +279,30 @@ function statementsLeftOut(facts: SessionFacts, doc: SummaryDoc): UserStatementF
   return facts.statements.filter((s) => !listed.has(s.index));
 }
 
+/**
+ * What a compaction looks up by `#N` besides its window: a block's turn (the digest's founding request and
+ * corrections) and each compaction entry's block (previous summaries' refs). From the blocks of a whole
+ * read, or from a shape read's block table when the session was streamed.
+ */
+export interface BlockLookups {
+  turnOf(index: number): number | undefined;
+  compactionBlock(entryId: string): number | undefined;
+}
+
+function wholeReadLookups(session: Session): BlockLookups {
+  let compactionBlocks: Map<string, number> | undefined;
+  return {
+    turnOf: (index) => blockAt(session, index)?.turn,
+    compactionBlock: (entryId) => {
+      if (compactionBlocks === undefined) {
+        compactionBlocks = new Map();
+        for (const b of session.blocks) if (b.kind === "compaction") compactionBlocks.set(b.entryId, b.index);
+      }
+      return compactionBlocks.get(entryId);
+    },
+  };
+}
+
 function compactWith(
   session: Session,
   extracted: ((plan: ReturnType<typeof planCut>) => { facts: SessionFacts; artifacts: DurableArtifacts }) ,
@@ -290,12 +312,38 @@ function compactWith(
     ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
     ...(options.blockBytes === undefined ? {} : { blockBytes: options.blockBytes }),
   });
-  const before = extracted(plan);
+  return compactPlanned(session, wholeReadLookups(session), plan, { ...extracted(plan), ...outsideWindow(session) }, options);
+}
+
+/** What the user said and did outside the branch's blocks (see `compactPlanned`), from a whole read. */
+export interface OutsideWindow {
+  /** The part of the branch a damaged line cut off Pi's view (extractors' `cutOffBlocks`). */
+  readonly cutOff: readonly Block[];
+  /** Prompts kept only by an extension's custom entry (extractors' `saidElsewhere`). */
+  readonly said: readonly UserStatement[];
+}
+
+function outsideWindow(session: Session): OutsideWindow {
+  return { cutOff: cutOffBlocks(session), said: saidElsewhere(session) };
+}
+
+/**
+ * A compaction from its cut already planned and its facts already extracted: the summary, the digest
+ * and the stats. `session` gives the header, entries' times and the compactions; the plan's blocks carry
+ * their text. The one path for both the whole read and the streamed one.
+ */
+export function compactPlanned(
+  session: Session,
+  lookups: BlockLookups,
+  plan: CutPlan,
+  before: { readonly facts: SessionFacts; readonly artifacts: DurableArtifacts } & OutsideWindow,
+  options: CompactOptions,
+): CompactResult {
   const artifacts = before.artifacts;
   // What the user said and did outside the blocks facts came from — the part of the branch a damaged line
   // cut off, a prompt kept only by an extension's entry, the kept tail — the summary keeps too.
   const cwd = session.header.cwd;
-  const said = withStatementsSaid(withCutOff(before.facts, cutOffBlocks(session), cwd), saidElsewhere(session));
+  const said = withStatementsSaid(withCutOff(before.facts, before.cutOff, cwd), before.said);
   const facts = withKeptTail(said, plan.keptBlocks, cwd);
   const now = checkNow(options.now ?? stampTime(session));
   const windowTokens = Math.max(0, plan.tokensBefore - plan.keptTokens);
@@ -304,14 +352,14 @@ function compactWith(
     artifacts,
     blocks: plan.summarizedBlocks,
     cwd: session.header.cwd,
-    previous: previousInputs(session, options.previous, options.parsedSummaries),
+    previous: previousInputs(session, lookups, options.previous, options.parsedSummaries),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.format === undefined ? {} : { format: options.format }),
     now,
     window: { messages: plan.summarizedMessages, windowTokens, tailMessages: plan.keptMessages, tailTokens: plan.keptTokens },
     factsCoverPrevious: (options.scope ?? "lineage") === "lineage",
   });
-  const digest = buildDigest(digestArtifacts(session, artifacts, built.doc), {
+  const digest = buildDigest(digestArtifacts(lookups, artifacts, built.doc), {
     budget: options.digestBudget ?? DEFAULT_DIGEST_BUDGET,
     statements: statementsLeftOut(facts, built.doc),
   });

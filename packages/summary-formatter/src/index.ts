@@ -38,7 +38,8 @@ export {
   type FitReport,
 } from "./fit-budget.js";
 export { foreignDoc, splitForeignSummary, withForeignFiles, type ForeignSection, type ForeignSummary } from "./foreign-summary.js";
-export { planCut, AUTO_TAIL_MAX_TOKENS, type BlockBytes, type CutPlan, type KeepTail } from "./plan-cut.js";
+export { planCut, AUTO_TAIL_MAX_TOKENS, type BlockBytes, type CutPlan, type KeepTail, type PlanCutOptions } from "./plan-cut.js";
+export { compactSessionStreamed } from "./compact-streamed.js";
 export { buildDigest, DEFAULT_DIGEST_BUDGET, type Digest, type DigestStats } from "./build-digest.js";
 export {
   buildSummary,
@@ -70,7 +71,7 @@ export {
   type HandoffPointer,
 } from "./handoff/handoff-doc.js";
 export { buildHandoff, renderHandoff } from "./handoff/render-handoff.js";
-export { sessionHandoff, type SessionHandoff, type SessionHandoffOptions } from "./handoff/session-handoff.js";
+export { sessionHandoff, sessionHandoffStreamed, type SessionHandoff, type SessionHandoffOptions } from "./handoff/session-handoff.js";
 export { writeHandoff, type WriteHandoffOptions, type WrittenHandoff } from "./handoff/write-handoff.js";
 export { writeFileAtomically } from "./write-file.js";
 export { HandoffError, type HandoffErrorCode } from "./handoff/errors.js";

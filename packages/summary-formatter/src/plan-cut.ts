@@ -38,12 +38,23 @@ export type BlockBytes = readonly (number | undefined)[];
 
 const CUT_ROLES = new Set(["user", "assistant", "bashExecution", "custom", "branchSummary"]);
 
+export interface PlanCutOptions {
+  readonly keepTail?: KeepTail;
+  readonly blockBytes?: BlockBytes;
+  /**
+   * The lineage blocks to cut among, when the caller holds no whole read (a streamed compaction: text-less
+   * blocks of the context's entries, sized by `blockBytes`). The cut only weighs the context's blocks, so
+   * those suffice; `lineageBefore` then holds only the given blocks before the cut. Default: every lineage block.
+   */
+  readonly lineage?: readonly Block[];
+}
+
 /** The cut of `session`'s active lineage. Throws SummaryError NOTHING_TO_COMPACT when nothing can be summarized. */
-export function planCut(session: Session, options: { keepTail?: KeepTail; blockBytes?: BlockBytes } = {}): CutPlan {
+export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan {
   const keepTail = options.keepTail ?? "auto";
   if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
     throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
-  const lineage = lineageBlocks(session);
+  const lineage = options.lineage ?? lineageBlocks(session);
   const context = contextView(session);
   // Only the context's entries are sized: a compacted session's lineage is mostly before its summary.
   const inContext = new Set<string>();

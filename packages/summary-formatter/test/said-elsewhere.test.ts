@@ -6,9 +6,9 @@
 // `\n` escape whose letter was overwritten, leaving a lone backslash).
 import { readFileSync, writeFileSync } from "node:fs";
 import { cutOffBlocks, saidElsewhere } from "@context-fold/extractors";
-import { readSession } from "@context-fold/ledger-reader";
+import { readSession, readSessionShape } from "@context-fold/ledger-reader";
 import { tempDir } from "@context-fold/test-support";
-import { compactSession } from "@context-fold/summary-formatter";
+import { compactSession, compactSessionStreamed } from "@context-fold/summary-formatter";
 import { describe, expect, it } from "vitest";
 import { piWriter, type PiWriter } from "./pi-session.js";
 
@@ -135,6 +135,23 @@ describe("a prompt kept only by an extension's custom entry", () => {
     const answer = session.blocks.find((b) => b.text.startsWith("Opening an issue"));
     expect(said[0]?.index).toBe(answer?.index);
     expect(keeps(compactSession(session, { now: NOW, keepTail: 1 }), LOST)).toBe(true);
+  });
+
+  it("is found by the streamed compaction too, which never holds the session (same output as the whole read)", async () => {
+    const w = sessionWithLostPrompt(tempDir(), LOST);
+    const whole = compactSession(await readSession(w.file), { now: NOW, keepTail: 1 });
+    const streamed = await compactSessionStreamed(await readSessionShape(w.file, { blockBytes: true }), { now: NOW, keepTail: 1 });
+    expect(keeps(streamed, LOST)).toBe(true);
+    expect(streamed).toEqual(whole);
+  });
+
+  it("a streamed compaction of a branch a damaged line cut short keeps what the cut-off part said", async () => {
+    const w = sessionWithStatementBeforeResult(tempDir());
+    maskLine(w.file, "n@router.get");
+    const whole = compactSession(await readSession(w.file), { now: NOW, keepTail: 2 });
+    const streamed = await compactSessionStreamed(await readSessionShape(w.file, { blockBytes: true }), { now: NOW, keepTail: 2 });
+    expect(keeps(streamed, BEFORE_BREAK)).toBe(true);
+    expect(streamed).toEqual(whole);
   });
 
   it("is not taken from a field that does not repeat the user's messages", async () => {

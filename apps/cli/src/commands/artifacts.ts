@@ -1,10 +1,10 @@
 // `context-fold artifacts <session.jsonl>`: the durable artifacts a compaction must never lose, in their
 // preservation priority — initial prompts and corrections verbatim, error ledger, working commands, hex constants, files.
-import { extractArtifacts, type DurableArtifacts } from "@context-fold/extractors";
-import { lineageBlocks } from "@context-fold/ledger-reader";
+import { createFactsAccumulator, extractArtifacts, type DurableArtifacts } from "@context-fold/extractors";
+import { lineageBlocks, lineageInFileOrder, readSession, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { emit, style } from "../output.js";
-import { readSessionForCli } from "../session-input.js";
+import { readSessionShapeForCli } from "../session-input.js";
 
 function indent(text: string): string {
   return text
@@ -38,6 +38,20 @@ export function artifactsText(a: DurableArtifacts): string {
   return out.join("\n");
 }
 
+/**
+ * Artifacts of the lineage from the session's shape and one streamed read, each entry's blocks fed to
+ * the accumulator and dropped (the same as `extractArtifacts` over every lineage block). A lineage that
+ * runs backwards in the file (hand-edited) cannot be met in order in one pass: read whole.
+ */
+export async function streamedArtifacts(shape: SessionShape): Promise<DurableArtifacts> {
+  const { session } = shape;
+  const options = session.header.cwd !== undefined ? { cwd: session.header.cwd } : {};
+  if (!lineageInFileOrder(session)) return extractArtifacts(lineageBlocks(await readSession(session.path)), options);
+  const acc = createFactsAccumulator(options);
+  for await (const { blocks } of streamLineage(session)) acc.add(blocks);
+  return acc.artifacts();
+}
+
 export function registerArtifacts(program: Command): void {
   program
     .command("artifacts")
@@ -45,8 +59,8 @@ export function registerArtifacts(program: Command): void {
     .argument("<session.jsonl>", "Pi session file")
     .option("--json", "print the DurableArtifacts structure as one JSON document")
     .action(async (file: string, options: { json?: boolean }) => {
-      const session = await readSessionForCli(file);
-      const artifacts = extractArtifacts(lineageBlocks(session), session.header.cwd !== undefined ? { cwd: session.header.cwd } : {});
+      const shape = await readSessionShapeForCli(file);
+      const artifacts = await streamedArtifacts(shape);
       emit(options.json === true, artifacts, () => artifactsText(artifacts));
     });
 }

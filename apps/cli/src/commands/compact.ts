@@ -1,10 +1,11 @@
 // `context-fold compact <session.jsonl>`: the structured summary a compaction of the session's active
 // lineage would write (no model call), with the cut Pi's hook expects and the durable-artifact digest.
 import { readFile } from "node:fs/promises";
-import { compactSession, type KeepTail } from "@context-fold/summary-formatter";
+import { readSession, type Session } from "@context-fold/ledger-reader";
+import { type CompactResult, compactSession, compactSessionStreamed, type KeepTail } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
-import { readSessionForCli, refuseCutOffPiBranch, warnOrphanedFounding } from "../session-input.js";
+import { branchCutShort, readSessionShapeForCli, refuseCutOffPiBranch, warnOrphanedFounding } from "../session-input.js";
 
 interface CompactCliOptions {
   budget?: string;
@@ -59,17 +60,27 @@ export function registerCompact(program: Command): void {
         const nul = previous.indexOf("\u0000");
         if (nul !== -1) throw new CliError(`--previous ${options.previous} holds a NUL byte at character ${String(nul)}: binary, not an earlier summary`, { code: "BAD_OPTION" });
       }
-      const session = await readSessionForCli(file);
-      warnOrphanedFounding(session, "compact");
+      const compactOptions = {
+        format,
+        ...(budget === undefined ? {} : { budget }),
+        ...(keepTail === undefined ? {} : { keepTail }),
+        ...(previous === undefined ? {} : { previous }),
+        ...(options.now === undefined ? {} : { now: options.now }),
+      } as const;
+      // The session's shape (no text, every block's size), then one streamed read for the lineage's text:
+      // memory holds the window and tail, not the session. A branch cut short by damage is read whole,
+      // since its warning quotes the founding requests on both sides of the break.
+      const shape = await readSessionShapeForCli(file, { blockBytes: true });
+      let session: Session = shape.session;
+      let result: CompactResult;
+      // A SummaryError carries its code; NOTHING_TO_COMPACT exits 1 through the error boundary's map.
+      if (branchCutShort(shape.session) === undefined) result = await compactSessionStreamed(shape, compactOptions);
+      else {
+        session = await readSession(file);
+        warnOrphanedFounding(session, "compact");
+        result = compactSession(session, compactOptions);
+      }
       {
-        // A SummaryError carries its code; NOTHING_TO_COMPACT exits 1 through the error boundary's map.
-        const result = compactSession(session, {
-          format,
-          ...(budget === undefined ? {} : { budget }),
-          ...(keepTail === undefined ? {} : { keepTail }),
-          ...(previous === undefined ? {} : { previous }),
-          ...(options.now === undefined ? {} : { now: options.now }),
-        });
         refuseCutOffPiBranch(session, result.firstKeptEntryId);
         emit(options.json === true, result, () => result.summary);
         if (!result.stats.summary.withinBudget) {

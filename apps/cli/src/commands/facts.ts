@@ -1,10 +1,10 @@
 // `context-fold facts <session.jsonl>`: the summary facts extraction finds on the session's lineage —
 // goal, preferences, files with symbols, commits, outstanding context, earlier turns, status, anchors.
-import { extractFacts, type SessionFacts } from "@context-fold/extractors";
-import { lineageBlocks } from "@context-fold/ledger-reader";
+import { createFactsAccumulator, extractFacts, type SessionFacts } from "@context-fold/extractors";
+import { lineageBlocks, lineageInFileOrder, readSession, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { emit, style } from "../output.js";
-import { readSessionForCli } from "../session-input.js";
+import { readSessionShapeForCli } from "../session-input.js";
 
 function ref(index: number): string {
   return style(`(#${String(index)})`, "dim");
@@ -73,6 +73,23 @@ export function factsText(f: SessionFacts): string {
   return out.join("\n");
 }
 
+/**
+ * Facts of the lineage from the session's shape and one streamed read: each lineage entry's blocks are
+ * fed to the accumulator and dropped (the same facts as `extractFacts` over every lineage block). A
+ * lineage that runs backwards in the file (hand-edited) cannot be met in order in one pass: read whole.
+ */
+export async function streamedFacts(shape: SessionShape): Promise<SessionFacts> {
+  const { session } = shape;
+  const options = session.header.cwd !== undefined ? { cwd: session.header.cwd } : {};
+  if (!lineageInFileOrder(session)) {
+    const whole = await readSession(session.path, session.header.fragment === true ? { fragment: true } : {});
+    return extractFacts(lineageBlocks(whole), options);
+  }
+  const acc = createFactsAccumulator(options);
+  for await (const { blocks } of streamLineage(session)) acc.add(blocks);
+  return acc.facts();
+}
+
 export function registerFacts(program: Command): void {
   program
     .command("facts")
@@ -81,8 +98,8 @@ export function registerFacts(program: Command): void {
     .option("--json", "print the SessionFacts structure as one JSON document")
     .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
     .action(async (file: string, options: { json?: boolean; fragment?: boolean }) => {
-      const session = await readSessionForCli(file, { fragment: options.fragment === true });
-      const facts = extractFacts(lineageBlocks(session), session.header.cwd !== undefined ? { cwd: session.header.cwd } : {});
+      const shape = await readSessionShapeForCli(file, { fragment: options.fragment === true });
+      const facts = await streamedFacts(shape);
       emit(options.json === true, facts, () => factsText(facts));
     });
 }

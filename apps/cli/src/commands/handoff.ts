@@ -2,10 +2,11 @@
 // errors, recovery pointers) as handoff-<sessionId>.md beside the seed index, atomically.
 import { resolve } from "node:path";
 import { currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
-import { sessionHandoff, writeHandoff } from "@context-fold/summary-formatter";
+import { readSession, type Session } from "@context-fold/ledger-reader";
+import { sessionHandoff, sessionHandoffStreamed, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
-import { readSessionForCli, warnOrphanedFounding, refuseSessionTarget } from "../session-input.js";
+import { branchCutShort, readSessionShapeForCli, refuseSessionTarget, warnOrphanedFounding } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
@@ -50,21 +51,28 @@ export function registerHandoff(program: Command): void {
       if (options.maxSpans !== undefined && !/^\d{1,6}$/.test(options.maxSpans)) {
         throw new CliError(`--max-spans must be a whole number, got "${options.maxSpans}"`, { code: "BAD_OPTION" });
       }
-      const session = await readSessionForCli(file);
-      warnOrphanedFounding(session, "handoff");
+      // The shape, then one streamed read of the lineage (facts accumulated entry by entry, no text kept).
+      // A branch cut short by damage is read whole: its warning quotes founding requests by their text.
+      const shape = await readSessionShapeForCli(file);
+      let session: Session = shape.session;
+      if (branchCutShort(session) !== undefined) {
+        session = await readSession(file);
+        warnOrphanedFounding(session, "handoff");
+      }
       const sessionFile = resolve(file);
       const indexFile = seedIndexPath(sessionFile, session.header.id);
       const target = options.out === undefined ? handoffPath(sessionFile, session.header.id) : resolve(options.out);
       refuseSessionTarget(target, sessionFile, "--out");
       {
-        const { doc, markdown } = sessionHandoff(session, {
+        const handoffOptions = {
           sessionFile,
           seedIndexFile: indexFile,
           seedRecords: await seedRecords(indexFile),
           ...(options.goal === undefined ? {} : { goal: options.goal }),
           ...(options.now === undefined ? {} : { now: options.now }),
           ...(options.maxSpans === undefined ? {} : { maxSpans: Number(options.maxSpans) }),
-        });
+        };
+        const { doc, markdown } = session === shape.session ? await sessionHandoffStreamed(shape, handoffOptions) : sessionHandoff(session, handoffOptions);
         const written = await writeHandoff(sessionFile, session.header.id, markdown, { out: target });
         emit(options.json === true, { path: written.path, bytes: written.bytes, goal: doc.goal, openErrors: doc.openErrors, pointers: doc.pointers }, () => written.path);
       }

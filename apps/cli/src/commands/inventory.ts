@@ -2,11 +2,11 @@
 // context (floor, tool output per tool and item with age/dormant/redundant/reclaimable, dormant content),
 // the same accounting as the Pi extension's /context-inventory, without a live Pi (the floor is unknown
 // unless given).
-import { type ContextInventory, renderInventory, sessionInventory, type InventoryOptions } from "@context-fold/extractors";
+import { type ContextInventory, renderInventory, sessionInventoryStreamed, type InventoryOptions } from "@context-fold/extractors";
 import { archivalUnion, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
-import { readSessionForCli } from "../session-input.js";
+import { readSessionShapeForCli } from "../session-input.js";
 import { stackedBar } from "../stacked-bar.js";
 
 interface InventoryCliOptions {
@@ -72,7 +72,9 @@ export function registerInventory(program: Command): void {
       const dormantTurns = wholeNumber("--dormant-turns", options.dormantTurns);
       const top = wholeNumber("--top", options.top);
       if (dormantTurns === 0) throw new CliError("--dormant-turns must be at least 1", { code: "BAD_OPTION" });
-      const session = await readSessionForCli(file);
+      // The shape, then one streamed read keeping only the context's blocks (what the inventory counts).
+      const shape = await readSessionShapeForCli(file);
+      const session = shape.session;
       let indexFile: string | undefined;
       try {
         indexFile = seedIndexPath(file, session.header.id);
@@ -87,7 +89,7 @@ export function registerInventory(program: Command): void {
         folded: folds.folded,
         ...(dormantTurns === undefined ? {} : { dormantTurns }),
       };
-      const inventory = sessionInventory(session, options_);
+      const inventory = await sessionInventoryStreamed(shape, options_);
       emit(options.json === true, inventory, () => `${inventoryBar(inventory)}\n\n${renderInventory(inventory, top === undefined ? {} : { maxToolItems: top })}`);
     });
 }

@@ -4,7 +4,7 @@
 // of such an entry counts as the prompt only when, in this very session, the same field of the same
 // customType equals the user message that follows it every time one does (at least twice): learned from
 // the file, never from a field's name. Read along the branch, across a damaged line (`branchPath`).
-import { blocksOfEntry, type Entry, type Session } from "@context-fold/ledger-reader";
+import { type Block, blocksOfEntry, type Entry, type Session } from "@context-fold/ledger-reader";
 import type { UserStatement } from "./types.js";
 import { branchPath } from "./cut-off-blocks.js";
 import { isBareMessage } from "./user-text.js";
@@ -57,8 +57,11 @@ function carries(field: string, said: string): boolean {
   return stem.length >= PREFIX_MIN && s.startsWith(stem);
 }
 
-function userText(session: Session, entry: Entry): { text: string; index: number; turn: number } | null {
-  const blocks = blocksOfEntry(session, entry).filter((b) => b.kind === "user");
+/** An entry's blocks: from a whole read (`blocksOfEntry`) or from a streamed read that kept them. */
+export type BlocksOfEntry = (entry: Entry) => readonly Block[];
+
+function userText(blocksOf: BlocksOfEntry, entry: Entry): { text: string; index: number; turn: number } | null {
+  const blocks = blocksOf(entry).filter((b) => b.kind === "user");
   const first = blocks[0];
   return first === undefined ? null : { text: blocks.map((b) => b.text).join("\n"), index: first.index, turn: first.turn };
 }
@@ -73,7 +76,7 @@ function nextMessage(path: readonly Entry[], i: number): Entry | undefined {
 }
 
 /** Prompts recorded by an extension's custom entry that never became a user message (see the file comment). */
-function lostPrompts(session: Session, path: readonly Entry[]): UserStatement[] {
+function lostPrompts(blocksOf: BlocksOfEntry, path: readonly Entry[]): UserStatement[] {
   const paired = new Map<string, number>();
   const matched = new Map<string, number>();
   const candidates: { type: string; leaves: Map<string, string>; answer: Entry }[] = [];
@@ -90,7 +93,7 @@ function lostPrompts(session: Session, path: readonly Entry[]): UserStatement[] 
       candidates.push({ type, leaves, answer: next });
       continue;
     }
-    const said = userText(session, next);
+    const said = userText(blocksOf, next);
     if (said === null) continue;
     paired.set(type, (paired.get(type) ?? 0) + 1);
     for (const [field, value] of leaves) {
@@ -105,7 +108,7 @@ function lostPrompts(session: Session, path: readonly Entry[]): UserStatement[] 
     for (const [field, value] of c.leaves) {
       if (matched.get(`${c.type}\u0000${field}`) === n && (text === null || value.length > text.length)) text = value;
     }
-    const first = blocksOfEntry(session, c.answer)[0];
+    const first = blocksOf(c.answer)[0];
     if (text !== null && first !== undefined) out.push({ text, turn: first.turn, index: first.index });
   }
   return out;
@@ -116,7 +119,48 @@ function lostPrompts(session: Session, path: readonly Entry[]): UserStatement[] 
  * comment), in #N order. Bare messages (acknowledgements, bare commands) are left out as everywhere else.
  */
 export function saidElsewhere(session: Session): UserStatement[] {
-  return lostPrompts(session, branchPath(session))
+  return saidAlong(branchPath(session), (entry) => blocksOfEntry(session, entry));
+}
+
+/**
+ * `saidElsewhere` on a branch given as its entries in order and a lookup of their blocks: how a streamed
+ * read, which never holds the whole session, asks the same question (it keeps the branch's custom entries
+ * and its messages' roles and blocks; see `createSaidAlong`).
+ */
+export function saidAlong(path: readonly Entry[], blocksOf: BlocksOfEntry): UserStatement[] {
+  return lostPrompts(blocksOf, path)
     .filter((s) => !isBareMessage(s.text))
     .sort((a, b) => a.index - b.index);
+}
+
+/** `saidAlong` over a branch fed entry by entry (a streamed read), keeping only what it reads. */
+export interface SaidAlongCollector {
+  /** The branch's next entry, in order, with its blocks. */
+  add(entry: Entry, blocks: readonly Block[]): void;
+  /** `saidAlong` over what was added. */
+  statements(): UserStatement[];
+}
+
+/**
+ * What `saidAlong` reads of a branch, kept while it streams by: custom entries whole (their data is
+ * where a prompt may be), and of each message only its type and role, with a user message's blocks or an
+ * answer's first block without its text. Other entries are never read (`nextMessage` skips them).
+ */
+export function createSaidAlong(): SaidAlongCollector {
+  const path: Entry[] = [];
+  const blocks = new Map<string, readonly Block[]>();
+  return {
+    add(entry, entryBlocks) {
+      if (entry.type === "custom") {
+        path.push(entry);
+        return;
+      }
+      if (entry.type !== "message") return;
+      const r = role(entry);
+      path.push({ ...entry, raw: { type: entry.raw["type"], message: { role: r } } });
+      const user = entryBlocks.filter((b) => b.kind === "user");
+      blocks.set(entry.id, user.length > 0 ? user : entryBlocks.slice(0, 1).map((b) => ({ ...b, text: "" })));
+    },
+    statements: () => saidAlong(path, (entry) => blocks.get(entry.id) ?? []),
+  };
 }

@@ -1,7 +1,7 @@
 // A handoff straight from a read session: facts and artifacts over the active lineage, `now` defaulting
 // to the last entry's time. What the CLI and the Pi extension call.
-import { createFactsAccumulator, lastEntryTime } from "@context-fold/extractors";
-import { lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { createFactsAccumulator, type FactsAccumulator, lastEntryTime } from "@context-fold/extractors";
+import { lineageBlocks, lineageInFileOrder, readSession, type Session, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
 import type { FoldIndexRecord } from "@context-fold/seed-index-format";
 import { HandoffError } from "./errors.js";
 import { buildHandoffDoc, type HandoffDoc } from "./handoff-doc.js";
@@ -26,13 +26,46 @@ export interface SessionHandoff {
 
 /** The handoff of a read session (`readSession`), ready to write with `writeHandoff`. */
 export function sessionHandoff(session: Session, options: SessionHandoffOptions = {}): SessionHandoff {
+  const now = handoffTime(session, options);
+  const blocks = lineageBlocks(session);
+  const acc = createFactsAccumulator(session.header.cwd === undefined ? {} : { cwd: session.header.cwd });
+  acc.add(blocks);
+  return handoffOf(session, acc, blocks, now, options);
+}
+
+/**
+ * `sessionHandoff` from a session's shape (`readSessionShape`) and one streamed read of its lineage:
+ * each entry's blocks are fed to the facts accumulator and dropped, only the `#N` anchors the pointers
+ * name are kept. Output is identical. A lineage that runs backwards in the file is read whole.
+ */
+export async function sessionHandoffStreamed(shape: SessionShape, options: SessionHandoffOptions = {}): Promise<SessionHandoff> {
+  const { session } = shape;
+  if (!lineageInFileOrder(session)) return sessionHandoff(await readSession(session.path), options);
+  const now = handoffTime(session, options);
+  const acc = createFactsAccumulator(session.header.cwd === undefined ? {} : { cwd: session.header.cwd });
+  const anchors: { index: number; anchor: string }[] = [];
+  for await (const { blocks } of streamLineage(session)) {
+    acc.add(blocks);
+    for (const b of blocks) if (b.anchor !== undefined) anchors.push({ index: b.index, anchor: b.anchor });
+  }
+  return handoffOf(session, acc, anchors, now, options);
+}
+
+function handoffTime(session: Session, options: SessionHandoffOptions): string {
   const now = options.now ?? lastEntryTime(session);
   if (now === undefined) {
     throw new HandoffError("HANDOFF_NO_TIME", session.path, `${session.path} has no timestamp to date the handoff: pass the time (--now <iso>)`);
   }
-  const blocks = lineageBlocks(session);
-  const acc = createFactsAccumulator(session.header.cwd === undefined ? {} : { cwd: session.header.cwd });
-  acc.add(blocks);
+  return now;
+}
+
+function handoffOf(
+  session: Session,
+  acc: FactsAccumulator,
+  blocks: Iterable<{ readonly index: number; readonly anchor?: string }>,
+  now: string,
+  options: SessionHandoffOptions,
+): SessionHandoff {
   const doc = buildHandoffDoc({
     sessionId: session.header.id,
     sessionFile: options.sessionFile ?? session.path,

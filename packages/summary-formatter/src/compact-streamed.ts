@@ -1,0 +1,114 @@
+// Compaction of a session too large to hold: the cut is planned on its shape (entries without content,
+// every block's UTF-8 size), then one streamed read feeds the lineage before the cut into the facts
+// accumulator block by block and keeps text only for the window the brief is made of and the kept tail.
+// Output is byte-identical to `compactSession` on the whole read.
+//
+// Lineage: Pi's active branch is known only once the last entry (the leaf) is read, so this is two reads.
+// The first (the shape, which the CLI reads anyway for its damage warnings) finds the lineage and the cut;
+// the second streams the file and takes each entry whose position is on the lineage. Lineage entries follow
+// their parent in the file (Pi appends children), so one pass in file order is one pass in lineage order; a
+// file whose branch runs backwards (hand-edited) cannot be, and is read whole instead.
+import { branchPath, createFactsAccumulator, createSaidAlong, type FactsAccumulator } from "@context-fold/extractors";
+import { type Block, contextEntries, LedgerError, lineageInFileOrder, readSession, type Session, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
+import { type BlockLookups, type CompactOptions, type CompactResult, compactPlanned, compactSession } from "./compact-session.js";
+import { planCut } from "./plan-cut.js";
+
+/** The largest entry position whose first block is at or before `index` (blockStart is non-decreasing). */
+function entryOfBlock(blockStart: readonly number[], index: number): number {
+  let lo = 0;
+  let hi = blockStart.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((blockStart[mid] ?? Number.POSITIVE_INFINITY) <= index) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** Turns and compaction blocks from the shape's block table, as the whole read's blocks give them. */
+function shapeLookups(shape: SessionShape): BlockLookups {
+  const { session, blockStart, blockCount } = shape;
+  return {
+    turnOf: (index) => {
+      if (!Number.isInteger(index) || index < 0 || index >= blockCount) return undefined;
+      return session.entries[entryOfBlock(blockStart, index)]?.turn;
+    },
+    compactionBlock: (entryId) => {
+      const entry = session.byId.get(entryId);
+      if (entry?.type !== "compaction") return undefined;
+      const from = blockStart[entry.position];
+      const to = blockStart[entry.position + 1] ?? blockCount;
+      return from !== undefined && to > from ? from : undefined;
+    },
+  };
+}
+
+/**
+ * Text-less stand-ins for the blocks of the context's entries (all the cut weighs, by the shape's sizes):
+ * only `index`, `entryId`, `entryPosition` and an empty text are read off them before the streamed read
+ * puts the real blocks in their place.
+ */
+function contextStandIns(shape: SessionShape): Block[] {
+  const { session, blockStart, blockCount } = shape;
+  const inContext = new Set(contextEntries(session.lineage).map((e) => e.id));
+  const out: Block[] = [];
+  for (const entry of session.lineage) {
+    if (!inContext.has(entry.id)) continue;
+    const from = blockStart[entry.position] ?? blockCount;
+    const to = blockStart[entry.position + 1] ?? blockCount;
+    for (let index = from; index < to; index++) out.push({ index, entryId: entry.id, entryPosition: entry.position, text: "" } as unknown as Block);
+  }
+  return out;
+}
+
+/**
+ * `compactSession` on a session's shape (`readSessionShape` with `blockBytes: true`) and one streamed
+ * read of its file: memory holds the shape, the facts accumulator and the window and tail's blocks,
+ * never the rest of the session's text. Throws LedgerError LEDGER_CHANGED when the file no longer holds
+ * the shape's entries (replaced between the two reads).
+ */
+export async function compactSessionStreamed(shape: SessionShape, options: CompactOptions = {}): Promise<CompactResult> {
+  const { session } = shape;
+  // A branch a damaged line cut short is read whole too: what the cut-off part said (extractors'
+  // `cutOffBlocks`) is found across the damaged line, off the lineage this read streams.
+  if (!lineageInFileOrder(session) || shape.blockBytes === undefined || branchPath(session) !== session.lineage) {
+    return compactSession(await readSession(session.path), options);
+  }
+  // The shape's raws keep each entry's type, role, a compaction's systemMessage and summary, a branch
+  // summary's text and an edit's replacement: everything the context's messages and roles (all the cut
+  // reads of them) depend on. Message content is absent, so this view is for the cut only.
+  const view: Session = { ...session, withText: true };
+  const planned = planCut(view, {
+    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
+    blockBytes: options.blockBytes ?? shape.blockBytes,
+    lineage: contextStandIns(shape),
+  });
+  const firstKept = session.byId.get(planned.firstKeptEntryId);
+  if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${planned.firstKeptEntryId} is not in the session`);
+  const inWindow = new Set(planned.summarizedBlocks.map((b) => b.index));
+  const inTail = new Set(planned.keptBlocks.map((b) => b.index));
+  const cwd = session.header.cwd;
+  const acc: FactsAccumulator = createFactsAccumulator(cwd === undefined ? {} : { cwd });
+  const lineageScope = (options.scope ?? "lineage") === "lineage";
+  const summarized: Block[] = [];
+  const kept: Block[] = [];
+  // Prompts kept only by an extension's entry (extractors' `saidElsewhere`), asked of the stream.
+  const said = createSaidAlong();
+  for await (const item of streamLineage(session)) {
+    said.add(item.entry, item.blocks);
+    if (lineageScope && item.entry.position < firstKept.position) acc.add(item.blocks);
+    for (const block of item.blocks) {
+      if (inWindow.has(block.index)) summarized.push(block);
+      else if (inTail.has(block.index)) kept.push(block);
+    }
+  }
+  if (summarized.length !== inWindow.size || kept.length !== inTail.size) {
+    throw new LedgerError("LEDGER_CHANGED", session.path, "the file no longer holds the blocks its first read found: it changed between reads; run again");
+  }
+  if (!lineageScope) acc.add(summarized);
+  const plan = { ...planned, summarizedBlocks: summarized, keptBlocks: kept, lineageBefore: [] };
+  return compactPlanned(session, shapeLookups(shape), plan, { facts: acc.facts(), artifacts: acc.artifacts(), cutOff: [], said: said.statements() }, options);
+}
