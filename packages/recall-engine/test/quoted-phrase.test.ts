@@ -3,9 +3,9 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { readSession } from "@context-fold/ledger-reader";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { parseQuery, RecallIndex } from "../src/index.js";
+import { looksLikeRegex, parseQuery, RecallIndex } from "../src/index.js";
 
 let clock = 1_796_000_000_000;
 const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
@@ -47,6 +47,10 @@ describe("a quoted phrase holding regex marks", () => {
     // Outside the quotes the convention still applies.
     expect(parseQuery('"rate limit" retry|backoff').mode).toBe("regex");
     expect(parseQuery("4c1v|except").mode).toBe("regex");
+  });
+  it("stays linear on a megabyte of quotes and bars", { timeout: LINEAR_TIME_MS }, () => {
+    expect(looksLikeRegex('"|'.repeat(1 << 19))).toBe(false);
+    expect(looksLikeRegex(`${'"a|b"'.repeat(1 << 17)} x|y`)).toBe(true);
   });
   it("finds the pasted hash-prefixed line in the read output", async () => {
     const session = await readSession(await writtenByPi());
