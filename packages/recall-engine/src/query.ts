@@ -98,9 +98,13 @@ const SLASHED = /^\/(.+)\/([a-z]*)$/s;
  * it (so prose and pasted text stay words): `|` between two non-blank alternatives (`hook|inject`, not
  * a table row `| a | b |`); `.*` or `.+`; `\w`, `\d`, `\s`; a character class `[…]` holding a range, a
  * negation or an escape, or followed by a quantifier (`[0-9]+`, not `[context-fold k3f9]` or `[ERROR]`);
- * `^` opening the query and `$` closing it (`under $5` is words). One linear pass over the query.
+ * `^` opening the query and `$` closing it (`under $5` is words). Marks inside a `"quoted phrase"` do
+ * not count: quotes ask for literal text. Linear passes over the query.
  */
-export function looksLikeRegex(text: string): boolean {
+export function looksLikeRegex(query: string): boolean {
+  // A "quoted phrase" is literal text: marks inside it (a pasted `365wd|    except Foo:` line of a
+  // hash-prefixed file read) are the phrase's own characters, not regex syntax.
+  const text = outsideQuotes(query).trim();
   if (text.length === 0) return false;
   if (text.startsWith("^") || text.endsWith("$")) return true;
   if (text.includes(".*") || text.includes(".+") || /\\[wds]/.test(text)) return true;
@@ -121,6 +125,20 @@ export function looksLikeRegex(text: string): boolean {
     if (inside.startsWith("^") || inside.includes("\\") || /.-./.test(inside) || after === "*" || after === "+" || after === "?" || after === "{") return true;
   }
   return false;
+}
+
+/** The query with each closed `"…"` phrase blanked out, quotes paired as `parseWords` pairs them. */
+function outsideQuotes(text: string): string {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const open = text.indexOf('"', i);
+    const close = open < 0 ? -1 : text.indexOf('"', open + 1);
+    if (open < 0 || close < 0) return out + text.slice(i);
+    out += `${text.slice(i, open)} `;
+    i = close + 1;
+  }
+  return out;
 }
 
 /**
