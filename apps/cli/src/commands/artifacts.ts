@@ -4,7 +4,7 @@ import { createFactsAccumulator, extractArtifacts, type DurableArtifacts } from 
 import { lineageBlocks, lineageInFileOrder, readSession, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { emit, style } from "../output.js";
-import { readSessionShapeForCli } from "../session-input.js";
+import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 
 function indent(text: string): string {
   return text
@@ -59,8 +59,12 @@ export function registerArtifacts(program: Command): void {
     .argument("<session.jsonl>", "Pi session file")
     .option("--json", "print the DurableArtifacts structure as one JSON document")
     .action(async (file: string, options: { json?: boolean }) => {
-      const shape = await readSessionShapeForCli(file);
-      const artifacts = await streamedArtifacts(shape);
+      let artifacts: DurableArtifacts;
+      if (streamsSession(file)) artifacts = await streamedArtifacts(await readSessionShapeForCli(file));
+      else {
+        const session = await readSessionForCli(file);
+        artifacts = extractArtifacts(lineageBlocks(session), session.header.cwd !== undefined ? { cwd: session.header.cwd } : {});
+      }
       emit(options.json === true, artifacts, () => artifactsText(artifacts));
     });
 }

@@ -5,7 +5,7 @@ import { readSession, type Session } from "@context-fold/ledger-reader";
 import { type CompactResult, compactSession, compactSessionStreamed, type KeepTail } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
-import { branchCutShort, readSessionShapeForCli, refuseCutOffPiBranch, warnOrphanedFounding } from "../session-input.js";
+import { branchCutShort, readSessionForCli, readSessionShapeForCli, refuseCutOffPiBranch, streamsSession, warnOrphanedFounding } from "../session-input.js";
 
 interface CompactCliOptions {
   budget?: string;
@@ -67,16 +67,19 @@ export function registerCompact(program: Command): void {
         ...(previous === undefined ? {} : { previous }),
         ...(options.now === undefined ? {} : { now: options.now }),
       } as const;
-      // The session's shape (no text, every block's size), then one streamed read for the lineage's text:
-      // memory holds the window and tail, not the session. A branch cut short by damage is read whole,
-      // since its warning quotes the founding requests on both sides of the break.
-      const shape = await readSessionShapeForCli(file, { blockBytes: true });
-      let session: Session = shape.session;
-      let result: CompactResult;
+      // A large session: its shape (no text, every block's size), then one streamed read for the lineage's
+      // text, so memory holds the window and tail, not the session. A branch cut short by damage is read
+      // whole, since its warning quotes the founding requests on both sides of the break.
       // A SummaryError carries its code; NOTHING_TO_COMPACT exits 1 through the error boundary's map.
-      if (branchCutShort(shape.session) === undefined) result = await compactSessionStreamed(shape, compactOptions);
-      else {
-        session = await readSession(file);
+      let session: Session;
+      let result: CompactResult | undefined;
+      if (streamsSession(file)) {
+        const shape = await readSessionShapeForCli(file, { blockBytes: true });
+        session = shape.session;
+        if (branchCutShort(shape.session) === undefined) result = await compactSessionStreamed(shape, compactOptions);
+        else session = await readSession(file);
+      } else session = await readSessionForCli(file);
+      if (result === undefined) {
         warnOrphanedFounding(session, "compact");
         result = compactSession(session, compactOptions);
       }

@@ -4,7 +4,7 @@ import { createFactsAccumulator, extractFacts, type SessionFacts } from "@contex
 import { lineageBlocks, lineageInFileOrder, readSession, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { emit, style } from "../output.js";
-import { readSessionShapeForCli } from "../session-input.js";
+import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 
 function ref(index: number): string {
   return style(`(#${String(index)})`, "dim");
@@ -98,8 +98,13 @@ export function registerFacts(program: Command): void {
     .option("--json", "print the SessionFacts structure as one JSON document")
     .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
     .action(async (file: string, options: { json?: boolean; fragment?: boolean }) => {
-      const shape = await readSessionShapeForCli(file, { fragment: options.fragment === true });
-      const facts = await streamedFacts(shape);
+      const fragment = { fragment: options.fragment === true };
+      let facts: SessionFacts;
+      if (streamsSession(file)) facts = await streamedFacts(await readSessionShapeForCli(file, fragment));
+      else {
+        const session = await readSessionForCli(file, fragment);
+        facts = extractFacts(lineageBlocks(session), session.header.cwd !== undefined ? { cwd: session.header.cwd } : {});
+      }
       emit(options.json === true, facts, () => factsText(facts));
     });
 }

@@ -2,11 +2,11 @@
 // errors, recovery pointers) as handoff-<sessionId>.md beside the seed index, atomically.
 import { resolve } from "node:path";
 import { currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
-import { readSession, type Session } from "@context-fold/ledger-reader";
+import { readSession, type Session, type SessionShape } from "@context-fold/ledger-reader";
 import { sessionHandoff, sessionHandoffStreamed, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
-import { branchCutShort, readSessionShapeForCli, refuseSessionTarget, warnOrphanedFounding } from "../session-input.js";
+import { branchCutShort, readSessionForCli, readSessionShapeForCli, refuseSessionTarget, streamsSession, warnOrphanedFounding } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
@@ -53,10 +53,11 @@ export function registerHandoff(program: Command): void {
       }
       // The shape, then one streamed read of the lineage (facts accumulated entry by entry, no text kept).
       // A branch cut short by damage is read whole: its warning quotes founding requests by their text.
-      const shape = await readSessionShapeForCli(file);
-      let session: Session = shape.session;
-      if (branchCutShort(session) !== undefined) {
-        session = await readSession(file);
+      // (A session up to STREAM_ABOVE_BYTES is read whole: one parse.)
+      const shape: SessionShape | undefined = streamsSession(file) ? await readSessionShapeForCli(file) : undefined;
+      let session: Session = shape?.session ?? (await readSessionForCli(file));
+      if (shape === undefined || branchCutShort(session) !== undefined) {
+        if (shape !== undefined) session = await readSession(file);
         warnOrphanedFounding(session, "handoff");
       }
       const sessionFile = resolve(file);
@@ -72,7 +73,7 @@ export function registerHandoff(program: Command): void {
           ...(options.now === undefined ? {} : { now: options.now }),
           ...(options.maxSpans === undefined ? {} : { maxSpans: Number(options.maxSpans) }),
         };
-        const { doc, markdown } = session === shape.session ? await sessionHandoffStreamed(shape, handoffOptions) : sessionHandoff(session, handoffOptions);
+        const { doc, markdown } = shape !== undefined && session === shape.session ? await sessionHandoffStreamed(shape, handoffOptions) : sessionHandoff(session, handoffOptions);
         const written = await writeHandoff(sessionFile, session.header.id, markdown, { out: target });
         emit(options.json === true, { path: written.path, bytes: written.bytes, goal: doc.goal, openErrors: doc.openErrors, pointers: doc.pointers }, () => written.path);
       }

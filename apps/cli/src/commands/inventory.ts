@@ -2,11 +2,11 @@
 // context (floor, tool output per tool and item with age/dormant/redundant/reclaimable, dormant content),
 // the same accounting as the Pi extension's /context-inventory, without a live Pi (the floor is unknown
 // unless given).
-import { type ContextInventory, renderInventory, sessionInventoryStreamed, type InventoryOptions } from "@context-fold/extractors";
+import { type ContextInventory, renderInventory, sessionInventory, sessionInventoryStreamed, type InventoryOptions } from "@context-fold/extractors";
 import { archivalUnion, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
-import { readSessionShapeForCli } from "../session-input.js";
+import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 import { stackedBar } from "../stacked-bar.js";
 
 interface InventoryCliOptions {
@@ -73,8 +73,9 @@ export function registerInventory(program: Command): void {
       const top = wholeNumber("--top", options.top);
       if (dormantTurns === 0) throw new CliError("--dormant-turns must be at least 1", { code: "BAD_OPTION" });
       // The shape, then one streamed read keeping only the context's blocks (what the inventory counts).
-      const shape = await readSessionShapeForCli(file);
-      const session = shape.session;
+      // A large session (over STREAM_ABOVE_BYTES) keeps only the context's blocks, from its shape and one streamed read.
+      const shape = streamsSession(file) ? await readSessionShapeForCli(file) : undefined;
+      const session = shape?.session ?? (await readSessionForCli(file));
       let indexFile: string | undefined;
       try {
         indexFile = seedIndexPath(file, session.header.id);
@@ -89,7 +90,7 @@ export function registerInventory(program: Command): void {
         folded: folds.folded,
         ...(dormantTurns === undefined ? {} : { dormantTurns }),
       };
-      const inventory = await sessionInventoryStreamed(shape, options_);
+      const inventory = shape === undefined ? sessionInventory(session, options_) : await sessionInventoryStreamed(shape, options_);
       emit(options.json === true, inventory, () => `${inventoryBar(inventory)}\n\n${renderInventory(inventory, top === undefined ? {} : { maxToolItems: top })}`);
     });
 }

@@ -6,7 +6,7 @@ import { currentView } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style, warn } from "../output.js";
 import { readIndexOutcomes } from "./index-cmd.js";
-import { damageFound, readSessionShapeForCli } from "../session-input.js";
+import { damageFound, readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 
 interface VerifyOptions {
   session: string;
@@ -30,8 +30,9 @@ export function registerVerify(program: Command): void {
       for (const o of outcomes) {
         if (o.outcome === "invalid" || o.outcome === "torn-tail") warn(`${indexFile}:${String(o.line)}: ${o.outcome}: ${o.reason}`);
       }
-      // The shape, then one streamed read keeping only the blocks the index's spans name (with their text).
-      const shape = await readSessionShapeForCli(options.session);
+      // A large session (over STREAM_ABOVE_BYTES): only the blocks the spans name are kept, from a stream.
+      const shape = streamsSession(options.session) ? await readSessionShapeForCli(options.session) : undefined;
+      const session = shape?.session ?? (await readSessionForCli(options.session));
       const view = currentView(outcomes);
       if (view.length === 0) {
         const foreign = outcomes.filter((o) => o.outcome === "invalid" || o.outcome === "skipped").length;
@@ -41,16 +42,16 @@ export function registerVerify(program: Command): void {
         warn(`${indexFile}: no record yet, nothing to verify`);
       }
       // Only this session's records can be checked against its ledger.
-      const records = view.filter((r) => r.session === shape.session.header.id);
-      const others = [...new Set(view.map((r) => r.session).filter((id) => id !== shape.session.header.id))];
+      const records = view.filter((r) => r.session === session.header.id);
+      const others = [...new Set(view.map((r) => r.session).filter((id) => id !== session.header.id))];
       if (view.length > 0 && records.length === 0) {
-        throw new CliError(`${indexFile} indexes session ${others.join(", ")}, not ${shape.session.header.id} (${options.session}); pass the session it was written for`, { code: "OTHER_SESSION", exitCode: EXIT_USAGE });
+        throw new CliError(`${indexFile} indexes session ${others.join(", ")}, not ${session.header.id} (${options.session}); pass the session it was written for`, { code: "OTHER_SESSION", exitCode: EXIT_USAGE });
       }
-      if (others.length > 0) warn(`${indexFile}: ${String(view.length - records.length)} record(s) of session(s) ${others.join(", ")} skipped; only ${shape.session.header.id} is checked`);
-      const result = verifySpans(await withAnchoredBlocks(shape, records.flatMap((r) => r.spans.map((span) => span.blockId))), records);
+      if (others.length > 0) warn(`${indexFile}: ${String(view.length - records.length)} record(s) of session(s) ${others.join(", ")} skipped; only ${session.header.id} is checked`);
+      const result = verifySpans(shape === undefined ? session : await withAnchoredBlocks(shape, records.flatMap((r) => r.spans.map((span) => span.blockId))), records);
       const failed = result.mismatched.length + result.missing.length > 0;
       // verify checks: a damaged ledger is a finding (named on stderr by the read), as in inspect.
-      if (failed || damageFound(shape.session).length > 0) setExit(EXIT_FINDINGS);
+      if (failed || damageFound(session).length > 0) setExit(EXIT_FINDINGS);
       emit(options.json === true, result, () => {
         const head = `${String(result.verified)}/${String(result.spans)} span(s) verified in ${String(records.length)} record(s)`;
         const lines = [failed ? style(head, "red") : style(head, "green")];
