@@ -262,14 +262,16 @@ export class HistoryIndex {
       let termCount = texts.length;
       if (extend && old !== null) {
         termCount = old.reader.termCount;
+        const keys = texts.map((t) => Buffer.from(t, "utf8"));
+        const known = old.reader.termIds(texts, keys);
         for (let i = 0; i < texts.length; i++) {
-          const term = texts[i] as string;
-          let id = old.reader.termId(term);
+          let id = known[i] as number;
+          // New terms take the next ids in the order the appended blocks first hold them (first-seen order).
           if (id < 0) {
             id = termCount++;
-            added.push(term);
+            added.push(texts[i] as string);
           }
-          terms.push({ key: Buffer.from(term, "utf8"), id, ...encodePostings(part.postingListsOf(i), 0) });
+          terms.push({ key: keys[i] as Buffer, id, ...encodePostings(part.postingListsOf(i), 0) });
         }
         parts = wasParts + 1;
         replaceFile(HistoryIndex.partPath(base, parts), encodeSegment(terms, lengths, from, termCount), { mode: 0o600 });

@@ -14,6 +14,8 @@ import type { PostingList } from "./term-index.js";
 const MAGIC = Buffer.from("CFHSEG1\n", "latin1");
 /** Terms per directory block: one block is read per looked-up term. */
 const SPARSE = 32;
+/** UTF-16 units whose string order can differ from their UTF-8 byte order (surrogates, and the units after them). */
+const HIGH_UNITS = /[\uD800-\uFFFF]/;
 /** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
 const FIRST_READ = 4096;
 
@@ -339,6 +341,41 @@ export class SegmentReader {
     return this.entry(term)?.id ?? -1;
   }
 
+  /**
+   * The ids of many terms at once (`keys` their UTF-8 bytes), into `ids` where it holds -1 (a term already
+   * found in another part is not looked up again). Walked in `order` (the keys roughly sorted), the
+   * directory is read forward, one block after another, instead of a search per term; unless `inByteOrder`
+   * (the order is the keys' byte order), a key the walk does not meet is looked up alone, so every id is exact.
+   */
+  termIds(keys: readonly Buffer[], order: readonly number[], ids: Int32Array, inByteOrder: boolean): void {
+    let b = -1;
+    let entries: { key: Buffer; entry: Entry }[] = [];
+    let i = 0;
+    const missed: number[] = [];
+    for (const k of order) {
+      if ((ids[k] as number) >= 0) continue;
+      const key = keys[k] as Buffer;
+      const from = b;
+      while (b + 1 < this.firsts.length && Buffer.compare(this.firsts[b + 1] as Buffer, key) <= 0) b++;
+      if (b < 0) continue; // sorts before the first term: no block holds it
+      if (b !== from) {
+        entries = this.block(b);
+        i = 0;
+      }
+      while (i < entries.length && Buffer.compare((entries[i] as { key: Buffer }).key, key) < 0) i++;
+      const at = entries[i];
+      if (at !== undefined && at.key.equals(key)) ids[k] = at.entry.id;
+      else if (!inByteOrder) missed.push(k);
+    }
+    // A key the forward walk passed over (its order is not byte order) gets its own search.
+    for (const k of missed) {
+      const key = keys[k] as Buffer;
+      const hb = this.blockFor(key);
+      const hit = hb < 0 ? undefined : this.block(hb).find((e) => e.key.equals(key));
+      if (hit !== undefined) ids[k] = hit.entry.id;
+    }
+  }
+
   /** Ids of the terms longer than `prefix` that begin with it, the `limit` oldest (lowest ids). */
   termsWithPrefix(prefix: string, limit: number): number[] {
     if (prefix.length < 3) return [];
@@ -445,6 +482,15 @@ export class SegmentParts {
       if (id < 0) id = own;
     }
     return id;
+  }
+  /** The ids of `terms` (-1 for those no part holds), looked up by a forward walk of each part's directory. */
+  termIds(terms: readonly string[], keys: readonly Buffer[]): Int32Array {
+    const ids = new Int32Array(terms.length).fill(-1);
+    const order = Array.from(terms.keys()).sort((a, b) => ((terms[a] as string) < (terms[b] as string) ? -1 : 1));
+    // Strings compare by UTF-16 units: the same order as their UTF-8 bytes unless a unit is a surrogate or above.
+    const inByteOrder = terms.every((t) => !HIGH_UNITS.test(t));
+    for (const p of this.parts) p.termIds(keys, order, ids, inByteOrder);
+    return ids;
   }
   termsWithPrefix(prefix: string, limit: number): number[] {
     if (this.parts.length === 1) return this.last.termsWithPrefix(prefix, limit);

@@ -85,11 +85,30 @@ describe("history segment", () => {
     try {
       expect(reader.termCount).toBe(whole.termCount);
       sameAs(reader, whole);
+      // Many ids at once (a growth's lookup) equal one lookup per term, whatever the order of their units.
+      for (const list of [[...whole.termTexts(), "absent", "zzzz", "\uE001", "😁"], whole.termTexts().filter((t) => !/[\uD800-\uFFFF]/.test(t)).concat(["absent"])]) {
+        const ids = reader.termIds(list, list.map((t) => Buffer.from(t, "utf8")));
+        expect(Array.from(ids)).toEqual(list.map((t) => whole.termId(t)));
+      }
     } finally {
       reader.close();
     }
     // A part that does not continue the one before (written after a rewrite) is refused.
     expect(() => SegmentParts.open([paths[0] as string, paths[2] as string])).toThrow(/grown\.seg\.2: begins at document 31/);
+  });
+
+  it("looks up many terms at once exactly, also where their UTF-16 order is not their UTF-8 byte order", () => {
+    // "𝐀bc" (a surrogate pair) sorts before "ｆｕｌｌ" as a JS string, after it by UTF-8 bytes.
+    const texts = ["abc", "ｆｕｌｌ", "𝐀bc", ...Array.from({ length: 70 }, (_, k) => `t${String(k).padStart(3, "0")}`)];
+    const path = join(dir, "units.seg");
+    writeFileSync(path, encodeSegment(texts.map((t, id) => ({ key: Buffer.from(t, "utf8"), id, ...encodePostings([Uint32Array.of(0, 1)], 0) })), [1]));
+    const reader = SegmentParts.open([path]);
+    try {
+      const list = ["ｆｕｌｌ", "absent", "𝐀bc", "abc", "t069", "\uE001", "t000"];
+      expect(Array.from(reader.termIds(list, list.map((t) => Buffer.from(t, "utf8"))))).toEqual([1, -1, 2, 0, 72, -1, 3]);
+    } finally {
+      reader.close();
+    }
   });
 
   it("refuses bytes it cannot read, naming the file", () => {
