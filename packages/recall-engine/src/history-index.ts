@@ -12,7 +12,7 @@ import { type Block, readSession, type Session } from "@context-fold/ledger-read
 import { appendFile, replaceFile, stateDir, withAppendLock } from "@context-fold/durable-fs";
 import { CACHE_FORMAT, type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
 import { decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, logCandidates, type TermSessions } from "./history-dictionary.js";
-import { decodeSegment, encodePostings, encodeSegment, extendTerm, SegmentReader, type SegmentTerm } from "./history-segment.js";
+import { encodePostings, encodeSegment, SegmentParts, type SegmentTerm } from "./history-segment.js";
 import { BlockTable, encodeTable, textHash } from "./history-table.js";
 import { openRecall } from "./open-recall.js";
 import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
@@ -30,7 +30,9 @@ import { TermIndex } from "./term-index.js";
 import { MIN_PREFIX } from "./term-prefixes.js";
 
 /** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. */
-export const HISTORY_FORMAT = 2;
+export const HISTORY_FORMAT = 3;
+/** A grown session's segment takes at most this many parts (its first included); the growth past them rewrites it whole. */
+const MAX_PARTS = 8;
 /** The log is folded into a new dictionary base once it outweighs this share of the base (and this floor). */
 const LOG_SHARE = 0.5;
 const LOG_FLOOR = 256 * 1024;
@@ -67,6 +69,8 @@ export interface HistorySession {
   readonly ordinal: number;
   /** Terms of its segment the dictionary already lists (a grown session adds the ones past it). */
   readonly termCount: number;
+  /** Parts its growths added to its segment after the first (`<base>.seg.1` …), 0 when absent. */
+  readonly parts?: number;
   /** The ledger bytes its segment was built from (how a grown session is told from a rewritten one). */
   readonly key?: CacheKey;
   /** Not served from a segment (a ledger of an older version, or damaged: its bytes are not the blocks' source): read in full when searched. */
@@ -155,7 +159,7 @@ export class HistoryIndex {
   private readonly onProgress: HistoryOptions["onProgress"];
   private manifest: Manifest;
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
-  private readonly open = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly reader: SegmentReader; readonly table: BlockTable }>();
+  private readonly open = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly reader: SegmentParts; readonly table: BlockTable }>();
 
   private constructor(sessionsDir: string, dir: string, options: HistoryOptions) {
     this.sessionsDir = resolve(sessionsDir);
@@ -202,54 +206,91 @@ export class HistoryIndex {
     return defaultCachePath(file, id, this.segments).replace(/\.recall$/, "");
   }
 
+/** The file of a segment's part `k` (0: the first; later ones hold a grown session's appended blocks). */
+  private static partPath(base: string, k: number): string {
+    return k === 0 ? `${base}.seg` : `${base}.seg.${String(k)}`;
+  }
+
   private dropSegment(file: string, id: string): void {
     const base = this.segmentBase(file, id);
+    this.dropParts(base, 1);
     for (const p of [`${base}.seg`, `${base}.tab`]) rmSync(p, { force: true });
   }
 
+  /** Removes a segment's parts from `k` on (left by a growth a whole rewrite replaced). */
+  private dropParts(base: string, k: number): void {
+    for (let p = k; p < MAX_PARTS; p++) rmSync(HistoryIndex.partPath(base, p), { force: true });
+  }
+
   /**
-   * Indexes `session` into its segment: only the blocks past `was`'s when the ledger only grew since
-   * (the segment's postings and table read back, checked, and extended), else every block. Returns the
-   * terms the dictionary does not list for it yet (all of them, when built whole) and whether it grew.
+   * Indexes `session` into its segment. When the ledger only grew since `was` (its parts and table open
+   * and hold `was`'s blocks), only the appended blocks are tokenized, into one more part: a term keeps the
+   * id its earlier parts gave it, a new one takes the next; no earlier part is read past the directory
+   * blocks its lookups visit, or rewritten. At MAX_PARTS the segment is rewritten whole (the same ids: the
+   * session's first-seen order). Returns the terms the dictionary does not list for it yet (all of them,
+   * when built anew), its term count, parts and whether it grew.
    */
-  private indexSession(file: string, session: Session, was: HistorySession | undefined): { terms: string[]; termCount: number; grown: boolean } {
+  private indexSession(file: string, session: Session, was: HistorySession | undefined): { terms: string[]; termCount: number; parts: number; grown: boolean } {
     const base = this.segmentBase(file, session.header.id);
-    let old: { terms: SegmentTerm[]; lengths: number[]; hashes: string[] } | null = null;
+    const wasParts = was?.parts ?? 0;
+    let old: { reader: SegmentParts; hashes: string[] } | null = null;
     if (was !== undefined && was.ordinal >= 0 && was.full !== true && was.id === session.header.id && was.key !== undefined && isCacheKey(was.key) && compareKey(was.key, file, session) === "prefix") {
+      let reader: SegmentParts | undefined;
       try {
-        const seg = decodeSegment(readFileSync(`${base}.seg`), `${base}.seg`);
+        reader = SegmentParts.open(Array.from({ length: wasParts + 1 }, (_, k) => HistoryIndex.partPath(base, k)));
         const table = BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`, true);
-        if (seg.lengths.length === was.key.blockCount && table.count === was.key.blockCount) old = { ...seg, hashes: table.hashes() };
+        if (reader.docCount === was.key.blockCount && table.count === was.key.blockCount && reader.termCount === was.termCount) old = { reader, hashes: table.hashes() };
+        else reader.close();
       } catch (error) {
+        reader?.close();
         if (!(error instanceof CorruptIndexError) && (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       }
     }
-    const from = old?.lengths.length ?? 0;
-    // Postings of the blocks from `from` on, by the one-session index (its rule for what is indexed); the
-    // documents before stand in as empty ones, so its postings carry the blocks' own numbers.
-    const part = new TermIndex([], EMPTY, new Array<number>(from).fill(0));
-    RecallIndex.fromTerms(session, part);
-    const byText = new Map<string, SegmentTerm>();
-    for (const t of old?.terms ?? []) byText.set(t.key.toString("utf8"), t);
-    let nextId = old?.terms.length ?? 0;
-    const added: string[] = [];
-    const texts = part.termTexts();
-    for (let i = 0; i < texts.length; i++) {
-      const term = texts[i] as string;
-      const lists = part.postingListsOf(i);
-      const had = byText.get(term);
-      if (had !== undefined) byText.set(term, extendTerm(had, lists));
-      else {
-        const coded = encodePostings(lists, 0);
-        byText.set(term, { key: Buffer.from(term, "utf8"), id: nextId++, ...coded });
-        added.push(term);
+    try {
+      const extend = old !== null && wasParts + 1 < MAX_PARTS;
+      const from = extend && old !== null ? old.reader.docCount : 0;
+      // Postings of the blocks from `from` on, by the one-session index (its rule for what is indexed); the
+      // documents before stand in as empty ones, so its postings carry the blocks' own numbers.
+      const part = new TermIndex([], EMPTY, new Array<number>(from).fill(0));
+      RecallIndex.fromTerms(session, part);
+      const texts = part.termTexts();
+      const lengths: number[] = [];
+      for (let d = from; d < part.docCount; d++) lengths.push(part.docLength(d));
+      const terms: SegmentTerm[] = [];
+      const added: string[] = [];
+      let parts = 0;
+      let termCount = texts.length;
+      if (extend && old !== null) {
+        termCount = old.reader.termCount;
+        const keys = texts.map((t) => Buffer.from(t, "utf8"));
+        const known = old.reader.termIds(texts, keys);
+        for (let i = 0; i < texts.length; i++) {
+          let id = known[i] as number;
+          // New terms take the next ids in the order the appended blocks first hold them (first-seen order).
+          if (id < 0) {
+            id = termCount++;
+            added.push(texts[i] as string);
+          }
+          terms.push({ key: keys[i] as Buffer, id, ...encodePostings(part.postingListsOf(i), 0) });
+        }
+        parts = wasParts + 1;
+        replaceFile(HistoryIndex.partPath(base, parts), encodeSegment(terms, lengths, from, termCount), { mode: 0o600 });
+      } else {
+        // Ids are the session's first-seen order, as its earlier parts gave them: the terms past those are new.
+        const known = old?.reader.termCount ?? 0;
+        for (let i = 0; i < texts.length; i++) {
+          const term = texts[i] as string;
+          terms.push({ key: Buffer.from(term, "utf8"), id: i, ...encodePostings(part.postingListsOf(i), 0) });
+          if (i >= known) added.push(term);
+        }
+        replaceFile(`${base}.seg`, encodeSegment(terms, lengths), { mode: 0o600 });
+        this.dropParts(base, 1);
       }
+      replaceFile(`${base}.tab`, encodeTable(session, old?.hashes ?? []), { mode: 0o600 });
+      return { terms: added, termCount, parts, grown: old !== null };
+    } finally {
+      old?.reader.close();
     }
-    const lengths = old?.lengths ?? [];
-    for (let d = from; d < part.docCount; d++) lengths.push(part.docLength(d));
-    replaceFile(`${base}.seg`, encodeSegment([...byText.values()], lengths), { mode: 0o600 });
-    replaceFile(`${base}.tab`, encodeTable(session, old?.hashes ?? []), { mode: 0o600 });
-    return { terms: added, termCount: byText.size, grown: old !== null };
   }
 
   /**
@@ -325,12 +366,12 @@ export class HistoryIndex {
       try {
         const session = await readSession(file);
         const eligible = snapshotEligible(session);
-        let indexed: { terms: string[]; termCount: number; grown: boolean };
+        let indexed: { terms: string[]; termCount: number; parts: number; grown: boolean };
         if (eligible) indexed = this.indexSession(file, session, was);
         else {
           // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary.
           const terms = RecallIndex.build(session).termTexts();
-          indexed = { terms, termCount: terms.length, grown: false };
+          indexed = { terms, termCount: terms.length, parts: 0, grown: false };
         }
         const continues = indexed.grown;
         const ordinal = continues && was !== undefined ? was.ordinal : nextOrdinal++;
@@ -352,6 +393,7 @@ export class HistoryIndex {
           mtimeMs: st.mtimeMs,
           ordinal,
           termCount: indexed.termCount,
+          ...(indexed.parts > 0 ? { parts: indexed.parts } : {}),
           ...(eligible ? { key: cacheKeyFor(file, session) } : { full: true }),
         });
       } catch (error) {
@@ -478,11 +520,11 @@ export class HistoryIndex {
   }
 
   /** The segment and block table of a session (kept open between searches while its bytes stay the same). */
-  private segmentOf(file: string, s: HistorySession): { reader: SegmentReader; table: BlockTable } {
+  private segmentOf(file: string, s: HistorySession): { reader: SegmentParts; table: BlockTable } {
     let kept = this.open.get(file);
     if (kept === undefined || kept.size !== s.size || kept.mtimeMs !== s.mtimeMs) {
       const base = this.segmentBase(file, s.id);
-      kept = { size: s.size, mtimeMs: s.mtimeMs, reader: SegmentReader.open(`${base}.seg`), table: BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`) };
+      kept = { size: s.size, mtimeMs: s.mtimeMs, reader: SegmentParts.open(Array.from({ length: (s.parts ?? 0) + 1 }, (_, k) => HistoryIndex.partPath(base, k))), table: BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`) };
     }
     this.open.delete(file);
     this.open.set(file, kept);
@@ -516,7 +558,7 @@ export class HistoryIndex {
     }
     const users: number[] = [];
     for (let i = 0; i < n; i++) if (table.kindOf(i) === "user") users.push(i);
-    // The segment reader answers what rank.ts asks of a term index (see SegmentReader).
+    // The segment's parts answer what rank.ts asks of a term index (see SegmentParts).
     const ranked = rankWords(reader as unknown as TermIndex, parsed, mask, (doc) => table.textOf(doc), {
       weightOf: (doc) => kindWeight(table.kindOf(doc)),
       resultOf: (doc) => table.resultOf(doc),

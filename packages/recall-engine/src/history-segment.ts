@@ -14,18 +14,19 @@ import type { PostingList } from "./term-index.js";
 const MAGIC = Buffer.from("CFHSEG1\n", "latin1");
 /** Terms per directory block: one block is read per looked-up term. */
 const SPARSE = 32;
+/** UTF-16 units whose string order can differ from their UTF-8 byte order (surrogates, and the units after them). */
+const HIGH_UNITS = /[\uD800-\uFFFF]/;
 /** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
 const FIRST_READ = 4096;
 
 /**
  * One term of a segment as written: its UTF-8 bytes, its id in the session's term order, its document
- * frequency, its postings already varint-coded (doc deltas from 0, then tf) and the last doc they hold.
+ * frequency and its postings already varint-coded (doc deltas from 0, then tf).
  */
 export interface SegmentTerm {
   readonly key: Buffer;
   readonly id: number;
   readonly df: number;
-  readonly lastDoc: number;
   readonly bytes: Buffer;
 }
 
@@ -46,14 +47,11 @@ export function encodePostings(lists: readonly PostingList[], after: number): { 
   return { bytes: Buffer.from(out), df, lastDoc: last };
 }
 
-/** A term's postings extended by `more` (documents after its last). */
-export function extendTerm(term: SegmentTerm, more: readonly PostingList[]): SegmentTerm {
-  const tail = encodePostings(more, term.lastDoc);
-  return { key: term.key, id: term.id, df: term.df + tail.df, lastDoc: tail.lastDoc, bytes: Buffer.concat([term.bytes, tail.bytes]) };
-}
-
 interface Head {
+  /** Documents this segment holds the lengths of: `firstDoc` on (a grown session's later part starts past its earlier ones). */
   readonly docCount: number;
+  readonly firstDoc?: number;
+  /** Terms of the session through this segment (ids below it): a later part's new terms continue its earlier ones' ids. */
   readonly termCount: number;
   readonly totalLength: number;
   readonly blocks: number;
@@ -64,8 +62,12 @@ interface Head {
   readonly postings: readonly [number, number];
 }
 
-/** Segment bytes for `terms` (any order) over documents of `lengths`; a sha256 trailer covers them. */
-export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<number>): Buffer {
+/**
+ * Segment bytes for `terms` (any order) over documents of `lengths`, numbered from `firstDoc`, the session
+ * holding `termCount` terms through it (a later part of a grown session: the documents appended, the ids
+ * of terms its earlier parts hold kept); a sha256 trailer covers them.
+ */
+export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<number>, firstDoc = 0, termCount = terms.length): Buffer {
   const sorted = [...terms].sort((a, b) => Buffer.compare(a.key, b.key));
   const dir: number[] = [];
   const postings: Buffer[] = [];
@@ -112,7 +114,7 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
       return r;
     };
     const [s0, s1, s2, s3] = sections as [Buffer, Buffer, Buffer, Buffer];
-    const head: Head = { docCount: lengths.length, termCount: terms.length, totalLength: total, blocks, sparse: range(s0), lengths: range(s1), terms: range(s2), postings: range(s3) };
+    const head: Head = { docCount: lengths.length, ...(firstDoc === 0 ? {} : { firstDoc }), termCount, totalLength: total, blocks, sparse: range(s0), lengths: range(s1), terms: range(s2), postings: range(s3) };
     return Buffer.from(JSON.stringify(head), "utf8");
   };
   let head = headFor(0);
@@ -134,6 +136,7 @@ function isHead(v: unknown): v is Head {
   if (typeof v !== "object" || v === null) return false;
   const h = v as Record<string, unknown>;
   const range = (r: unknown): boolean => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+  if (h["firstDoc"] !== undefined && !(Number.isSafeInteger(h["firstDoc"]) && (h["firstDoc"] as number) >= 0)) return false;
   return ["docCount", "termCount", "totalLength", "blocks"].every((k) => Number.isSafeInteger(h[k])) && ["sparse", "lengths", "terms", "postings"].every((k) => range(h[k]));
 }
 
@@ -248,17 +251,26 @@ export class SegmentReader {
     this.fd = -1;
   }
 
+  /** The first document this segment holds (0 but for a later part of a grown session). */
+  get firstDoc(): number {
+    return this.head.firstDoc ?? 0;
+  }
+  /** Documents numbered below this segment's end (its earlier parts' included). */
   get docCount(): number {
-    return this.head.docCount;
+    return this.firstDoc + this.head.docCount;
   }
   get termCount(): number {
     return this.head.termCount;
+  }
+  /** The summed length of this segment's own documents. */
+  get totalLength(): number {
+    return this.head.totalLength;
   }
   get averageLength(): number {
     return this.head.docCount === 0 ? 0 : this.head.totalLength / this.head.docCount;
   }
   docLength(doc: number): number {
-    return this.lengths[doc] ?? 0;
+    return this.lengths[doc - this.firstDoc] ?? 0;
   }
 
   /** The terms of directory block `b`, decoded (read once). */
@@ -329,6 +341,41 @@ export class SegmentReader {
     return this.entry(term)?.id ?? -1;
   }
 
+  /**
+   * The ids of many terms at once (`keys` their UTF-8 bytes), into `ids` where it holds -1 (a term already
+   * found in another part is not looked up again). Walked in `order` (the keys roughly sorted), the
+   * directory is read forward, one block after another, instead of a search per term; unless `inByteOrder`
+   * (the order is the keys' byte order), a key the walk does not meet is looked up alone, so every id is exact.
+   */
+  termIds(keys: readonly Buffer[], order: readonly number[], ids: Int32Array, inByteOrder: boolean): void {
+    let b = -1;
+    let entries: { key: Buffer; entry: Entry }[] = [];
+    let i = 0;
+    const missed: number[] = [];
+    for (const k of order) {
+      if ((ids[k] as number) >= 0) continue;
+      const key = keys[k] as Buffer;
+      const from = b;
+      while (b + 1 < this.firsts.length && Buffer.compare(this.firsts[b + 1] as Buffer, key) <= 0) b++;
+      if (b < 0) continue; // sorts before the first term: no block holds it
+      if (b !== from) {
+        entries = this.block(b);
+        i = 0;
+      }
+      while (i < entries.length && Buffer.compare((entries[i] as { key: Buffer }).key, key) < 0) i++;
+      const at = entries[i];
+      if (at !== undefined && at.key.equals(key)) ids[k] = at.entry.id;
+      else if (!inByteOrder) missed.push(k);
+    }
+    // A key the forward walk passed over (its order is not byte order) gets its own search.
+    for (const k of missed) {
+      const key = keys[k] as Buffer;
+      const hb = this.blockFor(key);
+      const hit = hb < 0 ? undefined : this.block(hb).find((e) => e.key.equals(key));
+      if (hit !== undefined) ids[k] = hit.entry.id;
+    }
+  }
+
   /** Ids of the terms longer than `prefix` that begin with it, the `limit` oldest (lowest ids). */
   termsWithPrefix(prefix: string, limit: number): number[] {
     if (prefix.length < 3) return [];
@@ -358,11 +405,13 @@ export class SegmentReader {
     const out = new Uint32Array(entry.df * 2);
     const c = new VarintCursor(buf);
     let doc = 0;
+    const first = this.firstDoc;
+    const end = this.docCount;
     try {
       for (let i = 0; i < entry.df; i++) {
         doc += c.next();
         const tf = c.next();
-        if (doc >= this.head.docCount) throw new RangeError(`posting of document ${String(doc)} past the ${String(this.head.docCount)} documents`);
+        if (doc < first || doc >= end) throw new RangeError(`posting of document ${String(doc)} outside documents ${String(first)}–${String(end - 1)}`);
         out[2 * i] = doc;
         out[2 * i + 1] = tf;
       }
@@ -375,6 +424,90 @@ export class SegmentReader {
 
   postingLists(term: string): PostingList[] {
     return this.postingListsOf(this.termId(term));
+  }
+}
+
+/**
+ * A grown session's segment: its first part (the blocks first indexed) and the parts its growths added,
+ * each over the documents appended since the part before, a term keeping its id in every part that holds
+ * it. Answers what ranking asks a term index as the one segment written whole would: a term's postings are
+ * its parts' lists in document order; prefix expansions the oldest ids across the parts.
+ */
+export class SegmentParts {
+  private constructor(private readonly parts: readonly SegmentReader[]) {}
+
+  /** Opens the parts at `paths`, in order; throws CorruptIndexError when one does not continue the one before. */
+  static open(paths: readonly string[]): SegmentParts {
+    const parts: SegmentReader[] = [];
+    for (const path of paths) {
+      const part = SegmentReader.open(path);
+      const before = parts[parts.length - 1];
+      const docs = before?.docCount ?? 0;
+      const terms = before?.termCount ?? 0;
+      // A part written after another one's rewrite (a reader between two writers' files) does not continue it.
+      if (part.firstDoc !== docs || part.termCount < terms) throw new CorruptIndexError(`${path}: begins at document ${String(part.firstDoc)}, the part before ends at ${String(docs)}`);
+      parts.push(part);
+    }
+    if (parts.length === 0) throw new RangeError("a segment has at least one part");
+    return new SegmentParts(parts);
+  }
+
+  private get last(): SegmentReader {
+    return this.parts[this.parts.length - 1] as SegmentReader;
+  }
+  get docCount(): number {
+    return this.last.docCount;
+  }
+  get termCount(): number {
+    return this.last.termCount;
+  }
+  get averageLength(): number {
+    const n = this.docCount;
+    let total = 0;
+    for (const p of this.parts) total += p.totalLength;
+    return n === 0 ? 0 : total / n;
+  }
+  docLength(doc: number): number {
+    for (let k = this.parts.length - 1; k >= 0; k--) {
+      const p = this.parts[k] as SegmentReader;
+      if (doc >= p.firstDoc) return p.docLength(doc);
+    }
+    return 0;
+  }
+  /** The id of `term` (looked up in every part, so each can then give its postings by id), or -1. */
+  termId(term: string): number {
+    let id = -1;
+    for (const p of this.parts) {
+      const own = p.termId(term);
+      if (id < 0) id = own;
+    }
+    return id;
+  }
+  /** The ids of `terms` (-1 for those no part holds), looked up by a forward walk of each part's directory. */
+  termIds(terms: readonly string[], keys: readonly Buffer[]): Int32Array {
+    const ids = new Int32Array(terms.length).fill(-1);
+    const order = Array.from(terms.keys()).sort((a, b) => ((terms[a] as string) < (terms[b] as string) ? -1 : 1));
+    // Strings compare by UTF-16 units: the same order as their UTF-8 bytes unless a unit is a surrogate or above.
+    const inByteOrder = terms.every((t) => !HIGH_UNITS.test(t));
+    for (const p of this.parts) p.termIds(keys, order, ids, inByteOrder);
+    return ids;
+  }
+  termsWithPrefix(prefix: string, limit: number): number[] {
+    if (this.parts.length === 1) return this.last.termsWithPrefix(prefix, limit);
+    const ids = new Set<number>();
+    for (const p of this.parts) for (const id of p.termsWithPrefix(prefix, limit)) ids.add(id);
+    return [...ids].sort((a, b) => a - b).slice(0, limit);
+  }
+  postingListsOf(id: number): PostingList[] {
+    const out: PostingList[] = [];
+    for (const p of this.parts) out.push(...p.postingListsOf(id));
+    return out;
+  }
+  postingLists(term: string): PostingList[] {
+    return this.postingListsOf(this.termId(term));
+  }
+  close(): void {
+    for (const p of this.parts) p.close();
   }
 }
 
@@ -412,7 +545,7 @@ export function decodeSegment(buf: Buffer, label: string): { terms: SegmentTerm[
       const df = c.next();
       const bytes = c.next();
       if (at + bytes > body.length) throw new RangeError(`postings of term ${String(id)} run past the segment`);
-      terms.push(lazyLast(key, id, df, body.subarray(at, at + bytes)));
+      terms.push({ key, id, df, bytes: body.subarray(at, at + bytes) });
       at += bytes;
       prev = key;
       k++;
@@ -423,28 +556,4 @@ export function decodeSegment(buf: Buffer, label: string): { terms: SegmentTerm[
     if (error instanceof RangeError) throw bad(error.message);
     throw error;
   }
-}
-
-/** A decoded term whose last document is found (by walking its postings) only when asked: only terms a growth extends are. */
-function lazyLast(key: Buffer, id: number, df: number, bytes: Buffer): SegmentTerm {
-  let last: number | undefined;
-  return {
-    key,
-    id,
-    df,
-    bytes,
-    get lastDoc(): number {
-      if (last === undefined) {
-        const c = new VarintCursor(bytes);
-        let doc = 0;
-        for (let i = 0; i < df; i++) {
-          doc += c.next();
-          c.next();
-        }
-        if (c.pos !== bytes.length) throw new CorruptIndexError(`postings of term ${String(id)} do not fill their ${String(bytes.length)} bytes`);
-        last = doc;
-      }
-      return last;
-    },
-  };
 }

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
+import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError, SnapshotStaleError } from "./errors.js";
 import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import { isNotHistory } from "./not-history.js";
@@ -39,24 +40,6 @@ interface PageColumns {
 /** Hex sha256 prefix of a block text, as the table keeps it. */
 export function textHash(text: string): string {
   return sha256Hex(text).slice(0, SHA_BYTES * 2);
-}
-
-/**
- * Tool call `#N` → the `#N` of the result answering it (by tool call id, blocks that are not history
- * left out): the same pairing as RecallIndex's, which ranking reads a call's words with.
- */
-function callResults(session: Session): [number, number][] {
-  const calls = new Map<string, number>();
-  const out = new Map<number, number>();
-  for (const block of session.blocks) {
-    if (block.toolCallId === undefined || isNotHistory(session, block)) continue;
-    if (block.kind === "toolCall") calls.set(block.toolCallId, block.index);
-    else if (block.kind === "toolResult") {
-      const call = calls.get(block.toolCallId);
-      if (call !== undefined && !out.has(call)) out.set(call, block.index);
-    }
-  }
-  return [...out.entries()].sort((a, b) => a[0] - b[0]);
 }
 
 /**
@@ -93,10 +76,15 @@ export function encodeTable(session: Session, kept: readonly string[] = []): Buf
     page.fullOutputPath.push(b.fullOutputPath ?? null);
     page.timestamp.push(b.timestamp ?? null);
   }
-  const pairs = callResults(session);
+  // The pairing ranking reads a call's words with (call-results.ts), as [call, result] pairs in call order.
+  const results = callResultsOf(session.blocks, (block) => isNotHistory(session, block));
   const pairBytes: number[] = [];
-  pushVarint(pairBytes, pairs.length);
-  for (const [call, result] of pairs) {
+  let pairs = 0;
+  for (const r of results) if (r >= 0) pairs++;
+  pushVarint(pairBytes, pairs);
+  for (let call = 0; call < results.length; call++) {
+    const result = results[call] as number;
+    if (result < 0) continue;
     pushVarint(pairBytes, call);
     pushVarint(pairBytes, result);
   }

@@ -1,6 +1,7 @@
 // The in-memory recall index of one session: built once from its blocks, grown in place as the
 // ledger grows, queried with a scope; block text stays in the session, the index holds postings.
 import type { Block } from "@context-fold/ledger-reader";
+import { callResultsOf } from "./call-results.js";
 import { RecallError } from "./errors.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
 import { kindWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
@@ -166,17 +167,8 @@ export class RecallIndex {
   private resultsOfCalls(): Int32Array {
     const blocks = this.session.blocks;
     if (this.callResults?.length === blocks.length) return this.callResults;
-    const out = new Int32Array(blocks.length).fill(-1);
-    const calls = new Map<string, number>();
     const skip = this.notHistory();
-    for (const block of blocks) {
-      if (block.toolCallId === undefined || skip[block.index] === 1) continue;
-      if (block.kind === "toolCall") calls.set(block.toolCallId, block.index);
-      else if (block.kind === "toolResult") {
-        const call = calls.get(block.toolCallId);
-        if (call !== undefined && out[call] === -1) out[call] = block.index;
-      }
-    }
+    const out = callResultsOf(blocks, (block) => skip[block.index] === 1);
     this.callResults = out;
     return out;
   }

@@ -103,6 +103,30 @@ describe("history index", () => {
     await sameAsEachSession(history, dir);
   }, 180_000);
 
+  it("a session grown again and again is read from its segment's parts, then rewritten whole, answering as per-session search", async () => {
+    const file = files[5] as string;
+    const parts = (): string[] => readdirSync(join(historyDirFor(dir, root), "segments")).filter((f) => /\.seg\.\d+$/.test(f));
+    // The test before grew this session once: its segment has one part past its first.
+    let expected = parts().length;
+    expect(expected).toBe(1);
+    let rewritten = false;
+    for (let k = 0; k < 8; k++) {
+      const grown = SessionManager.open(file, join(dir, "--home-dev-gamma--"));
+      grown.appendMessage(user(`growth ${String(k)}: the zorblax${String(k)} wombatron checksum`));
+      grown.appendMessage(assistant(`noted zorblax${String(k)}, the wombatron and the checksum drift`));
+      const across = await history.search(`zorblax${String(k)} wombatron`, { scope: "all" });
+      expect(across.update).toMatchObject({ grown: 1, added: 0, replaced: 0, removed: 0 });
+      const each = await searchSessions(dir, `zorblax${String(k)} wombatron`, { scope: "all", cache: false });
+      expect(comparable(across), `growth ${String(k)}`).toEqual(comparable(each));
+      // A growth adds a part, up to seven past the first; the one after rewrites the segment whole.
+      expected = expected + 1 < 8 ? expected + 1 : 0;
+      if (expected === 0) rewritten = true;
+      expect(parts().length, `growth ${String(k)}`).toBe(expected);
+    }
+    expect(rewritten).toBe(true);
+    await sameAsEachSession(history, dir);
+  }, 240_000);
+
   it("two updaters at once leave one whole history", async () => {
     const root2 = tempDir("history-root2-");
     const [a, b] = await Promise.all([HistoryIndex.for(dir, { root: root2 }).update(), HistoryIndex.for(dir, { root: root2 }).update()]);

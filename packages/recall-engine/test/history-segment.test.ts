@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "@context-fold/test-support";
 import { CorruptIndexError } from "../src/errors.js";
-import { decodeSegment, encodePostings, encodeSegment, extendTerm, SegmentReader, type SegmentTerm } from "../src/history-segment.js";
+import { decodeSegment, encodePostings, encodeSegment, SegmentParts, SegmentReader, type SegmentTerm } from "../src/history-segment.js";
 import { EMPTY } from "../src/segments.js";
 import { TermIndex } from "../src/term-index.js";
 
@@ -30,7 +30,7 @@ function flat(lists: readonly ArrayLike<number>[]): number[] {
   return lists.flatMap((l) => Array.from(l));
 }
 
-function sameAs(reader: SegmentReader, index: TermIndex): void {
+function sameAs(reader: SegmentReader | SegmentParts, index: TermIndex): void {
   expect(reader.docCount).toBe(index.docCount);
   expect(reader.averageLength).toBe(index.averageLength);
   for (let d = 0; d < index.docCount; d++) expect(reader.docLength(d)).toBe(index.docLength(d));
@@ -59,22 +59,56 @@ describe("history segment", () => {
     }
   });
 
-  it("extended by appended documents, equals the segment written whole", () => {
+  it("grown by parts over appended documents, answers as the segment written whole", () => {
     const whole = new TermIndex();
     whole.addDocuments(0, TEXTS);
     const first = new TermIndex();
     first.addDocuments(0, TEXTS.slice(0, 30));
-    const old = decodeSegment(encodeSegment(segmentTerms(first), lengths(first)), "first.seg");
-    const part = new TermIndex([], EMPTY, new Array<number>(30).fill(0));
-    part.addDocuments(30, TEXTS.slice(30));
-    const byText = new Map(old.terms.map((t) => [t.key.toString("utf8"), t]));
-    let next = old.terms.length;
-    part.termTexts().forEach((term, id) => {
-      const had = byText.get(term);
-      byText.set(term, had === undefined ? { key: Buffer.from(term, "utf8"), id: next++, ...encodePostings(part.postingListsOf(id), 0) } : extendTerm(had, part.postingListsOf(id)));
-    });
-    const grownLengths = [...old.lengths, ...Array.from({ length: TEXTS.length - 30 }, (_, k) => part.docLength(30 + k))];
-    expect(encodeSegment([...byText.values()], grownLengths)).toEqual(encodeSegment(segmentTerms(whole), lengths(whole)));
+    const paths = [join(dir, "grown.seg")];
+    writeFileSync(paths[0] as string, encodeSegment(segmentTerms(first), lengths(first)));
+    // Two growths: each part holds only its appended documents, a known term under its earlier id.
+    for (const [from, to] of [[30, 31], [31, TEXTS.length]] as const) {
+      const before = SegmentParts.open(paths);
+      const part = new TermIndex([], EMPTY, new Array<number>(from).fill(0));
+      part.addDocuments(from, TEXTS.slice(from, to));
+      let next = before.termCount;
+      const terms = part.termTexts().map((term, id) => {
+        const had = before.termId(term);
+        return { key: Buffer.from(term, "utf8"), id: had >= 0 ? had : next++, ...encodePostings(part.postingListsOf(id), 0) };
+      });
+      before.close();
+      const path = join(dir, `grown.seg.${String(paths.length)}`);
+      writeFileSync(path, encodeSegment(terms, Array.from({ length: to - from }, (_, k) => part.docLength(from + k)), from, next));
+      paths.push(path);
+    }
+    const reader = SegmentParts.open(paths);
+    try {
+      expect(reader.termCount).toBe(whole.termCount);
+      sameAs(reader, whole);
+      // Many ids at once (a growth's lookup) equal one lookup per term, whatever the order of their units.
+      for (const list of [[...whole.termTexts(), "absent", "zzzz", "\uE001", "😁"], whole.termTexts().filter((t) => !/[\uD800-\uFFFF]/.test(t)).concat(["absent"])]) {
+        const ids = reader.termIds(list, list.map((t) => Buffer.from(t, "utf8")));
+        expect(Array.from(ids)).toEqual(list.map((t) => whole.termId(t)));
+      }
+    } finally {
+      reader.close();
+    }
+    // A part that does not continue the one before (written after a rewrite) is refused.
+    expect(() => SegmentParts.open([paths[0] as string, paths[2] as string])).toThrow(/grown\.seg\.2: begins at document 31/);
+  });
+
+  it("looks up many terms at once exactly, also where their UTF-16 order is not their UTF-8 byte order", () => {
+    // "𝐀bc" (a surrogate pair) sorts before "ｆｕｌｌ" as a JS string, after it by UTF-8 bytes.
+    const texts = ["abc", "ｆｕｌｌ", "𝐀bc", ...Array.from({ length: 70 }, (_, k) => `t${String(k).padStart(3, "0")}`)];
+    const path = join(dir, "units.seg");
+    writeFileSync(path, encodeSegment(texts.map((t, id) => ({ key: Buffer.from(t, "utf8"), id, ...encodePostings([Uint32Array.of(0, 1)], 0) })), [1]));
+    const reader = SegmentParts.open([path]);
+    try {
+      const list = ["ｆｕｌｌ", "absent", "𝐀bc", "abc", "t069", "\uE001", "t000"];
+      expect(Array.from(reader.termIds(list, list.map((t) => Buffer.from(t, "utf8"))))).toEqual([1, -1, 2, 0, 72, -1, 3]);
+    } finally {
+      reader.close();
+    }
   });
 
   it("refuses bytes it cannot read, naming the file", () => {

@@ -155,9 +155,17 @@ export interface ShapeError {
 
 export type RecordValidation = { ok: true; kind: "record" | "retract" } | { ok: false; errors: ShapeError[] };
 
-const checkRecord = Compile(FoldIndexRecordSchema);
-const checkRetract = Compile(FoldRetractRecordSchema);
-const checkV1 = Compile(FoldIndexV1RecordSchema);
+function compileChecks() {
+  return { record: Compile(FoldIndexRecordSchema), retract: Compile(FoldRetractRecordSchema), v1: Compile(FoldIndexV1RecordSchema) };
+}
+let compiledChecks: ReturnType<typeof compileChecks> | undefined;
+/**
+ * The schemas' checkers, compiled on first use: compiling costs tens of ms, paid at import by every
+ * process that loads this package (a `recall --sessions` query only hashes), though few validate.
+ */
+function checks(): ReturnType<typeof compileChecks> {
+  return (compiledChecks ??= compileChecks());
+}
 
 /** Patterns explained in words: a regex in an error message helps nobody. */
 const PATTERN_MESSAGES: Record<string, string> = {
@@ -205,7 +213,7 @@ function shapeErrors(check: { Errors(value: unknown): readonly RawError[] }, val
 
 /** Validate a v1 fold-index record (reading only). */
 export function validateV1Record(value: unknown): { ok: true } | { ok: false; errors: ShapeError[] } {
-  return checkV1.Check(value) ? { ok: true } : { ok: false, errors: shapeErrors(checkV1, value) };
+  return checks().v1.Check(value) ? { ok: true } : { ok: false, errors: shapeErrors(checks().v1, value) };
 }
 
 /** Anchor checks beyond the schema pattern (parseAnchor is the reference grammar). */
@@ -228,10 +236,10 @@ export function validateRecord(value: unknown): RecordValidation {
   }
   const kind = (value as { kind?: unknown }).kind;
   if (kind === "fold-retract") {
-    return checkRetract.Check(value) ? { ok: true, kind: "retract" } : { ok: false, errors: shapeErrors(checkRetract, value) };
+    return checks().retract.Check(value) ? { ok: true, kind: "retract" } : { ok: false, errors: shapeErrors(checks().retract, value) };
   }
   if (kind === "fold-index") {
-    if (!checkRecord.Check(value)) return { ok: false, errors: shapeErrors(checkRecord, value) };
+    if (!checks().record.Check(value)) return { ok: false, errors: shapeErrors(checks().record, value) };
     const errors = anchorErrors(value);
     return errors.length === 0 ? { ok: true, kind: "record" } : { ok: false, errors };
   }
