@@ -67,7 +67,7 @@ export function kindWeight(kind: string): number {
   }
 }
 
-/** Hits scoring under this fraction of the best are dropped (pi-vcc returns hundreds of weak OR hits). */
+/** Partial hits scoring under this fraction of the best are dropped (pi-vcc returns hundreds of weak OR hits). */
 export const SCORE_FLOOR = 0.3;
 
 /** Per-document scratch reused across tokens of one query (all zero between tokens). */
@@ -346,10 +346,14 @@ export function rankWords(
   let top = 0;
   for (const doc of touched) top = Math.max(top, scores[doc] as number);
   const floor = top * SCORE_FLOOR;
+  // The floor drops weak partial hits (a block matching one common word of several, or only a piece of
+  // one), never a block holding every word of the query: a long file read back that names the word still
+  // answers a one-word search, however far below a short message it ranks.
+  const whole = distinct.length;
   const out: ScoredDoc[] = [];
   for (const doc of touched) {
     const score = scores[doc] as number;
-    if (score > 0 && score >= floor) out.push({ doc, score });
+    if (score > 0 && (score >= floor || (whole > 0 && (coverage[doc] as number) >= whole))) out.push({ doc, score });
   }
   return out.sort(byScoreThenRecent);
 }
