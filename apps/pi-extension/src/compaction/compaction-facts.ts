@@ -110,9 +110,12 @@ export class CompactionFacts {
     const high = fresh[fresh.length - 1] as Block;
     // Context edits: the record describes blocks as the model last saw them (replacement text).
     const edited = recordBlocksAmong(session, fresh, { scope: "lineage" }).filter((block) => block.index > this.#seedHigh);
+    // Spans of this feed only: the seed lists them from the mark taken before the add, so a turn
+    // does not walk every span of the session (the filter keeps the old rule for what counts as new).
+    const mark = this.#seed.spanCount;
     this.#seed.add(edited);
     const seedFrom = this.#seedHigh;
-    if (this.#codes !== undefined) for (const span of this.#seed.spans(this.#codes, (block) => block.index > seedFrom)) this.#spans.push(span);
+    if (this.#codes !== undefined) for (const span of this.#seed.spans(this.#codes, (block) => block.index > seedFrom, mark)) this.#spans.push(span);
     this.#seedHigh = high.index;
     this.#last = { entryId: high.entryId, index: high.index };
     return fresh.length;

@@ -80,8 +80,14 @@ export interface SeedAccumulator {
   readonly size: number;
   /** The current fields, capped and ordered. */
   fields(options?: SeedFieldsOptions): SeedFields;
-  /** Span for every anchorable block added (filtered), with codes from `codes`. */
-  spans(codes?: CodeAssigner, filter?: (block: Block) => boolean): Span[];
+  /**
+   * Span for every anchorable block added (filtered), with codes from `codes`; with `from` (a
+   * `spanCount` taken earlier), only those added since, so a caller feeding turn by turn does not
+   * walk every span of the session again.
+   */
+  spans(codes?: CodeAssigner, filter?: (block: Block) => boolean, from?: number): Span[];
+  /** Number of anchorable blocks added so far (a mark for `spans`' `from`). */
+  readonly spanCount: number;
   /** A complete fold-index v2 record over everything added. */
   record(params: SeedRecordParams): FoldIndexRecord;
 }
@@ -416,9 +422,10 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     };
   };
 
-  const spans = (codes: CodeAssigner = new CodeAssigner(), filter?: (block: Block) => boolean): Span[] => {
+  const spans = (codes: CodeAssigner = new CodeAssigner(), filter?: (block: Block) => boolean, from = 0): Span[] => {
     const out: Span[] = [];
-    for (const source of spanSources) {
+    for (let i = Math.max(0, from); i < spanSources.length; i++) {
+      const source = spanSources[i] as SpanSource;
       const { block } = source;
       if (filter !== undefined && !filter(block)) continue;
       const anchor = block.anchor ?? "";
@@ -444,6 +451,9 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     },
     get size() {
       return ordinal;
+    },
+    get spanCount() {
+      return spanSources.length;
     },
     fields,
     spans,

@@ -151,6 +151,20 @@ describe("fold record", () => {
     expect(record.spans.find((sp) => sp.blockId === anchor)?.code).toBe("existing01");
   });
 
+  it("lists only the spans added since a spanCount mark, equal to the tail of the full list", () => {
+    const blocks = sample().blocks;
+    const half = Math.floor(blocks.length / 2);
+    const acc = createSeedAccumulator({ cwd: CWD }).add(blocks.slice(0, half));
+    const mark = acc.spanCount;
+    expect(mark).toBe(acc.spans(new CodeAssigner()).length);
+    acc.add(blocks.slice(half));
+    const all = acc.spans(new CodeAssigner());
+    const since = acc.spans(new CodeAssigner(), undefined, mark);
+    expect(since.length).toBeGreaterThan(0);
+    expect(since.length).toBeLessThan(all.length);
+    expect(JSON.stringify(since)).toBe(JSON.stringify(all.slice(mark)));
+  });
+
   it("refuses to invent a time", () => {
     const s = new BlockList();
     const b = s.user("hi");
