@@ -37,20 +37,17 @@ export {
 } from "./span-recall.js";
 export { markChanged, type RecallAnswer, recallFile, type RecallNotes, type RecallRequest } from "./recall-file.js";
 export { renderExpanded, renderSessionNames, renderSpans } from "./render-entries.js";
+export { historyDirFor, type HistoryListing, historyRoot, listHistories } from "./history-folders.js";
+export { HistoryIndex } from "./history-index.js";
 export {
   HISTORY_FORMAT,
-  historyDirFor,
-  HistoryIndex,
   type HistoryFilters,
-  type HistoryListing,
   type HistoryOptions,
-  historyRoot,
   type HistorySearchOptions,
   type HistorySearchResult,
   type HistorySession,
   type HistoryUpdate,
-  listHistories,
-} from "./history-index.js";
+} from "./history-types.js";
 export { listSessionFiles, searchSessions, type SessionsSearchOptions, type SessionsSearchResult } from "./sessions.js";
 export {
   defaultSessionsDir,

@@ -1,0 +1,94 @@
+// Indexing one session into its segment of a history: built whole, or, when the ledger only grew, extended
+// by one part holding the appended blocks' postings (term ids kept), so a grown session costs only its new
+// blocks. Apart from the history's bookkeeping (history-index.ts), which decides when to call it.
+import { readFileSync } from "node:fs";
+import type { Session } from "@context-fold/ledger-reader";
+import { replaceFile } from "@context-fold/durable-fs";
+import { compareKey, isCacheKey } from "./index-cache.js";
+import { CorruptIndexError } from "./errors.js";
+import { dropParts, MAX_PARTS, partPath, segmentBase } from "./history-layout.js";
+import { encodePostings, encodeSegment, SegmentParts, type SegmentTerm } from "./history-segment.js";
+import { BlockTable, encodeTable } from "./history-table.js";
+import type { HistorySession } from "./history-types.js";
+import { RecallIndex } from "./recall-index.js";
+import { EMPTY } from "./segments.js";
+import { TermIndex } from "./term-index.js";
+
+/** What indexing a session gave: the terms the dictionary does not list for it yet, its term count, parts and whether it grew. */
+export interface IndexedSession {
+  terms: string[];
+  termCount: number;
+  parts: number;
+  grown: boolean;
+}
+
+/**
+ * Indexes `session` into its segment. When the ledger only grew since `was` (its parts and table open
+ * and hold `was`'s blocks), only the appended blocks are tokenized, into one more part: a term keeps the
+ * id its earlier parts gave it, a new one takes the next; no earlier part is read past the directory
+ * blocks its lookups visit, or rewritten. At MAX_PARTS the segment is rewritten whole (the same ids: the
+ * session's first-seen order). Returns the terms the dictionary does not list for it yet (all of them,
+ * when built anew), its term count, parts and whether it grew.
+ */
+export function indexSession(segments: string, file: string, session: Session, was: HistorySession | undefined): IndexedSession {
+  const base = segmentBase(segments, file, session.header.id);
+  const wasParts = was?.parts ?? 0;
+  let old: { reader: SegmentParts; hashes: string[] } | null = null;
+  if (was !== undefined && was.ordinal >= 0 && was.full !== true && was.id === session.header.id && was.key !== undefined && isCacheKey(was.key) && compareKey(was.key, file, session) === "prefix") {
+    let reader: SegmentParts | undefined;
+    try {
+      reader = SegmentParts.open(Array.from({ length: wasParts + 1 }, (_, k) => partPath(base, k)));
+      const table = BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`, true);
+      if (reader.docCount === was.key.blockCount && table.count === was.key.blockCount && reader.termCount === was.termCount) old = { reader, hashes: table.hashes() };
+      else reader.close();
+    } catch (error) {
+      reader?.close();
+      if (!(error instanceof CorruptIndexError) && (error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+  try {
+    const extend = old !== null && wasParts + 1 < MAX_PARTS;
+    const from = extend && old !== null ? old.reader.docCount : 0;
+    // Postings of the blocks from `from` on, by the one-session index (its rule for what is indexed); the
+    // documents before stand in as empty ones, so its postings carry the blocks' own numbers.
+    const part = new TermIndex([], EMPTY, new Array<number>(from).fill(0));
+    RecallIndex.fromTerms(session, part);
+    const texts = part.termTexts();
+    const lengths: number[] = [];
+    for (let d = from; d < part.docCount; d++) lengths.push(part.docLength(d));
+    const terms: SegmentTerm[] = [];
+    const added: string[] = [];
+    let parts = 0;
+    let termCount = texts.length;
+    if (extend && old !== null) {
+      termCount = old.reader.termCount;
+      const keys = texts.map((t) => Buffer.from(t, "utf8"));
+      const known = old.reader.termIds(texts, keys);
+      for (let i = 0; i < texts.length; i++) {
+        let id = known[i] as number;
+        // New terms take the next ids in the order the appended blocks first hold them (first-seen order).
+        if (id < 0) {
+          id = termCount++;
+          added.push(texts[i] as string);
+        }
+        terms.push({ key: keys[i] as Buffer, id, ...encodePostings(part.postingListsOf(i), 0) });
+      }
+      parts = wasParts + 1;
+      replaceFile(partPath(base, parts), encodeSegment(terms, lengths, from, termCount), { mode: 0o600 });
+    } else {
+      // Ids are the session's first-seen order, as its earlier parts gave them: the terms past those are new.
+      const known = old?.reader.termCount ?? 0;
+      for (let i = 0; i < texts.length; i++) {
+        const term = texts[i] as string;
+        terms.push({ key: Buffer.from(term, "utf8"), id: i, ...encodePostings(part.postingListsOf(i), 0) });
+        if (i >= known) added.push(term);
+      }
+      replaceFile(`${base}.seg`, encodeSegment(terms, lengths), { mode: 0o600 });
+      dropParts(base, 1);
+    }
+    replaceFile(`${base}.tab`, encodeTable(session, old?.hashes ?? []), { mode: 0o600 });
+    return { terms: added, termCount, parts, grown: old !== null };
+  } finally {
+    old?.reader.close();
+  }
+}

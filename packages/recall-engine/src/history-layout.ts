@@ -1,0 +1,29 @@
+// Where one session's segment lives in a history: its parts (`<base>.seg`, `<base>.seg.1` …) and its block
+// table (`<base>.tab`), and how they are removed. One home for the naming, shared by indexing and search.
+import { rmSync } from "node:fs";
+import { defaultCachePath } from "./index-cache.js";
+
+/** A grown session's segment takes at most this many parts (its first included); the growth past them rewrites it whole. */
+export const MAX_PARTS = 8;
+
+/** Where a session's segment files live under `segments`: `<base>.seg` (postings) and `<base>.tab` (block table). */
+export function segmentBase(segments: string, file: string, id: string): string {
+  return defaultCachePath(file, id, segments).replace(/\.recall$/, "");
+}
+
+/** The file of a segment's part `k` (0: the first; later ones hold a grown session's appended blocks). */
+export function partPath(base: string, k: number): string {
+  return k === 0 ? `${base}.seg` : `${base}.seg.${String(k)}`;
+}
+
+/** Removes a session's segment: its parts and its block table. */
+export function dropSegment(segments: string, file: string, id: string): void {
+  const base = segmentBase(segments, file, id);
+  dropParts(base, 1);
+  for (const p of [`${base}.seg`, `${base}.tab`]) rmSync(p, { force: true });
+}
+
+/** Removes a segment's parts from `k` on (left by a growth a whole rewrite replaced). */
+export function dropParts(base: string, k: number): void {
+  for (let p = k; p < MAX_PARTS; p++) rmSync(partPath(base, p), { force: true });
+}

@@ -1,0 +1,62 @@
+// Ranking a word query over one history session's segment, without reading its ledger: the one-session
+// ranking (rank.ts) over the segment's postings read in place and its block table's facts, so a hit ranks
+// the same as when its session is searched alone.
+import type { Block } from "@context-fold/ledger-reader";
+import type { SegmentParts } from "./history-segment.js";
+import type { BlockTable } from "./history-table.js";
+import type { HistorySession } from "./history-types.js";
+import type { ParsedQuery } from "./query.js";
+import { kindWeight, rankWords } from "./rank.js";
+import { buildScope, parseScope, type ScopeView } from "./scope.js";
+import type { RankedSession } from "./sessions.js";
+import type { TermIndex } from "./term-index.js";
+
+/**
+ * A word query over one session's segment: the one-session ranking (rank.ts) over its postings, read in
+ * place, with its block table's facts (kind weights, call/result pairs, the user's messages, the scope's
+ * blocks). Blocks and the scope's segments are built only if a page of results shows the session.
+ */
+export function rankSegment(file: string, s: HistorySession, segment: { readonly reader: SegmentParts; readonly table: BlockTable }, parsed: Extract<ParsedQuery, { mode: "words" }>, scopeName: string | undefined): { item: RankedSession; scope: string } {
+  const { reader, table } = segment;
+  const spec = parseScope(scopeName);
+  const n = table.count;
+  let scope: ScopeView | undefined;
+  const fullScope = (): ScopeView => (scope ??= buildScope(table.source().source, spec));
+  let mask: Uint8Array;
+  let name: string;
+  if (spec.kind === "all") {
+    mask = new Uint8Array(n).fill(1);
+    name = "all";
+  } else if (spec.kind === "lineage") {
+    mask = new Uint8Array(n);
+    for (let i = 0; i < n; i++) if (table.inLineage(i)) mask[i] = 1;
+    name = "lineage";
+  } else {
+    mask = fullScope().mask;
+    name = fullScope().name;
+  }
+  const users: number[] = [];
+  for (let i = 0; i < n; i++) if (table.kindOf(i) === "user") users.push(i);
+  // The segment's parts answer what rank.ts asks of a term index (see SegmentParts).
+  const ranked = rankWords(reader as unknown as TermIndex, parsed, mask, (doc) => table.textOf(doc), {
+    weightOf: (doc) => kindWeight(table.kindOf(doc)),
+    resultOf: (doc) => table.resultOf(doc),
+    speakerDocs: (word) => (word === "user" ? users : null),
+  });
+  const rank = {
+    parsed,
+    ranked,
+    get scope(): ScopeView {
+      return fullScope();
+    },
+  };
+  const item: RankedSession = {
+    label: s.path,
+    file,
+    get blocks(): readonly Block[] {
+      return table.source().blocks;
+    },
+    rank,
+  };
+  return { item, scope: name };
+}

@@ -1,0 +1,90 @@
+// The shapes of a kept history: what it records of each session (its manifest), what an update did and
+// what a search takes and answers. Apart from the code that reads and writes them, so the index, the
+// folder listing and the search helpers share one definition.
+import type { CacheKey } from "./index-cache.js";
+import type { SessionsSearchResult } from "./sessions.js";
+
+/** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. */
+export const HISTORY_FORMAT = 3;
+
+/** What the history knows of one session. */
+export interface HistorySession {
+  /** Path under the sessions folder (how hits name it). */
+  readonly path: string;
+  readonly id: string;
+  /** The project folder (the header's cwd). */
+  readonly project: string | null;
+  /** The header's timestamp (ISO), null without one. */
+  readonly date: string | null;
+  /** The first line of the first user message. */
+  readonly title: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** The session's number in the dictionary; -1 when it could not be read (`problem` says why). */
+  readonly ordinal: number;
+  /** Terms of its segment the dictionary already lists (a grown session adds the ones past it). */
+  readonly termCount: number;
+  /** Parts its growths added to its segment after the first (`<base>.seg.1` …), 0 when absent. */
+  readonly parts?: number;
+  /** The ledger bytes its segment was built from (how a grown session is told from a rewritten one). */
+  readonly key?: CacheKey;
+  /** Not served from a segment (a ledger of an older version, or damaged: its bytes are not the blocks' source): read in full when searched. */
+  readonly full?: boolean;
+  readonly problem?: string;
+}
+
+export interface Manifest {
+  readonly format: number;
+  /** The recall index format (tokenization) the segments were built with: another one rebuilds the history. */
+  readonly indexFormat: number;
+  readonly sessionsDir: string;
+  readonly nextOrdinal: number;
+  readonly sessions: readonly HistorySession[];
+}
+
+export interface HistoryUpdate {
+  readonly added: number;
+  readonly grown: number;
+  readonly replaced: number;
+  readonly removed: number;
+  readonly unchanged: number;
+  readonly unreadable: number;
+  /** The dictionary was rewritten whole this time (the log folded in, or a format change). */
+  readonly merged: boolean;
+}
+
+export interface HistoryFilters {
+  /** Only sessions started in this folder (the header's cwd). */
+  readonly project?: string;
+  /** Only sessions whose header time is at or after / before this (ms since the epoch). */
+  readonly since?: number;
+  readonly until?: number;
+}
+
+export interface HistorySearchOptions extends HistoryFilters {
+  /**
+   * A project folder whose sessions' hits come first, then every other session's (each group by score):
+   * the default inside a project folder. Unlike `project`, it leaves no session out.
+   */
+  readonly first?: string;
+  /** Per session: `lineage` (default) or `all`. */
+  readonly scope?: string;
+  readonly page?: number;
+  readonly pageSize?: number;
+  readonly regex?: boolean;
+}
+
+export interface HistorySearchResult extends SessionsSearchResult {
+  /** Sessions the dictionary pointed to and that were opened and ranked. */
+  readonly searched: number;
+  /** What each hit's session is: project folder, date, title, keyed by the label the hits carry. */
+  readonly named: Readonly<Record<string, { readonly file: string; readonly id: string; readonly project: string | null; readonly date: string | null; readonly title: string }>>;
+  readonly update: HistoryUpdate;
+}
+
+export interface HistoryOptions {
+  /** Where histories are kept (default `historyRoot()`). */
+  readonly root?: string;
+  /** Called as sessions are brought up to date: (done, total, file). */
+  readonly onProgress?: (done: number, total: number, file: string) => void;
+}
