@@ -21,7 +21,7 @@ import { indexSession } from "./history-index-session.js";
 import { dropSegment, partPath, segmentBase } from "./history-layout.js";
 import { mergeDictionary } from "./history-merge.js";
 import { rankSegment } from "./history-rank-segment.js";
-import { SegmentParts } from "./history-segment.js";
+import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, textHash } from "./history-table.js";
 import { HISTORY_FORMAT, type HistoryFilters, type HistoryOptions, type HistorySearchOptions, type HistorySearchResult, type HistorySession, type HistoryUpdate, type Manifest } from "./history-types.js";
 import { openRecall } from "./open-recall.js";

@@ -2,7 +2,7 @@
 // ranking (rank.ts) over the segment's postings read in place and its block table's facts, so a hit ranks
 // the same as when its session is searched alone.
 import type { Block } from "@context-fold/ledger-reader";
-import type { SegmentParts } from "./history-segment.js";
+import type { SegmentParts } from "./history-segment-parts.js";
 import type { BlockTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
 import type { ParsedQuery } from "./query.js";

@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "@context-fold/test-support";
 import { CorruptIndexError } from "../src/errors.js";
-import { decodeSegment, encodePostings, encodeSegment, SegmentParts, SegmentReader, type SegmentTerm } from "../src/history-segment.js";
+import { decodeSegment, encodePostings, encodeSegment, type SegmentTerm } from "../src/history-segment.js";
+import { SegmentParts } from "../src/history-segment-parts.js";
+import { SegmentReader } from "../src/history-segment-reader.js";
 import { EMPTY } from "../src/segments.js";
 import { TermIndex } from "../src/term-index.js";
 

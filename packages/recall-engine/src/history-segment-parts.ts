@@ -1,0 +1,92 @@
+// A grown session's segment read as one: its first part and the parts its growths appended, each a
+// segment of its own (history-segment-reader.ts), answering ranking as the segment written whole would.
+import { CorruptIndexError } from "./errors.js";
+import { SegmentReader } from "./history-segment-reader.js";
+import type { PostingList } from "./term-index.js";
+
+/** UTF-16 units whose string order can differ from their UTF-8 byte order (surrogates, and the units after them). */
+const HIGH_UNITS = /[\uD800-\uFFFF]/;
+
+/**
+ * A grown session's segment: its first part (the blocks first indexed) and the parts its growths added,
+ * each over the documents appended since the part before, a term keeping its id in every part that holds
+ * it. Answers what ranking asks a term index as the one segment written whole would: a term's postings are
+ * its parts' lists in document order; prefix expansions the oldest ids across the parts.
+ */
+export class SegmentParts {
+  private constructor(private readonly parts: readonly SegmentReader[]) {}
+
+  /** Opens the parts at `paths`, in order; throws CorruptIndexError when one does not continue the one before. */
+  static open(paths: readonly string[]): SegmentParts {
+    const parts: SegmentReader[] = [];
+    for (const path of paths) {
+      const part = SegmentReader.open(path);
+      const before = parts[parts.length - 1];
+      const docs = before?.docCount ?? 0;
+      const terms = before?.termCount ?? 0;
+      // A part written after another one's rewrite (a reader between two writers' files) does not continue it.
+      if (part.firstDoc !== docs || part.termCount < terms) throw new CorruptIndexError(`${path}: begins at document ${String(part.firstDoc)}, the part before ends at ${String(docs)}`);
+      parts.push(part);
+    }
+    if (parts.length === 0) throw new RangeError("a segment has at least one part");
+    return new SegmentParts(parts);
+  }
+
+  private get last(): SegmentReader {
+    return this.parts[this.parts.length - 1] as SegmentReader;
+  }
+  get docCount(): number {
+    return this.last.docCount;
+  }
+  get termCount(): number {
+    return this.last.termCount;
+  }
+  get averageLength(): number {
+    const n = this.docCount;
+    let total = 0;
+    for (const p of this.parts) total += p.totalLength;
+    return n === 0 ? 0 : total / n;
+  }
+  docLength(doc: number): number {
+    for (let k = this.parts.length - 1; k >= 0; k--) {
+      const p = this.parts[k] as SegmentReader;
+      if (doc >= p.firstDoc) return p.docLength(doc);
+    }
+    return 0;
+  }
+  /** The id of `term` (looked up in every part, so each can then give its postings by id), or -1. */
+  termId(term: string): number {
+    let id = -1;
+    for (const p of this.parts) {
+      const own = p.termId(term);
+      if (id < 0) id = own;
+    }
+    return id;
+  }
+  /** The ids of `terms` (-1 for those no part holds), looked up by a forward walk of each part's directory. */
+  termIds(terms: readonly string[], keys: readonly Buffer[]): Int32Array {
+    const ids = new Int32Array(terms.length).fill(-1);
+    const order = Array.from(terms.keys()).sort((a, b) => ((terms[a] as string) < (terms[b] as string) ? -1 : 1));
+    // Strings compare by UTF-16 units: the same order as their UTF-8 bytes unless a unit is a surrogate or above.
+    const inByteOrder = terms.every((t) => !HIGH_UNITS.test(t));
+    for (const p of this.parts) p.termIds(keys, order, ids, inByteOrder);
+    return ids;
+  }
+  termsWithPrefix(prefix: string, limit: number): number[] {
+    if (this.parts.length === 1) return this.last.termsWithPrefix(prefix, limit);
+    const ids = new Set<number>();
+    for (const p of this.parts) for (const id of p.termsWithPrefix(prefix, limit)) ids.add(id);
+    return [...ids].sort((a, b) => a - b).slice(0, limit);
+  }
+  postingListsOf(id: number): PostingList[] {
+    const out: PostingList[] = [];
+    for (const p of this.parts) out.push(...p.postingListsOf(id));
+    return out;
+  }
+  postingLists(term: string): PostingList[] {
+    return this.postingListsOf(this.termId(term));
+  }
+  close(): void {
+    for (const p of this.parts) p.close();
+  }
+}

@@ -1,0 +1,298 @@
+// Reading one history segment in place (its format: history-segment.ts): the head, directory starts and
+// document lengths on open, then per looked-up term one directory block and its postings, each by
+// `readSync` at its offset, so a query touches only the bytes its terms need.
+import { closeSync, openSync, readSync } from "node:fs";
+import { CorruptIndexError } from "./errors.js";
+import { VarintCursor } from "./history-dictionary.js";
+import { type Head, isHead, MAGIC } from "./history-segment.js";
+import type { PostingList } from "./term-index.js";
+
+/** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
+const FIRST_READ = 4096;
+
+/** Where one term's entry led: its id, document frequency and postings' byte range. */
+interface Entry {
+  readonly id: number;
+  readonly df: number;
+  readonly at: number;
+  readonly bytes: number;
+}
+
+/**
+ * A segment opened for queries: the head, the first term of each directory block and the document
+ * lengths read on open; directory blocks and postings read when a term asks for them. It answers
+ * what ranking asks a term index (rank.ts): document count and lengths, a term's id, the terms a
+ * prefix begins (oldest first, as TermPrefixes), postings by id. Structure is checked as it is read
+ * (a bad offset throws CorruptIndexError naming the file); the sha256 trailer is checked by `decodeSegment`,
+ * when the history rewrites the segment, not on every query.
+ */
+export class SegmentReader {
+  readonly path: string;
+  private readonly size: number;
+  private readonly head: Head;
+  private readonly firsts: Buffer[];
+  private readonly blockAt: number[];
+  private readonly postingsAt: number[];
+  private readonly lengths: Uint32Array;
+  private readonly byId = new Map<number, Entry>();
+  private readonly byTerm = new Map<string, Entry | null>();
+  private readonly blocksRead = new Map<number, { key: Buffer; entry: Entry }[]>();
+  private fd = -1;
+
+  private constructor(path: string, size: number, head: Head, firsts: Buffer[], blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
+    this.path = path;
+    this.size = size;
+    this.head = head;
+    this.firsts = firsts;
+    this.blockAt = blockAt;
+    this.postingsAt = postingsAt;
+    this.lengths = lengths;
+  }
+
+  private static readAt(fd: number, at: number, length: number): Buffer {
+    const buf = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, buf, got, length - got, at + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got === length ? buf : buf.subarray(0, got);
+  }
+
+  /** Opens `path` (reads its head, directory starts and lengths); throws CorruptIndexError on bytes it cannot read. */
+  static open(path: string): SegmentReader {
+    const fd = openSync(path, "r");
+    try {
+      const first = SegmentReader.readAt(fd, 0, FIRST_READ);
+      const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${path}: ${why}`);
+      if (first.length < MAGIC.length + 4 || !first.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history segment");
+      const headLength = first.readUInt32LE(MAGIC.length);
+      const headBytes = MAGIC.length + 4 + headLength <= first.length ? first.subarray(MAGIC.length + 4, MAGIC.length + 4 + headLength) : SegmentReader.readAt(fd, MAGIC.length + 4, headLength);
+      let head: unknown;
+      try {
+        head = JSON.parse(headBytes.toString("utf8"));
+      } catch {
+        throw bad("segment head does not parse");
+      }
+      if (!isHead(head)) throw bad("segment head has an unknown shape");
+      const size = head.postings[0] + head.postings[1];
+      // The directory starts and the lengths sit side by side: one read.
+      const from = head.sparse[0];
+      const to = head.lengths[0] + head.lengths[1];
+      const meta = SegmentReader.readAt(fd, from, to - from);
+      if (meta.length !== to - from) throw bad("segment is shorter than its head says");
+      const firsts: Buffer[] = [];
+      const blockAt: number[] = [];
+      const postingsAt: number[] = [];
+      const c = new VarintCursor(meta);
+      const sparseEnd = head.sparse[1];
+      for (let b = 0; b < head.blocks; b++) {
+        blockAt.push(c.next());
+        postingsAt.push(c.next());
+        const v = c.next();
+        firsts.push(meta.subarray(c.pos, c.pos + v));
+        c.pos += v;
+      }
+      if (c.pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
+      const lengths = new Uint32Array(head.docCount);
+      for (let d = 0; d < head.docCount; d++) lengths[d] = c.next();
+      return new SegmentReader(path, size, head, firsts, blockAt, postingsAt, lengths);
+    } catch (error) {
+      if (error instanceof RangeError) throw new CorruptIndexError(`${path}: ${error.message}`);
+      throw error;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Reads a range through a descriptor kept open until `close` (a query reads a few ranges of each segment). */
+  private read(at: number, length: number): Buffer {
+    if (at < 0 || at + length > this.size) throw new CorruptIndexError(`${this.path}: a range at byte ${String(at)} runs past the segment`);
+    if (this.fd < 0) this.fd = openSync(this.path, "r");
+    const buf = SegmentReader.readAt(this.fd, at, length);
+    if (buf.length !== length) throw new CorruptIndexError(`${this.path}: segment ends before byte ${String(at + length)}`);
+    return buf;
+  }
+
+  /** Closes the descriptor reads opened (a later read opens it again). */
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  /** The first document this segment holds (0 but for a later part of a grown session). */
+  get firstDoc(): number {
+    return this.head.firstDoc ?? 0;
+  }
+  /** Documents numbered below this segment's end (its earlier parts' included). */
+  get docCount(): number {
+    return this.firstDoc + this.head.docCount;
+  }
+  get termCount(): number {
+    return this.head.termCount;
+  }
+  /** The summed length of this segment's own documents. */
+  get totalLength(): number {
+    return this.head.totalLength;
+  }
+  get averageLength(): number {
+    return this.head.docCount === 0 ? 0 : this.head.totalLength / this.head.docCount;
+  }
+  docLength(doc: number): number {
+    return this.lengths[doc - this.firstDoc] ?? 0;
+  }
+
+  /** The terms of directory block `b`, decoded (read once). */
+  private block(b: number): { key: Buffer; entry: Entry }[] {
+    const have = this.blocksRead.get(b);
+    if (have !== undefined) return have;
+    const start = this.blockAt[b] as number;
+    const end = b + 1 < this.blockAt.length ? (this.blockAt[b + 1] as number) : this.head.terms[1];
+    const buf = this.read(this.head.terms[0] + start, end - start);
+    const out: { key: Buffer; entry: Entry }[] = [];
+    const c = new VarintCursor(buf);
+    let prev: Buffer = Buffer.alloc(0);
+    let at = this.head.postings[0] + (this.postingsAt[b] as number);
+    try {
+      while (c.pos < buf.length) {
+        const shared = c.next();
+        const rest = c.next();
+        if (shared > prev.length || c.pos + rest > buf.length) throw new RangeError(`term ${String(out.length)} runs past its block`);
+        const key = Buffer.allocUnsafe(shared + rest);
+        prev.copy(key, 0, 0, shared);
+        buf.copy(key, shared, c.pos, c.pos + rest);
+        c.pos += rest;
+        const id = c.next();
+        const df = c.next();
+        const bytes = c.next();
+        const entry = { id, df, at, bytes };
+        at += bytes;
+        out.push({ key, entry });
+        this.byId.set(id, entry);
+        prev = key;
+      }
+    } catch (error) {
+      if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: directory block ${String(b)}: ${error.message}`);
+      throw error;
+    }
+    this.blocksRead.set(b, out);
+    return out;
+  }
+
+  /** The last block whose first term is ≤ `key`, or -1 when `key` sorts before every term. */
+  private blockFor(key: Buffer): number {
+    let lo = 0;
+    let hi = this.firsts.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (Buffer.compare(this.firsts[mid] as Buffer, key) <= 0) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  private entry(term: string): Entry | null {
+    const have = this.byTerm.get(term);
+    if (have !== undefined) return have;
+    const key = Buffer.from(term, "utf8");
+    const b = this.blockFor(key);
+    const hit = b < 0 ? undefined : this.block(b).find((e) => e.key.equals(key));
+    const entry = hit?.entry ?? null;
+    this.byTerm.set(term, entry);
+    return entry;
+  }
+
+  /** The id of `term`, or -1 when no block holds it. */
+  termId(term: string): number {
+    return this.entry(term)?.id ?? -1;
+  }
+
+  /**
+   * The ids of many terms at once (`keys` their UTF-8 bytes), into `ids` where it holds -1 (a term already
+   * found in another part is not looked up again). Walked in `order` (the keys roughly sorted), the
+   * directory is read forward, one block after another, instead of a search per term; unless `inByteOrder`
+   * (the order is the keys' byte order), a key the walk does not meet is looked up alone, so every id is exact.
+   */
+  termIds(keys: readonly Buffer[], order: readonly number[], ids: Int32Array, inByteOrder: boolean): void {
+    let b = -1;
+    let entries: { key: Buffer; entry: Entry }[] = [];
+    let i = 0;
+    const missed: number[] = [];
+    for (const k of order) {
+      if ((ids[k] as number) >= 0) continue;
+      const key = keys[k] as Buffer;
+      const from = b;
+      while (b + 1 < this.firsts.length && Buffer.compare(this.firsts[b + 1] as Buffer, key) <= 0) b++;
+      if (b < 0) continue; // sorts before the first term: no block holds it
+      if (b !== from) {
+        entries = this.block(b);
+        i = 0;
+      }
+      while (i < entries.length && Buffer.compare((entries[i] as { key: Buffer }).key, key) < 0) i++;
+      const at = entries[i];
+      if (at !== undefined && at.key.equals(key)) ids[k] = at.entry.id;
+      else if (!inByteOrder) missed.push(k);
+    }
+    // A key the forward walk passed over (its order is not byte order) gets its own search.
+    for (const k of missed) {
+      const key = keys[k] as Buffer;
+      const hb = this.blockFor(key);
+      const hit = hb < 0 ? undefined : this.block(hb).find((e) => e.key.equals(key));
+      if (hit !== undefined) ids[k] = hit.entry.id;
+    }
+  }
+
+  /** Ids of the terms longer than `prefix` that begin with it, the `limit` oldest (lowest ids). */
+  termsWithPrefix(prefix: string, limit: number): number[] {
+    if (prefix.length < 3) return [];
+    const key = Buffer.from(prefix, "utf8");
+    const ids: number[] = [];
+    for (let b = Math.max(0, this.blockFor(key)); b < this.firsts.length; b++) {
+      let past = false;
+      for (const e of this.block(b)) {
+        const c = Buffer.compare(e.key.subarray(0, key.length), key);
+        if (c < 0) continue;
+        if (c > 0) {
+          past = true;
+          break;
+        }
+        if (e.key.length > key.length && e.key.toString("utf8").length > prefix.length) ids.push(e.entry.id);
+      }
+      if (past) break;
+    }
+    return ids.sort((a, b) => a - b).slice(0, limit);
+  }
+
+  /** The term's postings by id (ids looked up by `termId`/`termsWithPrefix` first), as one [doc, tf, …] list. */
+  postingListsOf(id: number): PostingList[] {
+    const entry = this.byId.get(id);
+    if (entry === undefined || entry.df === 0) return [];
+    const buf = this.read(entry.at, entry.bytes);
+    const out = new Uint32Array(entry.df * 2);
+    const c = new VarintCursor(buf);
+    let doc = 0;
+    const first = this.firstDoc;
+    const end = this.docCount;
+    try {
+      for (let i = 0; i < entry.df; i++) {
+        doc += c.next();
+        const tf = c.next();
+        if (doc < first || doc >= end) throw new RangeError(`posting of document ${String(doc)} outside documents ${String(first)}–${String(end - 1)}`);
+        out[2 * i] = doc;
+        out[2 * i + 1] = tf;
+      }
+    } catch (error) {
+      if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: postings of term ${String(id)}: ${error.message}`);
+      throw error;
+    }
+    return [out];
+  }
+
+  postingLists(term: string): PostingList[] {
+    return this.postingListsOf(this.termId(term));
+  }
+}
