@@ -4,70 +4,13 @@ import { entryBlocks, isUserMessage } from "./blocks.js";
 import { LedgerError } from "./errors.js";
 import { salvageText } from "./salvage.js";
 import type { Block, Damage, Entry, Salvage, SessionHeader, StreamItem } from "./types.js";
+import { shapeOf, withoutText } from "./entry-shape.js";
+import { GLUE, isBlank, looksLikeEntry } from "./torn-lines.js";
 
 const NEWLINE = 0x0a;
-/** `}{"type"` cannot occur outside a string in valid JSON, nor unescaped inside one: a torn-write seam. */
-const GLUE = Buffer.from('}{"type"', "utf8");
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isBlank(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = buf[i];
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
-}
-
-/** `{"type"` then optional whitespace and `:` at the start, `}` (before trailing whitespace) at the end. */
-function looksLikeEntry(buf: Buffer, from: number, to: number): boolean {
-  let end = to;
-  while (end > from && (buf[end - 1] === 0x20 || buf[end - 1] === 0x0d || buf[end - 1] === 0x09)) end -= 1;
-  if (buf[end - 1] !== 0x7d || buf[from] !== 0x7b) return false;
-  if (!buf.subarray(from, from + GLUE.length - 1).equals(GLUE.subarray(1))) return true;
-  let at = from + GLUE.length - 1;
-  while (at < end && (buf[at] === 0x20 || buf[at] === 0x09)) at += 1;
-  return buf[at] === 0x3a;
-}
-
-/** A message entry without its content (what `withText: false` keeps): the text stays in the file. */
-function withoutText(raw: Record<string, unknown>): Record<string, unknown> {
-  const message = raw["message"];
-  if (raw["type"] !== "message" || !isRecord(message)) return raw;
-  const { content: _content, output: _output, ...rest } = message;
-  return { ...raw, message: rest };
-}
-
-/** Shape mode: one frozen raw per (type, message role), shared by every entry of that kind. */
-const SHARED_SHAPES = new Map<string, Readonly<Record<string, unknown>>>();
-
-/**
- * An entry's `raw` as the shape read keeps it: its type and message role — shared by all entries of
- * that kind, since ids, parent and time live on the Entry itself — plus, on its own object, a
- * compaction's cut, size and summary or a context_edit's target and replacement. None of the message
- * content: the rest stays in the file, at the entry's byte offset.
- */
-function shapeOf(raw: Record<string, unknown>): Readonly<Record<string, unknown>> {
-  const type = raw["type"];
-  if (type === "compaction" || type === "context_edit" || type === "branch_summary") {
-    const out: Record<string, unknown> = { type, id: raw["id"] };
-    // A context_edit keeps its replacement: few in any session, and what a record applies to its target.
-    // A compaction's systemMessage and a branch summary's text decide how many messages Pi's context
-    // makes of them (the cut counts them); both are rare entries.
-    for (const key of ["parentId", "timestamp", "firstKeptEntryId", "tokensBefore", "fromHook", "summary", "systemMessage", "targetId", "replacement"]) if (key in raw) out[key] = raw[key];
-    return out;
-  }
-  const message = raw["message"];
-  const role = type === "message" && isRecord(message) && "role" in message ? message["role"] : undefined;
-  const key = `${String(type)}\u0000${typeof role === "string" ? role : typeof role}`;
-  let shared = SHARED_SHAPES.get(key);
-  if (shared === undefined) {
-    shared = Object.freeze(type === "message" && isRecord(message) ? { type, message: Object.freeze("role" in message ? { role } : {}) } : { type });
-    SHARED_SHAPES.set(key, shared);
-  }
-  return shared;
 }
 
 /** Everything readSession builds, kept between reads so `updateSession` only adds to it. */
