@@ -202,7 +202,9 @@ describe("context-fold in a headless Pi", () => {
     await pi.session.prompt("after restart");
     const first = pi.calls[0] as ReceivedCall;
     const stubsAfter = stubsIn(first);
-    expect(stubsAfter.size).toBe(stubsBefore.size);
+    // On a mismatch, say what the first call after the restart was and what the user was told.
+    const seen = `${String(pi.calls.length)} call(s); first call's messages: ${first.messages.map((m) => m.role).join(",")}; notices: ${pi.notices.map((n) => n.text).join(" | ")}`;
+    expect(stubsAfter.size, seen).toBe(stubsBefore.size);
     for (const [id, stub] of stubsBefore) expect(stubsAfter.get(id)).toBe(stub);
     expect(stubsAfter.has("call_job_2")).toBe(false); // the unfold survived the restart
     // Pi only appended to the session file; we never rewrote it.
