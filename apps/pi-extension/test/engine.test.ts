@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { appendRecord, readSeedIndexFile, validateRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { ContextFolder } from "../src/fold/context-folder.js";
-import { planFold } from "../src/fold/fold-planner.js";
+import { assessFold, planFold } from "../src/fold/fold-planner.js";
 import { FoldState } from "../src/fold/fold-state.js";
 import { LedgerTracker } from "../src/ledger-tracker.js";
 import { DEFAULT_FOLD_OPTIONS, type FoldOptions } from "../src/options.js";
@@ -82,6 +82,27 @@ describe("the fold ladder", () => {
     const cap = planFold(messages, { tokens: 15_000, contextWindow: 20_000, estimated: false }, state, big);
     expect(cap?.trigger).toBe("cap");
     expect(cap?.candidates.every((c) => c.kind === "toolResult")).toBe(true); // thinking under minBlockChars
+  });
+
+  test("the fold floor: reached only when usage minus everything foldable stays at or over the threshold", () => {
+    const s = writeJobSession(tempDir(), tempDir(), 4, { rows: 100, thinkingChars: 100 });
+    const messages = s.messages();
+    const state = new FoldState();
+    const usage = (tokens: number) => ({ tokens, contextWindow: 20_000, estimated: false });
+    const plan = assessFold(messages, usage(10_000), state, DEFAULT_FOLD_OPTIONS);
+    // Under the threshold: nothing to decide.
+    expect(assessFold(messages, usage(8_000), state, DEFAULT_FOLD_OPTIONS)).toEqual({ plan: undefined, floorReached: false });
+    // Folding what is foldable brings 10k back under the threshold (9k): no floor.
+    expect(plan.plan).toBeDefined();
+    expect(plan.floorReached).toBe(10_000 - (plan.plan?.reclaim ?? 0) >= 9_000);
+    expect(plan.floorReached).toBe(false);
+    // The same foldable blocks, but a context so full of stubs and small messages that folding them all
+    // still leaves it over the threshold: the floor, whether or not a fold is worth making now.
+    const full = usage(9_000 + (plan.plan?.reclaim ?? 0));
+    expect(assessFold(messages, full, state, DEFAULT_FOLD_OPTIONS).floorReached).toBe(true);
+    expect(assessFold(messages, full, state, { ...DEFAULT_FOLD_OPTIONS, minFoldFraction: 0.9 })).toEqual({ plan: undefined, floorReached: true });
+    // Folding disabled: no floor (folding is not what keeps the context down).
+    expect(assessFold(messages, full, state, { ...DEFAULT_FOLD_OPTIONS, enabled: false }).floorReached).toBe(false);
   });
 
   test("over the cap, process appends a cap record; later events continue the seq and the stretch", async () => {

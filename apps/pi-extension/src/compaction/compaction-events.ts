@@ -12,6 +12,8 @@ import type {
 import { DIGEST_MESSAGE_TYPE } from "@context-fold/recall-engine";
 import { planCut } from "@context-fold/summary-formatter";
 import type { Usage } from "@context-fold/seed-index-format";
+import type { ContextFolder } from "../fold/context-folder.js";
+import { thresholdTokens } from "../fold/fold-planner.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { CompactionOptions } from "./compaction-options.js";
@@ -119,6 +121,18 @@ export class CompactionRegistry {
 function modelThreshold(options: CompactionOptions, ctx: Pick<ExtensionContext, "model">, contextWindow: number): ResolvedThreshold | undefined {
   const model = ctx.model;
   return model === undefined ? undefined : thresholdFor(options.thresholds, { provider: model.provider, id: model.id }, contextWindow);
+}
+
+/**
+ * The limit the gate compacts over: the model's threshold, or the fold threshold once the fold ladder
+ * reached its floor (folding alone no longer keeps the context under it), whichever is lower. Without
+ * that floor the stubs folds leave behind grow with every turn until Pi's own threshold fires.
+ */
+function gateThreshold(options: CompactionOptions, ctx: Pick<ExtensionContext, "model">, folder: ContextFolder, contextWindow: number): ResolvedThreshold | undefined {
+  const model = modelThreshold(options, ctx, contextWindow);
+  if (!folder.floorReached) return model;
+  const floor: ResolvedThreshold = { tokens: thresholdTokens(contextWindow, folder.options), source: "fold floor" };
+  return model !== undefined && model.tokens <= floor.tokens ? model : floor;
 }
 
 function usageOf(ctx: Pick<ExtensionContext, "getContextUsage">, fallbackTokens?: number): Usage | undefined {
@@ -238,14 +252,21 @@ export function triggerCompaction(ctx: Pick<ExtensionContext, "compact" | "ui">,
  * soft limit with enough to reclaim → advise, or compact in `actuate` mode. Returns the verdict.
  */
 export async function checkGate(registry: CompactionRegistry, ctx: ExtensionContext, event: "agent_end" | "model_select"): Promise<GateVerdict | undefined> {
-  const { session } = await registry.get(ctx);
+  const { runtime, session } = await registry.get(ctx);
   if (session === undefined || session.inFlight !== undefined) return undefined;
   if (event === "agent_end") session.noteRunEnded();
-  const ledger = await session.sync();
+  const ledger = await session.sync(false);
   const reported = ctx.getContextUsage();
   if (ledger === undefined || reported === undefined || !(reported.contextWindow > 0)) return undefined;
   const options = registry.options;
-  const threshold = modelThreshold(options, ctx, reported.contextWindow);
+  const threshold = gateThreshold(options, ctx, runtime.folder, reported.contextWindow);
+  // Far under the limit (Pi's count below PREPARE_AHEAD_AT of it) the verdict is "under the limit"
+  // whatever a compaction would reclaim: no cut to plan, nothing to prepare or write. This keeps the
+  // gate's cost per run independent of the session's length until a compaction nears.
+  if (reported.tokens != null && !isNear(options, reported.contextWindow, reported.tokens, threshold)) {
+    return evaluateGate({ tokens: reported.tokens, contextWindow: reported.contextWindow, reclaimable: 0, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
+  }
+  await session.persist(ledger);
   let cut;
   try {
     cut = planCut(ledger, { blockBytes: session.facts.blockBytes });
@@ -253,7 +274,10 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
     return { fire: false, reason: "nothing to compact" };
   }
   const tokens = reported.tokens ?? cut.tokensBefore;
-  const reclaimable = Math.max(0, cut.tokensBefore - cut.keptTokens - options.summaryBudget);
+  // The ledger's count is the context unfolded; Pi's count is what is sent (folds applied). A compaction
+  // takes out what is sent before the cut, so with folds it reclaims at most Pi's count minus the kept
+  // tail and the summary (otherwise the fold floor would compact again and again for nothing).
+  const reclaimable = Math.max(0, Math.min(cut.tokensBefore, tokens) - cut.keptTokens - options.summaryBudget);
   if (isNear(options, reported.contextWindow, tokens, threshold)) await session.prepareAhead();
   const verdict = evaluateGate({ tokens, contextWindow: reported.contextWindow, reclaimable, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
   if (!verdict.fire) return verdict;
@@ -275,12 +299,17 @@ function isNear(options: CompactionOptions, contextWindow: number, tokens: numbe
   return tokens >= PREPARE_AHEAD_AT * limit;
 }
 
-/** After a turn: near a compaction, do its work now so the hook (often right after) only writes. */
-async function prepareAtTurnEnd(registry: CompactionRegistry, ctx: ExtensionContext): Promise<void> {
-  const { session } = await registry.get(ctx);
+/**
+ * After a turn with tool results: near a compaction, do its work now, since Pi checks its threshold
+ * before the next response and the hook then only writes. A turn without tool results ends the run:
+ * the gate at `agent_end` prepares for that same session, so computing here too would do it twice.
+ */
+async function prepareAtTurnEnd(registry: CompactionRegistry, ctx: ExtensionContext, toolResults: number): Promise<void> {
+  if (toolResults === 0) return;
+  const { runtime, session } = await registry.get(ctx);
   const usage = ctx.getContextUsage();
   if (session === undefined || session.inFlight !== undefined || usage?.tokens == null || !(usage.contextWindow > 0)) return;
-  const threshold = modelThreshold(registry.options, ctx, usage.contextWindow);
+  const threshold = gateThreshold(registry.options, ctx, runtime.folder, usage.contextWindow);
   if (isNear(registry.options, usage.contextWindow, usage.tokens, threshold)) await session.prepareAhead();
 }
 
@@ -306,11 +335,11 @@ export function registerCompaction(pi: ExtensionAPI, registry: CompactionRegistr
     }
   };
   pi.on("agent_end", (_event, ctx) => gate(ctx, "agent_end"));
-  pi.on("turn_end", async (_event, ctx) => {
+  pi.on("turn_end", async (event, ctx) => {
     let runtime: SessionRuntime | undefined;
     try {
       runtime = (await registry.get(ctx)).runtime;
-      await prepareAtTurnEnd(registry, ctx);
+      await prepareAtTurnEnd(registry, ctx, event.toolResults.length);
     } catch (error) {
       registry.tellOnce(runtime, ctx, "preparing the compaction", error);
     }

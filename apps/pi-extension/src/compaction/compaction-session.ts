@@ -81,6 +81,8 @@ export class CompactionSession {
   #writing: Promise<void> = Promise.resolve();
   /** What the last successful write put on disk (a compaction right after a run rewrites nothing). */
   #written: { text: string; bytes: number } | undefined;
+  /** `lastIndex` of the facts in the last artifacts written (-1: none). */
+  #persistedIndex = -1;
   #inFlight: InFlight | undefined;
   /** `compact` records whose append found the seed index locked past HOOK_LOCK_WAIT_MS: appended at the next hook. */
   #deferred: FoldIndexRecord[] = [];
@@ -167,25 +169,36 @@ export class CompactionSession {
         this.#written = undefined;
         await writeArtifactsFile(this.artifactsFile, doc);
         this.#written = { text, bytes: Buffer.byteLength(text, "utf8") };
+        this.#persistedIndex = doc.lastIndex;
       });
     this.#writing = next;
     return next;
   }
 
   /**
-   * Between runs: read the new part of the session, feed everything settled (before the last user
-   * message), and write the artifacts file when the facts grew. Returns the session as read.
+   * Between runs: read the new part of the session and feed everything settled (before the last user
+   * message). With `persist` (the default), the artifacts file is written too when the facts grew since
+   * it was last written; the gate persists only near a compaction (see `persist`). Returns the session
+   * as read.
    */
-  async sync(): Promise<Session | undefined> {
+  async sync(persist = true): Promise<Session | undefined> {
     const session = await this.target.ledger.current();
     if (session === undefined) return undefined;
-    const before = this.facts.lastIndex;
     this.facts.feedSettled(session);
-    if (this.facts.lastIndex !== before) {
-      const at = lastEntryTime(session) ?? new Date(0).toISOString();
-      await this.#write({ v: 1, session: this.target.sessionId, at, lastIndex: this.facts.lastIndex, artifacts: this.facts.accumulator.artifacts() });
-    }
+    if (persist) await this.persist(session);
     return session;
+  }
+
+  /**
+   * Write the artifacts file when the facts grew since the last write. Near a compaction the gate calls
+   * it between runs, so the hook (which Pi waits for) finds them durable and rewrites nothing; far from
+   * one nothing reads the file, and writing it (temp file, fsync, rename) on every run would cost each
+   * turn for nothing.
+   */
+  async persist(session: Session): Promise<void> {
+    if (this.facts.lastIndex === this.#persistedIndex) return;
+    const at = lastEntryTime(session) ?? new Date(0).toISOString();
+    await this.#write({ v: 1, session: this.target.sessionId, at, lastIndex: this.facts.lastIndex, artifacts: this.facts.accumulator.artifacts() });
   }
 
   /**

@@ -4,7 +4,7 @@
 import { assistantPartAnchor, assistantView, type PiMessage, toolResultView } from "@context-fold/ledger-reader";
 import { applyFolds } from "./apply-folds.js";
 import { estimateTokens, tokensOfChars } from "./estimate.js";
-import { planFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-planner.js";
+import { assessFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-planner.js";
 import { blockFor, recordFold, type RecordedFold } from "./fold-recorder.js";
 import type { FoldState } from "./fold-state.js";
 import { FoldStretch } from "./fold-stretch.js";
@@ -59,6 +59,8 @@ export class ContextFolder {
   #notice: string | undefined;
   /** The background ledger read + stretch feed, if one runs. */
   #preparing: Promise<void> | undefined;
+  /** The last call found the ladder's floor: folding alone can no longer keep the context under the threshold. */
+  #floorReached = false;
 
   constructor(state: FoldState, options: FoldOptions, target: FoldTarget | undefined, blocked?: string) {
     this.state = state;
@@ -90,6 +92,15 @@ export class ContextFolder {
   }
 
   /**
+   * The last model call found the context at or over the fold threshold even with everything foldable
+   * folded (stubs and the protected tail fill it): the compaction gate takes the threshold as its limit
+   * then, so our compaction runs long before Pi's own threshold would ask a model for a summary.
+   */
+  get floorReached(): boolean {
+    return this.#floorReached;
+  }
+
+  /**
    * Usage for the ladder: Pi's count when it has one, else an estimate of the outgoing messages plus
    * `floorTokens` (system prompt and tools). Undefined without a context window (no model).
    */
@@ -108,6 +119,7 @@ export class ContextFolder {
     const usage = this.usageOf(reported, outgoing, floorTokens);
     if (usage !== undefined) this.#lastUsage = usage;
     const target = this.target;
+    this.#floorReached = false;
     if (usage === undefined || this.#blocked !== undefined || target === undefined || !this.options.enabled) return folded;
     // Prepare (read the ledger, feed the stretch) once usage nears the threshold, and from the first
     // fold event on, so that a fold right after a compaction does not find a long unfed stretch.
@@ -115,7 +127,9 @@ export class ContextFolder {
     if (!near && this.state.events === 0) return folded;
     // Everything before the threshold tail is what the next fold event's record describes.
     const feedAnchor = lastAnchorBefore(outgoing, protectedFrom(outgoing, usage.contextWindow, this.options, "threshold"));
-    const plan = near ? planFold(outgoing, usage, this.state, this.options) : undefined;
+    const assessment = near ? assessFold(outgoing, usage, this.state, this.options) : undefined;
+    this.#floorReached = assessment?.floorReached ?? false;
+    const plan = assessment?.plan;
     if (plan === undefined) {
       this.#prepare(target, feedAnchor);
       return folded;

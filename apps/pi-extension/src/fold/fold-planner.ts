@@ -94,20 +94,39 @@ export function foldCandidates(messages: readonly PiMessage[], end: number, stat
 }
 
 /**
- * The fold to make before this call, or undefined. `messages` are the ones going out (folds applied).
- * Over the cap: fold whatever is foldable. Over the threshold: fold when at least `minFoldFraction` of
- * the window comes back, so fold events stay few and each one is worth the prompt-cache miss it costs.
+ * What folding can do for one call: the fold to make now (if any), and whether the context stays at or
+ * over the threshold even with every foldable block outside the protected tail folded. That second
+ * case is the ladder's floor: the stubs and small messages that folds leave behind (they grow with
+ * every turn) plus the protected tail fill the threshold by themselves, so no fold brings the context
+ * back under it and only a compaction can.
  */
-export function planFold(messages: readonly PiMessage[], usage: UsageView, state: FoldState, options: FoldOptions): FoldPlan | undefined {
-  if (!options.enabled || usage.contextWindow <= 0) return undefined;
+export interface FoldAssessment {
+  readonly plan: FoldPlan | undefined;
+  readonly floorReached: boolean;
+}
+
+/** `messages` are the ones going out (folds applied). Under the threshold: no plan, no floor. */
+export function assessFold(messages: readonly PiMessage[], usage: UsageView, state: FoldState, options: FoldOptions): FoldAssessment {
+  if (!options.enabled || usage.contextWindow <= 0) return { plan: undefined, floorReached: false };
   const fraction = usage.tokens / usage.contextWindow;
-  if (fraction < options.threshold) return undefined;
+  if (fraction < options.threshold) return { plan: undefined, floorReached: false };
   const trigger = fraction >= options.cap ? "cap" : "threshold";
   const end = protectedFrom(messages, usage.contextWindow, options, trigger);
   const candidates = foldCandidates(messages, end, state, options);
   let reclaim = 0;
   for (const candidate of candidates) reclaim += Math.max(0, tokensOfChars(candidate.text.length) - STUB_TOKENS);
-  if (candidates.length === 0 || reclaim <= 0) return undefined;
-  if (trigger === "threshold" && reclaim < options.minFoldFraction * usage.contextWindow) return undefined;
-  return { trigger, usage, candidates, reclaim };
+  const floorReached = usage.tokens - reclaim >= thresholdTokens(usage.contextWindow, options);
+  if (candidates.length === 0 || reclaim <= 0) return { plan: undefined, floorReached };
+  // Over the threshold (not the cap), a fold fires only when it is worth the prompt-cache miss it costs.
+  if (trigger === "threshold" && reclaim < options.minFoldFraction * usage.contextWindow) return { plan: undefined, floorReached };
+  return { plan: { trigger, usage, candidates, reclaim }, floorReached };
+}
+
+/**
+ * The fold to make before this call, or undefined. Over the cap: fold whatever is foldable. Over the
+ * threshold: fold when at least `minFoldFraction` of the window comes back, so fold events stay few and
+ * each one is worth the prompt-cache miss it costs.
+ */
+export function planFold(messages: readonly PiMessage[], usage: UsageView, state: FoldState, options: FoldOptions): FoldPlan | undefined {
+  return assessFold(messages, usage, state, options).plan;
 }

@@ -74,9 +74,10 @@ describe("a failure of ours during compaction", () => {
 
   test("Pi's own compaction runs, the user is told once, no record stands, and Pi keeps working", async () => {
     const seedIndex = seedIndexPath(pi.manager.getSessionFile() ?? "", pi.manager.getSessionId());
-    // The artifacts were written after each run; a folder in their place makes the hook's rename fail.
-    rmSync(artifactsPath(seedIndex));
-    mkdirSync(artifactsPath(seedIndex));
+    // Runs far from a compaction write no artifacts (the gate persists them only near one); whether or
+    // not a file is there, a folder in its place makes the hook's rename fail.
+    rmSync(artifactsPath(seedIndex), { force: true });
+    mkdirSync(artifactsPath(seedIndex), { recursive: true });
     const calls = pi.calls.length;
     await pi.session.compact();
     const [entry] = compactions(pi.manager);

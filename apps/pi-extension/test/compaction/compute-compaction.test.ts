@@ -151,6 +151,33 @@ describe("a compaction computed ahead", () => {
     await again.prepare(undefined);
     expect((await readArtifactsFile(again.artifactsFile))?.artifacts.initialPrompts[0]?.text).toBe(FOUNDING);
   });
+
+  test("the artifacts are written only when asked (near a compaction) and only when the facts grew", async () => {
+    const { session, file } = await growSession(4);
+    const seedIndex = join(dirname(file), "persist", "seed-index.jsonl");
+    const compaction = new CompactionSession(
+      { sessionId: session.header.id, seedIndex, cwd: session.header.cwd, ledger: new LedgerTracker(file) },
+      { nextSeq: 0, codes: new CodeAssigner(), claim: () => undefined },
+      DEFAULT_COMPACTION_OPTIONS,
+    );
+    // A run far from a compaction (the gate's sync(false)): the facts are fed, nothing is written.
+    const read = await compaction.sync(false);
+    expect(compaction.facts.lastIndex).toBeGreaterThan(-1);
+    expect(existsSync(compaction.artifactsFile)).toBe(false);
+    if (read === undefined) throw new Error("the session was not read");
+    // Near one: written once; persisting again with no new facts rewrites nothing (same file).
+    await compaction.persist(read);
+    const inode = statSync(compaction.artifactsFile).ino;
+    await compaction.persist(read);
+    expect(statSync(compaction.artifactsFile).ino).toBe(inode);
+    // New facts: the next persist writes them.
+    appendJob(SessionManager.open(file, dirname(file)), 41, Date.UTC(2026, 10, 30), { thinkingChars: 300, rows: 60 });
+    const grown = await compaction.sync(false);
+    if (grown === undefined) throw new Error("the session was not read");
+    await compaction.persist(grown);
+    expect((await readArtifactsFile(compaction.artifactsFile))?.lastIndex).toBe(compaction.facts.lastIndex);
+    expect(statSync(compaction.artifactsFile).ino).not.toBe(inode);
+  });
 });
 
 describe("a damaged session: the hook acts on Pi's view", () => {
