@@ -39,6 +39,8 @@ const LOCK_MS = 30 * 60_000;
 const TITLE_MAX = 80;
 /** Sessions kept open (segment reader and block table) between searches of one process, most recently used last. */
 const KEEP_OPEN = 512;
+/** Dictionary log records are appended once this many bytes of them wait (a first build never holds every session's terms). */
+const LOG_BATCH = 4 << 20;
 
 function firstLine(text: string): string {
   const line = text.trimStart().split("\n", 1)[0]?.trim() ?? "";
@@ -163,7 +165,13 @@ export class HistoryIndex {
     let nextOrdinal = read?.nextOrdinal ?? 0;
     const files = listSessionFiles(this.sessionsDir);
     const out: HistorySession[] = [];
-    const records: Buffer[] = [];
+    let records: Buffer[] = [];
+    let waiting = 0;
+    const flush = (): void => {
+      if (records.length > 0) appendFile(this.logPath, Buffer.concat(records));
+      records = [];
+      waiting = 0;
+    };
     const counts = { added: 0, grown: 0, replaced: 0, removed: 0, unchanged: 0, unreadable: 0 };
     let done = 0;
     for (const file of files) {
@@ -194,7 +202,12 @@ export class HistoryIndex {
         }
         const continues = indexed.grown;
         const ordinal = continues && was !== undefined ? was.ordinal : nextOrdinal++;
-        if (indexed.terms.length > 0) records.push(encodeLogRecord(ordinal, indexed.terms));
+        if (indexed.terms.length > 0) {
+          const record = encodeLogRecord(ordinal, indexed.terms);
+          records.push(record);
+          waiting += record.length;
+          if (waiting >= LOG_BATCH) flush();
+        }
         if (was !== undefined && was.ordinal >= 0 && was.id !== "" && was.id !== session.header.id) this.dropSegment(file, was.id);
         if (!eligible) this.dropSegment(file, session.header.id);
         if (was === undefined) counts.added++;
@@ -225,7 +238,7 @@ export class HistoryIndex {
       counts.removed++;
       if (gone.id !== "") this.dropSegment(join(this.sessionsDir, gone.path), gone.id);
     }
-    if (records.length > 0) appendFile(this.logPath, Buffer.concat(records));
+    flush();
     const merged = mergeDictionary({ basePath: this.basePath, logPath: this.logPath, manifestPath: this.manifestPath }, out, fresh);
     if (merged === "restart") return this.updateLocked();
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
