@@ -61,6 +61,7 @@ export class HistoryIndex {
   readonly dir: string;
   private readonly segments: string;
   private readonly onProgress: HistoryOptions["onProgress"];
+  private readonly keepOpen: number;
   private manifest: Manifest;
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
   private readonly open = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly reader: SegmentParts; readonly table: BlockTable }>();
@@ -70,6 +71,7 @@ export class HistoryIndex {
     this.dir = dir;
     this.segments = join(dir, "segments");
     this.onProgress = options.onProgress;
+    this.keepOpen = Math.max(1, options.keepOpen ?? KEEP_OPEN);
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal: 0, sessions: [] };
   }
 
@@ -270,11 +272,25 @@ export class HistoryIndex {
     let kept = this.open.get(file);
     if (kept === undefined || kept.size !== s.size || kept.mtimeMs !== s.mtimeMs) {
       const base = this.segmentBase(file, s.id);
-      kept = { size: s.size, mtimeMs: s.mtimeMs, reader: SegmentParts.open(Array.from({ length: (s.parts ?? 0) + 1 }, (_, k) => partPath(base, k))), table: BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`) };
+      const reader = SegmentParts.open(Array.from({ length: (s.parts ?? 0) + 1 }, (_, k) => partPath(base, k)));
+      try {
+        kept = { size: s.size, mtimeMs: s.mtimeMs, reader, table: BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`) };
+      } catch (error) {
+        reader.close();
+        throw error;
+      }
     }
+    const before = this.open.get(file);
+    // A segment found changed is dropped: its descriptors are closed with it.
+    if (before !== undefined && before !== kept) before.reader.close();
     this.open.delete(file);
     this.open.set(file, kept);
-    if (this.open.size > KEEP_OPEN) this.open.delete(this.open.keys().next().value as string);
+    if (this.open.size > this.keepOpen) {
+      const [oldest, evicted] = this.open.entries().next().value as [string, { reader: SegmentParts }];
+      // Closed as it leaves: the search's end closes only the segments still kept, so one evicted mid-search would hold its descriptor for good.
+      evicted.reader.close();
+      this.open.delete(oldest);
+    }
     return kept;
   }
 

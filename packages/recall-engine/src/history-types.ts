@@ -87,4 +87,6 @@ export interface HistoryOptions {
   readonly root?: string;
   /** Called as sessions are brought up to date: (done, total, file). */
   readonly onProgress?: (done: number, total: number, file: string) => void;
+  /** Sessions kept open (segment and block table) between searches of one process (default 512). */
+  readonly keepOpen?: number;
 }
