@@ -96,7 +96,17 @@ export function* dictionaryChunks(entries: Iterable<DictionaryEntry>): Generator
   let offsets = new Uint32Array(1024);
   let count = 0;
   let at = 0;
-  let pending: number[] = [];
+  // Entries are written into a chunk buffer, handed out once full (an entry that does not fit starts the next).
+  let chunk = Buffer.allocUnsafe(CHUNK);
+  let used = 0;
+  const varint = (v: number): void => {
+    let rest = v;
+    while (rest >= 0x80) {
+      chunk[used++] = (rest & 0x7f) | 0x80;
+      rest = Math.floor(rest / 128);
+    }
+    chunk[used++] = rest;
+  };
   let previous: Buffer | null = null;
   for (const { key: whole, ordinals } of entries) {
     const key = whole.subarray(0, 0xffff);
@@ -108,22 +118,27 @@ export function* dictionaryChunks(entries: Iterable<DictionaryEntry>): Generator
       offsets = grown;
     }
     offsets[count++] = at;
-    const start = pending.length;
-    pending.push(key.length & 0xff, key.length >>> 8);
-    for (const byte of key) pending.push(byte);
-    pushVarint(pending, ordinals.length);
+    // At most: the u16, the key, and 8 bytes per varint (count and deltas).
+    const most = 2 + key.length + 8 * (ordinals.length + 1);
+    if (used + most > chunk.length) {
+      if (used > 0) yield emit(Buffer.from(chunk.subarray(0, used)));
+      if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
+      used = 0;
+    }
+    const start = used;
+    chunk.writeUInt16LE(key.length, used);
+    used += 2;
+    key.copy(chunk, used);
+    used += key.length;
+    varint(ordinals.length);
     let prev = 0;
     for (const o of ordinals) {
-      pushVarint(pending, o - prev);
+      varint(o - prev);
       prev = o;
     }
-    at += pending.length - start;
-    if (pending.length >= CHUNK) {
-      yield emit(Buffer.from(pending));
-      pending = [];
-    }
+    at += used - start;
   }
-  if (pending.length > 0) yield emit(Buffer.from(pending));
+  if (used > 0) yield emit(Buffer.from(chunk.subarray(0, used)));
   const table = Buffer.alloc(count * 4);
   for (let k = 0; k < count; k++) table.writeUInt32LE(offsets[k] as number, k * 4);
   yield emit(table);
@@ -328,18 +343,23 @@ export function encodeLogRecord(ordinal: number, terms: readonly string[]): Buff
   const head: number[] = [];
   pushVarint(head, ordinal);
   pushVarint(head, terms.length);
-  const parts: Buffer[] = [Buffer.from(head)];
+  // One buffer for the whole record: its size is the terms' UTF-8 lengths (cut at 0xffff bytes, as the u16 says).
+  let size = 8 + head.length;
+  for (const t of terms) size += 2 + Math.min(0xffff, Buffer.byteLength(t, "utf8"));
+  const out = Buffer.allocUnsafe(size + 32);
+  out.writeUInt32LE(LOG_MAGIC, 0);
+  out.writeUInt32LE(size - 8, 4);
+  let at = 8;
+  for (const b of head) out[at++] = b;
   for (const t of terms) {
-    const bytes = Buffer.from(t, "utf8").subarray(0, 0xffff);
-    const len = Buffer.alloc(2);
-    len.writeUInt16LE(bytes.length);
-    parts.push(len, bytes);
+    const length = Math.min(0xffff, Buffer.byteLength(t, "utf8"));
+    out.writeUInt16LE(length, at);
+    if (length === Buffer.byteLength(t, "utf8")) out.write(t, at + 2, "utf8");
+    else Buffer.from(t, "utf8").copy(out, at + 2, 0, length);
+    at += 2 + length;
   }
-  const body = Buffer.concat(parts);
-  const frame = Buffer.alloc(8);
-  frame.writeUInt32LE(LOG_MAGIC, 0);
-  frame.writeUInt32LE(body.length, 4);
-  return Buffer.concat([frame, body, createHash("sha256").update(body).digest()]);
+  createHash("sha256").update(out.subarray(8, size)).digest().copy(out, size);
+  return out;
 }
 
 /** Where one log record's terms sit in the log's bytes: its session, how many terms, where the first begins. */
