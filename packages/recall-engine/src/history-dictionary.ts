@@ -362,6 +362,12 @@ export function encodeLogRecord(ordinal: number, terms: readonly string[]): Buff
   return out;
 }
 
+/** The whole length (frame, body, hash) of the log record whose frame `buf` begins with; null when it does not begin one. */
+export function logRecordLength(buf: Buffer): number | null {
+  if (buf.length < 8 || buf.readUInt32LE(0) !== LOG_MAGIC) return null;
+  return 8 + buf.readUInt32LE(4) + 32;
+}
+
 /** Where one log record's terms sit in the log's bytes: its session, how many terms, where the first begins. */
 export interface LogRecordRange {
   readonly ordinal: number;

@@ -3,10 +3,10 @@
 // it is merged in, and the sessions no longer live are dropped from the lists. The merge never holds every
 // term at once (a first build's log lists every term of every session): the terms are taken in ranges of
 // their first two bytes, each range small enough to gather in memory, sorted and streamed to the new base.
-import { rmSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { replaceFile } from "@context-fold/durable-fs";
 import { readCacheBytes } from "./index-cache.js";
-import { DictionaryBase, dictionaryChunks, type DictionaryEntry, type LogRecordRange, logRecordRanges } from "./history-dictionary.js";
+import { DictionaryBase, dictionaryChunks, type DictionaryEntry, type LogRecordRange, logRecordLength, logRecordRanges } from "./history-dictionary.js";
 import type { HistorySession } from "./history-types.js";
 
 /** The log is folded into a new base once it outweighs this share of the base (and this floor). */
@@ -14,6 +14,8 @@ const LOG_SHARE = 0.5;
 const LOG_FLOOR = 256 * 1024;
 /** Term occurrences (log) and entries (base) gathered per range, at most (one two-byte start may hold more). */
 const RANGE_TERMS = 400_000;
+/** Bytes of the log read at once: the log is walked a window at a time, once per range, never held whole. */
+const WINDOW = 4 << 20;
 /** Ranges are of a term's first two bytes: byte 0 × 257 + (byte 1 + 1), 0 for a one-byte term: byte order. */
 const BUCKETS = 256 * 257;
 
@@ -29,25 +31,76 @@ function bucketOf(bytes: Buffer, at: number, length: number): number {
   return (bytes[at] as number) * 257 + (length > 1 ? (bytes[at + 1] as number) + 1 : 0);
 }
 
+/** The log file read a window of whole records at a time. */
+class LogWindows {
+  /** Bytes of whole, good records from the start (set by the first, verifying walk). */
+  private limit = -1;
+  constructor(
+    private readonly fd: number,
+    private readonly size: number,
+    private readonly windowBytes: number,
+  ) {}
+
+  private read(at: number, length: number): Buffer {
+    const buf = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(this.fd, buf, got, length - got, at + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  }
+
+  /**
+   * Calls `visit` with each record (its terms' range within `window`), in order. The first walk checks
+   * each record's sha256 and ends at the first torn or bad one; later walks stop where it ended.
+   */
+  walk(visit: (window: Buffer, record: LogRecordRange) => void): void {
+    const verify = this.limit < 0;
+    const end = verify ? this.size : this.limit;
+    let at = 0;
+    let want = this.windowBytes;
+    while (at < end) {
+      const window = this.read(at, Math.min(want, end - at));
+      const { records, bytes } = logRecordRanges(window, verify);
+      for (const r of records) visit(window, r);
+      at += bytes;
+      want = this.windowBytes;
+      if (bytes < window.length) {
+        // A record the window cut short is read whole by the next one; one it held whole but could not read (or a torn end) ends the log.
+        const rest = window.subarray(bytes);
+        if (at + rest.length >= end) break;
+        if (rest.length >= 8) {
+          const whole = logRecordLength(rest);
+          if (whole === null || whole <= rest.length) break;
+          want = Math.max(this.windowBytes, whole);
+        }
+      }
+    }
+    if (verify) this.limit = at;
+  }
+}
+
 /**
  * The merged entries, sorted by term bytes: the base's and the log's, each range of buckets gathered in
  * a map keyed by the terms' bytes as latin1 (whose string order is their byte order), ordinals kept only
  * for live sessions, sorted and each once.
  */
-function* mergedEntries(base: DictionaryBase | null, log: Buffer, records: readonly LogRecordRange[], alive: ReadonlySet<number>, rangeTerms: number): Generator<DictionaryEntry> {
+function* mergedEntries(base: DictionaryBase | null, log: LogWindows, alive: ReadonlySet<number>, rangeTerms: number): Generator<DictionaryEntry> {
   const counts = new Uint32Array(BUCKETS + 1);
   const count = (b: number): void => {
     counts[b] = (counts[b] as number) + 1;
   };
   if (base !== null) for (const key of base.keys()) count(bucketOf(key, 0, key.length));
-  for (const r of records) {
+  log.walk((window, r) => {
     let pos = r.termsAt;
     for (let i = 0; i < r.count; i++) {
-      const l = log.readUInt16LE(pos);
-      count(bucketOf(log, pos + 2, l));
+      const l = window.readUInt16LE(pos);
+      count(bucketOf(window, pos + 2, l));
       pos += 2 + l;
     }
-  }
+  });
   const baseIt: Iterator<DictionaryEntry> = base === null ? [][Symbol.iterator]() : base.entries();
   let nextBase = baseIt.next();
   let lo = 0;
@@ -68,15 +121,15 @@ function* mergedEntries(base: DictionaryBase | null, log: Buffer, records: reado
         for (const o of nextBase.value.ordinals) add(key, o);
         nextBase = baseIt.next();
       }
-      for (const r of records) {
+      log.walk((window, r) => {
         let pos = r.termsAt;
         for (let i = 0; i < r.count; i++) {
-          const l = log.readUInt16LE(pos);
-          const b = bucketOf(log, pos + 2, l);
-          if (b >= lo && b < hi) add(log.toString("latin1", pos + 2, pos + 2 + l), r.ordinal);
+          const l = window.readUInt16LE(pos);
+          const b = bucketOf(window, pos + 2, l);
+          if (b >= lo && b < hi) add(window.toString("latin1", pos + 2, pos + 2 + l), r.ordinal);
           pos += 2 + l;
         }
-      }
+      });
       const keys = [...map.keys()].sort();
       for (const key of keys) {
         const list = map.get(key) as number[];
@@ -92,9 +145,9 @@ function* mergedEntries(base: DictionaryBase | null, log: Buffer, records: reado
 
 /**
  * Folds the log into a new base when it outweighs its share (or `force`); the sessions no longer live are
- * left out. `rangeTerms`: term occurrences gathered in memory at once (tests make it small).
+ * left out. `limits`: term occurrences gathered in memory at once, bytes of the log read at once (tests make them small).
  */
-export function mergeDictionary(files: DictionaryFiles, live: readonly HistorySession[], force: boolean, rangeTerms = RANGE_TERMS): boolean | "restart" {
+export function mergeDictionary(files: DictionaryFiles, live: readonly HistorySession[], force: boolean, limits: { rangeTerms: number; windowBytes: number } = { rangeTerms: RANGE_TERMS, windowBytes: WINDOW }): boolean | "restart" {
   const sizeOf = (path: string): number | null => {
     try {
       return statSync(path).size;
@@ -106,9 +159,7 @@ export function mergeDictionary(files: DictionaryFiles, live: readonly HistorySe
   const baseSize = sizeOf(files.basePath);
   if (logSize === null || logSize === 0) return false;
   if (!force && baseSize !== null && logSize < Math.max(LOG_FLOOR, baseSize * LOG_SHARE)) return false;
-  const logBytes = readCacheBytes(files.logPath);
   const baseBytes = readCacheBytes(files.basePath);
-  if (logBytes === null) return false;
   let base: DictionaryBase | null = null;
   if (baseBytes !== null) {
     try {
@@ -121,8 +172,19 @@ export function mergeDictionary(files: DictionaryFiles, live: readonly HistorySe
       return "restart";
     }
   }
-  const alive = new Set(live.filter((s) => s.ordinal >= 0).map((s) => s.ordinal));
-  replaceFile(files.basePath, dictionaryChunks(mergedEntries(base, logBytes, logRecordRanges(logBytes).records, alive, rangeTerms)), { mode: 0o600 });
+  let fd: number;
+  try {
+    fd = openSync(files.logPath, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const alive = new Set(live.filter((s) => s.ordinal >= 0).map((s) => s.ordinal));
+    const log = new LogWindows(fd, fstatSync(fd).size, limits.windowBytes);
+    replaceFile(files.basePath, dictionaryChunks(mergedEntries(base, log, alive, limits.rangeTerms)), { mode: 0o600 });
+  } finally {
+    closeSync(fd);
+  }
   replaceFile(files.logPath, Buffer.alloc(0), { mode: 0o600 });
   return true;
 }

@@ -81,14 +81,19 @@ describe("history dictionary", () => {
     const words = (k: number): string[] => Array.from({ length: 60 }, (_, i) => [`${String.fromCharCode(97 + ((i * 7 + k) % 26))}${String.fromCharCode(97 + ((i + k) % 26))}term${String(i % 9)}`, String.fromCharCode(97 + (i % 26)), `ü${String(i % 5)}`][i % 3] as string);
     const first: TermSessions = new Map();
     for (let o = 0; o < 4; o++) addTerms(first, o, words(o));
-    writeFileSync(files.basePath, encodeDictionary(first));
     const expected: TermSessions = new Map();
     for (let o = 0; o < 9; o++) if (o !== 2) addTerms(expected, o, words(o));
-    writeFileSync(files.logPath, Buffer.concat(Array.from({ length: 5 }, (_, k) => encodeLogRecord(4 + k, words(4 + k)))));
+    const log = Buffer.concat(Array.from({ length: 5 }, (_, k) => encodeLogRecord(4 + k, words(4 + k))));
     const live = Array.from({ length: 9 }, (_, o) => ({ ordinal: o === 2 ? -1 : o }) as HistorySession);
-    expect(mergeDictionary(files, live, true, 37)).toBe(true);
-    expect(readFileSync(files.basePath).equals(encodeDictionary(expected))).toBe(true);
-    expect(readFileSync(files.logPath).length).toBe(0);
+    const base = encodeDictionary(first);
+    // The log read whole, in windows that cut records (and smaller than one record), with a torn record after the last whole one.
+    for (const windowBytes of [1 << 20, 300, 40]) {
+      writeFileSync(files.basePath, base);
+      writeFileSync(files.logPath, Buffer.concat([log, encodeLogRecord(11, ["torn"]).subarray(0, 20)]));
+      expect(mergeDictionary(files, live, true, { rangeTerms: 37, windowBytes })).toBe(true);
+      expect(readFileSync(files.basePath).equals(encodeDictionary(expected)), `window ${String(windowBytes)}`).toBe(true);
+      expect(readFileSync(files.logPath).length).toBe(0);
+    }
   });
 
   it("refuses a base whose bytes changed, naming the file", () => {
