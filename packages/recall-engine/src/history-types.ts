@@ -87,6 +87,6 @@ export interface HistoryOptions {
   readonly root?: string;
   /** Called as sessions are brought up to date: (done, total, file). */
   readonly onProgress?: (done: number, total: number, file: string) => void;
-  /** Sessions kept open (segment and block table) between searches of one process (default 512). */
+  /** Sessions kept open (segment and block table) between searches of one process (default 2,048). */
   readonly keepOpen?: number;
 }
