@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import { readSync } from "node:fs";
 
 const MAGIC = Buffer.from("CFHD");
-/** Bumped when the dictionary's bytes change shape: an older dictionary is rebuilt, never read. */
-export const DICTIONARY_FORMAT = 1;
+/** Bumped when the dictionary's bytes change shape: an older dictionary is rebuilt, never read. 2: offset table after the entries (streamed). */
+export const DICTIONARY_FORMAT = 2;
 const LOG_MAGIC = 0x43464c31; // "CFL1"
 
 /** Appends `value` (a non-negative integer below 2^53) as a LEB128 varint. */
@@ -68,37 +68,95 @@ export function addTerms(into: TermSessions, ordinal: number, terms: Iterable<st
   }
 }
 
+/** One base entry: a term's UTF-8 bytes and its sessions (ascending ordinals). */
+export interface DictionaryEntry {
+  readonly key: Buffer;
+  readonly ordinals: readonly number[];
+}
+
+/** Entries go out in chunks of about this many bytes (a base is streamed to its file, never held whole). */
+const CHUNK = 1 << 20;
+
 /**
- * Base bytes: magic, format, term count, an offset table (one u32 per term, into the entries), then the
- * entries [u16 byte length, term UTF-8, varint count, varint ordinal deltas], then a sha256 trailer.
+ * Base bytes, streamed: magic, format, then the entries [u16 byte length, term UTF-8, varint count,
+ * varint ordinal deltas] in byte order of their terms, then an offset table (one u32 per term, into the
+ * entries), the term count (u32) and a sha256 trailer. The table follows the entries so a merge writes
+ * each entry as it is found, keeping only its offsets. `entries` must come sorted by key, each once.
  */
-export function encodeDictionary(terms: TermSessions): Buffer {
-  const keys = [...terms.keys()].map((t) => Buffer.from(t, "utf8")).sort(Buffer.compare);
-  const offsets = Buffer.alloc(keys.length * 4);
-  const parts: Buffer[] = [];
-  let at = 0;
-  keys.forEach((key, k) => {
-    const ordinals = [...new Set(terms.get(key.toString("utf8")) ?? [])].sort((a, b) => a - b);
-    const body: number[] = [];
-    pushVarint(body, ordinals.length);
-    let prev = 0;
-    for (const o of ordinals) {
-      pushVarint(body, o - prev);
-      prev = o;
-    }
-    const head = Buffer.alloc(2);
-    head.writeUInt16LE(Math.min(key.length, 0xffff));
-    const entry = Buffer.concat([head, key.subarray(0, 0xffff), Buffer.from(body)]);
-    offsets.writeUInt32LE(at, k * 4);
-    parts.push(entry);
-    at += entry.length;
-  });
-  const header = Buffer.alloc(12);
+export function* dictionaryChunks(entries: Iterable<DictionaryEntry>): Generator<Buffer> {
+  const hash = createHash("sha256");
+  const emit = (chunk: Buffer): Buffer => {
+    hash.update(chunk);
+    return chunk;
+  };
+  const header = Buffer.alloc(8);
   MAGIC.copy(header, 0);
   header.writeUInt32LE(DICTIONARY_FORMAT, 4);
-  header.writeUInt32LE(keys.length, 8);
-  const body = Buffer.concat([header, offsets, ...parts]);
-  return Buffer.concat([body, createHash("sha256").update(body).digest()]);
+  yield emit(header);
+  let offsets = new Uint32Array(1024);
+  let count = 0;
+  let at = 0;
+  // Entries are written into a chunk buffer, handed out once full (an entry that does not fit starts the next).
+  let chunk = Buffer.allocUnsafe(CHUNK);
+  let used = 0;
+  const varint = (v: number): void => {
+    let rest = v;
+    while (rest >= 0x80) {
+      chunk[used++] = (rest & 0x7f) | 0x80;
+      rest = Math.floor(rest / 128);
+    }
+    chunk[used++] = rest;
+  };
+  let previous: Buffer | null = null;
+  for (const { key: whole, ordinals } of entries) {
+    const key = whole.subarray(0, 0xffff);
+    if (previous !== null && Buffer.compare(previous, key) >= 0) throw new RangeError("dictionary entries out of order");
+    previous = key;
+    if (count === offsets.length) {
+      const grown = new Uint32Array(offsets.length * 2);
+      grown.set(offsets);
+      offsets = grown;
+    }
+    offsets[count++] = at;
+    // At most: the u16, the key, and 8 bytes per varint (count and deltas).
+    const most = 2 + key.length + 8 * (ordinals.length + 1);
+    if (used + most > chunk.length) {
+      if (used > 0) yield emit(Buffer.from(chunk.subarray(0, used)));
+      if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
+      used = 0;
+    }
+    const start = used;
+    chunk.writeUInt16LE(key.length, used);
+    used += 2;
+    key.copy(chunk, used);
+    used += key.length;
+    varint(ordinals.length);
+    let prev = 0;
+    for (const o of ordinals) {
+      varint(o - prev);
+      prev = o;
+    }
+    at += used - start;
+  }
+  if (used > 0) yield emit(Buffer.from(chunk.subarray(0, used)));
+  const table = Buffer.alloc(count * 4);
+  for (let k = 0; k < count; k++) table.writeUInt32LE(offsets[k] as number, k * 4);
+  yield emit(table);
+  const tail = Buffer.alloc(4);
+  tail.writeUInt32LE(count, 0);
+  yield emit(tail);
+  yield hash.digest();
+}
+
+/** The entries of `terms`, sorted by their terms' bytes, ordinals sorted and each once. */
+function* sortedEntries(terms: TermSessions): Generator<DictionaryEntry> {
+  const keys = [...terms.keys()].map((t) => Buffer.from(t, "utf8")).sort(Buffer.compare);
+  for (const key of keys) yield { key, ordinals: [...new Set(terms.get(key.toString("utf8")) ?? [])].sort((a, b) => a - b) };
+}
+
+/** Base bytes for `terms`, held whole (tests, and an empty base; a merge streams `dictionaryChunks`). */
+export function encodeDictionary(terms: TermSessions): Buffer {
+  return Buffer.concat([...dictionaryChunks(sortedEntries(terms))]);
 }
 
 /** Where a base's bytes come from: a buffer held whole, or a file read in place a page at a time. */
@@ -114,6 +172,8 @@ function bufferSource(buf: Buffer): ByteSource {
 }
 
 const PAGE = 4096;
+/** Where a base's entries start: after the magic and the format. */
+const ENTRIES = 8;
 
 /** A file's bytes read on demand by aligned pages (kept), so a lookup reads the few pages its binary search visits. */
 class FileSource implements ByteSource {
@@ -162,7 +222,8 @@ class FileSource implements ByteSource {
 export class DictionaryBase {
   private readonly src: ByteSource;
   private readonly count: number;
-  private readonly entries: number;
+  /** Where the offset table starts (the entries run from byte 8 to it). */
+  private readonly table: number;
 
   /** A base held whole, its sha256 trailer checked (a merge rewrites the base from what it reads). */
   constructor(buf: Buffer, label: string) {
@@ -171,9 +232,9 @@ export class DictionaryBase {
     const body = buf.subarray(0, buf.length - 32);
     if (!createHash("sha256").update(body).digest().equals(buf.subarray(buf.length - 32))) throw new RangeError(`${label}: dictionary checksum does not match its bytes`);
     this.src = bufferSource(body);
-    this.count = buf.readUInt32LE(8);
-    this.entries = 12 + this.count * 4;
-    if (this.entries > body.length) throw new RangeError(`${label}: dictionary offset table runs past its end`);
+    this.count = body.readUInt32LE(body.length - 4);
+    this.table = body.length - 4 - this.count * 4;
+    if (this.table < 8) throw new RangeError(`${label}: dictionary offset table runs past its start`);
   }
 
   /**
@@ -183,14 +244,14 @@ export class DictionaryBase {
   static inPlace(fd: number, size: number, label: string): DictionaryBase {
     if (size < 12 + 32) throw new RangeError(`${label}: not a history dictionary`);
     const src = new FileSource(fd, size - 32);
-    const head = src.bytes(0, 12);
+    const head = src.bytes(0, 8);
     if (!head.subarray(0, 4).equals(MAGIC)) throw new RangeError(`${label}: not a history dictionary`);
     if (head.readUInt32LE(4) !== DICTIONARY_FORMAT) throw new RangeError(`${label}: dictionary format ${String(head.readUInt32LE(4))}, this reader reads ${String(DICTIONARY_FORMAT)}`);
-    const base = Object.create(DictionaryBase.prototype) as { src: ByteSource; count: number; entries: number };
+    const base = Object.create(DictionaryBase.prototype) as { src: ByteSource; count: number; table: number };
     base.src = src;
-    base.count = head.readUInt32LE(8);
-    base.entries = 12 + base.count * 4;
-    if (base.entries > src.length) throw new RangeError(`${label}: dictionary offset table runs past its end`);
+    base.count = src.u32(src.length - 4);
+    base.table = src.length - 4 - base.count * 4;
+    if (base.table < 8) throw new RangeError(`${label}: dictionary offset table runs past its start`);
     return base as unknown as DictionaryBase;
   }
 
@@ -202,15 +263,19 @@ export class DictionaryBase {
     return this.count;
   }
 
+  private entryAt(k: number): number {
+    return ENTRIES + this.src.u32(this.table + k * 4);
+  }
+
   private termAt(k: number): Buffer {
-    const at = this.entries + this.src.u32(12 + k * 4);
+    const at = this.entryAt(k);
     return this.src.bytes(at + 2, this.src.u16(at));
   }
 
-  private ordinalsAt(k: number, into: Set<number>): void {
-    const at = this.entries + this.src.u32(12 + k * 4);
+  private ordinalsAt(k: number, into: { add(o: number): unknown }): void {
+    const at = this.entryAt(k);
     const start = at + 2 + this.src.u16(at);
-    const end = k + 1 < this.count ? this.entries + this.src.u32(12 + (k + 1) * 4) : this.src.length;
+    const end = k + 1 < this.count ? this.entryAt(k + 1) : this.table;
     const buf = this.src.bytes(start, end - start);
     const [n, first] = readVarint(buf, 0);
     let pos = first;
@@ -251,15 +316,25 @@ export class DictionaryBase {
     }
   }
 
-  /** Every term with its sessions (a merge rewrites the base from this plus the log). */
+  /** Every term with its sessions (tests; a merge walks `entries`). */
   toMap(): TermSessions {
     const out: TermSessions = new Map();
-    for (let k = 0; k < this.count; k++) {
-      const set = new Set<number>();
-      this.ordinalsAt(k, set);
-      out.set(this.termAt(k).toString("utf8"), [...set]);
-    }
+    for (const e of this.entries()) out.set(e.key.toString("utf8"), [...e.ordinals]);
     return out;
+  }
+
+  /** The terms' bytes in order (a merge counts them before it gathers them). */
+  *keys(): Generator<Buffer> {
+    for (let k = 0; k < this.count; k++) yield this.termAt(k);
+  }
+
+  /** The entries in order, one at a time (a merge walks the base beside the log's records). */
+  *entries(): Generator<DictionaryEntry> {
+    for (let k = 0; k < this.count; k++) {
+      const ordinals: number[] = [];
+      this.ordinalsAt(k, { add: (o: number) => ordinals.push(o) });
+      yield { key: this.termAt(k), ordinals };
+    }
   }
 }
 
@@ -268,27 +343,46 @@ export function encodeLogRecord(ordinal: number, terms: readonly string[]): Buff
   const head: number[] = [];
   pushVarint(head, ordinal);
   pushVarint(head, terms.length);
-  const parts: Buffer[] = [Buffer.from(head)];
+  // One buffer for the whole record: its size is the terms' UTF-8 lengths (cut at 0xffff bytes, as the u16 says).
+  let size = 8 + head.length;
+  for (const t of terms) size += 2 + Math.min(0xffff, Buffer.byteLength(t, "utf8"));
+  const out = Buffer.allocUnsafe(size + 32);
+  out.writeUInt32LE(LOG_MAGIC, 0);
+  out.writeUInt32LE(size - 8, 4);
+  let at = 8;
+  for (const b of head) out[at++] = b;
   for (const t of terms) {
-    const bytes = Buffer.from(t, "utf8").subarray(0, 0xffff);
-    const len = Buffer.alloc(2);
-    len.writeUInt16LE(bytes.length);
-    parts.push(len, bytes);
+    const length = Math.min(0xffff, Buffer.byteLength(t, "utf8"));
+    out.writeUInt16LE(length, at);
+    if (length === Buffer.byteLength(t, "utf8")) out.write(t, at + 2, "utf8");
+    else Buffer.from(t, "utf8").copy(out, at + 2, 0, length);
+    at += 2 + length;
   }
-  const body = Buffer.concat(parts);
-  const frame = Buffer.alloc(8);
-  frame.writeUInt32LE(LOG_MAGIC, 0);
-  frame.writeUInt32LE(body.length, 4);
-  return Buffer.concat([frame, body, createHash("sha256").update(body).digest()]);
+  createHash("sha256").update(out.subarray(8, size)).digest().copy(out, size);
+  return out;
+}
+
+/** The whole length (frame, body, hash) of the log record whose frame `buf` begins with; null when it does not begin one. */
+export function logRecordLength(buf: Buffer): number | null {
+  if (buf.length < 8 || buf.readUInt32LE(0) !== LOG_MAGIC) return null;
+  return 8 + buf.readUInt32LE(4) + 32;
+}
+
+/** Where one log record's terms sit in the log's bytes: its session, how many terms, where the first begins. */
+export interface LogRecordRange {
+  readonly ordinal: number;
+  readonly count: number;
+  readonly termsAt: number;
+  readonly end: number;
 }
 
 /**
- * The log's records up to the first torn or bad one (a crash mid-append leaves at most that one).
- * `verify` false skips the records' sha256 (a query's lookup: a wrong claim costs a needless open; a
- * merge, which rewrites the base from them, checks them).
+ * The log's records up to the first torn or bad one (a crash mid-append leaves at most that one), as
+ * ranges of `log` (nothing decoded). `verify` false skips the records' sha256 (a query's lookup: a wrong
+ * claim costs a needless open; a merge, which rewrites the base from them, checks them).
  */
-export function decodeLog(log: Buffer, verify = true): { records: { ordinal: number; terms: string[] }[]; bytes: number } {
-  const records: { ordinal: number; terms: string[] }[] = [];
+export function logRecordRanges(log: Buffer, verify = true): { records: LogRecordRange[]; bytes: number } {
+  const records: LogRecordRange[] = [];
   let at = 0;
   while (at + 8 <= log.length) {
     if (log.readUInt32LE(at) !== LOG_MAGIC) break;
@@ -299,15 +393,15 @@ export function decodeLog(log: Buffer, verify = true): { records: { ordinal: num
     if (verify && !createHash("sha256").update(body).digest().equals(log.subarray(at + 8 + len, end))) break;
     try {
       const [ordinal, afterOrdinal] = readVarint(body, 0);
-      const [n, afterCount] = readVarint(body, afterOrdinal);
+      const [count, afterCount] = readVarint(body, afterOrdinal);
+      // The terms must fill the body exactly (a record whose lengths disagree with its frame is bad).
       let pos = afterCount;
-      const terms: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const l = body.readUInt16LE(pos);
-        terms.push(body.subarray(pos + 2, pos + 2 + l).toString("utf8"));
-        pos += 2 + l;
+      for (let i = 0; i < count; i++) {
+        if (pos + 2 > body.length) throw new RangeError("record runs past its frame");
+        pos += 2 + body.readUInt16LE(pos);
       }
-      records.push({ ordinal, terms });
+      if (pos !== body.length) throw new RangeError("record does not fill its frame");
+      records.push({ ordinal, count, termsAt: at + 8 + afterCount, end: at + 8 + len });
     } catch {
       break;
     }
@@ -316,29 +410,22 @@ export function decodeLog(log: Buffer, verify = true): { records: { ordinal: num
   return { records, bytes: at };
 }
 
-/** The log's records as a lookup: exact terms in a map, prefixes by scanning (the log stays small: merged past a share of the base). */
-export class DictionaryLog {
-  private readonly byTerm = new Map<string, number[]>();
-
-  constructor(records: readonly { ordinal: number; terms: readonly string[] }[]) {
-    for (const r of records) addTerms(this.byTerm, r.ordinal, r.terms);
-  }
-
-  exact(term: string, into: Set<number>): void {
-    for (const o of this.byTerm.get(term) ?? []) into.add(o);
-  }
-
-  prefixed(prefix: string, into: Set<number>): void {
-    for (const [term, list] of this.byTerm) if (term.startsWith(prefix)) for (const o of list) into.add(o);
-  }
-
-  mergeInto(into: TermSessions): void {
-    for (const [term, list] of this.byTerm) {
-      const have = into.get(term);
-      if (have === undefined) into.set(term, [...list]);
-      else have.push(...list);
-    }
-  }
+/** The log's records up to the first torn or bad one, decoded (see `logRecordRanges`). */
+export function decodeLog(log: Buffer, verify = true): { records: { ordinal: number; terms: string[] }[]; bytes: number } {
+  const { records, bytes } = logRecordRanges(log, verify);
+  return {
+    records: records.map((r) => {
+      const terms: string[] = [];
+      let pos = r.termsAt;
+      for (let i = 0; i < r.count; i++) {
+        const l = log.readUInt16LE(pos);
+        terms.push(log.toString("utf8", pos + 2, pos + 2 + l));
+        pos += 2 + l;
+      }
+      return { ordinal: r.ordinal, terms };
+    }),
+    bytes,
+  };
 }
 
 /**

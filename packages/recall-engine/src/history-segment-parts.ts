@@ -19,14 +19,20 @@ export class SegmentParts {
   /** Opens the parts at `paths`, in order; throws CorruptIndexError when one does not continue the one before. */
   static open(paths: readonly string[]): SegmentParts {
     const parts: SegmentReader[] = [];
-    for (const path of paths) {
-      const part = SegmentReader.open(path);
-      const before = parts[parts.length - 1];
-      const docs = before?.docCount ?? 0;
-      const terms = before?.termCount ?? 0;
-      // A part written after another one's rewrite (a reader between two writers' files) does not continue it.
-      if (part.firstDoc !== docs || part.termCount < terms) throw new CorruptIndexError(`${path}: begins at document ${String(part.firstDoc)}, the part before ends at ${String(docs)}`);
-      parts.push(part);
+    try {
+      for (const path of paths) {
+        const part = SegmentReader.open(path);
+        parts.push(part);
+        const before = parts[parts.length - 2];
+        const docs = before?.docCount ?? 0;
+        const terms = before?.termCount ?? 0;
+        // A part written after another one's rewrite (a reader between two writers' files) does not continue it.
+        if (part.firstDoc !== docs || part.termCount < terms) throw new CorruptIndexError(`${path}: begins at document ${String(part.firstDoc)}, the part before ends at ${String(docs)}`);
+      }
+    } catch (error) {
+      // Each part opened holds its descriptor: a segment that cannot be read closes them all.
+      for (const p of parts) p.close();
+      throw error;
     }
     if (parts.length === 0) throw new RangeError("a segment has at least one part");
     return new SegmentParts(parts);

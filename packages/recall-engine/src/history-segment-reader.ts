@@ -60,7 +60,7 @@ export class SegmentReader {
     return got === length ? buf : buf.subarray(0, got);
   }
 
-  /** Opens `path` (reads its head, directory starts and lengths); throws CorruptIndexError on bytes it cannot read. */
+  /** Opens `path` (reads its head, directory starts and lengths; its descriptor stays open until `close`); throws CorruptIndexError on bytes it cannot read. */
   static open(path: string): SegmentReader {
     const fd = openSync(path, "r");
     try {
@@ -97,12 +97,14 @@ export class SegmentReader {
       if (c.pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
       const lengths = new Uint32Array(head.docCount);
       for (let d = 0; d < head.docCount; d++) lengths[d] = c.next();
-      return new SegmentReader(path, size, head, firsts, blockAt, postingsAt, lengths);
+      const reader = new SegmentReader(path, size, head, firsts, blockAt, postingsAt, lengths);
+      // Kept for the directory blocks and postings the query reads next (closed by `close`).
+      reader.fd = fd;
+      return reader;
     } catch (error) {
+      closeSync(fd);
       if (error instanceof RangeError) throw new CorruptIndexError(`${path}: ${error.message}`);
       throw error;
-    } finally {
-      closeSync(fd);
     }
   }
 

@@ -59,49 +59,88 @@ export interface Head {
   readonly postings: readonly [number, number];
 }
 
+/** Bytes written one after another into a buffer sized up front (the caller's bound). */
+class ByteWriter {
+  private readonly buf: Buffer;
+  length = 0;
+  constructor(bound: number) {
+    this.buf = Buffer.allocUnsafe(bound);
+  }
+  varint(value: number): void {
+    let v = value;
+    while (v >= 0x80) {
+      this.buf[this.length++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    this.buf[this.length++] = v;
+  }
+  bytes(from: Buffer, start: number): void {
+    if (this.length + from.length - start > this.buf.length) throw new RangeError("segment section outgrew its bound");
+    this.length += from.copy(this.buf, this.length, start);
+  }
+  done(): Buffer {
+    // A varint past the end is dropped by the typed array, but still counted: caught here.
+    if (this.length > this.buf.length) throw new RangeError("segment section outgrew its bound");
+    return this.buf.subarray(0, this.length);
+  }
+}
+
 /**
  * Segment bytes for `terms` (any order) over documents of `lengths`, numbered from `firstDoc`, the session
  * holding `termCount` terms through it (a later part of a grown session: the documents appended, the ids
  * of terms its earlier parts hold kept); a sha256 trailer covers them.
  */
 export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<number>, firstDoc = 0, termCount = terms.length): Buffer {
-  const sorted = [...terms].sort((a, b) => Buffer.compare(a.key, b.key));
-  const dir: number[] = [];
+  // Sorted by the keys read as latin1: one character per byte, so string order is byte order (and a
+  // string comparison is far cheaper than a Buffer.compare per pair).
+  const bytesOf = terms.map((t) => t.key.toString("latin1"));
+  const order = Array.from(terms.keys()).sort((a, b) => {
+    const x = bytesOf[a] as string;
+    const y = bytesOf[b] as string;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  const sorted = order.map((k) => terms[k] as SegmentTerm);
+  // Upper bounds of the sections' sizes (a varint of a number below 2^35 takes at most 5 bytes), so each is
+  // written into one buffer byte by byte rather than grown.
+  let keyBytes = 0;
+  for (const t of terms) keyBytes += t.key.length;
+  const dir = new ByteWriter(keyBytes + terms.length * 25);
+  const sparse = new ByteWriter(keyBytes + (Math.ceil(terms.length / SPARSE) + 1) * 25);
   const postings: Buffer[] = [];
   let postingsLength = 0;
-  const sparse: number[] = [];
   let blocks = 0;
   let prev: Buffer = Buffer.alloc(0);
   for (let k = 0; k < sorted.length; k++) {
     const t = sorted[k] as SegmentTerm;
     const key = t.key;
     if (k % SPARSE === 0) {
-      pushVarint(sparse, dir.length);
-      pushVarint(sparse, postingsLength);
-      pushVarint(sparse, key.length);
-      for (const b of key) sparse.push(b);
+      sparse.varint(dir.length);
+      sparse.varint(postingsLength);
+      sparse.varint(key.length);
+      sparse.bytes(key, 0);
       blocks++;
       prev = Buffer.alloc(0);
     }
     let shared = 0;
-    while (shared < prev.length && shared < key.length && prev[shared] === key[shared]) shared++;
-    pushVarint(dir, shared);
-    pushVarint(dir, key.length - shared);
-    for (let i = shared; i < key.length; i++) dir.push(key[i] as number);
-    pushVarint(dir, t.id);
-    pushVarint(dir, t.df);
-    pushVarint(dir, t.bytes.length);
+    const most = Math.min(prev.length, key.length);
+    while (shared < most && prev[shared] === key[shared]) shared++;
+    dir.varint(shared);
+    dir.varint(key.length - shared);
+    dir.bytes(key, shared);
+    dir.varint(t.id);
+    dir.varint(t.df);
+    dir.varint(t.bytes.length);
     postings.push(t.bytes);
     postingsLength += t.bytes.length;
     prev = key;
   }
-  const lens: number[] = [];
+  const lens = new ByteWriter(lengths.length * 5);
   let total = 0;
   for (let d = 0; d < lengths.length; d++) {
-    pushVarint(lens, lengths[d] as number);
+    lens.varint(lengths[d] as number);
     total += lengths[d] as number;
   }
-  const sections = [Buffer.from(sparse), Buffer.from(lens), Buffer.from(dir), Buffer.concat(postings, postingsLength)];
+  const sections = [sparse.done(), lens.done(), dir.done(), Buffer.concat(postings, postingsLength)];
   // The head's offsets depend on its own length: a few passes settle it (lengths only grow, by digits).
   const headFor = (start: number): Buffer => {
     let at = start;

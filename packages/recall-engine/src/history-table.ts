@@ -13,6 +13,7 @@ import { CorruptIndexError, SnapshotStaleError } from "./errors.js";
 import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
+import { type OptionalColumns, pushOptionalFields, setOptionalFields } from "./snapshot.js";
 
 const MAGIC = Buffer.from("CFHTAB1\n", "latin1");
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
@@ -21,18 +22,11 @@ const HAS_PART = 0x20;
 /** Bytes of a text's sha256 kept per block (a check, not a commitment). */
 const SHA_BYTES = 8;
 
-interface PageColumns {
+interface PageColumns extends OptionalColumns {
   readonly entryId: string[];
   readonly entryPosition: number[];
   readonly role: string[];
   readonly turn: number[];
-  readonly anchor: (string | null)[];
-  readonly toolName: (string | null)[];
-  readonly toolCallId: (string | null)[];
-  readonly isError: (0 | 1)[];
-  readonly exitCode: (number | null)[];
-  readonly command: (string | null)[];
-  readonly fullOutputPath: (string | null)[];
   readonly timestamp: (string | null)[];
   readonly compactions: ScopeSource["compactions"];
 }
@@ -62,18 +56,11 @@ export function encodeTable(session: Session, kept: readonly string[] = []): Buf
     if (b.partIndex !== undefined) pushVarint(locations, b.partIndex);
     const earlier = kept[b.index];
     shas.push(Buffer.from(earlier ?? textHash(b.text), "hex"));
-    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
     page.entryId.push(b.entryId);
     page.entryPosition.push(b.entryPosition);
     page.role.push(b.role);
     page.turn.push(b.turn);
-    page.anchor.push(b.anchor ?? null);
-    page.toolName.push(b.toolName ?? null);
-    page.toolCallId.push(b.toolCallId ?? null);
-    page.isError.push(b.isError === true ? 1 : 0);
-    page.exitCode.push(b.exitCode ?? null);
-    page.command.push(typeof command === "string" ? command : null);
-    page.fullOutputPath.push(b.fullOutputPath ?? null);
+    pushOptionalFields(page, b);
     page.timestamp.push(b.timestamp ?? null);
   }
   // The pairing ranking reads a call's words with (call-results.ts), as [call, result] pairs in call order.
@@ -266,21 +253,7 @@ export class BlockTable {
     const loc = this.where();
     for (let i = 0; i < this.count; i++) {
       const b = new TableBlock(this, i, c.entryId[i] as string, c.entryPosition[i] as number, this.kindOf(i), c.role[i] as string, c.turn[i] as number, c.timestamp[i] ?? undefined, loc.line[i] as number, loc.offset[i] as number, loc.length[i] as number);
-      const part = loc.part[i] as number;
-      if (part >= 0) b.partIndex = part;
-      const anchor = c.anchor[i];
-      if (anchor !== null && anchor !== undefined) b.anchor = anchor;
-      const toolName = c.toolName[i];
-      if (toolName !== null && toolName !== undefined) b.toolName = toolName;
-      const toolCallId = c.toolCallId[i];
-      if (toolCallId !== null && toolCallId !== undefined) b.toolCallId = toolCallId;
-      if (c.isError[i] === 1) b.isError = true;
-      const exitCode = c.exitCode[i];
-      if (exitCode !== null && exitCode !== undefined) b.exitCode = exitCode;
-      const command = c.command[i];
-      if (command !== null && command !== undefined) b.args = { command };
-      const fullOutputPath = c.fullOutputPath[i];
-      if (fullOutputPath !== null && fullOutputPath !== undefined) b.fullOutputPath = fullOutputPath;
+      setOptionalFields(b, c, i, loc.part[i]);
       if (this.inLineage(i)) lineageIds.add(b.entryId);
       blocks.push(b);
     }

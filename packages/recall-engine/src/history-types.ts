@@ -4,8 +4,8 @@
 import type { CacheKey } from "./index-cache.js";
 import type { SessionsSearchResult } from "./sessions.js";
 
-/** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. */
-export const HISTORY_FORMAT = 3;
+/** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. 4: the dictionary's offset table after its entries (streamed by a merge). */
+export const HISTORY_FORMAT = 4;
 
 /** What the history knows of one session. */
 export interface HistorySession {
@@ -87,4 +87,6 @@ export interface HistoryOptions {
   readonly root?: string;
   /** Called as sessions are brought up to date: (done, total, file). */
   readonly onProgress?: (done: number, total: number, file: string) => void;
+  /** Sessions kept open (segment and block table) between searches of one process (default 2,048). */
+  readonly keepOpen?: number;
 }

@@ -24,15 +24,12 @@ const SHA_CHARS = 16;
 
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
 
-/** One column per block field; nulls where a block has no such field. */
-interface BlockColumns {
-  readonly entryId: string[];
-  readonly entryPosition: number[];
-  /** Index into KINDS. */
-  readonly kind: number[];
-  readonly role: string[];
-  readonly turn: number[];
-  readonly partIndex: (number | null)[];
+/**
+ * The block fields a block may lack, one column each (null, or 0 for isError, where it has none): the
+ * columns this block table and the history's block table (history-table.ts) both keep, written and read
+ * back by `pushOptionalFields` and `setOptionalFields` (one home for which fields they are and how).
+ */
+export interface OptionalColumns {
   readonly anchor: (string | null)[];
   readonly toolName: (string | null)[];
   readonly toolCallId: (string | null)[];
@@ -41,6 +38,62 @@ interface BlockColumns {
   /** A user `!cmd`'s command (the only arguments results show). */
   readonly command: (string | null)[];
   readonly fullOutputPath: (string | null)[];
+}
+
+/** The optional fields a block read back from a table can carry. */
+export interface OptionalFields {
+  partIndex?: number;
+  anchor?: string;
+  toolName?: string;
+  toolCallId?: string;
+  args?: Readonly<Record<string, unknown>>;
+  isError?: boolean;
+  exitCode?: number;
+  fullOutputPath?: string;
+}
+
+/** Appends block `b`'s optional fields to `c` (nulls where it has none). */
+export function pushOptionalFields(c: OptionalColumns, b: Block): void {
+  const command = b.kind === "bash" ? b.args?.["command"] : undefined;
+  c.anchor.push(b.anchor ?? null);
+  c.toolName.push(b.toolName ?? null);
+  c.toolCallId.push(b.toolCallId ?? null);
+  c.isError.push(b.isError === true ? 1 : 0);
+  c.exitCode.push(b.exitCode ?? null);
+  c.command.push(typeof command === "string" ? command : null);
+  c.fullOutputPath.push(b.fullOutputPath ?? null);
+}
+
+/**
+ * Sets on `b` the optional fields row `i` of `c` holds, and `part` (where the table keeps the part
+ * index: a column here, the text locations in the history's table) when it is one; absent ones stay unset.
+ */
+export function setOptionalFields(b: OptionalFields, c: OptionalColumns, i: number, part: number | null | undefined): void {
+  if (part !== null && part !== undefined && part >= 0) b.partIndex = part;
+  const anchor = c.anchor[i];
+  if (anchor !== null && anchor !== undefined) b.anchor = anchor;
+  const toolName = c.toolName[i];
+  if (toolName !== null && toolName !== undefined) b.toolName = toolName;
+  const toolCallId = c.toolCallId[i];
+  if (toolCallId !== null && toolCallId !== undefined) b.toolCallId = toolCallId;
+  if (c.isError[i] === 1) b.isError = true;
+  const exitCode = c.exitCode[i];
+  if (exitCode !== null && exitCode !== undefined) b.exitCode = exitCode;
+  const command = c.command[i];
+  if (command !== null && command !== undefined) b.args = { command };
+  const fullOutputPath = c.fullOutputPath[i];
+  if (fullOutputPath !== null && fullOutputPath !== undefined) b.fullOutputPath = fullOutputPath;
+}
+
+/** One column per block field; nulls where a block has no such field. */
+interface BlockColumns extends OptionalColumns {
+  readonly entryId: string[];
+  readonly entryPosition: number[];
+  /** Index into KINDS. */
+  readonly kind: number[];
+  readonly role: string[];
+  readonly turn: number[];
+  readonly partIndex: (number | null)[];
   readonly timestamp: (string | null)[];
   readonly line: number[];
   readonly byteOffset: number[];
@@ -109,20 +162,13 @@ export function writeSnapshot(cachePath: string, session: Session): boolean {
     sha: [],
   };
   for (const b of session.blocks) {
-    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
     c.entryId.push(b.entryId);
     c.entryPosition.push(b.entryPosition);
     c.kind.push(KINDS.indexOf(b.kind));
     c.role.push(b.role);
     c.turn.push(b.turn);
     c.partIndex.push(b.partIndex ?? null);
-    c.anchor.push(b.anchor ?? null);
-    c.toolName.push(b.toolName ?? null);
-    c.toolCallId.push(b.toolCallId ?? null);
-    c.isError.push(b.isError === true ? 1 : 0);
-    c.exitCode.push(b.exitCode ?? null);
-    c.command.push(typeof command === "string" ? command : null);
-    c.fullOutputPath.push(b.fullOutputPath ?? null);
+    pushOptionalFields(c, b);
     c.timestamp.push(b.timestamp ?? null);
     c.line.push(b.line);
     c.byteOffset.push(b.byteOffset);
@@ -239,21 +285,7 @@ export function openSnapshot(cachePath: string, sessionFile: string): SnapshotSe
       c.byteOffset[i] as number,
       c.byteLength[i] as number,
     );
-    const part = c.partIndex[i];
-    if (part !== null && part !== undefined) b.partIndex = part;
-    const anchor = c.anchor[i];
-    if (anchor !== null && anchor !== undefined) b.anchor = anchor;
-    const toolName = c.toolName[i];
-    if (toolName !== null && toolName !== undefined) b.toolName = toolName;
-    const toolCallId = c.toolCallId[i];
-    if (toolCallId !== null && toolCallId !== undefined) b.toolCallId = toolCallId;
-    if (c.isError[i] === 1) b.isError = true;
-    const exitCode = c.exitCode[i];
-    if (exitCode !== null && exitCode !== undefined) b.exitCode = exitCode;
-    const command = c.command[i];
-    if (command !== null && command !== undefined) b.args = { command };
-    const fullOutputPath = c.fullOutputPath[i];
-    if (fullOutputPath !== null && fullOutputPath !== undefined) b.fullOutputPath = fullOutputPath;
+    setOptionalFields(b, c, i, c.partIndex[i]);
     blocks.push(b);
   }
   return {

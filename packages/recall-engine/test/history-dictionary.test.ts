@@ -1,10 +1,12 @@
 // The history dictionary's bytes: terms found exactly and by prefix (multi-byte ones too), a torn or
 // altered log record ends the log there, and a base whose bytes changed is refused by name.
 import { describe, expect, it } from "vitest";
-import { closeSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "@context-fold/test-support";
-import { addTerms, decodeLog, DictionaryBase, DictionaryLog, encodeDictionary, encodeLogRecord, logCandidates, type TermSessions } from "../src/history-dictionary.js";
+import { addTerms, decodeLog, DictionaryBase, encodeDictionary, encodeLogRecord, logCandidates, type TermSessions } from "../src/history-dictionary.js";
+import { mergeDictionary } from "../src/history-merge.js";
+import type { HistorySession } from "../src/history-types.js";
 
 function found(lookup: (into: Set<number>) => void): number[] {
   const into = new Set<number>();
@@ -70,9 +72,28 @@ describe("history dictionary", () => {
     const altered = Buffer.from(whole);
     altered[a.length + 10] = (altered[a.length + 10] as number) ^ 1;
     expect(decodeLog(altered).records).toHaveLength(1);
-    const log = new DictionaryLog(decodeLog(whole).records);
-    expect(found((s) => log.prefixed("wom", s))).toEqual([7]);
-    expect(found((s) => log.exact("refresh", s))).toEqual([7]);
+  });
+
+  it("folds the log into the base range by range, as one map of every term would, leaving out sessions no longer live", () => {
+    const dir = tempDir("history-merge-");
+    const files = { basePath: join(dir, "dictionary.bin"), logPath: join(dir, "dictionary.log"), manifestPath: join(dir, "manifest.json") };
+    // Terms spread over many two-byte starts (and one-byte terms, and multi-byte UTF-8), in several ranges.
+    const words = (k: number): string[] => Array.from({ length: 60 }, (_, i) => [`${String.fromCharCode(97 + ((i * 7 + k) % 26))}${String.fromCharCode(97 + ((i + k) % 26))}term${String(i % 9)}`, String.fromCharCode(97 + (i % 26)), `ü${String(i % 5)}`][i % 3] as string);
+    const first: TermSessions = new Map();
+    for (let o = 0; o < 4; o++) addTerms(first, o, words(o));
+    const expected: TermSessions = new Map();
+    for (let o = 0; o < 9; o++) if (o !== 2) addTerms(expected, o, words(o));
+    const log = Buffer.concat(Array.from({ length: 5 }, (_, k) => encodeLogRecord(4 + k, words(4 + k))));
+    const live = Array.from({ length: 9 }, (_, o) => ({ ordinal: o === 2 ? -1 : o }) as HistorySession);
+    const base = encodeDictionary(first);
+    // The log read whole, in windows that cut records (and smaller than one record), with a torn record after the last whole one.
+    for (const windowBytes of [1 << 20, 300, 40]) {
+      writeFileSync(files.basePath, base);
+      writeFileSync(files.logPath, Buffer.concat([log, encodeLogRecord(11, ["torn"]).subarray(0, 20)]));
+      expect(mergeDictionary(files, live, true, { rangeTerms: 37, windowBytes })).toBe(true);
+      expect(readFileSync(files.basePath).equals(encodeDictionary(expected)), `window ${String(windowBytes)}`).toBe(true);
+      expect(readFileSync(files.logPath).length).toBe(0);
+    }
   });
 
   it("refuses a base whose bytes changed, naming the file", () => {
