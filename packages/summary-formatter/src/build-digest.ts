@@ -43,68 +43,114 @@ interface State {
   clipped: number[];
 }
 
-function accounting(s: State): { line: string; bytes: number } {
+/** What the digest measures over and over while trimming, made once per digest: each item's rendered line and the UTF-8 sizes. */
+interface Memo {
+  readonly lines: Map<object, { readonly line: string; readonly bytes: number }>;
+  readonly textBytes: Map<object, number>;
+}
+
+function textBytesOf(memo: Memo, item: UserStatement): number {
+  let bytes = memo.textBytes.get(item);
+  if (bytes === undefined) memo.textBytes.set(item, (bytes = utf8Bytes(item.text)));
+  return bytes;
+}
+
+function accounting(s: State, memo: Memo): { line: string; bytes: number } {
   const whole = (items: UserStatement[]): UserStatement[] => items.filter((i) => !s.clipped.includes(i.index));
   const p = whole(s.prompts);
   const c = whole(s.corrections);
-  const bytes = [...p, ...c].reduce((sum, i) => sum + utf8Bytes(i.text), 0);
+  const bytes = [...p, ...c].reduce((sum, i) => sum + textBytesOf(memo, i), 0);
   return {
     line: `preserved verbatim: ${String(p.length)} initial prompt(s), ${String(c.length)} corrections (~${String(bytes)} B)`,
     bytes,
   };
 }
 
-/** Each item's rendered line, made once per digest: trimming re-renders the digest many times. */
-type LineCache = Map<object, string>;
+/**
+ * The digest's lines and their UTF-8 bytes (newlines not counted): trimming needs only the size. A class,
+ * not closures made per render: code made per call is compiled again after every full GC.
+ */
+class Rendered {
+  readonly lines: string[] = [];
+  bytes = 0;
+  constructor(private readonly memo: Memo) {}
 
-function lineOnce(cache: LineCache, item: object, make: () => string): string {
-  let line = cache.get(item);
-  if (line === undefined) cache.set(item, (line = make()));
-  return line;
+  push(line: string, size = utf8Bytes(line)): void {
+    this.lines.push(line);
+    this.bytes += size;
+  }
+
+  /** `item`'s line, made by `make` the first time this digest renders it. */
+  pushOnce<T extends object>(item: T, make: (item: T) => string): void {
+    let held = this.memo.lines.get(item);
+    if (held === undefined) {
+      const line = make(item);
+      this.memo.lines.set(item, (held = { line, bytes: utf8Bytes(line) }));
+    }
+    this.push(held.line, held.bytes);
+  }
+
+  omit(count: number, what: string, recall: string): void {
+    if (count > 0) this.push(omissionLine({ count, what, recall }));
+  }
 }
 
-function render(s: State, cache: LineCache): string {
-  const out: string[] = ["[Durable Artifacts]"];
-  const omit = (count: number, what: string, recall: string): void => {
-    if (count > 0) out.push(omissionLine({ count, what, recall }));
-  };
+const verbatimLine = (p: UserStatement): string => verbatimLines("", p.text, p.index).join("\n");
+const statementItemLine = (u: UserStatementFact): string => `- ${u.count > 1 ? `(${String(u.count)}×) ` : ""}${statementLine(u.text)} (#${String(u.index)})`;
+const errorLine = (e: ErrorLedgerEntry): string => `- [${e.resolved ? "RESOLVED" : e.severity}] [${e.source}] ${oneLine(e.text, 300)} (#${String(e.index)})`;
+const commandLine = (w: WorkingCommand): string => `- \`${oneLine(w.command, 200)}\` (failed #${String(w.failedIndex)}, worked #${String(w.succeededIndex)})`;
+const hexItem = (h: HexConstant): string => `${h.value} (#${String(h.index)})`;
+
+function render(s: State, memo: Memo): Rendered {
+  const out = new Rendered(memo);
+  out.push("[Durable Artifacts]");
   if (s.prompts.length > 0 || s.omitted.initialPrompts > 0) {
     out.push("Initial prompt(s), verbatim:");
-    for (const p of s.prompts) out.push(lineOnce(cache, p, () => verbatimLines("", p.text, p.index).join("\n")));
-    omit(s.omitted.initialPrompts, "more initial prompts", "user messages");
+    for (const p of s.prompts) out.pushOnce(p, verbatimLine);
+    out.omit(s.omitted.initialPrompts, "more initial prompts", "user messages");
   }
   if (s.corrections.length > 0 || s.omitted.corrections > 0) {
     out.push("Corrections, verbatim:");
-    for (const c of s.corrections) out.push(lineOnce(cache, c, () => verbatimLines("", c.text, c.index).join("\n")));
-    omit(s.omitted.corrections, "more corrections", "user messages");
+    for (const c of s.corrections) out.pushOnce(c, verbatimLine);
+    out.omit(s.omitted.corrections, "more corrections", "user messages");
   }
   if (s.statements.length > 0 || s.omitted.statements > 0) {
     out.push("User statements the summary had no room for:");
-    for (const u of s.statements) out.push(lineOnce(cache, u, () => `- ${u.count > 1 ? `(${String(u.count)}×) ` : ""}${statementLine(u.text)} (#${String(u.index)})`));
-    omit(s.omitted.statements, "more user statements", "user messages");
+    for (const u of s.statements) out.pushOnce(u, statementItemLine);
+    out.omit(s.omitted.statements, "more user statements", "user messages");
   }
   if (s.errors.length > 0 || s.omitted.errorLedger > 0) {
     out.push("Error ledger:");
-    for (const e of s.errors) out.push(lineOnce(cache, e, () => `- [${e.resolved ? "RESOLVED" : e.severity}] [${e.source}] ${oneLine(e.text, 300)} (#${String(e.index)})`));
-    omit(s.omitted.errorLedger, "more errors", "errors");
+    for (const e of s.errors) out.pushOnce(e, errorLine);
+    out.omit(s.omitted.errorLedger, "more errors", "errors");
   }
   if (s.commands.length > 0 || s.omitted.workingCommands > 0) {
     out.push("Working commands:");
-    for (const w of s.commands) out.push(lineOnce(cache, w, () => `- \`${oneLine(w.command, 200)}\` (failed #${String(w.failedIndex)}, worked #${String(w.succeededIndex)})`));
-    omit(s.omitted.workingCommands, "more working commands", "commands");
+    for (const w of s.commands) out.pushOnce(w, commandLine);
+    out.omit(s.omitted.workingCommands, "more working commands", "commands");
   }
   if (s.hex.length > 0 || s.omitted.hexConstants > 0) {
     out.push("Hex constants:");
-    if (s.hex.length > 0) out.push(`- ${s.hex.map((h) => `${h.value} (#${String(h.index)})`).join(", ")}`);
-    omit(s.omitted.hexConstants, "more hex constants", "identifiers");
+    if (s.hex.length > 0) out.push(`- ${s.hex.map(hexItem).join(", ")}`);
+    out.omit(s.omitted.hexConstants, "more hex constants", "identifiers");
   }
   if (s.files.length > 0 || s.omitted.files > 0) {
     out.push("Files:");
     if (s.files.length > 0) out.push(`- ${s.files.join(", ")}`);
-    omit(s.omitted.files, "more files", "files");
+    out.omit(s.omitted.files, "more files", "files");
   }
-  out.push(accounting(s).line);
-  return `${out.join("\n")}\n`;
+  out.push(accounting(s, memo).line);
+  return out;
+}
+
+/** The digest's text: its lines, each ended by a newline. */
+function textOf(rendered: Rendered): string {
+  return `${rendered.lines.join("\n")}\n`;
+}
+
+/** UTF-8 bytes of `textOf(rendered)`: the lines' bytes and one newline each. */
+function sizeOf(rendered: Rendered): number {
+  return rendered.bytes + rendered.lines.length;
 }
 
 const MARK = (index: number): string => `… (clipped; recall #${String(index)})`;
@@ -142,8 +188,8 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
     clipped: [],
   };
   const limit = budget * 4;
-  const cache: LineCache = new Map();
-  const size = (): number => utf8Bytes(render(s, cache));
+  const memo: Memo = { lines: new Map(), textBytes: new Map() };
+  const size = (): number => sizeOf(render(s, memo));
   // Lowest priority first; each takes items off one end of its list (corrections: oldest first).
   const cost = (text: string): number => utf8Bytes(text) + 16;
   const steps: (() => boolean)[] = [
@@ -154,25 +200,35 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
     () => (s.statements.shift() !== undefined ? (s.omitted.statements++, true) : false),
     () => (s.corrections.shift() !== undefined ? (s.omitted.corrections++, true) : false),
   ];
-  const costs: (() => number[])[] = [
-    () => [...s.files].reverse().map(cost),
-    () => [...s.hex].reverse().map((h) => cost(h.value)),
-    () => [...s.commands].reverse().map((w) => cost(w.command)),
-    () => [...s.errors].reverse().map((e) => cost(e.text)),
-    () => s.statements.map((u) => cost(statementLine(u.text))),
-    () => s.corrections.map((c) => cost(c.text)),
+  // How many items of each list, taken in the order its step drops them, cover `need` bytes (read
+  // lazily: a long error ledger is costed only as far as the excess reaches).
+  const fromEnd =
+    <T>(list: readonly T[], of: (item: T) => number) =>
+    (need: number): number => {
+      let batch = 0;
+      for (let k = list.length - 1; k >= 0 && need > 0; k--, batch++) need -= of(list[k] as T);
+      return batch;
+    };
+  const fromStart =
+    <T>(list: readonly T[], of: (item: T) => number) =>
+    (need: number): number => {
+      let batch = 0;
+      for (let k = 0; k < list.length && need > 0; k++, batch++) need -= of(list[k] as T);
+      return batch;
+    };
+  const batches: ((need: number) => number)[] = [
+    fromEnd(s.files, cost),
+    fromEnd(s.hex, (h) => cost(h.value)),
+    fromEnd(s.commands, (w) => cost(w.command)),
+    fromEnd(s.errors, (e) => cost(e.text)),
+    fromStart(s.statements, (u) => cost(statementLine(u.text))),
+    fromStart(s.corrections, (c) => cost(c.text)),
   ];
   let current = size();
   steps.forEach((step, i) => {
     while (current > limit) {
       // Drop about as many items as cover the excess, then re-measure.
-      let need = current - limit;
-      let batch = 0;
-      for (const c of costs[i]?.() ?? []) {
-        if (need <= 0) break;
-        need -= c;
-        batch++;
-      }
+      const batch = batches[i]?.(current - limit) ?? 0;
       let dropped = false;
       for (let k = 0; k < Math.max(1, batch); k++) if (step()) dropped = true;
       if (!dropped) break;
@@ -188,8 +244,8 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
     s.clipped.push(p.index);
     current = size();
   }
-  const text = render(s, cache);
-  const acc = accounting(s);
+  const text = textOf(render(s, memo));
+  const acc = accounting(s, memo);
   return {
     text,
     stats: {

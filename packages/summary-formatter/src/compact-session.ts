@@ -202,6 +202,8 @@ export interface CompactOptions {
   readonly parsedSummaries?: ReadonlyMap<string, SummaryDoc | null>;
   /** Blocks' UTF-8 sizes by #N, kept as they were fed, for the cut (see `BlockBytes`). */
   readonly blockBytes?: BlockBytes;
+  /** The session's lineage blocks (ledger-reader's `lineageBlocks`), when the caller made them already. */
+  readonly lineage?: readonly Block[];
 }
 
 export interface CompactStats {
@@ -311,6 +313,7 @@ function compactWith(
   const plan = planCut(session, {
     ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
     ...(options.blockBytes === undefined ? {} : { blockBytes: options.blockBytes }),
+    ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
   });
   return compactPlanned(session, wholeReadLookups(session), plan, { ...extracted(plan), ...outsideWindow(session) }, options);
 }

@@ -37,6 +37,8 @@ export interface CutPlan {
 export type BlockBytes = readonly (number | undefined)[];
 
 const CUT_ROLES = new Set(["user", "assistant", "bashExecution", "custom", "branchSummary"]);
+const SUMMARIZED = 1;
+const KEPT = 2;
 
 export interface PlanCutOptions {
   readonly keepTail?: KeepTail;
@@ -57,16 +59,20 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
   const lineage = options.lineage ?? lineageBlocks(session);
   const context = contextView(session);
   // Only the context's entries are sized: a compacted session's lineage is mostly before its summary.
-  const inContext = new Set<string>();
-  for (const item of context) inContext.add(item.entry.id);
+  // Entries are marked by position (a lineage holds each entry once), so each block costs an array
+  // read, not a string lookup.
+  let size = 0;
+  for (const item of context) size = Math.max(size, item.entry.position + 1);
+  const inContext = new Uint8Array(size);
+  for (const item of context) inContext[item.entry.position] = 1;
   // UTF-8 bytes per context entry: the sizes kept as blocks were fed (`blockBytes`), holes measured here.
   const known = options.blockBytes;
-  const entryBytes = new Map<string, number>();
+  const entryBytes = new Float64Array(size);
   for (const b of lineage) {
-    if (!inContext.has(b.entryId)) continue;
-    entryBytes.set(b.entryId, (entryBytes.get(b.entryId) ?? 0) + (known?.[b.index] ?? utf8Bytes(b.text)));
+    if (inContext[b.entryPosition] !== 1) continue;
+    entryBytes[b.entryPosition] = (entryBytes[b.entryPosition] ?? 0) + (known?.[b.index] ?? utf8Bytes(b.text));
   }
-  const bytes = context.map((item) => entryBytes.get(item.entry.id) ?? 0);
+  const bytes = context.map((item) => entryBytes[item.entry.position] ?? 0);
   const total = bytes.reduce((s, b) => s + b, 0);
   // Candidates: context messages other than the previous compaction summary.
   const cand: number[] = [];
@@ -118,8 +124,19 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
   }
   const firstKept = context[cand[cut] ?? -1]?.entry;
   if (firstKept === undefined) throw new SummaryError("NOTHING_TO_COMPACT", `no message to keep in ${session.path}`);
-  const summarizedIds = new Set(cand.slice(0, cut).map((k) => context[k]?.entry.id ?? ""));
-  const keptIds = new Set(cand.slice(cut).map((k) => context[k]?.entry.id ?? ""));
+  // Each context entry's side of the cut by position: 1 summarized, 2 kept (both: its messages straddle it).
+  const side = new Uint8Array(size);
+  cand.forEach((k, at) => {
+    const entry = context[k]?.entry;
+    if (entry !== undefined) side[entry.position] = (side[entry.position] ?? 0) | (at < cut ? SUMMARIZED : KEPT);
+  });
+  const summarizedBlocks: Block[] = [];
+  const keptBlocks: Block[] = [];
+  for (const b of lineage) {
+    const on = side[b.entryPosition] ?? 0;
+    if ((on & SUMMARIZED) !== 0) summarizedBlocks.push(b);
+    if ((on & KEPT) !== 0) keptBlocks.push(b);
+  }
   const kept = tailBytes(cut);
   // Made when asked: only a caller extracting facts afresh reads it (the extension's are accumulated).
   let lineageBefore: Block[] | undefined;
@@ -138,8 +155,8 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
     keptTokens: tokensOfBytes(kept),
     summarizedMessages: cut,
     keptMessages: cand.length - cut,
-    summarizedBlocks: lineage.filter((b) => summarizedIds.has(b.entryId)),
-    keptBlocks: lineage.filter((b) => keptIds.has(b.entryId)),
+    summarizedBlocks,
+    keptBlocks,
     get lineageBefore() {
       return before();
     },

@@ -168,7 +168,12 @@ function sectionBytes(at: number, doc: SummaryDoc): number {
   const held = key === undefined ? undefined : cache.get(key);
   if (held !== undefined && sameDeps(held.deps, deps)) return held.bytes;
   const lines = part.build(doc);
-  const bytes = lines.length === 0 ? 0 : utf8Bytes(`\n\n[${part.title}]\n${lines.join("\n")}`);
+  // The bytes of `\n\n[title]\n` and the lines joined by newlines, summed without making the text.
+  let bytes = 0;
+  if (lines.length > 0) {
+    bytes = utf8Bytes(`\n\n[${part.title}]\n`) + lines.length - 1;
+    for (const line of lines) bytes += utf8Bytes(line);
+  }
   if (key !== undefined) cache.set(key, { deps, bytes });
   return bytes;
 }

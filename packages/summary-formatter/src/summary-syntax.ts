@@ -56,7 +56,23 @@ export function omissionLine(o: { count: number; what: string; recall: string })
 
 /** One-line text: whitespace runs (newlines included) become one space; trimmed. */
 export function flat(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return isFlat(text) ? text : text.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Whether `flat` would leave `text` as it is, decided without a copy for the common case: printable
+ * ASCII (U+0021–U+007E is never whitespace) with single inner spaces and none at either end. Any other
+ * character (tab, newline, non-ASCII, which may be whitespace) answers false, and the regex decides.
+ */
+function isFlat(text: string): boolean {
+  const last = text.length - 1;
+  for (let i = 0; i <= last; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32) {
+      if (i === 0 || i === last || text.charCodeAt(i + 1) === 32) return false;
+    } else if (c < 33 || c > 126) return false;
+  }
+  return true;
 }
 
 /**

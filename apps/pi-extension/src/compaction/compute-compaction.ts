@@ -2,7 +2,7 @@
 // session: cut at a task boundary, top the accumulators up to the cut, render the summary and the digest,
 // and build the `compact` record. Pure given its inputs (time comes from the session); no I/O here.
 import { type DurableArtifacts, lastEntryTime, type SessionFacts } from "@context-fold/extractors";
-import { lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
 import { type CodeAssigner, type FoldIndexRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
 import { type CompactResult, compactWithFacts } from "@context-fold/summary-formatter";
 import type { ArtifactsDocument } from "./artifacts-file.js";
@@ -77,7 +77,9 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
   let facts = input.facts;
   const at = lastEntryTime(session) ?? new Date(0).toISOString();
   // Earlier compactions' summaries were parsed, and blocks sized for the cut, when they were fed.
-  const options = { budget: input.summaryBudget, digestBudget: input.digestBudget, now: at, parsedSummaries: facts.parsedSummaries, blockBytes: facts.blockBytes };
+  // The lineage's blocks are listed once: the cut and the check below both walk them.
+  const lineage = lineageBlocks(session);
+  const options = { budget: input.summaryBudget, digestBudget: input.digestBudget, now: at, parsedSummaries: facts.parsedSummaries, blockBytes: facts.blockBytes, lineage };
   // The cut falls at the last user message unless that turn is too long to keep (then inside it), so
   // the facts fed up to that message are usually exactly what the summary replaces.
   facts.feedSettled(session);
@@ -85,7 +87,7 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
   let result = compactWithFacts(session, extracted, options);
   const firstKept = session.byId.get(result.firstKeptEntryId);
   if (firstKept === undefined) throw new CutMismatchError(session.path, result.firstKeptEntryId);
-  const lastBefore = cutPredecessor(session, firstKept.position);
+  const lastBefore = cutPredecessor(lineage, firstKept.position);
   if (facts.lastIndex > lastBefore) {
     // Fed past the cut (a tail the accumulators cannot give back): extract this window afresh.
     facts = freshFacts(session, firstKept.position, input.codes);
@@ -98,9 +100,9 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
 }
 
 /** #N of the last lineage block before entry position `position` (-1: none). */
-function cutPredecessor(session: Session, position: number): number {
+function cutPredecessor(lineage: readonly Block[], position: number): number {
   let last = -1;
-  for (const block of lineageBlocks(session)) {
+  for (const block of lineage) {
     if (block.entryPosition >= position) break;
     last = block.index;
   }
