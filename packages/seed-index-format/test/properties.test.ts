@@ -7,6 +7,7 @@ import {
   archivalUnion,
   currentView,
   formatAnchor,
+  isEditedAnchor,
   nextSeq,
   parseAnchor,
   readSeedIndexFile,
@@ -39,6 +40,29 @@ describe("properties", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("isEditedAnchor agrees with parseAnchor on written anchors and on arbitrary text", () => {
+    const agrees = (text: string): boolean => {
+      const parsed = parseAnchor(text);
+      return isEditedAnchor(text) === (parsed.ok && parsed.anchor.editId !== undefined);
+    };
+    fc.assert(
+      fc.property(anchorArb, (anchor) => {
+        let text: string;
+        try {
+          text = formatAnchor(anchor);
+        } catch {
+          return true;
+        }
+        return agrees(text);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(fc.property(fc.string(), (text) => agrees(text) && agrees(`${text}:edit:0123abcd`) && agrees(`r:${text}:edit:0123abcd`)), { numRuns: 2000 });
+    expect(isEditedAnchor("r:call_1:edit:0123abcd")).toBe(true);
+    expect(isEditedAnchor("r:call_1")).toBe(false);
+    expect(isEditedAnchor("x:call_1:edit:0123abcd")).toBe(false);
   });
 
   it("every generated record validates", () => {

@@ -5,7 +5,7 @@ import {
   blockLog,
   CodeAssigner,
   HARNESS,
-  parseAnchor,
+  isEditedAnchor,
   sha256Hex,
   type FoldIndexRecord,
   type SeedTrigger,
@@ -365,12 +365,11 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         break;
     }
     if (block.anchor !== undefined && (block.kind === "toolResult" || block.kind === "text" || block.kind === "thinking")) {
-      const parsed = parseAnchor(block.anchor);
       spanSources.push({
         block,
         log: blockLog(block.text),
         sha256: sha256Hex(block.text),
-        edited: parsed.ok && parsed.anchor.editId !== undefined,
+        edited: isEditedAnchor(block.anchor),
       });
     }
   };
