@@ -1,10 +1,13 @@
 // Property tests: write → read round trip, anchors round trip, and the union of any interleaving of
 // records and retractions equals the contract's definition (computed here by a direct, naive model).
+import { hash } from "node:crypto";
 import { join } from "node:path";
 import { tempDir } from "@context-fold/test-support";
 import {
   appendRecord,
   archivalUnion,
+  base32Lower,
+  codeFor,
   currentView,
   formatAnchor,
   isEditedAnchor,
@@ -63,6 +66,16 @@ describe("properties", () => {
     expect(isEditedAnchor("r:call_1:edit:0123abcd")).toBe(true);
     expect(isEditedAnchor("r:call_1")).toBe(false);
     expect(isEditedAnchor("x:call_1:edit:0123abcd")).toBe(false);
+  });
+
+  it("codeFor is the first 10 (12) characters of base32(sha256(blockId)), for any blockId", () => {
+    const reference = (blockId: string, length: 10 | 12): string => base32Lower(hash("sha256", blockId, "buffer")).slice(0, length);
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), anchorArb.map((a) => (a.kind === "result" ? `r:${a.toolCallId}` : `a:${a.responseId}:p${String(a.part)}`))), (blockId) => {
+        return codeFor(blockId) === reference(blockId, 10) && codeFor(blockId, 12) === reference(blockId, 12);
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it("every generated record validates", () => {
