@@ -57,6 +57,16 @@ export function parseAnchor(text: string): AnchorParse {
   return { ok: false, reason: `"${text.length > 80 ? `${text.slice(0, 80)}…` : text}": an anchor starts with "r:" or "a:"` };
 }
 
+/**
+ * Does this anchor parse and carry an editId? The same answer as `parseAnchor`, without parsing the
+ * (usual) anchor that has no edit mark at all: a seed record asks it of every span.
+ */
+export function isEditedAnchor(text: string): boolean {
+  if (!text.includes(EDIT_MARK)) return false;
+  const parsed = parseAnchor(text);
+  return parsed.ok && parsed.anchor.editId !== undefined;
+}
+
 function sameAnchor(a: Anchor, b: Anchor): boolean {
   if (a.editId !== b.editId) return false;
   if (a.kind === "result") return b.kind === "result" && a.toolCallId === b.toolCallId;

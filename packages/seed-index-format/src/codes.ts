@@ -21,10 +21,25 @@ export function base32Lower(bytes: Uint8Array): string {
   return out;
 }
 
+/** The 5 bits at `offset` (0–59, from the top) of the 64-bit value high:low. */
+function fiveBits(high: number, low: number, offset: number): number {
+  if (offset + 5 <= 32) return (high >>> (27 - offset)) & 31;
+  if (offset >= 32) return (low >>> (59 - offset)) & 31;
+  const fromHigh = 32 - offset; // 1–4 bits at the end of `high`, the rest at the start of `low`
+  return ((high & ((1 << fromHigh) - 1)) << (5 - fromHigh)) | (low >>> (27 + fromHigh));
+}
+
 /** First 10 (or 12) characters of base32(sha256(blockId)). */
 export function codeFor(blockId: string, length: 10 | 12 = 10): string {
-  // Base32 is a prefix stream: 12 characters need 60 bits, so the first 8 bytes of the digest suffice.
-  return base32Lower(hash("sha256", blockId, "buffer").subarray(0, 8)).slice(0, length);
+  // Base32 is a prefix stream: 12 characters need 60 bits, so the first 16 hex digits (8 bytes) of the
+  // digest suffice. The digest is taken as hex: a string result costs a third of a Buffer's, and a
+  // record from scratch asks this of every span.
+  const hex = hash("sha256", blockId, "hex");
+  const high = Number.parseInt(hex.slice(0, 8), 16);
+  const low = Number.parseInt(hex.slice(8, 16), 16);
+  let out = "";
+  for (let i = 0; i < length; i++) out += ALPHABET[fiveBits(high, low, i * 5)];
+  return out;
 }
 
 /**

@@ -1,12 +1,16 @@
 // Property tests: write → read round trip, anchors round trip, and the union of any interleaving of
 // records and retractions equals the contract's definition (computed here by a direct, naive model).
+import { hash } from "node:crypto";
 import { join } from "node:path";
 import { tempDir } from "@context-fold/test-support";
 import {
   appendRecord,
   archivalUnion,
+  base32Lower,
+  codeFor,
   currentView,
   formatAnchor,
+  isEditedAnchor,
   nextSeq,
   parseAnchor,
   readSeedIndexFile,
@@ -38,6 +42,39 @@ describe("properties", () => {
         return true;
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("isEditedAnchor agrees with parseAnchor on written anchors and on arbitrary text", () => {
+    const agrees = (text: string): boolean => {
+      const parsed = parseAnchor(text);
+      return isEditedAnchor(text) === (parsed.ok && parsed.anchor.editId !== undefined);
+    };
+    fc.assert(
+      fc.property(anchorArb, (anchor) => {
+        let text: string;
+        try {
+          text = formatAnchor(anchor);
+        } catch {
+          return true;
+        }
+        return agrees(text);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(fc.property(fc.string(), (text) => agrees(text) && agrees(`${text}:edit:0123abcd`) && agrees(`r:${text}:edit:0123abcd`)), { numRuns: 2000 });
+    expect(isEditedAnchor("r:call_1:edit:0123abcd")).toBe(true);
+    expect(isEditedAnchor("r:call_1")).toBe(false);
+    expect(isEditedAnchor("x:call_1:edit:0123abcd")).toBe(false);
+  });
+
+  it("codeFor is the first 10 (12) characters of base32(sha256(blockId)), for any blockId", () => {
+    const reference = (blockId: string, length: 10 | 12): string => base32Lower(hash("sha256", blockId, "buffer")).slice(0, length);
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), anchorArb.map((a) => (a.kind === "result" ? `r:${a.toolCallId}` : `a:${a.responseId}:p${String(a.part)}`))), (blockId) => {
+        return codeFor(blockId) === reference(blockId, 10) && codeFor(blockId, 12) === reference(blockId, 12);
+      }),
+      { numRuns: 5000 },
     );
   });
 

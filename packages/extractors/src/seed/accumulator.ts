@@ -5,7 +5,7 @@ import {
   blockLog,
   CodeAssigner,
   HARNESS,
-  parseAnchor,
+  isEditedAnchor,
   sha256Hex,
   type FoldIndexRecord,
   type SeedTrigger,
@@ -235,7 +235,8 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   let highestIndex = -1;
   let lastTimestamp: string | undefined;
 
-  const tokens = new TokenTable();
+  // Query-language keywords in capitals are no identifiers (see query-keywords.ts).
+  const tokens = new TokenTable(isQueryKeyword);
   // Path candidates already judged (and, when paths, normalized: the costly part).
   const seenCandidates = new Set<string>();
   const notePath = (candidate: string): void => {
@@ -275,7 +276,6 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   let scanText = "";
   let scanLarge = false;
   const noteRange = (start: number, end: number): void => {
-    if (isQueryKeyword(scanText, start, end)) return;
     tokens.noteRange(scanText, start, end, scanLarge, ordinal);
   };
   const noteTokens = (text: string, large: boolean): void => {
@@ -365,12 +365,11 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         break;
     }
     if (block.anchor !== undefined && (block.kind === "toolResult" || block.kind === "text" || block.kind === "thinking")) {
-      const parsed = parseAnchor(block.anchor);
       spanSources.push({
         block,
         log: blockLog(block.text),
         sha256: sha256Hex(block.text),
-        edited: parsed.ok && parsed.anchor.editId !== undefined,
+        edited: isEditedAnchor(block.anchor),
       });
     }
   };

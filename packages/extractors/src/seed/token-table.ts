@@ -34,49 +34,90 @@ function hashRange(text: string, start: number, end: number): number {
   return h | 0;
 }
 
-/** Distinct strings by id, found by the characters of a range of some text (no substring to look up). */
+/**
+ * Distinct character strings by id, found by the characters of a range of some text (no substring to
+ * look up). Each one's characters are copied once into a flat pool: a lookup compares typed-array units,
+ * not the units of a heap string. A slot holds the hash beside the id, so a probe reads one place.
+ */
 class Interner {
+  /** The strings by id, when kept (`keep`); a part table only counts, it never prints. */
   readonly strings: string[] = [];
-  private hashes = new Int32Array(1024);
-  /** Open addressing: slot → id + 1 (0 = empty). */
-  private slots = new Int32Array(2048);
+  private pool = new Uint16Array(16384);
+  private poolSize = 0;
+  /** Per id: where its characters start in `pool`, and how many. */
+  private at = new Int32Array(1024);
+  private length = new Int32Array(1024);
+  private count = 0;
+  /** Open addressing, two ints per slot: [hash, id + 1] (id + 1 = 0: empty). */
+  private slots = new Int32Array(4096);
+
+  constructor(private readonly keep: boolean) {}
+
+  get size(): number {
+    return this.count;
+  }
 
   /** The id of text[start, end) (its FNV-1a `hash`), or -1 - slot where it would go. */
   find(source: string, start: number, end: number, hash: number): number {
     const length = end - start;
-    const mask = this.slots.length - 1;
+    const slots = this.slots;
+    const mask = (slots.length >> 1) - 1;
     let slot = hash & mask;
     for (;;) {
-      const held = this.slots[slot] ?? 0;
+      const held = slots[2 * slot + 1] ?? 0;
       if (held === 0) return -1 - slot;
-      const id = held - 1;
-      if (this.hashes[id] === hash) {
-        const known = this.strings[id] ?? "";
-        if (known.length === length && source.startsWith(known, start)) return id;
-      }
+      if (slots[2 * slot] === hash && this.length[held - 1] === length && this.same(held - 1, source, start, length)) return held - 1;
       slot = (slot + 1) & mask;
     }
   }
 
-  /** Add a string `find` did not find, at the slot it named (-1 - its result). */
-  add(value: string, hash: number, slot: number): number {
-    const id = this.strings.length;
-    this.strings.push(value);
-    if (id >= this.hashes.length) this.hashes = grown(this.hashes, this.hashes.length * 2);
-    this.hashes[id] = hash;
-    this.slots[slot] = id + 1;
+  private same(id: number, source: string, start: number, length: number): boolean {
+    const pool = this.pool;
+    const from = this.at[id] ?? 0;
+    for (let i = 0; i < length; i++) if (pool[from + i] !== source.charCodeAt(start + i)) return false;
+    return true;
+  }
+
+  /** Add text[start, end), which `find` did not find, at the slot it named (-1 - its result). */
+  add(source: string, start: number, end: number, hash: number, slot: number): number {
+    const id = this.count++;
+    const length = end - start;
+    if (this.keep) this.strings.push(source.slice(start, end));
+    if (id >= this.at.length) {
+      this.at = grown(this.at, this.at.length * 2);
+      this.length = grown(this.length, this.length.length * 2);
+    }
+    if (this.poolSize + length > this.pool.length) {
+      const pool = new Uint16Array(Math.max(this.pool.length * 2, this.poolSize + length));
+      pool.set(this.pool);
+      this.pool = pool;
+    }
+    const pool = this.pool;
+    const from = this.poolSize;
+    for (let i = 0; i < length; i++) pool[from + i] = source.charCodeAt(start + i);
+    this.poolSize = from + length;
+    this.at[id] = from;
+    this.length[id] = length;
+    this.slots[2 * slot] = hash;
+    this.slots[2 * slot + 1] = id + 1;
     // Keep the load under a half so probes stay short.
-    if ((id + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    if ((id + 1) * 4 > this.slots.length) this.rehash(this.slots.length);
     return id;
   }
 
-  private rehash(capacity: number): void {
-    const slots = new Int32Array(capacity);
-    const mask = capacity - 1;
-    for (let id = 0; id < this.strings.length; id++) {
-      let slot = (this.hashes[id] ?? 0) & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = id + 1;
+  /** Double the slot count (`slots` ints now), re-placing every entry. */
+  private rehash(ints: number): void {
+    const old = this.slots;
+    const slots = new Int32Array(ints * 2);
+    const mask = ints - 1;
+    for (let at = 0; at < old.length; at += 2) {
+      const held = old[at + 1] ?? 0;
+      if (held === 0) continue;
+      const hash = old[at] ?? 0;
+      let slot = hash & mask;
+      while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = hash;
+      slots[2 * slot + 1] = held;
     }
     this.slots = slots;
   }
@@ -88,8 +129,15 @@ const isSep = (c: number): boolean => c === 95 || c === 45 || c === 46;
 export type TokenOrder = (a: number, b: number) => number;
 
 export class TokenTable {
-  private readonly tokens = new Interner();
-  private readonly partNames = new Interner();
+  /**
+   * `excluded(text, start, end)`: a token never counted (and so never held). Asked only of a token not
+   * already held, so a repeat of a held token costs one lookup and an excluded word is never sliced twice
+   * for the check and the count.
+   */
+  constructor(private readonly excluded: (source: string, start: number, end: number) => boolean = () => false) {}
+
+  private readonly tokens = new Interner(true);
+  private readonly partNames = new Interner(false);
   /** Number of blocks the token appears in. */
   df = new Int32Array(1024);
   /** Ordinal of the first and last block the token appears in. */
@@ -112,7 +160,7 @@ export class TokenTable {
   }
 
   get size(): number {
-    return this.tokens.strings.length;
+    return this.tokens.size;
   }
 
   /** Count the token text[start, end) as seen in the block with this ordinal. */
@@ -127,7 +175,8 @@ export class TokenTable {
       if (large) this.large[found] = 1;
       return;
     }
-    const id = this.tokens.add(source.slice(start, end), hash, -1 - found);
+    if (this.excluded(source, start, end)) return;
+    const id = this.tokens.add(source, start, end, hash, -1 - found);
     if (id + 1 >= this.df.length) {
       const size = this.df.length * 2;
       this.df = grown(this.df, size);
@@ -166,7 +215,7 @@ export class TokenTable {
     const hash = hashRange(source, start, end);
     let partId = this.partNames.find(source, start, end, hash);
     if (partId < 0) {
-      partId = this.partNames.add(source.slice(start, end), hash, -1 - partId);
+      partId = this.partNames.add(source, start, end, hash, -1 - partId);
       if (partId >= this.partUses.length) this.partUses = grown(this.partUses, this.partUses.length * 2);
     }
     this.partUses[partId] = (this.partUses[partId] ?? 0) + 1;
