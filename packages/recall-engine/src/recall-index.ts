@@ -8,6 +8,7 @@ import { kindWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
 import { type EntrySource, isNotHistory } from "./not-history.js";
+import { quotedSources } from "./quoted-sources.js";
 import { TermIndex } from "./term-index.js";
 import { queryTerms } from "./tokenizer.js";
 
@@ -62,6 +63,8 @@ export class RecallIndex {
   private callResults: Int32Array | undefined;
   private skip: Uint8Array | undefined;
   private users: { count: number; docs: readonly number[] } | undefined;
+  /** Prose `#N` → the tool outputs it quotes, asked lazily; cleared when blocks are added (rarity changes). */
+  private readonly quoted = new Map<number, readonly number[]>();
 
   private constructor(session: RecallSession, terms: TermIndex) {
     this.session = session;
@@ -112,6 +115,7 @@ export class RecallIndex {
   update(session: RecallSession): number {
     this.session = session;
     this.scopes.clear();
+    this.quoted.clear();
     const before = this.terms.docCount;
     const blocks = session.blocks;
     // What is not history keeps its `#N` as an empty document: found by no word, still expandable.
@@ -140,8 +144,19 @@ export class RecallIndex {
     const resultOf = (doc: number): number => results[doc] ?? -1;
     const skip = this.notHistory();
     const ranked =
-      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf, speakerDocs: (word) => (word === "user" ? this.userDocs() : null) });
+      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf, speakerDocs: (word) => (word === "user" ? this.userDocs() : null), sourcesOf: (doc) => this.sourcesOf(doc) });
     return { scope, parsed, ranked };
+  }
+
+  /** The tool outputs prose block `doc` quotes (quoted-sources.ts), memoised. */
+  private sourcesOf(doc: number): readonly number[] {
+    let sources = this.quoted.get(doc);
+    if (sources === undefined) {
+      const skip = this.notHistory();
+      sources = quotedSources(this.session.blocks, doc, this.terms, (k) => skip[k] === 1);
+      this.quoted.set(doc, sources);
+    }
+    return sources;
   }
 
   /** `#N` of the user's messages (what a question naming "the user" is about). */
