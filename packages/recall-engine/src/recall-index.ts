@@ -1,7 +1,7 @@
 // The in-memory recall index of one session: built once from its blocks, grown in place as the
 // ledger grows, queried with a scope; block text stays in the session, the index holds postings.
 import type { Block } from "@context-fold/ledger-reader";
-import { callResultsOf } from "./call-results.js";
+import { type CallPairing, extendCallPairing } from "./call-results.js";
 import { RecallError } from "./errors.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
 import { kindWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
@@ -60,7 +60,7 @@ export class RecallIndex {
   private session: RecallSession;
   private readonly terms: TermIndex;
   private readonly scopes = new Map<string, ScopeView>();
-  private callResults: Int32Array | undefined;
+  private callResults: CallPairing | undefined;
   private skip: Uint8Array | undefined;
   private users: { count: number; docs: readonly number[] } | undefined;
   /** Prose `#N` → the tool outputs it quotes, asked lazily; cleared when blocks are added (rarity changes). */
@@ -162,30 +162,44 @@ export class RecallIndex {
   /** `#N` of the user's messages (what a question naming "the user" is about). */
   private userDocs(): readonly number[] {
     const blocks = this.session.blocks;
-    if (this.users?.count === blocks.length) return this.users.docs;
-    const docs = blocks.filter((b) => b.kind === "user").map((b) => b.index);
+    const before = this.users;
+    if (before?.count === blocks.length) return before.docs;
+    // Grown from the blocks appended since, like the pairing above.
+    const grown = before !== undefined && before.count < blocks.length;
+    const docs = grown ? [...before.docs] : [];
+    for (let k = grown ? before.count : 0; k < blocks.length; k++) {
+      const block = blocks[k] as Block;
+      if (block.kind === "user") docs.push(block.index);
+    }
     this.users = { count: blocks.length, docs };
     return docs;
   }
 
-  /** `skip[#N] === 1` for the blocks that are not history (see not-history.ts). */
+  /**
+   * `skip[#N] === 1` for the blocks that are not history (see not-history.ts). Grown, not redone, when
+   * blocks are appended: the blocks before are the same (`update` takes a newer read of the same ledger).
+   */
   private notHistory(): Uint8Array {
     const blocks = this.session.blocks;
-    if (this.skip?.length === blocks.length) return this.skip;
+    const before = this.skip;
+    if (before?.length === blocks.length) return before;
     const out = new Uint8Array(blocks.length);
-    for (const block of blocks) if (isNotHistory(this.session, block)) out[block.index] = 1;
+    const from = before === undefined || before.length > blocks.length ? 0 : before.length;
+    if (from > 0 && before !== undefined) out.set(before);
+    for (let k = from; k < blocks.length; k++) if (isNotHistory(this.session, blocks[k] as Block)) out[k] = 1;
     this.skip = out;
     return out;
   }
 
-  /** Tool call `#N` → the `#N` of the result answering it (by tool call id), -1 for other blocks. */
+  /** Tool call `#N` → the `#N` of the result answering it (by tool call id), -1 for other blocks; grown on appends. */
   private resultsOfCalls(): Int32Array {
     const blocks = this.session.blocks;
-    if (this.callResults?.length === blocks.length) return this.callResults;
+    const before = this.callResults;
+    if (before?.out.length === blocks.length) return before.out;
     const skip = this.notHistory();
-    const out = callResultsOf(blocks, (block) => skip[block.index] === 1);
-    this.callResults = out;
-    return out;
+    const pairing = extendCallPairing(before === undefined || before.out.length > blocks.length ? undefined : before, blocks, (block) => skip[block.index] === 1);
+    this.callResults = pairing;
+    return pairing.out;
   }
 
   /** Ranked, paged, grouped hits. An empty query browses. */
