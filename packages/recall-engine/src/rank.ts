@@ -41,6 +41,8 @@ const PIECES_LITERAL_WEIGHT = 0.6;
 const PIECES_LOOSE_WEIGHT = 0.25;
 /** Piece matches checked for the literal token (each check reads the block's text). */
 const PIECES_CHECKS = 200;
+/** Best blocks asked which tool outputs they quote (each ask may read the block's text once). */
+const QUOTE_CHECKS = 20;
 /**
  * What a block's kind weighs. Facts come from what the user said and what the tools returned; the
  * assistant's prose, its thinking and its tool arguments restate or anticipate them (and a summary
@@ -235,6 +237,11 @@ export interface BlockFacts {
    * messages: "what did the user say about …"). Null for other words.
    */
   readonly speakerDocs?: (word: string) => readonly number[] | null;
+  /**
+   * The tool outputs prose block `doc` quotes (see quoted-sources.ts), empty for other blocks. Such an
+   * output is ranked at least as high as the prose, before kind weights: the source above its restatement.
+   */
+  readonly sourcesOf?: (doc: number) => readonly number[];
 }
 
 /**
@@ -248,7 +255,7 @@ export function rankWords(
   textOf: (doc: number) => string,
   facts: BlockFacts = {},
 ): ScoredDoc[] {
-  const { weightOf, resultOf, speakerDocs } = facts;
+  const { weightOf, resultOf, speakerDocs, sourcesOf } = facts;
   const n = index.docCount;
   const scores = new Float64Array(n);
   const touched: number[] = [];
@@ -333,6 +340,20 @@ export function rankWords(
       const held = coverage[doc] as number;
       const local = Math.max(1, held - (found - near));
       if (local < held) scores[doc] = (scores[doc] as number) * Math.sqrt(local / held);
+    }
+  }
+  if (sourcesOf !== undefined) {
+    // The prose's words are the caption of the output it quotes: the output takes the prose's score and
+    // coverage when higher (the prose's own kind weight then puts the source first).
+    const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    for (const doc of order.slice(0, QUOTE_CHECKS)) {
+      const lent = scores[doc] as number;
+      for (const source of sourcesOf(doc)) {
+        if (inScope[source] !== 1 || (gate !== null && gate[source] !== 1)) continue;
+        if (scores[source] === 0) touched.push(source);
+        if (lent > (scores[source] as number)) scores[source] = lent;
+        if ((coverage[doc] as number) > (coverage[source] as number)) coverage[source] = coverage[doc] as number;
+      }
     }
   }
   if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * weightOf(doc);

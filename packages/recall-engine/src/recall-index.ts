@@ -1,13 +1,14 @@
 // The in-memory recall index of one session: built once from its blocks, grown in place as the
 // ledger grows, queried with a scope; block text stays in the session, the index holds postings.
 import type { Block } from "@context-fold/ledger-reader";
-import { callResultsOf } from "./call-results.js";
+import { type CallPairing, extendCallPairing } from "./call-results.js";
 import { RecallError } from "./errors.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
 import { kindWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
 import { type EntrySource, isNotHistory } from "./not-history.js";
+import { quotedSources } from "./quoted-sources.js";
 import { TermIndex } from "./term-index.js";
 import { queryTerms } from "./tokenizer.js";
 
@@ -59,9 +60,11 @@ export class RecallIndex {
   private session: RecallSession;
   private readonly terms: TermIndex;
   private readonly scopes = new Map<string, ScopeView>();
-  private callResults: Int32Array | undefined;
+  private callResults: CallPairing | undefined;
   private skip: Uint8Array | undefined;
   private users: { count: number; docs: readonly number[] } | undefined;
+  /** Prose `#N` → the tool outputs it quotes, asked lazily; cleared when blocks are added (rarity changes). */
+  private readonly quoted = new Map<number, readonly number[]>();
 
   private constructor(session: RecallSession, terms: TermIndex) {
     this.session = session;
@@ -112,6 +115,7 @@ export class RecallIndex {
   update(session: RecallSession): number {
     this.session = session;
     this.scopes.clear();
+    this.quoted.clear();
     const before = this.terms.docCount;
     const blocks = session.blocks;
     // What is not history keeps its `#N` as an empty document: found by no word, still expandable.
@@ -140,37 +144,62 @@ export class RecallIndex {
     const resultOf = (doc: number): number => results[doc] ?? -1;
     const skip = this.notHistory();
     const ranked =
-      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf, speakerDocs: (word) => (word === "user" ? this.userDocs() : null) });
+      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf, speakerDocs: (word) => (word === "user" ? this.userDocs() : null), sourcesOf: (doc) => this.sourcesOf(doc) });
     return { scope, parsed, ranked };
+  }
+
+  /** The tool outputs prose block `doc` quotes (quoted-sources.ts), memoised. */
+  private sourcesOf(doc: number): readonly number[] {
+    let sources = this.quoted.get(doc);
+    if (sources === undefined) {
+      const skip = this.notHistory();
+      sources = quotedSources(this.session.blocks, doc, this.terms, (k) => skip[k] === 1);
+      this.quoted.set(doc, sources);
+    }
+    return sources;
   }
 
   /** `#N` of the user's messages (what a question naming "the user" is about). */
   private userDocs(): readonly number[] {
     const blocks = this.session.blocks;
-    if (this.users?.count === blocks.length) return this.users.docs;
-    const docs = blocks.filter((b) => b.kind === "user").map((b) => b.index);
+    const before = this.users;
+    if (before?.count === blocks.length) return before.docs;
+    // Grown from the blocks appended since, like the pairing above.
+    const grown = before !== undefined && before.count < blocks.length;
+    const docs = grown ? [...before.docs] : [];
+    for (let k = grown ? before.count : 0; k < blocks.length; k++) {
+      const block = blocks[k] as Block;
+      if (block.kind === "user") docs.push(block.index);
+    }
     this.users = { count: blocks.length, docs };
     return docs;
   }
 
-  /** `skip[#N] === 1` for the blocks that are not history (see not-history.ts). */
+  /**
+   * `skip[#N] === 1` for the blocks that are not history (see not-history.ts). Grown, not redone, when
+   * blocks are appended: the blocks before are the same (`update` takes a newer read of the same ledger).
+   */
   private notHistory(): Uint8Array {
     const blocks = this.session.blocks;
-    if (this.skip?.length === blocks.length) return this.skip;
+    const before = this.skip;
+    if (before?.length === blocks.length) return before;
     const out = new Uint8Array(blocks.length);
-    for (const block of blocks) if (isNotHistory(this.session, block)) out[block.index] = 1;
+    const from = before === undefined || before.length > blocks.length ? 0 : before.length;
+    if (from > 0 && before !== undefined) out.set(before);
+    for (let k = from; k < blocks.length; k++) if (isNotHistory(this.session, blocks[k] as Block)) out[k] = 1;
     this.skip = out;
     return out;
   }
 
-  /** Tool call `#N` → the `#N` of the result answering it (by tool call id), -1 for other blocks. */
+  /** Tool call `#N` → the `#N` of the result answering it (by tool call id), -1 for other blocks; grown on appends. */
   private resultsOfCalls(): Int32Array {
     const blocks = this.session.blocks;
-    if (this.callResults?.length === blocks.length) return this.callResults;
+    const before = this.callResults;
+    if (before?.out.length === blocks.length) return before.out;
     const skip = this.notHistory();
-    const out = callResultsOf(blocks, (block) => skip[block.index] === 1);
-    this.callResults = out;
-    return out;
+    const pairing = extendCallPairing(before === undefined || before.out.length > blocks.length ? undefined : before, blocks, (block) => skip[block.index] === 1);
+    this.callResults = pairing;
+    return pairing.out;
   }
 
   /** Ranked, paged, grouped hits. An empty query browses. */

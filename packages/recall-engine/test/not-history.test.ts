@@ -1,49 +1,32 @@
 // What is not history, on a session written by Pi's own SessionManager: recall results (context_recall
 // and pi-vcc's vcc_recall), `/recall` output, the compaction digest and memory blocks are not found by
 // search (words or regex), keep their `#N` and stay expandable.
-import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { readSession } from "@context-fold/ledger-reader";
-import { tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
 import { DIGEST_MESSAGE_TYPE, ledgerVerifier, MEMORY_MESSAGE_TYPE, RECALL_MESSAGE_TYPE, RecallIndex } from "../src/index.js";
+import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
-let clock = 1_795_000_000_000;
-const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
-function user(text: string): AgentMessage {
-  return { role: "user", content: text, timestamp: (clock += 1000) } as AgentMessage;
-}
-function assistant(content: unknown[]): AgentMessage {
-  const toolUse = content.some((p) => (p as { type: string }).type === "toolCall");
-  return { role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "m", usage, stopReason: toolUse ? "toolUse" : "stop", timestamp: (clock += 1000) } as unknown as AgentMessage;
-}
-function toolResult(toolCallId: string, toolName: string, text: string): AgentMessage {
-  return { role: "toolResult", toolCallId, toolName, content: [{ type: "text", text }], isError: false, timestamp: (clock += 1000) } as unknown as AgentMessage;
-}
-
-async function writtenByPi(): Promise<string> {
-  const sm = SessionManager.create("/project", tempDir());
-  sm.appendMessage(user("the zebrafish fixture fails on CI, look at tests/zebrafish.test.ts"));
-  sm.appendMessage(assistant([{ type: "toolCall", id: "call_read", name: "read", arguments: { path: "tests/zebrafish.test.ts" } }]));
-  sm.appendMessage(toolResult("call_read", "read", "describe('zebrafish', () => { it('swims') })"));
-  sm.appendMessage(assistant([{ type: "toolCall", id: "call_recall", name: "context_recall", arguments: { query: "zebrafish" } }]));
-  sm.appendMessage(toolResult("call_recall", "context_recall", 'Found 2 matches for "zebrafish" across 1 segment\n> #0 [user] the zebrafish fixture fails'));
-  sm.appendMessage(assistant([{ type: "toolCall", id: "call_vcc", name: "vcc_recall", arguments: { query: "zebrafish" } }]));
-  sm.appendMessage(toolResult("call_vcc", "vcc_recall", "#0 user: the zebrafish fixture fails on CI"));
-  sm.appendCustomMessageEntry(RECALL_MESSAGE_TYPE, "Recall results the user asked for (/recall zebrafish):\n> #0 [user] the zebrafish fixture", true);
-  sm.appendCustomMessageEntry(DIGEST_MESSAGE_TYPE, "Digest: the user asked to fix the zebrafish fixture", false);
-  sm.appendCustomMessageEntry(MEMORY_MESSAGE_TYPE, "<memories>zebrafish tests are flaky on CI</memories>", false);
-  // Another extension's message is history like any other.
-  sm.appendCustomMessageEntry("other-extension-note", "note: zebrafish owner is the platform team", true);
-  sm.appendMessage(assistant([{ type: "text", text: "The zebrafish test needs a longer timeout." }]));
-  const file = sm.getSessionFile();
-  if (file === undefined) throw new Error("Pi wrote no file");
-  return file;
+function zebrafishSession(): string {
+  return writtenByPi((sm) => {
+    sm.appendMessage(user("the zebrafish fixture fails on CI, look at tests/zebrafish.test.ts"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "call_read", name: "read", arguments: { path: "tests/zebrafish.test.ts" } }]));
+    sm.appendMessage(toolResult("call_read", "read", "describe('zebrafish', () => { it('swims') })"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "call_recall", name: "context_recall", arguments: { query: "zebrafish" } }]));
+    sm.appendMessage(toolResult("call_recall", "context_recall", 'Found 2 matches for "zebrafish" across 1 segment\n> #0 [user] the zebrafish fixture fails'));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "call_vcc", name: "vcc_recall", arguments: { query: "zebrafish" } }]));
+    sm.appendMessage(toolResult("call_vcc", "vcc_recall", "#0 user: the zebrafish fixture fails on CI"));
+    sm.appendCustomMessageEntry(RECALL_MESSAGE_TYPE, "Recall results the user asked for (/recall zebrafish):\n> #0 [user] the zebrafish fixture", true);
+    sm.appendCustomMessageEntry(DIGEST_MESSAGE_TYPE, "Digest: the user asked to fix the zebrafish fixture", false);
+    sm.appendCustomMessageEntry(MEMORY_MESSAGE_TYPE, "<memories>zebrafish tests are flaky on CI</memories>", false);
+    // Another extension's message is history like any other.
+    sm.appendCustomMessageEntry("other-extension-note", "note: zebrafish owner is the platform team", true);
+    sm.appendMessage(assistant([{ type: "text", text: "The zebrafish test needs a longer timeout." }]));
+  });
 }
 
 describe("what is not history", () => {
   it("recall traffic and the extension's injected messages are not found, keep their #N and expand", async () => {
-    const file = await writtenByPi();
+    const file = zebrafishSession();
     const session = await readSession(file);
     const index = RecallIndex.build(session);
     const labels = session.blocks.map((b) => `${b.kind}:${b.toolName ?? ""}`);

@@ -58,6 +58,29 @@ describe("plain questions", () => {
   });
 });
 
+describe("an index grown by appends", () => {
+  it("ranks as a fresh build when a result, a user message and injected recall traffic arrive after it was searched", () => {
+    const list: (FakeBlock & { call?: string })[] = [
+      { kind: "user", text: "check the types" },
+      ...filler,
+      { kind: "toolCall", toolName: "bash", text: '{"command":"pnpm run typecheck"}', call: "c1" },
+      { kind: "thinking", text: "While typecheck runs: the missing modules will be listed." },
+      { kind: "toolResult", toolName: "bash", text: "src/rules.ts(1,24): error TS2307: Cannot find module 'micromatch'", call: "c1" },
+      { kind: "toolCall", toolName: "context_recall", text: '{"query":"typecheck missing modules"}', call: "c2" },
+      { kind: "toolResult", toolName: "context_recall", text: "typecheck missing modules micromatch", call: "c2" },
+      { kind: "user", text: "which modules did the user see missing after typecheck?" },
+    ];
+    const queries = ["Which modules did `pnpm run typecheck` report as missing?", "what did the user ask about modules", "micromatch"];
+    const whole = RecallIndex.build(paired(list));
+    for (const cut of [12, 13, 14, 15, 16]) {
+      const grown = RecallIndex.build(paired(list.slice(0, cut)));
+      for (const q of queries) grown.search(q, { scope: "all" });
+      grown.update(paired(list));
+      for (const q of queries) expect(grown.search(q, { scope: "all" }).hits, `cut ${String(cut)}: ${q}`).toEqual(whole.search(q, { scope: "all" }).hits);
+    }
+  });
+});
+
 describe("proximity of the query's words", () => {
   it("counts the distinct words one stretch of text holds", () => {
     const far = `deploy ${"x ".repeat(300)}region ${"y ".repeat(300)}timeout`;

@@ -1,24 +1,10 @@
 // A quoted phrase is literal text even when it holds regex marks: a line pasted from a read tool's
 // hash-prefixed output (`12ab|    raise Foo`) is found as the phrase, on a session Pi's SessionManager wrote.
-import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { readSession } from "@context-fold/ledger-reader";
-import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
 import { looksLikeRegex, parseQuery, RecallIndex } from "../src/index.js";
-
-let clock = 1_796_000_000_000;
-const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
-function user(text: string): AgentMessage {
-  return { role: "user", content: text, timestamp: (clock += 1000) } as AgentMessage;
-}
-function assistant(content: unknown[]): AgentMessage {
-  const toolUse = content.some((p) => (p as { type: string }).type === "toolCall");
-  return { role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "m", usage, stopReason: toolUse ? "toolUse" : "stop", timestamp: (clock += 1000) } as unknown as AgentMessage;
-}
-function toolResult(toolCallId: string, toolName: string, text: string): AgentMessage {
-  return { role: "toolResult", toolCallId, toolName, content: [{ type: "text", text }], isError: false, timestamp: (clock += 1000) } as unknown as AgentMessage;
-}
+import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
 // A file read back with a `LINE#HASH|` prefix per line, as hash-anchored read tools print it.
 const hashedRead = [
@@ -29,15 +15,13 @@ const hashedRead = [
   "5h8n|        raise limit.with_backoff(self._backoff_policy)",
 ].join("\n");
 
-async function writtenByPi(): Promise<string> {
-  const sm = SessionManager.create("/project", tempDir());
-  sm.appendMessage(user("why does fetch_rates give up instead of retrying?"));
-  sm.appendMessage(assistant([{ type: "toolCall", id: "call_read", name: "read", arguments: { path: "rates/client.py" } }]));
-  sm.appendMessage(toolResult("call_read", "read", hashedRead));
-  sm.appendMessage(assistant([{ type: "text", text: "RateLimited is re-raised with a backoff policy; the caller never retries." }]));
-  const file = sm.getSessionFile();
-  if (file === undefined) throw new Error("Pi wrote no file");
-  return file;
+function ratesSession(): string {
+  return writtenByPi((sm) => {
+    sm.appendMessage(user("why does fetch_rates give up instead of retrying?"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "call_read", name: "read", arguments: { path: "rates/client.py" } }]));
+    sm.appendMessage(toolResult("call_read", "read", hashedRead));
+    sm.appendMessage(assistant([{ type: "text", text: "RateLimited is re-raised with a backoff policy; the caller never retries." }]));
+  });
 }
 
 describe("a quoted phrase holding regex marks", () => {
@@ -53,7 +37,7 @@ describe("a quoted phrase holding regex marks", () => {
     expect(looksLikeRegex(`${'"a|b"'.repeat(1 << 17)} x|y`)).toBe(true);
   });
   it("finds the pasted hash-prefixed line in the read output", async () => {
-    const session = await readSession(await writtenByPi());
+    const session = await readSession(ratesSession());
     const index = RecallIndex.build(session);
     const read = session.blocks.find((b) => b.kind === "toolResult" && b.toolName === "read");
     expect(read).toBeDefined();

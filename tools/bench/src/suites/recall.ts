@@ -1,6 +1,6 @@
 // Recall index speed: cold build, on-disk cache load, warm query p50 (words, phrases, compounds,
-// regex) on 4 MB and 100 MB sessions, incremental update after a 1 MB append, and adversarial regex
-// patterns over a 1 MB entry.
+// regex) on 4 MB and 100 MB sessions, incremental update after a 1 MB append and the first query after
+// it, and adversarial regex patterns over a 1 MB entry.
 import { appendFileSync, copyFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -137,6 +137,10 @@ async function sizeRows(label: string, source: string, workDir: string, targets:
     const totals: { wall: number; cpu: number }[] = [];
     const ledgers: { wall: number; cpu: number }[] = [];
     const indexParts: { wall: number; cpu: number }[] = [];
+    // The first search after each append: what is grown per append (scope, call/result pairing, what is
+    // not history, the user's blocks) rather than the postings.
+    const firstQueries: { wall: number; cpu: number }[] = [];
+    const firstQuery = queries[0] ?? "checksum";
     let appended = 0;
     let added = 0;
     for (let r = 0; r < 5; r++) {
@@ -151,6 +155,7 @@ async function sizeRows(label: string, source: string, workDir: string, targets:
       totals.push({ wall: performance.now() - start, cpu: (c.user + c.system) / 1000 });
       ledgers.push({ wall: ledgerWall, cpu: (cl.user + cl.system) / 1000 });
       session = next;
+      firstQueries.push(timeBoth(() => index.search(firstQuery)));
     }
     const total = medianOf(totals);
     const ledger = medianOf(ledgers);
@@ -164,6 +169,8 @@ async function sizeRows(label: string, source: string, workDir: string, targets:
       target: targets.update,
       note: `cpu ${round(total.cpu)} ms (p50 of 5); ledger ${round(ledger.wall)} ms (cpu ${round(ledger.cpu)}) + index ${round(indexPart.wall)} ms (cpu ${round(indexPart.cpu)}); ${(appended / 1e6).toFixed(2)} MB, ${String(added)} blocks each`,
     });
+    const afterAppend = medianOf(firstQueries);
+    rows.push({ suite: "recall", case: "first query after the 1 MB append", size: label, value: round(afterAppend.wall), unit: "ms", note: `cpu ${round(afterAppend.cpu)} ms (p50 of 5): ${firstQuery}` });
     const resave = timeBoth(() => writeAtomic(cachePath, index.serialize(cacheKeyFor(file, session))));
     rows.push({ suite: "recall", case: "whole-cache re-save after the append (not done by refresh)", size: label, value: round(resave.wall), unit: "ms", note: `cpu ${round(resave.cpu)} ms` });
 
