@@ -1,6 +1,7 @@
 // Reads a session file (read-only, streamed in chunks) into a Session; resumes from the bytes consumed
 // for appended data; streams entries for files of any size; parses in-memory text for tests and tools.
 import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
@@ -210,7 +211,7 @@ export async function readSession(path: string, options: ReadOptions = {}): Prom
       for await (const _ of feed(builder, fh, 0)) report(builder.byteLength, stats.size);
     }
     const { session, lineage } = snapshot(builder);
-    remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
+    remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, mtimeMs: stats.mtimeMs, tail: await readTail(fh, builder.byteLength) });
     return session;
   } finally {
     await fh.close();
@@ -278,6 +279,7 @@ export async function updateSession(previous: Session): Promise<Session> {
   if (state.dev === -1) {
     throw new LedgerError("LEDGER_CHANGED", previous.path, "was parsed from memory: there is no file to resume; read the file with readSession");
   }
+  if (unchangedSince(previous.path, state)) return previous;
   const fh = await openReadOnly(previous.path);
   try {
     const stats = await fh.stat();
@@ -292,11 +294,30 @@ export async function updateSession(previous: Session): Promise<Session> {
     if (stats.size === builder.byteLength && builder.tailDamage === undefined) return previous;
     await feedAll(builder, fh, builder.byteLength);
     const { session, lineage } = snapshot(builder, state.lineage);
-    remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, tail: await readTail(fh, builder.byteLength) });
+    remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, mtimeMs: stats.mtimeMs, tail: await readTail(fh, builder.byteLength) });
     return session;
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * Whether the file is, by a synchronous stat, exactly as the last read left it: same identity, size
+ * equal to the bytes consumed, mtime unchanged since the stat taken before that read. Then nothing was
+ * appended, and an update needs no open, read or parse (the extension asks for the session several
+ * times a turn, mostly with nothing new). Bytes appended during the read are consumed, so they never
+ * hide behind an equal size. What this cannot see is a rewrite to the very same size within the
+ * filesystem's mtime tick after the read; Pi only appends, and the next growth checks the tail bytes.
+ */
+function unchangedSince(path: string, state: SessionState): boolean {
+  if (state.mtimeMs === undefined || state.builder.tailDamage !== undefined) return false;
+  let now;
+  try {
+    now = statSync(path);
+  } catch {
+    return false; // the full path reports what went wrong
+  }
+  return now.dev === state.dev && now.ino === state.ino && now.size === state.builder.byteLength && now.mtimeMs === state.mtimeMs;
 }
 
 /** Parse session text held in memory (tests, tools). `path` only labels errors and the result. */

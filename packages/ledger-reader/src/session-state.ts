@@ -11,6 +11,11 @@ export interface SessionState {
   readonly dev: number;
   readonly ino: number;
   readonly tail: Buffer;
+  /**
+   * The file's mtime as stated before its last read (undefined: not from a file). With the size equal
+   * to the bytes consumed and identity unchanged, an unchanged mtime lets an update return at once.
+   */
+  readonly mtimeMs?: number;
 }
 
 const states = new WeakMap<Session, SessionState>();
