@@ -6,6 +6,7 @@ import type { SegmentParts } from "./history-segment-parts.js";
 import type { BlockTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
 import type { ParsedQuery } from "./query.js";
+import { isProse, quotedSources } from "./quoted-sources.js";
 import { kindWeight, rankWords } from "./rank.js";
 import { buildScope, parseScope, type ScopeView } from "./scope.js";
 import type { RankedSession } from "./sessions.js";
@@ -38,10 +39,25 @@ export function rankSegment(file: string, s: HistorySession, segment: { readonly
   const users: number[] = [];
   for (let i = 0; i < n; i++) if (table.kindOf(i) === "user") users.push(i);
   // The segment's parts answer what rank.ts asks of a term index (see SegmentParts).
-  const ranked = rankWords(reader as unknown as TermIndex, parsed, mask, (doc) => table.textOf(doc), {
+  const terms = reader as unknown as TermIndex;
+  // The outputs a prose block quotes, as the one-session index finds them (quoted-sources.ts). Blocks
+  // that are not history are empty documents in the segment as in that index, so they share no value
+  // and need no skip list; the blocks' turns are decoded only when a prose block is among the best.
+  const quoted = new Map<number, readonly number[]>();
+  const sourcesOf = (doc: number): readonly number[] => {
+    if (!isProse(table.kindOf(doc))) return [];
+    let sources = quoted.get(doc);
+    if (sources === undefined) {
+      sources = quotedSources(table.source().blocks, doc, terms, () => false);
+      quoted.set(doc, sources);
+    }
+    return sources;
+  };
+  const ranked = rankWords(terms, parsed, mask, (doc) => table.textOf(doc), {
     weightOf: (doc) => kindWeight(table.kindOf(doc)),
     resultOf: (doc) => table.resultOf(doc),
     speakerDocs: (word) => (word === "user" ? users : null),
+    sourcesOf,
   });
   const rank = {
     parsed,

@@ -1,9 +1,12 @@
 // The prose that reads a tool output back is that output's caption: on a session Pi's SessionManager
 // wrote, a question in the prose's words puts the output the prose quotes first and the prose next, and
 // output the prose does not quote (one shared value, another turn) gains nothing.
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
+import { tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { RecallIndex } from "../src/index.js";
+import { HistoryIndex, RecallIndex, searchSessions } from "../src/index.js";
 import { quotedSources } from "../src/quoted-sources.js";
 import { TermIndex } from "../src/term-index.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
@@ -52,5 +55,22 @@ describe("prose quoting a tool output", () => {
     expect(quotedSources(session.blocks, 0, terms, none)).toEqual([]);
     // Output that is not history lends nothing.
     expect(quotedSources(session.blocks, first, terms, (k) => k === summary)).toEqual([]);
+  });
+  it("ranks the same across a history as in its own session (issue 27: one ranking, wherever a hit is found)", async () => {
+    const dir = tempDir("quoted-history-");
+    mkdirSync(join(dir, "--project--"), { recursive: true });
+    copyFileSync(pagerSession(), join(dir, "--project--", "pager.jsonl"));
+    const history = HistoryIndex.for(dir, { root: tempDir("quoted-history-state-") });
+    for (const query of ["How many open incidents did the pager API report?", "which deploy job is still running", "rb-7781 runbook"]) {
+      const each = await searchSessions(dir, query, { cache: false });
+      const across = await history.search(query);
+      expect(across.hits.map((h) => [h.index, h.score]), query).toEqual(each.hits.map((h) => [h.index, h.score]));
+      expect(across.total, query).toBe(each.total);
+    }
+    // The rule took part: the quoted output is the first hit across the history too.
+    const first = (await history.search("How many open incidents did the pager API report?")).hits[0];
+    const session = await readSession(join(dir, "--project--", "pager.jsonl"));
+    expect(session.blocks[first?.index ?? -1]?.text).toContain("rb-7781");
+    expect(session.blocks[first?.index ?? -1]?.kind).toBe("toolResult");
   });
 });
