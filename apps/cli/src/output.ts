@@ -1,6 +1,7 @@
 // How every command talks: one JSON document on stdout with --json, human text otherwise,
 // diagnostics on stderr, and the exit codes 0 ok / 1 findings / 2 usage or unreadable input.
 import { styleText } from "node:util";
+import { JSON_PIECE_CHARS, writeJson } from "./json-output.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
@@ -29,8 +30,20 @@ export function style(text: string, code: Style, stream: NodeJS.WriteStream = pr
   return styleText(code, text, { stream });
 }
 
+/** `JSON.stringify(value, null, 2)` and a newline: one write, or pieces when longer than a string may be. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  const pieces: string[] = [];
+  let size = 0;
+  writeJson(value, (piece) => {
+    pieces.push(piece);
+    size += piece.length;
+    if (size < JSON_PIECE_CHARS) return;
+    process.stdout.write(pieces.join(""));
+    pieces.length = 0;
+    size = 0;
+  });
+  pieces.push("\n");
+  process.stdout.write(pieces.join(""));
 }
 
 export function printText(text: string): void {

@@ -2,12 +2,9 @@
 // (compactSessionStreamed). Its result must be byte-identical to compactSession on the whole read, on
 // every shared fixture and on Pi-written sessions with branches, compactions, context edits and damage,
 // for each option that changes what is read (budget, format, keep-tail, scope).
-import { join } from "node:path";
-import { readSession, readSessionShape } from "@context-fold/ledger-reader";
-import { generateSession } from "@context-fold/session-gen";
 import { type CompactOptions, compactSession, compactSessionStreamed, SummaryError } from "@context-fold/summary-formatter";
-import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
+import { describeStreamedComparison, GENERATED_RUNS, readBoth } from "./support/streamed-compare.js";
 
 const VARIANTS: CompactOptions[] = [
   {},
@@ -36,8 +33,7 @@ async function outcomeAsync(run: () => Promise<unknown>): Promise<string> {
 }
 
 async function expectSameCompaction(file: string): Promise<number> {
-  const whole = await readSession(file);
-  const shape = await readSessionShape(file, { blockBytes: true });
+  const { whole, shape } = await readBoth(file, { blockBytes: true });
   let compacted = 0;
   for (const options of VARIANTS) {
     const expected = outcome(() => compactSession(whole, options));
@@ -48,31 +44,10 @@ async function expectSameCompaction(file: string): Promise<number> {
   return compacted;
 }
 
-describeShared("compact's streamed result equals the whole read's", () => {
-  const files = [...sessionFixtures(), sharedFixture("real", "castai-kimchi-dev-910d402__session.jsonl"), sharedFixture("real", "pinion05-act-3ae80f5__03-raddit-dashboard-pr.jsonl")];
-  for (const file of files) {
-    it(file.split("/").pop() ?? file, async () => {
-      await expectSameCompaction(file);
-    });
-  }
-});
-
-describe("compact's streamed result on Pi-written sessions", () => {
-  it("branches, compactions, context edits and damage (torn, malformed, torn tail)", async () => {
-    const dir = tempDir();
-    const runs: Parameters<typeof generateSession>[1][] = [
-      { seed: 3, turns: 60, compactions: 3 },
-      { seed: 4, turns: 60, compactions: 2, damage: { tornLines: 3, malformedLines: 3, truncatedTail: true } },
-      { seed: 5, turns: 40, compactions: 0 },
-    ];
-    for (const options of runs) {
-      const file = join(dir, `s${String(options.seed)}.jsonl`);
-      await generateSession(file, options);
-      const session = await readSession(file);
-      expect(session.entries.some((e) => e.type === "context_edit")).toBe(true);
-      expect(session.branchPoints.length).toBeGreaterThan(0);
-      // Every variant compacts something here: the comparison is of summaries, not of two refusals.
-      expect(await expectSameCompaction(file)).toBe(VARIANTS.length);
-    }
-  });
+describeStreamedComparison({
+  what: "compact's streamed result",
+  compare: expectSameCompaction,
+  runs: [...GENERATED_RUNS, { seed: 5, turns: 40, compactions: 0 }],
+  // Every variant compacts something here: the comparison is of summaries, not of two refusals.
+  onGenerated: (_whole, compacted) => expect(compacted).toBe(VARIANTS.length),
 });

@@ -4,27 +4,26 @@
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { extractFacts } from "@context-fold/extractors";
-import { lineageBlocks, lineageInFileOrder, readSession, readSessionShape, streamLineage } from "@context-fold/ledger-reader";
+import { lineageBlocks, lineageInFileOrder, readSessionShape, streamLineage } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
 import { sessionHandoff, sessionHandoffStreamed } from "@context-fold/summary-formatter";
-import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
+import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
 import { factsText, streamedFacts } from "../src/commands/facts.js";
+import { describeStreamedComparison, readBoth } from "./support/streamed-compare.js";
 
 const NOW = "2026-03-01T10:00:00.000Z";
 
 async function expectSameFacts(file: string, fragment = false): Promise<void> {
-  const options = fragment ? { fragment: true as const } : {};
-  const whole = await readSession(file, options);
+  const { whole, shape } = await readBoth(file, fragment ? { fragment: true } : {});
   const expected = extractFacts(lineageBlocks(whole), whole.header.cwd === undefined ? {} : { cwd: whole.header.cwd });
-  const got = await streamedFacts(await readSessionShape(file, options));
+  const got = await streamedFacts(shape);
   expect(JSON.stringify(got)).toBe(JSON.stringify(expected));
   expect(factsText(got)).toBe(factsText(expected));
 }
 
 async function expectSameHandoff(file: string): Promise<void> {
-  const whole = await readSession(file);
-  const shape = await readSessionShape(file);
+  const { whole, shape } = await readBoth(file);
   for (const options of [{}, { now: NOW, maxSpans: 2, goal: "finish the port" }]) {
     const expected = sessionHandoff(whole, { ...options, sessionFile: "/s.jsonl", seedIndexFile: "/seed.jsonl" });
     const got = await sessionHandoffStreamed(shape, { ...options, sessionFile: "/s.jsonl", seedIndexFile: "/seed.jsonl" });
@@ -33,38 +32,23 @@ async function expectSameHandoff(file: string): Promise<void> {
   }
 }
 
-describeShared("facts and handoff streamed equal the whole read's", () => {
-  const files = [...sessionFixtures(), sharedFixture("real", "castai-kimchi-dev-910d402__session.jsonl"), sharedFixture("real", "pinion05-act-3ae80f5__03-raddit-dashboard-pr.jsonl")];
-  for (const file of files) {
-    it(file.split("/").pop() ?? file, async () => {
-      await expectSameFacts(file);
-      await expectSameHandoff(file);
-    });
-  }
-  it("facts of a headerless fragment (--fragment)", async () => {
-    await expectSameFacts(sharedFixture("real", "pinion05-act-3ae80f5__01-youtube-noheader.jsonl"), true);
-  });
+describeStreamedComparison({
+  what: "facts and handoff streamed",
+  compare: async (file) => {
+    await expectSameFacts(file);
+    await expectSameHandoff(file);
+  },
+  // Facts worth comparing: the generated session has a goal, files and errors on its lineage.
+  onGenerated: (whole) => {
+    const facts = extractFacts(lineageBlocks(whole), {});
+    expect(facts.goal).not.toBeNull();
+    expect(facts.files.length).toBeGreaterThan(0);
+  },
 });
 
-describe("facts and handoff streamed on Pi-written sessions", () => {
-  it("branches, compactions, context edits and damage (torn, malformed, torn tail)", async () => {
-    const dir = tempDir();
-    const runs: Parameters<typeof generateSession>[1][] = [
-      { seed: 3, turns: 60, compactions: 3 },
-      { seed: 4, turns: 60, compactions: 2, damage: { tornLines: 3, malformedLines: 3, truncatedTail: true } },
-    ];
-    for (const options of runs) {
-      const file = join(dir, `s${String(options.seed)}.jsonl`);
-      await generateSession(file, options);
-      const whole = await readSession(file);
-      expect(whole.branchPoints.length).toBeGreaterThan(0);
-      // Facts worth comparing: the generated session has a goal, files and errors on its lineage.
-      const facts = extractFacts(lineageBlocks(whole), {});
-      expect(facts.goal).not.toBeNull();
-      expect(facts.files.length).toBeGreaterThan(0);
-      await expectSameFacts(file);
-      await expectSameHandoff(file);
-    }
+describeShared("facts streamed of a headerless fragment (--fragment)", () => {
+  it("equals the whole read's", async () => {
+    await expectSameFacts(sharedFixture("real", "pinion05-act-3ae80f5__01-youtube-noheader.jsonl"), true);
   });
 });
 

@@ -4,11 +4,11 @@
 // files written, on Pi-written sessions (damage and branches included) and the shared real fixtures.
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { generateSession } from "@context-fold/session-gen";
-import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
+import { tempDir } from "@context-fold/test-support";
 import { afterEach, describe, expect, it } from "vitest";
 import { STREAM_ABOVE_BYTES, streamsSession } from "../src/session-input.js";
 import { cli } from "./support/run-cli.js";
+import { describeStreamedComparison } from "./support/streamed-compare.js";
 
 const NOW = "2026-07-28T21:14:03.000Z";
 
@@ -54,19 +54,17 @@ async function expectSamePaths(original: string): Promise<void> {
   expect(streamed).toEqual(whole);
 }
 
-describe("the whole read and the streamed one give the same answers", () => {
-  it("on Pi-written sessions with compactions, branches, context edits and damage", async () => {
-    const dir = tempDir();
-    for (const options of [
-      { seed: 11, turns: 50, compactions: 2 },
-      { seed: 12, turns: 50, compactions: 1, damage: { tornLines: 2, malformedLines: 2, truncatedTail: true } },
-    ]) {
-      const file = join(dir, `s${String(options.seed)}.jsonl`);
-      await generateSession(file, options);
-      await expectSamePaths(file);
-    }
-  });
+describeStreamedComparison({
+  what: "every streamed command's output through the CLI",
+  compare: expectSamePaths,
+  runs: [
+    { seed: 11, turns: 50, compactions: 2 },
+    { seed: 12, turns: 50, compactions: 1, damage: { tornLines: 2, malformedLines: 2, truncatedTail: true } },
+  ],
+  fixtures: (files) => files.filter((f) => !f.includes("migrated")),
+});
 
+describe("which read a command takes", () => {
   it("the limit: a session over it streams; the variable must be a whole number of bytes", async () => {
     const file = join(tempDir(), "small.jsonl");
     writeFileSync(file, "{}\n");
@@ -78,15 +76,5 @@ describe("the whole read and the streamed one give the same answers", () => {
     expect(streamsSession(file)).toBe(false);
     process.env["CONTEXT_FOLD_STREAM_ABOVE"] = "lots";
     expect(() => streamsSession(file)).toThrow(/CONTEXT_FOLD_STREAM_ABOVE/);
-  });
-});
-
-describeShared("the whole read and the streamed one on the real fixtures", () => {
-  it.each([
-    ...sessionFixtures().filter((f) => !f.includes("migrated")),
-    sharedFixture("real", "castai-kimchi-dev-910d402__session.jsonl"),
-    sharedFixture("real", "pinion05-act-3ae80f5__03-raddit-dashboard-pr.jsonl"),
-  ])("%s", async (file) => {
-    await expectSamePaths(file);
   });
 });

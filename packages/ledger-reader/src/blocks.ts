@@ -3,12 +3,9 @@
 import { joinTextParts } from "@context-fold/seed-index-format";
 import { blocksOfMessage } from "./message-blocks.js";
 import type { Block, BlockKind, Entry } from "./types.js";
+import { isRecord } from "./is-record.js";
 
 type MutableBlock = { -readonly [K in keyof Block]: Block[K] };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;

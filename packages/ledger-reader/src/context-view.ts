@@ -2,12 +2,9 @@
 // kept from its firstKeptEntryId, everything after it, with context_edits applied (latest per target).
 import { LedgerError } from "./errors.js";
 import type { ContextItem, Entry, Session } from "./types.js";
+import { isRecord } from "./is-record.js";
 
 type Message = Readonly<Record<string, unknown>>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isSystemMessage(entry: Entry): boolean {
   const message = entry.raw["message"];

@@ -2,9 +2,7 @@
 // shapes only (`readSessionShape`): the message content stays in the file, at the entry's byte offset,
 // so large sessions are held in little memory. Apart from the builder, which only chooses which applies.
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isRecord } from "./is-record.js";
 
 /** A message entry without its content (what `withText: false` keeps): the text stays in the file. */
 export function withoutText(raw: Record<string, unknown>): Record<string, unknown> {

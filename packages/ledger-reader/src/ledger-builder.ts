@@ -6,12 +6,9 @@ import { salvageText } from "./salvage.js";
 import type { Block, Damage, Entry, Salvage, SessionHeader, StreamItem } from "./types.js";
 import { shapeOf, withoutText } from "./entry-shape.js";
 import { GLUE, isBlank, looksLikeEntry } from "./torn-lines.js";
+import { isRecord } from "./is-record.js";
 
 const NEWLINE = 0x0a;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Everything readSession builds, kept between reads so `updateSession` only adds to it. */
 export class LedgerBuilder {

@@ -7,6 +7,7 @@
 // call and must not join the text of every message (the fold engine).
 import { assistantPartText, joinTextParts, partAnchor, resultAnchor } from "@context-fold/seed-index-format";
 import type { MessageBlock } from "./types.js";
+import { isRecord } from "./is-record.js";
 
 export type { MessageBlock };
 
@@ -14,10 +15,6 @@ export type { MessageBlock };
 export type PiMessage = object;
 
 type MutableBlock = { -readonly [K in keyof MessageBlock]: MessageBlock[K] };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;

@@ -6,12 +6,9 @@ import { LedgerError } from "./errors.js";
 import { type SessionShape, streamEntries } from "./read-session.js";
 import { stateOf } from "./session-state.js";
 import type { Block, ResolveResult, Session } from "./types.js";
+import { isRecord } from "./is-record.js";
 
 const EDIT_MARK = ":edit:";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The block anchor `anchor` names, without its `:edit:<id>` suffix; undefined when it is malformed. */
 export function anchorBase(anchor: string): string | undefined {

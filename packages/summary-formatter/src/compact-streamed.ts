@@ -11,7 +11,32 @@
 import { branchPath, createFactsAccumulator, createSaidAlong, type FactsAccumulator } from "@context-fold/extractors";
 import { type Block, contextEntries, LedgerError, lineageInFileOrder, readSession, type Session, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
 import { type BlockLookups, type CompactOptions, type CompactResult, compactPlanned, compactSession } from "./compact-session.js";
-import { planCut } from "./plan-cut.js";
+import { LeanWindow } from "./lean-window.js";
+import { type BlockBytes, type CutPlan, planCut } from "./plan-cut.js";
+
+const IN_WINDOW = 1;
+const IN_TAIL = 2;
+
+/**
+ * The cut planned on the shape, and each block's part in it by #N (IN_WINDOW, IN_TAIL or 0) with how
+ * many blocks each part has. The plan's own block lists (one stand-in per block of the context) stay in
+ * here, so they are let go before the stream rather than held beside the window's blocks.
+ */
+function planOnShape(shape: SessionShape, blockBytes: BlockBytes, options: CompactOptions): { cut: Omit<CutPlan, "summarizedBlocks" | "keptBlocks" | "lineageBefore">; marks: Uint8Array; windowSize: number; tailSize: number } {
+  // The shape's raws keep each entry's type, role, a compaction's systemMessage and summary, a branch
+  // summary's text and an edit's replacement: everything the context's messages and roles (all the cut
+  // reads of them) depend on. Message content is absent, so this view is for the cut only.
+  const view: Session = { ...shape.session, withText: true };
+  const { summarizedBlocks, keptBlocks, lineageBefore: _before, ...cut } = planCut(view, {
+    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
+    blockBytes,
+    lineage: contextStandIns(shape),
+  });
+  const marks = new Uint8Array(shape.blockCount);
+  for (const b of summarizedBlocks) marks[b.index] = IN_WINDOW;
+  for (const b of keptBlocks) marks[b.index] = IN_TAIL;
+  return { cut, marks, windowSize: summarizedBlocks.length, tailSize: keptBlocks.length };
+}
 
 /** The largest entry position whose first block is at or before `index` (blockStart is non-decreasing). */
 function entryOfBlock(blockStart: readonly number[], index: number): number {
@@ -77,38 +102,33 @@ export async function compactSessionStreamed(shape: SessionShape, options: Compa
   if (!lineageInFileOrder(session) || shape.blockBytes === undefined || branchPath(session) !== session.lineage) {
     return compactSession(await readSession(session.path), options);
   }
-  // The shape's raws keep each entry's type, role, a compaction's systemMessage and summary, a branch
-  // summary's text and an edit's replacement: everything the context's messages and roles (all the cut
-  // reads of them) depend on. Message content is absent, so this view is for the cut only.
-  const view: Session = { ...session, withText: true };
-  const planned = planCut(view, {
-    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
-    blockBytes: options.blockBytes ?? shape.blockBytes,
-    lineage: contextStandIns(shape),
-  });
-  const firstKept = session.byId.get(planned.firstKeptEntryId);
-  if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${planned.firstKeptEntryId} is not in the session`);
-  const inWindow = new Set(planned.summarizedBlocks.map((b) => b.index));
-  const inTail = new Set(planned.keptBlocks.map((b) => b.index));
+  const { cut, marks, windowSize, tailSize } = planOnShape(shape, options.blockBytes ?? shape.blockBytes, options);
+  const firstKept = session.byId.get(cut.firstKeptEntryId);
+  if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${cut.firstKeptEntryId} is not in the session`);
   const cwd = session.header.cwd;
   const acc: FactsAccumulator = createFactsAccumulator(cwd === undefined ? {} : { cwd });
   const lineageScope = (options.scope ?? "lineage") === "lineage";
-  const summarized: Block[] = [];
+  const window = new LeanWindow();
   const kept: Block[] = [];
+  // Facts of a window scope come from the window's blocks whole, so that scope keeps them all.
+  const summarized: Block[] = [];
   // Prompts kept only by an extension's entry (extractors' `saidElsewhere`), asked of the stream.
   const said = createSaidAlong();
   for await (const item of streamLineage(session)) {
     said.add(item.entry, item.blocks);
     if (lineageScope && item.entry.position < firstKept.position) acc.add(item.blocks);
     for (const block of item.blocks) {
-      if (inWindow.has(block.index)) summarized.push(block);
-      else if (inTail.has(block.index)) kept.push(block);
+      const mark = marks[block.index];
+      if (mark === IN_WINDOW) {
+        window.add(block);
+        if (!lineageScope) summarized.push(block);
+      } else if (mark === IN_TAIL) kept.push(block);
     }
   }
-  if (summarized.length !== inWindow.size || kept.length !== inTail.size) {
+  if (window.blocks.length !== windowSize || kept.length !== tailSize) {
     throw new LedgerError("LEDGER_CHANGED", session.path, "the file no longer holds the blocks its first read found: it changed between reads; run again");
   }
   if (!lineageScope) acc.add(summarized);
-  const plan = { ...planned, summarizedBlocks: summarized, keptBlocks: kept, lineageBefore: [] };
+  const plan = { ...cut, summarizedBlocks: window.blocks, keptBlocks: kept, lineageBefore: [] };
   return compactPlanned(session, shapeLookups(shape), plan, { facts: acc.facts(), artifacts: acc.artifacts(), cutOff: [], said: said.statements() }, options);
 }
