@@ -6,7 +6,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
 import { advanceLineage, walkRecovered, type LineageState } from "./lineage.js";
-import { remember, stateOf } from "./session-state.js";
+import { remember, type SessionState, stateOf } from "./session-state.js";
 import type { Block, Damage, Entry, Session, StreamItem } from "./types.js";
 
 const CHUNK = 4 * 1024 * 1024;
