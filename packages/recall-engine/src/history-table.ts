@@ -13,7 +13,7 @@ import { CorruptIndexError, SnapshotStaleError } from "./errors.js";
 import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
-import { type OptionalColumns, pushOptionalFields, setOptionalFields } from "./snapshot.js";
+import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFields } from "./snapshot.js";
 
 const MAGIC = Buffer.from("CFHTAB1\n", "latin1");
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
@@ -87,32 +87,15 @@ export function encodeTable(session: Session, kept: readonly string[] = []): Buf
 }
 
 /** A block served from the table: fields decoded, text read back from the ledger on first use and checked. */
-class TableBlock implements Block {
-  private cached: string | undefined;
-  partIndex?: number;
-  anchor?: string;
-  toolName?: string;
-  toolCallId?: string;
-  args?: Readonly<Record<string, unknown>>;
-  isError?: boolean;
-  exitCode?: number;
-  fullOutputPath?: string;
+class TableBlock extends ReadBackBlock {
   constructor(
     private readonly table: BlockTable,
-    readonly index: number,
-    readonly entryId: string,
-    readonly entryPosition: number,
-    readonly kind: BlockKind,
-    readonly role: string,
-    readonly turn: number,
-    readonly timestamp: string | undefined,
-    readonly line: number,
-    readonly byteOffset: number,
-    readonly byteLength: number,
-  ) {}
-  get text(): string {
-    this.cached ??= this.table.textOf(this.index);
-    return this.cached;
+    ...fields: ConstructorParameters<typeof ReadBackBlock>
+  ) {
+    super(...fields);
+  }
+  protected readText(): string {
+    return this.table.textOf(this.index);
   }
 }
 

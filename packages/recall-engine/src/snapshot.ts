@@ -192,11 +192,22 @@ export interface SnapshotSession extends RecallSession, ScopeSource {
   readonly path: string;
 }
 
-class SnapshotBlock implements Block {
+/**
+ * A block whose fields were decoded from a table and whose text is read back from the ledger on first
+ * use (by `readText`, which checks it against the recorded hash): the snapshot's blocks and the history
+ * table's.
+ */
+export abstract class ReadBackBlock implements Block, OptionalFields {
   private cached: string | undefined;
+  partIndex?: number;
+  anchor?: string;
+  toolName?: string;
+  toolCallId?: string;
+  args?: Readonly<Record<string, unknown>>;
+  isError?: boolean;
+  exitCode?: number;
+  fullOutputPath?: string;
   constructor(
-    private readonly file: string,
-    private readonly sha: string,
     readonly index: number,
     readonly entryId: string,
     readonly entryPosition: number,
@@ -208,17 +219,24 @@ class SnapshotBlock implements Block {
     readonly byteOffset: number,
     readonly byteLength: number,
   ) {}
-  partIndex?: number;
-  anchor?: string;
-  toolName?: string;
-  toolCallId?: string;
-  args?: Readonly<Record<string, unknown>>;
-  isError?: boolean;
-  exitCode?: number;
-  fullOutputPath?: string;
-
+  /** The block's text from the ledger, verified; throws when it cannot be read or changed. */
+  protected abstract readText(): string;
   get text(): string {
-    if (this.cached !== undefined) return this.cached;
+    this.cached ??= this.readText();
+    return this.cached;
+  }
+}
+
+class SnapshotBlock extends ReadBackBlock {
+  constructor(
+    private readonly file: string,
+    private readonly sha: string,
+    ...fields: ConstructorParameters<typeof ReadBackBlock>
+  ) {
+    super(...fields);
+  }
+
+  protected readText(): string {
     let text: string | undefined;
     try {
       text = blockTextAt(this.file, this, this.kind, this.partIndex);
@@ -228,7 +246,6 @@ class SnapshotBlock implements Block {
     if (text === undefined || sha256Hex(text).slice(0, SHA_CHARS) !== this.sha) {
       throw new SnapshotStaleError(this.file, `block #${String(this.index)} at line ${String(this.line)}, byte ${String(this.byteOffset)} changed`);
     }
-    this.cached = text;
     return text;
   }
 }
