@@ -95,7 +95,8 @@ export class TermTable {
   }
 }
 
-function hasAsciiCapital(s: string): boolean {
+/** Whether `s` holds an ASCII capital (stored terms never do: they are lowered). */
+export function hasAsciiCapital(s: string): boolean {
   for (let k = 0; k < s.length; k++) {
     const c = s.charCodeAt(k);
     if (c >= 65 && c <= 90) return true;

@@ -1,7 +1,8 @@
-// A term table and its prefix buckets over terms read from a cache are built only once enough lookups
-// ask for them; the scans that answer before must give exactly what the built structures give.
+// Terms read from a cache stay one joined string, and a term table and its prefix buckets are built only
+// once enough lookups ask for them; what answers before must give exactly what the built structures give.
 import { describe, expect, it } from "vitest";
 import { TermIndex } from "@context-fold/recall-engine";
+import { PackedTerms } from "../src/packed-terms.js";
 import { TermPrefixes } from "../src/term-prefixes.js";
 import { TermTable } from "../src/term-table.js";
 import { termHash } from "../src/tokenizer.js";
@@ -70,5 +71,32 @@ describe("term lookups before the table is built", () => {
     const found = new TermPrefixes(terms).longerThan("refr", 50).map((id) => terms[id]);
     expect(found).toEqual(terms.filter((t) => t.length > 4 && t.startsWith("refr")));
     expect(found).toEqual(expect.arrayContaining(["refresh-token", "refresh", "refreshed", "refreshing"]));
+  });
+
+  it("a loaded index answers prefix lookups from its packed terms as the built index does, past the packed lookups too", () => {
+    const built = new TermIndex();
+    built.addDocuments(0, texts);
+    const back = loaded();
+    const prefixes = ["ref", "refr", "refresh", "nee", "needle-3", "needle-3-5", "com", "compact", "ün", "xyz", "de", "sha", "a\nb", "Refr"];
+    for (let round = 0; round < 4; round++) {
+      for (const prefix of prefixes) for (const limit of [1, 3, 50]) expect(back.termsWithPrefix(prefix, limit), `${prefix} / ${String(limit)}`).toEqual(built.termsWithPrefix(prefix, limit));
+      for (const probe of probes) expect(back.termId(probe), probe).toBe(built.termId(probe));
+      expect(back.termCount).toBe(built.termCount);
+    }
+  });
+
+  it("packed terms: whole-term matches only, empty terms, newlines in a probe, counts checked", () => {
+    const packed = new PackedTerms(["ab", "", "abc", "b", "abcd"].join("\n"), 5);
+    expect(["ab", "", "abc", "b", "abcd", "a", "bc", "x", "ab\n", "\nabc"].map((t) => packed.indexOf(t))).toEqual([0, 1, 2, 3, 4, -1, -1, -1, -1, -1]);
+    expect(packed.withPrefix("ab", 10)).toEqual([2, 4]);
+    expect(packed.withPrefix("ab", 1)).toEqual([2]);
+    expect(packed.withPrefix("abcd", 10)).toEqual([]);
+    expect(packed.withPrefix("b\na", 10)).toEqual([]);
+    expect(packed.list()).toEqual(["ab", "", "abc", "b", "abcd"]);
+    expect(new PackedTerms("", 0).indexOf("")).toBe(-1);
+    expect(new PackedTerms("", 1).indexOf("")).toBe(0);
+    expect(() => new PackedTerms("a\nb", 3)).toThrow(RangeError);
+    expect(() => new PackedTerms("a\nb\nc", 2)).toThrow(RangeError);
+    expect(() => new PackedTerms("a", 0)).toThrow(RangeError);
   });
 });
