@@ -3,6 +3,7 @@
 // cache key, so a cache written by another format is refused and rebuilt.
 import { createHash } from "node:crypto";
 import { CorruptIndexError } from "./errors.js";
+import { PackedTerms } from "./packed-terms.js";
 import type { FrozenPostings } from "./segments.js";
 
 /**
@@ -153,7 +154,7 @@ export function decodeMeta(buf: Buffer): unknown {
 }
 
 /** The terms, dense postings and document lengths of an index's bytes, checked (sha256, section lengths, offsets). */
-export function decodeIndex(buf: Buffer): { terms: string[]; base: FrozenPostings; lengths: number[] } {
+export function decodeIndex(buf: Buffer): { terms: PackedTerms; base: FrozenPostings; lengths: number[] } {
   decodeMeta(buf);
   const body = buf.subarray(0, buf.length - 32);
   const digest = createHash("sha256").update(body).digest();
@@ -166,8 +167,13 @@ export function decodeIndex(buf: Buffer): { terms: string[]; base: FrozenPosting
   const headLength = termStart + termLength;
   const numStart = headLength + ((4 - (headLength % 4)) % 4);
   if (numStart > body.length || (body.length - numStart) % 4 !== 0) throw new CorruptIndexError("bad section lengths");
-  const terms = termCount === 0 ? [] : buf.toString("utf8", termStart, termStart + termLength).split("\n");
-  if (terms.length !== termCount) throw new CorruptIndexError("term count mismatch");
+  // Kept joined (packed-terms.ts): split only when the whole list is needed.
+  let terms: PackedTerms;
+  try {
+    terms = new PackedTerms(termCount === 0 ? "" : buf.toString("utf8", termStart, termStart + termLength), termCount);
+  } catch {
+    throw new CorruptIndexError("term count mismatch");
+  }
   // Copy into an aligned buffer: Node may hand back a pooled Buffer at an odd offset.
   const numbers = new Uint32Array((body.length - numStart) / 4);
   new Uint8Array(numbers.buffer).set(body.subarray(numStart));

@@ -6,17 +6,27 @@ import { buildSegment } from "./segment-build.js";
 import { EMPTY, type FrozenPostings, grow, MAX_SEGMENTS, mergeSegments, slotIn } from "./segments.js";
 import { CorruptIndexError } from "./errors.js";
 import { decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
-import { TermPrefixes } from "./term-prefixes.js";
-import { TermTable } from "./term-table.js";
+import { PackedTerms } from "./packed-terms.js";
+import { MIN_PREFIX, TermPrefixes } from "./term-prefixes.js";
+import { hasAsciiCapital, TermTable } from "./term-table.js";
 import { termHash } from "./tokenizer.js";
 
 export { CorruptIndexError, type TailRecord };
 
 export type PostingList = number[] | Uint32Array;
 
+/**
+ * Lookups a loaded index answers from its packed terms (a native string search each) before it splits
+ * them into a list and a hash table: splitting costs about as much as a hundred such searches.
+ */
+const PACKED_LOOKUPS = 32;
+
 export class TermIndex {
-  private readonly table: TermTable;
-  private readonly terms: string[];
+  /** The terms as read from a cache, until the list is needed (then null). */
+  private packed: PackedTerms | null;
+  private packedLookups = PACKED_LOOKUPS;
+  private termList: string[] | undefined;
+  private termTable: TermTable | undefined;
   /**
    * Postings in CSR segments, each covering a later run of documents (the build or cache first, then
    * one per incremental update, sparse: only the terms it touches); the appended ones are merged
@@ -36,24 +46,49 @@ export class TermIndex {
   /** Built on the first prefix query. */
   private prefixes: TermPrefixes | undefined;
 
-  constructor(terms: string[] = [], base: FrozenPostings = EMPTY, lengths: number[] = []) {
-    this.terms = terms;
-    this.table = new TermTable(terms);
+  constructor(terms: string[] | PackedTerms = [], base: FrozenPostings = EMPTY, lengths: number[] = []) {
+    if (terms instanceof PackedTerms) this.packed = terms;
+    else {
+      this.packed = null;
+      this.termList = terms;
+    }
+    const count = terms instanceof PackedTerms ? terms.count : terms.length;
     this.segments = base.termCount === 0 ? [] : [base];
     this.lengths = lengths;
-    this.local = new Int32Array(Math.max(1024, terms.length));
+    this.local = new Int32Array(Math.max(1024, count));
     let total = 0;
     for (const l of lengths) total += l;
     this.totalLength = total;
     this.savedDocs = lengths.length;
-    this.savedTerms = terms.length;
+    this.savedTerms = count;
+  }
+
+  /** The term list (split from the packed terms on first use). */
+  private get terms(): string[] {
+    if (this.termList === undefined) {
+      this.termList = this.packed === null ? [] : this.packed.list();
+      this.packed = null;
+    }
+    return this.termList;
+  }
+
+  private get table(): TermTable {
+    this.termTable ??= new TermTable(this.terms);
+    return this.termTable;
+  }
+
+  /** Whether a lookup can still be answered from the packed terms (terms are stored lowercase). */
+  private packedLookup(term: string): PackedTerms | null {
+    if (this.packed === null || this.packedLookups <= 0 || hasAsciiCapital(term)) return null;
+    this.packedLookups--;
+    return this.packed;
   }
 
   get docCount(): number {
     return this.lengths.length;
   }
   get termCount(): number {
-    return this.terms.length;
+    return this.packed === null ? this.terms.length : this.packed.count;
   }
   get averageLength(): number {
     return this.lengths.length === 0 ? 0 : this.totalLength / this.lengths.length;
@@ -122,18 +157,22 @@ export class TermIndex {
 
   /** The id of `term` (lowercase), or -1 when no block holds it. */
   termId(term: string): number {
-    return this.table.get(term);
+    const packed = this.packedLookup(term);
+    return packed === null ? this.table.get(term) : packed.indexOf(term);
   }
 
   /** Ids of the terms longer than `prefix` that begin with it, at most `limit` (see TermPrefixes). */
   termsWithPrefix(prefix: string, limit: number): number[] {
+    if (prefix.length < MIN_PREFIX) return [];
+    const packed = this.packedLookup(prefix);
+    if (packed !== null) return packed.withPrefix(prefix, limit);
     this.prefixes ??= new TermPrefixes(this.terms);
     return this.prefixes.longerThan(prefix, limit);
   }
 
   /** The term's postings as interleaved [doc, tf, …] lists (one per segment holding it), in doc order. */
   postingLists(term: string): PostingList[] {
-    return this.postingListsOf(this.table.get(term));
+    return this.postingListsOf(this.termId(term));
   }
 
   /** `postingLists` by term id. */
@@ -177,7 +216,7 @@ export class TermIndex {
     this.unsaved = [];
     this.tailable = true;
     this.savedDocs = this.lengths.length;
-    this.savedTerms = this.terms.length;
+    this.savedTerms = this.termCount;
   }
 
   /** Whether `serializeTail` can save what was added since the last save (else `serialize`). */

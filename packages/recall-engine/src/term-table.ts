@@ -1,6 +1,14 @@
 // The term table: term ↔ id by open addressing over `termHash`, looked up by a range of the source
-// text (no string sliced per token). Ids are first-seen order and only grow.
+// text (no string sliced per token). Ids are first-seen order and only grow. A table over terms read
+// from a cache is hashed only when it is first needed: a one-shot search (the CLI) looks up a handful
+// of query terms, which a scan of the term list answers for far less than hashing every term.
 import { sameTerm, termHash, termText } from "./tokenizer.js";
+
+/**
+ * Lookups answered by scanning the term list before the hash table is built: each scan costs about as
+ * much as hashing a sixtieth of the terms, so a few dozen stay well under one build.
+ */
+const SCANS_BEFORE_BUILD = 16;
 
 /**
  * Term ↔ id by open addressing over `termHash` values, looked up by a range of the source text: the
@@ -12,15 +20,25 @@ export class TermTable {
    * Interleaved [id + 1, hash] per slot: a probe reads the hash from the slot's own cache line, so a
    * miss or a collision costs no second random read (the table of a large session is not cache-resident).
    */
-  private slots: Int32Array;
-  private mask: number;
+  private slots = new Int32Array(0);
+  private mask = -1;
+  /** Lookups left to answer by a scan; -1 once the hash table is built (then always used). */
+  private scans: number;
 
   constructor(terms: string[]) {
     this.terms = terms;
+    // An empty table is built at once (nothing to hash); a loaded one on first `find`, `add` or many `get`s.
+    this.scans = terms.length === 0 ? -1 : SCANS_BEFORE_BUILD;
+    if (this.scans < 0) this.build();
+  }
+
+  private build(): void {
+    const { terms } = this;
     let size = 1024;
     while (size < terms.length * 2) size *= 2;
     this.slots = new Int32Array(2 * size);
     this.mask = size - 1;
+    this.scans = -1;
     for (let id = 0; id < terms.length; id++) this.place(id, termHash(terms[id] as string));
   }
 
@@ -34,6 +52,7 @@ export class TermTable {
 
   /** The id of `src[a, b)` (hash `h`), or -1. */
   find(src: string, a: number, b: number, h: number): number {
+    if (this.scans >= 0) this.build();
     const { slots, mask, terms } = this;
     const length = b - a;
     let i = (h ^ (h >>> 15)) & mask;
@@ -50,6 +69,7 @@ export class TermTable {
 
   /** Adds `src[a, b)` (known absent) and returns its id. */
   add(src: string, a: number, b: number, h: number): number {
+    if (this.scans >= 0) this.build();
     const id = this.terms.length;
     this.terms.push(termText(src, a, b));
     if ((id + 1) * 2 > this.mask + 1) {
@@ -65,6 +85,21 @@ export class TermTable {
   }
 
   get(term: string): number {
+    if (this.scans > 0 && !hasAsciiCapital(term)) {
+      // Terms are stored with ASCII capitals lowered and are unique, so the first equal one is the id
+      // the hash table would give (a term with capitals goes through the table's case-folding compare).
+      this.scans--;
+      return this.terms.indexOf(term);
+    }
     return this.find(term, 0, term.length, termHash(term));
   }
+}
+
+/** Whether `s` holds an ASCII capital (stored terms never do: they are lowered). */
+export function hasAsciiCapital(s: string): boolean {
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c >= 65 && c <= 90) return true;
+  }
+  return false;
 }
