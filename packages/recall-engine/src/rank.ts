@@ -80,10 +80,14 @@ function idfOf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
-function bm25(index: TermIndex, doc: number, tf: number, idf: number): number {
-  const avg = index.averageLength || 1;
+/** BM25's tf-and-length factor of a block (below K1 + 1 whatever the tf and length). */
+function tfFactor(index: TermIndex, avg: number, doc: number, tf: number): number {
   const norm = tf + K1 * (1 - B + B * Math.min(MAX_LENGTH_RATIO, index.docLength(doc) / avg));
-  return (idf * (tf * (K1 + 1))) / norm;
+  return (tf * (K1 + 1)) / norm;
+}
+
+function bm25(index: TermIndex, doc: number, tf: number, idf: number): number {
+  return idf * tfFactor(index, index.averageLength || 1, doc, tf);
 }
 
 /** Adds the term's BM25 × `weight` to `scores` for in-scope blocks passing `gate`. */
@@ -272,13 +276,30 @@ function dfFloor(lists: readonly PostingList[]): number {
   return most;
 }
 
+/**
+ * The sum over `lists` of the highest tf-and-length factor of each list's entries: above any factor
+ * `addBm25` adds for one block (one per entry holding it), and above the factor of a tf summed over
+ * the lists (the factor is concave from 0, so the factor of a sum is at most the sum of factors).
+ */
+function factorSum(index: TermIndex, lists: readonly PostingList[]): number {
+  const avg = index.averageLength || 1;
+  let sum = 0;
+  for (const list of lists) {
+    let best = 0;
+    for (let k = 0; k < list.length; k += 2) best = Math.max(best, tfFactor(index, avg, list[k] as number, list[k + 1] as number));
+    sum += best;
+  }
+  return sum;
+}
+
 /** Floating-point slack: the bound is compared with scores summed in another order. */
 const BOUND_SLACK = 1 + 1e-9;
 
 /**
  * An upper bound of every score `rankWords` can give a block of `index` for `query`, read from the
- * index's vocabulary and posting list lengths only (no block is scored, no text read). Each BM25 term
- * score is below idf × (K1 + 1) whatever its tf and length; a block's token score is the best of its
+ * index's vocabulary and the query's terms' postings (tf and block length; no block is scored, no text
+ * read). A term's idf is taken from the fewest blocks its df can count, its tf-and-length factor from its
+ * best entry (a speaker or pieces match from idf of one block × (K1 + 1)); a block's token score is the best of its
  * matches (speaker, whole, prefix, pieces), a result inherits no more than its call's, coverage and
  * proximity only scale down, a quoted source borrows no more than the best prose's score, then the
  * heaviest kind weight and the verbatim boost. `speaks(word)`: whether a word may match blocks by their
@@ -296,7 +317,10 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
     const token = term.primary;
     let best = speaks(token) ? PREFIX_WEIGHT * any : 0;
     const exact = index.termId(token);
-    if (exact >= 0) best = Math.max(best, most(dfFloor(index.postingListsOf(exact))));
+    if (exact >= 0) {
+      const lists = index.postingListsOf(exact);
+      best = Math.max(best, idfOf(n, dfFloor(lists)) * Math.min(K1 + 1, factorSum(index, lists)));
+    }
     const stem = stemOf(token);
     const longer = index.termsWithPrefix(stem ?? token, PREFIX_LIMIT).filter((id) => id !== exact);
     if (stem !== null && stem !== token) {
@@ -305,8 +329,13 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
     }
     if (longer.length > 0) {
       let df = 0;
-      for (const id of longer) df = Math.max(df, dfFloor(index.postingListsOf(id)));
-      best = Math.max(best, PREFIX_WEIGHT * most(df));
+      let factor = 0;
+      for (const id of longer) {
+        const lists = index.postingListsOf(id);
+        df = Math.max(df, dfFloor(lists));
+        factor += factorSum(index, lists);
+      }
+      best = Math.max(best, PREFIX_WEIGHT * idfOf(n, df) * Math.min(K1 + 1, factor));
     }
     // Pieces are summed over their count and scaled by at most the literal weight.
     if (piecesOf(token).length >= 2) best = Math.max(best, PIECES_LITERAL_WEIGHT * any);
@@ -314,7 +343,7 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
   }
   for (const term of boosts) {
     const lists = index.postingLists(term);
-    if (lists.length > 0) sum += PART_WEIGHT * most(dfFloor(lists));
+    if (lists.length > 0) sum += PART_WEIGHT * idfOf(n, dfFloor(lists)) * factorSum(index, lists);
   }
   return sum * MAX_KIND_WEIGHT * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
 }

@@ -4,6 +4,8 @@
 // compounds' parts, the verbatim boost), no block ever scores above its session's bound.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
@@ -47,6 +49,25 @@ describe("wordsScoreBound", () => {
     }
     // The queries reach blocks: the bound was held against real scores.
     expect(checked).toBeGreaterThan(100);
+  });
+
+  it("is reached by a short user message holding the query's only occurrences (kind weight and verbatim boost counted)", async () => {
+    const dir = tempDir("score-bound-tight-");
+    const sm = SessionManager.create("/home/dev/bound", dir);
+    sm.appendMessage({ role: "user", content: "the quick zebrafish jumped", timestamp: 1 } as unknown as AgentMessage);
+    sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "Looking at the parser configuration now." }], api: "faux", provider: "faux", model: "faux", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 2 } as unknown as AgentMessage);
+    sm.appendMessage({ role: "user", content: "and the lexer tests pass", timestamp: 3 } as unknown as AgentMessage);
+    const session = await readSession(sm.getSessionFile() as string);
+    const terms = new TermIndex();
+    const index = RecallIndex.fromTerms(session, terms);
+    for (const query of ["zebrafish", "quick zebrafish jumped"]) {
+      const parsed = parseQuery(query);
+      if (parsed.mode !== "words") throw new Error(`${query} is not a word query`);
+      const bound = wordsScoreBound(terms, parsed, (word) => word === "user");
+      const top = index.rank(query, { scope: "all" }).ranked[0]?.score ?? 0;
+      expect(top, query).toBeLessThanOrEqual(bound);
+      expect(top, query).toBeGreaterThan(bound * 0.999);
+    }
   });
 
   it("gives no bound (Infinity) for a query with a phrase", () => {
