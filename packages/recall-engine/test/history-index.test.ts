@@ -11,7 +11,7 @@ import { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
-import { HistoryIndex, historyDirFor, historyRoot, listHistories, listSessionFiles, searchSessions, type SearchResult } from "@context-fold/recall-engine";
+import { HistoryIndex, historyDirFor, historyRoot, listHistories, listSessionFiles, renderResults, searchSessions, type SearchResult } from "@context-fold/recall-engine";
 
 const QUERIES = ["checksum drift", "\"Command exited with code 1\"", "src/ledger/reader.ts", "what did the user ask", "quokkasaurus", "/timeout|deadline/"];
 /** Scope and page per query, taken in turn (every query in each would take minutes on a shared machine). */
@@ -247,6 +247,10 @@ describe("history search leaves out sessions that cannot reach the page", () => 
       expect(across.hits.length).toBe(options.pageSize ?? 5);
       expect(across.searched).toBeLessThan(16);
       expect(across.total).toBeLessThan(each.total);
+      // Shown as a lower bound, with a next page offered.
+      expect(renderResults(across)).toContain(`Found at least ${String(across.total)} matches`);
+      expect(renderResults(across)).toContain(`page ${String(options.page)}/${String(across.pages)}+`);
+      expect(renderResults(across)).toContain(`More: --page ${String(options.page + 1)}`);
     }
     // A page past what the rare sessions hold needs every session: ranked whole, the count exact.
     const deep = await history.search("wombat", { page: 4 });
@@ -254,5 +258,6 @@ describe("history search leaves out sessions that cannot reach the page", () => 
     expect(deep.totalExact).toBe(true);
     expect(deep.searched).toBe(16);
     expect(comparable(deep)).toEqual(comparable(each));
+    expect(renderResults(deep)).not.toContain("at least");
   }, 120_000);
 });
