@@ -248,7 +248,7 @@ export interface BlockFacts {
  * A word query's primaries (its content words; all its words when it has none and no phrase) and its
  * boosts (stopwords and compounds' parts, which only add to blocks already matched).
  */
-function queryWords(query: Extract<ParsedQuery, { mode: "words" }>): { primaries: QueryTerm[]; boosts: Set<string> } {
+function queryWords(query: Extract<ParsedQuery, { mode: "words" }>): { primaries: readonly QueryTerm[]; boosts: Set<string> } {
   const contentful = query.terms.filter((t) => !STOPWORDS.has(t.primary));
   const primaries = contentful.length > 0 || query.phrases.length > 0 ? contentful : query.terms;
   // Sets: a pasted blob can make a query of 10⁵ tokens, and each is looked up once.
