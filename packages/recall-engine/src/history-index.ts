@@ -26,11 +26,12 @@ import { BlockTable, textHash } from "./history-table.js";
 import { HISTORY_FORMAT, type HistoryFilters, type HistoryOptions, type HistorySearchOptions, type HistorySearchResult, type HistorySession, type HistoryUpdate, type Manifest } from "./history-types.js";
 import { openRecall } from "./open-recall.js";
 import { parseQuery } from "./query.js";
-import type { ScoredDoc } from "./rank.js";
+import { type ScoredDoc, wordsScoreBound } from "./rank.js";
+import type { TermIndex } from "./term-index.js";
 import { recallFile } from "./recall-file.js";
 import { type ExpandedEntry, RecallIndex } from "./recall-index.js";
 import { CorruptIndexError, RecallError, SnapshotStaleError } from "./errors.js";
-import { pageAcross, type RankedSession, rankSession, listSessionFiles, type SessionsSearchResult } from "./sessions.js";
+import { pageAcross, pageRequest, type RankedSession, rankSession, listSessionFiles, type SessionsSearchResult } from "./sessions.js";
 import { snapshotEligible } from "./snapshot.js";
 import { resolveSessionName } from "./session-names.js";
 
@@ -302,45 +303,84 @@ export class HistoryIndex {
     const chosen = this.manifest.sessions.filter((s) => inFilters(s, options));
     const want = this.candidates(query, options.regex === true);
     const parsed = parseQuery(query, options.regex === true ? { regex: true } : {});
-    const opened: RankedSession[] = [];
     const skipped: { file: string; reason: string }[] = [];
-    const merged: { s: number; hit: ScoredDoc }[] = [];
     const named: Record<string, { file: string; id: string; project: string | null; date: string | null; title: string }> = {};
-    let mode: SessionsSearchResult["mode"] = parsed.mode;
-    let scopeName = options.scope ?? "lineage";
+    const firstDir = options.first === undefined ? null : resolve(options.first);
+    const isFirst = (s: HistorySession): boolean => firstDir !== null && s.project !== null && resolve(s.project) === firstDir;
+    // The sessions the dictionary points to, each with its listing order (ties between sessions keep it),
+    // its group (`first`) and an upper bound of any score it can give (Infinity where none is derived).
+    const order = chosen.map((s, at) => ({ s, at, group: isFirst(s) ? 0 : 1, bound: Number.POSITIVE_INFINITY })).filter((c) => want === "all" || want.has(c.s.ordinal));
+    const words = tables && parsed.mode === "words" ? parsed : null;
+    if (words !== null) {
+      for (const c of order) {
+        if (c.s.full === true) continue;
+        try {
+          c.bound = wordsScoreBound(this.segmentOf(join(this.sessionsDir, c.s.path), c.s).reader as unknown as TermIndex, words, (word) => word === "user");
+        } catch {
+          // Left unbounded: ranking it reports what is wrong.
+        }
+      }
+      order.sort((a, b) => a.group - b.group || b.bound - a.bound || a.at - b.at);
+    }
+    const { page: wantPage, pageSize } = pageRequest(options);
+    const need = wantPage * pageSize;
+    // The best `need` hits so far (group, then score): once the last of them is ahead of every hit a
+    // session not yet opened could give, those sessions cannot reach the requested page.
+    const best: { group: number; score: number }[] = [];
+    const ahead = (a: { group: number; score: number }, group: number, score: number): boolean => a.group < group || (a.group === group && a.score > score);
+    const ranked: { at: number; item: RankedSession; scope: string }[] = [];
+    let left = 0;
     try {
-      for (const s of chosen) {
-        if (want !== "all" && !want.has(s.ordinal)) continue;
+      for (const [k, c] of order.entries()) {
+        const last = best[need - 1];
+        if (last !== undefined && ahead(last, c.group, c.bound)) {
+          left = order.length - k;
+          break;
+        }
+        const s = c.s;
         const file = join(this.sessionsDir, s.path);
         try {
           // A regex reads every block's text, and a table found stale is not trusted again: those read the ledger in full.
           let item: RankedSession;
-          if (tables && parsed.mode === "words" && s.full !== true) {
-            const ranked = rankSegment(file, s, this.segmentOf(file, s), parsed, options.scope);
-            item = ranked.item;
-            scopeName = ranked.scope;
+          let scope: string;
+          if (words !== null && s.full !== true) {
+            const one = rankSegment(file, s, this.segmentOf(file, s), words, options.scope);
+            item = one.item;
+            scope = one.scope;
           } else {
             item = await rankSession(file, s.path, query, { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(options.regex === undefined ? {} : { regex: options.regex }), cache: false }, false);
-            scopeName = item.rank.scope.name;
+            scope = item.rank.scope.name;
           }
-          const k = opened.length;
-          opened.push(item);
-          mode = item.rank.parsed.mode;
-          for (const hit of item.rank.ranked) merged.push({ s: k, hit });
+          ranked.push({ at: c.at, item, scope });
           named[s.path] = { file, id: s.id, project: s.project, date: s.date, title: s.title };
+          for (const hit of item.rank.ranked) {
+            const worst = best[need - 1];
+            if (worst !== undefined && !ahead({ group: c.group, score: hit.score }, worst.group, worst.score)) continue;
+            let at = Math.min(best.length, need - 1);
+            while (at > 0 && ahead({ group: c.group, score: hit.score }, (best[at - 1] as { group: number }).group, (best[at - 1] as { score: number }).score)) at--;
+            best.splice(at, 0, { group: c.group, score: hit.score });
+            if (best.length > need) best.pop();
+          }
         } catch (error) {
           if (error instanceof RecallError && error.code === "BAD_PATTERN") throw error;
           if (error instanceof SnapshotStaleError) throw error;
           skipped.push({ file, reason: error instanceof Error ? error.message : String(error) });
         }
       }
+      // Back in listing order: hits of equal score order as when every session is ranked.
+      ranked.sort((a, b) => a.at - b.at);
+      const opened = ranked.map((r) => r.item);
+      const merged: { s: number; hit: ScoredDoc }[] = [];
+      for (const [k, item] of opened.entries()) for (const hit of item.rank.ranked) merged.push({ s: k, hit });
+      const lastRanked = ranked.at(-1);
+      const mode: SessionsSearchResult["mode"] = lastRanked?.item.rank.parsed.mode ?? parsed.mode;
+      const scopeName = lastRanked?.scope ?? options.scope ?? "lineage";
       for (const s of this.manifest.sessions) if (s.ordinal < 0 && s.problem !== undefined) skipped.push({ file: join(this.sessionsDir, s.path), reason: s.problem });
-      const firstDir = options.first === undefined ? null : resolve(options.first);
-      const firstLabels = new Set(chosen.filter((s) => firstDir !== null && s.project !== null && resolve(s.project) === firstDir).map((s) => s.path));
+      const firstLabels = new Set(chosen.filter(isFirst).map((s) => s.path));
       const page = pageAcross(opened, merged, options, firstLabels.size === 0 ? undefined : (k) => firstLabels.has((opened[k] as RankedSession).label));
       const shown = new Set(page.hits.map((h) => h.session));
       const shownNamed = Object.fromEntries(Object.entries(named).filter(([label]) => shown.has(label)));
-      return { query, mode, scope: scopeName, ...page, sessions: chosen.length, skipped, searched: opened.length, named: shownNamed, update };
+      return { query, mode, scope: scopeName, ...page, totalExact: left === 0, sessions: chosen.length, skipped, searched: opened.length, named: shownNamed, update };
     } finally {
       for (const kept of this.open.values()) kept.reader.close();
     }

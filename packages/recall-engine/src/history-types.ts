@@ -77,6 +77,13 @@ export interface HistorySearchOptions extends HistoryFilters {
 export interface HistorySearchResult extends SessionsSearchResult {
   /** Sessions the dictionary pointed to and that were opened and ranked. */
   readonly searched: number;
+  /**
+   * Always present. True: every session the dictionary pointed to was ranked, `total` and `pages` count
+   * every hit. False: sessions whose score bound (rank.ts `wordsScoreBound`) showed they could not reach
+   * the requested page were left unranked, so `total` (and `pages`) is a lower bound; the page's hits
+   * are still those of ranking every session.
+   */
+  readonly totalExact: boolean;
   /** What each hit's session is: project folder, date, title, keyed by the label the hits carry. */
   readonly named: Readonly<Record<string, { readonly file: string; readonly id: string; readonly project: string | null; readonly date: string | null; readonly title: string }>>;
   readonly update: HistoryUpdate;

@@ -2,7 +2,7 @@
 export { CorruptIndexError, RecallError, type RecallErrorCode, RecallPatternError, RecallScopeError, SnapshotStaleError } from "./errors.js";
 export { emitCompound, isCjk, type QueryTerm, queryTerms, sameTerm, scanTerms, type TermRangeSink, termHash, type TermSink, termText, tokenize } from "./tokenizer.js";
 export { compilePattern, looksLikeRegex, type ParsedQuery, parseQuery, type Phrase, piecesOf, STOPWORDS } from "./query.js";
-export { type BlockFacts, kindWeight, rankRegex, rankWords, SCORE_FLOOR, type ScoredDoc } from "./rank.js";
+export { type BlockFacts, kindWeight, rankRegex, rankWords, SCORE_FLOOR, type ScoredDoc, wordsScoreBound } from "./rank.js";
 export { stemOf } from "./stem.js";
 export {
   DIGEST_MESSAGE_TYPE,

@@ -48,26 +48,22 @@ const QUOTE_CHECKS = 20;
  * assistant's prose, its thinking and its tool arguments restate or anticipate them (and a summary
  * restates a whole stretch), so where both hold the words the source ranks first.
  */
+const KIND_WEIGHTS = new Map<string, number>([
+  ["user", 1.2],
+  ["toolResult", 1],
+  ["bash", 1],
+  ["text", 0.8],
+  ["toolCall", 0.7],
+  ["compaction", 0.7],
+  ["branchSummary", 0.7],
+  ["custom", 0.7],
+  ["thinking", 0.35],
+]);
 export function kindWeight(kind: string): number {
-  switch (kind) {
-    case "user":
-      return 1.2;
-    case "toolResult":
-    case "bash":
-      return 1;
-    case "text":
-      return 0.8;
-    case "toolCall":
-    case "compaction":
-    case "branchSummary":
-    case "custom":
-      return 0.7;
-    case "thinking":
-      return 0.35;
-    default:
-      return 1;
-  }
+  return KIND_WEIGHTS.get(kind) ?? 1;
 }
+/** The most any block's kind weighs (the default, 1, included). */
+const MAX_KIND_WEIGHT = Math.max(1, ...KIND_WEIGHTS.values());
 
 /** Partial hits scoring under this fraction of the best are dropped (pi-vcc returns hundreds of weak OR hits). */
 export const SCORE_FLOOR = 0.3;
@@ -84,10 +80,14 @@ function idfOf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 
-function bm25(index: TermIndex, doc: number, tf: number, idf: number): number {
-  const avg = index.averageLength || 1;
+/** BM25's tf-and-length factor of a block (below K1 + 1 whatever the tf and length). */
+function tfFactor(index: TermIndex, avg: number, doc: number, tf: number): number {
   const norm = tf + K1 * (1 - B + B * Math.min(MAX_LENGTH_RATIO, index.docLength(doc) / avg));
-  return (idf * (tf * (K1 + 1))) / norm;
+  return (tf * (K1 + 1)) / norm;
+}
+
+function bm25(index: TermIndex, doc: number, tf: number, idf: number): number {
+  return idf * tfFactor(index, index.averageLength || 1, doc, tf);
 }
 
 /** Adds the term's BM25 × `weight` to `scores` for in-scope blocks passing `gate`. */
@@ -245,6 +245,110 @@ export interface BlockFacts {
 }
 
 /**
+ * A word query's primaries (its content words; all its words when it has none and no phrase) and its
+ * boosts (stopwords and compounds' parts, which only add to blocks already matched).
+ */
+function queryWords(query: Extract<ParsedQuery, { mode: "words" }>): { primaries: readonly QueryTerm[]; boosts: Set<string> } {
+  const contentful = query.terms.filter((t) => !STOPWORDS.has(t.primary));
+  const primaries = contentful.length > 0 || query.phrases.length > 0 ? contentful : query.terms;
+  // Sets: a pasted blob can make a query of 10⁵ tokens, and each is looked up once.
+  const isPrimary = new Set(primaries);
+  const boosts = new Set<string>();
+  for (const t of query.terms) {
+    if (!isPrimary.has(t)) boosts.add(t.primary);
+    for (const p of t.parts) boosts.add(p);
+  }
+  return { primaries, boosts };
+}
+
+function distinctPrimaries(primaries: readonly QueryTerm[]): QueryTerm[] {
+  const seen = new Set<string>();
+  return primaries.filter((t) => !seen.has(t.primary) && seen.add(t.primary) !== undefined);
+}
+
+/**
+ * The fewest blocks any of `lists` says hold its term (one list names each block once): a lower bound of
+ * a df that sums or unites them, so the idf of it is an upper bound.
+ */
+function dfFloor(lists: readonly PostingList[]): number {
+  let most = 0;
+  for (const list of lists) most = Math.max(most, list.length / 2);
+  return most;
+}
+
+/**
+ * The sum over `lists` of the highest tf-and-length factor of each list's entries: above any factor
+ * `addBm25` adds for one block (one per entry holding it), and above the factor of a tf summed over
+ * the lists (the factor is concave from 0, so the factor of a sum is at most the sum of factors).
+ */
+function factorSum(index: TermIndex, lists: readonly PostingList[]): number {
+  const avg = index.averageLength || 1;
+  let sum = 0;
+  for (const list of lists) {
+    let best = 0;
+    for (let k = 0; k < list.length; k += 2) best = Math.max(best, tfFactor(index, avg, list[k] as number, list[k + 1] as number));
+    sum += best;
+  }
+  return sum;
+}
+
+/** Floating-point slack: the bound is compared with scores summed in another order. */
+const BOUND_SLACK = 1 + 1e-9;
+
+/**
+ * An upper bound of every score `rankWords` can give a block of `index` for `query`, read from the
+ * index's vocabulary and the query's terms' postings (tf and block length; no block is scored, no text
+ * read). A term's idf is taken from the fewest blocks its df can count, its tf-and-length factor from its
+ * best entry (a speaker or pieces match from idf of one block × (K1 + 1)); a block's token score is the best of its
+ * matches (speaker, whole, prefix, pieces), a result inherits no more than its call's, coverage and
+ * proximity only scale down, a quoted source borrows no more than the best prose's score, then the
+ * heaviest kind weight and the verbatim boost. `speaks(word)`: whether a word may match blocks by their
+ * speaker (`BlockFacts.speakerDocs`). Infinity when the query has phrases (no bound derived for them).
+ */
+export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { mode: "words" }>, speaks: (word: string) => boolean): number {
+  if (query.phrases.length > 0) return Number.POSITIVE_INFINITY;
+  const n = index.docCount;
+  const most = (df: number): number => idfOf(n, df) * (K1 + 1);
+  // Any scored block holds the term, so df >= 1: the bound of a term whose df is not read.
+  const any = most(1);
+  const { primaries, boosts } = queryWords(query);
+  let sum = 0;
+  for (const term of distinctPrimaries(primaries)) {
+    const token = term.primary;
+    let best = speaks(token) ? PREFIX_WEIGHT * any : 0;
+    const exact = index.termId(token);
+    if (exact >= 0) {
+      const lists = index.postingListsOf(exact);
+      best = Math.max(best, idfOf(n, dfFloor(lists)) * Math.min(K1 + 1, factorSum(index, lists)));
+    }
+    const stem = stemOf(token);
+    const longer = index.termsWithPrefix(stem ?? token, PREFIX_LIMIT).filter((id) => id !== exact);
+    if (stem !== null && stem !== token) {
+      const same = index.termId(stem);
+      if (same >= 0 && same !== exact) longer.push(same);
+    }
+    if (longer.length > 0) {
+      let df = 0;
+      let factor = 0;
+      for (const id of longer) {
+        const lists = index.postingListsOf(id);
+        df = Math.max(df, dfFloor(lists));
+        factor += factorSum(index, lists);
+      }
+      best = Math.max(best, PREFIX_WEIGHT * idfOf(n, df) * Math.min(K1 + 1, factor));
+    }
+    // Pieces are summed over their count and scaled by at most the literal weight.
+    if (piecesOf(token).length >= 2) best = Math.max(best, PIECES_LITERAL_WEIGHT * any);
+    sum += best;
+  }
+  for (const term of boosts) {
+    const lists = index.postingLists(term);
+    if (lists.length > 0) sum += PART_WEIGHT * idfOf(n, dfFloor(lists)) * factorSum(index, lists);
+  }
+  return sum * MAX_KIND_WEIGHT * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+}
+
+/**
  * Ranks the blocks of a scope (`inScope[doc] === 1`) for a word/phrase query; `facts` (kind weights,
  * call/result pairs) refine the order.
  */
@@ -259,15 +363,7 @@ export function rankWords(
   const n = index.docCount;
   const scores = new Float64Array(n);
   const touched: number[] = [];
-  const contentful = query.terms.filter((t) => !STOPWORDS.has(t.primary));
-  const primaries = contentful.length > 0 || query.phrases.length > 0 ? contentful : query.terms;
-  // Sets: a pasted blob can make a query of 10⁵ tokens, and each is looked up once.
-  const isPrimary = new Set(primaries);
-  const boosts = new Set<string>();
-  for (const t of query.terms) {
-    if (!isPrimary.has(t)) boosts.add(t.primary);
-    for (const p of t.parts) boosts.add(p);
-  }
+  const { primaries, boosts } = queryWords(query);
   let gate: Uint8Array | null = null;
   if (query.phrases.length > 0) {
     // Phrases are required: intersect their terms' postings, then check the phrase itself.
@@ -288,8 +384,7 @@ export function rankWords(
   }
   // Distinct primaries per block: a block naming more of the query ranks above one repeating a common word.
   const coverage = new Uint8Array(n);
-  const seen = new Set<string>();
-  const distinct = primaries.filter((t) => !seen.has(t.primary) && seen.add(t.primary) !== undefined);
+  const distinct = distinctPrimaries(primaries);
   const scratch: Scratch = { token: new Float64Array(n), tf: new Float64Array(n), hits: new Uint8Array(n), touched: [] };
   for (const term of distinct) {
     const docs: number[] = [];

@@ -23,20 +23,23 @@ export function renderResults(result: SearchResult, options: { pageSyntax?: Page
   const out: string[] = [];
   // Every answer says which mode ran: a pi-vcc regex typed bare must not pass for a word search.
   const mode = result.mode === "regex" ? "regex" : "words";
+  // A history search that left out sessions unable to reach this page counts only what it ranked.
+  const lowerBound = (result as { readonly totalExact?: boolean }).totalExact === false;
   if (result.mode === "browse") {
     out.push(`Last ${String(result.total)} entries (scope ${result.scope})`);
   } else if (result.total === 0) {
     out.push(`No matches for ${JSON.stringify(result.query)} (${mode}, scope ${result.scope})`);
   } else {
     const segs = result.segmentCount === 1 ? "1 segment" : `${String(result.segmentCount)} segments`;
+    const atLeast = lowerBound ? "at least " : "";
     out.push(
-      `Found ${String(result.total)} ${result.total === 1 ? "match" : "matches"} for ${JSON.stringify(result.query)} (${mode}) across ${segs} (scope ${result.scope}) — page ${String(result.page)}/${String(result.pages)}`,
+      `Found ${atLeast}${String(result.total)} ${result.total === 1 ? "match" : "matches"} for ${JSON.stringify(result.query)} (${mode}) across ${segs} (scope ${result.scope}) — page ${String(result.page)}/${String(result.pages)}${lowerBound ? "+" : ""}`,
     );
   }
   if (result.notice !== undefined) out.push(`Note: ${result.notice}`);
   for (const seg of result.segments) {
     out.push("", ...renderSegment(seg));
   }
-  if (result.mode !== "browse" && result.page < result.pages) out.push("", `More: ${(options.pageSyntax ?? CLI_PAGE)(result.page + 1)}`);
+  if (result.mode !== "browse" && (result.page < result.pages || lowerBound)) out.push("", `More: ${(options.pageSyntax ?? CLI_PAGE)(result.page + 1)}`);
   return `${out.join("\n")}\n`;
 }

@@ -112,6 +112,11 @@ async function searchOnce(dir: string, query: string, options: SessionsSearchOpt
   return { query, mode, scope: scopeName, ...pageAcross(opened, merged, options), sessions: opened.length, skipped };
 }
 
+/** The page asked for (before it is held to the pages there are) and its size: 1 and 5 by default. */
+export function pageRequest(options: { readonly page?: number; readonly pageSize?: number }): { page: number; pageSize: number } {
+  return { page: Math.max(1, Math.floor(options.page ?? 1)), pageSize: Math.max(1, Math.floor(options.pageSize ?? 5)) };
+}
+
 /**
  * The hits of every session merged by score (ties: the session listed first, then the later block) and
  * paged; each page's hits and segments built from their own session's blocks, labelled with it. With
@@ -125,10 +130,11 @@ export function pageAcross(
 ): Pick<SearchResult, "total" | "page" | "pages" | "pageSize" | "hits" | "segments" | "segmentCount"> {
   const group = (s: number): number => (first?.(s) === true ? 0 : 1);
   merged.sort((a, b) => group(a.s) - group(b.s) || b.hit.score - a.hit.score || a.s - b.s || b.hit.doc - a.hit.doc);
-  const pageSize = Math.max(1, Math.floor(options.pageSize ?? 5));
+  const asked = pageRequest(options);
+  const pageSize = asked.pageSize;
   const total = merged.length;
   const pages = Math.ceil(total / pageSize);
-  const page = Math.min(Math.max(1, Math.floor(options.page ?? 1)), Math.max(1, pages));
+  const page = Math.min(asked.page, Math.max(1, pages));
   const slice = merged.slice((page - 1) * pageSize, page * pageSize);
   const hits: RecallHit[] = [];
   const segments: ResultSegment[] = [];

@@ -11,7 +11,7 @@ import { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
-import { HistoryIndex, historyDirFor, historyRoot, listHistories, listSessionFiles, searchSessions, type SearchResult } from "@context-fold/recall-engine";
+import { HistoryIndex, historyDirFor, historyRoot, listHistories, listSessionFiles, renderResults, searchSessions, type SearchResult } from "@context-fold/recall-engine";
 
 const QUERIES = ["checksum drift", "\"Command exited with code 1\"", "src/ledger/reader.ts", "what did the user ask", "quokkasaurus", "/timeout|deadline/"];
 /** Scope and page per query, taken in turn (every query in each would take minutes on a shared machine). */
@@ -21,13 +21,27 @@ function comparable(r: SearchResult): unknown {
   return { mode: r.mode, scope: r.scope, total: r.total, page: r.page, pages: r.pages, hits: r.hits, segments: r.segments, segmentCount: r.segmentCount };
 }
 
+/** The history's answer against per-session search's: the page always the same, the count only when the history says it is exact. */
+function expectSamePage(across: SearchResult & { totalExact: boolean }, each: SearchResult, what: string): void {
+  if (across.totalExact) {
+    expect(comparable(across), what).toEqual(comparable(each));
+    return;
+  }
+  const { total, pages, ...page } = comparable(across) as Record<string, unknown>;
+  const { total: eachTotal, pages: eachPages, ...eachPage } = comparable(each) as Record<string, unknown>;
+  expect(page, what).toEqual(eachPage);
+  expect(total as number, what).toBeLessThanOrEqual(eachTotal as number);
+  expect(pages as number, what).toBeLessThanOrEqual(eachPages as number);
+  expect(total as number, what).toBeGreaterThanOrEqual(across.page * across.pageSize);
+}
+
 async function sameAsEachSession(history: HistoryIndex, dir: string): Promise<void> {
   for (const [k, query] of QUERIES.entries()) {
     for (const view of [VIEWS[k % VIEWS.length], VIEWS[(k + 1) % VIEWS.length]]) {
       const options = { page: view?.page ?? 1, ...(view?.scope === undefined ? {} : { scope: view.scope }) };
       const each = await searchSessions(dir, query, { ...options, cache: false });
       const across = await history.search(query, options);
-      expect(comparable(across), `${query} ${options.scope ?? "lineage"} page ${String(options.page)}`).toEqual(comparable(each));
+      expectSamePage(across, each, `${query} ${options.scope ?? "lineage"} page ${String(options.page)}`);
     }
   }
 }
@@ -117,7 +131,7 @@ describe("history index", () => {
       const across = await history.search(`zorblax${String(k)} wombatron`, { scope: "all" });
       expect(across.update).toMatchObject({ grown: 1, added: 0, replaced: 0, removed: 0 });
       const each = await searchSessions(dir, `zorblax${String(k)} wombatron`, { scope: "all", cache: false });
-      expect(comparable(across), `growth ${String(k)}`).toEqual(comparable(each));
+      expectSamePage(across, each, `growth ${String(k)}`);
       // A growth adds a part, up to seven past the first; the one after rewrites the segment whole.
       expected = expected + 1 < 8 ? expected + 1 : 0;
       if (expected === 0) rewritten = true;
@@ -200,4 +214,50 @@ describe("history index", () => {
     expect(historyRoot({ XDG_STATE_HOME: "/var/state" })).toBe("/var/state/context-fold/history");
     expect(historyRoot({ XDG_STATE_HOME: "relative" })).toMatch(/\.local\/state\/context-fold\/history$/);
   });
+});
+
+describe("history search leaves out sessions that cannot reach the page", () => {
+  const root = tempDir("history-prune-root-");
+  const dir = tempDir("history-prune-sessions-");
+
+  it("ranks only the sessions whose score bound reaches the page: the same hits as per-session search, a lower-bound total", async () => {
+    const project = join(dir, "--home-dev-delta--");
+    // Eight sessions where "wombat" is rare (one block of many: a high idf), eight where every block holds
+    // it (an idf near zero): the latter's bound is below the former's hits.
+    for (let k = 0; k < 8; k++) {
+      const sm = SessionManager.create("/home/dev/delta", project);
+      for (let t = 0; t < 8; t++) {
+        sm.appendMessage(user(`filler ${String(k)} turn ${String(t)} about parser${String(t)} and lexer${String(k)}`));
+        sm.appendMessage(assistant(`noted parser${String(t)} for lexer${String(k)} build ${String(t)}`));
+      }
+      sm.appendMessage(user(`the wombat config ${String(k)} broke`));
+      sm.appendMessage(assistant(`checking the config ${String(k)}`));
+    }
+    for (let k = 0; k < 8; k++) {
+      const sm = SessionManager.create("/home/dev/delta", project);
+      sm.appendMessage(user(`wombat wombat release ${String(k)}, wombat notes and the wombat changelog for the wombat team`));
+      sm.appendMessage(assistant(`wombat ${String(k)} wombat wombat: wombat shipped`));
+    }
+    const history = HistoryIndex.for(dir, { root });
+    for (const options of [{ page: 1 }, { page: 2, pageSize: 3 }]) {
+      const across = await history.search("wombat", options);
+      const each = await searchSessions(dir, "wombat", { ...options, cache: false });
+      expectSamePage(across, each, `wombat page ${String(options.page)}`);
+      expect(across.totalExact).toBe(false);
+      expect(across.hits.length).toBe(options.pageSize ?? 5);
+      expect(across.searched).toBeLessThan(16);
+      expect(across.total).toBeLessThan(each.total);
+      // Shown as a lower bound, with a next page offered.
+      expect(renderResults(across)).toContain(`Found at least ${String(across.total)} matches`);
+      expect(renderResults(across)).toContain(`page ${String(options.page)}/${String(across.pages)}+`);
+      expect(renderResults(across)).toContain(`More: --page ${String(options.page + 1)}`);
+    }
+    // A page past what the rare sessions hold needs every session: ranked whole, the count exact.
+    const deep = await history.search("wombat", { page: 4 });
+    const each = await searchSessions(dir, "wombat", { page: 4, cache: false });
+    expect(deep.totalExact).toBe(true);
+    expect(deep.searched).toBe(16);
+    expect(comparable(deep)).toEqual(comparable(each));
+    expect(renderResults(deep)).not.toContain("at least");
+  }, 120_000);
 });
