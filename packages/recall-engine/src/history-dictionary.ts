@@ -6,6 +6,7 @@
 // is ranked by its own session index.
 import { createHash } from "node:crypto";
 import { readSync } from "node:fs";
+import { lastAtOrBefore } from "./sorted-search.js";
 
 const MAGIC = Buffer.from("CFHD");
 /** Bumped when the dictionary's bytes change shape: an older dictionary is rebuilt, never read. 2: offset table after the entries (streamed). */
@@ -456,16 +457,7 @@ export function logCandidates(log: Buffer, exacts: Iterable<string>, prefixes: I
   }
   if (starts.length === 0) return;
   const limit = at;
-  const recordAt = (pos: number): number => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if ((starts[mid] as number) <= pos) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const recordAt = (pos: number): number => lastAtOrBefore(starts, pos);
   const find = (needle: Buffer): void => {
     let pos = log.indexOf(needle, 0);
     while (pos >= 0 && pos < limit) {

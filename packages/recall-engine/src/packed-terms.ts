@@ -2,6 +2,7 @@
 // session into strings costs more than the rest of a cache load, while a one-shot search (the CLI) looks
 // up a handful of terms: those are found in the joined string itself, and the list is split only when
 // something needs it whole (an update, a save, many lookups).
+import { lastAtOrBefore } from "./sorted-search.js";
 
 export class PackedTerms {
   /** Where each term begins in `text`. */
@@ -57,14 +58,6 @@ export class PackedTerms {
 
   /** The id of the term beginning at `at` (a term's start). */
   private idAt(at: number): number {
-    const { starts } = this;
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if ((starts[mid] as number) <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return lastAtOrBefore(this.starts, at);
   }
 }

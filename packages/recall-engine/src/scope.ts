@@ -2,6 +2,7 @@
 // compaction summarized), in `#N` order, cut into conversation segments (a user turn and what followed).
 import type { Block } from "@context-fold/ledger-reader";
 import { RecallScopeError } from "./errors.js";
+import { lastAtOrBefore } from "./sorted-search.js";
 
 export type ScopeSpec = { readonly kind: "lineage" } | { readonly kind: "all" } | { readonly kind: "compaction"; readonly number: number | "latest" };
 
@@ -107,14 +108,7 @@ export function positionOf(scope: ScopeView, doc: number): number {
 
 /** Segment number (index into segmentStarts) holding position `pos`. */
 export function segmentOf(scope: ScopeView, pos: number): number {
-  let lo = 0;
-  let hi = scope.segmentStarts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if ((scope.segmentStarts[mid] as number) <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return lastAtOrBefore(scope.segmentStarts, pos);
 }
 
 /** [first, last] positions of segment `seg`. */
