@@ -3,6 +3,8 @@
 // Reads are serialized: an update consumes the previous snapshot, so two may never overlap. Several
 // handlers ask on every turn (the context hook, the compaction's turn end, the gate): when one stat
 // shows the file as it was at the last read, the last snapshot is returned without opening the file.
+// A caller that only needs blocks already read (the fold side: what it folds is older than the protected
+// tail) takes `settled`, the last read's snapshot, with no I/O at all.
 import { stat } from "node:fs/promises";
 import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 
@@ -26,6 +28,8 @@ export class LedgerTracker {
   /** The file's stamp taken before the read that produced `#session`. */
   #stamp: Stamp | undefined;
   #reads = 0;
+  /** Reads queued or running: while one runs, the last snapshot's arrays are being extended. */
+  #pending = 0;
 
   constructor(path: string) {
     this.path = path;
@@ -39,12 +43,27 @@ export class LedgerTracker {
   /** The session file as it is now, or undefined while Pi has not created it. */
   current(): Promise<Session | undefined> {
     const previous = this.#reading ?? Promise.resolve(undefined);
-    const next = previous.then(
-      () => this.#read(),
-      () => this.#read(),
-    );
+    this.#pending += 1;
+    const next = previous
+      .then(
+        () => this.#read(),
+        () => this.#read(),
+      )
+      .finally(() => {
+        this.#pending -= 1;
+      });
     this.#reading = next;
     return next;
+  }
+
+  /**
+   * The snapshot of the last completed read, as it was then (no stat, no read), or undefined before the
+   * first read and while a read is queued or running (a running update extends the snapshot's block and
+   * entry arrays in place, so it is only consistent between reads). It may lack what Pi appended since:
+   * callers check that it holds what they need and call `current` otherwise.
+   */
+  get settled(): Session | undefined {
+    return this.#pending === 0 ? this.#session : undefined;
   }
 
   /** Times the file was opened and read (the first read and every update that found a change). */

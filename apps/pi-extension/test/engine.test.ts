@@ -13,7 +13,7 @@ import { FoldState } from "../src/fold/fold-state.js";
 import { LedgerTracker } from "../src/ledger-tracker.js";
 import { DEFAULT_FOLD_OPTIONS, type FoldOptions } from "../src/options.js";
 import { renderStub, STUB_PREFIX } from "../src/fold/stub.js";
-import { writeJobSession } from "./support/pi-written-session.js";
+import { appendJob, writeJobSession } from "./support/pi-written-session.js";
 
 function folderFor(file: string, sessionId: string, options: FoldOptions = DEFAULT_FOLD_OPTIONS): { folder: ContextFolder; seedIndex: string } {
   const seedIndex = join(tempDir("seed-"), "seed-index.jsonl");
@@ -122,6 +122,34 @@ describe("the fold ladder", () => {
     expect(records[1]?.userMessages.map((u) => u.turn)).not.toContain(1);
     const spans = records.flatMap((r) => r.spans.map((x) => x.blockId));
     expect(new Set(spans).size).toBe(spans.length); // a block folds once
+  });
+
+  test("the ledger is read only when the snapshot already read lacks what the call folds or feeds", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 10);
+    const ledger = new LedgerTracker(s.file);
+    const seedIndex = join(tempDir("seed-"), "seed-index.jsonl");
+    const folder = new ContextFolder(new FoldState(), DEFAULT_FOLD_OPTIONS, { sessionId: s.manager.getSessionId(), seedIndex, ledger });
+    await ledger.current(); // another handler (the gate, at a run's end) read the file
+    expect(ledger.reads).toBe(1);
+    // Pi appends a turn; near the threshold, the stretch is fed up to the protected tail, which the
+    // snapshot holds: no read.
+    appendJob(s.manager, 11, Date.UTC(2026, 10, 30, 12));
+    await folder.process(s.messages(), { tokens: 8_000, contextWindow: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the background feed
+    expect(ledger.reads).toBe(1);
+    // A fold event over blocks the snapshot holds: still no read, and the record is the same as with one.
+    const out = await folder.process(s.messages(), { tokens: 12_000, contextWindow: 20_000 });
+    expect(out).toBeDefined();
+    expect(folder.state.get("r:call_1")).toBeDefined();
+    expect(ledger.reads).toBe(1);
+    const { outcomes } = await readSeedIndexFile(seedIndex);
+    const record = outcomes[0]?.outcome === "record" ? outcomes[0].record : undefined;
+    expect(record?.userMessages[0]).toEqual({ turn: 1, firstLine: "job 1" });
+    // The context holds blocks the snapshot lacks (a long run, no gate read since): the file is read.
+    for (let n = 12; n <= 16; n++) appendJob(s.manager, n, Date.UTC(2026, 10, 30, 13, n));
+    await folder.process(s.messages(), { tokens: 16_000, contextWindow: 20_000 });
+    expect(ledger.reads).toBe(2);
+    expect(folder.state.get("r:call_12")).toBeDefined();
   });
 
   test("a record another writer appended meanwhile keeps its seq: the fold takes the next one", async () => {

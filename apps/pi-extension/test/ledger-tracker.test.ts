@@ -43,4 +43,23 @@ describe("LedgerTracker", () => {
     copyFileSync(s.file, later);
     expect((await tracker.current())?.blocks.length).toBeGreaterThan(0);
   });
+
+  test("settled: the last read's snapshot without any I/O, and none while a read is running", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 2);
+    const tracker = new LedgerTracker(s.file);
+    expect(tracker.settled).toBeUndefined(); // nothing read yet
+    const reading = tracker.current();
+    expect(tracker.settled).toBeUndefined(); // a read is queued: its snapshot is not consistent yet
+    const first = await reading;
+    expect(tracker.settled).toBe(first);
+    // Pi appends: `settled` stays the snapshot as read (no stat, no read), `current` reads the new bytes.
+    appendJob(s.manager, 3, Date.UTC(2026, 10, 29, 13));
+    expect(tracker.settled).toBe(first);
+    expect(tracker.reads).toBe(1);
+    const grown = tracker.current();
+    expect(tracker.settled).toBeUndefined();
+    expect((await grown)?.blocks.some((b) => b.text.includes("NEEDLE-3"))).toBe(true);
+    expect(tracker.settled).toBe(await grown);
+    expect(tracker.reads).toBe(2);
+  });
 });

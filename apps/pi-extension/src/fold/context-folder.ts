@@ -1,7 +1,10 @@
 // The per-call fold engine: apply the frozen folds, ask the ladder whether to fold more, and if so
-// record one fold event and apply it. Nearing the threshold, it reads the ledger and feeds the fold
-// stretch in the background, between calls. Independent of Pi's runtime (the bench drives it directly).
-import { assistantPartAnchor, assistantView, type PiMessage, toolResultView } from "@context-fold/ledger-reader";
+// record one fold event and apply it. Nearing the threshold, it feeds the fold stretch in the background,
+// between calls. Everything it reads from the ledger (the stretch, the blocks it folds) lies before the
+// protected tail, so the snapshot another handler already read (the gate reads the appended bytes at
+// every run's end) almost always holds it: the file is read here only when that snapshot falls short.
+// Independent of Pi's runtime (the bench drives it directly).
+import { assistantPartAnchor, assistantView, type PiMessage, type Session, toolResultView } from "@context-fold/ledger-reader";
 import { applyFolds } from "./apply-folds.js";
 import { estimateTokens, tokensOfChars } from "./estimate.js";
 import { assessFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-planner.js";
@@ -27,6 +30,16 @@ export interface ReportedUsage {
 
 /** Fraction of the threshold from which the ledger is read and the stretch fed ahead of a fold. */
 const PREPARE_AT = 0.8;
+
+/**
+ * The session holding every one of `anchors`: the ledger's last snapshot when it does (no I/O), else the
+ * file read anew (its appended bytes only). Undefined while Pi has not written the file.
+ */
+async function sessionHolding(ledger: LedgerTracker, anchors: readonly string[]): Promise<Session | undefined> {
+  const settled = ledger.settled;
+  if (settled !== undefined && anchors.every((anchor) => blockFor(settled, anchor) !== undefined)) return settled;
+  return ledger.current();
+}
 
 /** Anchor of the newest anchorable message before `end` (where the stretch may be fed up to). */
 function lastAnchorBefore(messages: readonly PiMessage[], end: number): string | undefined {
@@ -59,6 +72,8 @@ export class ContextFolder {
   #notice: string | undefined;
   /** The background ledger read + stretch feed, if one runs. */
   #preparing: Promise<void> | undefined;
+  /** The anchor the stretch was last fed up to: the next call with the same boundary has nothing to feed. */
+  #preparedTo: string | undefined;
   /** The last call found the ladder's floor: folding alone can no longer keep the context under the threshold. */
   #floorReached = false;
 
@@ -135,7 +150,9 @@ export class ContextFolder {
       return folded;
     }
     await this.#preparing?.catch(() => undefined);
-    const session = await target.ledger.current();
+    const needed = plan.candidates.map((candidate) => candidate.anchor);
+    if (feedAnchor !== undefined) needed.push(feedAnchor);
+    const session = await sessionHolding(target.ledger, needed);
     if (session === undefined) return folded; // Pi has not written the file yet: fold on a later call
     const recorded = await recordFold({
       session,
@@ -156,14 +173,16 @@ export class ContextFolder {
     return applyFolds(messages, this.state);
   }
 
-  /** Read the ledger and feed the stretch up to `anchor`, in the background (one run at a time). */
+  /** Feed the stretch up to `anchor`, in the background (one run at a time), reading the ledger only if needed. */
   #prepare(target: FoldTarget, anchor: string | undefined): void {
-    if (this.#preparing !== undefined) return;
+    if (this.#preparing !== undefined || anchor === undefined || anchor === this.#preparedTo) return;
     this.#preparing = (async () => {
-      const session = await target.ledger.current();
-      if (session === undefined || anchor === undefined) return;
+      const session = await sessionHolding(target.ledger, [anchor]);
+      if (session === undefined) return;
       const block = blockFor(session, anchor);
-      if (block !== undefined) await this.#stretch.feedInSlices(session, this.state, block.index);
+      if (block === undefined) return;
+      await this.#stretch.feedInSlices(session, this.state, block.index);
+      this.#preparedTo = anchor;
     })()
       .catch(() => undefined) // a real problem surfaces at the fold event, which repeats the work
       .finally(() => {

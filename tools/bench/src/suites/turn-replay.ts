@@ -10,7 +10,8 @@
 // work the handlers leave (drained before the next step), and split by step. Pi's own work (appends,
 // buildSessionContext, the clone) is measured apart and never counted as ours. Floors: p50 ≤ 3 ms,
 // p95 ≤ 10 ms per turn, at 1 MB and at 100 MB alike.
-import { copyFileSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { Session as InspectorSession } from "node:inspector/promises";
 import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { contextFoldExtension, estimateTokens } from "@context-fold/pi-extension";
@@ -24,6 +25,23 @@ const WARMUP = 10;
 const OUTPUT_LINES = 360;
 const WINDOW = 64_000;
 const SYSTEM_PROMPT = "You are a coding agent. ".repeat(200);
+/** A folder for a CPU profile of the counted turns only (warm-up and the first read left out). */
+const PROFILE_DIR = process.env["BENCH_TURN_REPLAY_PROFILE"];
+
+/** Start a V8 CPU profile now; the returned function stops it and writes `<PROFILE_DIR>/<name>.cpuprofile`. */
+async function startProfile(name: string): Promise<() => Promise<void>> {
+  if (PROFILE_DIR === undefined || PROFILE_DIR === "") return async () => undefined;
+  const session = new InspectorSession();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
 type Step = "context" | "fold" | "turnEnd" | "background" | "compaction";
@@ -77,7 +95,7 @@ interface TurnCost {
   readonly folded: boolean;
 }
 
-async function replay(source: string, dir: string): Promise<{ turns: TurnCost[]; piMs: number[]; folds: number; firstTurnMs: number; compactions: number }> {
+async function replay(source: string, dir: string, name: string): Promise<{ turns: TurnCost[]; piMs: number[]; folds: number; firstTurnMs: number; compactions: number }> {
   // A clean folder: a seed index left by an earlier run would restore its folds into this one.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -157,7 +175,9 @@ async function replay(source: string, dir: string): Promise<{ turns: TurnCost[];
   let folds = 0;
   let firstTurnMs = 0;
   let responses = 0;
+  let stopProfile: (() => Promise<void>) | undefined;
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {
+    if (turn === WARMUP) stopProfile = await startProfile(name);
     const steps: Record<Step, number> = { context: 0, fold: 0, turnEnd: 0, background: 0, compaction: 0 };
     let piCpu = 0;
     let folded = false;
@@ -225,6 +245,7 @@ async function replay(source: string, dir: string): Promise<{ turns: TurnCost[];
     turns.push({ total, steps, folded });
     piMs.push(piCpu);
   }
+  await stopProfile?.();
   await call("session_shutdown", { type: "session_shutdown" });
   return { turns, piMs, folds, firstTurnMs, compactions };
 }
@@ -234,7 +255,7 @@ export const turnReplaySuite: BenchSuite = async (ctx) => {
   for (const size of ctx.sizes) {
     const source = ctx.sessions[size];
     if (source === undefined) continue;
-    const { turns, piMs, folds, firstTurnMs, compactions } = await replay(source, join(ctx.workDir, size));
+    const { turns, piMs, folds, firstTurnMs, compactions } = await replay(source, join(ctx.workDir, size), `turn-replay-${size}`);
     const totals = turns.map((t) => t.total);
     const stepRow = (step: Step, label: string): BenchRow => {
       const values = turns.map((t) => t.steps[step]);
