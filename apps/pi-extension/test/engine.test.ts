@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { appendRecord, readSeedIndexFile, validateRecord } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
+import { applyFolds } from "../src/fold/apply-folds.js";
 import { ContextFolder } from "../src/fold/context-folder.js";
 import { assessFold, planFold } from "../src/fold/fold-planner.js";
 import { FoldState } from "../src/fold/fold-state.js";
@@ -150,6 +151,24 @@ describe("the fold ladder", () => {
     await folder.process(s.messages(), { tokens: 16_000, contextWindow: 20_000 });
     expect(ledger.reads).toBe(2);
     expect(folder.state.get("r:call_12")).toBeDefined();
+  });
+
+  test("after a fold event only the folded messages are replaced: the same messages as folding the whole context", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 12);
+    const { folder } = folderFor(s.file, s.manager.getSessionId());
+    const messages = s.messages();
+    // A first event folds the oldest jobs; the second (more usage, a longer context) folds more, next to
+    // the stubs the first left.
+    const first = await folder.process(messages.slice(0, 24), { tokens: 12_000, contextWindow: 20_000 });
+    const before = folder.state.size;
+    expect(before).toBeGreaterThan(0);
+    expect(JSON.stringify(first)).toBe(JSON.stringify(applyFolds(messages.slice(0, 24), folder.state)));
+    const second = await folder.process(messages, { tokens: 15_000, contextWindow: 20_000 });
+    expect(folder.state.size).toBeGreaterThan(before);
+    expect(second).toHaveLength(messages.length);
+    expect(JSON.stringify(second)).toBe(JSON.stringify(applyFolds(messages, folder.state)));
+    // Untouched messages are Pi's own objects, as applyFolds leaves them.
+    for (const [i, m] of messages.entries()) if (m["role"] === "user") expect(second?.[i]).toBe(m);
   });
 
   test("a record another writer appended meanwhile keeps its seq: the fold takes the next one", async () => {

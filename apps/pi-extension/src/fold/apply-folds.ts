@@ -22,6 +22,25 @@ export function applyFolds<M extends PiMessage>(messages: readonly M[], state: F
   return out;
 }
 
+/**
+ * `applied` (what `applyFolds` made of `messages`, or undefined when it left them unchanged) after a fold
+ * event that folded blocks of the messages at `indexes` only: those are folded again from Pi's originals,
+ * every other message is kept as it was. The same result as `applyFolds(messages, state)`, without
+ * walking the whole context again.
+ */
+export function refoldAt<M extends PiMessage>(messages: readonly M[], applied: M[] | undefined, indexes: Iterable<number>, state: FoldState): M[] | undefined {
+  let out: M[] | undefined;
+  for (const i of indexes) {
+    const message = messages[i];
+    if (message === undefined) continue;
+    const replaced = foldMessage(message, state);
+    if (replaced === undefined) continue;
+    out ??= (applied ?? messages).slice();
+    out[i] = replaced;
+  }
+  return out ?? applied;
+}
+
 function foldMessage<M extends PiMessage>(message: M, state: FoldState): M | undefined {
   const result = toolResultView(message);
   if (result !== undefined) {

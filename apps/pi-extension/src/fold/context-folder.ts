@@ -5,7 +5,7 @@
 // every run's end) almost always holds it: the file is read here only when that snapshot falls short.
 // Independent of Pi's runtime (the bench drives it directly).
 import { assistantPartAnchor, assistantView, type PiMessage, type Session, toolResultView } from "@context-fold/ledger-reader";
-import { applyFolds } from "./apply-folds.js";
+import { applyFolds, refoldAt } from "./apply-folds.js";
 import { estimateTokens, tokensOfChars } from "./estimate.js";
 import { assessFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-planner.js";
 import { blockFor, recordFold, type RecordedFold } from "./fold-recorder.js";
@@ -170,7 +170,8 @@ export class ContextFolder {
     });
     if (recorded === undefined) return folded;
     this.#lastFold = recorded;
-    return applyFolds(messages, this.state);
+    // Only the candidates' messages changed: fold those again instead of walking the whole context.
+    return refoldAt(messages, folded, new Set(plan.candidates.map((candidate) => candidate.messageIndex)), this.state);
   }
 
   /** Feed the stretch up to `anchor`, in the background (one run at a time), reading the ledger only if needed. */
