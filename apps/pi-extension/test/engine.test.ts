@@ -136,7 +136,10 @@ describe("the fold ladder", () => {
     // snapshot holds: no read.
     appendJob(s.manager, 11, Date.UTC(2026, 10, 30, 12));
     await folder.process(s.messages(), { tokens: 8_000, contextWindow: 20_000 });
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the background feed
+    // The feed runs after the call went out (while the model works), never before the hook returns.
+    expect(folder.preparedThrough).toBe(-1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(folder.preparedThrough).toBeGreaterThan(0);
     expect(ledger.reads).toBe(1);
     // A fold event over blocks the snapshot holds: still no read, and the record is the same as with one.
     const out = await folder.process(s.messages(), { tokens: 12_000, contextWindow: 20_000 });

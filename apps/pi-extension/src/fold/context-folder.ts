@@ -102,6 +102,11 @@ export class ContextFolder {
     return notice;
   }
 
+  /** The last `#N` the next fold record's stretch has been fed through (-1: nothing yet). */
+  get preparedThrough(): number {
+    return this.#stretch.fedThrough;
+  }
+
   get lastFold(): RecordedFold | undefined {
     return this.#lastFold;
   }
@@ -178,6 +183,9 @@ export class ContextFolder {
   #prepare(target: FoldTarget, anchor: string | undefined): void {
     if (this.#preparing !== undefined || anchor === undefined || anchor === this.#preparedTo) return;
     this.#preparing = (async () => {
+      // After this call has gone out: the feed runs while the model works, never on Pi's path (without
+      // this yield a snapshot already read would be fed from before the hook returns).
+      await new Promise((resolve) => setImmediate(resolve));
       const session = await sessionHolding(target.ledger, [anchor]);
       if (session === undefined) return;
       const block = blockFor(session, anchor);
