@@ -14,6 +14,8 @@ const CHUNK = 4 * 1024 * 1024;
 const STREAM_CHUNK = 1024 * 1024;
 /** Bytes before the resume offset compared on update: a rewritten file almost surely differs here. */
 const TAIL_CHECK = 256;
+/** The smallest read buffer of an update (see `updateChunk`). */
+const UPDATE_CHUNK_MIN = 64 * 1024;
 const NEWLINE = 0x0a;
 
 export interface ReadOptions {
@@ -105,10 +107,17 @@ async function* feed(builder: LedgerBuilder, fh: FileHandle, from: number, chunk
   builder.consume(rest, 0, rest.length, true);
 }
 
-async function feedAll(builder: LedgerBuilder, fh: FileHandle, from: number): Promise<void> {
-  for await (const _ of feed(builder, fh, from)) {
+async function feedAll(builder: LedgerBuilder, fh: FileHandle, from: number, chunk = CHUNK): Promise<void> {
+  for await (const _ of feed(builder, fh, from, chunk)) {
     // every chunk is taken into the builder as it arrives
   }
+}
+
+/** Read buffer for an update that appends `bytes`: a power of two from 64 KiB up to CHUNK. */
+function updateChunk(bytes: number): number {
+  let chunk = UPDATE_CHUNK_MIN;
+  while (chunk < bytes && chunk < CHUNK) chunk *= 2;
+  return chunk;
 }
 
 async function readTail(fh: FileHandle, end: number): Promise<Buffer> {
@@ -292,7 +301,9 @@ export async function updateSession(previous: Session): Promise<Session> {
     const tail = await readTail(fh, builder.byteLength);
     if (!tail.equals(state.tail)) throw changed("the file was rewritten");
     if (stats.size === builder.byteLength && builder.tailDamage === undefined) return previous;
-    await feedAll(builder, fh, builder.byteLength);
+    // Buffers sized to what was appended (a turn's few KB), not two 4 MB chunks per update: those are
+    // fresh external memory on every call and drive the garbage collector of the whole process.
+    await feedAll(builder, fh, builder.byteLength, updateChunk(stats.size - builder.byteLength));
     const { session, lineage } = snapshot(builder, state.lineage);
     remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, mtimeMs: stats.mtimeMs, tail: await readTail(fh, builder.byteLength) });
     return session;

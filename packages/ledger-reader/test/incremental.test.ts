@@ -6,7 +6,7 @@ import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { tempDir } from "@context-fold/test-support";
 import { LedgerError, readSession, streamEntries, updateSession, type Session } from "@context-fold/ledger-reader";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { assistant, bashExecution, toolResult, user } from "./pi-messages.js";
 import { expectSameAsPi } from "./pi-oracle.js";
 
@@ -68,6 +68,34 @@ describe("updateSession reads only what was appended", () => {
       expect(session.byteLength).toBeGreaterThan(previousLength);
       expect(shape(session)).toEqual(shape(await readSession(file)));
     }
+  });
+
+  it("reads a turn's append with buffers the size of the append, and an append longer than them whole", async () => {
+    const sm = SessionManager.create("/project", tempDir());
+    sm.appendMessage(user("start"));
+    const file = fileOf(sm);
+    let session = await readSession(file);
+    // Every update used to take two 4 MB buffers, fresh external memory on each call of each turn.
+    const sizes: number[] = [];
+    const allocUnsafe = Buffer.allocUnsafe.bind(Buffer);
+    const spy = vi.spyOn(Buffer, "allocUnsafe").mockImplementation((size: number) => {
+      sizes.push(size);
+      return allocUnsafe(size);
+    });
+    try {
+      sm.appendMessage(toolResult("c1", "bash", "ok"));
+      session = await updateSession(session);
+      expect(Math.max(0, ...sizes)).toBeLessThanOrEqual(64 * 1024);
+      // One line far longer than the update's buffer: read across its chunks, byte for byte.
+      const long = Array.from({ length: 9000 }, (_, i) => `line ${String(i)} of a long output`).join("\n");
+      sm.appendMessage(toolResult("c2", "bash", long));
+      sm.appendMessage(user("next"));
+      session = await updateSession(session);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(session.blocks.find((b) => b.toolCallId === "c2")?.text).toBe(Array.from({ length: 9000 }, (_, i) => `line ${String(i)} of a long output`).join("\n"));
+    expect(shape(session)).toEqual(shape(await readSession(file)));
   });
 
   it("returns the same session when nothing was appended", async () => {
