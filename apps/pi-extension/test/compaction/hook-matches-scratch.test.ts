@@ -17,11 +17,23 @@ import { computeHookCompaction } from "../../src/compaction/compute-compaction.j
 const SUMMARY_BUDGET = 4000;
 const DIGEST_BUDGET = 1500;
 
+/**
+ * How the facts are fed before the hook: at each user message only; also prepared at each (what a turn's
+ * end near a compaction does); prepared at each but the last (the hook finds its prepared parts stale).
+ */
+type Replay = "fed" | "prepared" | "stale";
+
 /** The hook after a replay (facts fed at each user message, as `agent_end` does), beside the compaction from scratch. */
-function both(session: Session): void {
+function both(session: Session, replay: Replay = "fed"): void {
   const codes = new CodeAssigner();
   const facts = new CompactionFacts(session.header.cwd, codes);
-  for (const block of lineageBlocks(session)) if (block.role === "user") facts.feed(session, block.entryPosition);
+  const users = lineageBlocks(session).filter((block) => block.role === "user");
+  users.forEach((block, i) => {
+    facts.feed(session, block.entryPosition);
+    if (replay === "prepared" || (replay === "stale" && i < users.length - 2)) facts.prepare(session);
+  });
+  // The earlier summaries were folded ahead (so the hook's use of them is what is compared below).
+  if (replay === "prepared" && session.compactions.length > 0) expect(facts.previousBase?.entryIds).toEqual(session.compactions.map((c) => c.entryId));
   let hookError: unknown;
   let hook;
   try {
@@ -58,7 +70,7 @@ describe("the hook's compaction equals compactSession from scratch", () => {
       await generateSession(file, { seed: 11 + compactions, size: 400_000, compactions });
       const session = await readSession(file);
       expect(session.compactions.length).toBe(compactions);
-      both(session);
+      for (const replay of ["fed", "prepared", "stale"] as const) both(session, replay);
     });
   }
 });
@@ -72,7 +84,7 @@ describeShared("the hook's compaction equals compactSession from scratch on the 
         if ((error as { code?: string }).code === "NO_HEADER") return readSession(file, { fragment: true });
         throw error;
       });
-      both(session);
+      for (const replay of ["fed", "prepared", "stale"] as const) both(session, replay);
     });
   }
 });
