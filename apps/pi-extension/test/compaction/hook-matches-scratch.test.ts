@@ -52,6 +52,8 @@ function both(session: Session, replay: Replay = "fed"): CompactionFacts {
   expect(hook.result.summary).toBe(scratch.summary);
   expect(hook.result.digest).toBe(scratch.digest);
   expect(hook.result).toEqual(scratch);
+  // Prepared parts are shared by every hook that uses them: nothing the hook does changes them.
+  if (replay === "prepared") expect(computeHookCompaction({ session, facts, sessionId: session.header.id, seq: 7, codes, summaryBudget: SUMMARY_BUDGET, digestBudget: DIGEST_BUDGET }).result).toEqual(scratch);
 
   const firstKept = session.byId.get(hook.result.firstKeptEntryId);
   const before = recordBlocks(session, { scope: "lineage" }).filter((b) => b.entryPosition < (firstKept?.position ?? 0));
