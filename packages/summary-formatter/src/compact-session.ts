@@ -9,9 +9,8 @@ import { windowActivity } from "./carry-outstanding.js";
 import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats } from "./build-digest.js";
 import { SummaryError } from "./errors.js";
 import { BRIEF_MAX_LINES, fitToBudget } from "./fit-budget.js";
-import { foreignDoc } from "./foreign-summary.js";
 import { mergeSummaries } from "./merge-summaries.js";
-import { parseOwnSummary } from "./parse-summary.js";
+import { baseApplies, foldPrevious, type PreviousBase, type PreviousSummaryInput } from "./previous-base.js";
 import { type BlockBytes, type CutPlan, type KeepTail, planCut } from "./plan-cut.js";
 import { bracketsBytes, renderBrackets, renderBracketsBody } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
@@ -25,17 +24,6 @@ export const DEFAULT_SUMMARY_BUDGET = 4000;
 export const MIN_SUMMARY_BUDGET = 256;
 
 export type SummaryFormat = "brackets" | "pi";
-
-/** A summary written before this compaction: ours (parsed) or foreign (split at its headings); both merged. */
-export interface PreviousSummaryInput {
-  readonly text: string;
-  /** "compaction 2", "file", … */
-  readonly label: string;
-  /** #N of the compaction block holding it, or null when it came from elsewhere. */
-  readonly index: number | null;
-  /** `text` already read by `parseOwnSummary` (e.g. once, when the compaction became known); absent: read here. */
-  readonly parsed?: SummaryDoc | null;
-}
 
 /** The window a summary covers and what stays after it (for the footer). */
 export interface SummaryWindow {
@@ -61,6 +49,8 @@ export interface BuildSummaryInput {
   readonly window: SummaryWindow;
   /** true when `facts` cover everything the previous summary covered (lineage-wide extraction). */
   readonly factsCoverPrevious?: boolean;
+  /** `previous` already folded (`foldPrevious` with this input's cwd and coverage); `previous` is then not read. */
+  readonly previousBase?: PreviousBase;
 }
 
 export interface SummaryStats {
@@ -126,24 +116,7 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
   // Facts covering the lineage re-derive the founding request verbatim: a foreign goal (a paraphrase of
   // it) then stays in its summary's sections; facts of the window alone take the foreign goal.
   const covers = input.factsCoverPrevious === true;
-  let base: SummaryDoc | null = null;
-  let ownBase = false;
-  let foreign = 0;
-  for (const p of input.previous ?? []) {
-    // Marked as ours but damaged: null, taken as foreign below, never dropped.
-    const own = p.parsed !== undefined ? p.parsed : parseOwnSummary(p.text);
-    if (own !== null) {
-      base = own;
-      ownBase = true;
-      foreign = 0;
-    } else {
-      let end = p.text.length;
-      while (end > 0 && p.text.charCodeAt(end - 1) === 10) end--;
-      const doc = foreignDoc(p.text.slice(0, end), p.label, p.index, { ...footer, range: null }, input.cwd, !covers);
-      base = base === null ? doc : mergeSummaries(base, doc);
-      foreign++;
-    }
-  }
+  const { doc: base, ownBase, foreign } = input.previousBase ?? foldPrevious(input.previous ?? [], input.cwd, covers);
   // Only the last BRIEF_MAX_LINES lines are built; the earlier ones are counted with their #N range.
   const brief = briefTail(input.blocks, BRIEF_MAX_LINES);
   const fromFacts = docFromFacts(input.facts, input.artifacts, brief.lines, footer);
@@ -204,6 +177,13 @@ export interface CompactOptions {
   readonly blockBytes?: BlockBytes;
   /** The session's lineage blocks (ledger-reader's `lineageBlocks`), when the caller made them already. */
   readonly lineage?: readonly Block[];
+  /** #N of each compaction entry's block by entry id, as the caller met them (else found by a walk of every block). */
+  readonly compactionBlocks?: ReadonlyMap<string, number>;
+  /**
+   * The lineage's earlier summaries already folded (`foldPrevious` over `lineagePrevious`), e.g. when the
+   * last compaction became known; used only while it was folded from the same compactions, cwd and scope.
+   */
+  readonly previousBase?: PreviousBase;
 }
 
 export interface CompactStats {
@@ -244,9 +224,20 @@ function checkNow(now: string): string {
 /** Previous summaries on the session's lineage (or the one given), in order. */
 function previousInputs(session: Session, lookups: BlockLookups, given: string | undefined, parsed: ReadonlyMap<string, SummaryDoc | null> | undefined): PreviousSummaryInput[] {
   if (given !== undefined) return [{ text: given, label: "file", index: null }];
-  if (session.compactions.length === 0) return [];
+  return lineagePrevious(session, (entryId) => lookups.compactionBlock(entryId), parsed);
+}
+
+/**
+ * The summaries of the compactions on `session`'s lineage, in order, as `foldPrevious` takes them: each
+ * labelled with its number and held by its compaction block (`compactionBlock`), parsed when `parsed` has it.
+ */
+export function lineagePrevious(
+  session: Session,
+  compactionBlock: (entryId: string) => number | undefined,
+  parsed?: ReadonlyMap<string, SummaryDoc | null>,
+): PreviousSummaryInput[] {
   return session.compactions.map((c) => {
-    const input = { text: c.summary, label: `compaction ${String(c.number)}`, index: lookups.compactionBlock(c.entryId) ?? null };
+    const input = { text: c.summary, label: `compaction ${String(c.number)}`, index: compactionBlock(c.entryId) ?? null };
     const doc = parsed?.get(c.entryId);
     return doc === undefined ? input : { ...input, parsed: doc };
   });
@@ -291,11 +282,13 @@ export interface BlockLookups {
   compactionBlock(entryId: string): number | undefined;
 }
 
-function wholeReadLookups(session: Session): BlockLookups {
+function wholeReadLookups(session: Session, known?: ReadonlyMap<string, number>): BlockLookups {
   let compactionBlocks: Map<string, number> | undefined;
   return {
     turnOf: (index) => blockAt(session, index)?.turn,
     compactionBlock: (entryId) => {
+      const met = known?.get(entryId);
+      if (met !== undefined) return met;
       if (compactionBlocks === undefined) {
         compactionBlocks = new Map();
         for (const b of session.blocks) if (b.kind === "compaction") compactionBlocks.set(b.entryId, b.index);
@@ -305,9 +298,12 @@ function wholeReadLookups(session: Session): BlockLookups {
   };
 }
 
+/** The facts and artifacts a compaction is built from. */
+type Extracted = { readonly facts: SessionFacts; readonly artifacts: DurableArtifacts };
+
 function compactWith(
   session: Session,
-  extracted: ((plan: ReturnType<typeof planCut>) => { facts: SessionFacts; artifacts: DurableArtifacts }) ,
+  extracted: (plan: CutPlan) => Extracted,
   options: CompactOptions,
 ): CompactResult {
   const plan = planCut(session, {
@@ -315,7 +311,7 @@ function compactWith(
     ...(options.blockBytes === undefined ? {} : { blockBytes: options.blockBytes }),
     ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
   });
-  return compactPlanned(session, wholeReadLookups(session), plan, { ...extracted(plan), ...outsideWindow(session) }, options);
+  return compactPlanned(session, wholeReadLookups(session, options.compactionBlocks), plan, { ...extracted(plan), ...outsideWindow(session) }, options);
 }
 
 /** What the user said and did outside the branch's blocks (see `compactPlanned`), from a whole read. */
@@ -350,17 +346,19 @@ export function compactPlanned(
   const facts = withKeptTail(said, plan.keptBlocks, cwd);
   const now = checkNow(options.now ?? stampTime(session));
   const windowTokens = Math.max(0, plan.tokensBefore - plan.keptTokens);
+  const covers = (options.scope ?? "lineage") === "lineage";
+  const prepared = options.previous === undefined && options.previousBase !== undefined && baseApplies(options.previousBase, session.compactions, cwd, covers);
   const built = buildSummary({
     facts,
     artifacts,
     blocks: plan.summarizedBlocks,
     cwd: session.header.cwd,
-    previous: previousInputs(session, lookups, options.previous, options.parsedSummaries),
+    ...(prepared ? { previousBase: options.previousBase } : { previous: previousInputs(session, lookups, options.previous, options.parsedSummaries) }),
     ...(options.budget === undefined ? {} : { budget: options.budget }),
     ...(options.format === undefined ? {} : { format: options.format }),
     now,
     window: { messages: plan.summarizedMessages, windowTokens, tailMessages: plan.keptMessages, tailTokens: plan.keptTokens },
-    factsCoverPrevious: (options.scope ?? "lineage") === "lineage",
+    factsCoverPrevious: covers,
   });
   const digest = buildDigest(digestArtifacts(lookups, artifacts, built.doc), {
     budget: options.digestBudget ?? DEFAULT_DIGEST_BUDGET,
@@ -403,12 +401,13 @@ export function compactSession(session: Session, options: CompactOptions = {}): 
 
 /**
  * The extension's incremental path: facts and artifacts already accumulated (e.g. a live
- * FactsAccumulator fed turn by turn), so only the cut, the brief and the rendering run here.
+ * FactsAccumulator fed turn by turn), so only the cut, the brief and the rendering run here. Given a
+ * function, it is asked for them once the cut is planned (so a caller can top its facts up to the cut).
  */
 export function compactWithFacts(
   session: Session,
-  extracted: { readonly facts: SessionFacts; readonly artifacts: DurableArtifacts },
+  extracted: Extracted | ((plan: CutPlan) => Extracted),
   options: CompactOptions = {},
 ): CompactResult {
-  return compactWith(session, () => extracted, options);
+  return compactWith(session, typeof extracted === "function" ? extracted : () => extracted, options);
 }

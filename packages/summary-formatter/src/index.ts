@@ -39,12 +39,14 @@ export {
 } from "./fit-budget.js";
 export { foreignDoc, splitForeignSummary, withForeignFiles, type ForeignSection, type ForeignSummary } from "./foreign-summary.js";
 export { planCut, AUTO_TAIL_MAX_TOKENS, type BlockBytes, type CutPlan, type KeepTail, type PlanCutOptions } from "./plan-cut.js";
+export { baseApplies, foldPrevious, type PreviousBase, type PreviousSummaryInput } from "./previous-base.js";
 export { compactSessionStreamed } from "./compact-streamed.js";
 export { buildDigest, DEFAULT_DIGEST_BUDGET, type Digest, type DigestStats } from "./build-digest.js";
 export {
   buildSummary,
   compactSession,
   compactWithFacts,
+  lineagePrevious,
   DEFAULT_SUMMARY_BUDGET,
   MIN_SUMMARY_BUDGET,
   type BuildSummaryInput,
@@ -52,7 +54,6 @@ export {
   type CompactOptions,
   type CompactResult,
   type CompactStats,
-  type PreviousSummaryInput,
   type SummaryFormat,
   type SummaryStats,
   type SummaryWindow,

@@ -300,9 +300,11 @@ function isNear(options: CompactionOptions, contextWindow: number, tokens: numbe
 }
 
 /**
- * After a turn with tool results: near a compaction, do its work now, since Pi checks its threshold
- * before the next response and the hook then only writes. A turn without tool results ends the run:
- * the gate at `agent_end` prepares for that same session, so computing here too would do it twice.
+ * After a turn with tool results: near a compaction, prepare what the hook builds from (the facts'
+ * snapshots, the record's fields, the earlier summaries folded), since Pi checks its threshold before
+ * the next response; the hook then only cuts, renders and writes. The whole compaction is not drafted
+ * per turn (it would cost each turn as much as the hook). A turn without tool results ends the run:
+ * the gate at `agent_end` drafts the compaction for that same session.
  */
 async function prepareAtTurnEnd(registry: CompactionRegistry, ctx: ExtensionContext, toolResults: number): Promise<void> {
   if (toolResults === 0) return;
@@ -310,7 +312,7 @@ async function prepareAtTurnEnd(registry: CompactionRegistry, ctx: ExtensionCont
   const usage = ctx.getContextUsage();
   if (session === undefined || session.inFlight !== undefined || usage?.tokens == null || !(usage.contextWindow > 0)) return;
   const threshold = gateThreshold(registry.options, ctx, runtime.folder, usage.contextWindow);
-  if (isNear(registry.options, usage.contextWindow, usage.tokens, threshold)) await session.prepareAhead();
+  if (isNear(registry.options, usage.contextWindow, usage.tokens, threshold)) await session.prepareParts();
 }
 
 /** `/context-fold compact`: compact now, whatever the gate and thresholds say. */

@@ -4,17 +4,37 @@
 // kept, so the hook reuses them instead of rebuilding thousands of spans. A switch of branch (the last
 // block fed left the lineage) starts over from the new lineage. Each compaction's summary is read once,
 // when its block is fed (at session start or the turn after it), so the hook merges it without parsing.
+// At a turn's end near a compaction, `prepare` takes what depends only on the facts fed (their
+// snapshots, the record's capped fields, the earlier summaries folded): the hook then reuses them while
+// nothing was fed since, and computes each afresh otherwise (the same functions, so the same output).
 import {
   createFactsAccumulator,
   createSeedAccumulator,
+  type DurableArtifacts,
   type FactsAccumulator,
   recordBlocksAmong,
   type SeedAccumulator,
+  type SeedFields,
   type SeedRecordParams,
+  type SessionFacts,
 } from "@context-fold/extractors";
 import { type Block, lineageBlocks, lineageBlocksAfter, type Session } from "@context-fold/ledger-reader";
 import type { CodeAssigner, FoldIndexRecord, Span } from "@context-fold/seed-index-format";
-import { type BlockBytes, parseOwnSummary, type SummaryDoc, utf8Bytes } from "@context-fold/summary-formatter";
+import { baseApplies, type BlockBytes, foldPrevious, lineagePrevious, parseOwnSummary, type PreviousBase, type SummaryDoc, utf8Bytes } from "@context-fold/summary-formatter";
+
+/** The facts' and artifacts' snapshots a compaction is built from. */
+export interface Extracted {
+  readonly facts: SessionFacts;
+  readonly artifacts: DurableArtifacts;
+}
+
+/** What `prepare` took, for the facts as fed at `fed` (see `#fed`). */
+interface Prepared {
+  readonly fed: number;
+  readonly extracted: Extracted;
+  /** The `compact` record's capped fields (recent blocks favoured). */
+  readonly fields: SeedFields;
+}
 
 export class CompactionFacts {
   readonly #cwd: string | undefined;
@@ -31,6 +51,13 @@ export class CompactionFacts {
   readonly #summaries = new Map<string, SummaryDoc | null>();
   /** UTF-8 bytes of each fed block's text by #N (what the cut adds up), counted once as it is fed. */
   readonly #bytes: (number | undefined)[] = [];
+  /** #N of each compaction block fed, by entry id (kept across branches, like `#summaries`). */
+  readonly #compactionBlocks = new Map<string, number>();
+  /** Counts feeds that changed the accumulators (and starts over): what a prepared part was taken at. */
+  #fed = 0;
+  #prepared: Prepared | undefined;
+  /** The lineage's earlier summaries folded, for the compactions it names (checked by `baseApplies`). */
+  #base: PreviousBase | undefined;
 
   /** `codes`: the session's assigner; each fed block gets its code then, not in the compaction hook. */
   constructor(cwd: string | undefined, codes?: CodeAssigner) {
@@ -54,6 +81,10 @@ export class CompactionFacts {
   get parsedSummaries(): ReadonlyMap<string, SummaryDoc | null> {
     return this.#summaries;
   }
+  /** #N of the compaction blocks fed so far, by entry id. */
+  get compactionBlocks(): ReadonlyMap<string, number> {
+    return this.#compactionBlocks;
+  }
   /** Sizes of the blocks fed so far, by #N, for `planCut` (kept across branches: #N and text never change). */
   get blockBytes(): BlockBytes {
     return this.#bytes;
@@ -71,6 +102,7 @@ export class CompactionFacts {
     this.#spans = [];
     this.#last = undefined;
     this.#rebuilds += 1;
+    this.#fed += 1;
   }
 
   /**
@@ -102,10 +134,14 @@ export class CompactionFacts {
       fresh.push(block);
     }
     if (fresh.length === 0) return 0;
+    this.#fed += 1;
     this.#facts.add(fresh);
     for (const block of fresh) {
       this.#bytes[block.index] = utf8Bytes(block.text);
-      if (block.kind === "compaction") this.#readSummary(session, block.entryId);
+      if (block.kind === "compaction") {
+        this.#compactionBlocks.set(block.entryId, block.index);
+        this.#readSummary(session, block.entryId);
+      }
     }
     const high = fresh[fresh.length - 1] as Block;
     // Context edits: the record describes blocks as the model last saw them (replacement text).
@@ -128,12 +164,52 @@ export class CompactionFacts {
   }
 
   /**
-   * The `compact` record of everything fed: the seed accumulator's, with the spans kept from feeding
-   * when `params.codes` is the session's assigner (the same spans it would build, in the same order).
+   * Take now, off the hook's path, what a compaction of the facts fed so far is built from: the facts'
+   * and artifacts' snapshots, the record's capped fields, and (when a compaction was fed since) the
+   * earlier summaries folded. Nothing is redone while nothing was fed.
    */
-  record(params: Omit<SeedRecordParams, "spanFilter">): FoldIndexRecord {
+  prepare(session: Session): void {
+    if (this.#prepared?.fed !== this.#fed) {
+      this.#prepared = {
+        fed: this.#fed,
+        extracted: { facts: this.#facts.facts(), artifacts: this.#facts.artifacts() },
+        fields: this.#seed.fields({ favourRecent: true }),
+      };
+    }
+    this.#prepareBase(session);
+  }
+
+  /** Fold the lineage's earlier summaries once per set of compactions, when every one of them was fed. */
+  #prepareBase(session: Session): void {
+    const compactions = session.compactions;
+    if (compactions.length === 0 || (this.#base !== undefined && baseApplies(this.#base, compactions, this.#cwd, true))) return;
+    if (!compactions.every((c) => this.#compactionBlocks.has(c.entryId))) return;
+    const previous = lineagePrevious(session, (entryId) => this.#compactionBlocks.get(entryId), this.#summaries);
+    this.#base = foldPrevious(previous, this.#cwd, true, compactions.map((c) => c.entryId));
+  }
+
+  /** The earlier summaries as last folded by `prepare` (the compaction checks they are still the lineage's). */
+  get previousBase(): PreviousBase | undefined {
+    return this.#base;
+  }
+
+  /** The facts' and artifacts' snapshots of everything fed: prepared ones while nothing was fed since, else taken now. */
+  extracted(): Extracted {
+    const prepared = this.#prepared;
+    if (prepared?.fed === this.#fed) return prepared.extracted;
+    return { facts: this.#facts.facts(), artifacts: this.#facts.artifacts() };
+  }
+
+  /**
+   * The `compact` record of everything fed: the seed accumulator's, with the spans kept from feeding
+   * when `params.codes` is the session's assigner (the same spans it would build, in the same order),
+   * and the fields `prepare` took while nothing was fed since.
+   */
+  record(params: Omit<SeedRecordParams, "spanFilter" | "fields">): FoldIndexRecord {
     if (this.#codes === undefined || params.codes !== this.#codes) return this.#seed.record(params);
-    const record = this.#seed.record({ ...params, spanFilter: () => false });
+    const prepared = this.#prepared;
+    const fields = prepared?.fed === this.#fed && params.favourRecent === true ? prepared.fields : undefined;
+    const record = this.#seed.record({ ...params, spanFilter: () => false, fields });
     return { ...record, spans: this.#spans.slice() };
   }
 

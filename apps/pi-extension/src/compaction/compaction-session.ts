@@ -125,12 +125,23 @@ export class CompactionSession {
   }
 
   /**
+   * At a turn's end near a compaction: take what the hook builds from that depends only on the facts
+   * (`CompactionFacts.prepare`, a few ms at most, nothing when nothing was fed since); the hook then
+   * plans the cut and renders. The whole compaction is drafted between runs (`prepareAhead`).
+   */
+  async prepareParts(): Promise<void> {
+    const session = await this.sync();
+    if (session !== undefined) this.facts.prepare(session);
+  }
+
+  /**
    * Near a compaction: compute it now, between turns, for the session as it is, so the hook only
    * writes (when nothing was appended since, it reuses this work with its own seq and usage).
    */
   async prepareAhead(): Promise<void> {
     const session = await this.sync();
     if (session === undefined) return;
+    this.facts.prepare(session);
     const key = draftKey(session);
     if (this.#draft?.key === key) return;
     try {

@@ -6,7 +6,7 @@ import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-re
 import { type CodeAssigner, type FoldIndexRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
 import { type CompactResult, compactWithFacts } from "@context-fold/summary-formatter";
 import type { ArtifactsDocument } from "./artifacts-file.js";
-import { CompactionFacts } from "./compaction-facts.js";
+import { CompactionFacts, type Extracted } from "./compaction-facts.js";
 import { nextStep, type NextStep } from "./next-step.js";
 
 export interface HookCompactionInput {
@@ -79,24 +79,35 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
   // Earlier compactions' summaries were parsed, and blocks sized for the cut, when they were fed.
   // The lineage's blocks are listed once: the cut and the check below both walk them.
   const lineage = lineageBlocks(session);
-  const options = { budget: input.summaryBudget, digestBudget: input.digestBudget, now: at, parsedSummaries: facts.parsedSummaries, blockBytes: facts.blockBytes, lineage };
+  const options = {
+    budget: input.summaryBudget,
+    digestBudget: input.digestBudget,
+    now: at,
+    parsedSummaries: facts.parsedSummaries,
+    blockBytes: facts.blockBytes,
+    lineage,
+    compactionBlocks: facts.compactionBlocks,
+    ...(facts.previousBase === undefined ? {} : { previousBase: facts.previousBase }),
+  };
   // The cut falls at the last user message unless that turn is too long to keep (then inside it), so
-  // the facts fed up to that message are usually exactly what the summary replaces.
+  // the facts fed up to that message are usually exactly what the summary replaces; the cut is planned
+  // first, and the facts are topped up to it (or taken afresh) before anything is built from them.
   facts.feedSettled(session);
-  let extracted = { facts: facts.accumulator.facts(), artifacts: facts.accumulator.artifacts() };
-  let result = compactWithFacts(session, extracted, options);
-  const firstKept = session.byId.get(result.firstKeptEntryId);
-  if (firstKept === undefined) throw new CutMismatchError(session.path, result.firstKeptEntryId);
-  const lastBefore = cutPredecessor(lineage, firstKept.position);
-  if (facts.lastIndex > lastBefore) {
-    // Fed past the cut (a tail the accumulators cannot give back): extract this window afresh.
-    facts = freshFacts(session, firstKept.position, input.codes);
-  } else if (facts.feed(session, firstKept.position) === 0) {
-    return finish(input, facts, extracted, result, at);
-  }
-  extracted = { facts: facts.accumulator.facts(), artifacts: facts.accumulator.artifacts() };
-  result = compactWithFacts(session, extracted, options);
-  return finish(input, facts, extracted, result, at);
+  const taken: { extracted?: Extracted } = {};
+  const result = compactWithFacts(
+    session,
+    (plan) => {
+      const firstKept = session.byId.get(plan.firstKeptEntryId);
+      if (firstKept === undefined) throw new CutMismatchError(session.path, plan.firstKeptEntryId);
+      // Fed past the cut (a tail the accumulators cannot give back): extract this window afresh.
+      if (facts.lastIndex > cutPredecessor(lineage, firstKept.position)) facts = freshFacts(session, firstKept.position, input.codes);
+      else facts.feed(session, firstKept.position);
+      return (taken.extracted = facts.extracted());
+    },
+    options,
+  );
+  if (taken.extracted === undefined) throw new Error("compactWithFacts did not ask for the facts");
+  return finish(input, facts, taken.extracted, result, at);
 }
 
 /** #N of the last lineage block before entry position `position` (-1: none). */

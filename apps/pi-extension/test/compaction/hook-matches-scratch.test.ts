@@ -17,11 +17,21 @@ import { computeHookCompaction } from "../../src/compaction/compute-compaction.j
 const SUMMARY_BUDGET = 4000;
 const DIGEST_BUDGET = 1500;
 
+/**
+ * How the facts are fed before the hook: at each user message only; also prepared at each (what a turn's
+ * end near a compaction does); prepared at each but the last (the hook finds its prepared parts stale).
+ */
+type Replay = "fed" | "prepared" | "stale";
+
 /** The hook after a replay (facts fed at each user message, as `agent_end` does), beside the compaction from scratch. */
-function both(session: Session): void {
+function both(session: Session, replay: Replay = "fed"): CompactionFacts {
   const codes = new CodeAssigner();
   const facts = new CompactionFacts(session.header.cwd, codes);
-  for (const block of lineageBlocks(session)) if (block.role === "user") facts.feed(session, block.entryPosition);
+  const users = lineageBlocks(session).filter((block) => block.role === "user");
+  users.forEach((block, i) => {
+    facts.feed(session, block.entryPosition);
+    if (replay === "prepared" || (replay === "stale" && i < users.length - 2)) facts.prepare(session);
+  });
   let hookError: unknown;
   let hook;
   try {
@@ -35,13 +45,15 @@ function both(session: Session): void {
   } catch (error) {
     // Nothing to compact from scratch: the hook refuses the same way.
     expect((hookError as { code?: string } | undefined)?.code).toBe((error as { code?: string }).code);
-    return;
+    return facts;
   }
   if (hook === undefined) throw hookError;
   expect(hook.result.firstKeptEntryId).toBe(scratch.firstKeptEntryId);
   expect(hook.result.summary).toBe(scratch.summary);
   expect(hook.result.digest).toBe(scratch.digest);
   expect(hook.result).toEqual(scratch);
+  // Prepared parts are shared by every hook that uses them: nothing the hook does changes them.
+  if (replay === "prepared") expect(computeHookCompaction({ session, facts, sessionId: session.header.id, seq: 7, codes, summaryBudget: SUMMARY_BUDGET, digestBudget: DIGEST_BUDGET }).result).toEqual(scratch);
 
   const firstKept = session.byId.get(hook.result.firstKeptEntryId);
   const before = recordBlocks(session, { scope: "lineage" }).filter((b) => b.entryPosition < (firstKept?.position ?? 0));
@@ -49,6 +61,7 @@ function both(session: Session): void {
     .add(before)
     .record({ sessionId: session.header.id, seq: 7, at: hook.artifacts.at, trigger: "compact", favourRecent: true, codes: new CodeAssigner() });
   expect(hook.record).toEqual(fresh);
+  return facts;
 }
 
 describe("the hook's compaction equals compactSession from scratch", () => {
@@ -58,7 +71,10 @@ describe("the hook's compaction equals compactSession from scratch", () => {
       await generateSession(file, { seed: 11 + compactions, size: 400_000, compactions });
       const session = await readSession(file);
       expect(session.compactions.length).toBe(compactions);
-      both(session);
+      for (const replay of ["fed", "stale"] as const) both(session, replay);
+      // The earlier summaries were folded at a turn's end (so the hook's use of that base is what was compared).
+      const prepared = both(session, "prepared");
+      expect(prepared.previousBase?.entryIds ?? []).toEqual(session.compactions.map((c) => c.entryId));
     });
   }
 });
@@ -72,7 +88,7 @@ describeShared("the hook's compaction equals compactSession from scratch on the 
         if ((error as { code?: string }).code === "NO_HEADER") return readSession(file, { fragment: true });
         throw error;
       });
-      both(session);
+      for (const replay of ["fed", "prepared", "stale"] as const) both(session, replay);
     });
   }
 });

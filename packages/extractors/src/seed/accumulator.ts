@@ -62,6 +62,8 @@ export interface SeedRecordParams extends SeedFieldsOptions {
   readonly codes?: CodeAssigner | undefined;
   /** Which anchorable blocks get a span (default: every anchorable block added). */
   readonly spanFilter?: ((block: Block) => boolean) | undefined;
+  /** `fields` taken earlier with the same `favourRecent` and nothing added since (computed here when absent). */
+  readonly fields?: SeedFields | undefined;
 }
 
 /** Thrown when a record is asked for without a time and no block carried a timestamp. */
@@ -459,7 +461,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     record(params) {
       const at = params.at ?? lastTimestamp;
       if (at === undefined) throw new MissingTimeError();
-      const f = fields({ favourRecent: params.favourRecent ?? params.trigger === "compact" });
+      const f = params.fields ?? fields({ favourRecent: params.favourRecent ?? params.trigger === "compact" });
       const record: FoldIndexRecord = {
         v: 2,
         kind: "fold-index",
