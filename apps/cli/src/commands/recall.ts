@@ -15,34 +15,11 @@ import {
   searchSessions,
   type SearchResult,
 } from "@context-fold/recall-engine";
+import { RECALL_ARGUMENTS, RECALL_DESCRIPTION, RECALL_OPTIONS, type RecallOptions } from "./recall-options.js";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
 import { withProgress } from "../progress.js";
 import { sessionsTarget } from "../sessions-target.js";
 import { warnDamage, warnFragment } from "../session-input.js";
-
-interface RecallOptions {
-  sessions?: string | true;
-  scope?: string;
-  page?: string;
-  pageSize?: string;
-  expand?: string;
-  code?: string;
-  anchor?: string;
-  term?: string;
-  grep?: string;
-  lines?: string;
-  fullOutput?: boolean;
-  roots?: string;
-  regex?: boolean;
-  cacheDir?: string;
-  cache?: boolean;
-  fragment?: boolean;
-  json?: boolean;
-  in?: string;
-  project?: string;
-  since?: string;
-  until?: string;
-}
 
 function positiveInt(option: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -116,7 +93,8 @@ function refusePastLastPage(page: number | undefined, result: SearchResult): voi
   }
 }
 
-async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions): Promise<void> {
+/** `recall` as its action runs it (commander, or the binary's fast path: recall-argv.ts). */
+export async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions): Promise<void> {
   const json = options.json === true;
   const page = positiveInt("--page", options.page);
   const pageSize = positiveInt("--page-size", options.pageSize);
@@ -213,34 +191,14 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   else emit(json, { ...result, salvaged }, () => `${renderResults(result)}${renderSalvaged(salvaged)}`);
 }
 
+/** Declares `recall` on `program` from its option table, with `action` to run it (tests pass their own). */
+export function defineRecall(program: Command, action: (session: string | undefined, query: string[], options: RecallOptions) => Promise<void>): void {
+  const command = program.command("recall").description(RECALL_DESCRIPTION);
+  for (const argument of RECALL_ARGUMENTS) command.argument(argument.name, argument.description);
+  for (const option of RECALL_OPTIONS) command.option(option.flags, option.description);
+  command.action(action);
+}
+
 export function registerRecall(program: Command): void {
-  program
-    .command("recall")
-    .description("Search a session's history (BM25 words, \"phrases\", /regex/ or bare regex syntax), browse, expand #N verified, or pull seed-index spans")
-    .argument("[session]", "session .jsonl file (omit with --sessions)")
-    .argument("[query...]", "words, \"quoted phrases\", /regex/flags, or a bare regex as pi-vcc takes it (fail.*build, hook|inject, \\d, [0-9]+, ^…, …$); none: the last 25 entries")
-    .option("--sessions [dir]", "search every session under a sessions folder through its history index (default: Pi's folder, honouring PI_CODING_AGENT_DIR and sessionDir); a value that is not a folder is the first query word")
-    .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest (with --sessions: per session)")
-    .option("--project <dir>", "with --sessions: only sessions started in this folder")
-    .option("--since <date>", "with --sessions: only sessions started on or after this date (2026-03-01 or an ISO time)")
-    .option("--until <date>", "with --sessions: only sessions started before this date")
-    .option("--in <session>", "with --sessions --expand: the session a hit names (its label, id or path)")
-    .option("--page <n>", "page of results (5 per page)")
-    .option("--page-size <n>", "results per page")
-    .option("--expand <list>", "full text of #N blocks, e.g. 12,13 (verified against the ledger)")
-    .option("--code <code>", "seed-index span by fold code")
-    .option("--anchor <anchor>", "seed-index span by anchor (r:<toolCallId> or a:<responseId>:p<n>)")
-    .option("--term <term>", "seed-index spans of records whose identifiers/errors/files hold the term")
-    .option("--grep <pattern>", "with a span: only lines matching the pattern (RE2 syntax)")
-    .option("--lines <from-to>", "with a span: only this 1-based line range")
-    .option("--full-output", "with a span: scan Pi's full-output file when one was kept (under --roots)")
-    .option("--roots <dirs>", "comma-separated roots a full-output file must lie under (default: the OS temp dir)")
-    .option("--regex", "take the query as a regex (case-insensitive)")
-    .option("--cache-dir <dir>", "keep the recall index cache here (default: beside the seed index; with --sessions the history index goes under <dir>/history, else the state folder)")
-    .option("--no-cache", "build the index in memory; read and write no cache (with --sessions: read every session, no history index)")
-    .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
-    .option("--json", "one JSON document on stdout")
-    .action(async (session: string | undefined, query: string[], options: RecallOptions) => {
-      await recall(session, query, options);
-    });
+  defineRecall(program, recall);
 }
