@@ -4,8 +4,10 @@
 // the ledger, and checked against a hash of the text the full read saw: any difference ends the fast
 // path (SnapshotStaleError) and the caller reads the ledger the full way.
 import { readFileSync, statSync } from "node:fs";
-import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
-import { sha256Hex } from "@context-fold/seed-index-format";
+import type { Block, BlockKind, Session } from "@context-fold/ledger-reader";
+// Subpaths, not the packages' main entries: a one-shot search loads this module (see one-shot.ts).
+import { blockTextAt } from "@context-fold/ledger-reader/block-text";
+import { sha256Hex } from "@context-fold/seed-index-format/block-text";
 import { SnapshotStaleError } from "./errors.js";
 import { type CacheKey, cacheKeyFor, isCacheKey, ledgerEdges, writeAtomic } from "./index-cache.js";
 import type { RecallSession } from "./recall-index.js";
@@ -228,12 +230,27 @@ export abstract class ReadBackBlock implements Block, OptionalFields {
 }
 
 class SnapshotBlock extends ReadBackBlock {
+  private readonly file: string;
+  private readonly sha: string;
+  // The fields spelled out, not passed on as `...rest`: a table holds thousands of blocks, built while the
+  // code is still cold, where a spread call costs several times a plain one.
   constructor(
-    private readonly file: string,
-    private readonly sha: string,
-    ...fields: ConstructorParameters<typeof ReadBackBlock>
+    file: string,
+    sha: string,
+    index: number,
+    entryId: string,
+    entryPosition: number,
+    kind: BlockKind,
+    role: string,
+    turn: number,
+    timestamp: string | undefined,
+    line: number,
+    byteOffset: number,
+    byteLength: number,
   ) {
-    super(...fields);
+    super(index, entryId, entryPosition, kind, role, turn, timestamp, line, byteOffset, byteLength);
+    this.file = file;
+    this.sha = sha;
   }
 
   protected readText(): string {
