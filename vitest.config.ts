@@ -3,7 +3,7 @@
 // loader (jiti), which resolves packages itself, through neither these aliases nor export conditions:
 // that project's setup file (apps/pi-extension/test/support/pi-loads-source.ts) points jiti at the
 // packages' src too, instead of a possibly stale dist.
-import { readdirSync, existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -21,6 +21,17 @@ const alias: { find: RegExp; replacement: string }[] = [];
 for (const name of existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []) {
   const src = join(root, "packages", name, "src", "index.ts");
   if (existsSync(src)) alias.push({ find: new RegExp(`^@context-fold/${name}$`), replacement: src });
+}
+// A package's subpath entries (package.json "exports" with the source condition, e.g. `/block-text`) from src too.
+for (const name of existsSync(join(root, "packages")) ? readdirSync(join(root, "packages")) : []) {
+  const manifest = join(root, "packages", name, "package.json");
+  if (!existsSync(manifest)) continue;
+  const exports = (JSON.parse(readFileSync(manifest, "utf8")) as { exports?: Record<string, unknown> }).exports ?? {};
+  for (const [subpath, target] of Object.entries(exports)) {
+    const source = typeof target === "object" && target !== null ? (target as Record<string, unknown>)["@context-fold/source"] : undefined;
+    if (subpath === "." || typeof source !== "string") continue;
+    alias.push({ find: new RegExp(`^@context-fold/${name}/${subpath.slice(2)}$`), replacement: join(root, "packages", name, source) });
+  }
 }
 for (const name of existsSync(join(root, "tools")) ? readdirSync(join(root, "tools")) : []) {
   const src = join(root, "tools", name, "src", "index.ts");

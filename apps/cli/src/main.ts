@@ -13,8 +13,21 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   const { version } = await import("./version.js");
   process.stdout.write(`${version}\n`);
 } else {
-  const { endQuietlyOnBrokenPipe } = await import("./error-boundary.js");
-  const { run } = await import("./program.js");
+  const { endQuietlyOnBrokenPipe, reportError } = await import("./error-boundary.js");
   endQuietlyOnBrokenPipe();
-  await run(argv);
+  // A plain `recall <session file> …` runs without commander (commands/recall-argv.ts says which);
+  // everything else, help and mistakes included, goes through the program.
+  const fast = argv[0] === "recall" ? (await import("./commands/recall-argv.js")).parseRecallArgv(argv.slice(1)) : null;
+  if (fast === null) {
+    const { run } = await import("./program.js");
+    await run(argv);
+  } else {
+    const [{ recall }, { wantsJson }] = await Promise.all([import("./commands/recall.js"), import("./output.js")]);
+    try {
+      await recall(fast.session, fast.words, fast.options);
+    } catch (error) {
+      // As program.ts's run tells an error thrown by a command's action.
+      reportError(error, wantsJson(argv));
+    }
+  }
 }

@@ -60,6 +60,12 @@ export function emit(json: boolean, value: unknown, human: () => string): void {
   else printText(human());
 }
 
+/** `--json` among the arguments before a `--`: errors are then told as a JSON document too. */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
 /** Set the process exit code without exiting (so stdout drains). */
 export function setExit(code: number): void {
   if (code > Number(process.exitCode ?? 0)) process.exitCode = code;

@@ -6,7 +6,7 @@ import { reportError } from "./error-boundary.js";
 import { decorateHelp } from "./help-examples.js";
 import { setProgressWanted } from "./progress.js";
 import { installSessionNames } from "./session-args.js";
-import { EXIT_USAGE, setExit } from "./output.js";
+import { EXIT_USAGE, setExit, wantsJson } from "./output.js";
 import { version } from "./version.js";
 
 export interface ProgramOptions {
@@ -34,12 +34,6 @@ function programWith(commands: readonly RegisterCommand[]): Command {
   installSessionNames(program);
   decorateHelp(program);
   return program;
-}
-
-/** `--json` among the arguments before a `--`: errors are then told as a JSON document too. */
-function wantsJson(argv: readonly string[]): boolean {
-  const end = argv.indexOf("--");
-  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
 }
 
 /** Run the CLI; never throws, sets process.exitCode. */

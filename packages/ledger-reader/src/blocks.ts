@@ -1,6 +1,6 @@
 // Turns one migrated entry into its normalized blocks: a message entry's come from the message converter
 // (message-blocks.ts, shared with the live context); summaries and custom messages are entries here.
-import { joinTextParts } from "@context-fold/seed-index-format";
+import { joinTextParts } from "@context-fold/seed-index-format/block-text";
 import { blocksOfMessage } from "./message-blocks.js";
 import type { Block, BlockKind, Entry } from "./types.js";
 import { isRecord } from "./is-record.js";

@@ -5,7 +5,8 @@
 // toolResult text parts joined by "\n"; assistant parts anchorable only with a responseId).
 // The views below read single fields without building blocks, for callers that run on every model
 // call and must not join the text of every message (the fold engine).
-import { assistantPartText, joinTextParts, partAnchor, resultAnchor } from "@context-fold/seed-index-format";
+import { partAnchor, resultAnchor } from "@context-fold/seed-index-format/anchors";
+import { assistantPartText, joinTextParts } from "@context-fold/seed-index-format/block-text";
 import type { MessageBlock } from "./types.js";
 import { isRecord } from "./is-record.js";
 

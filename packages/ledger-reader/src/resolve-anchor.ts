@@ -1,6 +1,7 @@
 // Resolves a contract anchor (`r:<toolCallId>`, `a:<responseId>:p<n>`, optional `:edit:<id>`) to its
 // block text, verified against an expected sha256. Missing and twice-matching anchors are typed results.
-import { joinTextParts, parseAnchor, sha256Hex } from "@context-fold/seed-index-format";
+import { parseAnchor } from "@context-fold/seed-index-format/anchors";
+import { joinTextParts, sha256Hex } from "@context-fold/seed-index-format/block-text";
 import { blockTextFromFile } from "./block-text-from-file.js";
 import { LedgerError } from "./errors.js";
 import { type SessionShape, streamEntries } from "./read-session.js";

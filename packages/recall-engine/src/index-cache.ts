@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { replaceFile } from "@context-fold/durable-fs";
-import { seedIndexPath } from "@context-fold/seed-index-format";
+import { seedIndexPath } from "@context-fold/seed-index-format/paths";
 import type { RecallSession } from "./recall-index.js";
 import { INDEX_FORMAT } from "./term-codec.js";
 

@@ -22,7 +22,8 @@ export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession
 export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges, writeAtomic } from "./index-cache.js";
 export { ledgerVerifier } from "./ledger-verify.js";
 export { loadRecordedHashes, type RecordedCheck, type RecordedHashes, type VerifiedAgainst } from "./recorded-hashes.js";
-export { type CacheReport, loadCachedIndex, openRecall, openRecallSnapshot, type OpenRecallOptions, SessionRecall, type SnapshotRecall, tailLogPath } from "./open-recall.js";
+export { type CacheReport, openRecall, type OpenRecallOptions, SessionRecall } from "./open-recall.js";
+export { loadCachedIndex, openRecallSnapshot, type SnapshotRecall, tailLogPath } from "./snapshot-recall.js";
 export { openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession, writeSnapshot } from "./snapshot.js";
 export {
   pickSpans,
@@ -35,7 +36,8 @@ export {
   type SpanRecallResult,
   type SpanScan,
 } from "./span-recall.js";
-export { markChanged, type RecallAnswer, recallFile, type RecallNotes, type RecallRequest } from "./recall-file.js";
+export { markChanged, recallFile } from "./recall-file.js";
+export type { RecallAnswer, RecallNotes, RecallRequest } from "./recall-request.js";
 export { renderExpanded, renderSessionNames, renderSpans } from "./render-entries.js";
 export { historyDirFor, type HistoryListing, historyRoot, listHistories } from "./history-folders.js";
 export { HistoryIndex } from "./history-index.js";

@@ -1,26 +1,16 @@
 // One session's recall, end to end: read the ledger, load the on-disk index when its key still
 // matches (growing it by the appended blocks), else build it; save atomically; refresh as Pi appends.
-import { closeSync, fdatasyncSync, openSync, readSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { type Block, LedgerError, readSession, updateSession, type Session } from "@context-fold/ledger-reader";
-import { CACHE_FORMAT, type CacheKey, cacheKeyFor, compareKey, defaultCachePath, isCacheKey, readCacheBytes, writeAtomic } from "./index-cache.js";
+import { cacheKeyFor, defaultCachePath, writeAtomic } from "./index-cache.js";
+import type { OpenRecallOptions } from "./open-options.js";
 import { loadRecordedHashes, type RecordedHashes } from "./recorded-hashes.js";
-import { RecallIndex, type ExpandedEntry, type RecallSession, type SearchOptions } from "./recall-index.js";
+import { RecallIndex, type ExpandedEntry, type SearchOptions } from "./recall-index.js";
 import type { SearchResult } from "./results.js";
-import { openSnapshot, type SnapshotSession, writeSnapshot } from "./snapshot.js";
-import { CorruptIndexError, TermIndex } from "./term-index.js";
+import { type DiskState, loadCachedIndex, tailLogPath } from "./snapshot-recall.js";
+import { writeSnapshot } from "./snapshot.js";
 
-export interface OpenRecallOptions {
-  /** Keep caches here instead of beside the seed index. */
-  readonly cacheDir?: string;
-  /** Exact cache file (overrides cacheDir). */
-  readonly cachePath?: string;
-  /** false: build in memory, never read or write a cache. */
-  readonly cache?: boolean;
-  /** Read a headerless file as a fragment (ledger-reader's `fragment` read option); its caches go under `context-fold/fragment-<hash>/`. */
-  readonly fragment?: boolean;
-  /** Progress of reading the ledger when it has to be read (bytes read, file size). */
-  readonly onBytes?: (read: number, total: number) => void;
-}
+export type { OpenRecallOptions } from "./open-options.js";
 
 export interface CacheReport {
   /** built: no cache; loaded: used as is; updated: loaded + appended blocks; rebuilt: cache refused; memory: caching off, or the cache could not be written (`reason` says why). */
@@ -30,71 +20,6 @@ export interface CacheReport {
   readonly reason?: string;
   /** Blocks indexed by this open/refresh (0 when loaded as is). */
   readonly indexed: number;
-}
-
-/** Where a cache's tail log lives: appended records of what refreshes indexed since the base was written. */
-export function tailLogPath(cachePath: string): string {
-  return `${cachePath}.tail`;
-}
-
-/** The state of a cache on disk as this process last saw it (so appends know whether they may continue it). */
-interface DiskState {
-  /** sha256 trailer of the base file: tail records chain to it. */
-  readonly chain: Buffer;
-  readonly baseBytes: number;
-  /** Bytes of good records in the tail log. */
-  readonly tailBytes: number;
-}
-
-type Loaded = { index: RecallIndex; added: number; same: boolean; disk: DiskState; tailProblem: string | null } | { index: null; reason: string | null };
-
-/**
- * Loads `cachePath` (plus its tail log) for `session` when its key still holds; null (with the reason)
- * when it must be rebuilt. Tail records are each sha256-checked and chained to the base; a bad or torn
- * record ends the tail there (what follows is indexed from the ledger), and a tail whose last key no
- * longer matches the ledger is ignored whole.
- */
-export function loadCachedIndex(cachePath: string, sessionFile: string, session: RecallSession): Loaded {
-  const bytes = readCacheBytes(cachePath);
-  if (bytes === null) return { index: null, reason: null };
-  try {
-    const meta = TermIndex.readMeta(bytes);
-    const format = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)["format"] : undefined;
-    if (format !== CACHE_FORMAT) return { index: null, reason: `cache was written in index format ${String(format)}, this reader writes ${String(CACHE_FORMAT)}` };
-    if (!isCacheKey(meta)) return { index: null, reason: "cache key has an unknown shape" };
-    const relation = compareKey(meta, sessionFile, session);
-    if (typeof relation !== "string") return { index: null, reason: relation.stale };
-    const terms = TermIndex.deserialize(bytes);
-    if (terms.docCount !== meta.blockCount) return { index: null, reason: "cache holds another block count than its key says" };
-    const chain = bytes.subarray(bytes.length - 32);
-    let same = relation === "same";
-    let tailBytes = 0;
-    let tailProblem: string | null = null;
-    const log = readCacheBytes(tailLogPath(cachePath));
-    if (log !== null && log.length > 0) {
-      const tail = TermIndex.readTail(log, chain);
-      tailProblem = tail.problem;
-      const last = tail.records[tail.records.length - 1];
-      const lastKey = last?.meta;
-      const lastRelation = lastKey !== undefined && isCacheKey(lastKey) ? compareKey(lastKey, sessionFile, session) : null;
-      if (last !== undefined && typeof lastRelation === "string" && (lastKey as CacheKey).blockCount === last.firstDoc + last.newDocs) {
-        for (const record of tail.records) {
-          if (!terms.applyTail(record)) {
-            // Checked records that do not fit: never trusted; the whole cache is rebuilt.
-            return { index: null, reason: "cache tail does not continue its base" };
-          }
-        }
-        same = lastRelation === "same";
-        tailBytes = tail.bytes;
-      } else if (last !== undefined) tailProblem = "cache tail was written for other ledger bytes";
-    }
-    const before = terms.docCount;
-    const index = RecallIndex.fromTerms(session, terms);
-    return { index, added: index.blockCount - before, same, disk: { chain: Buffer.from(chain), baseBytes: bytes.length, tailBytes }, tailProblem };
-  } catch (error) {
-    if (error instanceof CorruptIndexError) return { index: null, reason: error.message };
-    throw error;
-  }
 }
 
 function fileSize(path: string): number {
@@ -293,64 +218,3 @@ export function openRecall(sessionFile: string, options: OpenRecallOptions = {})
   return SessionRecall.open(sessionFile, options);
 }
 
-/** The session id in the header line of `sessionFile`, read without parsing the rest; null if there is none. */
-function headerId(sessionFile: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(sessionFile, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const nl = buf.subarray(0, n).indexOf(10);
-    if (nl === -1) return null;
-    const header: unknown = JSON.parse(buf.subarray(0, nl).toString("utf8"));
-    if (typeof header !== "object" || header === null) return null;
-    const id = (header as Record<string, unknown>)["id"];
-    return (header as Record<string, unknown>)["type"] === "session" && typeof id === "string" ? id : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A recall answered from its cache and block table alone, without parsing the ledger: search and browse. */
-export interface SnapshotRecall {
-  readonly file: string;
-  readonly cachePath: string;
-  readonly session: SnapshotSession;
-  readonly index: RecallIndex;
-  /** May throw SnapshotStaleError when a block's bytes changed since the snapshot: recall the full way then. */
-  search(query: string, options?: SearchOptions): SearchResult;
-  browse(options?: { scope?: string; count?: number }): SearchResult;
-}
-
-/**
- * Opens recall from the cache and its block table when both were written for exactly the bytes the ledger
- * holds now; null when either is missing or stale (then `openRecall` reads the ledger, and
- * `saveSnapshot` makes the next call fast). Never writes.
- */
-export function openRecallSnapshot(sessionFile: string, options: Omit<OpenRecallOptions, "cache"> = {}): SnapshotRecall | null {
-  let cachePath = options.cachePath;
-  if (cachePath === undefined) {
-    const id = headerId(sessionFile);
-    if (id === null) return null;
-    cachePath = defaultCachePath(sessionFile, id, options.cacheDir);
-  }
-  const session = openSnapshot(cachePath, sessionFile);
-  if (session === null) return null;
-  const loaded = loadCachedIndex(cachePath, sessionFile, session);
-  if (loaded.index === null || !loaded.same || loaded.tailProblem !== null) return null;
-  const index = loaded.index;
-  return {
-    file: sessionFile,
-    cachePath,
-    session,
-    index,
-    search: (query, searchOptions = {}) => index.search(query, searchOptions),
-    browse: (browseOptions = {}) => index.browse(browseOptions),
-  };
-}

@@ -4,8 +4,10 @@
 // the ledger, and checked against a hash of the text the full read saw: any difference ends the fast
 // path (SnapshotStaleError) and the caller reads the ledger the full way.
 import { readFileSync, statSync } from "node:fs";
-import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
-import { sha256Hex } from "@context-fold/seed-index-format";
+import type { Block, BlockKind, Session } from "@context-fold/ledger-reader";
+// Subpaths, not the packages' main entries: a one-shot search loads this module (see one-shot.ts).
+import { blockTextAt } from "@context-fold/ledger-reader/block-text";
+import { sha256Hex } from "@context-fold/seed-index-format/block-text";
 import { SnapshotStaleError } from "./errors.js";
 import { type CacheKey, cacheKeyFor, isCacheKey, ledgerEdges, writeAtomic } from "./index-cache.js";
 import type { RecallSession } from "./recall-index.js";
@@ -198,27 +200,51 @@ export interface SnapshotSession extends RecallSession, ScopeSource {
  * table's.
  */
 export abstract class ReadBackBlock implements Block, OptionalFields {
-  private cached: string | undefined;
-  partIndex?: number;
-  anchor?: string;
-  toolName?: string;
-  toolCallId?: string;
-  args?: Readonly<Record<string, unknown>>;
-  isError?: boolean;
-  exitCode?: number;
-  fullOutputPath?: string;
+  // Declared, not defined as class fields: a table builds thousands of these while the code is still cold,
+  // where each field definition costs a store of its own before the constructor's. A field a block does
+  // not have stays absent (reads undefined), as on the blocks the ledger reader builds.
+  declare readonly index: number;
+  declare readonly entryId: string;
+  declare readonly entryPosition: number;
+  declare readonly kind: BlockKind;
+  declare readonly role: string;
+  declare readonly turn: number;
+  declare readonly timestamp: string | undefined;
+  declare readonly line: number;
+  declare readonly byteOffset: number;
+  declare readonly byteLength: number;
+  private declare cached: string | undefined;
+  declare partIndex?: number;
+  declare anchor?: string;
+  declare toolName?: string;
+  declare toolCallId?: string;
+  declare args?: Readonly<Record<string, unknown>>;
+  declare isError?: boolean;
+  declare exitCode?: number;
+  declare fullOutputPath?: string;
   constructor(
-    readonly index: number,
-    readonly entryId: string,
-    readonly entryPosition: number,
-    readonly kind: BlockKind,
-    readonly role: string,
-    readonly turn: number,
-    readonly timestamp: string | undefined,
-    readonly line: number,
-    readonly byteOffset: number,
-    readonly byteLength: number,
-  ) {}
+    index: number,
+    entryId: string,
+    entryPosition: number,
+    kind: BlockKind,
+    role: string,
+    turn: number,
+    timestamp: string | undefined,
+    line: number,
+    byteOffset: number,
+    byteLength: number,
+  ) {
+    this.index = index;
+    this.entryId = entryId;
+    this.entryPosition = entryPosition;
+    this.kind = kind;
+    this.role = role;
+    this.turn = turn;
+    this.timestamp = timestamp;
+    this.line = line;
+    this.byteOffset = byteOffset;
+    this.byteLength = byteLength;
+  }
   /** The block's text from the ledger, verified; throws when it cannot be read or changed. */
   protected abstract readText(): string;
   get text(): string {
@@ -228,12 +254,27 @@ export abstract class ReadBackBlock implements Block, OptionalFields {
 }
 
 class SnapshotBlock extends ReadBackBlock {
+  private declare readonly file: string;
+  private declare readonly sha: string;
+  // The fields spelled out, not passed on as `...rest`: a table holds thousands of blocks, built while the
+  // code is still cold, where a spread call costs several times a plain one.
   constructor(
-    private readonly file: string,
-    private readonly sha: string,
-    ...fields: ConstructorParameters<typeof ReadBackBlock>
+    file: string,
+    sha: string,
+    index: number,
+    entryId: string,
+    entryPosition: number,
+    kind: BlockKind,
+    role: string,
+    turn: number,
+    timestamp: string | undefined,
+    line: number,
+    byteOffset: number,
+    byteLength: number,
   ) {
-    super(...fields);
+    super(index, entryId, entryPosition, kind, role, turn, timestamp, line, byteOffset, byteLength);
+    this.file = file;
+    this.sha = sha;
   }
 
   protected readText(): string {

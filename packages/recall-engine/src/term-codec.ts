@@ -174,11 +174,22 @@ export function decodeIndex(buf: Buffer): { terms: PackedTerms; base: FrozenPost
   } catch {
     throw new CorruptIndexError("term count mismatch");
   }
-  // Copy into an aligned buffer: Node may hand back a pooled Buffer at an odd offset.
-  const numbers = new Uint32Array((body.length - numStart) / 4);
-  new Uint8Array(numbers.buffer).set(body.subarray(numStart));
+  // Read in place when the numbers lie 4-aligned (a file read whole has its own buffer, and the format
+  // pads the head to 4); copied into an aligned buffer otherwise (Node may hand back a pooled Buffer at an
+  // odd offset). The index never writes its postings, and its caller (loadCachedIndex) reads `buf` fresh
+  // and never writes to it either, so sharing the bytes is safe.
+  const at = body.byteOffset + numStart;
+  const count = (body.length - numStart) / 4;
+  let numbers: Uint32Array;
+  if (at % 4 === 0) numbers = new Uint32Array(body.buffer, at, count);
+  else {
+    numbers = new Uint32Array(count);
+    new Uint8Array(numbers.buffer).set(body.subarray(numStart));
+  }
   if (numbers.length < docCount + termCount + 1) throw new CorruptIndexError("truncated numbers");
-  const lengths = Array.from(numbers.subarray(0, docCount));
+  // A plain loop: Array.from walks a typed array through its iterator, slow in code this cold.
+  const lengths = new Array<number>(docCount);
+  for (let d = 0; d < docCount; d++) lengths[d] = numbers[d] as number;
   const offsets = numbers.subarray(docCount, docCount + termCount + 1);
   const postings = numbers.subarray(docCount + termCount + 1);
   const total = offsets[termCount] ?? 0;

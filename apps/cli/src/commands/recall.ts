@@ -2,47 +2,15 @@
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
-import {
-  type OpenRecallOptions,
-  recallFile,
-  type RecallRequest,
-  renderExpanded,
-  renderResults,
-  renderSalvaged,
-  renderSpans,
-  renderSessionNames,
-  HistoryIndex,
-  searchSessions,
-  type SearchResult,
-} from "@context-fold/recall-engine";
+import type { OpenRecallOptions, RecallAnswer, RecallRequest } from "@context-fold/recall-engine";
+// A plain search is answered from the block table through the light entry; the package itself (and the
+// ledger reader it brings) is imported only when the answer needs more (see @context-fold/recall-engine/one-shot).
+import { recallFromTable, renderResults, type SearchResult } from "@context-fold/recall-engine/one-shot";
+import { RECALL_ARGUMENTS, RECALL_DESCRIPTION, RECALL_OPTIONS, type RecallOptions } from "./recall-options.js";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
 import { withProgress } from "../progress.js";
-import { sessionsTarget } from "../sessions-target.js";
-import { warnDamage, warnFragment } from "../session-input.js";
 
-interface RecallOptions {
-  sessions?: string | true;
-  scope?: string;
-  page?: string;
-  pageSize?: string;
-  expand?: string;
-  code?: string;
-  anchor?: string;
-  term?: string;
-  grep?: string;
-  lines?: string;
-  fullOutput?: boolean;
-  roots?: string;
-  regex?: boolean;
-  cacheDir?: string;
-  cache?: boolean;
-  fragment?: boolean;
-  json?: boolean;
-  in?: string;
-  project?: string;
-  since?: string;
-  until?: string;
-}
+type Engine = typeof import("@context-fold/recall-engine");
 
 function positiveInt(option: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -80,7 +48,14 @@ function parseDate(option: string, text: string | undefined): number | undefined
  * `recall --sessions` through the history index of the sessions folder (kept in the state folder, or
  * under --cache-dir): search, or expand `#N` of the session named by --in, verified against its ledger.
  */
-async function recallHistory(dir: string, query: string, options: RecallOptions, search: { scope?: string; page?: number; pageSize?: number; regex?: boolean }, json: boolean): Promise<void> {
+async function recallHistory(
+  { HistoryIndex, renderExpanded, renderSessionNames }: Engine,
+  dir: string,
+  query: string,
+  options: RecallOptions,
+  search: { scope?: string; page?: number; pageSize?: number; regex?: boolean },
+  json: boolean,
+): Promise<void> {
   const root = options.cacheDir === undefined ? undefined : join(resolve(options.cacheDir), "history");
   const history = HistoryIndex.for(dir, root === undefined ? {} : { root });
   if (options.expand !== undefined) {
@@ -116,7 +91,14 @@ function refusePastLastPage(page: number | undefined, result: SearchResult): voi
   }
 }
 
-async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions): Promise<void> {
+/** `request` answered by reading the ledger (and saving a fresh block table), the table not tried again. */
+async function readInFull(file: string, request: RecallRequest, open: OpenRecallOptions): Promise<RecallAnswer> {
+  const { recallFile } = await import("@context-fold/recall-engine");
+  return withProgress(`indexing ${basename(file)}`, "bytes", (bar) => recallFile(file, { ...request, tables: false, open: { ...open, onBytes: (read, total) => bar.update(read, total) } }));
+}
+
+/** `recall` as its action runs it (commander, or the binary's fast path: recall-argv.ts). */
+export async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions): Promise<void> {
   const json = options.json === true;
   const page = positiveInt("--page", options.page);
   const pageSize = positiveInt("--page-size", options.pageSize);
@@ -128,6 +110,7 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   const search = { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(page === undefined ? {} : { page }), ...(pageSize === undefined ? {} : { pageSize }), ...(options.regex === true ? { regex: true } : {}) };
 
   if (options.sessions !== undefined) {
+    const [engine, { sessionsTarget }] = await Promise.all([import("@context-fold/recall-engine"), import("../sessions-target.js")]);
     const { dir, firstWord } = sessionsTarget(options.sessions);
     const query = [firstWord, sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
     if (query.trim().length === 0 && options.expand === undefined) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
@@ -137,13 +120,13 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     if (options.cache === false) {
       if (options.expand !== undefined) throw new CliError("--sessions --expand reads the history index: drop --no-cache", { code: "USAGE", exitCode: EXIT_USAGE });
       if (query.trim().length === 0) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
-      const result = await withProgress("searching sessions", "items", (bar) => searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
+      const result = await withProgress("searching sessions", "items", (bar) => engine.searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
       for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
       if (result.sessions === 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
       emit(json, result, () => renderResults(result));
       return;
     }
-    await recallHistory(dir, query, options, search, json);
+    await recallHistory(engine, dir, query, options, search, json);
     return;
   }
 
@@ -180,10 +163,11 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
     ...(options.expand === undefined ? {} : { expand: parseIndices(options.expand) }),
   };
   // A plain word search or browse is answered from the cache and its block table when both match the
-  // ledger's bytes, without parsing it; otherwise the ledger is read (with a progress bar).
-  const answer = await withProgress(`indexing ${basename(file)}`, "bytes", (bar) => recallFile(file, { ...request, open: { ...open, onBytes: (read, total) => bar.update(read, total) } }));
+  // ledger's bytes, without parsing it; otherwise the ledger is read (with a progress bar), the table not tried again.
+  const answer = recallFromTable(file, { ...request, open }) ?? (await readInFull(file, request, open));
   const notes = answer.notes;
   if (answer.kind !== "ranked" && answer.recall !== null) {
+    const { warnDamage, warnFragment } = await import("../session-input.js");
     warnFragment(answer.recall.session);
     warnDamage(answer.recall.session);
   }
@@ -192,11 +176,13 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   // Only the next search's speed depends on the block table.
   if (notes.snapshotProblem !== undefined) warn(`context-fold: recall snapshot not written (${notes.snapshotProblem})`);
   if (answer.kind === "spans") {
+    const { renderSpans } = await import("@context-fold/recall-engine");
     emit(json, answer.result, () => renderSpans(answer.result));
     if (answer.result.spans.some((s) => !s.verified)) setExit(EXIT_FINDINGS);
     return;
   }
   if (answer.kind === "expand") {
+    const { renderExpanded } = await import("@context-fold/recall-engine");
     const entries = answer.entries;
     emit(json, { entries }, () => renderExpanded(entries));
     // A finding is text that differs from its recorded hash; nothing recorded is "none", said in the output.
@@ -210,37 +196,20 @@ async function recall(sessionArg: string | undefined, words: string[], options: 
   if (notes.changed.length > 0) setExit(EXIT_FINDINGS);
   const salvaged = answer.salvaged;
   if (salvaged.length === 0) emit(json, result, () => renderResults(result));
-  else emit(json, { ...result, salvaged }, () => `${renderResults(result)}${renderSalvaged(salvaged)}`);
+  else {
+    const { renderSalvaged } = await import("@context-fold/recall-engine");
+    emit(json, { ...result, salvaged }, () => `${renderResults(result)}${renderSalvaged(salvaged)}`);
+  }
+}
+
+/** Declares `recall` on `program` from its option table, with `action` to run it (tests pass their own). */
+export function defineRecall(program: Command, action: (session: string | undefined, query: string[], options: RecallOptions) => Promise<void>): void {
+  const command = program.command("recall").description(RECALL_DESCRIPTION);
+  for (const argument of RECALL_ARGUMENTS) command.argument(argument.name, argument.description);
+  for (const option of RECALL_OPTIONS) command.option(option.flags, option.description);
+  command.action(action);
 }
 
 export function registerRecall(program: Command): void {
-  program
-    .command("recall")
-    .description("Search a session's history (BM25 words, \"phrases\", /regex/ or bare regex syntax), browse, expand #N verified, or pull seed-index spans")
-    .argument("[session]", "session .jsonl file (omit with --sessions)")
-    .argument("[query...]", "words, \"quoted phrases\", /regex/flags, or a bare regex as pi-vcc takes it (fail.*build, hook|inject, \\d, [0-9]+, ^…, …$); none: the last 25 entries")
-    .option("--sessions [dir]", "search every session under a sessions folder through its history index (default: Pi's folder, honouring PI_CODING_AGENT_DIR and sessionDir); a value that is not a folder is the first query word")
-    .option("--scope <scope>", "lineage (default), all, compaction:N, compaction:latest (with --sessions: per session)")
-    .option("--project <dir>", "with --sessions: only sessions started in this folder")
-    .option("--since <date>", "with --sessions: only sessions started on or after this date (2026-03-01 or an ISO time)")
-    .option("--until <date>", "with --sessions: only sessions started before this date")
-    .option("--in <session>", "with --sessions --expand: the session a hit names (its label, id or path)")
-    .option("--page <n>", "page of results (5 per page)")
-    .option("--page-size <n>", "results per page")
-    .option("--expand <list>", "full text of #N blocks, e.g. 12,13 (verified against the ledger)")
-    .option("--code <code>", "seed-index span by fold code")
-    .option("--anchor <anchor>", "seed-index span by anchor (r:<toolCallId> or a:<responseId>:p<n>)")
-    .option("--term <term>", "seed-index spans of records whose identifiers/errors/files hold the term")
-    .option("--grep <pattern>", "with a span: only lines matching the pattern (RE2 syntax)")
-    .option("--lines <from-to>", "with a span: only this 1-based line range")
-    .option("--full-output", "with a span: scan Pi's full-output file when one was kept (under --roots)")
-    .option("--roots <dirs>", "comma-separated roots a full-output file must lie under (default: the OS temp dir)")
-    .option("--regex", "take the query as a regex (case-insensitive)")
-    .option("--cache-dir <dir>", "keep the recall index cache here (default: beside the seed index; with --sessions the history index goes under <dir>/history, else the state folder)")
-    .option("--no-cache", "build the index in memory; read and write no cache (with --sessions: read every session, no history index)")
-    .option("--fragment", "read a file without a session header (a fragment Pi refuses) as fragment-<sha256 prefix>")
-    .option("--json", "one JSON document on stdout")
-    .action(async (session: string | undefined, query: string[], options: RecallOptions) => {
-      await recall(session, query, options);
-    });
+  defineRecall(program, recall);
 }

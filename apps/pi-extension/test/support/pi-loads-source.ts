@@ -14,7 +14,7 @@
 // bundle. Bundles rather than the .ts files themselves: jiti then loads one module per package, as from
 // dist/, instead of every source file (several times slower on each fresh load of the extension).
 // test/pi-loads-source.test.ts checks, from jiti's own record of what it loaded, that no dist/ is used.
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { build } from "esbuild";
@@ -35,6 +35,14 @@ function workspacePackages(): { name: string; entry: string }[] {
     .filter((p) => existsSync(p.entry));
 }
 
+/** The subpaths a package exports from source (package.json "exports" entries with the source condition). */
+function sourceSubpaths(name: string): string[] {
+  const exports = (JSON.parse(readFileSync(join(root, "packages", name, "package.json"), "utf8")) as { exports?: Record<string, unknown> }).exports ?? {};
+  return Object.entries(exports)
+    .filter(([subpath, target]) => subpath !== "." && typeof target === "object" && target !== null && "@context-fold/source" in target)
+    .map(([subpath]) => subpath.slice(2));
+}
+
 /** Bundles every workspace package from src into `dir` and writes the tsconfig mapping names to them. */
 async function writeSourceBundles(dir: string): Promise<void> {
   const paths: Record<string, string[]> = {};
@@ -45,6 +53,9 @@ async function writeSourceBundles(dir: string): Promise<void> {
       // a package's third-party dependencies are bundled in, since nothing resolves from this folder.
       await build({ entryPoints: [entry], outfile, bundle: true, format: "esm", platform: "node", target: "node22", external: ["@context-fold/*"], logLevel: "silent" });
       paths[`@context-fold/${name}`] = [outfile];
+      // Its subpath entries (`/block-text`, …) to the same bundle: the main entry exports all they do,
+      // and one bundle keeps one copy of each module (a second would bring a second of each error class).
+      for (const subpath of sourceSubpaths(name)) paths[`@context-fold/${name}/${subpath}`] = [outfile];
     }),
   );
   const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));

@@ -1,0 +1,53 @@
+// What the built binary loads for a warm `recall <session> words` (issue 25: a start is mostly loading
+// code): the light entry of recall-engine and the subpaths it needs, not commander, not the packages'
+// main entries (the ledger parse, the seed-index records and typebox, the history index). A search that
+// needs the ledger read in full still loads them. Seen through a module loader hook that records every
+// resolved module, so the test reads what Node loaded, not what a bundle says.
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { generateSession } from "@context-fold/session-gen";
+import { tempDir } from "@context-fold/test-support";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const HEAVY = [/\/commander\//, /\/seed-index-format\/dist\/index\.js$/, /\/ledger-reader\/dist\/index\.js$/, /\/recall-engine\/dist\/index\.js$/];
+
+describe("what a recall process loads (built dist; `pnpm test` builds first)", () => {
+  const mainJs = resolve(import.meta.dirname, "../dist/main.js");
+  const dir = tempDir("cli-recall-loads-");
+  const file = join(dir, "s.jsonl");
+  const hook = join(dir, "record-resolved.mjs");
+  const log = join(dir, "resolved.txt");
+  beforeAll(async () => {
+    await generateSession(file, { seed: 9, turns: 30 });
+    writeFileSync(
+      hook,
+      'import { appendFileSync } from "node:fs";\nexport async function resolve(specifier, context, next) {\n  const r = await next(specifier, context);\n  appendFileSync(process.env.CF_RESOLVED_LOG, `${r.url}\\n`);\n  return r;\n}\n',
+    );
+  });
+
+  /** The URLs of every module a run of the binary resolved. */
+  const loaded = (args: string[]): string[] => {
+    rmSync(log, { force: true });
+    const p = spawnSync(process.execPath, ["--no-warnings", "--experimental-loader", pathToFileURL(hook).href, mainJs, ...args], {
+      encoding: "utf8",
+      env: { ...process.env, CF_RESOLVED_LOG: log },
+    });
+    expect(p.status, p.stderr).toBe(0);
+    return readFileSync(log, "utf8").split("\n").filter((line) => line.length > 0);
+  };
+
+  it("a warm word search loads recall-engine's one-shot entry, and neither commander nor any package's main entry", () => {
+    loaded(["recall", file, "shard"]); // builds the cache and the block table
+    const urls = loaded(["recall", file, "shard", "failed"]);
+    expect(urls.some((url) => url.endsWith("/recall-engine/dist/one-shot.js"))).toBe(true);
+    expect(urls.filter((url) => HEAVY.some((heavy) => heavy.test(url)))).toEqual([]);
+  });
+
+  it("a search the table cannot answer (expand reads the ledger) loads the package itself", () => {
+    const urls = loaded(["recall", file, "--expand", "1"]);
+    expect(urls.some((url) => url.endsWith("/recall-engine/dist/index.js"))).toBe(true);
+    expect(urls.some((url) => url.endsWith("/ledger-reader/dist/index.js"))).toBe(true);
+  });
+});
