@@ -10,7 +10,9 @@ import { runPathToken } from "./paths.js";
 const IN_RUN = 256;
 const SLASH_BIT = 512;
 const DOT_BIT = 1024;
-const CHAR = new Uint16Array(128);
+// Indexed by any UTF-16 unit (non-ASCII units hold 0): a lookup needs no "is it ASCII" branch, and the
+// index, a charCodeAt, is always in bounds.
+const CHAR = new Uint16Array(65536);
 for (let c = 0; c < 128; c++) CHAR[c] = ID_CHAR_BITS[c] ?? 0;
 for (const ch of "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$./-@+~") CHAR[ch.charCodeAt(0)] = (CHAR[ch.charCodeAt(0)] ?? 0) | IN_RUN;
 CHAR[47] = (CHAR[47] ?? 0) | SLASH_BIT; // /
@@ -22,7 +24,7 @@ const NOT_LOWER = ID_WORDISH & ~ID_ANY_LOWER;
 function hasCamel(text: string, start: number, end: number): boolean {
   let prevLower = false;
   for (let i = start; i < end; i++) {
-    const b = ID_CHAR_BITS[text.charCodeAt(i)] ?? 0;
+    const b = CHAR[text.charCodeAt(i)] as number;
     if (prevLower && (b & ID_ANY_UPPER) !== 0) return true;
     prevLower = (b & ID_ANY_LOWER) !== 0;
   }
@@ -68,8 +70,7 @@ export function scanOutputTokens(
   const n = text.length;
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c >= 128 || ((CHAR[c] ?? 0) & IN_RUN) === 0) {
+    if (((CHAR[text.charCodeAt(i)] as number) & IN_RUN) === 0) {
       i += 1;
       continue;
     }
@@ -83,13 +84,16 @@ export function scanOutputTokens(
     let wordStart = i;
     let bits = 0;
     for (;;) {
-      const d = i < n ? text.charCodeAt(i) : 0;
-      const t = d < 128 ? (CHAR[d] ?? 0) : 0;
-      if ((t & ID_WORDISH) !== 0) {
+      // The word's characters in a tight loop; `t` is then the class of the character that ended it
+      // (0 at the end of the text).
+      let t = 0;
+      while (i < n) {
+        t = CHAR[text.charCodeAt(i)] as number;
+        if ((t & ID_WORDISH) === 0) break;
         bits |= t;
         i += 1;
-        continue;
       }
+      if (i >= n) t = 0;
       let joined = false;
       if (i > wordStart) {
         kinds |= bits;
@@ -98,10 +102,7 @@ export function scanOutputTokens(
           const camel = (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(text, wordStart, i);
           if (keepWord(bits & 255, i - wordStart, camel, text, wordStart)) visitIdentifier(wordStart, i);
         }
-        if ((t & ID_CONNECT) !== 0) {
-          const e = i + 1 < n ? text.charCodeAt(i + 1) : 0;
-          joined = e < 128 && ((ID_CHAR_BITS[e] ?? 0) & ID_WORDISH) !== 0;
-        }
+        if ((t & ID_CONNECT) !== 0 && i + 1 < n) joined = ((CHAR[text.charCodeAt(i + 1)] as number) & ID_WORDISH) !== 0;
         if (joined) connectors += 1;
         else if (connectors >= 1) {
           if (connectors >= 2) visitJoinedRun(text, idStart, i, connectors, visitIdentifier);

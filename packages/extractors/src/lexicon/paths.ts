@@ -25,6 +25,26 @@ const BARE_EXTENSIONS = new Set([
   "zsh", "css", "scss", "html", "vue", "svelte", "sql", "lock", "xml", "ini", "cfg", "env", "csv", "tsv", "proto",
 ]);
 
+/**
+ * An extension text[from, to) as a number (letters case-folded, digits; base 37, so up to 10 characters
+ * stay exact), or -1 when it holds another character: a run's extension is looked up without a slice
+ * and a lower-cased copy (code is full of dotted runs).
+ */
+function extensionKey(text: string, from: number, to: number): number {
+  let key = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) | 32;
+    let digit: number;
+    if (c >= 97 && c <= 122) digit = c - 96;
+    else if (c >= 48 && c <= 57) digit = c - 21; // 27..36
+    else return -1;
+    key = key * 37 + digit;
+  }
+  return key;
+}
+
+const BARE_EXTENSION_KEYS = new Set([...BARE_EXTENSIONS].map((e) => extensionKey(e, 0, e.length)));
+
 const EXTENSION = /\.([A-Za-z][A-Za-z0-9]{0,9})$/;
 
 /** Is this (already trimmed) token shaped like a file path? */
@@ -86,7 +106,7 @@ export function runPathToken(text: string, start: number, end: number, slash: bo
     let dot = last - 1;
     while (dot > start && dot >= last - 11 && text.charCodeAt(dot) !== 46) dot -= 1;
     if (text.charCodeAt(dot) !== 46 || last - dot - 1 < 1 || last - dot - 1 > 10) return undefined;
-    if (!BARE_EXTENSIONS.has(text.slice(dot + 1, last).toLowerCase())) return undefined;
+    if (!BARE_EXTENSION_KEYS.has(extensionKey(text, dot + 1, last))) return undefined;
   }
   // "scheme://host/…" and "host:path" (git remotes) leave a run right after a colon.
   if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) return undefined;

@@ -428,16 +428,14 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       const { block } = source;
       if (filter !== undefined && !filter(block)) continue;
       const anchor = block.anchor ?? "";
-      const fullOutputPath = block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 && !source.edited ? block.fullOutputPath : undefined;
-      const span: Span = {
-        blockId: anchor,
-        code: codes.assign(anchor),
-        ...(block.kind === "toolResult" && block.toolName !== undefined ? { tool: block.toolName } : {}),
-        turn: block.turn,
-        log: { bytes: source.log.bytes, lines: source.log.lines },
-        sha256: source.sha256,
-        ...(fullOutputPath === undefined ? {} : { fullOutputPath }),
-      };
+      // Built field by field in the record's key order (blockId, code, tool?, turn, log, sha256,
+      // fullOutputPath?), not spread from conditional objects: a spread per span cost more than the span.
+      const span = { blockId: anchor, code: codes.assign(anchor) } as Span;
+      if (block.kind === "toolResult" && block.toolName !== undefined) span.tool = block.toolName;
+      span.turn = block.turn;
+      span.log = { bytes: source.log.bytes, lines: source.log.lines };
+      span.sha256 = source.sha256;
+      if (block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 && !source.edited) span.fullOutputPath = block.fullOutputPath;
       out.push(span);
     }
     return out;
