@@ -49,6 +49,67 @@ const LINE_START_MARKERS = new Set([String.raw`\n[ \t]{0,8}(?:error|npm error|ER
 const INLINE_SOURCE = MARKERS.filter((m) => !LINE_START_MARKERS.has(m)).join("|");
 const TEXT_START = /[ \t]{0,8}(?:error|npm error|ERR!)\b/y;
 
+// ---- marker words: where a caller's own walk over the text may point errorLines ----
+//
+// Every match of an inline marker holds a word (a maximal run of [0-9A-Za-z_$]) that is one of
+// MARKER_WORDS, begins with one of MARKER_WORD_PREFIXES or ends with one of MARKER_WORD_SUFFIXES (markers
+// without a leading "\b" may follow letters: "subcommand not found", "TypeError:"), or holds a "$" (not a
+// regex word character, so "\b" can fall inside the run), or the match is one of MARKER_CHARS. A caller
+// that already reads every word (the seed scan) reports those positions, and `errorLines` runs the regex
+// on their lines only instead of over the whole text. The lists are checked against MARKERS in the tests.
+export const MARKER_WORDS: readonly string[] = [
+  "failed", "failure", "failing", "Failed", "Failure", "Failing", "FAIL", "FAILED", "FAILURE", "fatal", "Fatal", "FATAL",
+  "ERR", "ERROR", "error", "Caused", "panic", "Uncaught",
+  "ENOENT", "EACCES", "EADDRINUSE", "ECONNREFUSED", "ECONNRESET", "EEXIST", "EISDIR", "ENOTDIR", "ENOTEMPTY", "ELIFECYCLE", "EPERM", "ETIMEDOUT", "EMFILE",
+];
+export const MARKER_WORD_PREFIXES: readonly string[] = ["ERR_", "Unhandled"];
+export const MARKER_WORD_SUFFIXES: readonly string[] = [
+  "Segmentation", "Permission", "core", "Traceback", "Exception", "Error", "panicked", "command", "No", "annot", "exited", "exit",
+];
+/** Marker characters outside words: ✗ ✘ ✖. */
+export const MARKER_CHARS: readonly number[] = [0x2717, 0x2718, 0x2716];
+
+// A word is compared with the lists only when a hash of its first three characters (exact words and
+// prefixes, all 3+ long) or of its last four (suffixes 4+ long) falls in a small bitmap: most words cost
+// two hashes and two loads. Collisions only cost a comparison.
+const HASH_SIZE = 1 << 16;
+function hashOf(text: string, from: number, count: number): number {
+  let h = 0;
+  for (let i = from; i < from + count; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  return h & (HASH_SIZE - 1);
+}
+const HEAD_HIT = new Uint8Array(HASH_SIZE);
+const TAIL_HIT = new Uint8Array(HASH_SIZE);
+for (const w of [...MARKER_WORDS, ...MARKER_WORD_PREFIXES]) HEAD_HIT[hashOf(w, 0, 3)] = 1;
+for (const w of MARKER_WORD_SUFFIXES) if (w.length >= 4) TAIL_HIT[hashOf(w, w.length - 4, 4)] = 1;
+/** Suffixes under four characters ("No"), found by their last character first. */
+const SHORT_SUFFIXES = MARKER_WORD_SUFFIXES.filter((w) => w.length < 4);
+const SHORT_LAST = new Uint8Array(128);
+for (const w of SHORT_SUFFIXES) SHORT_LAST[w.charCodeAt(w.length - 1)] = 1;
+
+/** Does the word text[start, end) equal a listed word, start with a listed prefix or end with a listed suffix? */
+function matchesLists(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  for (const w of MARKER_WORDS) if (w.length === length && text.startsWith(w, start)) return true;
+  for (const w of MARKER_WORD_PREFIXES) if (w.length <= length && text.startsWith(w, start)) return true;
+  for (const w of MARKER_WORD_SUFFIXES) if (w.length <= length && text.startsWith(w, end - w.length)) return true;
+  return false;
+}
+
+/**
+ * Can the word text[start, end) (a maximal run of [0-9A-Za-z_$], at least 2 characters; `dollar`: it
+ * holds a "$") be part of an inline marker? A superset test: `errorLines` confirms with the regex.
+ */
+export function isMarkerWord(text: string, start: number, end: number, dollar: boolean): boolean {
+  if (dollar) return true;
+  const length = end - start;
+  if (length >= 3 && HEAD_HIT[hashOf(text, start, 3)] === 1 && matchesLists(text, start, end)) return true;
+  if (length >= 4 && TAIL_HIT[hashOf(text, end - 4, 4)] === 1 && matchesLists(text, start, end)) return true;
+  if (SHORT_LAST[text.charCodeAt(end - 1)] !== 1) return false;
+  for (const w of SHORT_SUFFIXES) if (w.length <= length && text.startsWith(w, end - w.length)) return true;
+  return false;
+}
+
 /** The "…Error:" alternative matched at `index`: does its word start with an uppercase letter? */
 function classMarkerOk(text: string, index: number): boolean {
   let start = index;
@@ -169,6 +230,52 @@ function nextInlineLine(text: string, re: RegExp, from: number): number {
   return -1;
 }
 
+/** Does the line text[start, end) hold an inline marker (a match starting in it, confirmed as `nextInlineLine` does)? */
+function lineHasInlineMarker(text: string, start: number, end: number): boolean {
+  // The line and the two characters after it: "TypeError\n[" matches across its newline, nothing reaches further.
+  const line = text.slice(start, Math.min(end + 2, text.length));
+  const re = INLINE_MARKER;
+  re.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(line)) !== null) {
+    if (m.index >= end - start) break;
+    if (m[1] === undefined || classMarkerOk(line, m.index)) return true;
+    re.lastIndex = m.index + 1;
+  }
+  re.lastIndex = 0;
+  return false;
+}
+
+/**
+ * `nextInlineLine` from a caller's marker positions (see MARKER_WORDS): only their lines are searched,
+ * each once, so the cost is the length of those lines, not of the text.
+ */
+class MarkedLines {
+  private k = 0;
+  constructor(
+    private readonly text: string,
+    private readonly at: readonly number[],
+  ) {}
+
+  /** The first line start at or after `from` (a line start) whose line holds an inline marker, or -1. */
+  next(from: number): number {
+    const { text, at } = this;
+    while (this.k < at.length) {
+      const p = at[this.k] ?? 0;
+      if (p < from) {
+        this.k += 1;
+        continue;
+      }
+      const start = text.lastIndexOf("\n", p) + 1;
+      let end = text.indexOf("\n", p);
+      if (end === -1) end = text.length;
+      if (lineHasInlineMarker(text, start, end)) return start;
+      while (this.k < at.length && (at[this.k] ?? 0) < end) this.k += 1;
+    }
+    return -1;
+  }
+}
+
 /**
  * The lines opening with a line-start marker (`[ \t]{0,8}(?:error|npm error|ERR!)\b`), found from the
  * marker words rather than from every "\n" (a regex led by "\n" tries each line; `indexOf` of the word
@@ -220,12 +327,17 @@ function nextLineStartLine(lower: LineStartStream, upper: LineStartStream, from:
  * Every error line of `text`, verbatim (trailing whitespace and `\r` dropped), clipped to 240 chars,
  * deduplicated, in order of appearance. Two linear scans (inline markers; line-start markers), each
  * jumping to the next line after a hit, merged in line order, so the cost is linear in the text.
+ * `markerAt`, from a caller that walks the text anyway: the ascending positions of its marker words
+ * (`isMarkerWord`) and MARKER_CHARS; the inline markers are then looked for on those lines only. The
+ * result is the same.
  */
-export function errorLines(text: string): string[] {
+export function errorLines(text: string, markerAt?: readonly number[]): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
   const inline = INLINE_MARKER;
-  let nextInline = nextInlineLine(text, inline, 0);
+  const marked = markerAt === undefined ? undefined : new MarkedLines(text, markerAt);
+  const nextInlineFrom = (from: number): number => (marked === undefined ? nextInlineLine(text, inline, from) : marked.next(from));
+  let nextInline = nextInlineFrom(0);
   const lower = new LineStartStream(text, "error");
   const upper = new LineStartStream(text, "ERR!");
   let nextLineStart = nextLineStartLine(lower, upper, 0);
@@ -241,7 +353,7 @@ export function errorLines(text: string): string[] {
     }
     if (end >= text.length) break;
     // Both scans resume at the next line (an inline marker may sit anywhere in it).
-    if (nextInline !== -1 && nextInline <= end) nextInline = nextInlineLine(text, inline, end + 1);
+    if (nextInline !== -1 && nextInline <= end) nextInline = nextInlineFrom(end + 1);
     if (nextLineStart !== -1 && nextLineStart <= end) nextLineStart = nextLineStartLine(lower, upper, end + 1);
   }
   return out;

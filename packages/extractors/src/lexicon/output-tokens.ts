@@ -2,7 +2,8 @@
 // [0-9A-Za-z_$./\-@+~], so the text is walked once, judging identifier words as it reads them.
 // Same tokens, same order per kind, as `pathTokens` (less its per-text dedup) and `scanIdentifierRanges`.
 import { ID_ANY_LOWER, ID_ANY_UPPER, ID_CHAR_BITS, ID_CONNECT, ID_DOLLAR, ID_WORDISH, keepWord, visitDashedId, visitJoinedRun } from "./identifiers.js";
-import { runPathToken } from "./paths.js";
+import { isMarkerWord, MARKER_CHARS } from "./errors.js";
+import { runPathEnd } from "./paths.js";
 
 // Per ASCII code: the identifier bits of identifiers.ts (low byte) and the path-run bits above them. Every
 // identifier character ([0-9A-Za-z_$.-]) is also a path-run character, so identifier runs never cross a
@@ -17,6 +18,9 @@ for (let c = 0; c < 128; c++) CHAR[c] = ID_CHAR_BITS[c] ?? 0;
 for (const ch of "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$./-@+~") CHAR[ch.charCodeAt(0)] = (CHAR[ch.charCodeAt(0)] ?? 0) | IN_RUN;
 CHAR[47] = (CHAR[47] ?? 0) | SLASH_BIT; // /
 CHAR[46] = (CHAR[46] ?? 0) | DOT_BIT; // .
+// Error marker characters (outside runs), reported to a caller collecting marker positions.
+const MARK_BIT = 2048;
+for (const c of MARKER_CHARS) CHAR[c] = MARK_BIT;
 // Word bits other than lower-case letters: a word without any (and so without camelCase) is never kept.
 const NOT_LOWER = ID_WORDISH & ~ID_ANY_LOWER;
 
@@ -36,7 +40,7 @@ const DOT = 46;
 const SLASH = 47;
 
 /** Path candidates of text[start, end), a run holding "$" (not a path character): each "$"-free piece alone. */
-function pathsAroundDollars(text: string, start: number, end: number, visitPath: (token: string) => void): void {
+function pathsAroundDollars(text: string, start: number, end: number, visitPath: (start: number, end: number) => void): void {
   let from = start;
   while (from < end) {
     let slash = false;
@@ -49,8 +53,8 @@ function pathsAroundDollars(text: string, start: number, end: number, visitPath:
       else if (c === DOT) dots += 1;
     }
     if (i > from) {
-      const token = runPathToken(text, from, i, slash, dots);
-      if (token !== undefined) visitPath(token);
+      const to = runPathEnd(text, from, i, slash, dots);
+      if (to >= 0) visitPath(from, to);
     }
     from = i + 1;
   }
@@ -67,10 +71,28 @@ export function scanOutputTokens(
   visitPath: (candidate: string) => void,
   visitIdentifier: (start: number, end: number) => void,
 ): void {
+  scanOutputRanges(text, paths, (start, end) => visitPath(text.slice(start, end)), visitIdentifier);
+}
+
+/**
+ * `scanOutputTokens` with each path candidate given as its range text[start, end) (no substring: a
+ * caller that has seen the candidate before skips it without one), and, with `visitMarker`, the position
+ * of every error marker word and character (`isMarkerWord`, MARKER_CHARS), in order: what `errorLines`
+ * takes to search only the lines that can hold a marker.
+ */
+export function scanOutputRanges(
+  text: string,
+  paths: boolean,
+  visitPath: (start: number, end: number) => void,
+  visitIdentifier: (start: number, end: number) => void,
+  visitMarker?: (at: number) => void,
+): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    if (((CHAR[text.charCodeAt(i)] as number) & IN_RUN) === 0) {
+    const c = CHAR[text.charCodeAt(i)] as number;
+    if ((c & IN_RUN) === 0) {
+      if (c !== 0 && visitMarker !== undefined) visitMarker(i);
       i += 1;
       continue;
     }
@@ -97,6 +119,7 @@ export function scanOutputTokens(
       let joined = false;
       if (i > wordStart) {
         kinds |= bits;
+        if (visitMarker !== undefined && i - wordStart >= 2 && isMarkerWord(text, wordStart, i, (bits & ID_DOLLAR) !== 0)) visitMarker(wordStart);
         if ((bits & NOT_LOWER) !== 0) {
           // camelCase is looked for only in words holding both cases (few), not tracked per character
           const camel = (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(text, wordStart, i);
@@ -125,8 +148,8 @@ export function scanOutputTokens(
     if (!paths || (dots === 0 && !slash)) continue;
     if (dollar) pathsAroundDollars(text, start, i, visitPath);
     else {
-      const token = runPathToken(text, start, i, slash, dots);
-      if (token !== undefined) visitPath(token);
+      const to = runPathEnd(text, start, i, slash, dots);
+      if (to >= 0) visitPath(start, to);
     }
   }
 }

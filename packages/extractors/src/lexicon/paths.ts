@@ -81,22 +81,21 @@ export function isPathToken(token: string): boolean {
   return true;
 }
 
-function trimToken(raw: string): string {
-  let end = raw.length;
-  while (end > 0) {
-    const c = raw.charCodeAt(end - 1);
-    if (c === 46 /* . */ || c === 45 /* - */ || c === 43 /* + */) end -= 1;
-    else break;
-  }
-  return end === raw.length ? raw : raw.slice(0, end);
-}
-
 /**
  * The candidate path of one run of path characters text[start, end) (`slash`: it holds a "/", `dots`:
  * how many "."), trimmed, or undefined when the run cannot be a path; `isPathToken` decides the rest.
  */
 export function runPathToken(text: string, start: number, end: number, slash: boolean, dots: number): string | undefined {
-  if (dots === 0 && !slash) return undefined;
+  const to = runPathEnd(text, start, end, slash, dots);
+  return to < 0 ? undefined : text.slice(start, to);
+}
+
+/**
+ * `runPathToken` as a range: the candidate is text[start, result) (trailing ".", "-", "+" trimmed; it may
+ * be empty), or the result is -1. A caller that dedups candidates by range slices only new ones.
+ */
+export function runPathEnd(text: string, start: number, end: number, slash: boolean, dots: number): number {
+  if (dots === 0 && !slash) return -1;
   if (!slash) {
     // A bare name is a path only with a known extension: check it before slicing the whole run
     // (code is full of "this.value" and "a.b" runs).
@@ -105,13 +104,19 @@ export function runPathToken(text: string, start: number, end: number, slash: bo
     // Search back at most 11 chars for the extension's dot (never past the run: stays linear).
     let dot = last - 1;
     while (dot > start && dot >= last - 11 && text.charCodeAt(dot) !== 46) dot -= 1;
-    if (text.charCodeAt(dot) !== 46 || last - dot - 1 < 1 || last - dot - 1 > 10) return undefined;
-    if (!BARE_EXTENSION_KEYS.has(extensionKey(text, dot + 1, last))) return undefined;
+    if (text.charCodeAt(dot) !== 46 || last - dot - 1 < 1 || last - dot - 1 > 10) return -1;
+    if (!BARE_EXTENSION_KEYS.has(extensionKey(text, dot + 1, last))) return -1;
   }
   // "scheme://host/…" and "host:path" (git remotes) leave a run right after a colon.
-  if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) return undefined;
-  if (end - start > PATH_MAX) return undefined;
-  return trimToken(text.slice(start, end));
+  if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) return -1;
+  if (end - start > PATH_MAX) return -1;
+  let to = end;
+  while (to > start) {
+    const c = text.charCodeAt(to - 1);
+    if (c === 46 /* . */ || c === 45 /* - */ || c === 43 /* + */) to -= 1;
+    else break;
+  }
+  return to;
 }
 
 /**
