@@ -69,23 +69,31 @@ export const MARKER_WORD_SUFFIXES: readonly string[] = [
 /** Marker characters outside words: ✗ ✘ ✖. */
 export const MARKER_CHARS: readonly number[] = [0x2717, 0x2718, 0x2716];
 
-// A word is compared with the lists only when a hash of its first three characters (exact words and
-// prefixes, all 3+ long) or of its last four (suffixes 4+ long) falls in a small bitmap: most words cost
-// two hashes and two loads. Collisions only cost a comparison.
+// A word is compared with the lists only after two filters: its first two (ASCII) characters match some
+// exact word's or prefix's (a table lookup), then a hash of its first three does (a bitmap); likewise its
+// last two, then last four, for the suffixes. Most words cost four character reads and two loads;
+// collisions only cost a comparison.
 const HASH_SIZE = 1 << 16;
 function hashOf(text: string, from: number, count: number): number {
   let h = 0;
   for (let i = from; i < from + count; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
   return h & (HASH_SIZE - 1);
 }
+const pairOf = (text: string, at: number): number => ((text.charCodeAt(at) & 127) << 7) | (text.charCodeAt(at + 1) & 127);
+const HEAD_PAIR = new Uint8Array(128 * 128);
+const TAIL_PAIR = new Uint8Array(128 * 128);
 const HEAD_HIT = new Uint8Array(HASH_SIZE);
 const TAIL_HIT = new Uint8Array(HASH_SIZE);
-for (const w of [...MARKER_WORDS, ...MARKER_WORD_PREFIXES]) HEAD_HIT[hashOf(w, 0, 3)] = 1;
-for (const w of MARKER_WORD_SUFFIXES) if (w.length >= 4) TAIL_HIT[hashOf(w, w.length - 4, 4)] = 1;
-/** Suffixes under four characters ("No"), found by their last character first. */
+for (const w of [...MARKER_WORDS, ...MARKER_WORD_PREFIXES]) {
+  HEAD_PAIR[pairOf(w, 0)] = 1;
+  HEAD_HIT[hashOf(w, 0, 3)] = 1;
+}
+for (const w of MARKER_WORD_SUFFIXES) {
+  TAIL_PAIR[pairOf(w, w.length - 2)] = 1;
+  if (w.length >= 4) TAIL_HIT[hashOf(w, w.length - 4, 4)] = 1;
+}
+/** Suffixes under four characters ("No"): compared whenever the last two characters match. */
 const SHORT_SUFFIXES = MARKER_WORD_SUFFIXES.filter((w) => w.length < 4);
-const SHORT_LAST = new Uint8Array(128);
-for (const w of SHORT_SUFFIXES) SHORT_LAST[w.charCodeAt(w.length - 1)] = 1;
 
 /** Does the word text[start, end) equal a listed word, start with a listed prefix or end with a listed suffix? */
 function matchesLists(text: string, start: number, end: number): boolean {
@@ -103,9 +111,9 @@ function matchesLists(text: string, start: number, end: number): boolean {
 export function isMarkerWord(text: string, start: number, end: number, dollar: boolean): boolean {
   if (dollar) return true;
   const length = end - start;
-  if (length >= 3 && HEAD_HIT[hashOf(text, start, 3)] === 1 && matchesLists(text, start, end)) return true;
+  if (HEAD_PAIR[pairOf(text, start)] === 1 && length >= 3 && HEAD_HIT[hashOf(text, start, 3)] === 1 && matchesLists(text, start, end)) return true;
+  if (TAIL_PAIR[pairOf(text, end - 2)] !== 1) return false;
   if (length >= 4 && TAIL_HIT[hashOf(text, end - 4, 4)] === 1 && matchesLists(text, start, end)) return true;
-  if (SHORT_LAST[text.charCodeAt(end - 1)] !== 1) return false;
   for (const w of SHORT_SUFFIXES) if (w.length <= length && text.startsWith(w, end - w.length)) return true;
   return false;
 }

@@ -162,11 +162,28 @@ export function normalizePath(path: string, cwd?: string): string {
     const normal = posix.normalize(path);
     return normal.startsWith("./") ? normal.slice(2) : normal;
   }
-  const absolute = posix.resolve(cwd, path);
-  const root = posix.resolve(cwd);
+  const root = resolvedRoot(cwd);
+  // A path with nothing to resolve (no "." or ".." segment, no empty one, no trailing "/") is what
+  // `posix.resolve` would return, or the root joined to it: most paths are, and resolve allocates.
+  const plain = path.length > 0 && !path.endsWith("/") && !path.includes("//") && !DOT_SEGMENT.test(path);
+  const absolute = plain ? (path.startsWith("/") ? path : root === "/" ? `/${path}` : `${root}/${path}`) : posix.resolve(cwd, path);
   if (absolute === root) return ".";
   const prefix = root.endsWith("/") ? root : `${root}/`;
   return absolute.startsWith(prefix) ? absolute.slice(prefix.length) : absolute;
+}
+
+/** A "." or ".." segment. */
+const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/;
+
+// The last cwd resolved: a session has one cwd, and every path of it is normalized against it.
+let lastCwd = "";
+let lastRoot = "/";
+function resolvedRoot(cwd: string): string {
+  if (cwd !== lastCwd) {
+    lastRoot = posix.resolve(cwd);
+    lastCwd = cwd;
+  }
+  return lastRoot;
 }
 
 // ---- the one path normaliser of file lists (facts, the summary's file section, seed `files`) ----

@@ -253,6 +253,14 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const path = cleanPath(candidate, cwd);
     if (path !== undefined) files.add(path);
   };
+  // A tool's path argument, cleaned once per distinct text (a session reads and edits the same files again and again).
+  const cleanToolPaths = new Map<string, string | undefined>();
+  const cleanToolPath = (raw: string): string | undefined => {
+    if (cleanToolPaths.has(raw)) return cleanToolPaths.get(raw);
+    const path = cleanPath(raw, cwd);
+    cleanToolPaths.set(raw, path);
+    return path;
+  };
   // Paths an output said do not exist ("x: No such file or directory", ENOENT), and paths a file tool
   // used successfully: a path only ever reported missing is no file of the session (a failed `head`,
   // `grep` or `cp` names it in its error), one a tool read or wrote is, whatever was said before or after.
@@ -333,7 +341,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     switch (block.kind) {
       case "toolCall": {
         const raw = toolPath(block.toolName, block.args);
-        const path = raw === undefined ? undefined : cleanPath(raw, cwd);
+        const path = raw === undefined ? undefined : cleanToolPath(raw);
         if (path !== undefined) {
           if (block.toolCallId !== undefined) pendingFiles.set(block.toolCallId, path);
           else files.add(path);
