@@ -49,6 +49,75 @@ const LINE_START_MARKERS = new Set([String.raw`\n[ \t]{0,8}(?:error|npm error|ER
 const INLINE_SOURCE = MARKERS.filter((m) => !LINE_START_MARKERS.has(m)).join("|");
 const TEXT_START = /[ \t]{0,8}(?:error|npm error|ERR!)\b/y;
 
+// ---- marker words: where a caller's own walk over the text may point errorLines ----
+//
+// Every match of an inline marker holds a word (a maximal run of [0-9A-Za-z_$]) that is one of
+// MARKER_WORDS, begins with one of MARKER_WORD_PREFIXES or ends with one of MARKER_WORD_SUFFIXES (markers
+// without a leading "\b" may follow letters: "subcommand not found", "TypeError:"), or holds a "$" (not a
+// regex word character, so "\b" can fall inside the run), or the match is one of MARKER_CHARS. A caller
+// that already reads every word (the seed scan) reports those positions, and `errorLines` runs the regex
+// on their lines only instead of over the whole text. The lists are checked against MARKERS in the tests.
+export const MARKER_WORDS: readonly string[] = [
+  "failed", "failure", "failing", "Failed", "Failure", "Failing", "FAIL", "FAILED", "FAILURE", "fatal", "Fatal", "FATAL",
+  "ERR", "ERROR", "error", "Caused", "panic", "Uncaught",
+  "ENOENT", "EACCES", "EADDRINUSE", "ECONNREFUSED", "ECONNRESET", "EEXIST", "EISDIR", "ENOTDIR", "ENOTEMPTY", "ELIFECYCLE", "EPERM", "ETIMEDOUT", "EMFILE",
+];
+export const MARKER_WORD_PREFIXES: readonly string[] = ["ERR_", "Unhandled"];
+export const MARKER_WORD_SUFFIXES: readonly string[] = [
+  "Segmentation", "Permission", "core", "Traceback", "Exception", "Error", "panicked", "command", "No", "annot", "exited", "exit",
+];
+/** Marker characters outside words: ✗ ✘ ✖. */
+export const MARKER_CHARS: readonly number[] = [0x2717, 0x2718, 0x2716];
+
+// A word is compared with the lists only after two filters: its first two (ASCII) characters match some
+// exact word's or prefix's (a table lookup), then a hash of its first three does (a bitmap); likewise its
+// last two, then last four, for the suffixes. Most words cost four character reads and two loads;
+// collisions only cost a comparison.
+const HASH_SIZE = 1 << 16;
+function hashOf(text: string, from: number, count: number): number {
+  let h = 0;
+  for (let i = from; i < from + count; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  return h & (HASH_SIZE - 1);
+}
+const pairOf = (text: string, at: number): number => ((text.charCodeAt(at) & 127) << 7) | (text.charCodeAt(at + 1) & 127);
+const HEAD_PAIR = new Uint8Array(128 * 128);
+const TAIL_PAIR = new Uint8Array(128 * 128);
+const HEAD_HIT = new Uint8Array(HASH_SIZE);
+const TAIL_HIT = new Uint8Array(HASH_SIZE);
+for (const w of [...MARKER_WORDS, ...MARKER_WORD_PREFIXES]) {
+  HEAD_PAIR[pairOf(w, 0)] = 1;
+  HEAD_HIT[hashOf(w, 0, 3)] = 1;
+}
+for (const w of MARKER_WORD_SUFFIXES) {
+  TAIL_PAIR[pairOf(w, w.length - 2)] = 1;
+  if (w.length >= 4) TAIL_HIT[hashOf(w, w.length - 4, 4)] = 1;
+}
+/** Suffixes under four characters ("No"): compared whenever the last two characters match. */
+const SHORT_SUFFIXES = MARKER_WORD_SUFFIXES.filter((w) => w.length < 4);
+
+/** Does the word text[start, end) equal a listed word, start with a listed prefix or end with a listed suffix? */
+function matchesLists(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  for (const w of MARKER_WORDS) if (w.length === length && text.startsWith(w, start)) return true;
+  for (const w of MARKER_WORD_PREFIXES) if (w.length <= length && text.startsWith(w, start)) return true;
+  for (const w of MARKER_WORD_SUFFIXES) if (w.length <= length && text.startsWith(w, end - w.length)) return true;
+  return false;
+}
+
+/**
+ * Can the word text[start, end) (a maximal run of [0-9A-Za-z_$], at least 2 characters; `dollar`: it
+ * holds a "$") be part of an inline marker? A superset test: `errorLines` confirms with the regex.
+ */
+export function isMarkerWord(text: string, start: number, end: number, dollar: boolean): boolean {
+  if (dollar) return true;
+  const length = end - start;
+  if (HEAD_PAIR[pairOf(text, start)] === 1 && length >= 3 && HEAD_HIT[hashOf(text, start, 3)] === 1 && matchesLists(text, start, end)) return true;
+  if (TAIL_PAIR[pairOf(text, end - 2)] !== 1) return false;
+  if (length >= 4 && TAIL_HIT[hashOf(text, end - 4, 4)] === 1 && matchesLists(text, start, end)) return true;
+  for (const w of SHORT_SUFFIXES) if (w.length <= length && text.startsWith(w, end - w.length)) return true;
+  return false;
+}
+
 /** The "…Error:" alternative matched at `index`: does its word start with an uppercase letter? */
 function classMarkerOk(text: string, index: number): boolean {
   let start = index;
@@ -62,9 +131,15 @@ function classMarkerOk(text: string, index: number): boolean {
   return first >= 65 && first <= 90;
 }
 
+// One instance of each global regex, its lastIndex set before every use (nothing runs between a set and
+// the exec that reads it): a `new RegExp` per call cost as much as a third of the search itself.
+const ANY_MARKER = new RegExp(SOURCE, "g");
+const INLINE_MARKER = new RegExp(INLINE_SOURCE, "g");
+
 /** The markers a single line carries (matched texts), in order. */
 function markersOf(line: string): string[] {
-  const re = new RegExp(SOURCE, "g");
+  const re = ANY_MARKER;
+  re.lastIndex = 0;
   const out: string[] = [];
   let m: RegExpExecArray | null;
   while ((m = re.exec(line)) !== null) {
@@ -163,6 +238,52 @@ function nextInlineLine(text: string, re: RegExp, from: number): number {
   return -1;
 }
 
+/** Does the line text[start, end) hold an inline marker (a match starting in it, confirmed as `nextInlineLine` does)? */
+function lineHasInlineMarker(text: string, start: number, end: number): boolean {
+  // The line and the two characters after it: "TypeError\n[" matches across its newline, nothing reaches further.
+  const line = text.slice(start, Math.min(end + 2, text.length));
+  const re = INLINE_MARKER;
+  re.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(line)) !== null) {
+    if (m.index >= end - start) break;
+    if (m[1] === undefined || classMarkerOk(line, m.index)) return true;
+    re.lastIndex = m.index + 1;
+  }
+  re.lastIndex = 0;
+  return false;
+}
+
+/**
+ * `nextInlineLine` from a caller's marker positions (see MARKER_WORDS): only their lines are searched,
+ * each once, so the cost is the length of those lines, not of the text.
+ */
+class MarkedLines {
+  private k = 0;
+  constructor(
+    private readonly text: string,
+    private readonly at: readonly number[],
+  ) {}
+
+  /** The first line start at or after `from` (a line start) whose line holds an inline marker, or -1. */
+  next(from: number): number {
+    const { text, at } = this;
+    while (this.k < at.length) {
+      const p = at[this.k] ?? 0;
+      if (p < from) {
+        this.k += 1;
+        continue;
+      }
+      const start = text.lastIndexOf("\n", p) + 1;
+      let end = text.indexOf("\n", p);
+      if (end === -1) end = text.length;
+      if (lineHasInlineMarker(text, start, end)) return start;
+      while (this.k < at.length && (at[this.k] ?? 0) < end) this.k += 1;
+    }
+    return -1;
+  }
+}
+
 /**
  * The lines opening with a line-start marker (`[ \t]{0,8}(?:error|npm error|ERR!)\b`), found from the
  * marker words rather than from every "\n" (a regex led by "\n" tries each line; `indexOf` of the word
@@ -214,12 +335,17 @@ function nextLineStartLine(lower: LineStartStream, upper: LineStartStream, from:
  * Every error line of `text`, verbatim (trailing whitespace and `\r` dropped), clipped to 240 chars,
  * deduplicated, in order of appearance. Two linear scans (inline markers; line-start markers), each
  * jumping to the next line after a hit, merged in line order, so the cost is linear in the text.
+ * `markerAt`, from a caller that walks the text anyway: the ascending positions of its marker words
+ * (`isMarkerWord`) and MARKER_CHARS; the inline markers are then looked for on those lines only. The
+ * result is the same.
  */
-export function errorLines(text: string): string[] {
+export function errorLines(text: string, markerAt?: readonly number[]): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  const inline = new RegExp(INLINE_SOURCE, "g");
-  let nextInline = nextInlineLine(text, inline, 0);
+  const inline = INLINE_MARKER;
+  const marked = markerAt === undefined ? undefined : new MarkedLines(text, markerAt);
+  const nextInlineFrom = (from: number): number => (marked === undefined ? nextInlineLine(text, inline, from) : marked.next(from));
+  let nextInline = nextInlineFrom(0);
   const lower = new LineStartStream(text, "error");
   const upper = new LineStartStream(text, "ERR!");
   let nextLineStart = nextLineStartLine(lower, upper, 0);
@@ -235,7 +361,7 @@ export function errorLines(text: string): string[] {
     }
     if (end >= text.length) break;
     // Both scans resume at the next line (an inline marker may sit anywhere in it).
-    if (nextInline !== -1 && nextInline <= end) nextInline = nextInlineLine(text, inline, end + 1);
+    if (nextInline !== -1 && nextInline <= end) nextInline = nextInlineFrom(end + 1);
     if (nextLineStart !== -1 && nextLineStart <= end) nextLineStart = nextLineStartLine(lower, upper, end + 1);
   }
   return out;

@@ -2,7 +2,8 @@
 // [0-9A-Za-z_$./\-@+~], so the text is walked once, judging identifier words as it reads them.
 // Same tokens, same order per kind, as `pathTokens` (less its per-text dedup) and `scanIdentifierRanges`.
 import { ID_ANY_LOWER, ID_ANY_UPPER, ID_CHAR_BITS, ID_CONNECT, ID_DOLLAR, ID_WORDISH, keepWord, visitDashedId, visitJoinedRun } from "./identifiers.js";
-import { runPathToken } from "./paths.js";
+import { isMarkerWord, MARKER_CHARS } from "./errors.js";
+import { runPathEnd } from "./paths.js";
 
 // Per ASCII code: the identifier bits of identifiers.ts (low byte) and the path-run bits above them. Every
 // identifier character ([0-9A-Za-z_$.-]) is also a path-run character, so identifier runs never cross a
@@ -10,11 +11,16 @@ import { runPathToken } from "./paths.js";
 const IN_RUN = 256;
 const SLASH_BIT = 512;
 const DOT_BIT = 1024;
-const CHAR = new Uint16Array(128);
+// Indexed by any UTF-16 unit (non-ASCII units hold 0): a lookup needs no "is it ASCII" branch, and the
+// index, a charCodeAt, is always in bounds.
+const CHAR = new Uint16Array(65536);
 for (let c = 0; c < 128; c++) CHAR[c] = ID_CHAR_BITS[c] ?? 0;
 for (const ch of "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$./-@+~") CHAR[ch.charCodeAt(0)] = (CHAR[ch.charCodeAt(0)] ?? 0) | IN_RUN;
 CHAR[47] = (CHAR[47] ?? 0) | SLASH_BIT; // /
 CHAR[46] = (CHAR[46] ?? 0) | DOT_BIT; // .
+// Error marker characters (outside runs), reported to a caller collecting marker positions.
+const MARK_BIT = 2048;
+for (const c of MARKER_CHARS) CHAR[c] = MARK_BIT;
 // Word bits other than lower-case letters: a word without any (and so without camelCase) is never kept.
 const NOT_LOWER = ID_WORDISH & ~ID_ANY_LOWER;
 
@@ -22,7 +28,7 @@ const NOT_LOWER = ID_WORDISH & ~ID_ANY_LOWER;
 function hasCamel(text: string, start: number, end: number): boolean {
   let prevLower = false;
   for (let i = start; i < end; i++) {
-    const b = ID_CHAR_BITS[text.charCodeAt(i)] ?? 0;
+    const b = CHAR[text.charCodeAt(i)] as number;
     if (prevLower && (b & ID_ANY_UPPER) !== 0) return true;
     prevLower = (b & ID_ANY_LOWER) !== 0;
   }
@@ -34,7 +40,7 @@ const DOT = 46;
 const SLASH = 47;
 
 /** Path candidates of text[start, end), a run holding "$" (not a path character): each "$"-free piece alone. */
-function pathsAroundDollars(text: string, start: number, end: number, visitPath: (token: string) => void): void {
+function pathsAroundDollars(text: string, start: number, end: number, visitPath: (start: number, end: number) => void): void {
   let from = start;
   while (from < end) {
     let slash = false;
@@ -47,8 +53,8 @@ function pathsAroundDollars(text: string, start: number, end: number, visitPath:
       else if (c === DOT) dots += 1;
     }
     if (i > from) {
-      const token = runPathToken(text, from, i, slash, dots);
-      if (token !== undefined) visitPath(token);
+      const to = runPathEnd(text, from, i, slash, dots);
+      if (to >= 0) visitPath(from, to);
     }
     from = i + 1;
   }
@@ -65,11 +71,28 @@ export function scanOutputTokens(
   visitPath: (candidate: string) => void,
   visitIdentifier: (start: number, end: number) => void,
 ): void {
+  scanOutputRanges(text, paths, (start, end) => visitPath(text.slice(start, end)), visitIdentifier);
+}
+
+/**
+ * `scanOutputTokens` with each path candidate given as its range text[start, end) (no substring: a
+ * caller that has seen the candidate before skips it without one), and, with `visitMarker`, the position
+ * of every error marker word and character (`isMarkerWord`, MARKER_CHARS), in order: what `errorLines`
+ * takes to search only the lines that can hold a marker.
+ */
+export function scanOutputRanges(
+  text: string,
+  paths: boolean,
+  visitPath: (start: number, end: number) => void,
+  visitIdentifier: (start: number, end: number) => void,
+  visitMarker?: (at: number) => void,
+): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c >= 128 || ((CHAR[c] ?? 0) & IN_RUN) === 0) {
+    const c = CHAR[text.charCodeAt(i)] as number;
+    if ((c & IN_RUN) === 0) {
+      if (c !== 0 && visitMarker !== undefined) visitMarker(i);
       i += 1;
       continue;
     }
@@ -83,25 +106,26 @@ export function scanOutputTokens(
     let wordStart = i;
     let bits = 0;
     for (;;) {
-      const d = i < n ? text.charCodeAt(i) : 0;
-      const t = d < 128 ? (CHAR[d] ?? 0) : 0;
-      if ((t & ID_WORDISH) !== 0) {
+      // The word's characters in a tight loop; `t` is then the class of the character that ended it
+      // (0 at the end of the text).
+      let t = 0;
+      while (i < n) {
+        t = CHAR[text.charCodeAt(i)] as number;
+        if ((t & ID_WORDISH) === 0) break;
         bits |= t;
         i += 1;
-        continue;
       }
+      if (i >= n) t = 0;
       let joined = false;
       if (i > wordStart) {
         kinds |= bits;
+        if (visitMarker !== undefined && i - wordStart >= 2 && isMarkerWord(text, wordStart, i, (bits & ID_DOLLAR) !== 0)) visitMarker(wordStart);
         if ((bits & NOT_LOWER) !== 0) {
           // camelCase is looked for only in words holding both cases (few), not tracked per character
           const camel = (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(text, wordStart, i);
           if (keepWord(bits & 255, i - wordStart, camel, text, wordStart)) visitIdentifier(wordStart, i);
         }
-        if ((t & ID_CONNECT) !== 0) {
-          const e = i + 1 < n ? text.charCodeAt(i + 1) : 0;
-          joined = e < 128 && ((ID_CHAR_BITS[e] ?? 0) & ID_WORDISH) !== 0;
-        }
+        if ((t & ID_CONNECT) !== 0 && i + 1 < n) joined = ((CHAR[text.charCodeAt(i + 1)] as number) & ID_WORDISH) !== 0;
         if (joined) connectors += 1;
         else if (connectors >= 1) {
           if (connectors >= 2) visitJoinedRun(text, idStart, i, connectors, visitIdentifier);
@@ -124,8 +148,8 @@ export function scanOutputTokens(
     if (!paths || (dots === 0 && !slash)) continue;
     if (dollar) pathsAroundDollars(text, start, i, visitPath);
     else {
-      const token = runPathToken(text, start, i, slash, dots);
-      if (token !== undefined) visitPath(token);
+      const to = runPathEnd(text, start, i, slash, dots);
+      if (to >= 0) visitPath(start, to);
     }
   }
 }

@@ -25,6 +25,26 @@ const BARE_EXTENSIONS = new Set([
   "zsh", "css", "scss", "html", "vue", "svelte", "sql", "lock", "xml", "ini", "cfg", "env", "csv", "tsv", "proto",
 ]);
 
+/**
+ * An extension text[from, to) as a number (letters case-folded, digits; base 37, so up to 10 characters
+ * stay exact), or -1 when it holds another character: a run's extension is looked up without a slice
+ * and a lower-cased copy (code is full of dotted runs).
+ */
+function extensionKey(text: string, from: number, to: number): number {
+  let key = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) | 32;
+    let digit: number;
+    if (c >= 97 && c <= 122) digit = c - 96;
+    else if (c >= 48 && c <= 57) digit = c - 21; // 27..36
+    else return -1;
+    key = key * 37 + digit;
+  }
+  return key;
+}
+
+const BARE_EXTENSION_KEYS = new Set([...BARE_EXTENSIONS].map((e) => extensionKey(e, 0, e.length)));
+
 const EXTENSION = /\.([A-Za-z][A-Za-z0-9]{0,9})$/;
 
 /** Is this (already trimmed) token shaped like a file path? */
@@ -61,22 +81,21 @@ export function isPathToken(token: string): boolean {
   return true;
 }
 
-function trimToken(raw: string): string {
-  let end = raw.length;
-  while (end > 0) {
-    const c = raw.charCodeAt(end - 1);
-    if (c === 46 /* . */ || c === 45 /* - */ || c === 43 /* + */) end -= 1;
-    else break;
-  }
-  return end === raw.length ? raw : raw.slice(0, end);
-}
-
 /**
  * The candidate path of one run of path characters text[start, end) (`slash`: it holds a "/", `dots`:
  * how many "."), trimmed, or undefined when the run cannot be a path; `isPathToken` decides the rest.
  */
 export function runPathToken(text: string, start: number, end: number, slash: boolean, dots: number): string | undefined {
-  if (dots === 0 && !slash) return undefined;
+  const to = runPathEnd(text, start, end, slash, dots);
+  return to < 0 ? undefined : text.slice(start, to);
+}
+
+/**
+ * `runPathToken` as a range: the candidate is text[start, result) (trailing ".", "-", "+" trimmed; it may
+ * be empty), or the result is -1. A caller that dedups candidates by range slices only new ones.
+ */
+export function runPathEnd(text: string, start: number, end: number, slash: boolean, dots: number): number {
+  if (dots === 0 && !slash) return -1;
   if (!slash) {
     // A bare name is a path only with a known extension: check it before slicing the whole run
     // (code is full of "this.value" and "a.b" runs).
@@ -85,13 +104,19 @@ export function runPathToken(text: string, start: number, end: number, slash: bo
     // Search back at most 11 chars for the extension's dot (never past the run: stays linear).
     let dot = last - 1;
     while (dot > start && dot >= last - 11 && text.charCodeAt(dot) !== 46) dot -= 1;
-    if (text.charCodeAt(dot) !== 46 || last - dot - 1 < 1 || last - dot - 1 > 10) return undefined;
-    if (!BARE_EXTENSIONS.has(text.slice(dot + 1, last).toLowerCase())) return undefined;
+    if (text.charCodeAt(dot) !== 46 || last - dot - 1 < 1 || last - dot - 1 > 10) return -1;
+    if (!BARE_EXTENSION_KEYS.has(extensionKey(text, dot + 1, last))) return -1;
   }
   // "scheme://host/…" and "host:path" (git remotes) leave a run right after a colon.
-  if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) return undefined;
-  if (end - start > PATH_MAX) return undefined;
-  return trimToken(text.slice(start, end));
+  if (start > 0 && text.charCodeAt(start - 1) === COLON && slash) return -1;
+  if (end - start > PATH_MAX) return -1;
+  let to = end;
+  while (to > start) {
+    const c = text.charCodeAt(to - 1);
+    if (c === 46 /* . */ || c === 45 /* - */ || c === 43 /* + */) to -= 1;
+    else break;
+  }
+  return to;
 }
 
 /**
@@ -137,11 +162,28 @@ export function normalizePath(path: string, cwd?: string): string {
     const normal = posix.normalize(path);
     return normal.startsWith("./") ? normal.slice(2) : normal;
   }
-  const absolute = posix.resolve(cwd, path);
-  const root = posix.resolve(cwd);
+  const root = resolvedRoot(cwd);
+  // A path with nothing to resolve (no "." or ".." segment, no empty one, no trailing "/") is what
+  // `posix.resolve` would return, or the root joined to it: most paths are, and resolve allocates.
+  const plain = path.length > 0 && !path.endsWith("/") && !path.includes("//") && !DOT_SEGMENT.test(path);
+  const absolute = plain ? (path.startsWith("/") ? path : root === "/" ? `/${path}` : `${root}/${path}`) : posix.resolve(cwd, path);
   if (absolute === root) return ".";
   const prefix = root.endsWith("/") ? root : `${root}/`;
   return absolute.startsWith(prefix) ? absolute.slice(prefix.length) : absolute;
+}
+
+/** A "." or ".." segment. */
+const DOT_SEGMENT = /(?:^|\/)\.{1,2}(?:\/|$)/;
+
+// The last cwd resolved: a session has one cwd, and every path of it is normalized against it.
+let lastCwd = "";
+let lastRoot = "/";
+function resolvedRoot(cwd: string): string {
+  if (cwd !== lastCwd) {
+    lastRoot = posix.resolve(cwd);
+    lastCwd = cwd;
+  }
+  return lastRoot;
 }
 
 // ---- the one path normaliser of file lists (facts, the summary's file section, seed `files`) ----

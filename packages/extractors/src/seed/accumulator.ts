@@ -14,10 +14,11 @@ import {
   type UserMessageRef,
 } from "@context-fold/seed-index-format";
 import { clipLine, errorLines } from "../lexicon/errors.js";
-import { scanOutputTokens } from "../lexicon/output-tokens.js";
+import { scanOutputRanges, scanOutputTokens } from "../lexicon/output-tokens.js";
 import { isQueryKeyword } from "./query-keywords.js";
 import { printsFileContent } from "../facts/shell-command.js";
 import { cleanPath, isPathToken } from "../lexicon/paths.js";
+import { hashRange, RangeInterner } from "./range-interner.js";
 import { TokenTable, type TokenOrder } from "./token-table.js";
 import { classifyTool, isContentTool, toolCommand, toolPath } from "../tool-calls/tool-class.js";
 
@@ -239,15 +240,28 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
 
   // Query-language keywords in capitals are no identifiers (see query-keywords.ts).
   const tokens = new TokenTable(isQueryKeyword);
-  // Path candidates already judged (and, when paths, normalized: the costly part).
-  const seenCandidates = new Set<string>();
-  const notePath = (candidate: string): void => {
+  // Path candidates already judged (and, when paths, normalized: the costly part), found by their range
+  // in the text being scanned: a repeat is skipped without a substring (most candidates are repeats).
+  const seenCandidates = new RangeInterner(false);
+  const notePath = (start: number, end: number): void => {
+    const text = scanText;
+    const hash = hashRange(text, start, end);
+    const found = seenCandidates.find(text, start, end, hash);
+    if (found >= 0) return;
+    seenCandidates.add(text, start, end, hash, -1 - found);
+    const candidate = text.slice(start, end);
     // "./x" and "../x" in output are relative to some file (imports), not to the session cwd.
-    if (candidate.startsWith("./") || candidate.startsWith("../") || seenCandidates.has(candidate)) return;
-    seenCandidates.add(candidate);
-    if (!isPathToken(candidate)) return;
+    if (candidate.startsWith("./") || candidate.startsWith("../") || !isPathToken(candidate)) return;
     const path = cleanPath(candidate, cwd);
     if (path !== undefined) files.add(path);
+  };
+  // A tool's path argument, cleaned once per distinct text (a session reads and edits the same files again and again).
+  const cleanToolPaths = new Map<string, string | undefined>();
+  const cleanToolPath = (raw: string): string | undefined => {
+    if (cleanToolPaths.has(raw)) return cleanToolPaths.get(raw);
+    const path = cleanPath(raw, cwd);
+    cleanToolPaths.set(raw, path);
+    return path;
   };
   // Paths an output said do not exist ("x: No such file or directory", ENOENT), and paths a file tool
   // used successfully: a path only ever reported missing is no file of the session (a failed `head`,
@@ -283,9 +297,14 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   const noteTokens = (text: string, large: boolean): void => {
     scanText = text;
     scanLarge = large;
-    scanOutputTokens(text, false, notePath, noteRange);
+    scanOutputRanges(text, false, notePath, noteRange);
   };
 
+  // Positions of error marker words in the output being scanned (reused: one array for every block).
+  const markerAt: number[] = [];
+  const noteMarker = (at: number): void => {
+    markerAt.push(at);
+  };
   const scanOutput = (block: Block): void => {
     const text = block.text;
     if (text.length === 0) return;
@@ -297,8 +316,14 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     scanMissing(text);
     // A failed file or search tool's message names the path it could not use, not a file of the session.
     const failedLookup = flagged && block.kind === "toolResult" && classifyTool(block.toolName, block.args) !== "shell";
-    // File contents count too: a read log or a test fixture holds the error lines summaries lose.
-    for (const line of errorLines(text)) {
+    // One walk over the text finds path candidates (not in file content: those paths are the file's) and identifiers.
+    scanText = text;
+    scanLarge = text.length >= LARGE_OUTPUT_CHARS;
+    markerAt.length = 0;
+    scanOutputRanges(text, !content && !failedLookup, notePath, noteRange, noteMarker);
+    // File contents count too: a read log or a test fixture holds the error lines summaries lose. The
+    // walk above gave the positions of marker words: only their lines are searched.
+    for (const line of errorLines(text, markerAt)) {
       const stat = errors.get(line);
       if (stat === undefined) errors.set(line, { line, flagged, first: ordinal, last: ordinal });
       else {
@@ -306,10 +331,6 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         if (flagged) stat.flagged = true;
       }
     }
-    // One walk over the text finds path candidates (not in file content: those paths are the file's) and identifiers.
-    scanText = text;
-    scanLarge = text.length >= LARGE_OUTPUT_CHARS;
-    scanOutputTokens(text, !content && !failedLookup, notePath, noteRange);
   };
 
   const addOne = (block: Block): void => {
@@ -322,7 +343,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     switch (block.kind) {
       case "toolCall": {
         const raw = toolPath(block.toolName, block.args);
-        const path = raw === undefined ? undefined : cleanPath(raw, cwd);
+        const path = raw === undefined ? undefined : cleanToolPath(raw);
         if (path !== undefined) {
           if (block.toolCallId !== undefined) pendingFiles.set(block.toolCallId, path);
           else files.add(path);
@@ -430,16 +451,14 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       const { block } = source;
       if (filter !== undefined && !filter(block)) continue;
       const anchor = block.anchor ?? "";
-      const fullOutputPath = block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 && !source.edited ? block.fullOutputPath : undefined;
-      const span: Span = {
-        blockId: anchor,
-        code: codes.assign(anchor),
-        ...(block.kind === "toolResult" && block.toolName !== undefined ? { tool: block.toolName } : {}),
-        turn: block.turn,
-        log: { bytes: source.log.bytes, lines: source.log.lines },
-        sha256: source.sha256,
-        ...(fullOutputPath === undefined ? {} : { fullOutputPath }),
-      };
+      // Built field by field in the record's key order (blockId, code, tool?, turn, log, sha256,
+      // fullOutputPath?), not spread from conditional objects: a spread per span cost more than the span.
+      const span = { blockId: anchor, code: codes.assign(anchor) } as Span;
+      if (block.kind === "toolResult" && block.toolName !== undefined) span.tool = block.toolName;
+      span.turn = block.turn;
+      span.log = { bytes: source.log.bytes, lines: source.log.lines };
+      span.sha256 = source.sha256;
+      if (block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 && !source.edited) span.fullOutputPath = block.fullOutputPath;
       out.push(span);
     }
     return out;

@@ -1,3 +1,5 @@
+import { posix } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { LINEAR_TIME_MS } from "@context-fold/test-support";
 import { isPathToken, normalizePath, pathTokens } from "@context-fold/extractors";
@@ -28,6 +30,27 @@ describe("path tokens", () => {
     expect(normalizePath("/w/repository/x.ts", "/w/repo")).toBe("/w/repository/x.ts");
     expect(normalizePath("~/notes.md", "/w/repo")).toBe("~/notes.md");
     expect(normalizePath("./a/b.ts")).toBe("a/b.ts");
+  });
+
+  it("gives what resolving against the cwd gives, for plain and dotted paths alike (its no-resolve fast path)", () => {
+    // The rule as first written: resolve against the cwd, then repo-relative when under it.
+    const reference = (path: string, cwd: string): string => {
+      const absolute = posix.resolve(cwd, path);
+      const root = posix.resolve(cwd);
+      if (absolute === root) return ".";
+      const prefix = root.endsWith("/") ? root : `${root}/`;
+      return absolute.startsWith(prefix) ? absolute.slice(prefix.length) : absolute;
+    };
+    const segment = fc.constantFrom("a", "src", "b.ts", ".", "..", "", "...", ".x", "x.", "repo", "w");
+    const path = fc.tuple(fc.boolean(), fc.array(segment, { minLength: 1, maxLength: 6 })).map(([abs, parts]) => `${abs ? "/" : ""}${parts.join("/")}`);
+    const cwd = fc.constantFrom("/", "/w", "/w/repo", "/w/repo/", "/w//repo", "/w/./repo/..");
+    fc.assert(
+      fc.property(path, cwd, (p, c) => {
+        if (p.length === 0) return;
+        expect(normalizePath(p, c)).toBe(reference(p, c));
+      }),
+      { numRuns: 3000, seed: 23 },
+    );
   });
 
   describe("adversarial inputs stay linear", { timeout: LINEAR_TIME_MS }, () => {
