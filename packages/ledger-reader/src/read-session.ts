@@ -5,7 +5,7 @@ import { statSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
-import { advanceLineage, walkRecovered, type LineageState } from "./lineage.js";
+import { advanceLineage, shapeLineage, walkRecovered, type LineageState } from "./lineage.js";
 import { remember, type SessionState, stateOf } from "./session-state.js";
 import type { Block, Damage, Entry, Session, StreamItem } from "./types.js";
 
@@ -172,12 +172,22 @@ export function recoveredLineage(session: Session): Entry[] {
 
 /** Build the public Session from the builder's current state (sharing its arrays: no copies). */
 function snapshot(builder: LedgerBuilder, previous?: LineageState): { session: Session; lineage: LineageState } {
+  const lineage = advanceLineage(builder.byId, builder.leafId, (entry) => builder.blockIndexesOf(entry), previous);
+  return { session: sessionOf(builder, lineage.lineage, lineage.ids, lineage.scan.segments), lineage };
+}
+
+/** The Session of a read that is never updated (the shape): its lineage kept without an update's indexes. */
+function shapeSnapshot(builder: LedgerBuilder): Session {
+  const lineage = shapeLineage(builder.byId, builder.leafId, (entry) => builder.blockIndexesOf(entry), builder.entryCount);
+  return sessionOf(builder, lineage.lineage, lineage.ids, lineage.segments);
+}
+
+function sessionOf(builder: LedgerBuilder, lineage: Entry[], lineageIds: ReadonlySet<string>, compactions: Session["compactions"]): Session {
   const header = builder.requireHeader();
   const damaged = builder.damageWithTail();
   // Pi's leaf: the last entry it keeps (a recovered torn-line object is never Pi's leaf).
   const leafId = builder.leafId;
-  const lineage = advanceLineage(builder.byId, leafId, (entry) => builder.blockIndexesOf(entry), previous);
-  const session: Session = {
+  return {
     path: builder.path,
     header,
     entries: builder.entries,
@@ -185,16 +195,15 @@ function snapshot(builder: LedgerBuilder, previous?: LineageState): { session: S
     damaged,
     byId: builder.byId,
     leafId,
-    lineage: lineage.lineage,
-    lineageIds: lineage.ids,
-    recoveredLineageIds: recoveredLineageIds(builder, damaged, lineage.ids),
+    lineage,
+    lineageIds,
+    recoveredLineageIds: recoveredLineageIds(builder, damaged, lineageIds),
     branchPoints: builder.branchPoints,
     roots: builder.roots,
-    compactions: lineage.scan.segments,
+    compactions,
     byteLength: builder.byteLength,
     withText: builder.withText,
   };
-  return { session, lineage };
 }
 
 /** Read a whole session file. Never writes, truncates or locks it. */
@@ -253,7 +262,7 @@ export async function readSessionShape(path: string, options: ShapeOptions = {})
     const builder = new LedgerBuilder(path, { withText: true, streaming: false, shape: true, blockBytes: options.blockBytes === true, ...(fragmentId === undefined ? {} : { fragmentId }) });
     const report = options.onBytes;
     for await (const _ of feed(builder, fh, 0)) report?.(builder.byteLength, stats.size);
-    const { session } = snapshot(builder);
+    const session = shapeSnapshot(builder);
     const kinds = [...builder.blockKinds.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return {
       session: { ...session, withText: false },
@@ -366,13 +375,15 @@ export function lineageInFileOrder(session: Session): boolean {
  */
 export async function* streamLineage(session: Session): AsyncGenerator<{ readonly entry: Entry; readonly blocks: readonly Block[] }, void, undefined> {
   if (!lineageInFileOrder(session)) throw new LedgerError("NOT_LOADED", session.path, "the active branch runs backwards in the file: read the session whole");
-  const onLineage = new Map<number, string>();
-  for (const entry of session.lineage) onLineage.set(entry.position, entry.id);
+  // The lineage runs forward in the file and the stream numbers entries 0, 1, 2, …: the next lineage
+  // entry is the one to meet (no position → id map over the whole lineage).
+  const lineage = session.lineage;
   let met = 0;
   for await (const item of streamEntries(session.path, session.header.fragment === true ? { fragment: true } : {})) {
     if (item.kind !== "entry") continue;
-    const id = onLineage.get(item.entry.position);
-    if (id === undefined) continue;
+    const next = lineage[met];
+    if (next === undefined || next.position !== item.entry.position) continue;
+    const id = next.id;
     if (id !== item.entry.id) {
       throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${id} as first read: the file changed between reads; run again`, {
         line: item.entry.line,
@@ -382,7 +393,7 @@ export async function* streamLineage(session: Session): AsyncGenerator<{ readonl
     met++;
     yield item;
   }
-  if (met !== onLineage.size) throw new LedgerError("LEDGER_CHANGED", session.path, `the file holds ${String(met)} of the ${String(onLineage.size)} lineage entries first read: it changed between reads; run again`);
+  if (met !== lineage.length) throw new LedgerError("LEDGER_CHANGED", session.path, `the file holds ${String(met)} of the ${String(lineage.length)} lineage entries first read: it changed between reads; run again`);
 }
 
 /** The blocks of the active lineage's entries, in lineage order. */
