@@ -33,6 +33,7 @@ async function expectSameInspect(file: string, fragment = false): Promise<void> 
   expect(shape.session.lineage.map((e) => e.id)).toEqual(whole.session.lineage.map((e) => e.id));
   expect(shape.session.compactions).toEqual(whole.session.compactions);
   expect(shape.session.damaged).toEqual(whole.session.damaged);
+  expect([...shape.session.lineageIds]).toEqual([...whole.session.lineageIds]);
   expect([...shape.session.recoveredLineageIds]).toEqual([...whole.session.recoveredLineageIds]);
   expect(shape.session.blocks).toEqual([]);
 }

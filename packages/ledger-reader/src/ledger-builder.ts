@@ -57,9 +57,13 @@ export class LedgerBuilder {
    * Per entry id, kept in both modes: `turn * 8 + (recovered ? 4 : 0) + min(children, 3)`. The turn is
    * what a child's turn continues from; the child count (of children Pi keeps) finds branch points; the
    * recovered bit tells a parent Pi never saw. One map, so streaming a long session keeps one key and
-   * one slot per id (two maps cost twice as much: ≈130 MB against ≈65 MB at 700k entries).
+   * one slot per id (two maps cost twice as much: ≈130 MB against ≈65 MB at 700k entries). Streaming
+   * only: a read that keeps its entries finds turn and recovered bit on the entry `byId` holds and the
+   * child count in `childCounts`, so it pays for no second map (≈50 MB on a 900k-entry session).
    */
-  private readonly nodeById = new Map<string, number>();
+  private readonly nodeById: Map<string, number> | undefined;
+  /** Not streaming: children Pi keeps (saturating at 3) of the entry at each position. */
+  private childCounts = new Uint8Array(1024);
   entryCount = 0;
   blockCount = 0;
 
@@ -82,6 +86,42 @@ export class LedgerBuilder {
     this.streaming = options.streaming;
     this.shape = options.shape === true;
     this.blockBytes = this.shape && options.blockBytes === true ? [] : undefined;
+    this.nodeById = this.streaming ? new Map() : undefined;
+  }
+
+  /** `turn * 8 + (recovered ? 4 : 0) + min(children, 3)` of the latest entry with this id (see nodeById). */
+  private nodeOf(id: string): number | undefined {
+    if (this.nodeById !== undefined) return this.nodeById.get(id);
+    const entry = this.byId.get(id);
+    return entry === undefined ? undefined : entry.turn * 8 + (entry.recovered ? 4 : 0) + (this.childCounts[entry.position] ?? 0);
+  }
+
+  /** Record the entry just made (before it is kept): a repeated id keeps the children counted so far. */
+  private addNode(id: string, position: number, turn: number, recovered: boolean): void {
+    if (this.nodeById !== undefined) {
+      this.nodeById.set(id, turn * 8 + (recovered ? 4 : 0) + ((this.nodeById.get(id) ?? 0) % 4));
+      return;
+    }
+    if (position >= this.childCounts.length) {
+      const grown = new Uint8Array(this.childCounts.length * 2);
+      grown.set(this.childCounts);
+      this.childCounts = grown;
+    }
+    const earlier = this.byId.get(id);
+    this.childCounts[position] = earlier === undefined ? 0 : (this.childCounts[earlier.position] ?? 0);
+  }
+
+  /** Count one more child Pi keeps under `id` (saturating at 3); the count before. */
+  private addChild(id: string, node: number): number {
+    const children = node % 4;
+    if (children < 3) {
+      if (this.nodeById !== undefined) this.nodeById.set(id, node + 1);
+      else {
+        const entry = this.byId.get(id);
+        if (entry !== undefined) this.childCounts[entry.position] = children + 1;
+      }
+    }
+    return children;
   }
 
   /**
@@ -328,9 +368,9 @@ export class LedgerBuilder {
     }
     const parentRaw = value["parentId"];
     const parentId = typeof parentRaw === "string" && parentRaw.length > 0 ? parentRaw : null;
-    const parentNode = parentId === null || parentId === id ? undefined : this.nodeById.get(parentId);
+    const parentNode = parentId === null || parentId === id ? undefined : this.nodeOf(parentId);
     // Turns are recovered-view numbering: they continue through recovered entries (v1: file order).
-    const turnNode = turnParentId === undefined ? parentNode : turnParentId === null ? undefined : this.nodeById.get(turnParentId);
+    const turnNode = turnParentId === undefined ? parentNode : turnParentId === null ? undefined : this.nodeOf(turnParentId);
     const parentTurn = turnNode === undefined ? undefined : Math.floor(turnNode / 8);
     const turn = (parentTurn ?? 0) + (isUserMessage(value) ? 1 : 0);
     // Pi's tree: a parent Pi dropped (recovered) is as missing as one never seen.
@@ -350,17 +390,14 @@ export class LedgerBuilder {
       turn,
     };
     this.entryCount += 1;
-    // A repeated id keeps the children counted so far (as a separate count map did).
-    this.nodeById.set(id, turn * 8 + (recovered ? 4 : 0) + ((this.nodeById.get(id) ?? 0) % 4));
+    this.addNode(id, entry.position, turn, recovered);
     if (recovered) this.recoveredCount += 1;
     else {
       this.leafId = id;
       if (!piParent) this.roots.push(id);
       else if (parentId !== null && parentNode !== undefined) {
         // The parent was seen (else this entry is a root); its children saturate at 3: "two or more" is all a branch point needs.
-        const node = this.nodeById.get(parentId) ?? parentNode;
-        const children = node % 4;
-        if (children < 3) this.nodeById.set(parentId, node + 1);
+        const children = this.addChild(parentId, this.nodeOf(parentId) ?? parentNode);
         if (children === 1) this.branchPoints.push(parentId);
       }
     }
