@@ -61,6 +61,15 @@ function inFilters(s: HistorySession, filters: HistoryFilters): boolean {
   return true;
 }
 
+/** A session's segment kept open by a process: its parts, and its block table once a search ranked it. */
+interface KeptSegment {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly base: string;
+  readonly reader: SegmentParts;
+  table?: BlockTable;
+}
+
 export class HistoryIndex {
   readonly sessionsDir: string;
   readonly dir: string;
@@ -69,7 +78,7 @@ export class HistoryIndex {
   private readonly keepOpen: number;
   private manifest: Manifest;
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
-  private readonly open = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly reader: SegmentParts; readonly table: BlockTable }>();
+  private readonly open = new Map<string, KeptSegment>();
 
   private constructor(sessionsDir: string, dir: string, options: HistoryOptions) {
     this.sessionsDir = resolve(sessionsDir);
@@ -272,18 +281,15 @@ export class HistoryIndex {
     }
   }
 
-  /** The segment and block table of a session (kept open between searches while its bytes stay the same). */
-  private segmentOf(file: string, s: HistorySession): { reader: SegmentParts; table: BlockTable } {
+  /**
+   * The segment of a session (kept open between searches while its bytes stay the same). Its block table
+   * is read by `tableOf`, when the session is ranked: a session whose score bound leaves it out never reads it.
+   */
+  private segmentOf(file: string, s: HistorySession): KeptSegment {
     let kept = this.open.get(file);
     if (kept === undefined || kept.size !== s.size || kept.mtimeMs !== s.mtimeMs) {
       const base = this.segmentBase(file, s.id);
-      const reader = SegmentParts.open(Array.from({ length: (s.parts ?? 0) + 1 }, (_, k) => partPath(base, k)));
-      try {
-        kept = { size: s.size, mtimeMs: s.mtimeMs, reader, table: BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`) };
-      } catch (error) {
-        reader.close();
-        throw error;
-      }
+      kept = { size: s.size, mtimeMs: s.mtimeMs, base, reader: SegmentParts.open(Array.from({ length: (s.parts ?? 0) + 1 }, (_, k) => partPath(base, k))) };
     }
     const before = this.open.get(file);
     // A segment found changed is dropped: its descriptors are closed with it.
@@ -297,6 +303,13 @@ export class HistoryIndex {
       this.open.delete(oldest);
     }
     return kept;
+  }
+
+  /** The segment and block table of a session, for ranking it. */
+  private rankable(file: string, s: HistorySession): { reader: SegmentParts; table: BlockTable } {
+    const kept = this.segmentOf(file, s);
+    kept.table ??= BlockTable.read(file, readFileSync(`${kept.base}.tab`), `${kept.base}.tab`);
+    return { reader: kept.reader, table: kept.table };
   }
 
   private async searchOnce(query: string, options: HistorySearchOptions, update: HistoryUpdate, tables: boolean): Promise<HistorySearchResult> {
@@ -344,7 +357,7 @@ export class HistoryIndex {
           let item: RankedSession;
           let scope: string;
           if (words !== null && s.full !== true) {
-            const one = rankSegment(file, s, this.segmentOf(file, s), words, options.scope);
+            const one = rankSegment(file, s, this.rankable(file, s), words, options.scope);
             item = one.item;
             scope = one.scope;
           } else {
