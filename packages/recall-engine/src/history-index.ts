@@ -14,10 +14,10 @@ import { join, relative, resolve } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
 import { CACHE_FORMAT, cacheKeyFor, readCacheBytes } from "./index-cache.js";
-import { encodeLogRecord } from "./history-dictionary.js";
+import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
-import { historyCandidates } from "./history-candidates.js";
-import { indexSession } from "./history-index-session.js";
+import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
+import { type IndexedSession, indexSession } from "./history-index-session.js";
 import { dropSegment, partPath, segmentBase } from "./history-layout.js";
 import { mergeDictionary } from "./history-merge.js";
 import { rankSegment } from "./history-rank-segment.js";
@@ -209,17 +209,19 @@ export class HistoryIndex {
       try {
         const session = await readSession(file);
         const eligible = snapshotEligible(session);
-        let indexed: { terms: string[]; termCount: number; parts: number; grown: boolean };
+        let indexed: IndexedSession;
         if (eligible) indexed = indexSession(this.segments, file, session, was);
         else {
-          // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary.
+          // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary (no score bounds: it is ranked whenever a term matches).
           const terms = RecallIndex.build(session).termTexts();
-          indexed = { terms, termCount: terms.length, parts: 0, grown: false };
+          indexed = { terms, codes: new Uint16Array(terms.length).fill(BOUND_UNKNOWN), termCount: terms.length, parts: 0, grown: false };
         }
         const continues = indexed.grown;
         const ordinal = continues && was !== undefined ? was.ordinal : nextOrdinal++;
-        if (indexed.terms.length > 0) {
-          const record = encodeLogRecord(ordinal, indexed.terms);
+        // A grown session always logs a record, its terms or none: a session with a record past its first
+        // listing has score bounds no longer true (history-merge.ts), and a search bounds it from its segment.
+        if (indexed.terms.length > 0 || continues) {
+          const record = encodeLogRecord(ordinal, indexed.terms, indexed.codes);
           records.push(record);
           waiting += record.length;
           if (waiting >= LOG_BATCH) flush();
@@ -264,8 +266,8 @@ export class HistoryIndex {
     return { ...counts, merged };
   }
 
-  /** The sessions the dictionary says may hold a hit of `query` (history-candidates.ts). */
-  private candidates(query: string, regex: boolean): Set<number> | "all" {
+  /** The sessions the dictionary says may hold a hit of `query`, and their score bounds (history-candidates.ts). */
+  private candidates(query: string, regex: boolean): HistoryCandidates {
     return historyCandidates(this.basePath, this.logPath, query, regex);
   }
 
@@ -314,19 +316,25 @@ export class HistoryIndex {
 
   private async searchOnce(query: string, options: HistorySearchOptions, update: HistoryUpdate, tables: boolean): Promise<HistorySearchResult> {
     const chosen = this.manifest.sessions.filter((s) => inFilters(s, options));
-    const want = this.candidates(query, options.regex === true);
+    const { want, bounds } = this.candidates(query, options.regex === true);
     const parsed = parseQuery(query, options.regex === true ? { regex: true } : {});
     const skipped: { file: string; reason: string }[] = [];
     const named: Record<string, { file: string; id: string; project: string | null; date: string | null; title: string }> = {};
     const firstDir = options.first === undefined ? null : resolve(options.first);
     const isFirst = (s: HistorySession): boolean => firstDir !== null && s.project !== null && resolve(s.project) === firstDir;
     // The sessions the dictionary points to, each with its listing order (ties between sessions keep it),
-    // its group (`first`) and an upper bound of any score it can give (Infinity where none is derived).
+    // its group (`first`) and an upper bound of any score it can give (Infinity where none is derived):
+    // the dictionary's, else (a session grown or added since its base was written) its segment's.
     const order = chosen.map((s, at) => ({ s, at, group: isFirst(s) ? 0 : 1, bound: Number.POSITIVE_INFINITY })).filter((c) => want === "all" || want.has(c.s.ordinal));
     const words = tables && parsed.mode === "words" ? parsed : null;
     if (words !== null) {
       for (const c of order) {
         if (c.s.full === true) continue;
+        const known = bounds.get(c.s.ordinal);
+        if (known !== undefined) {
+          c.bound = known;
+          continue;
+        }
         try {
           c.bound = wordsScoreBound(this.segmentOf(join(this.sessionsDir, c.s.path), c.s).reader as unknown as TermIndex, words, (word) => word === "user");
         } catch {
