@@ -1,13 +1,13 @@
 // Which sessions of a history can answer a word query: the terms ranking would match its words by (the
 // token, its stem, the terms either begins, the pieces), looked up in the dictionary base and its log, so
 // a search opens only those sessions' segments; and, from the score bounds the base keeps per term and
-// session, an upper bound of any score each can give (rank.ts wordsScoreBoundOf), so a search ranks the
+// session, an upper bound of any score each can give (rank.ts wordsBoundPlan), so a search ranks the
 // sessions best first and leaves out those that cannot reach the page without opening them.
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { readCacheBytes } from "./index-cache.js";
 import { boundOfCode, DictionaryBase, idfOfCode, logCandidates } from "./history-dictionary.js";
 import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
-import { NO_TERMS, type TermsBound, wordsScoreBoundOf } from "./rank.js";
+import { NO_TERMS, type TermsBound, wordsBoundPlan } from "./rank.js";
 import { stemOf } from "./stem.js";
 import { MIN_PREFIX } from "./term-prefixes.js";
 
@@ -114,8 +114,9 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
     return found;
   };
   const out = new Map<number, number>();
+  const boundOf = wordsBoundPlan(parsed, (word) => word === "user");
   for (const o of ordinals) {
-    const bound = wordsScoreBoundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS }, parsed, (word) => word === "user");
+    const bound = boundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS });
     if (Number.isFinite(bound)) out.set(o, bound);
   }
   return out;

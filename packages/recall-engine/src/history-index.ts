@@ -10,7 +10,7 @@
 // history-index-session.ts (indexing one session), history-merge.ts (folding the dictionary log),
 // history-candidates.ts (which sessions can answer) and history-rank-segment.ts (ranking one segment).
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
 import { CACHE_FORMAT, cacheKeyFor, readCacheBytes } from "./index-cache.js";
@@ -52,9 +52,22 @@ function firstLine(text: string): string {
   return line.length > TITLE_MAX ? `${line.slice(0, TITLE_MAX - 1)}…` : line;
 }
 
-function inFilters(s: HistorySession, filters: HistoryFilters): boolean {
+/** `path` resolved, each distinct one once per search (sessions share a few project folders; a thousand are checked). */
+function resolver(): (path: string) => string {
+  const seen = new Map<string, string>();
+  return (path) => {
+    let out = seen.get(path);
+    if (out === undefined) {
+      out = resolve(path);
+      seen.set(path, out);
+    }
+    return out;
+  };
+}
+
+function inFilters(s: HistorySession, filters: HistoryFilters, resolved: (path: string) => string): boolean {
   if (s.ordinal < 0) return false;
-  if (filters.project !== undefined && (s.project === null || resolve(s.project) !== resolve(filters.project))) return false;
+  if (filters.project !== undefined && (s.project === null || resolved(s.project) !== resolved(filters.project))) return false;
   const t = s.date === null ? Number.NaN : Date.parse(s.date);
   if (filters.since !== undefined && !(t >= filters.since)) return false;
   if (filters.until !== undefined && !(t < filters.until)) return false;
@@ -77,6 +90,8 @@ export class HistoryIndex {
   private readonly onProgress: HistoryOptions["onProgress"];
   private readonly keepOpen: number;
   private manifest: Manifest;
+  /** The manifest last parsed, with the file's identity then (see `readManifest`). */
+  private manifestRead: { readonly ino: number; readonly size: number; readonly mtimeMs: number; readonly doc: Manifest } | null = null;
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
   private readonly open = new Map<string, KeptSegment>();
 
@@ -109,16 +124,34 @@ export class HistoryIndex {
     return this.manifest.sessions;
   }
 
+  /**
+   * The manifest as kept. Parsed again only when its file changed (it is replaced whole, by rename: another
+   * inode): at 1,000 sessions parsing it is most of a warm search's fixed cost.
+   */
   private readManifest(): Manifest | null {
+    const st = statSync(this.manifestPath, { throwIfNoEntry: false });
+    if (st === undefined) return null;
+    const was = this.manifestRead;
+    if (was !== null && was.ino === st.ino && was.size === st.size && was.mtimeMs === st.mtimeMs) return was.doc;
     const bytes = readCacheBytes(this.manifestPath);
     if (bytes === null) return null;
+    let doc: Manifest;
     try {
-      const doc = JSON.parse(bytes.toString("utf8")) as Manifest;
-      if (doc.format !== HISTORY_FORMAT || doc.indexFormat !== CACHE_FORMAT || doc.sessionsDir !== this.sessionsDir || !Array.isArray(doc.sessions)) return null;
-      return doc;
+      doc = JSON.parse(bytes.toString("utf8")) as Manifest;
     } catch {
       return null;
     }
+    if (doc.format !== HISTORY_FORMAT || doc.indexFormat !== CACHE_FORMAT || doc.sessionsDir !== this.sessionsDir || !Array.isArray(doc.sessions)) return null;
+    // Kept only when the file did not change while it was read (its stat before and after agree).
+    const after = statSync(this.manifestPath, { throwIfNoEntry: false });
+    this.manifestRead = after !== undefined && after.ino === st.ino && after.size === st.size && after.mtimeMs === st.mtimeMs && bytes.length === st.size ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, doc } : null;
+    return doc;
+  }
+
+  /** `file` (a path under the sessions folder, as listed) relative to it, without path.relative's normalising: a thousand sessions are named per search. */
+  private pathOf(file: string): string {
+    const dir = this.sessionsDir.endsWith(sep) ? this.sessionsDir : `${this.sessionsDir}${sep}`;
+    return file.startsWith(dir) ? file.slice(dir.length) : relative(this.sessionsDir, file);
   }
 
   /** Where a session's segment files live: `<base>.seg` (postings) and `<base>.tab` (block table). */
@@ -153,7 +186,7 @@ export class HistoryIndex {
     if (files.length !== read.sessions.length) return null;
     for (const [k, file] of files.entries()) {
       const s = read.sessions[k] as HistorySession;
-      if (relative(this.sessionsDir, file) !== s.path) return null;
+      if (this.pathOf(file) !== s.path) return null;
       try {
         const st = statSync(file);
         if (st.size !== s.size || st.mtimeMs !== s.mtimeMs) return null;
@@ -191,7 +224,7 @@ export class HistoryIndex {
     const counts = { added: 0, grown: 0, replaced: 0, removed: 0, unchanged: 0, unreadable: 0 };
     let done = 0;
     for (const file of files) {
-      const path = relative(this.sessionsDir, file);
+      const path = this.pathOf(file);
       const was = before.get(path);
       before.delete(path);
       let st: { size: number; mtimeMs: number };
@@ -315,13 +348,14 @@ export class HistoryIndex {
   }
 
   private async searchOnce(query: string, options: HistorySearchOptions, update: HistoryUpdate, tables: boolean): Promise<HistorySearchResult> {
-    const chosen = this.manifest.sessions.filter((s) => inFilters(s, options));
+    const resolved = resolver();
+    const chosen = this.manifest.sessions.filter((s) => inFilters(s, options, resolved));
     const { want, bounds } = this.candidates(query, options.regex === true);
     const parsed = parseQuery(query, options.regex === true ? { regex: true } : {});
     const skipped: { file: string; reason: string }[] = [];
     const named: Record<string, { file: string; id: string; project: string | null; date: string | null; title: string }> = {};
     const firstDir = options.first === undefined ? null : resolve(options.first);
-    const isFirst = (s: HistorySession): boolean => firstDir !== null && s.project !== null && resolve(s.project) === firstDir;
+    const isFirst = (s: HistorySession): boolean => firstDir !== null && s.project !== null && resolved(s.project) === firstDir;
     // The sessions the dictionary points to, each with its listing order (ties between sessions keep it),
     // its group (`first`) and an upper bound of any score it can give (Infinity where none is derived):
     // the dictionary's, else (a session grown or added since its base was written) its segment's.

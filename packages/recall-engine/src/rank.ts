@@ -367,7 +367,7 @@ export function weightReach(kind: string, resultKind: string | null, quotes: boo
  * `weightReach`). A union of terms (a prefix's, a stem's, a compound's pieces) scores below the sum of
  * its terms' bounds (its df is at least each one's, and the factor of a summed tf at most the sum of
  * factors). The history keeps it per term and session, so a search bounds a session by its dictionary
- * alone (`wordsScoreBoundOf`). 0 for a term no block holds.
+ * alone (`wordsBoundPlan`). 0 for a term no block holds.
  */
 export function termScoreBound(index: TermIndex, lists: readonly PostingList[], reach: (doc: number) => number): number {
   let df = 0;
@@ -401,7 +401,7 @@ export interface TermsBound {
 /** No terms: no bound, no idf. */
 export const NO_TERMS: TermsBound = { bound: 0, idf: Number.POSITIVE_INFINITY, count: 0 };
 
-/** What `wordsScoreBoundOf` asks of a session's per-term bounds. */
+/** What `wordsBoundPlan` asks of a session's per-term bounds. */
 export interface TermBounds {
   /** The term's bound and idf (count 1), or none (0, Infinity, 0) when the session does not hold it. */
   exact(term: string): TermsBound;
@@ -430,40 +430,49 @@ function unionBound(prefixed: TermsBound, ...exact: TermsBound[]): number {
  * prefix's (and stem's) terms summed, and its pieces' share; plus the boosts' 0.3 × bound; × the verbatim
  * boost. Coverage and proximity only scale down; a call's result and a quoted output are covered by the
  * weights the bounds reach. Infinity when the query has phrases or a word a speaker matches (`speaks`).
+ * The query's tokens, stems, prefixes and pieces are worked out once; the function returned gives each
+ * session's bound from its per-term bounds.
  */
-export function wordsScoreBoundOf(terms: TermBounds, query: Extract<ParsedQuery, { mode: "words" }>, speaks: (word: string) => boolean): number {
-  if (query.phrases.length > 0) return Number.POSITIVE_INFINITY;
+export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, speaks: (word: string) => boolean): (terms: TermBounds) => number {
+  if (query.phrases.length > 0) return () => Number.POSITIVE_INFINITY;
   const { primaries, boosts } = queryWords(query);
-  let sum = 0;
-  for (const term of distinctPrimaries(primaries)) {
+  const tokens = distinctPrimaries(primaries).map((term) => {
     const token = term.primary;
-    if (speaks(token)) return Number.POSITIVE_INFINITY;
-    let best = terms.exact(token).bound;
     const stem = stemOf(token);
     const prefix = stem ?? token;
-    const longer = prefix.length >= MIN_PREFIX ? terms.prefixed(prefix, token) : NO_TERMS;
-    // The stem itself is no longer than the prefix (it is the prefix): counted apart, unless it is the token.
-    best = Math.max(best, PREFIX_WEIGHT * (stem !== null && stem !== token ? unionBound(longer, terms.exact(stem)) : unionBound(longer)));
     const pieces = piecesOf(token);
-    if (pieces.length >= 2) {
-      // Every piece must be held (the last one whole or begun); each adds its share of the bm25 sum.
-      let share = 0;
-      for (let p = 0; p < pieces.length; p++) {
-        const piece = pieces[p] as string;
-        const whole = terms.exact(piece);
-        const held = p === pieces.length - 1 ? unionBound(piece.length >= MIN_PREFIX ? terms.prefixed(piece, piece) : NO_TERMS, whole) : whole.bound;
-        if (held === 0) {
-          share = 0;
-          break;
+    return { token, stem: stem !== null && stem !== token ? stem : null, prefix: prefix.length >= MIN_PREFIX ? prefix : null, pieces: pieces.length >= 2 ? pieces : null, spoken: speaks(token) };
+  });
+  if (tokens.some((t) => t.spoken)) return () => Number.POSITIVE_INFINITY;
+  const boostTerms = [...boosts];
+  const scale = (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+  return (terms) => {
+    let sum = 0;
+    for (const { token, stem, prefix, pieces } of tokens) {
+      let best = terms.exact(token).bound;
+      const longer = prefix !== null ? terms.prefixed(prefix, token) : NO_TERMS;
+      // The stem itself is no longer than the prefix (it is the prefix): counted apart, unless it is the token.
+      best = Math.max(best, PREFIX_WEIGHT * (stem !== null ? unionBound(longer, terms.exact(stem)) : unionBound(longer)));
+      if (pieces !== null) {
+        // Every piece must be held (the last one whole or begun); each adds its share of the bm25 sum.
+        let share = 0;
+        for (let p = 0; p < pieces.length; p++) {
+          const piece = pieces[p] as string;
+          const whole = terms.exact(piece);
+          const held = p === pieces.length - 1 ? unionBound(piece.length >= MIN_PREFIX ? terms.prefixed(piece, piece) : NO_TERMS, whole) : whole.bound;
+          if (held === 0) {
+            share = 0;
+            break;
+          }
+          share += held;
         }
-        share += held;
+        best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
       }
-      best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
+      sum += best;
     }
-    sum += best;
-  }
-  for (const term of boosts) sum += PART_WEIGHT * terms.exact(term).bound;
-  return sum * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+    for (const term of boostTerms) sum += PART_WEIGHT * terms.exact(term).bound;
+    return sum * scale;
+  };
 }
 
 /**
