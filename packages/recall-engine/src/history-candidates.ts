@@ -1,17 +1,34 @@
 // Which sessions of a history can answer a word query: the terms ranking would match its words by (the
 // token, its stem, the terms either begins, the pieces), looked up in the dictionary base and its log, so
-// a search opens only those sessions' segments.
+// a search opens only those sessions' segments; and, from the score bounds the base keeps per term and
+// session, an upper bound of any score each can give (rank.ts wordsBoundPlan), so a search ranks the
+// sessions best first and leaves out those that cannot reach the page without opening them.
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { readCacheBytes } from "./index-cache.js";
-import { DictionaryBase, logCandidates } from "./history-dictionary.js";
+import { boundOfCode, DictionaryBase, idfOfCode, logCandidates } from "./history-dictionary.js";
 import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
+import { NO_TERMS, type TermsBound, wordsBoundPlan } from "./rank.js";
 import { stemOf } from "./stem.js";
 import { MIN_PREFIX } from "./term-prefixes.js";
 
-/** The sessions the dictionary says may hold a hit of `query` (a regex, or `user`, may be in any). */
-export function historyCandidates(basePath: string, logPath: string, query: string, regex: boolean): Set<number> | "all" {
+/** What the dictionary says of a query's sessions. */
+export interface HistoryCandidates {
+  /** The sessions that may hold a hit ("all": a regex, or `user`, may be in any). */
+  readonly want: Set<number> | "all";
+  /**
+   * Per candidate, an upper bound of any score it can give; absent where the dictionary keeps none (a
+   * session grown or added since the base was written, one not served from a segment, a query with
+   * phrases): its segment bounds it.
+   */
+  readonly bounds: ReadonlyMap<number, number>;
+}
+
+const NONE: ReadonlyMap<number, number> = new Map();
+
+/** The sessions the dictionary says may hold a hit of `query`, and their score bounds. */
+export function historyCandidates(basePath: string, logPath: string, query: string, regex: boolean): HistoryCandidates {
   const parsed = parseQuery(query, regex ? { regex: true } : {});
-  if (parsed.mode !== "words") return "all";
+  if (parsed.mode !== "words") return { want: "all", bounds: NONE };
   let fd = -1;
   let base: DictionaryBase;
   try {
@@ -20,27 +37,27 @@ export function historyCandidates(basePath: string, logPath: string, query: stri
   } catch (error) {
     if (fd >= 0) closeSync(fd);
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return candidatesIn(logPath, parsed, DictionaryBase.empty());
-    return "all";
+    return { want: "all", bounds: NONE };
   }
   try {
     return candidatesIn(logPath, parsed, base);
   } catch (error) {
     // Bytes that do not read as a dictionary: every session may hold a hit (the next merge rewrites it).
-    if (error instanceof RangeError) return "all";
+    if (error instanceof RangeError) return { want: "all", bounds: NONE };
     throw error;
   } finally {
     closeSync(fd);
   }
 }
 
-/** The sessions `base` and the log list for the terms ranking would match `parsed`'s words by. */
-function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "words" }>, base: DictionaryBase): Set<number> | "all" {
+/** The sessions `base` and the log list for the terms ranking would match `parsed`'s words by, and the score bounds of those only the base lists. */
+function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "words" }>, base: DictionaryBase): HistoryCandidates {
   const exacts = new Set<string>();
   const prefixes: string[] = [];
   // What ranking matches a token by (rank.ts): the token, its stem, the terms either begins, the pieces.
   for (const term of parsed.terms) {
     // Ranking matches `user` to the user's own messages, whatever their words.
-    if (term.primary === "user") return "all";
+    if (term.primary === "user") return { want: "all", bounds: NONE };
     exacts.add(term.primary);
     const stem = stemOf(term.primary);
     if (stem !== null) exacts.add(stem);
@@ -54,7 +71,53 @@ function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "wor
   for (const t of exacts) base.exact(t, out);
   for (const p of prefixes) base.prefixed(p, out);
   // The log (terms sessions gained since the base was written) is scanned once for all of them.
+  const logged = new Set<number>();
   const logBytes = readCacheBytes(logPath);
-  if (logBytes !== null) logCandidates(logBytes, exacts, prefixes, out);
+  if (logBytes !== null) logCandidates(logBytes, exacts, prefixes, out, logged);
+  return { want: out, bounds: parsed.phrases.length > 0 ? NONE : boundsOf(base, parsed, [...out].filter((o) => !logged.has(o))) };
+}
+
+/**
+ * The score bound of each of `ordinals` from the base's per-term bounds (a session with a log record is
+ * left out by the caller: its base bounds may be older than its segment). Each term ranking asks for is
+ * read from the base once, for every session.
+ */
+function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "words" }>, ordinals: readonly number[]): Map<number, number> {
+  const exactRead = new Map<string, Map<number, TermsBound>>();
+  const exactOf = (term: string): Map<number, TermsBound> => {
+    let found = exactRead.get(term);
+    if (found === undefined) {
+      const into = new Map<number, TermsBound>();
+      base.eachExact(term, (o, code) => into.set(o, { bound: boundOfCode(code), idf: idfOfCode(code), count: 1 }));
+      exactRead.set(term, into);
+      found = into;
+    }
+    return found;
+  };
+  const prefixRead = new Map<string, Map<number, TermsBound>>();
+  const prefixOf = (prefix: string, except: string): Map<number, TermsBound> => {
+    const label = `${prefix}\u0000${except}`;
+    let found = prefixRead.get(label);
+    if (found === undefined) {
+      const into = new Map<number, TermsBound>();
+      const own = Buffer.from(prefix, "utf8");
+      const left = Buffer.from(except, "utf8");
+      // The terms longer than the prefix (as ranking expands it), but the one left out, summed per session.
+      base.eachPrefixed(prefix, (term, o, code) => {
+        if (term.equals(own) || term.equals(left)) return;
+        const had = into.get(o) ?? NO_TERMS;
+        into.set(o, { bound: had.bound + boundOfCode(code), idf: Math.min(had.idf, idfOfCode(code)), count: had.count + 1 });
+      });
+      prefixRead.set(label, into);
+      found = into;
+    }
+    return found;
+  };
+  const out = new Map<number, number>();
+  const boundOf = wordsBoundPlan(parsed, (word) => word === "user");
+  for (const o of ordinals) {
+    const bound = boundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS });
+    if (Number.isFinite(bound)) out.set(o, bound);
+  }
   return out;
 }

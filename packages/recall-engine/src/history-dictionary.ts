@@ -3,15 +3,61 @@
 // offset table, nothing decoded up front), plus an append-only log of (session, terms it gained) records
 // that a merge folds into a new base. It only narrows which sessions a query opens: a stale claim (a
 // session since replaced or deleted) costs one needless open, never a wrong hit, because every candidate
-// is ranked by its own session index.
+// is ranked by its own session index. Beside each session of a term it keeps two bytes: an upper bound
+// of what the term can add to a score in that session (rank.ts termScoreBound) and the term's idf there,
+// so a search orders and leaves out sessions by their score bound without opening them.
 import { createHash } from "node:crypto";
 import { readSync } from "node:fs";
 import { lastAtOrBefore } from "./sorted-search.js";
 
 const MAGIC = Buffer.from("CFHD");
-/** Bumped when the dictionary's bytes change shape: an older dictionary is rebuilt, never read. 2: offset table after the entries (streamed). */
-export const DICTIONARY_FORMAT = 2;
+/** Bumped when the dictionary's bytes change shape: an older dictionary is rebuilt, never read. 2: offset table after the entries (streamed). 3: a score bound and an idf byte per session of a term. */
+export const DICTIONARY_FORMAT = 3;
 const LOG_MAGIC = 0x43464c31; // "CFL1"
+
+/** A byte of the scale no value is known by: read as Infinity. */
+const SCALE_UNKNOWN = 255;
+/** Bounds and idfs are kept as bytes of a geometric scale: byte c stands for SCALE_BASE × SCALE_STEP^c (3% apart). */
+const SCALE_BASE = 0.02;
+const SCALE_STEP = 1.03;
+
+/** The value scale byte `c` stands for (Infinity for SCALE_UNKNOWN). */
+export function scaleOf(c: number): number {
+  return c >= SCALE_UNKNOWN ? Number.POSITIVE_INFINITY : SCALE_BASE * SCALE_STEP ** c;
+}
+
+/** The byte of the least value of the scale at or above `value` (rounded up: a bound stays a bound); SCALE_UNKNOWN past the scale. */
+export function scaleCode(value: number): number {
+  if (!Number.isFinite(value) || Number.isNaN(value)) return SCALE_UNKNOWN;
+  if (value <= SCALE_BASE) return 0;
+  let c = Math.max(0, Math.floor(Math.log(value / SCALE_BASE) / Math.log(SCALE_STEP)));
+  while (c < SCALE_UNKNOWN && scaleOf(c) < value) c++;
+  return Math.min(c, SCALE_UNKNOWN);
+}
+
+/**
+ * A term's code in one session, as the dictionary keeps it (two bytes): its score bound's scale byte × 256
+ * + its idf's. BOUND_UNKNOWN where neither is known (a grown session's terms, a session not served from a
+ * segment): the greatest code, so of two codes of one session the greater is the safer.
+ */
+export const BOUND_UNKNOWN = 0xffff;
+
+/** The code of a term's score bound and idf in a session. */
+export function boundsCode(bound: number, idf: number): number {
+  const b = scaleCode(bound);
+  const i = scaleCode(idf);
+  return b === SCALE_UNKNOWN || i === SCALE_UNKNOWN ? BOUND_UNKNOWN : b * 256 + i;
+}
+
+/** The score bound a code keeps (Infinity when unknown). */
+export function boundOfCode(code: number): number {
+  return code === BOUND_UNKNOWN ? Number.POSITIVE_INFINITY : scaleOf(code >>> 8);
+}
+
+/** The idf a code keeps (Infinity when unknown). */
+export function idfOfCode(code: number): number {
+  return code === BOUND_UNKNOWN ? Number.POSITIVE_INFINITY : scaleOf(code & 0xff);
+}
 
 /** Appends `value` (a non-negative integer below 2^53) as a LEB128 varint. */
 export function pushVarint(out: number[], value: number): void {
@@ -69,10 +115,11 @@ export function addTerms(into: TermSessions, ordinal: number, terms: Iterable<st
   }
 }
 
-/** One base entry: a term's UTF-8 bytes and its sessions (ascending ordinals). */
+/** One base entry: a term's UTF-8 bytes, its sessions (ascending ordinals) and their codes (`boundsCode`; all BOUND_UNKNOWN when absent). */
 export interface DictionaryEntry {
   readonly key: Buffer;
   readonly ordinals: readonly number[];
+  readonly codes?: ArrayLike<number>;
 }
 
 /** Entries go out in chunks of about this many bytes (a base is streamed to its file, never held whole). */
@@ -80,7 +127,7 @@ const CHUNK = 1 << 20;
 
 /**
  * Base bytes, streamed: magic, format, then the entries [u16 byte length, term UTF-8, varint count,
- * varint ordinal deltas] in byte order of their terms, then an offset table (one u32 per term, into the
+ * varint ordinal deltas, a u16 code per ordinal (`boundsCode`)] in byte order of their terms, then an offset table (one u32 per term, into the
  * entries), the term count (u32) and a sha256 trailer. The table follows the entries so a merge writes
  * each entry as it is found, keeping only its offsets. `entries` must come sorted by key, each once.
  */
@@ -109,7 +156,7 @@ export function* dictionaryChunks(entries: Iterable<DictionaryEntry>): Generator
     chunk[used++] = rest;
   };
   let previous: Buffer | null = null;
-  for (const { key: whole, ordinals } of entries) {
+  for (const { key: whole, ordinals, codes } of entries) {
     const key = whole.subarray(0, 0xffff);
     if (previous !== null && Buffer.compare(previous, key) >= 0) throw new RangeError("dictionary entries out of order");
     previous = key;
@@ -119,8 +166,8 @@ export function* dictionaryChunks(entries: Iterable<DictionaryEntry>): Generator
       offsets = grown;
     }
     offsets[count++] = at;
-    // At most: the u16, the key, and 8 bytes per varint (count and deltas).
-    const most = 2 + key.length + 8 * (ordinals.length + 1);
+    // At most: the u16, the key, 8 bytes per varint (count and deltas) and a u16 code per ordinal.
+    const most = 2 + key.length + 10 * (ordinals.length + 1);
     if (used + most > chunk.length) {
       if (used > 0) yield emit(Buffer.from(chunk.subarray(0, used)));
       if (most > chunk.length) chunk = Buffer.allocUnsafe(most);
@@ -136,6 +183,10 @@ export function* dictionaryChunks(entries: Iterable<DictionaryEntry>): Generator
     for (const o of ordinals) {
       varint(o - prev);
       prev = o;
+    }
+    for (let i = 0; i < ordinals.length; i++) {
+      chunk.writeUInt16LE(codes === undefined ? BOUND_UNKNOWN : (codes[i] as number), used);
+      used += 2;
     }
     at += used - start;
   }
@@ -274,19 +325,25 @@ export class DictionaryBase {
   }
 
   private ordinalsAt(k: number, into: { add(o: number): unknown }): void {
+    this.eachAt(k, (o) => into.add(o));
+  }
+
+  /** Each session of entry `k` with its code (`boundsCode`). */
+  private eachAt(k: number, visit: (ordinal: number, code: number) => void): void {
     const at = this.entryAt(k);
     const start = at + 2 + this.src.u16(at);
     const end = k + 1 < this.count ? this.entryAt(k + 1) : this.table;
     const buf = this.src.bytes(start, end - start);
-    const [n, first] = readVarint(buf, 0);
-    let pos = first;
+    const c = new VarintCursor(buf);
+    const n = c.next();
+    const ordinals = new Array<number>(n);
     let prev = 0;
     for (let i = 0; i < n; i++) {
-      let d: number;
-      [d, pos] = readVarint(buf, pos);
-      prev += d;
-      into.add(prev);
+      prev += c.next();
+      ordinals[i] = prev;
     }
+    if (c.pos + 2 * n !== buf.length) throw new RangeError(`dictionary entry ${String(k)} does not fill its range`);
+    for (let i = 0; i < n; i++) visit(ordinals[i] as number, buf.readUInt16LE(c.pos + 2 * i));
   }
   /** First entry whose term is ≥ `key` (byte order). */
   private lowerBound(key: Buffer): number {
@@ -309,11 +366,23 @@ export class DictionaryBase {
 
   /** Adds the sessions holding a term that begins with `prefix` (itself included). */
   prefixed(prefix: string, into: Set<number>): void {
+    this.eachPrefixed(prefix, (_, o) => into.add(o));
+  }
+
+  /** Each session holding `term` exactly, with its code. */
+  eachExact(term: string, visit: (ordinal: number, code: number) => void): void {
+    const key = Buffer.from(term, "utf8");
+    const k = this.lowerBound(key);
+    if (k < this.count && this.termAt(k).equals(key)) this.eachAt(k, visit);
+  }
+
+  /** Each (term, session, code) of the terms beginning with `prefix` (itself included), in term order. */
+  eachPrefixed(prefix: string, visit: (term: Buffer, ordinal: number, code: number) => void): void {
     const key = Buffer.from(prefix, "utf8");
     for (let k = this.lowerBound(key); k < this.count; k++) {
       const term = this.termAt(k);
       if (term.length < key.length || !term.subarray(0, key.length).equals(key)) break;
-      this.ordinalsAt(k, into);
+      this.eachAt(k, (o, code) => visit(term, o, code));
     }
   }
 
@@ -333,19 +402,26 @@ export class DictionaryBase {
   *entries(): Generator<DictionaryEntry> {
     for (let k = 0; k < this.count; k++) {
       const ordinals: number[] = [];
-      this.ordinalsAt(k, { add: (o: number) => ordinals.push(o) });
-      yield { key: this.termAt(k), ordinals };
+      const codes: number[] = [];
+      this.eachAt(k, (o, code) => {
+        ordinals.push(o);
+        codes.push(code);
+      });
+      yield { key: this.termAt(k), ordinals, codes };
     }
   }
 }
 
-/** One log record: [u32 magic, u32 body length, body (varint ordinal, varint count, terms as u16 length + UTF-8), sha256 of body]. */
-export function encodeLogRecord(ordinal: number, terms: readonly string[]): Buffer {
+/**
+ * One log record: [u32 magic, u32 body length, body (varint ordinal, varint count, terms as u16 length +
+ * UTF-8, a u16 code per term (`boundsCode`)), sha256 of body]. `codes` absent: every bound unknown.
+ */
+export function encodeLogRecord(ordinal: number, terms: readonly string[], codes?: ArrayLike<number>): Buffer {
   const head: number[] = [];
   pushVarint(head, ordinal);
   pushVarint(head, terms.length);
   // One buffer for the whole record: its size is the terms' UTF-8 lengths (cut at 0xffff bytes, as the u16 says).
-  let size = 8 + head.length;
+  let size = 8 + head.length + 2 * terms.length;
   for (const t of terms) size += 2 + Math.min(0xffff, Buffer.byteLength(t, "utf8"));
   const out = Buffer.allocUnsafe(size + 32);
   out.writeUInt32LE(LOG_MAGIC, 0);
@@ -359,6 +435,10 @@ export function encodeLogRecord(ordinal: number, terms: readonly string[]): Buff
     else Buffer.from(t, "utf8").copy(out, at + 2, 0, length);
     at += 2 + length;
   }
+  for (let i = 0; i < terms.length; i++) {
+    out.writeUInt16LE(codes === undefined ? BOUND_UNKNOWN : (codes[i] as number), at);
+    at += 2;
+  }
   createHash("sha256").update(out.subarray(8, size)).digest().copy(out, size);
   return out;
 }
@@ -369,11 +449,12 @@ export function logRecordLength(buf: Buffer): number | null {
   return 8 + buf.readUInt32LE(4) + 32;
 }
 
-/** Where one log record's terms sit in the log's bytes: its session, how many terms, where the first begins. */
+/** Where one log record's terms sit in the log's bytes: its session, how many terms, where the first begins, where their codes begin. */
 export interface LogRecordRange {
   readonly ordinal: number;
   readonly count: number;
   readonly termsAt: number;
+  readonly codesAt: number;
   readonly end: number;
 }
 
@@ -401,8 +482,8 @@ export function logRecordRanges(log: Buffer, verify = true): { records: LogRecor
         if (pos + 2 > body.length) throw new RangeError("record runs past its frame");
         pos += 2 + body.readUInt16LE(pos);
       }
-      if (pos !== body.length) throw new RangeError("record does not fill its frame");
-      records.push({ ordinal, count, termsAt: at + 8 + afterCount, end: at + 8 + len });
+      if (pos + 2 * count !== body.length) throw new RangeError("record does not fill its frame");
+      records.push({ ordinal, count, termsAt: at + 8 + afterCount, codesAt: at + 8 + pos, end: at + 8 + len });
     } catch {
       break;
     }
@@ -412,7 +493,7 @@ export function logRecordRanges(log: Buffer, verify = true): { records: LogRecor
 }
 
 /** The log's records up to the first torn or bad one, decoded (see `logRecordRanges`). */
-export function decodeLog(log: Buffer, verify = true): { records: { ordinal: number; terms: string[] }[]; bytes: number } {
+export function decodeLog(log: Buffer, verify = true): { records: { ordinal: number; terms: string[]; codes: number[] }[]; bytes: number } {
   const { records, bytes } = logRecordRanges(log, verify);
   return {
     records: records.map((r) => {
@@ -423,7 +504,7 @@ export function decodeLog(log: Buffer, verify = true): { records: { ordinal: num
         terms.push(log.toString("utf8", pos + 2, pos + 2 + l));
         pos += 2 + l;
       }
-      return { ordinal: r.ordinal, terms };
+      return { ordinal: r.ordinal, terms, codes: Array.from({ length: r.count }, (_, i) => log.readUInt16LE(r.codesAt + 2 * i)) };
     }),
     bytes,
   };
@@ -435,8 +516,9 @@ export function decodeLog(log: Buffer, verify = true): { records: { ordinal: num
  * an exact term is looked for with its length before it, a prefix as bytes. A match across two terms'
  * bytes claims a session that does not hold the term: a needless open, never a wrong hit. Records past
  * the first torn one are not read (as `decodeLog`); checksums are not checked (a merge checks them).
+ * `present` gathers every record's session (their score bounds are not read from the log).
  */
-export function logCandidates(log: Buffer, exacts: Iterable<string>, prefixes: Iterable<string>, into: Set<number>): void {
+export function logCandidates(log: Buffer, exacts: Iterable<string>, prefixes: Iterable<string>, into: Set<number>, present?: Set<number>): void {
   const starts: number[] = [];
   const ends: number[] = [];
   const ordinals: number[] = [];
@@ -455,6 +537,7 @@ export function logCandidates(log: Buffer, exacts: Iterable<string>, prefixes: I
     ends.push(at + 8 + len);
     at = end;
   }
+  if (present !== undefined) for (const o of ordinals) present.add(o);
   if (starts.length === 0) return;
   const limit = at;
   const recordAt = (pos: number): number => lastAtOrBefore(starts, pos);

@@ -2,22 +2,32 @@
 // by one part holding the appended blocks' postings (term ids kept), so a grown session costs only its new
 // blocks. Apart from the history's bookkeeping (history-index.ts), which decides when to call it.
 import { readFileSync } from "node:fs";
-import type { Session } from "@context-fold/ledger-reader";
+import type { Block, Session } from "@context-fold/ledger-reader";
 import { replaceFile } from "@context-fold/durable-fs";
 import { compareKey, isCacheKey } from "./index-cache.js";
+import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
+import { BOUND_UNKNOWN, boundsCode } from "./history-dictionary.js";
 import { dropParts, MAX_PARTS, partPath, segmentBase } from "./history-layout.js";
 import { encodePostings, encodeSegment, type SegmentTerm } from "./history-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, encodeTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
+import { isNotHistory } from "./not-history.js";
+import { isProse } from "./quoted-sources.js";
+import { termIdf, termScoreBound, weightReach } from "./rank.js";
 import { RecallIndex } from "./recall-index.js";
 import { EMPTY } from "./segments.js";
 import { TermIndex } from "./term-index.js";
 
-/** What indexing a session gave: the terms the dictionary does not list for it yet, its term count, parts and whether it grew. */
+/**
+ * What indexing a session gave: the terms the dictionary does not list for it yet with their score bound
+ * codes (history-dictionary.ts; unknown for a grown session, whose earlier bounds no longer hold), its
+ * term count, parts and whether it grew.
+ */
 export interface IndexedSession {
   terms: string[];
+  codes: Uint16Array;
   termCount: number;
   parts: number;
   grown: boolean;
@@ -59,6 +69,7 @@ export function indexSession(segments: string, file: string, session: Session, w
     for (let d = from; d < part.docCount; d++) lengths.push(part.docLength(d));
     const terms: SegmentTerm[] = [];
     const added: string[] = [];
+    let codes: Uint16Array | null = null;
     let parts = 0;
     let termCount = texts.length;
     if (extend && old !== null) {
@@ -79,17 +90,44 @@ export function indexSession(segments: string, file: string, session: Session, w
     } else {
       // Ids are the session's first-seen order, as its earlier parts gave them: the terms past those are new.
       const known = old?.reader.termCount ?? 0;
+      // Built whole and new: every term's score bound over the whole session (a grown one's stay unknown).
+      const reach = old === null ? reachOf(session) : null;
+      if (reach !== null) codes = new Uint16Array(texts.length);
       for (let i = 0; i < texts.length; i++) {
         const term = texts[i] as string;
-        terms.push({ key: Buffer.from(term, "utf8"), id: i, ...encodePostings(part.postingListsOf(i), 0) });
+        const lists = part.postingListsOf(i);
+        const posted: SegmentTerm = { key: Buffer.from(term, "utf8"), id: i, ...encodePostings(lists, 0) };
+        terms.push(posted);
         if (i >= known) added.push(term);
+        if (codes !== null && reach !== null) codes[i] = boundsCode(termScoreBound(part, lists, (doc) => reach[doc] as number), termIdf(part.docCount, posted.df));
       }
       replaceFile(`${base}.seg`, encodeSegment(terms, lengths), { mode: 0o600 });
       dropParts(base, 1);
     }
     replaceFile(`${base}.tab`, encodeTable(session, old?.hashes ?? []), { mode: 0o600 });
-    return { terms: added, termCount, parts, grown: old !== null };
+    return { terms: added, codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
   } finally {
     old?.reader.close();
   }
+}
+
+/**
+ * Per block, the heaviest kind weight its score can end up under (rank.ts weightReach): its own, its
+ * tool result's, an output's when it is prose after an output of its turn (quoted-sources.ts looks back
+ * through the turn, stopping at a user message).
+ */
+function reachOf(session: Session): Float64Array {
+  const blocks = session.blocks;
+  const results = callResultsOf(blocks, (block) => isNotHistory(session, block));
+  const out = new Float64Array(blocks.length);
+  let turn = Number.NaN;
+  let output = false;
+  for (const b of blocks as readonly Block[]) {
+    if (b.turn !== turn || b.kind === "user") output = false;
+    turn = b.turn;
+    const result = results[b.index] ?? -1;
+    out[b.index] = weightReach(b.kind, result >= 0 ? (blocks[result] as Block).kind : null, isProse(b.kind) && output);
+    if (b.kind === "toolResult" || b.kind === "bash") output = true;
+  }
+  return out;
 }

@@ -10,14 +10,14 @@
 // history-index-session.ts (indexing one session), history-merge.ts (folding the dictionary log),
 // history-candidates.ts (which sessions can answer) and history-rank-segment.ts (ranking one segment).
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
 import { CACHE_FORMAT, cacheKeyFor, readCacheBytes } from "./index-cache.js";
-import { encodeLogRecord } from "./history-dictionary.js";
+import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
-import { historyCandidates } from "./history-candidates.js";
-import { indexSession } from "./history-index-session.js";
+import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
+import { type IndexedSession, indexSession } from "./history-index-session.js";
 import { dropSegment, partPath, segmentBase } from "./history-layout.js";
 import { mergeDictionary } from "./history-merge.js";
 import { rankSegment } from "./history-rank-segment.js";
@@ -52,13 +52,35 @@ function firstLine(text: string): string {
   return line.length > TITLE_MAX ? `${line.slice(0, TITLE_MAX - 1)}…` : line;
 }
 
-function inFilters(s: HistorySession, filters: HistoryFilters): boolean {
+/** `path` resolved, each distinct one once per search (sessions share a few project folders; a thousand are checked). */
+function resolver(): (path: string) => string {
+  const seen = new Map<string, string>();
+  return (path) => {
+    let out = seen.get(path);
+    if (out === undefined) {
+      out = resolve(path);
+      seen.set(path, out);
+    }
+    return out;
+  };
+}
+
+function inFilters(s: HistorySession, filters: HistoryFilters, resolved: (path: string) => string): boolean {
   if (s.ordinal < 0) return false;
-  if (filters.project !== undefined && (s.project === null || resolve(s.project) !== resolve(filters.project))) return false;
+  if (filters.project !== undefined && (s.project === null || resolved(s.project) !== resolved(filters.project))) return false;
   const t = s.date === null ? Number.NaN : Date.parse(s.date);
   if (filters.since !== undefined && !(t >= filters.since)) return false;
   if (filters.until !== undefined && !(t < filters.until)) return false;
   return true;
+}
+
+/** A session's segment kept open by a process: its parts, and its block table once a search ranked it. */
+interface KeptSegment {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly base: string;
+  readonly reader: SegmentParts;
+  table?: BlockTable;
 }
 
 export class HistoryIndex {
@@ -68,8 +90,10 @@ export class HistoryIndex {
   private readonly onProgress: HistoryOptions["onProgress"];
   private readonly keepOpen: number;
   private manifest: Manifest;
+  /** The manifest last parsed, with the file's identity then (see `readManifest`). */
+  private manifestRead: { readonly ino: number; readonly size: number; readonly mtimeMs: number; readonly doc: Manifest } | null = null;
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
-  private readonly open = new Map<string, { readonly size: number; readonly mtimeMs: number; readonly reader: SegmentParts; readonly table: BlockTable }>();
+  private readonly open = new Map<string, KeptSegment>();
 
   private constructor(sessionsDir: string, dir: string, options: HistoryOptions) {
     this.sessionsDir = resolve(sessionsDir);
@@ -100,16 +124,34 @@ export class HistoryIndex {
     return this.manifest.sessions;
   }
 
+  /**
+   * The manifest as kept. Parsed again only when its file changed (it is replaced whole, by rename: another
+   * inode): at 1,000 sessions parsing it is most of a warm search's fixed cost.
+   */
   private readManifest(): Manifest | null {
+    const st = statSync(this.manifestPath, { throwIfNoEntry: false });
+    if (st === undefined) return null;
+    const was = this.manifestRead;
+    if (was !== null && was.ino === st.ino && was.size === st.size && was.mtimeMs === st.mtimeMs) return was.doc;
     const bytes = readCacheBytes(this.manifestPath);
     if (bytes === null) return null;
+    let doc: Manifest;
     try {
-      const doc = JSON.parse(bytes.toString("utf8")) as Manifest;
-      if (doc.format !== HISTORY_FORMAT || doc.indexFormat !== CACHE_FORMAT || doc.sessionsDir !== this.sessionsDir || !Array.isArray(doc.sessions)) return null;
-      return doc;
+      doc = JSON.parse(bytes.toString("utf8")) as Manifest;
     } catch {
       return null;
     }
+    if (doc.format !== HISTORY_FORMAT || doc.indexFormat !== CACHE_FORMAT || doc.sessionsDir !== this.sessionsDir || !Array.isArray(doc.sessions)) return null;
+    // Kept only when the file did not change while it was read (its stat before and after agree).
+    const after = statSync(this.manifestPath, { throwIfNoEntry: false });
+    this.manifestRead = after !== undefined && after.ino === st.ino && after.size === st.size && after.mtimeMs === st.mtimeMs && bytes.length === st.size ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, doc } : null;
+    return doc;
+  }
+
+  /** `file` (a path under the sessions folder, as listed) relative to it, without path.relative's normalising: a thousand sessions are named per search. */
+  private pathOf(file: string): string {
+    const dir = this.sessionsDir.endsWith(sep) ? this.sessionsDir : `${this.sessionsDir}${sep}`;
+    return file.startsWith(dir) ? file.slice(dir.length) : relative(this.sessionsDir, file);
   }
 
   /** Where a session's segment files live: `<base>.seg` (postings) and `<base>.tab` (block table). */
@@ -144,7 +186,7 @@ export class HistoryIndex {
     if (files.length !== read.sessions.length) return null;
     for (const [k, file] of files.entries()) {
       const s = read.sessions[k] as HistorySession;
-      if (relative(this.sessionsDir, file) !== s.path) return null;
+      if (this.pathOf(file) !== s.path) return null;
       try {
         const st = statSync(file);
         if (st.size !== s.size || st.mtimeMs !== s.mtimeMs) return null;
@@ -182,7 +224,7 @@ export class HistoryIndex {
     const counts = { added: 0, grown: 0, replaced: 0, removed: 0, unchanged: 0, unreadable: 0 };
     let done = 0;
     for (const file of files) {
-      const path = relative(this.sessionsDir, file);
+      const path = this.pathOf(file);
       const was = before.get(path);
       before.delete(path);
       let st: { size: number; mtimeMs: number };
@@ -200,17 +242,19 @@ export class HistoryIndex {
       try {
         const session = await readSession(file);
         const eligible = snapshotEligible(session);
-        let indexed: { terms: string[]; termCount: number; parts: number; grown: boolean };
+        let indexed: IndexedSession;
         if (eligible) indexed = indexSession(this.segments, file, session, was);
         else {
-          // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary.
+          // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary (no score bounds: it is ranked whenever a term matches).
           const terms = RecallIndex.build(session).termTexts();
-          indexed = { terms, termCount: terms.length, parts: 0, grown: false };
+          indexed = { terms, codes: new Uint16Array(terms.length).fill(BOUND_UNKNOWN), termCount: terms.length, parts: 0, grown: false };
         }
         const continues = indexed.grown;
         const ordinal = continues && was !== undefined ? was.ordinal : nextOrdinal++;
-        if (indexed.terms.length > 0) {
-          const record = encodeLogRecord(ordinal, indexed.terms);
+        // A grown session always logs a record, its terms or none: a session with a record past its first
+        // listing has score bounds no longer true (history-merge.ts), and a search bounds it from its segment.
+        if (indexed.terms.length > 0 || continues) {
+          const record = encodeLogRecord(ordinal, indexed.terms, indexed.codes);
           records.push(record);
           waiting += record.length;
           if (waiting >= LOG_BATCH) flush();
@@ -255,8 +299,8 @@ export class HistoryIndex {
     return { ...counts, merged };
   }
 
-  /** The sessions the dictionary says may hold a hit of `query` (history-candidates.ts). */
-  private candidates(query: string, regex: boolean): Set<number> | "all" {
+  /** The sessions the dictionary says may hold a hit of `query`, and their score bounds (history-candidates.ts). */
+  private candidates(query: string, regex: boolean): HistoryCandidates {
     return historyCandidates(this.basePath, this.logPath, query, regex);
   }
 
@@ -272,18 +316,15 @@ export class HistoryIndex {
     }
   }
 
-  /** The segment and block table of a session (kept open between searches while its bytes stay the same). */
-  private segmentOf(file: string, s: HistorySession): { reader: SegmentParts; table: BlockTable } {
+  /**
+   * The segment of a session (kept open between searches while its bytes stay the same). Its block table
+   * is read by `tableOf`, when the session is ranked: a session whose score bound leaves it out never reads it.
+   */
+  private segmentOf(file: string, s: HistorySession): KeptSegment {
     let kept = this.open.get(file);
     if (kept === undefined || kept.size !== s.size || kept.mtimeMs !== s.mtimeMs) {
       const base = this.segmentBase(file, s.id);
-      const reader = SegmentParts.open(Array.from({ length: (s.parts ?? 0) + 1 }, (_, k) => partPath(base, k)));
-      try {
-        kept = { size: s.size, mtimeMs: s.mtimeMs, reader, table: BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`) };
-      } catch (error) {
-        reader.close();
-        throw error;
-      }
+      kept = { size: s.size, mtimeMs: s.mtimeMs, base, reader: SegmentParts.open(Array.from({ length: (s.parts ?? 0) + 1 }, (_, k) => partPath(base, k))) };
     }
     const before = this.open.get(file);
     // A segment found changed is dropped: its descriptors are closed with it.
@@ -299,21 +340,35 @@ export class HistoryIndex {
     return kept;
   }
 
+  /** The segment and block table of a session, for ranking it. */
+  private rankable(file: string, s: HistorySession): { reader: SegmentParts; table: BlockTable } {
+    const kept = this.segmentOf(file, s);
+    kept.table ??= BlockTable.read(file, readFileSync(`${kept.base}.tab`), `${kept.base}.tab`);
+    return { reader: kept.reader, table: kept.table };
+  }
+
   private async searchOnce(query: string, options: HistorySearchOptions, update: HistoryUpdate, tables: boolean): Promise<HistorySearchResult> {
-    const chosen = this.manifest.sessions.filter((s) => inFilters(s, options));
-    const want = this.candidates(query, options.regex === true);
+    const resolved = resolver();
+    const chosen = this.manifest.sessions.filter((s) => inFilters(s, options, resolved));
+    const { want, bounds } = this.candidates(query, options.regex === true);
     const parsed = parseQuery(query, options.regex === true ? { regex: true } : {});
     const skipped: { file: string; reason: string }[] = [];
     const named: Record<string, { file: string; id: string; project: string | null; date: string | null; title: string }> = {};
     const firstDir = options.first === undefined ? null : resolve(options.first);
-    const isFirst = (s: HistorySession): boolean => firstDir !== null && s.project !== null && resolve(s.project) === firstDir;
+    const isFirst = (s: HistorySession): boolean => firstDir !== null && s.project !== null && resolved(s.project) === firstDir;
     // The sessions the dictionary points to, each with its listing order (ties between sessions keep it),
-    // its group (`first`) and an upper bound of any score it can give (Infinity where none is derived).
+    // its group (`first`) and an upper bound of any score it can give (Infinity where none is derived):
+    // the dictionary's, else (a session grown or added since its base was written) its segment's.
     const order = chosen.map((s, at) => ({ s, at, group: isFirst(s) ? 0 : 1, bound: Number.POSITIVE_INFINITY })).filter((c) => want === "all" || want.has(c.s.ordinal));
     const words = tables && parsed.mode === "words" ? parsed : null;
     if (words !== null) {
       for (const c of order) {
         if (c.s.full === true) continue;
+        const known = bounds.get(c.s.ordinal);
+        if (known !== undefined) {
+          c.bound = known;
+          continue;
+        }
         try {
           c.bound = wordsScoreBound(this.segmentOf(join(this.sessionsDir, c.s.path), c.s).reader as unknown as TermIndex, words, (word) => word === "user");
         } catch {
@@ -344,7 +399,7 @@ export class HistoryIndex {
           let item: RankedSession;
           let scope: string;
           if (words !== null && s.full !== true) {
-            const one = rankSegment(file, s, this.segmentOf(file, s), words, options.scope);
+            const one = rankSegment(file, s, this.rankable(file, s), words, options.scope);
             item = one.item;
             scope = one.scope;
           } else {

@@ -6,7 +6,7 @@
 import { closeSync, fstatSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { replaceFile } from "@context-fold/durable-fs";
 import { readCacheBytes } from "./index-cache.js";
-import { DictionaryBase, dictionaryChunks, type DictionaryEntry, type LogRecordRange, logRecordLength, logRecordRanges } from "./history-dictionary.js";
+import { BOUND_UNKNOWN, DictionaryBase, dictionaryChunks, type DictionaryEntry, type LogRecordRange, logRecordLength, logRecordRanges } from "./history-dictionary.js";
 import type { HistorySession } from "./history-types.js";
 
 /** The log is folded into a new base once it outweighs this share of the base (and this floor). */
@@ -85,7 +85,10 @@ class LogWindows {
 /**
  * The merged entries, sorted by term bytes: the base's and the log's, each range of buckets gathered in
  * a map keyed by the terms' bytes as latin1 (whose string order is their byte order), ordinals kept only
- * for live sessions, sorted and each once.
+ * for live sessions, sorted and each once, each with its score bound code. A session that has grown
+ * since its bounds were computed (its document count and lengths changed) has a log record past its
+ * first listing (the base's, or an earlier record): its bounds become unknown, so a search bounds it
+ * from its segment.
  */
 function* mergedEntries(base: DictionaryBase | null, log: LogWindows, alive: ReadonlySet<number>, rangeTerms: number): Generator<DictionaryEntry> {
   const counts = new Uint32Array(BUCKETS + 1);
@@ -93,7 +96,9 @@ function* mergedEntries(base: DictionaryBase | null, log: LogWindows, alive: Rea
     counts[b] = (counts[b] as number) + 1;
   };
   if (base !== null) for (const key of base.keys()) count(bucketOf(key, 0, key.length));
+  const logged = new Map<number, number>();
   log.walk((window, r) => {
+    logged.set(r.ordinal, (logged.get(r.ordinal) ?? 0) + 1);
     let pos = r.termsAt;
     for (let i = 0; i < r.count; i++) {
       const l = window.readUInt16LE(pos);
@@ -109,16 +114,22 @@ function* mergedEntries(base: DictionaryBase | null, log: LogWindows, alive: Rea
     let held = 0;
     while (hi < BUCKETS && (hi === lo || held + (counts[hi] as number) <= rangeTerms)) held += counts[hi++] as number;
     if (held > 0) {
+      // Each session of a term as ordinal × 65536 + code: sorted, they come in ordinal order, and of one
+      // session listed twice the last holds the greatest code (the safer bound).
       const map = new Map<string, number[]>();
-      const add = (key: string, o: number): void => {
+      const add = (key: string, o: number, code: number): void => {
         if (!alive.has(o)) return;
         const list = map.get(key);
-        if (list === undefined) map.set(key, [o]);
-        else list.push(o);
+        if (list === undefined) map.set(key, [o * 65536 + code]);
+        else list.push(o * 65536 + code);
       };
       while (nextBase.done !== true && bucketOf(nextBase.value.key, 0, nextBase.value.key.length) < hi) {
         const key = nextBase.value.key.toString("latin1");
-        for (const o of nextBase.value.ordinals) add(key, o);
+        const { ordinals, codes } = nextBase.value;
+        for (let i = 0; i < ordinals.length; i++) {
+          const o = ordinals[i] as number;
+          add(key, o, logged.has(o) || codes === undefined ? BOUND_UNKNOWN : (codes[i] as number));
+        }
         nextBase = baseIt.next();
       }
       log.walk((window, r) => {
@@ -126,7 +137,7 @@ function* mergedEntries(base: DictionaryBase | null, log: LogWindows, alive: Rea
         for (let i = 0; i < r.count; i++) {
           const l = window.readUInt16LE(pos);
           const b = bucketOf(window, pos + 2, l);
-          if (b >= lo && b < hi) add(window.toString("latin1", pos + 2, pos + 2 + l), r.ordinal);
+          if (b >= lo && b < hi) add(window.toString("latin1", pos + 2, pos + 2 + l), r.ordinal, (logged.get(r.ordinal) ?? 0) > 1 ? BOUND_UNKNOWN : window.readUInt16LE(r.codesAt + 2 * i));
           pos += 2 + l;
         }
       });
@@ -135,8 +146,16 @@ function* mergedEntries(base: DictionaryBase | null, log: LogWindows, alive: Rea
         const list = map.get(key) as number[];
         map.delete(key);
         list.sort((a, b) => a - b);
-        const ordinals = list.filter((o, k) => k === 0 || o !== list[k - 1]);
-        yield { key: Buffer.from(key, "latin1"), ordinals };
+        const ordinals: number[] = [];
+        const codes: number[] = [];
+        for (let k = 0; k < list.length; k++) {
+          const v = list[k] as number;
+          const o = Math.floor(v / 65536);
+          if (k + 1 < list.length && Math.floor((list[k + 1] as number) / 65536) === o) continue;
+          ordinals.push(o);
+          codes.push(v % 65536);
+        }
+        yield { key: Buffer.from(key, "latin1"), ordinals, codes };
       }
     }
     lo = hi;

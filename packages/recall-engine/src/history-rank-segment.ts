@@ -42,13 +42,15 @@ export function rankSegment(file: string, s: HistorySession, segment: { readonly
   const terms = reader as unknown as TermIndex;
   // The outputs a prose block quotes, as the one-session index finds them (quoted-sources.ts). Blocks
   // that are not history are empty documents in the segment as in that index, so they share no value
-  // and need no skip list; the blocks' turns are decoded only when a prose block is among the best.
+  // and need no skip list. The blocks are the table's columns (kind, turn, text read back): the page
+  // fields are decoded only for sessions a page shows. quotedSources reads only a block's kind, turn and
+  // text (QuoteBlock's fields), hence the cast.
   const quoted = new Map<number, readonly number[]>();
   const sourcesOf = (doc: number): readonly number[] => {
     if (!isProse(table.kindOf(doc))) return [];
     let sources = quoted.get(doc);
     if (sources === undefined) {
-      sources = quotedSources(table.source().blocks, doc, terms, () => false);
+      sources = quotedSources(table.quoteBlocks() as unknown as readonly Block[], doc, terms, () => false);
       quoted.set(doc, sources);
     }
     return sources;

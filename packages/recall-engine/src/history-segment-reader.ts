@@ -37,6 +37,11 @@ export class SegmentReader {
   private readonly byId = new Map<number, Entry>();
   private readonly byTerm = new Map<string, Entry | null>();
   private readonly blocksRead = new Map<number, { key: Buffer; entry: Entry }[]>();
+  /**
+   * Postings decoded since the last `close` (one search): the score bound reads a query term's postings
+   * and the ranking the same ones again. Dropped on `close`, so a kept segment holds none between searches.
+   */
+  private readonly postingsRead = new Map<number, PostingList[]>();
   private fd = -1;
 
   private constructor(path: string, size: number, head: Head, firsts: Buffer[], blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
@@ -121,6 +126,7 @@ export class SegmentReader {
   close(): void {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
+    this.postingsRead.clear();
   }
 
   /** The first document this segment holds (0 but for a later part of a grown session). */
@@ -273,6 +279,8 @@ export class SegmentReader {
   postingListsOf(id: number): PostingList[] {
     const entry = this.byId.get(id);
     if (entry === undefined || entry.df === 0) return [];
+    const have = this.postingsRead.get(id);
+    if (have !== undefined) return have;
     const buf = this.read(entry.at, entry.bytes);
     const out = new Uint32Array(entry.df * 2);
     const c = new VarintCursor(buf);
@@ -291,7 +299,9 @@ export class SegmentReader {
       if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: postings of term ${String(id)}: ${error.message}`);
       throw error;
     }
-    return [out];
+    const lists = [out];
+    this.postingsRead.set(id, lists);
+    return lists;
   }
 
   postingLists(term: string): PostingList[] {

@@ -1,5 +1,5 @@
 // One session's block table in the history index: what ranking needs of each block (its kind, whether
-// the active lineage holds it, which tool result answers a call) and where its text sits in the ledger
+// the active lineage holds it, which tool result answers a call, its turn) and where its text sits in the ledger
 // (entry byte range, part, line) with a hash of the text as first indexed; then, deflated, the fields
 // results show (entry id, role, turn, tool, …) and the compactions, decoded only for the sessions a page
 // of results shows. No text is kept: a block's text is read back from the ledger at its offset and
@@ -15,7 +15,8 @@ import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
 import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFields } from "./snapshot.js";
 
-const MAGIC = Buffer.from("CFHTAB1\n", "latin1");
+/** 2: a turn column beside the call/result pairs (ranking reads a prose block's turn without the page fields). */
+const MAGIC = Buffer.from("CFHTAB2\n", "latin1");
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
 const LINEAGE = 0x10;
 const HAS_PART = 0x20;
@@ -26,7 +27,6 @@ interface PageColumns extends OptionalColumns {
   readonly entryId: string[];
   readonly entryPosition: number[];
   readonly role: string[];
-  readonly turn: number[];
   readonly timestamp: (string | null)[];
   readonly compactions: ScopeSource["compactions"];
 }
@@ -45,7 +45,7 @@ export function encodeTable(session: Session, kept: readonly string[] = []): Buf
   const locations: number[] = [];
   const lineage = session.recoveredLineageIds;
   const shas: Buffer[] = [];
-  const page: PageColumns = { entryId: [], entryPosition: [], role: [], turn: [], anchor: [], toolName: [], toolCallId: [], isError: [], exitCode: [], command: [], fullOutputPath: [], timestamp: [], compactions: session.compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })) };
+  const page: PageColumns = { entryId: [], entryPosition: [], role: [], anchor: [], toolName: [], toolCallId: [], isError: [], exitCode: [], command: [], fullOutputPath: [], timestamp: [], compactions: session.compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })) };
   for (const b of session.blocks) {
     const kind = KINDS.indexOf(b.kind);
     if (kind < 0) throw new RangeError(`block #${String(b.index)} has an unknown kind ${b.kind}`);
@@ -59,13 +59,13 @@ export function encodeTable(session: Session, kept: readonly string[] = []): Buf
     page.entryId.push(b.entryId);
     page.entryPosition.push(b.entryPosition);
     page.role.push(b.role);
-    page.turn.push(b.turn);
     pushOptionalFields(page, b);
     page.timestamp.push(b.timestamp ?? null);
   }
   // The pairing ranking reads a call's words with (call-results.ts), as [call, result] pairs in call order.
   const results = callResultsOf(session.blocks, (block) => isNotHistory(session, block));
   const pairBytes: number[] = [];
+  for (const b of session.blocks) pushVarint(pairBytes, b.turn);
   let pairs = 0;
   for (const r of results) if (r >= 0) pairs++;
   pushVarint(pairBytes, pairs);
@@ -75,7 +75,7 @@ export function encodeTable(session: Session, kept: readonly string[] = []): Buf
     pushVarint(pairBytes, call);
     pushVarint(pairBytes, result);
   }
-  // Flags and hashes are fixed-width columns (read in place); the call/result pairs, then the text locations (decoded when a text is first read).
+  // Flags and hashes are fixed-width columns (read in place); the turns and the call/result pairs, then the text locations (decoded when a text is first read).
   const rankBytes = Buffer.concat([flags, ...shas, Buffer.from(pairBytes), Buffer.from(locations)]);
   const pageBytes = deflateRawSync(Buffer.from(JSON.stringify(page), "utf8"));
   const head = Buffer.alloc(12);
@@ -99,6 +99,23 @@ class TableBlock extends ReadBackBlock {
   }
 }
 
+/** What quoted-sources.ts reads of a block, served from the table's columns (text from the ledger, checked). */
+export class QuoteBlock implements Pick<Block, "kind" | "turn" | "text"> {
+  constructor(
+    private readonly table: BlockTable,
+    readonly index: number,
+  ) {}
+  get kind(): BlockKind {
+    return this.table.kindOf(this.index);
+  }
+  get turn(): number {
+    return this.table.turnOf(this.index);
+  }
+  get text(): string {
+    return this.table.textOf(this.index);
+  }
+}
+
 /** A session's block table as read for a query (see the file comment). */
 export class BlockTable {
   readonly file: string;
@@ -107,6 +124,8 @@ export class BlockTable {
   private readonly flags: Buffer;
   private readonly shas: Buffer;
   private readonly pairs: Int32Array;
+  private readonly turns: Uint32Array;
+  private quoting: readonly QuoteBlock[] | undefined;
   /** The text locations' varints, decoded on the first text read. */
   private readonly locationBytes: Buffer;
   private locations: { offset: Float64Array; length: Uint32Array; line: Uint32Array; part: Int32Array } | undefined;
@@ -130,8 +149,10 @@ export class BlockTable {
     for (let i = 0; i < n; i++) if (((this.flags[i] as number) & 0x0f) >= KINDS.length) throw bad(`block #${String(i)} has kind ${String((this.flags[i] as number) & 0x0f)}`);
     this.shas = buf.subarray(start + n, start + n + n * SHA_BYTES);
     this.pairs = new Int32Array(n).fill(-1);
+    this.turns = new Uint32Array(n);
     const c = new VarintCursor(buf.subarray(0, start + rankLength), start + n * (1 + SHA_BYTES));
     try {
+      for (let i = 0; i < n; i++) this.turns[i] = c.next();
       const count = c.next();
       for (let k = 0; k < count; k++) {
         const call = c.next();
@@ -167,6 +188,24 @@ export class BlockTable {
   resultOf(doc: number): number {
     return this.pairs[doc] ?? -1;
   }
+  /** The turn block `doc` belongs to. */
+  turnOf(doc: number): number {
+    return this.turns[doc] ?? 0;
+  }
+
+  /**
+   * The blocks as quoted-sources.ts reads them (kind, turn, text read back on first use), without the
+   * page fields: a prose block among a session's best is checked for the output it quotes in every
+   * session ranked, and decoding the page fields of each would cost more than the ranking itself.
+   */
+  quoteBlocks(): readonly QuoteBlock[] {
+    if (this.quoting !== undefined) return this.quoting;
+    const out: QuoteBlock[] = [];
+    for (let i = 0; i < this.count; i++) out.push(new QuoteBlock(this, i));
+    this.quoting = out;
+    return out;
+  }
+
   /** The hash recorded for block `doc` (hex). */
   hashOf(doc: number): string {
     return this.shas.subarray(doc * SHA_BYTES, (doc + 1) * SHA_BYTES).toString("hex");
@@ -235,7 +274,7 @@ export class BlockTable {
     const lineageIds = new Set<string>();
     const loc = this.where();
     for (let i = 0; i < this.count; i++) {
-      const b = new TableBlock(this, i, c.entryId[i] as string, c.entryPosition[i] as number, this.kindOf(i), c.role[i] as string, c.turn[i] as number, c.timestamp[i] ?? undefined, loc.line[i] as number, loc.offset[i] as number, loc.length[i] as number);
+      const b = new TableBlock(this, i, c.entryId[i] as string, c.entryPosition[i] as number, this.kindOf(i), c.role[i] as string, this.turnOf(i), c.timestamp[i] ?? undefined, loc.line[i] as number, loc.offset[i] as number, loc.length[i] as number);
       setOptionalFields(b, c, i, loc.part[i]);
       if (this.inLineage(i)) lineageIds.add(b.entryId);
       blocks.push(b);

@@ -7,6 +7,7 @@ import { STOPWORDS } from "./query.js";
 import { nearestCoverage, PROXIMITY_WINDOW } from "./proximity.js";
 import { stemOf } from "./stem.js";
 import type { PostingList, TermIndex } from "./term-index.js";
+import { MIN_PREFIX } from "./term-prefixes.js";
 import type { QueryTerm } from "./tokenizer.js";
 
 export interface ScoredDoc {
@@ -346,6 +347,132 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
     if (lists.length > 0) sum += PART_WEIGHT * idfOf(n, dfFloor(lists)) * factorSum(index, lists);
   }
   return sum * MAX_KIND_WEIGHT * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+}
+
+/**
+ * The heaviest kind weight a block's token scores can end up multiplied by: its own; its result's (a
+ * tool result inherits its call's token scores); a tool output's when the block is prose that may quote
+ * one (`quotes`: an output comes before it in its turn; the output borrows the prose's score).
+ */
+export function weightReach(kind: string, resultKind: string | null, quotes: boolean): number {
+  let weight = kindWeight(kind);
+  if (resultKind !== null) weight = Math.max(weight, kindWeight(resultKind));
+  if (quotes) weight = Math.max(weight, kindWeight("toolResult"), kindWeight("bash"));
+  return weight;
+}
+
+/**
+ * An upper bound of what one term's match adds to any block's score for one query token: its idf × the
+ * best tf-and-length factor of the blocks holding it × the weight each can reach (`reach`, see
+ * `weightReach`). A union of terms (a prefix's, a stem's, a compound's pieces) scores below the sum of
+ * its terms' bounds (its df is at least each one's, and the factor of a summed tf at most the sum of
+ * factors). The history keeps it per term and session, so a search bounds a session by its dictionary
+ * alone (`wordsBoundPlan`). 0 for a term no block holds.
+ */
+export function termScoreBound(index: TermIndex, lists: readonly PostingList[], reach: (doc: number) => number): number {
+  let df = 0;
+  for (const list of lists) df += list.length / 2;
+  if (df === 0) return 0;
+  // (Its idf, termIdf(n, df), is kept beside it: a prefix's union is bounded by the least idf of its terms.)
+  const avg = index.averageLength || 1;
+  let best = 0;
+  for (const list of lists) for (let k = 0; k < list.length; k += 2) {
+    const doc = list[k] as number;
+    best = Math.max(best, tfFactor(index, avg, doc, list[k + 1] as number) * reach(doc));
+  }
+  return idfOf(index.docCount, df) * best;
+}
+
+/** The idf of a term held by `df` of `n` blocks (what `termScoreBound` multiplies by; the history keeps it beside the bound). */
+export function termIdf(n: number, df: number): number {
+  return idfOf(n, df);
+}
+
+/**
+ * What a session's per-term bounds say of some terms: their bounds summed (`termScoreBound`; Infinity
+ * where one is not known), the least of their idfs (Infinity for none) and how many they are.
+ */
+export interface TermsBound {
+  readonly bound: number;
+  readonly idf: number;
+  readonly count: number;
+}
+
+/** No terms: no bound, no idf. */
+export const NO_TERMS: TermsBound = { bound: 0, idf: Number.POSITIVE_INFINITY, count: 0 };
+
+/** What `wordsBoundPlan` asks of a session's per-term bounds. */
+export interface TermBounds {
+  /** The term's bound and idf (count 1), or none (0, Infinity, 0) when the session does not hold it. */
+  exact(term: string): TermsBound;
+  /** The terms longer than `prefix` that begin with it, `except` left out. */
+  prefixed(prefix: string, except: string): TermsBound;
+}
+
+/**
+ * A bound of the union ranking scores a prefix's terms as (`maxUnion`): below the sum of their bounds,
+ * and, when ranking takes every one of them (no more than PREFIX_LIMIT begin the prefix), below the least
+ * idf of them × the most a tf-and-length factor and a kind weight reach (the union's df is at least each one's).
+ */
+function unionBound(prefixed: TermsBound, ...exact: TermsBound[]): number {
+  let bound = prefixed.bound;
+  let idf = prefixed.idf;
+  for (const t of exact) {
+    bound += t.bound;
+    idf = Math.min(idf, t.idf);
+  }
+  return prefixed.count <= PREFIX_LIMIT ? Math.min(bound, idf * (K1 + 1) * MAX_KIND_WEIGHT) : bound;
+}
+
+/**
+ * An upper bound of every score `rankWords` can give a block of a session, from the session's per-term
+ * bounds (`termScoreBound`, weights included) alone: per query token the best of its whole term, 0.7 × its
+ * prefix's (and stem's) terms summed, and its pieces' share; plus the boosts' 0.3 × bound; × the verbatim
+ * boost. Coverage and proximity only scale down; a call's result and a quoted output are covered by the
+ * weights the bounds reach. Infinity when the query has phrases or a word a speaker matches (`speaks`).
+ * The query's tokens, stems, prefixes and pieces are worked out once; the function returned gives each
+ * session's bound from its per-term bounds.
+ */
+export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, speaks: (word: string) => boolean): (terms: TermBounds) => number {
+  if (query.phrases.length > 0) return () => Number.POSITIVE_INFINITY;
+  const { primaries, boosts } = queryWords(query);
+  const tokens = distinctPrimaries(primaries).map((term) => {
+    const token = term.primary;
+    const stem = stemOf(token);
+    const prefix = stem ?? token;
+    const pieces = piecesOf(token);
+    return { token, stem: stem !== null && stem !== token ? stem : null, prefix: prefix.length >= MIN_PREFIX ? prefix : null, pieces: pieces.length >= 2 ? pieces : null, spoken: speaks(token) };
+  });
+  if (tokens.some((t) => t.spoken)) return () => Number.POSITIVE_INFINITY;
+  const boostTerms = [...boosts];
+  const scale = (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+  return (terms) => {
+    let sum = 0;
+    for (const { token, stem, prefix, pieces } of tokens) {
+      let best = terms.exact(token).bound;
+      const longer = prefix !== null ? terms.prefixed(prefix, token) : NO_TERMS;
+      // The stem itself is no longer than the prefix (it is the prefix): counted apart, unless it is the token.
+      best = Math.max(best, PREFIX_WEIGHT * (stem !== null ? unionBound(longer, terms.exact(stem)) : unionBound(longer)));
+      if (pieces !== null) {
+        // Every piece must be held (the last one whole or begun); each adds its share of the bm25 sum.
+        let share = 0;
+        for (let p = 0; p < pieces.length; p++) {
+          const piece = pieces[p] as string;
+          const whole = terms.exact(piece);
+          const held = p === pieces.length - 1 ? unionBound(piece.length >= MIN_PREFIX ? terms.prefixed(piece, piece) : NO_TERMS, whole) : whole.bound;
+          if (held === 0) {
+            share = 0;
+            break;
+          }
+          share += held;
+        }
+        best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
+      }
+      sum += best;
+    }
+    for (const term of boostTerms) sum += PART_WEIGHT * terms.exact(term).bound;
+    return sum * scale;
+  };
 }
 
 /**

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "@context-fold/test-support";
-import { addTerms, decodeLog, DictionaryBase, encodeDictionary, encodeLogRecord, logCandidates, type TermSessions } from "../src/history-dictionary.js";
+import { addTerms, BOUND_UNKNOWN, decodeLog, DictionaryBase, encodeDictionary, encodeLogRecord, logCandidates, type TermSessions } from "../src/history-dictionary.js";
 import { mergeDictionary } from "../src/history-merge.js";
 import type { HistorySession } from "../src/history-types.js";
 
@@ -64,11 +64,11 @@ describe("history dictionary", () => {
   });
 
   it("reads log records up to the first torn or altered one", () => {
-    const a = encodeLogRecord(7, ["wombat", "refresh"]);
+    const a = encodeLogRecord(7, ["wombat", "refresh"], [3, 0x1234]);
     const b = encodeLogRecord(8, ["quokka"]);
     const whole = Buffer.concat([a, b]);
-    expect(decodeLog(whole).records).toEqual([{ ordinal: 7, terms: ["wombat", "refresh"] }, { ordinal: 8, terms: ["quokka"] }]);
-    expect(decodeLog(whole.subarray(0, whole.length - 5))).toEqual({ records: [{ ordinal: 7, terms: ["wombat", "refresh"] }], bytes: a.length });
+    expect(decodeLog(whole).records).toEqual([{ ordinal: 7, terms: ["wombat", "refresh"], codes: [3, 0x1234] }, { ordinal: 8, terms: ["quokka"], codes: [BOUND_UNKNOWN] }]);
+    expect(decodeLog(whole.subarray(0, whole.length - 5))).toEqual({ records: [{ ordinal: 7, terms: ["wombat", "refresh"], codes: [3, 0x1234] }], bytes: a.length });
     const altered = Buffer.from(whole);
     altered[a.length + 10] = (altered[a.length + 10] as number) ^ 1;
     expect(decodeLog(altered).records).toHaveLength(1);

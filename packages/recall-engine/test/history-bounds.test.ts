@@ -1,0 +1,98 @@
+// The score bounds a history's dictionary keeps per term and session (history-dictionary.ts codes, from
+// rank.ts termScoreBound) against the scores ranking gives: over generated sessions and queries reaching
+// every kind of match (whole word, prefix, stem, pieces, stopwords, compounds' parts, the verbatim boost),
+// no block scores above the bound its session is given without being opened; a session grown since its
+// bounds were computed is given none (its segment bounds it), before and after the log is merged.
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { readSession } from "@context-fold/ledger-reader";
+import { generateSession } from "@context-fold/session-gen";
+import { tempDir } from "@context-fold/test-support";
+import { HistoryIndex, historyDirFor, RecallIndex, TermIndex } from "@context-fold/recall-engine";
+import { historyCandidates } from "../src/history-candidates.js";
+import { BOUND_UNKNOWN, boundOfCode, boundsCode, idfOfCode } from "../src/history-dictionary.js";
+import { mergeDictionary } from "../src/history-merge.js";
+
+const QUERIES = ["session", "sess", "checksum", "checksum drift", "src/ledger/reader.ts", "src/ledg", "read", "reading the ledger files", "the", "Command exited with code 1", "timeout deadline vitest", "pnpm run typecheck", "ledger"];
+
+describe("history score bounds", () => {
+  it("rounds a bound and an idf up to their scale, within 3%, and keeps no code for what is not finite", () => {
+    for (let v = 0.001; v < 30; v *= 1.0173) {
+      const code = boundsCode(v, v / 2);
+      expect(code).not.toBe(BOUND_UNKNOWN);
+      expect(boundOfCode(code)).toBeGreaterThanOrEqual(v);
+      expect(idfOfCode(code)).toBeGreaterThanOrEqual(v / 2);
+      if (v > 0.04) {
+        expect(boundOfCode(code)).toBeLessThanOrEqual(v * 1.0301);
+        expect(idfOfCode(code)).toBeLessThanOrEqual((v / 2) * 1.0301);
+      }
+    }
+    for (const bad of [Number.POSITIVE_INFINITY, Number.NaN, 1e9]) {
+      expect(boundsCode(bad, 1)).toBe(BOUND_UNKNOWN);
+      expect(boundsCode(1, bad)).toBe(BOUND_UNKNOWN);
+    }
+    expect(boundOfCode(BOUND_UNKNOWN)).toBe(Number.POSITIVE_INFINITY);
+    expect(idfOfCode(BOUND_UNKNOWN)).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it("bounds every score ranking gives a session from the dictionary alone, and none of a session grown since", async () => {
+    const dir = tempDir("history-bounds-sessions-");
+    const root = tempDir("history-bounds-root-");
+    const files: string[] = [];
+    for (const seed of [3, 11, 42]) {
+      const file = join(dir, `s${String(seed)}.jsonl`);
+      await generateSession(file, { seed, turns: 30, cwd: "/home/dev/bound" });
+      files.push(file);
+    }
+    const history = HistoryIndex.for(dir, { root });
+    await history.update();
+    const state = historyDirFor(dir, root);
+    const base = join(state, "dictionary.bin");
+    const log = join(state, "dictionary.log");
+    const ordinalOf = (file: string): number => history.sessions.find((s) => join(dir, s.path) === file)?.ordinal ?? -1;
+    let checked = 0;
+    let tight = 0;
+    for (const query of QUERIES) {
+      const { bounds } = historyCandidates(base, log, query, false);
+      for (const file of files) {
+        const bound = bounds.get(ordinalOf(file));
+        const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
+        for (const scope of ["all", "lineage"]) {
+          const { ranked } = index.rank(query, { scope });
+          if (ranked.length === 0) continue;
+          // Every session that holds a hit was written whole into the base: its bound is known.
+          expect(bound, `${query} ${file}`).toBeDefined();
+          for (const hit of ranked) expect(hit.score, `${query} (${scope}) ${file} #${String(hit.doc)}`).toBeLessThanOrEqual(bound as number);
+          checked += ranked.length;
+          if ((ranked[0]?.score ?? 0) > (bound as number) * 0.8) tight++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    // Bounds that never come near the scores would open every session: most best hits are within 20%.
+    expect(tight).toBeGreaterThan(10);
+
+    // A session grows (Pi appends): the bounds of its terms no longer hold, and the dictionary gives it none.
+    const grown = files[1] as string;
+    const sm = SessionManager.open(grown, dir);
+    sm.appendMessage({ role: "user", content: "checksum checksum checksum drift ledger", timestamp: Date.parse("2026-06-01T10:00:00.000Z") } as unknown as AgentMessage);
+    sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "the checksum drift is in the ledger reader" }], api: "faux", provider: "faux", model: "faux", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: Date.parse("2026-06-01T10:00:01.000Z") } as unknown as AgentMessage);
+    const after = await history.update();
+    expect(after.grown).toBe(1);
+    expect(historyCandidates(base, log, "checksum", false).bounds.has(ordinalOf(grown))).toBe(false);
+    expect(historyCandidates(base, log, "checksum", false).bounds.has(ordinalOf(files[0] as string))).toBe(true);
+    // Still none once the log is folded into the base; the others keep theirs.
+    expect(mergeDictionary({ basePath: base, logPath: log, manifestPath: join(state, "manifest.json") }, history.sessions, true)).toBe(true);
+    const merged = historyCandidates(base, log, "checksum", false);
+    expect(merged.want === "all" ? [] : [...merged.want]).toContain(ordinalOf(grown));
+    expect(merged.bounds.has(ordinalOf(grown))).toBe(false);
+    expect(merged.bounds.has(ordinalOf(files[0] as string))).toBe(true);
+    // And its hits still rank as searching it alone does (its segment bounds it).
+    const alone = RecallIndex.fromTerms(await readSession(grown), new TermIndex()).rank("checksum drift", { scope: "lineage" }).ranked[0];
+    const across = await history.search("checksum drift", { pageSize: 50 });
+    const top = across.hits.find((h) => h.session === "s11.jsonl");
+    expect(top?.index).toBe(alone?.doc);
+  }, 240_000);
+});
