@@ -14,7 +14,7 @@ const LOCAL_TABLE_FROM = 1 << 16;
  * Runs longer than this are split again at each occurrence rather than remembered (long URLs, base64
  * blobs: rarely repeated, and they would fill the run table's heap).
  */
-const MAX_CACHED_RUN = 64;
+const MAX_CACHED_RUN = 64; // < 1 << LENGTH_BITS
 
 /** A built segment, the document lengths it measured (their sum in `total`), and the id scratch (all zero, maybe grown). */
 export interface BuiltSegment {
@@ -32,13 +32,12 @@ const DF = 2;
 const TERM = 3;
 const SLOT_WIDTH = 4;
 
-// Per-entry record of the run table (open addressing): the run's hash, where its record starts in the
-// heap + 1 (0: empty entry), its length, how many term slots follow its text there.
-const RUN_HASH = 0;
-const RUN_AT = 1;
-const RUN_LENGTH = 2;
-const RUN_COUNT = 3;
-const RUN_WIDTH = 4;
+// The run table (open addressing) holds two ints per entry: the run's hash, and where its record starts
+// in the heap + 1 (0: empty entry). A record is its length | count << 8 (count: how many term slots
+// follow), its text (code units), then those slots: a probe that matches reads one stretch of memory.
+const RUN_WIDTH = 2;
+const LENGTH_BITS = 8;
+const LENGTH_MASK = (1 << LENGTH_BITS) - 1;
 
 /**
  * Documents `firstDoc`, `firstDoc + 1`, … as one new segment over `table` (new terms are added to it).
@@ -181,43 +180,47 @@ export function buildSegment(table: TermTable, firstDoc: number, texts: readonly
     }
     let i = (h ^ (h >>> 15)) & runMask;
     for (;;) {
-      const p = RUN_WIDTH * i;
-      const at1 = runTable[p + RUN_AT] as number;
+      const at1 = runTable[RUN_WIDTH * i + 1] as number;
       if (at1 === 0) break;
-      if (runTable[p + RUN_HASH] === h && runTable[p + RUN_LENGTH] === length) {
-        let at = at1 - 1;
-        let k = s;
-        while (k < e && src.charCodeAt(k) === heap[at]) {
-          k++;
-          at++;
-        }
-        if (k === e) {
-          const to = at + (runTable[p + RUN_COUNT] as number);
-          for (; at < to; at++) occur(heap[at] as number);
-          return;
+      if (runTable[RUN_WIDTH * i] === h) {
+        const head = heap[at1 - 1] as number;
+        if ((head & LENGTH_MASK) === length) {
+          let at = at1;
+          let k = s;
+          while (k < e && src.charCodeAt(k) === heap[at]) {
+            k++;
+            at++;
+          }
+          if (k === e) {
+            const to = at + (head >>> LENGTH_BITS);
+            for (; at < to; at++) occur(heap[at] as number);
+            return;
+          }
         }
       }
       i = (i + 1) & runMask;
     }
-    if (heapUsed + length > heap.length) heap = grow(heap, Math.max(heap.length * 2, heapUsed + length));
-    const p = RUN_WIDTH * i;
-    runTable[p + RUN_HASH] = h;
-    runTable[p + RUN_AT] = heapUsed + 1;
-    runTable[p + RUN_LENGTH] = length;
+    if (heapUsed + length + 1 > heap.length) heap = grow(heap, Math.max(heap.length * 2, heapUsed + length + 1));
+    const record = heapUsed;
+    runTable[RUN_WIDTH * i] = h;
+    runTable[RUN_WIDTH * i + 1] = record + 1;
+    heapUsed++;
     for (let k = s; k < e; k++) heap[heapUsed++] = src.charCodeAt(k);
     const first = heapUsed;
     runTerms(src, s, e, h, kinds, collect);
-    runTable[p + RUN_COUNT] = heapUsed - first;
+    heap[record] = length | ((heapUsed - first) << LENGTH_BITS);
     if (++runCount * 2 > runMask + 1) {
       const old = runTable;
       runMask = 2 * runMask + 1;
       runTable = new Int32Array(RUN_WIDTH * (runMask + 1));
       for (let q = 0; q < old.length; q += RUN_WIDTH) {
-        if (old[q + RUN_AT] === 0) continue;
-        const hq = old[q + RUN_HASH] as number;
+        const at = old[q + 1] as number;
+        if (at === 0) continue;
+        const hq = old[q] as number;
         let j = (hq ^ (hq >>> 15)) & runMask;
-        while (runTable[RUN_WIDTH * j + RUN_AT] !== 0) j = (j + 1) & runMask;
-        runTable.set(old.subarray(q, q + RUN_WIDTH), RUN_WIDTH * j);
+        while (runTable[RUN_WIDTH * j + 1] !== 0) j = (j + 1) & runMask;
+        runTable[RUN_WIDTH * j] = hq;
+        runTable[RUN_WIDTH * j + 1] = at;
       }
     }
   };
