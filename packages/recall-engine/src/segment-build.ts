@@ -1,20 +1,12 @@
 // Building one CSR segment from a run of documents: each distinct run of text is split into terms once
-// (a repeat of the same run repeats its terms), every term occurrence lands in flat arrays (slot, tf,
-// in doc order), then one counting sort lays the postings out. The data a token touches sits together
-// (one record per run, one per slot): a large table is not cache-resident, so each array read per
-// token is a likely cache miss.
+// (run-table.ts: a repeat of the same run repeats its term ids), every term occurrence lands in flat
+// arrays (slot, tf, in doc order), then one counting sort lays the postings out. The data a token
+// touches sits together (one record per run, one per slot): a large table is not cache-resident, so
+// each array read per token is a likely cache miss.
 import { type FrozenPostings, grow } from "./segments.js";
+import { MAX_RECORDED_RUN, type RunTable } from "./run-table.js";
 import type { TermTable } from "./term-table.js";
-import { runTerms, sameTerm, scanRuns } from "./tokenizer.js";
-
-/** From this many terms on, a segment build answers repeats from its own small table first. */
-const LOCAL_TABLE_FROM = 1 << 16;
-
-/**
- * Runs longer than this are split again at each occurrence rather than remembered (long URLs, base64
- * blobs: rarely repeated, and they would fill the run table's heap).
- */
-const MAX_CACHED_RUN = 64; // < 1 << LENGTH_BITS
+import { runTerms, scanRuns } from "./tokenizer.js";
 
 /** A built segment, the document lengths it measured (their sum in `total`), and the id scratch (all zero, maybe grown). */
 export interface BuiltSegment {
@@ -32,18 +24,12 @@ const DF = 2;
 const TERM = 3;
 const SLOT_WIDTH = 4;
 
-// The run table (open addressing) holds two ints per entry: the run's hash, and where its record starts
-// in the heap + 1 (0: empty entry). A record is its length | count << 8 (count: how many term slots
-// follow), its text (code units), then those slots: a probe that matches reads one stretch of memory.
-const RUN_WIDTH = 2;
-const LENGTH_BITS = 8;
-const LENGTH_MASK = (1 << LENGTH_BITS) - 1;
-
 /**
- * Documents `firstDoc`, `firstDoc + 1`, … as one new segment over `table` (new terms are added to it).
- * `scratch` is all-zero id scratch (term id → place + 1), returned all zero.
+ * Documents `firstDoc`, `firstDoc + 1`, … as one new segment over `table` (new terms are added to it),
+ * runs split before found in `runs` (new ones recorded there). `scratch` is all-zero id scratch (term
+ * id → place + 1), returned all zero.
  */
-export function buildSegment(table: TermTable, firstDoc: number, texts: readonly string[], scratch: Int32Array): BuiltSegment {
+export function buildSegment(table: TermTable, runs: RunTable, firstDoc: number, texts: readonly string[], scratch: Int32Array): BuiltSegment {
   const terms = table.terms;
   const ensureLocal = (l: Int32Array): Int32Array => (l.length < terms.length ? grow(l, Math.max(terms.length, l.length * 2)) : l);
   const lengths: number[] = new Array<number>(texts.length);
@@ -63,12 +49,10 @@ export function buildSegment(table: TermTable, firstDoc: number, texts: readonly
   let n = 0;
   let total = 0;
   let doc = firstDoc;
-  // A small term table is itself cache-resident: look it up directly (id → slot through `local`).
-  const direct = termsBefore < LOCAL_TABLE_FROM;
   // A first segment numbers its slots as the table numbers its terms (both from 0, in first-seen
   // order): slot = id, no `local` lookup per term.
   const fresh = termsBefore === 0;
-  let local = direct ? ensureLocal(scratch) : scratch;
+  let local = ensureLocal(scratch);
 
   const newSlot = (id: number): number => {
     const slot = segCount++;
@@ -77,62 +61,14 @@ export function buildSegment(table: TermTable, firstDoc: number, texts: readonly
     slotInfo[SLOT_WIDTH * slot + TERM] = id;
     return slot;
   };
-
-  // Beyond the small-table size: a segment-local hash table (hash → slot) answers a term this segment
-  // already holds; it stays in cache while the global term table of a 100 MB session (~10⁶ terms) does
-  // not, so only first sightings go there. Its own reference to each slot's term avoids reading the
-  // global term list (megabytes) to compare.
-  let lslots: Int32Array = new Int32Array(direct ? 0 : 8192);
-  let lmask = lslots.length - 1;
-  let slotHash: Int32Array = new Int32Array(direct ? 0 : 4096);
-  const slotTerm: string[] = [];
-
-  /** The slot of term `src[a, b)` (hash `h`) in this segment, made (and the term added to the table) on first sight. */
-  const slotOf = (src: string, a: number, b: number, h: number): number => {
-    if (direct) {
-      let id = table.find(src, a, b, h);
-      if (id < 0) {
-        id = table.add(src, a, b, h);
-        if (id >= local.length) local = grow(local, local.length * 2);
-      } else {
-        const slot = fresh ? id : (local[id] as number) - 1;
-        if (slot >= 0) return slot;
-      }
-      const slot = newSlot(id);
-      local[id] = slot + 1;
-      return slot;
-    }
-    const length = b - a;
-    let i = (h ^ (h >>> 15)) & lmask;
-    for (;;) {
-      const v = lslots[i] as number;
-      if (v === 0) break;
-      if (slotHash[v - 1] === h) {
-        const t = slotTerm[v - 1] as string;
-        if (t.length === length && sameTerm(src, a, b, t, 0)) return v - 1;
-      }
-      i = (i + 1) & lmask;
-    }
-    let id = table.find(src, a, b, h);
-    if (id < 0) id = table.add(src, a, b, h);
-    const slot = newSlot(id);
-    if (slot >= slotHash.length) slotHash = grow(slotHash, slotHash.length * 2);
-    slotTerm.push(terms[id] as string);
-    slotHash[slot] = h;
-    lslots[i] = slot + 1;
-    if (segCount * 2 > lslots.length) {
-      lslots = new Int32Array(lslots.length * 2);
-      lmask = lslots.length - 1;
-      for (let s = 0; s < segCount; s++) {
-        const hs = slotHash[s] as number;
-        let j = (hs ^ (hs >>> 15)) & lmask;
-        while (lslots[j] !== 0) j = (j + 1) & lmask;
-        lslots[j] = s + 1;
-      }
-    }
-    return slot;
+  /** The slot of term `id` in this segment, made on its first occurrence here. */
+  const slotOf = (id: number): number => {
+    if (fresh) return id === segCount ? newSlot(id) : id;
+    const slot = (local[id] as number) - 1;
+    if (slot >= 0) return slot;
+    local[id] = segCount + 1;
+    return newSlot(id);
   };
-
   /** One occurrence of `slot` in the current document: a repeat bumps its tf in place. */
   const occur = (slot: number): void => {
     const q = SLOT_WIDTH * slot;
@@ -153,76 +89,42 @@ export function buildSegment(table: TermTable, firstDoc: number, texts: readonly
     slotInfo[q + DF] = (slotInfo[q + DF] as number) + 1;
     n++;
   };
-
-  // Distinct runs seen so far (exact text, case kept: `FooBar` and `foobar` give different terms) →
-  // the slots of the terms they gave, in order. A run's terms depend on its text alone, so a repeated
-  // run costs one probe here instead of its splitting and a term table lookup per term. Each run's
-  // text (code units) and then its slots sit together in `heap`.
-  let runTable: Int32Array = new Int32Array(RUN_WIDTH * 8192);
-  let runMask = 8191;
-  let runCount = 0;
-  let heap: Int32Array = new Int32Array(1 << 16);
-  let heapUsed = 0;
-  const collect = (src: string, a: number, b: number, h: number): void => {
-    const slot = slotOf(src, a, b, h);
-    if (heapUsed === heap.length) heap = grow(heap, heap.length * 2);
-    heap[heapUsed++] = slot;
-    occur(slot);
+  /** The id of term `src[a, b)` (hash `h`), added to the table on first sight. */
+  const idOf = (src: string, a: number, b: number, h: number): number => {
+    let id = table.find(src, a, b, h);
+    if (id < 0) {
+      id = table.add(src, a, b, h);
+      if (id >= local.length) local = grow(local, Math.max(local.length * 2, id + 1));
+    }
+    return id;
   };
-  const uncached = (src: string, a: number, b: number, h: number): void => {
-    occur(slotOf(src, a, b, h));
+  const occurId = (id: number): void => {
+    occur(slotOf(id));
+  };
+  const record = (src: string, a: number, b: number, h: number): void => {
+    const id = idOf(src, a, b, h);
+    runs.push(id);
+    occur(slotOf(id));
+  };
+  const unrecorded = (src: string, a: number, b: number, h: number): void => {
+    occur(slotOf(idOf(src, a, b, h)));
   };
   const onRun = (src: string, s: number, e: number, h: number, kinds: number): void => {
     const length = e - s;
-    if (length > MAX_CACHED_RUN) {
-      runTerms(src, s, e, h, kinds, uncached);
+    if (length > MAX_RECORDED_RUN) {
+      runTerms(src, s, e, h, kinds, unrecorded);
       return;
     }
-    let i = (h ^ (h >>> 15)) & runMask;
-    for (;;) {
-      const at1 = runTable[RUN_WIDTH * i + 1] as number;
-      if (at1 === 0) break;
-      if (runTable[RUN_WIDTH * i] === h) {
-        const head = heap[at1 - 1] as number;
-        if ((head & LENGTH_MASK) === length) {
-          let at = at1;
-          let k = s;
-          while (k < e && src.charCodeAt(k) === heap[at]) {
-            k++;
-            at++;
-          }
-          if (k === e) {
-            const to = at + (head >>> LENGTH_BITS);
-            for (; at < to; at++) occur(heap[at] as number);
-            return;
-          }
-        }
-      }
-      i = (i + 1) & runMask;
+    const start = runs.find(src, s, e, h);
+    if (start >= 0) {
+      const heap = runs.heap;
+      const to = runs.idsEnd(start, length);
+      for (let at = start; at < to; at++) occurId(heap[at] as number);
+      return;
     }
-    if (heapUsed + length + 1 > heap.length) heap = grow(heap, Math.max(heap.length * 2, heapUsed + length + 1));
-    const record = heapUsed;
-    runTable[RUN_WIDTH * i] = h;
-    runTable[RUN_WIDTH * i + 1] = record + 1;
-    heapUsed++;
-    for (let k = s; k < e; k++) heap[heapUsed++] = src.charCodeAt(k);
-    const first = heapUsed;
-    runTerms(src, s, e, h, kinds, collect);
-    heap[record] = length | ((heapUsed - first) << LENGTH_BITS);
-    if (++runCount * 2 > runMask + 1) {
-      const old = runTable;
-      runMask = 2 * runMask + 1;
-      runTable = new Int32Array(RUN_WIDTH * (runMask + 1));
-      for (let q = 0; q < old.length; q += RUN_WIDTH) {
-        const at = old[q + 1] as number;
-        if (at === 0) continue;
-        const hq = old[q] as number;
-        let j = (hq ^ (hq >>> 15)) & runMask;
-        while (runTable[RUN_WIDTH * j + 1] !== 0) j = (j + 1) & runMask;
-        runTable[RUN_WIDTH * j] = hq;
-        runTable[RUN_WIDTH * j + 1] = at;
-      }
-    }
+    runs.begin(src, s, e, h);
+    runTerms(src, s, e, h, kinds, record);
+    runs.end();
   };
   for (let k = 0; k < texts.length; k++) {
     doc = firstDoc + k;
@@ -233,7 +135,7 @@ export function buildSegment(table: TermTable, firstDoc: number, texts: readonly
   }
   docStart[texts.length] = n;
 
-  if (direct) for (let slot = 0; slot < segCount; slot++) local[slotInfo[SLOT_WIDTH * slot + TERM] as number] = 0;
+  if (!fresh) for (let slot = 0; slot < segCount; slot++) local[slotInfo[SLOT_WIDTH * slot + TERM] as number] = 0;
   local = ensureLocal(local);
   const termCount = terms.length;
   // Dense when the segment holds most terms (a build), sparse otherwise (an append).
