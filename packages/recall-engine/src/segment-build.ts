@@ -1,11 +1,12 @@
-// Building one CSR segment from a run of documents: every term occurrence goes through the tokenizer's
-// hashed ranges into flat arrays (slot, doc, tf), then one counting sort lays the postings out.
+// Building one CSR segment from a run of documents: each distinct run of text is split into terms once
+// (run-table.ts: a repeat of the same run repeats its term ids), every term occurrence lands in flat
+// arrays (slot, tf, in doc order), then one counting sort lays the postings out. The data a token
+// touches sits together (one record per run, one per slot): a large table is not cache-resident, so
+// each array read per token is a likely cache miss.
 import { type FrozenPostings, grow } from "./segments.js";
+import { MAX_RECORDED_RUN, type RunTable } from "./run-table.js";
 import type { TermTable } from "./term-table.js";
-import { sameTerm, scanTerms } from "./tokenizer.js";
-
-/** From this many terms on, a segment build answers repeats from its own small table first. */
-const LOCAL_TABLE_FROM = 1 << 16;
+import { runTerms, scanRuns } from "./tokenizer.js";
 
 /** A built segment, the document lengths it measured (their sum in `total`), and the id scratch (all zero, maybe grown). */
 export interface BuiltSegment {
@@ -15,181 +16,168 @@ export interface BuiltSegment {
   readonly scratch: Int32Array;
 }
 
+// Per-slot record in `slotInfo`: the last document it occurred in, that occurrence's index, its
+// document frequency, its global term id.
+const LAST_DOC = 0;
+const LAST_OCC = 1;
+const DF = 2;
+const TERM = 3;
+const SLOT_WIDTH = 4;
+
 /**
- * Documents `firstDoc`, `firstDoc + 1`, … as one new segment over `table` (new terms are added to it).
- * `scratch` is all-zero id scratch (term id → place + 1), returned all zero.
+ * Documents `firstDoc`, `firstDoc + 1`, … as one new segment over `table` (new terms are added to it),
+ * runs split before found in `runs` (new ones recorded there). `scratch` is all-zero id scratch (term
+ * id → place + 1), returned all zero.
  */
-export function buildSegment(table: TermTable, firstDoc: number, texts: readonly string[], scratch: Int32Array): BuiltSegment {
+export function buildSegment(table: TermTable, runs: RunTable, firstDoc: number, texts: readonly string[], scratch: Int32Array): BuiltSegment {
   const terms = table.terms;
   const ensureLocal = (l: Int32Array): Int32Array => (l.length < terms.length ? grow(l, Math.max(terms.length, l.length * 2)) : l);
-  const lengths: number[] = [];
+  const lengths: number[] = new Array<number>(texts.length);
   const termsBefore = terms.length;
-  // Terms this segment holds (global ids, in first-seen order) and their document frequency.
-  let segTerm: Int32Array = new Int32Array(4096);
-  let segDf: Int32Array = new Int32Array(4096);
-  let slotHash: Int32Array = new Int32Array(4096);
-  // Last doc each slot was seen in: a repeat in the same doc bumps its tf in place (no per-doc map).
-  let slotLast: Int32Array = new Int32Array(4096);
-  // Occurrence index of each slot's latest doc.
-  let lastOcc: Int32Array = new Int32Array(4096);
+  // The terms this segment holds, one slot each in first-seen order (SLOT_WIDTH ints per slot).
+  let slotInfo: Int32Array = new Int32Array(SLOT_WIDTH * 4096).fill(-1);
   let segCount = 0;
-  // A segment-local hash table (hash → slot) answers repeats first: it stays in cache while the
-  // global term table of a 100 MB session (~10⁶ terms) does not, so only first sightings go there.
-  let lslots: Int32Array = new Int32Array(8192);
-  let lmask = lslots.length - 1;
   // Occurrences (distinct term per document) run at about one per 20 characters of text: sized once,
   // the flat arrays rarely double (each doubling is garbage a 100 MB session's heap pays to collect).
   let chars = 0;
   for (const text of texts) chars += text.length;
   let cap = Math.max(1 << 12, Math.min(1 << 26, chars >>> 4));
   let occSlot: Int32Array = new Int32Array(cap);
-  let occDoc: Int32Array = new Int32Array(cap);
   let occTf: Int32Array = new Int32Array(cap);
+  /** Occurrences of document `firstDoc + k` are [docStart[k], docStart[k + 1]). */
+  const docStart = new Int32Array(texts.length + 1);
   let n = 0;
   let total = 0;
   let doc = firstDoc;
-  // A small term table is itself cache-resident: look it up directly (id → slot through `local`).
-  const direct = termsBefore < LOCAL_TABLE_FROM;
   // A first segment numbers its slots as the table numbers its terms (both from 0, in first-seen
-  // order): slot = id, no `local` lookup per token.
+  // order): slot = id, no `local` lookup per term.
   const fresh = termsBefore === 0;
-  let local = direct ? ensureLocal(scratch) : scratch;
-  // The segment's own reference to each slot's term: a repeat is compared without reading the global
-  // term list (megabytes for a large session, so a cache miss per token).
-  const slotTerm: string[] = [];
-  const sink = (src: string, a: number, b: number, h: number): void => {
-    const length = b - a;
-    let i = 0;
-    let slot = -1;
-    if (direct) {
-      let id = table.find(src, a, b, h);
-      if (id < 0) {
-        id = table.add(src, a, b, h);
-        if (id >= local.length) local = grow(local, local.length * 2);
-      } else slot = fresh ? id : (local[id] as number) - 1;
-      if (slot >= 0) {
-        if (slotLast[slot] === doc) {
-          const at = lastOcc[slot] as number;
-          occTf[at] = (occTf[at] as number) + 1;
-          return;
-        }
-      } else {
-        slot = segCount++;
-        if (slot >= segTerm.length) {
-          const size = segTerm.length * 2;
-          segTerm = grow(segTerm, size);
-          segDf = grow(segDf, size);
-          slotLast = grow(slotLast, size);
-          lastOcc = grow(lastOcc, size);
-        }
-        segTerm[slot] = id;
-        local[id] = slot + 1;
-      }
-    } else {
-      i = (h ^ (h >>> 15)) & lmask;
-      for (;;) {
-        const v = lslots[i] as number;
-        if (v === 0) break;
-        if (slotHash[v - 1] === h) {
-          const t = slotTerm[v - 1] as string;
-          if (t.length === length && sameTerm(src, a, b, t, 0)) {
-            slot = v - 1;
-            break;
-          }
-        }
-        i = (i + 1) & lmask;
-      }
-      if (slot >= 0) {
-        if (slotLast[slot] === doc) {
-          const at = lastOcc[slot] as number;
-          occTf[at] = (occTf[at] as number) + 1;
-          return;
-        }
-      } else {
-        let id = table.find(src, a, b, h);
-        if (id < 0) id = table.add(src, a, b, h);
-        slot = segCount++;
-        if (slot >= segTerm.length) {
-          const size = segTerm.length * 2;
-          segTerm = grow(segTerm, size);
-          segDf = grow(segDf, size);
-          slotHash = grow(slotHash, size);
-          slotLast = grow(slotLast, size);
-          lastOcc = grow(lastOcc, size);
-        }
-        segTerm[slot] = id;
-        slotTerm.push(terms[id] as string);
-        slotHash[slot] = h;
-        lslots[i] = slot + 1;
-        if (segCount * 2 > lslots.length) {
-          lslots = new Int32Array(lslots.length * 2);
-          lmask = lslots.length - 1;
-          for (let s = 0; s < segCount; s++) {
-            const hs = slotHash[s] as number;
-            let j = (hs ^ (hs >>> 15)) & lmask;
-            while (lslots[j] !== 0) j = (j + 1) & lmask;
-            lslots[j] = s + 1;
-          }
-        }
-      }
+  let local = ensureLocal(scratch);
+
+  const newSlot = (id: number): number => {
+    const slot = segCount++;
+    if (SLOT_WIDTH * slot >= slotInfo.length) slotInfo = grow(slotInfo, slotInfo.length * 2).fill(-1, SLOT_WIDTH * slot);
+    slotInfo[SLOT_WIDTH * slot + DF] = 0;
+    slotInfo[SLOT_WIDTH * slot + TERM] = id;
+    return slot;
+  };
+  /** The slot of term `id` in this segment, made on its first occurrence here. */
+  const slotOf = (id: number): number => {
+    if (fresh) return id === segCount ? newSlot(id) : id;
+    const slot = (local[id] as number) - 1;
+    if (slot >= 0) return slot;
+    local[id] = segCount + 1;
+    return newSlot(id);
+  };
+  /** One occurrence of `slot` in the current document: a repeat bumps its tf in place. */
+  const occur = (slot: number): void => {
+    const q = SLOT_WIDTH * slot;
+    if (slotInfo[q + LAST_DOC] === doc) {
+      const at = slotInfo[q + LAST_OCC] as number;
+      occTf[at] = (occTf[at] as number) + 1;
+      return;
     }
     if (n === cap) {
       cap *= 2;
       occSlot = grow(occSlot, cap);
-      occDoc = grow(occDoc, cap);
       occTf = grow(occTf, cap);
     }
     occSlot[n] = slot;
-    occDoc[n] = doc;
     occTf[n] = 1;
-    lastOcc[slot] = n;
-    slotLast[slot] = doc;
-    segDf[slot] = (segDf[slot] as number) + 1;
+    slotInfo[q + LAST_DOC] = doc;
+    slotInfo[q + LAST_OCC] = n;
+    slotInfo[q + DF] = (slotInfo[q + DF] as number) + 1;
     n++;
+  };
+  /** The id of term `src[a, b)` (hash `h`), added to the table on first sight. */
+  const idOf = (src: string, a: number, b: number, h: number): number => {
+    let id = table.find(src, a, b, h);
+    if (id < 0) {
+      id = table.add(src, a, b, h);
+      if (id >= local.length) local = grow(local, Math.max(local.length * 2, id + 1));
+    }
+    return id;
+  };
+  const occurId = (id: number): void => {
+    occur(slotOf(id));
+  };
+  const record = (src: string, a: number, b: number, h: number): void => {
+    const id = idOf(src, a, b, h);
+    runs.push(id);
+    occur(slotOf(id));
+  };
+  const unrecorded = (src: string, a: number, b: number, h: number): void => {
+    occur(slotOf(idOf(src, a, b, h)));
+  };
+  const onRun = (src: string, s: number, e: number, h: number, kinds: number): void => {
+    const length = e - s;
+    if (length > MAX_RECORDED_RUN) {
+      runTerms(src, s, e, h, kinds, unrecorded);
+      return;
+    }
+    const start = runs.find(src, s, e, h);
+    if (start >= 0) {
+      const heap = runs.heap;
+      const to = runs.idsEnd(start, length);
+      for (let at = start; at < to; at++) occurId(heap[at] as number);
+      return;
+    }
+    runs.begin(src, s, e, h);
+    runTerms(src, s, e, h, kinds, record);
+    runs.end();
   };
   for (let k = 0; k < texts.length; k++) {
     doc = firstDoc + k;
-    const length = scanTerms(texts[k] as string, sink);
-    lengths.push(length);
+    docStart[k] = n;
+    const length = scanRuns(texts[k] as string, onRun);
+    lengths[k] = length;
     total += length;
   }
-  if (direct) for (let slot = 0; slot < segCount; slot++) local[segTerm[slot] as number] = 0;
+  docStart[texts.length] = n;
+
+  if (!fresh) for (let slot = 0; slot < segCount; slot++) local[slotInfo[SLOT_WIDTH * slot + TERM] as number] = 0;
   local = ensureLocal(local);
   const termCount = terms.length;
   // Dense when the segment holds most terms (a build), sparse otherwise (an append).
   const dense = segCount * 4 >= termCount || termsBefore === 0;
   let offsets: Uint32Array;
   let termIds: Uint32Array | null;
-  // Slot → its place in `offsets`.
-  const place = new Int32Array(segCount);
+  // Slot → where its postings start (then: where the next pair goes).
+  const fill = new Uint32Array(segCount);
   if (dense) {
     termIds = null;
     offsets = new Uint32Array(termCount + 1);
-    for (let slot = 0; slot < segCount; slot++) offsets[(segTerm[slot] as number) + 1] = 2 * (segDf[slot] as number);
+    for (let slot = 0; slot < segCount; slot++) offsets[(slotInfo[SLOT_WIDTH * slot + TERM] as number) + 1] = 2 * (slotInfo[SLOT_WIDTH * slot + DF] as number);
     for (let t = 0; t < termCount; t++) offsets[t + 1] = (offsets[t + 1] as number) + (offsets[t] as number);
-    for (let slot = 0; slot < segCount; slot++) place[slot] = segTerm[slot] as number;
+    for (let slot = 0; slot < segCount; slot++) fill[slot] = offsets[slotInfo[SLOT_WIDTH * slot + TERM] as number] as number;
   } else {
-    termIds = Uint32Array.from(segTerm.subarray(0, segCount)).sort();
+    const ids = new Uint32Array(segCount);
+    for (let slot = 0; slot < segCount; slot++) ids[slot] = slotInfo[SLOT_WIDTH * slot + TERM] as number;
+    termIds = ids.sort();
     for (let j = 0; j < segCount; j++) local[termIds[j] as number] = j + 1;
+    // Slot → its place in `offsets`, kept in the slot's LAST_DOC (no longer needed).
     for (let slot = 0; slot < segCount; slot++) {
-      const id = segTerm[slot] as number;
-      place[slot] = (local[id] as number) - 1;
+      const id = slotInfo[SLOT_WIDTH * slot + TERM] as number;
+      slotInfo[SLOT_WIDTH * slot + LAST_DOC] = (local[id] as number) - 1;
       local[id] = 0;
     }
     offsets = new Uint32Array(segCount + 1);
-    for (let slot = 0; slot < segCount; slot++) offsets[(place[slot] as number) + 1] = 2 * (segDf[slot] as number);
+    for (let slot = 0; slot < segCount; slot++) offsets[(slotInfo[SLOT_WIDTH * slot + LAST_DOC] as number) + 1] = 2 * (slotInfo[SLOT_WIDTH * slot + DF] as number);
     for (let j = 0; j < segCount; j++) offsets[j + 1] = (offsets[j + 1] as number) + (offsets[j] as number);
+    for (let slot = 0; slot < segCount; slot++) fill[slot] = offsets[slotInfo[SLOT_WIDTH * slot + LAST_DOC] as number] as number;
   }
   const postings = new Uint32Array(2 * n);
-  const fill = new Uint32Array(segCount);
-  for (let slot = 0; slot < segCount; slot++) fill[slot] = offsets[place[slot] as number] as number;
   // Occurrences are in doc order, so each term's pairs come out sorted by doc.
-  for (let i = 0; i < n; i++) {
-    const slot = occSlot[i] as number;
-    const p = fill[slot] as number;
-    postings[p] = occDoc[i] as number;
-    postings[p + 1] = occTf[i] as number;
-    fill[slot] = p + 2;
+  for (let k = 0; k < texts.length; k++) {
+    const d = firstDoc + k;
+    const to = docStart[k + 1] as number;
+    for (let i = docStart[k] as number; i < to; i++) {
+      const slot = occSlot[i] as number;
+      const p = fill[slot] as number;
+      postings[p] = d;
+      postings[p + 1] = occTf[i] as number;
+      fill[slot] = p + 2;
+    }
   }
   return { seg: { offsets, postings, termCount, termIds }, lengths, total, scratch: local };
 }

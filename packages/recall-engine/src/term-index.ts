@@ -7,6 +7,7 @@ import { EMPTY, type FrozenPostings, grow, MAX_SEGMENTS, mergeSegments, slotIn }
 import { CorruptIndexError } from "./errors.js";
 import { decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
 import { PackedTerms } from "./packed-terms.js";
+import { RunTable } from "./run-table.js";
 import { MIN_PREFIX, TermPrefixes } from "./term-prefixes.js";
 import { hasAsciiCapital, TermTable } from "./term-table.js";
 import { termHash } from "./tokenizer.js";
@@ -43,6 +44,8 @@ export class TermIndex {
   private tailable = true;
   private savedDocs: number;
   private savedTerms: number;
+  /** Runs split so far and the term ids they gave (made on the first documents added, kept for appends). */
+  private runs: RunTable | undefined;
   /** Built on the first prefix query. */
   private prefixes: TermPrefixes | undefined;
 
@@ -122,7 +125,8 @@ export class TermIndex {
   }
 
   private segment(firstDoc: number, texts: readonly string[]): FrozenPostings {
-    const built = buildSegment(this.table, firstDoc, texts, this.local);
+    this.runs ??= new RunTable();
+    const built = buildSegment(this.table, this.runs, firstDoc, texts, this.local);
     this.local = built.scratch;
     for (const length of built.lengths) this.lengths.push(length);
     this.totalLength += built.total;

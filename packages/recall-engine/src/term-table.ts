@@ -2,13 +2,15 @@
 // text (no string sliced per token). Ids are first-seen order and only grow. A table over terms read
 // from a cache is hashed only when it is first needed: a one-shot search (the CLI) looks up a handful
 // of query terms, which a scan of the term list answers for far less than hashing every term.
-import { sameTerm, termHash, termText } from "./tokenizer.js";
+import { termHash, termText } from "./tokenizer.js";
 
 /**
  * Lookups answered by scanning the term list before the hash table is built: each scan costs about as
  * much as hashing a sixtieth of the terms, so a few dozen stay well under one build.
  */
 const SCANS_BEFORE_BUILD = 16;
+
+const SLOT_WIDTH = 4;
 
 /**
  * Term ↔ id by open addressing over `termHash` values, looked up by a range of the source text: the
@@ -17,11 +19,16 @@ const SCANS_BEFORE_BUILD = 16;
 export class TermTable {
   readonly terms: string[];
   /**
-   * Interleaved [id + 1, hash] per slot: a probe reads the hash from the slot's own cache line, so a
-   * miss or a collision costs no second random read (the table of a large session is not cache-resident).
+   * Interleaved [id + 1, hash, where its text starts in `chars`, its length] per slot: a probe reads the
+   * hash and the term's place from the slot's own cache line and compares against `chars` in place, so
+   * a miss, a collision or a hit costs no read of the term's string (the table of a large session is not
+   * cache-resident: each pointer followed would be a likely cache miss).
    */
   private slots = new Int32Array(0);
   private mask = -1;
+  /** Every term's code units (as stored: ASCII capitals lowered), back to back in id order. */
+  private chars = new Uint16Array(0);
+  private charsUsed = 0;
   /** Lookups left to answer by a scan; -1 once the hash table is built (then always used). */
   private scans: number;
 
@@ -36,32 +43,64 @@ export class TermTable {
     const { terms } = this;
     let size = 1024;
     while (size < terms.length * 2) size *= 2;
-    this.slots = new Int32Array(2 * size);
+    this.slots = new Int32Array(SLOT_WIDTH * size);
     this.mask = size - 1;
     this.scans = -1;
-    for (let id = 0; id < terms.length; id++) this.place(id, termHash(terms[id] as string));
+    let total = 0;
+    for (const term of terms) total += term.length;
+    this.chars = new Uint16Array(Math.max(1024, total));
+    for (let id = 0; id < terms.length; id++) {
+      const term = terms[id] as string;
+      this.place(id, termHash(term), this.append(term, 0, term.length), term.length);
+    }
   }
 
-  private place(id: number, h: number): void {
+  /** Appends `src[a, b)` (ASCII capitals lowered) to `chars`; returns where it starts. */
+  private append(src: string, a: number, b: number): number {
+    const at = this.charsUsed;
+    if (at + (b - a) > this.chars.length) {
+      const next = new Uint16Array(Math.max(this.chars.length * 2, at + (b - a)));
+      next.set(this.chars.subarray(0, at));
+      this.chars = next;
+    }
+    const { chars } = this;
+    for (let k = a; k < b; k++) {
+      const c = src.charCodeAt(k);
+      chars[at + k - a] = c >= 65 && c <= 90 ? c + 32 : c;
+    }
+    this.charsUsed = at + (b - a);
+    return at;
+  }
+
+  private place(id: number, h: number, at: number, length: number): void {
     const { slots, mask } = this;
     let i = (h ^ (h >>> 15)) & mask;
-    while (slots[2 * i] !== 0) i = (i + 1) & mask;
-    slots[2 * i] = id + 1;
-    slots[2 * i + 1] = h;
+    while (slots[SLOT_WIDTH * i] !== 0) i = (i + 1) & mask;
+    const p = SLOT_WIDTH * i;
+    slots[p] = id + 1;
+    slots[p + 1] = h;
+    slots[p + 2] = at;
+    slots[p + 3] = length;
   }
 
   /** The id of `src[a, b)` (hash `h`), or -1. */
   find(src: string, a: number, b: number, h: number): number {
     if (this.scans >= 0) this.build();
-    const { slots, mask, terms } = this;
+    const { slots, mask, chars } = this;
     const length = b - a;
     let i = (h ^ (h >>> 15)) & mask;
     for (;;) {
-      const s = slots[2 * i] as number;
+      const p = SLOT_WIDTH * i;
+      const s = slots[p] as number;
       if (s === 0) return -1;
-      if (slots[2 * i + 1] === h) {
-        const t = terms[s - 1] as string;
-        if (t.length === length && sameTerm(src, a, b, t, 0)) return s - 1;
+      if (slots[p + 1] === h && slots[p + 3] === length) {
+        let at = slots[p + 2] as number;
+        let k = a;
+        for (; k < b; k++, at++) {
+          const c = src.charCodeAt(k);
+          if ((c >= 65 && c <= 90 ? c + 32 : c) !== chars[at]) break;
+        }
+        if (k === b) return s - 1;
       }
       i = (i + 1) & mask;
     }
@@ -76,11 +115,11 @@ export class TermTable {
       // Rehash at half full: probes stay short.
       const old = this.slots;
       const size = (this.mask + 1) * 2;
-      this.slots = new Int32Array(2 * size);
+      this.slots = new Int32Array(SLOT_WIDTH * size);
       this.mask = size - 1;
-      for (let k = 0; k < old.length; k += 2) if (old[k] !== 0) this.place((old[k] as number) - 1, old[k + 1] as number);
+      for (let k = 0; k < old.length; k += SLOT_WIDTH) if (old[k] !== 0) this.place((old[k] as number) - 1, old[k + 1] as number, old[k + 2] as number, old[k + 3] as number);
     }
-    this.place(id, h);
+    this.place(id, h, this.append(src, a, b), b - a);
     return id;
   }
 

@@ -146,8 +146,26 @@ export function tokenize(text: string, sink: TermSink): number {
   });
 }
 
-/** `tokenize` with terms as hashed ranges (no per-term strings): what the index build uses. */
+/** `tokenize` with terms as hashed ranges (no per-term strings). */
 export function scanTerms(text: string, sink: TermRangeSink): number {
+  return scanRuns(text, (src, start, end, hash, kinds) => {
+    runTerms(src, start, end, hash, kinds, sink);
+  });
+}
+
+/** Set in a run's `kinds` when joiners were trimmed off its ends (its classes are then recounted). */
+const TRIMMED = 2048;
+
+/**
+ * Receives each run as the range `src[start, end)` (joiners trimmed off its ends) with its `termHash`
+ * and `kinds`, an opaque summary of its characters that `runTerms` takes back. A run's terms depend on
+ * its exact text alone, so the index build expands each distinct run once (`runTerms`) and repeats the
+ * same terms for every later occurrence of that text.
+ */
+export type RunSink = (src: string, start: number, end: number, hash: number, kinds: number) => void;
+
+/** Calls `sink` for every run of `text` (the runs `scanTerms` splits); returns their number (the document length for BM25). */
+export function scanRuns(text: string, sink: RunSink): number {
   const n = text.length;
   let runs = 0;
   let i = 0;
@@ -159,7 +177,7 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
       continue;
     }
     const start = i;
-    let kinds = 0; // union of the run's char classes (PLAIN only: already its own lowercase whole)
+    let kinds = 0; // union of the run's char classes
     let h = FNV_OFFSET; // of the run with ASCII capitals lowered (UPPER << 2 is 32: A → a, branch-free)
     while (true) {
       kinds |= k;
@@ -170,19 +188,9 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
       k = c < 128 ? (CLASS[c] as number) : nonAsciiClass(text, i, c);
       if (k === 0) break;
     }
-    const ascii = (kinds & NON_ASCII) === 0;
-    // All lowercase letters, or all digits: the run is its only term.
-    if ((kinds & ~(WORD | PLAIN | LOWER)) === 0 || (kinds & ~(WORD | PLAIN | DIGIT)) === 0) {
+    if ((kinds & JOINER) === 0) {
       runs++;
-      sink(text, start, i, h, true);
-      continue;
-    }
-    // Lowercase letters and digits only (`sha256`, `5f49cd`): the whole, and its name/number parts
-    // without the compound machinery (the same terms `emitAtom` gives, found here in one short pass).
-    if ((kinds & ~(WORD | PLAIN | LOWER | DIGIT)) === 0) {
-      runs++;
-      sink(text, start, i, h, true);
-      if (i - start <= MAX_PART_SPLIT) emitDigitParts(text, start, i, sink);
+      sink(text, start, i, h, kinds);
       continue;
     }
     // Trim joiners at both ends ("cache?" was already cut; "pool.ts," / "/abs/path" / "--flag").
@@ -192,15 +200,29 @@ export function scanTerms(text: string, sink: TermRangeSink): number {
     while (e > s && isJoiner(text.charCodeAt(e - 1))) e--;
     if (s === e) continue;
     runs++;
-    if (!ascii) {
-      compoundTerms(text, s, e, sink, null, 0, -1);
-      continue;
-    }
-    // Untrimmed, the run's classes are known already (its splits need no second pass).
-    if (s === start && e === i) compoundTerms(text, s, e, sink, text, h, kinds);
-    else compoundTerms(text, s, e, sink, text, termHash(text, s, e), -1);
+    if (s === start && e === i) sink(text, s, e, h, kinds);
+    else sink(text, s, e, termHash(text, s, e), kinds | TRIMMED);
   }
   return runs;
+}
+
+/** The terms of one run `src[start, end)` as `scanRuns` gave it (`hash`, `kinds` from there), deduplicated within the run. */
+export function runTerms(src: string, start: number, end: number, hash: number, kinds: number, sink: TermRangeSink): void {
+  // All lowercase letters, or all digits: the run is its only term.
+  if ((kinds & ~(WORD | PLAIN | LOWER)) === 0 || (kinds & ~(WORD | PLAIN | DIGIT)) === 0) {
+    sink(src, start, end, hash, true);
+    return;
+  }
+  // Lowercase letters and digits only (`sha256`, `5f49cd`): the whole, and its name/number parts
+  // without the compound machinery (the same terms `emitAtom` gives, found here in one short pass).
+  if ((kinds & ~(WORD | PLAIN | LOWER | DIGIT)) === 0) {
+    sink(src, start, end, hash, true);
+    if (end - start <= MAX_PART_SPLIT) emitDigitParts(src, start, end, sink);
+    return;
+  }
+  if ((kinds & NON_ASCII) !== 0) compoundTerms(src, start, end, sink, null, 0, -1);
+  // Untrimmed, the run's classes are known already (its splits need no second pass).
+  else compoundTerms(src, start, end, sink, src, hash, (kinds & TRIMMED) === 0 ? kinds : -1);
 }
 
 /** The letter and digit parts of a lowercase run `text[a, b)` with one or two boundaries, each once. */
