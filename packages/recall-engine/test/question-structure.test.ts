@@ -6,9 +6,9 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
-import { tempDir } from "@context-fold/test-support";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { HistoryIndex, RecallIndex, searchSessions } from "../src/index.js";
+import { HistoryIndex, parseQuery, RecallIndex, searchSessions } from "../src/index.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
 /** Ten turns about other things, so that idf separates rare words from common ones. */
@@ -114,6 +114,23 @@ describe("questions answered by structure", () => {
     const hits = await hitsOf(colorsSession(), "Which colors did the dark theme get for accent and diffs?");
     expect(hits[0]?.kind).toBe("user");
     expect(hits[0]?.text).toContain("#8abeb7");
+  });
+  it("a possessive or a negation adds no one-letter word to search for", async () => {
+    const file = writtenByPi((sm) => {
+      filler(sm);
+      sm.appendMessage(user("ok, ship it"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_commit", name: "bash", arguments: { command: "git commit -am 'release notes'" } }]));
+      sm.appendMessage(toolResult("c_commit", "bash", "[main 5e5bdad] release notes\n 2 files changed"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_time", name: "bash", arguments: { command: "time make release" } }]));
+      sm.appendMessage(toolResult("c_time", "bash", "release built in 3 s, t = 3 s, s: 3"));
+    });
+    const terms = parseQuery("What hash didn't the release's commit get?");
+    expect(terms.mode === "words" ? terms.terms.map((t) => t.primary) : []).toEqual(["what", "hash", "did", "not", "the", "release", "commit", "get"]);
+    const hits = await hitsOf(file, "What hash did the release's commit get?");
+    expect(hits[0]?.text).toContain("5e5bdad");
+  });
+  it("reads clitics in linear time (a megabyte of apostrophes)", { timeout: LINEAR_TIME_MS }, () => {
+    for (const blob of ["a'".repeat(1 << 19), "n'".repeat(1 << 19), "x's".repeat(1 << 18) + "'"]) expect(parseQuery(blob).mode).toBe("words");
   });
   it("ranks the same across a history as in each session alone", async () => {
     const dir = tempDir("question-structure-");
