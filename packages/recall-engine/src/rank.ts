@@ -6,6 +6,7 @@ import { piecesOf, type ParsedQuery } from "./query.js";
 import { STOPWORDS } from "./query.js";
 import { nearestCoverage, PROXIMITY_WINDOW } from "./proximity.js";
 import { stemOf } from "./stem.js";
+import { askedShapes, holdsShape } from "./value-shapes.js";
 import type { PostingList, TermIndex } from "./term-index.js";
 import type { QueryTerm } from "./tokenizer.js";
 
@@ -28,6 +29,9 @@ const MAX_LENGTH_RATIO = 16;
 /** Blocks whose text holds the whole multi-word query verbatim get this factor (checked on the top ones). */
 const VERBATIM_BOOST = 2;
 const VERBATIM_CHECKS = 50;
+/** Blocks holding a value of the form the question asks for (value-shapes.ts) get this factor (checked on the top ones). */
+const VALUE_BOOST = 2;
+const VALUE_CHECKS = 50;
 /** Best blocks whose query words are checked for proximity (each check reads the block's text). */
 const PROXIMITY_CHECKS = 100;
 /** Weight of a compound's parts and of stopwords: they order matches, never create them. */
@@ -381,7 +385,7 @@ const BOUND_SLACK = 1 + 1e-9;
  * best entry (a speaker or pieces match from idf of one block × (K1 + 1)); a block's token score is the best of its
  * matches (speaker, whole, prefix, pieces), a result inherits no more than its call's, coverage and
  * proximity only scale down, a quoted source borrows no more than the best prose's score, then the
- * heaviest kind weight and the verbatim boost. `speaks(word)`: whether a word may match blocks by their
+ * heaviest kind weight, the asked-value boost and the verbatim boost. `speaks(word)`: whether a word may match blocks by their
  * speaker (`BlockFacts.speakerDocs`). Infinity when the query has phrases (no bound derived for them).
  */
 export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { mode: "words" }>, speaks: (word: string) => boolean): number {
@@ -425,7 +429,8 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
     const lists = index.postingLists(term);
     if (lists.length > 0) sum += PART_WEIGHT * idfOf(n, dfFloor(lists)) * factorSum(index, lists);
   }
-  return sum * MAX_KIND_WEIGHT * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+  const value = askedShapes(distinctPrimaries(primaries)).length > 0 ? VALUE_BOOST : 1;
+  return sum * MAX_KIND_WEIGHT * value * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
 }
 
 /**
@@ -516,6 +521,13 @@ export function rankWords(
       const local = Math.max(1, held - (found - near));
       if (local < held) scores[doc] = (scores[doc] as number) * Math.sqrt(local / held);
     }
+  }
+  const shapes = askedShapes(distinct);
+  if (shapes.length > 0) {
+    // A question asking for a version, a hash or a colour: of the best blocks, those holding a value of
+    // that form answer it; those only talking about it do not.
+    const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    for (const doc of order.slice(0, VALUE_CHECKS)) if (holdsShape(textOf(doc), shapes)) scores[doc] = (scores[doc] as number) * VALUE_BOOST;
   }
   if (sourcesOf !== undefined) {
     // The prose's words are the caption of the output it quotes: the output takes the prose's score and

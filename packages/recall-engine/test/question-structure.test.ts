@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
 import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { HistoryIndex, parseQuery, RecallIndex, searchSessions } from "../src/index.js";
+import { HistoryIndex, parseQuery, queryTerms, RecallIndex, searchSessions } from "../src/index.js";
+import { askedShapes, holdsShape } from "../src/value-shapes.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
 /** Ten turns about other things, so that idf separates rare words from common ones. */
@@ -128,6 +129,31 @@ describe("questions answered by structure", () => {
     expect(terms.mode === "words" ? terms.terms.map((t) => t.primary) : []).toEqual(["what", "hash", "did", "not", "the", "release", "commit", "get"]);
     const hits = await hitsOf(file, "What hash did the release's commit get?");
     expect(hits[0]?.text).toContain("5e5bdad");
+  });
+  it("a question asking for a version, a hash or a colour prefers the block holding one", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("is yt-dlp there?"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_v", name: "bash", arguments: { command: "yt-dlp --version" } }]));
+      sm.appendMessage(toolResult("c_v", "bash", "2024.04.09"));
+      filler(sm);
+      sm.appendMessage(assistant([{ type: "text", text: "The yt-dlp version is too old, so the yt-dlp upgrade comes first; the installed yt-dlp version matters." }]));
+      sm.appendMessage(assistant([{ type: "text", text: "Checking which yt-dlp version the installer picks and whether the version pin holds." }]));
+      sm.appendMessage(assistant([{ type: "text", text: "The yt-dlp version question again: pin the version or not." }]));
+    });
+    const hits = await hitsOf(file, "Which yt-dlp version was installed?");
+    expect(hits[0]?.text).toBe("2024.04.09");
+  });
+  it("reads the asked value's form from questions and terms, not from other words", () => {
+    const shapes = (q: string): string[] => askedShapes(queryTerms(q));
+    expect(shapes("Which versions and hex colours did the commit hash get?")).toEqual(["version", "color", "hash"]);
+    expect(shapes("Which file did the user change?")).toEqual([]);
+    expect(holdsShape("pinned to 0.23.2", ["version"])).toBe(true);
+    expect(holdsShape("lightweight-charts@5.2.0 done", ["version"])).toBe(true);
+    expect(holdsShape("step 1. then 2", ["version"])).toBe(false);
+    expect(holdsShape("[main 5e5bdad] release", ["hash"])).toBe(true);
+    expect(holdsShape("decade facade 1234567", ["hash"])).toBe(false);
+    expect(holdsShape("accent #8abeb7", ["color"])).toBe(true);
+    expect(holdsShape("user bg 343541, beaded", ["color"])).toBe(false);
   });
   it("reads clitics in linear time (a megabyte of apostrophes)", { timeout: LINEAR_TIME_MS }, () => {
     for (const blob of ["a'".repeat(1 << 19), "n'".repeat(1 << 19), "x's".repeat(1 << 18) + "'"]) expect(parseQuery(blob).mode).toBe("words");
