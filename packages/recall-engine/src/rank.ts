@@ -251,17 +251,24 @@ function maxPieces(index: TermIndex, token: string, inScope: Uint8Array, gate: U
   // the token's own df, so a rare path written inside longer paths ranks as a prefix match of a term
   // that rare, not as its common pieces. A block holding every piece inside one word of its text
   // (`pi-tui` in `…/pi-mono/packages/tui/…`) is marked -1: a loose match, kept even when `loose` is off.
-  const literal: number[] = [];
-  for (let k = 0; k < all.length && k < PIECES_CHECKS; k++) {
-    const doc = all[k] as number;
+  // A block the token already matched whole or as a prefix holds it literally (a compound has no stem)
+  // and scores higher so: counted in the df, its text not read.
+  let literal = 0;
+  let checks = 0;
+  for (const doc of all) {
+    if ((s.token[doc] as number) > 0) {
+      literal++;
+      continue;
+    }
+    if (checks++ >= PIECES_CHECKS) continue;
     const text = textOf(doc).toLowerCase();
     const times = occurrences(text, token);
     if (times > 0) {
-      literal.push(doc);
+      literal++;
       s.tf[doc] = times;
     } else if (!loose && oneWordHolds(text, pieces)) s.tf[doc] = -1;
   }
-  const idf = idfOf(index.docCount, literal.length);
+  const idf = idfOf(index.docCount, literal);
   for (const doc of all) {
     const mark = s.tf[doc] as number;
     const held = s.piece[doc] as number;
