@@ -227,7 +227,9 @@ function maxPieces(index: TermIndex, token: string, inScope: Uint8Array, gate: U
     const ids: number[] = [];
     const id = index.termId(piece);
     if (id >= 0) ids.push(id);
-    if (p === pieces.length - 1) ids.push(...index.termsWithPrefix(piece, PREFIX_LIMIT));
+    // The last piece may be cut short (`src/au`); when the token has matches of its own, only a last
+    // piece no term holds whole is widened, so a common ending (`…-tools`) does not scan the vocabulary.
+    if (p === pieces.length - 1 && (loose || id < 0)) ids.push(...index.termsWithPrefix(piece, PREFIX_LIMIT));
     if (ids.length === 0) break;
     const docs = unionDocs(index, ids, s);
     const idf = idfOf(index.docCount, docs.length);
