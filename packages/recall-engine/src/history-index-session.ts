@@ -113,8 +113,8 @@ export function indexSession(segments: string, file: string, session: Session, w
 
 /**
  * Per block, the heaviest kind weight its score can end up under (rank.ts weightReach): its own, its
- * tool result's, an output's when it is prose after an output of its turn (quoted-sources.ts looks back
- * through the turn, stopping at a user message).
+ * tool result's, an output's when it is prose after an output of its turn, the user's when it is prose
+ * after the user's message that opened its turn (quoted-sources.ts looks back through the turn, to that message).
  */
 function reachOf(session: Session): Float64Array {
   const blocks = session.blocks;
@@ -122,12 +122,17 @@ function reachOf(session: Session): Float64Array {
   const out = new Float64Array(blocks.length);
   let turn = Number.NaN;
   let output = false;
+  let user = false;
   for (const b of blocks as readonly Block[]) {
-    if (b.turn !== turn || b.kind === "user") output = false;
+    if (b.turn !== turn || b.kind === "user") {
+      output = false;
+      user = false;
+    }
     turn = b.turn;
     const result = results[b.index] ?? -1;
-    out[b.index] = weightReach(b.kind, result >= 0 ? (blocks[result] as Block).kind : null, isProse(b.kind) && output);
+    out[b.index] = weightReach(b.kind, result >= 0 ? (blocks[result] as Block).kind : null, isProse(b.kind) && output, isProse(b.kind) && user);
     if (b.kind === "toolResult" || b.kind === "bash") output = true;
+    if (b.kind === "user") user = true;
   }
   return out;
 }

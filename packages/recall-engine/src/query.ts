@@ -166,6 +166,20 @@ export function parseQuery(query: string, options: { regex?: boolean } = {}): Pa
   return parseWords(text);
 }
 
+/** `didn't`, `isn't`: the negation, a stopword, rather than a `didn` and a `t` to search for. */
+const NEGATION = /n['’]t\b/giu;
+/**
+ * English clitics after a letter (`session's`, `we're`, `they've`, `you'll`, `I'd`, `I'm`): split off they
+ * become one-letter query words (`s`, `d`, `m`) that match unrelated blocks and count against the
+ * share of the question a block holds. `O'Reilly` keeps its parts. Only the query is read this way;
+ * the pasted text is still matched verbatim.
+ */
+const CLITIC = /(\p{L})['’](?:s|re|ve|ll|d|m)\b/giu;
+
+function withoutClitics(text: string): string {
+  return text.replace(NEGATION, " not").replace(CLITIC, "$1");
+}
+
 function parseWords(text: string): Extract<ParsedQuery, { mode: "words" }> {
   const phrases: Phrase[] = [];
   let rest = "";
@@ -185,7 +199,7 @@ function parseWords(text: string): Extract<ParsedQuery, { mode: "words" }> {
     }
     i = close + 1;
   }
-  const terms = queryTerms(rest);
+  const terms = queryTerms(withoutClitics(rest));
   const words = rest.trim().split(/\s+/);
   const verbatim = phrases.length === 0 && words.length >= 3 ? literalPattern(words) : null;
   return { mode: "words", text, terms, phrases, verbatim };

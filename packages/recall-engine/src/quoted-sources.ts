@@ -9,6 +9,8 @@ import { tokenize } from "./tokenizer.js";
 
 /** Tool outputs looked at, walking back from the prose through the same turn. */
 export const QUOTE_LOOKBACK = 12;
+/** Blocks walked back from the prose looking for them and for the user's message opening the turn. */
+export const QUOTE_WALK = 256;
 /** A term held by at most this many blocks is rare enough that two blocks sharing it share a source. */
 export const QUOTE_RARE_DF = 16;
 /** Rare terms an output must share with the prose to count as quoted: one could be a coincidence. */
@@ -58,10 +60,16 @@ export function quotedSources(blocks: readonly Block[], doc: number, terms: Term
   const prose = blocks[doc];
   if (prose === undefined || !isProse(prose.kind)) return [];
   const outputs: number[] = [];
-  for (let k = doc - 1; k >= 0 && outputs.length < QUOTE_LOOKBACK; k--) {
+  for (let k = doc - 1; k >= 0 && doc - k <= QUOTE_WALK; k--) {
     const block = blocks[k] as Block;
-    if (block.turn !== prose.turn || block.kind === "user") break;
-    if ((block.kind === "toolResult" || block.kind === "bash") && !skip(k)) outputs.push(k);
+    if (block.turn !== prose.turn) break;
+    // The message that opened the turn: the user states values too ("accent #8abeb7, error cc6666"),
+    // and the reply carrying them out repeats them.
+    if (block.kind === "user") {
+      if (!skip(k)) outputs.push(k);
+      break;
+    }
+    if ((block.kind === "toolResult" || block.kind === "bash") && !skip(k) && outputs.length < QUOTE_LOOKBACK) outputs.push(k);
   }
   if (outputs.length === 0) return [];
   const rare = new Set<number>();

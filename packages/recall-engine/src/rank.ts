@@ -6,6 +6,7 @@ import { piecesOf, type ParsedQuery } from "./query.js";
 import { STOPWORDS } from "./query.js";
 import { nearestCoverage, PROXIMITY_WINDOW } from "./proximity.js";
 import { stemOf } from "./stem.js";
+import { askedShapes, holdsShape } from "./value-shapes.js";
 import type { PostingList, TermIndex } from "./term-index.js";
 import { MIN_PREFIX } from "./term-prefixes.js";
 import type { QueryTerm } from "./tokenizer.js";
@@ -29,6 +30,9 @@ const MAX_LENGTH_RATIO = 16;
 /** Blocks whose text holds the whole multi-word query verbatim get this factor (checked on the top ones). */
 const VERBATIM_BOOST = 2;
 const VERBATIM_CHECKS = 50;
+/** Blocks holding a value of the form the question asks for (value-shapes.ts) get this factor (checked on the top ones). */
+const VALUE_BOOST = 2;
+const VALUE_CHECKS = 50;
 /** Best blocks whose query words are checked for proximity (each check reads the block's text). */
 const PROXIMITY_CHECKS = 100;
 /** Weight of a compound's parts and of stopwords: they order matches, never create them. */
@@ -69,11 +73,34 @@ const MAX_KIND_WEIGHT = Math.max(1, ...KIND_WEIGHTS.values());
 /** Partial hits scoring under this fraction of the best are dropped (pi-vcc returns hundreds of weak OR hits). */
 export const SCORE_FLOOR = 0.3;
 
+/**
+ * Tokens a call may hold and still be only a request (a command line, a path, a URL, a search): its
+ * result is read with all of its words.
+ */
+const RELAY_TOKENS = 32;
+/** An output this many times shorter than its call (or more) is an acknowledgement of it. */
+const RELAY_RATIO = 4;
+
+/**
+ * How much of a call's match its result takes. A call that asks (a command, a path) names what its
+ * output is about; a call that carries the content itself (an edit's old and new text, a file written)
+ * is answered by an acknowledgement ("Successfully replaced text in …") that says none of it. So the
+ * share falls as the call outgrows its result: whole while the call is short or the output at least as
+ * long, the result's length over the call's beyond.
+ */
+function relayOf(index: TermIndex, call: number, result: number): number {
+  const asked = index.docLength(call);
+  if (asked <= RELAY_TOKENS) return 1;
+  return Math.min(1, Math.max(RELAY_TOKENS, RELAY_RATIO * index.docLength(result)) / asked);
+}
+
 /** Per-document scratch reused across tokens of one query (all zero between tokens). */
 interface Scratch {
   readonly token: Float64Array;
   readonly tf: Float64Array;
   readonly hits: Uint8Array;
+  /** A compound token's pieces' score per block (see `maxPieces`). */
+  readonly piece: Float64Array;
   touched: number[];
 }
 
@@ -180,9 +207,19 @@ function scoreToken(
     if (same >= 0 && same !== exact) longer.push(same);
   }
   if (longer.length > 0) maxUnion(index, longer, PREFIX_WEIGHT, inScope, gate, s, out);
-  if (out.length > 0) return;
-  // Not held whole nor begun by any term: the blocks holding every piece, best where the token itself
-  // is in the text (`src/auth` in `…/src/auth/session.ts`), its last piece possibly cut short.
+  maxPieces(index, token, inScope, gate, s, out, textOf, out.length === 0);
+}
+
+/**
+ * A compound token (`src/auth`, `examples/custom-tools`, `pi-tui`) also matches the blocks holding it
+ * inside a longer token (`src/auth` in `…/src/auth/session.ts`, which no term begins with), found through
+ * its pieces, its last piece possibly cut short: kept as the block's token score when higher than its
+ * whole or prefix match. Other terms holding or beginning with the token do not stop this: the folder a
+ * question names is often written only inside longer paths (`ls …/examples/custom-tools/`). Blocks
+ * holding the pieces apart (`orm … drizzle` for `drizzle-orm`) match only when nothing holds the token
+ * (`loose`), lowest.
+ */
+function maxPieces(index: TermIndex, token: string, inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[], textOf: (doc: number) => string, loose: boolean): void {
   const pieces = piecesOf(token);
   if (pieces.length < 2) return;
   const found: number[] = [];
@@ -191,7 +228,9 @@ function scoreToken(
     const ids: number[] = [];
     const id = index.termId(piece);
     if (id >= 0) ids.push(id);
-    if (p === pieces.length - 1) ids.push(...index.termsWithPrefix(piece, PREFIX_LIMIT));
+    // The last piece may be cut short (`src/au`); when the token has matches of its own, only a last
+    // piece no term holds whole is widened, so a common ending (`…-tools`) does not scan the vocabulary.
+    if (p === pieces.length - 1 && (loose || id < 0)) ids.push(...index.termsWithPrefix(piece, PREFIX_LIMIT));
     if (ids.length === 0) break;
     const docs = unionDocs(index, ids, s);
     const idf = idfOf(index.docCount, docs.length);
@@ -201,22 +240,75 @@ function scoreToken(
       if (s.hits[doc] !== p || inScope[doc] !== 1 || (gate !== null && gate[doc] !== 1)) continue;
       s.hits[doc] = p + 1;
       if (p === 0) found.push(doc);
-      s.token[doc] = (s.token[doc] as number) + bm25(index, doc, tf, idf) / pieces.length;
+      s.piece[doc] = (s.piece[doc] as number) + bm25(index, doc, tf, idf) / pieces.length;
     }
   }
   const all: number[] = [];
   for (const doc of found) {
     if (s.hits[doc] === pieces.length) all.push(doc);
-    else s.token[doc] = 0;
+    else s.piece[doc] = 0;
     s.hits[doc] = 0;
   }
-  all.sort((a, b) => (s.token[b] as number) - (s.token[a] as number) || b - a);
-  for (let k = 0; k < all.length; k++) {
-    const doc = all[k] as number;
-    const literal = k < PIECES_CHECKS && textOf(doc).toLowerCase().includes(token);
-    s.token[doc] = (s.token[doc] as number) * (literal ? PIECES_LITERAL_WEIGHT : PIECES_LOOSE_WEIGHT);
-    out.push(doc);
+  all.sort((a, b) => (s.piece[b] as number) - (s.piece[a] as number) || b - a);
+  // The blocks holding the token literally (inside a longer token) count their occurrences in `s.tf`:
+  // the token's own df, so a rare path written inside longer paths ranks as a prefix match of a term
+  // that rare, not as its common pieces. A block holding every piece inside one word of its text
+  // (`pi-tui` in `…/pi-mono/packages/tui/…`) is marked -1: a loose match, kept even when `loose` is off.
+  // A block the token already matched whole or as a prefix holds it literally (a compound has no stem)
+  // and scores higher so: counted in the df, its text not read.
+  let literal = 0;
+  let checks = 0;
+  for (const doc of all) {
+    if ((s.token[doc] as number) > 0) {
+      literal++;
+      continue;
+    }
+    if (checks++ >= PIECES_CHECKS) continue;
+    const text = textOf(doc).toLowerCase();
+    const times = occurrences(text, token);
+    if (times > 0) {
+      literal++;
+      s.tf[doc] = times;
+    } else if (!loose && oneWordHolds(text, pieces)) s.tf[doc] = -1;
   }
+  const idf = idfOf(index.docCount, literal);
+  for (const doc of all) {
+    const mark = s.tf[doc] as number;
+    const held = s.piece[doc] as number;
+    s.tf[doc] = 0;
+    s.piece[doc] = 0;
+    let score: number;
+    if (mark > 0) score = Math.max(held * PIECES_LITERAL_WEIGHT, PREFIX_WEIGHT * bm25(index, doc, mark, idf));
+    else if (loose || mark < 0) score = held * PIECES_LOOSE_WEIGHT;
+    else continue;
+    if (s.token[doc] === 0) out.push(doc);
+    if (score > (s.token[doc] as number)) s.token[doc] = score;
+  }
+}
+
+/** Whether one whitespace-free stretch of `text` (a path, a URL, an identifier) holds every piece. */
+function oneWordHolds(text: string, pieces: readonly string[]): boolean {
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && !isSpace(text.charCodeAt(i))) continue;
+    if (i - start > 1) {
+      const word = text.slice(start, i);
+      if (pieces.every((p) => word.includes(p))) return true;
+    }
+    start = i + 1;
+  }
+  return false;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13;
+}
+
+/** How many times `needle` occurs in `text` (non-overlapping): one indexOf pass. */
+function occurrences(text: string, needle: string): number {
+  let times = 0;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) times++;
+  return times;
 }
 
 function byScoreThenRecent(a: ScoredDoc, b: ScoredDoc): number {
@@ -303,7 +395,7 @@ const BOUND_SLACK = 1 + 1e-9;
  * best entry (a speaker or pieces match from idf of one block × (K1 + 1)); a block's token score is the best of its
  * matches (speaker, whole, prefix, pieces), a result inherits no more than its call's, coverage and
  * proximity only scale down, a quoted source borrows no more than the best prose's score, then the
- * heaviest kind weight and the verbatim boost. `speaks(word)`: whether a word may match blocks by their
+ * heaviest kind weight, the asked-value boost and the verbatim boost. `speaks(word)`: whether a word may match blocks by their
  * speaker (`BlockFacts.speakerDocs`). Infinity when the query has phrases (no bound derived for them).
  */
 export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { mode: "words" }>, speaks: (word: string) => boolean): number {
@@ -338,26 +430,30 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
       }
       best = Math.max(best, PREFIX_WEIGHT * idfOf(n, df) * Math.min(K1 + 1, factor));
     }
-    // Pieces are summed over their count and scaled by at most the literal weight.
-    if (piecesOf(token).length >= 2) best = Math.max(best, PIECES_LITERAL_WEIGHT * any);
+    // Pieces are summed over their count and scaled by at most the literal weight; the token held
+    // inside a longer one is at most a prefix match of a term one block holds.
+    if (piecesOf(token).length >= 2) best = Math.max(best, Math.max(PIECES_LITERAL_WEIGHT, PREFIX_WEIGHT) * any);
     sum += best;
   }
   for (const term of boosts) {
     const lists = index.postingLists(term);
     if (lists.length > 0) sum += PART_WEIGHT * idfOf(n, dfFloor(lists)) * factorSum(index, lists);
   }
-  return sum * MAX_KIND_WEIGHT * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+  const value = askedShapes(distinctPrimaries(primaries)).length > 0 ? VALUE_BOOST : 1;
+  return sum * MAX_KIND_WEIGHT * value * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
 }
 
 /**
  * The heaviest kind weight a block's token scores can end up multiplied by: its own; its result's (a
  * tool result inherits its call's token scores); a tool output's when the block is prose that may quote
- * one (`quotes`: an output comes before it in its turn; the output borrows the prose's score).
+ * one (`quotes`: an output comes before it in its turn; the output borrows the prose's score); the
+ * user's when the prose may quote the message that opened its turn (`quotesUser`, quoted-sources.ts).
  */
-export function weightReach(kind: string, resultKind: string | null, quotes: boolean): number {
+export function weightReach(kind: string, resultKind: string | null, quotes: boolean, quotesUser = false): number {
   let weight = kindWeight(kind);
   if (resultKind !== null) weight = Math.max(weight, kindWeight(resultKind));
   if (quotes) weight = Math.max(weight, kindWeight("toolResult"), kindWeight("bash"));
+  if (quotesUser) weight = Math.max(weight, kindWeight("user"));
   return weight;
 }
 
@@ -445,7 +541,8 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
   });
   if (tokens.some((t) => t.spoken)) return () => Number.POSITIVE_INFINITY;
   const boostTerms = [...boosts];
-  const scale = (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+  const value = askedShapes(distinctPrimaries(primaries)).length > 0 ? VALUE_BOOST : 1;
+  const scale = value * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
   return (terms) => {
     let sum = 0;
     for (const { token, stem, prefix, pieces } of tokens) {
@@ -467,6 +564,10 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
           share += held;
         }
         best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
+        // A block holding every piece may hold the token inside a longer one (`maxPieces`), scored by the
+        // idf of as few as one block: a figure of the session's block count, which the dictionary does
+        // not keep. Such a session is bounded from its segment (`wordsScoreBound`).
+        if (share > 0) return Number.POSITIVE_INFINITY;
       }
       sum += best;
     }
@@ -512,7 +613,7 @@ export function rankWords(
   // Distinct primaries per block: a block naming more of the query ranks above one repeating a common word.
   const coverage = new Uint8Array(n);
   const distinct = distinctPrimaries(primaries);
-  const scratch: Scratch = { token: new Float64Array(n), tf: new Float64Array(n), hits: new Uint8Array(n), touched: [] };
+  const scratch: Scratch = { token: new Float64Array(n), tf: new Float64Array(n), hits: new Uint8Array(n), piece: new Float64Array(n), touched: [] };
   for (const term of distinct) {
     const docs: number[] = [];
     scoreToken(index, term, inScope, gate, scratch, docs, textOf, speakerDocs);
@@ -522,7 +623,7 @@ export function rankWords(
         const call = docs[k] as number;
         const result = resultOf(call);
         if (result < 0 || inScope[result] !== 1 || (gate !== null && gate[result] !== 1)) continue;
-        const inherited = (scratch.token[call] as number);
+        const inherited = (scratch.token[call] as number) * relayOf(index, call, result);
         if (scratch.token[result] === 0) docs.push(result);
         if (inherited > (scratch.token[result] as number)) scratch.token[result] = inherited;
       }
@@ -563,6 +664,13 @@ export function rankWords(
       const local = Math.max(1, held - (found - near));
       if (local < held) scores[doc] = (scores[doc] as number) * Math.sqrt(local / held);
     }
+  }
+  const shapes = askedShapes(distinct);
+  if (shapes.length > 0) {
+    // A question asking for a version, a hash or a colour: of the best blocks, those holding a value of
+    // that form answer it; those only talking about it do not.
+    const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
+    for (const doc of order.slice(0, VALUE_CHECKS)) if (holdsShape(textOf(doc), shapes)) scores[doc] = (scores[doc] as number) * VALUE_BOOST;
   }
   if (sourcesOf !== undefined) {
     // The prose's words are the caption of the output it quotes: the output takes the prose's score and

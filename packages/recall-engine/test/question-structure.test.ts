@@ -1,0 +1,173 @@
+// Plain questions on sessions Pi's SessionManager wrote, each answered by structure rather than by the
+// question's words alone: an edit's acknowledgement does not take the edit's words, a folder named in a
+// question is found inside the longer paths commands used, and the user's own message is the source of
+// values the assistant's reply repeats. Each case also holds across a history (one ranking wherever a
+// hit is found).
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { readSession } from "@context-fold/ledger-reader";
+import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
+import { describe, expect, it } from "vitest";
+import { HistoryIndex, parseQuery, queryTerms, RecallIndex, searchSessions } from "../src/index.js";
+import { askedShapes, holdsShape } from "../src/value-shapes.js";
+import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
+
+/** Ten turns about other things, so that idf separates rare words from common ones. */
+function filler(sm: Parameters<Parameters<typeof writtenByPi>[0]>[0]): void {
+  for (let k = 0; k < 10; k++) {
+    sm.appendMessage(user(`step ${String(k)}: keep going with the refactor`));
+    sm.appendMessage(assistant([{ type: "text", text: `Step ${String(k)} went fine, nothing to report here.` }]));
+  }
+}
+
+/** An edit whose old and new text repeat the question's words, acknowledged in one line. */
+function portSession(): string {
+  const doc = Array.from({ length: 30 }, (_, k) => `- the api server listen port setting ${String(k)}: the port the server will listen on`).join("\n");
+  return writtenByPi((sm) => {
+    sm.appendMessage(user("which port does the api server use? check the config"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "c_grep", name: "bash", arguments: { command: "grep -n port config/server.ts" } }]));
+    sm.appendMessage(toolResult("c_grep", "bash", "12: export const port = 8443; // api server listen port"));
+    filler(sm);
+    sm.appendMessage(user("document the server settings"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "c_edit", name: "edit", arguments: { path: "docs/server.md", oldText: doc, newText: `${doc}\n- more` } }]));
+    sm.appendMessage(toolResult("c_edit", "edit", "Successfully replaced text in docs/server.md. Changed 2400 characters to 2407 characters."));
+  });
+}
+
+/** A folder listed by its full path; the question names its last two parts. */
+function toolsSession(): string {
+  return writtenByPi((sm) => {
+    sm.appendMessage(user("what examples do we ship?"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "c_ls", name: "bash", arguments: { command: "ls /home/dev/proj/packages/agent/examples/custom-tools/" } }]));
+    sm.appendMessage(toolResult("c_ls", "bash", "hello.ts\nquestion.ts\nREADME.md\ntodo.ts"));
+    filler(sm);
+    for (const topic of ["loading", "errors", "rendering", "state", "tests", "naming"]) {
+      sm.appendMessage(user(`how do custom tools handle ${topic}? show examples`));
+      sm.appendMessage(assistant([{ type: "text", text: `Custom tools handle ${topic} through the tool context; the examples show custom tools doing it.` }]));
+    }
+    sm.appendMessage(user("write the custom tools docs"));
+    sm.appendMessage(
+      assistant([
+        { type: "text", text: "Custom tools extend the agent with new tools. Custom tools are modules; see examples/custom-tools/todo.ts for an example of custom tools." },
+      ]),
+    );
+    sm.appendMessage(user("and in the README, an example of custom tools too: examples/custom-tools/hello.ts"));
+    sm.appendMessage(assistant([{ type: "text", text: "The README now shows custom tools with an example, linking examples/custom-tools/hello.ts." }]));
+    sm.appendMessage(user("check that the theme docs match the ui package"));
+    sm.appendMessage(assistant([{ type: "text", text: "Let me look at the MarkdownTheme interface as pi-tui defines it and compare." }]));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "c_doc", name: "read", arguments: { path: "docs/theme.md" } }]));
+    sm.appendMessage(toolResult("c_doc", "read", "## Markdown\nThe MarkdownTheme interface is defined with heading, link and code colors."));
+    sm.appendMessage(assistant([{ type: "text", text: "The docs describe the MarkdownTheme interface with heading and link fields." }]));
+    sm.appendMessage(assistant([{ type: "text", text: "The MarkdownTheme interface in the docs lacks the quote fields." }]));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "c_md", name: "bash", arguments: { command: 'grep -n "interface MarkdownTheme" /home/dev/pi-mono/packages/tui/src/markdown.ts' } }]));
+    sm.appendMessage(toolResult("c_md", "bash", "14:export interface MarkdownTheme {"));
+  });
+}
+
+/** The user states values; the reply carrying them out repeats them with the question's words. */
+function colorsSession(): string {
+  return writtenByPi((sm) => {
+    filler(sm);
+    sm.appendMessage(user("green diff is #b5bd68\nred diff #cc6666\naccent #8abeb7\nuser bg 343541"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "c_theme", name: "edit", arguments: { path: "src/theme/dark.json", oldText: '"accent": "#00d7ff"', newText: '"accent": "#8abeb7"' } }]));
+    sm.appendMessage(toolResult("c_theme", "edit", "Successfully replaced text in src/theme/dark.json."));
+    sm.appendMessage(assistant([{ type: "text", text: "Updated the dark theme with all your colors: accent #8abeb7 (teal), green diffs #b5bd68, red diffs #cc6666, user message background #343541." }]));
+    filler(sm);
+  });
+}
+
+async function hitsOf(file: string, query: string): Promise<{ kind: string; text: string }[]> {
+  const session = await readSession(file);
+  return RecallIndex.build(session).search(query).hits.map((h) => ({ kind: h.kind, text: session.blocks[h.index]?.text ?? "" }));
+}
+
+describe("questions answered by structure", () => {
+  it("an edit's acknowledgement does not take the edit's words: the output that states the fact ranks first", async () => {
+    const hits = await hitsOf(portSession(), "Which port does the api server listen on?");
+    expect(hits[0]?.text).toContain("8443");
+    // The edit itself still answers (it holds the words), above its one-line acknowledgement.
+    const edit = hits.findIndex((h) => h.kind === "toolCall" && h.text.includes("docs/server.md"));
+    const ack = hits.findIndex((h) => h.text.startsWith("Successfully replaced"));
+    expect(edit).toBeGreaterThanOrEqual(0);
+    expect(ack < 0 || ack > edit).toBe(true);
+  });
+  it("a folder a question names is found inside the longer path a command listed", async () => {
+    const hits = await hitsOf(toolsSession(), "Which example custom tools ship in examples/custom-tools?");
+    // After the user's own message naming the folder, above the prose naming files in it.
+    expect(hits.slice(0, 2).map((h) => h.text)).toContain("hello.ts\nquestion.ts\nREADME.md\ntodo.ts");
+  });
+  it("a compound name's pieces inside one path match it (pi-tui in …/pi-mono/packages/tui/…), pieces apart do not", async () => {
+    const file = writtenByPi((sm) => {
+      filler(sm);
+      // The name is held whole elsewhere, so pieces apart are not a fallback match.
+      sm.appendMessage(user("the pi-tui package has the theme types; find the markdown one"));
+      // The same length (4 words each); only the first holds both pieces inside one word.
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_one", name: "bash", arguments: { command: "grep -rn MarkdownTheme /w/pi-mono/packages/tui/src" } }]));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_apart", name: "bash", arguments: { command: "grep MarkdownTheme pi tui" } }]));
+    });
+    const hits = await hitsOf(file, "Where is MarkdownTheme defined in pi-tui?");
+    const one = hits.findIndex((h) => h.text.includes("pi-mono/packages/tui"));
+    const apart = hits.findIndex((h) => h.text.includes("MarkdownTheme pi tui"));
+    expect(one).toBeGreaterThanOrEqual(0);
+    expect(apart < 0 || one < apart).toBe(true);
+  });
+  it("the user's message is the source of the values the reply repeats, ranked above the reply", async () => {
+    const hits = await hitsOf(colorsSession(), "Which colors did the dark theme get for accent and diffs?");
+    expect(hits[0]?.kind).toBe("user");
+    expect(hits[0]?.text).toContain("#8abeb7");
+  });
+  it("a possessive or a negation adds no one-letter word to search for", async () => {
+    const file = writtenByPi((sm) => {
+      filler(sm);
+      sm.appendMessage(user("ok, ship it"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_commit", name: "bash", arguments: { command: "git commit -am 'release notes'" } }]));
+      sm.appendMessage(toolResult("c_commit", "bash", "[main 5e5bdad] release notes\n 2 files changed"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_time", name: "bash", arguments: { command: "time make release" } }]));
+      sm.appendMessage(toolResult("c_time", "bash", "release built in 3 s, t = 3 s, s: 3"));
+    });
+    const terms = parseQuery("What hash didn't the release's commit get?");
+    expect(terms.mode === "words" ? terms.terms.map((t) => t.primary) : []).toEqual(["what", "hash", "did", "not", "the", "release", "commit", "get"]);
+    const hits = await hitsOf(file, "What hash did the release's commit get?");
+    expect(hits[0]?.text).toContain("5e5bdad");
+  });
+  it("a question asking for a version, a hash or a colour prefers the block holding one", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("is yt-dlp there?"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_v", name: "bash", arguments: { command: "yt-dlp --version" } }]));
+      sm.appendMessage(toolResult("c_v", "bash", "2024.04.09"));
+      filler(sm);
+      sm.appendMessage(assistant([{ type: "text", text: "The yt-dlp version is too old, so the yt-dlp upgrade comes first; the installed yt-dlp version matters." }]));
+      sm.appendMessage(assistant([{ type: "text", text: "Checking which yt-dlp version the installer picks and whether the version pin holds." }]));
+      sm.appendMessage(assistant([{ type: "text", text: "The yt-dlp version question again: pin the version or not." }]));
+    });
+    const hits = await hitsOf(file, "Which yt-dlp version was installed?");
+    expect(hits[0]?.text).toBe("2024.04.09");
+  });
+  it("reads the asked value's form from questions and terms, not from other words", () => {
+    const shapes = (q: string): string[] => askedShapes(queryTerms(q));
+    expect(shapes("Which versions and hex colours did the commit hash get?")).toEqual(["version", "color", "hash"]);
+    expect(shapes("Which file did the user change?")).toEqual([]);
+    expect(holdsShape("pinned to 0.23.2", ["version"])).toBe(true);
+    expect(holdsShape("lightweight-charts@5.2.0 done", ["version"])).toBe(true);
+    expect(holdsShape("step 1. then 2", ["version"])).toBe(false);
+    expect(holdsShape("[main 5e5bdad] release", ["hash"])).toBe(true);
+    expect(holdsShape("decade facade 1234567", ["hash"])).toBe(false);
+    expect(holdsShape("accent #8abeb7", ["color"])).toBe(true);
+    expect(holdsShape("user bg 343541, beaded", ["color"])).toBe(false);
+  });
+  it("reads clitics in linear time (a megabyte of apostrophes)", { timeout: LINEAR_TIME_MS }, () => {
+    for (const blob of ["a'".repeat(1 << 19), "n'".repeat(1 << 19), "x's".repeat(1 << 18) + "'"]) expect(parseQuery(blob).mode).toBe("words");
+  });
+  it("ranks the same across a history as in each session alone", async () => {
+    const dir = tempDir("question-structure-");
+    mkdirSync(join(dir, "--project--"), { recursive: true });
+    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession() };
+    for (const [name, file] of Object.entries(files)) copyFileSync(file, join(dir, "--project--", `${name}.jsonl`));
+    const history = HistoryIndex.for(dir, { root: tempDir("question-structure-state-") });
+    for (const query of ["Which port does the api server listen on?", "Which example custom tools ship in examples/custom-tools?", "Where is the MarkdownTheme interface defined in pi-tui?", "Which colors did the dark theme get for accent and diffs?"]) {
+      const each = await searchSessions(dir, query, { cache: false });
+      const across = await history.search(query);
+      expect(across.hits.map((h) => [h.index, h.score]), query).toEqual(each.hits.map((h) => [h.index, h.score]));
+    }
+  });
+});
