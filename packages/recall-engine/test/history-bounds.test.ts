@@ -3,7 +3,7 @@
 // every kind of match (whole word, prefix, stem, pieces, stopwords, compounds' parts, the verbatim boost),
 // no block scores above the bound its session is given without being opened; a session grown since its
 // bounds were computed is given none (its segment bounds it), before and after the log is merged.
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
@@ -14,6 +14,7 @@ import { HistoryIndex, historyDirFor, RecallIndex, TermIndex } from "@context-fo
 import { historyCandidates } from "../src/history-candidates.js";
 import { BOUND_UNKNOWN, boundOfCode, boundsCode, idfOfCode } from "../src/history-dictionary.js";
 import { mergeDictionary } from "../src/history-merge.js";
+import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
 const QUERIES = ["which version of node", "what hash did the commit get", "session", "sess", "checksum", "checksum drift", "src/ledger/reader.ts", "src/ledg", "read", "reading the ledger files", "the", "Command exited with code 1", "timeout deadline vitest", "pnpm run typecheck", "ledger"];
 
@@ -105,4 +106,36 @@ describe("history score bounds", () => {
     const top = across.hits.find((h) => h.session === "s11.jsonl");
     expect(top?.index).toBe(alone?.doc);
   }, 240_000);
+
+  it("bounds the scores of the question rules: a value of the asked form doubled, the user's message lending the reply's score", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("set the dark theme: accent #8abeb7, green diff #b5bd68, red diff #cc6666"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_v", name: "bash", arguments: { command: "node --version && pnpm --version" } }]));
+      sm.appendMessage(toolResult("c_v", "bash", "v22.19.0\n10.34.8"));
+      sm.appendMessage(assistant([{ type: "text", text: "Updated the dark theme colors: accent #8abeb7, green diffs #b5bd68, red diffs #cc6666, on node v22.19.0 with pnpm 10.34.8." }]));
+      sm.appendMessage(user("accent #d7afff, comments #5f875f, strings #87af87"));
+      sm.appendMessage(assistant([{ type: "text", text: "Updated the light palette: accent #d7afff, comments #5f875f, strings #87af87." }]));
+      sm.appendMessage(user("which version of pnpm do we pin?"));
+      sm.appendMessage(assistant([{ type: "text", text: "We pin pnpm 10.34.8 in the version field of package.json." }]));
+    });
+    const root = tempDir("history-bounds-rules-root-");
+    const dir = dirname(file);
+    const history = HistoryIndex.for(dir, { root });
+    await history.update();
+    const state = historyDirFor(dir, root);
+    const ordinal = history.sessions[0]?.ordinal ?? -1;
+    const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
+    let checked = 0;
+    for (const query of ["Which colors did the dark theme get for accent and diffs?", "which version of pnpm do we pin", "what theme accent color", "node version", "updated light palette"]) {
+      const bound = historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false).bounds.get(ordinal);
+      expect(bound, query).toBeDefined();
+      for (const scope of ["all", "lineage"]) {
+        for (const hit of index.rank(query, { scope }).ranked) {
+          expect(hit.score, `${query} (${scope}) #${String(hit.doc)}`).toBeLessThanOrEqual(bound as number);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(8);
+  }, 120_000);
 });
