@@ -69,7 +69,8 @@ async function* feed(builder: LedgerBuilder, fh: FileHandle, from: number, chunk
   let spare = Buffer.allocUnsafe(chunk);
   // The unfinished line, then the next chunk copied after it: one buffer reused (grown for a longer
   // line), not a new concatenation per chunk — those left the C heap fragmented (≈90 MB held on 1 GB).
-  let carry = Buffer.allocUnsafe(chunk * 2);
+  // Taken only once a line spans chunks: an update's few-KB append whose lines are whole takes none.
+  let carry = Buffer.alloc(0);
   let carried = 0;
   const room = (bytes: number): void => {
     if (bytes <= carry.length) return;
