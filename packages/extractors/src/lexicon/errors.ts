@@ -80,6 +80,12 @@ function hashOf(text: string, from: number, count: number): number {
   return h & (HASH_SIZE - 1);
 }
 const pairOf = (text: string, at: number): number => ((text.charCodeAt(at) & 127) << 7) | (text.charCodeAt(at + 1) & 127);
+const unitPairOf = (units: Uint16Array, at: number): number => (((units[at] as number) & 127) << 7) | ((units[at + 1] as number) & 127);
+function unitHashOf(units: Uint16Array, from: number, count: number): number {
+  let h = 0;
+  for (let i = from; i < from + count; i++) h = (Math.imul(h, 31) + (units[i] as number)) | 0;
+  return h & (HASH_SIZE - 1);
+}
 const HEAD_PAIR = new Uint8Array(128 * 128);
 const TAIL_PAIR = new Uint8Array(128 * 128);
 const HEAD_HIT = new Uint8Array(HASH_SIZE);
@@ -107,13 +113,14 @@ function matchesLists(text: string, start: number, end: number): boolean {
 /**
  * Can the word text[start, end) (a maximal run of [0-9A-Za-z_$], at least 2 characters; `dollar`: it
  * holds a "$") be part of an inline marker? A superset test: `errorLines` confirms with the regex.
+ * `units` hold text's UTF-16 units (`TextUnits`): the filters read them, the rare confirmation `text`.
  */
-export function isMarkerWord(text: string, start: number, end: number, dollar: boolean): boolean {
+export function isMarkerWord(units: Uint16Array, text: string, start: number, end: number, dollar: boolean): boolean {
   if (dollar) return true;
   const length = end - start;
-  if (HEAD_PAIR[pairOf(text, start)] === 1 && length >= 3 && HEAD_HIT[hashOf(text, start, 3)] === 1 && matchesLists(text, start, end)) return true;
-  if (TAIL_PAIR[pairOf(text, end - 2)] !== 1) return false;
-  if (length >= 4 && TAIL_HIT[hashOf(text, end - 4, 4)] === 1 && matchesLists(text, start, end)) return true;
+  if (HEAD_PAIR[unitPairOf(units, start)] === 1 && length >= 3 && HEAD_HIT[unitHashOf(units, start, 3)] === 1 && matchesLists(text, start, end)) return true;
+  if (TAIL_PAIR[unitPairOf(units, end - 2)] !== 1) return false;
+  if (length >= 4 && TAIL_HIT[unitHashOf(units, end - 4, 4)] === 1 && matchesLists(text, start, end)) return true;
   for (const w of SHORT_SUFFIXES) if (w.length <= length && text.startsWith(w, end - w.length)) return true;
   return false;
 }
