@@ -62,9 +62,8 @@ export class TokenTable {
     return this.tokens.size;
   }
 
-  /** Count the token text[start, end) as seen in the block with this ordinal. */
-  noteRange(source: string, start: number, end: number, large: boolean, ordinal: number): void {
-    const hash = hashRange(source, start, end);
+  /** Count the token text[start, end) (FNV-1a `hash`, as `hashRange`) as seen in the block with this ordinal. */
+  noteRange(source: string, start: number, end: number, hash: number, large: boolean, ordinal: number): void {
     const found = this.tokens.find(source, start, end, hash);
     if (found >= 0) {
       if (this.last[found] !== ordinal) {
