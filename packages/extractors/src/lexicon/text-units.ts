@@ -4,6 +4,9 @@
 // call (Buffer's utf16le write keeps every unit as is, lone surrogates included).
 import { Buffer } from "node:buffer";
 
+/** Longest text whose buffer is kept for the next load (units); a longer one gets a buffer of its own. */
+const KEPT_UNITS = 1 << 20;
+
 export class TextUnits {
   private bytes = Buffer.from(new ArrayBuffer(1 << 16));
   private array = new Uint16Array(this.bytes.buffer, 0, this.bytes.length >> 1);
@@ -13,8 +16,14 @@ export class TextUnits {
    * array is this object's and is overwritten by the next `load`: read it before loading another text.
    */
   load(text: string): Uint16Array {
+    if (text.length > KEPT_UNITS) {
+      // Held only by the caller: a module-wide scanner does not keep a 1 GB session's largest output's worth.
+      const array = new Uint16Array(text.length);
+      Buffer.from(array.buffer).write(text, 0, "utf16le");
+      return array;
+    }
     if (text.length > this.array.length) {
-      const size = Math.max(text.length, this.array.length * 2);
+      const size = Math.min(KEPT_UNITS, Math.max(text.length, this.array.length * 2));
       this.bytes = Buffer.from(new ArrayBuffer(size * 2));
       this.array = new Uint16Array(this.bytes.buffer, 0, size);
     }

@@ -198,10 +198,6 @@ function leadingKeys(large: Int32Array, rarity: Int32Array, count: number): Int3
   return out;
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
  * The seed index's `userMessages[].firstLine`: first non-blank line, trailing whitespace dropped, clipped
  * bare to 200 chars. (The summary's one-liners use facts/user-text.ts `trimmedFirstLine`, which trims
@@ -219,14 +215,16 @@ export function firstLine(text: string): string {
   return "";
 }
 
+// Without a cache, one scanner's buffers serve every accumulator: a scan is applied as soon as it is
+// made (nothing of it outlives the apply, and applying scans nothing), so accumulators never interleave.
+const sharedScanner = new BlockScanner();
+
 /** Start an empty accumulator. */
 export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): SeedAccumulator {
   const cwd = options.cwd;
   const cache = options.scans;
   if (cache !== undefined && !(cache instanceof ScanCache)) throw new TypeError("`scans` must come from createSeedScanCache()");
-  // Without a cache, one scanner's buffers serve every block (nothing of a scan outlives its apply).
-  const scanner = cache === undefined ? new BlockScanner() : undefined;
-  const scanOf = (block: Block, paths: boolean): BlockScan => (cache === undefined ? (scanner as BlockScanner).scan(block, paths, false) : cache.scan(block, paths));
+  const scanOf = (block: Block, paths: boolean): BlockScan => (cache === undefined ? sharedScanner.scan(block, paths, false) : cache.scan(block, paths));
   const files = new Set<string>();
   /** Files of file-tool calls waiting for their result: a call that failed (no such file) names no file. */
   const pendingFiles = new Map<string, string>();
@@ -242,7 +240,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   const tokens = new TokenTable(isQueryKeyword);
   // Path candidates already judged (and, when paths, normalized: the costly part), found by their range
   // in the scanned text: a repeat is skipped without a substring (most candidates are repeats).
-  const seenCandidates = new RangeInterner(false);
+  const seenCandidates = new RangeInterner();
   const notePath = (text: string, start: number, end: number, hash: number): void => {
     const found = seenCandidates.find(text, start, end, hash);
     if (found >= 0) return;
@@ -369,7 +367,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const recent = opts.favourRecent === true;
     // Rarity of a token's rarest part is computed once per record (part counts grow as blocks arrive).
     const rarity = tokens.rarities();
-    const { text, df, first, last, large, length } = tokens;
+    const { df, first, last, large, length } = tokens;
     const tokenRank: TokenOrder = (a, b) => {
       const largeA = large[a] ?? 0;
       const largeB = large[b] ?? 0;
@@ -390,11 +388,11 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       const firstA = first[a] ?? 0;
       const firstB = first[b] ?? 0;
       if (firstA !== firstB) return recent ? firstB - firstA : firstA - firstB;
-      return compareText(text[a] ?? "", text[b] ?? "");
+      return tokens.compareText(a, b);
     };
     const identifiers = spread(tokens.size, tokenRank, leadingKeys(large, rarity, tokens.size), recent ? last : first, ordinal + 1)
-      .sort((a, b) => (first[a] ?? 0) - (first[b] ?? 0) || compareText(text[a] ?? "", text[b] ?? ""))
-      .map((id) => text[id] ?? "");
+      .sort((a, b) => (first[a] ?? 0) - (first[b] ?? 0) || tokens.compareText(a, b))
+      .map((id) => tokens.text(id));
 
     const errorRank: Ranked<ErrorStat> = (a, b) => {
       if (a.flagged !== b.flagged) return a.flagged ? -1 : 1;
