@@ -106,6 +106,9 @@ for (const w of MARKER_WORD_SUFFIXES) {
 }
 /** Suffixes under four characters ("No"): compared whenever the last two characters match. */
 const SHORT_SUFFIXES = MARKER_WORD_SUFFIXES.filter((w) => w.length < 4);
+/** Their last two characters: most words passing TAIL_PAIR ("…ed", "…on") end otherwise and skip the comparisons. */
+const SHORT_PAIR = new Int32Array((128 * 128) >> 5);
+for (const w of SHORT_SUFFIXES) setBit(SHORT_PAIR, pairOf(w, w.length - 2));
 
 /** Does the word text[start, end) equal a listed word, start with a listed prefix or end with a listed suffix? */
 function matchesLists(text: string, start: number, end: number): boolean {
@@ -127,6 +130,7 @@ export function isMarkerWord(units: Uint16Array, text: string, start: number, en
   if (hasBit(HEAD_PAIR, unitPairOf(units, start)) && length >= 3 && hasBit(HEAD_HIT, unitHashOf(units, start, 3)) && matchesLists(text, start, end)) return true;
   if (!hasBit(TAIL_PAIR, unitPairOf(units, end - 2))) return false;
   if (length >= 4 && hasBit(TAIL_HIT, unitHashOf(units, end - 4, 4)) && matchesLists(text, start, end)) return true;
+  if (!hasBit(SHORT_PAIR, unitPairOf(units, end - 2))) return false;
   for (const w of SHORT_SUFFIXES) if (w.length <= length && text.startsWith(w, end - w.length)) return true;
   return false;
 }
