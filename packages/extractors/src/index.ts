@@ -83,6 +83,7 @@ export {
   type SeedFieldsOptions,
   type SeedRecordParams,
 } from "./seed/accumulator.js";
+export { createSeedScanCache, type SeedScanCache } from "./seed/scan-cache.js";
 export { buildFoldRecord, type ExtractFieldsOptions, extractRecordFields, type FoldRecordInput } from "./seed/build-record.js";
 export { classifyTool, isContentTool, newContent, PATH_KEYS, toolCommand, toolNames, toolPath, type ToolClass } from "./tool-calls/tool-class.js";
 export {

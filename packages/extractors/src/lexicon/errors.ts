@@ -80,20 +80,35 @@ function hashOf(text: string, from: number, count: number): number {
   return h & (HASH_SIZE - 1);
 }
 const pairOf = (text: string, at: number): number => ((text.charCodeAt(at) & 127) << 7) | (text.charCodeAt(at + 1) & 127);
-const HEAD_PAIR = new Uint8Array(128 * 128);
-const TAIL_PAIR = new Uint8Array(128 * 128);
-const HEAD_HIT = new Uint8Array(HASH_SIZE);
-const TAIL_HIT = new Uint8Array(HASH_SIZE);
+const unitPairOf = (units: Uint16Array, at: number): number => (((units[at] as number) & 127) << 7) | ((units[at + 1] as number) & 127);
+function unitHashOf(units: Uint16Array, from: number, count: number): number {
+  let h = 0;
+  for (let i = from; i < from + count; i++) h = (Math.imul(h, 31) + (units[i] as number)) | 0;
+  return h & (HASH_SIZE - 1);
+}
+// The filters are bit sets (2 KB per pair table, 8 KB per hash table): asked of every word of every
+// output, they stay in the first-level cache where byte tables (16 KB, 64 KB) were evicted.
+const HEAD_PAIR = new Int32Array((128 * 128) >> 5);
+const TAIL_PAIR = new Int32Array((128 * 128) >> 5);
+const HEAD_HIT = new Int32Array(HASH_SIZE >> 5);
+const TAIL_HIT = new Int32Array(HASH_SIZE >> 5);
+const setBit = (set: Int32Array, at: number): void => {
+  set[at >> 5] = (set[at >> 5] as number) | (1 << (at & 31));
+};
+const hasBit = (set: Int32Array, at: number): boolean => (((set[at >> 5] as number) >>> (at & 31)) & 1) !== 0;
 for (const w of [...MARKER_WORDS, ...MARKER_WORD_PREFIXES]) {
-  HEAD_PAIR[pairOf(w, 0)] = 1;
-  HEAD_HIT[hashOf(w, 0, 3)] = 1;
+  setBit(HEAD_PAIR, pairOf(w, 0));
+  setBit(HEAD_HIT, hashOf(w, 0, 3));
 }
 for (const w of MARKER_WORD_SUFFIXES) {
-  TAIL_PAIR[pairOf(w, w.length - 2)] = 1;
-  if (w.length >= 4) TAIL_HIT[hashOf(w, w.length - 4, 4)] = 1;
+  setBit(TAIL_PAIR, pairOf(w, w.length - 2));
+  if (w.length >= 4) setBit(TAIL_HIT, hashOf(w, w.length - 4, 4));
 }
 /** Suffixes under four characters ("No"): compared whenever the last two characters match. */
 const SHORT_SUFFIXES = MARKER_WORD_SUFFIXES.filter((w) => w.length < 4);
+/** Their last two characters: most words passing TAIL_PAIR ("…ed", "…on") end otherwise and skip the comparisons. */
+const SHORT_PAIR = new Int32Array((128 * 128) >> 5);
+for (const w of SHORT_SUFFIXES) setBit(SHORT_PAIR, pairOf(w, w.length - 2));
 
 /** Does the word text[start, end) equal a listed word, start with a listed prefix or end with a listed suffix? */
 function matchesLists(text: string, start: number, end: number): boolean {
@@ -107,13 +122,15 @@ function matchesLists(text: string, start: number, end: number): boolean {
 /**
  * Can the word text[start, end) (a maximal run of [0-9A-Za-z_$], at least 2 characters; `dollar`: it
  * holds a "$") be part of an inline marker? A superset test: `errorLines` confirms with the regex.
+ * `units` hold text's UTF-16 units (`TextUnits`): the filters read them, the rare confirmation `text`.
  */
-export function isMarkerWord(text: string, start: number, end: number, dollar: boolean): boolean {
+export function isMarkerWord(units: Uint16Array, text: string, start: number, end: number, dollar: boolean): boolean {
   if (dollar) return true;
   const length = end - start;
-  if (HEAD_PAIR[pairOf(text, start)] === 1 && length >= 3 && HEAD_HIT[hashOf(text, start, 3)] === 1 && matchesLists(text, start, end)) return true;
-  if (TAIL_PAIR[pairOf(text, end - 2)] !== 1) return false;
-  if (length >= 4 && TAIL_HIT[hashOf(text, end - 4, 4)] === 1 && matchesLists(text, start, end)) return true;
+  if (hasBit(HEAD_PAIR, unitPairOf(units, start)) && length >= 3 && hasBit(HEAD_HIT, unitHashOf(units, start, 3)) && matchesLists(text, start, end)) return true;
+  if (!hasBit(TAIL_PAIR, unitPairOf(units, end - 2))) return false;
+  if (length >= 4 && hasBit(TAIL_HIT, unitHashOf(units, end - 4, 4)) && matchesLists(text, start, end)) return true;
+  if (!hasBit(SHORT_PAIR, unitPairOf(units, end - 2))) return false;
   for (const w of SHORT_SUFFIXES) if (w.length <= length && text.startsWith(w, end - w.length)) return true;
   return false;
 }
@@ -294,16 +311,36 @@ class MarkedLines {
 class LineStartStream {
   private at = 0;
   private found = -2;
+  /** Next index into `words` (when given) to look at. */
+  private k = 0;
   constructor(
     private readonly text: string,
     private readonly word: string,
+    private readonly words?: readonly number[],
   ) {}
+
+  /**
+   * The next occurrence of `word` at or after `from`: by `indexOf`, or, with the caller's marker word
+   * positions, the next of them that starts with it. A marker opens a line only at a word start (blanks
+   * or "npm " before it), where the caller's walk reports "error", "ERR" and any word holding "$"; so
+   * the two give the same confirmed lines, the second without a pass over the text.
+   */
+  private occurrence(from: number): number {
+    const words = this.words;
+    if (words === undefined) return this.text.indexOf(this.word, from);
+    while (this.k < words.length) {
+      const p = words[this.k] as number;
+      this.k += 1;
+      if (p >= from && this.text.startsWith(this.word, p)) return p;
+    }
+    return -1;
+  }
 
   /** The first line start at or after `from` (a line start) that opens with a marker, or -1. */
   next(from: number): number {
     if (this.found === -1 || this.found >= from) return this.found;
     const text = this.text;
-    let q = text.indexOf(this.word, Math.max(this.at, from));
+    let q = this.occurrence(Math.max(this.at, from));
     while (q !== -1) {
       let start = q;
       if (start >= 4 && text.startsWith("npm ", start - 4)) start -= 4;
@@ -317,7 +354,7 @@ class LineStartStream {
           return start;
         }
       }
-      q = text.indexOf(this.word, q + 1);
+      q = this.occurrence(q + 1);
     }
     this.found = -1;
     return -1;
@@ -346,8 +383,8 @@ export function errorLines(text: string, markerAt?: readonly number[]): string[]
   const marked = markerAt === undefined ? undefined : new MarkedLines(text, markerAt);
   const nextInlineFrom = (from: number): number => (marked === undefined ? nextInlineLine(text, inline, from) : marked.next(from));
   let nextInline = nextInlineFrom(0);
-  const lower = new LineStartStream(text, "error");
-  const upper = new LineStartStream(text, "ERR!");
+  const lower = new LineStartStream(text, "error", markerAt);
+  const upper = new LineStartStream(text, "ERR!", markerAt);
   let nextLineStart = nextLineStartLine(lower, upper, 0);
   while (nextInline !== -1 || nextLineStart !== -1) {
     const start = nextInline === -1 ? nextLineStart : nextLineStart === -1 ? nextInline : Math.min(nextInline, nextLineStart);

@@ -4,6 +4,7 @@
 import { ID_ANY_LOWER, ID_ANY_UPPER, ID_CHAR_BITS, ID_CONNECT, ID_DOLLAR, ID_WORDISH, keepWord, visitDashedId, visitJoinedRun } from "./identifiers.js";
 import { isMarkerWord, MARKER_CHARS } from "./errors.js";
 import { runPathEnd } from "./paths.js";
+import { TextUnits } from "./text-units.js";
 
 // Per ASCII code: the identifier bits of identifiers.ts (low byte) and the path-run bits above them. Every
 // identifier character ([0-9A-Za-z_$.-]) is also a path-run character, so identifier runs never cross a
@@ -24,11 +25,11 @@ for (const c of MARKER_CHARS) CHAR[c] = MARK_BIT;
 // Word bits other than lower-case letters: a word without any (and so without camelCase) is never kept.
 const NOT_LOWER = ID_WORDISH & ~ID_ANY_LOWER;
 
-/** Does text[start, end) (one word) hold an upper-case letter right after a lower-case one? */
-function hasCamel(text: string, start: number, end: number): boolean {
+/** Does units[start, end) (one word) hold an upper-case letter right after a lower-case one? */
+function hasCamel(units: Uint16Array, start: number, end: number): boolean {
   let prevLower = false;
   for (let i = start; i < end; i++) {
-    const b = CHAR[text.charCodeAt(i)] as number;
+    const b = CHAR[units[i] as number] as number;
     if (prevLower && (b & ID_ANY_UPPER) !== 0) return true;
     prevLower = (b & ID_ANY_LOWER) !== 0;
   }
@@ -87,10 +88,28 @@ export function scanOutputRanges(
   visitIdentifier: (start: number, end: number) => void,
   visitMarker?: (at: number) => void,
 ): void {
+  scanUnitRanges(text, ownUnits.load(text), paths, visitPath, visitIdentifier, visitMarker);
+}
+
+/** The units `scanOutputRanges` walks (a caller holding its own, e.g. the seed block scan, passes them). */
+const ownUnits = new TextUnits();
+
+/**
+ * `scanOutputRanges` over `units`, which hold text's UTF-16 units at [0, text.length) (`TextUnits`):
+ * the character walk reads the array; the rare per-word checks (regexes, slices) read `text`.
+ */
+export function scanUnitRanges(
+  text: string,
+  units: Uint16Array,
+  paths: boolean,
+  visitPath: (start: number, end: number) => void,
+  visitIdentifier: (start: number, end: number) => void,
+  visitMarker?: (at: number) => void,
+): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    const c = CHAR[text.charCodeAt(i)] as number;
+    const c = CHAR[units[i] as number] as number;
     if ((c & IN_RUN) === 0) {
       if (c !== 0 && visitMarker !== undefined) visitMarker(i);
       i += 1;
@@ -110,7 +129,7 @@ export function scanOutputRanges(
       // (0 at the end of the text).
       let t = 0;
       while (i < n) {
-        t = CHAR[text.charCodeAt(i)] as number;
+        t = CHAR[units[i] as number] as number;
         if ((t & ID_WORDISH) === 0) break;
         bits |= t;
         i += 1;
@@ -119,13 +138,13 @@ export function scanOutputRanges(
       let joined = false;
       if (i > wordStart) {
         kinds |= bits;
-        if (visitMarker !== undefined && i - wordStart >= 2 && isMarkerWord(text, wordStart, i, (bits & ID_DOLLAR) !== 0)) visitMarker(wordStart);
+        if (visitMarker !== undefined && i - wordStart >= 2 && isMarkerWord(units, text, wordStart, i, (bits & ID_DOLLAR) !== 0)) visitMarker(wordStart);
         if ((bits & NOT_LOWER) !== 0) {
           // camelCase is looked for only in words holding both cases (few), not tracked per character
-          const camel = (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(text, wordStart, i);
+          const camel = (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(units, wordStart, i);
           if (keepWord(bits & 255, i - wordStart, camel, text, wordStart)) visitIdentifier(wordStart, i);
         }
-        if ((t & ID_CONNECT) !== 0 && i + 1 < n) joined = ((CHAR[text.charCodeAt(i + 1)] as number) & ID_WORDISH) !== 0;
+        if ((t & ID_CONNECT) !== 0 && i + 1 < n) joined = ((CHAR[units[i + 1] as number] as number) & ID_WORDISH) !== 0;
         if (joined) connectors += 1;
         else if (connectors >= 1) {
           if (connectors >= 2) visitJoinedRun(text, idStart, i, connectors, visitIdentifier);

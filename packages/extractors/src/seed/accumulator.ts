@@ -1,24 +1,24 @@
 // Seed-index record extraction, incremental: feed blocks as they arrive (per turn), ask for the record's
-// fields or a whole fold-index v2 record at any point. Each block is scanned once, ever.
+// fields or a whole fold-index v2 record at any point. Each block is scanned once (block-scan.ts), ever,
+// and its scan applied here to the running fields; accumulators sharing a scan cache share the scans.
 import type { Block } from "@context-fold/ledger-reader";
 import {
-  blockLog,
   CodeAssigner,
   HARNESS,
   isEditedAnchor,
-  sha256Hex,
   type FoldIndexRecord,
   type SeedTrigger,
   type Span,
   type Usage,
   type UserMessageRef,
 } from "@context-fold/seed-index-format";
-import { clipLine, errorLines } from "../lexicon/errors.js";
-import { scanOutputRanges, scanOutputTokens } from "../lexicon/output-tokens.js";
+import { clipLine } from "../lexicon/errors.js";
 import { isQueryKeyword } from "./query-keywords.js";
 import { printsFileContent } from "../facts/shell-command.js";
 import { cleanPath, isPathToken } from "../lexicon/paths.js";
-import { hashRange, RangeInterner } from "./range-interner.js";
+import { BlockScanner, type BlockScan } from "./block-scan.js";
+import { RangeInterner } from "./range-interner.js";
+import { ScanCache, spanFacts, type SeedScanCache, type SpanFacts } from "./scan-cache.js";
 import { TokenTable, type TokenOrder } from "./token-table.js";
 import { classifyTool, isContentTool, toolCommand, toolPath } from "../tool-calls/tool-class.js";
 
@@ -45,6 +45,12 @@ export interface SeedFields {
 export interface SeedAccumulatorOptions {
   /** The session cwd: paths under it become repo-relative. */
   readonly cwd?: string | undefined;
+  /**
+   * Scans shared with other accumulators fed the same block objects (`createSeedScanCache`): a block
+   * one of them scanned is applied from that scan, and its span's sha256 is computed once. Output is
+   * the same with or without.
+   */
+  readonly scans?: SeedScanCache | undefined;
 }
 
 export interface SeedFieldsOptions {
@@ -104,8 +110,7 @@ interface ErrorStat {
 
 interface SpanSource {
   readonly block: Block;
-  readonly log: { bytes: number; lines: number };
-  readonly sha256: string;
+  facts: SpanFacts | undefined;
   readonly edited: boolean;
 }
 
@@ -193,10 +198,6 @@ function leadingKeys(large: Int32Array, rarity: Int32Array, count: number): Int3
   return out;
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
  * The seed index's `userMessages[].firstLine`: first non-blank line, trailing whitespace dropped, clipped
  * bare to 200 chars. (The summary's one-liners use facts/user-text.ts `trimmedFirstLine`, which trims
@@ -214,19 +215,16 @@ export function firstLine(text: string): string {
   return "";
 }
 
-/** What an output says of a path that does not exist: strerror(ENOENT) and its code. */
-const MISSING_MARKERS = ["No such file or directory", "ENOENT"];
-const MISSING_LINE_MAX = 2000;
-
-function stringValues(value: unknown, out: string[], depth: number): void {
-  if (typeof value === "string") out.push(value);
-  else if (depth < 4 && Array.isArray(value)) for (const v of value) stringValues(v, out, depth + 1);
-  else if (depth < 4 && typeof value === "object" && value !== null) for (const v of Object.values(value)) stringValues(v, out, depth + 1);
-}
+// Without a cache, one scanner's buffers serve every accumulator: a scan is applied as soon as it is
+// made (nothing of it outlives the apply, and applying scans nothing), so accumulators never interleave.
+const sharedScanner = new BlockScanner();
 
 /** Start an empty accumulator. */
 export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): SeedAccumulator {
   const cwd = options.cwd;
+  const cache = options.scans;
+  if (cache !== undefined && !(cache instanceof ScanCache)) throw new TypeError("`scans` must come from createSeedScanCache()");
+  const scanOf = (block: Block, paths: boolean): BlockScan => (cache === undefined ? sharedScanner.scan(block, paths, false) : cache.scan(block, paths));
   const files = new Set<string>();
   /** Files of file-tool calls waiting for their result: a call that failed (no such file) names no file. */
   const pendingFiles = new Map<string, string>();
@@ -241,11 +239,9 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   // Query-language keywords in capitals are no identifiers (see query-keywords.ts).
   const tokens = new TokenTable(isQueryKeyword);
   // Path candidates already judged (and, when paths, normalized: the costly part), found by their range
-  // in the text being scanned: a repeat is skipped without a substring (most candidates are repeats).
-  const seenCandidates = new RangeInterner(false);
-  const notePath = (start: number, end: number): void => {
-    const text = scanText;
-    const hash = hashRange(text, start, end);
+  // in the scanned text: a repeat is skipped without a substring (most candidates are repeats).
+  const seenCandidates = new RangeInterner();
+  const notePath = (text: string, start: number, end: number, hash: number): void => {
     const found = seenCandidates.find(text, start, end, hash);
     if (found >= 0) return;
     seenCandidates.add(text, start, end, hash, -1 - found);
@@ -270,42 +266,13 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   /** Commands of shell calls waiting for their result (whose output is content when they print a file). */
   const shellCalls = new Map<string, string>();
   const confirmed = new Set<string>();
-  const noteMissing = (candidate: string): void => {
-    if (!isPathToken(candidate)) return;
-    const path = cleanPath(candidate, cwd);
-    if (path !== undefined) missing.add(path);
-  };
-  const scanMissing = (text: string): void => {
-    for (const marker of MISSING_MARKERS) {
-      for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + marker.length)) {
-        const start = text.lastIndexOf("\n", at) + 1;
-        let end = text.indexOf("\n", at);
-        if (end < 0) end = text.length;
-        // One line, bounded: a pathological line costs at most its first MISSING_LINE_MAX characters.
-        scanOutputTokens(text.slice(start, Math.min(end, start + MISSING_LINE_MAX)), true, noteMissing, () => undefined);
-        at = Math.max(at, end - marker.length);
-      }
-    }
-  };
-  // The text being scanned and whether it is a large output, read by the one range visitor below
-  // (a closure per block would cost more than the lookups it serves).
-  let scanText = "";
-  let scanLarge = false;
-  const noteRange = (start: number, end: number): void => {
-    tokens.noteRange(scanText, start, end, scanLarge, ordinal);
-  };
-  const noteTokens = (text: string, large: boolean): void => {
-    scanText = text;
-    scanLarge = large;
-    scanOutputRanges(text, false, notePath, noteRange);
-  };
 
-  // Positions of error marker words in the output being scanned (reused: one array for every block).
-  const markerAt: number[] = [];
-  const noteMarker = (at: number): void => {
-    markerAt.push(at);
+  /** A block's scan applied to the running fields: its tokens, and (`paths`) its path candidates. */
+  const applyTokens = (scan: BlockScan, large: boolean): void => {
+    const { source, tokens: ranges, tokenInts } = scan;
+    for (let at = 0; at < tokenInts; at += 3) tokens.noteRange(source, ranges[at] as number, ranges[at + 1] as number, ranges[at + 2] as number, large, ordinal);
   };
-  const scanOutput = (block: Block): void => {
+  const applyOutput = (block: Block): void => {
     const text = block.text;
     if (text.length === 0) return;
     const flagged = block.isError === true;
@@ -313,17 +280,21 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     if (block.toolCallId !== undefined) shellCalls.delete(block.toolCallId);
     // A file tool's output, or a shell command printing a file (`cat f`, `sed -n '1,9p' f`, `grep -A 3 x f`), is content.
     const content = (block.toolName !== undefined && isContentTool(block.toolName, block.args)) || (command !== undefined && printsFileContent(command));
-    scanMissing(text);
     // A failed file or search tool's message names the path it could not use, not a file of the session.
     const failedLookup = flagged && block.kind === "toolResult" && classifyTool(block.toolName, block.args) !== "shell";
-    // One walk over the text finds path candidates (not in file content: those paths are the file's) and identifiers.
-    scanText = text;
-    scanLarge = text.length >= LARGE_OUTPUT_CHARS;
-    markerAt.length = 0;
-    scanOutputRanges(text, !content && !failedLookup, notePath, noteRange, noteMarker);
-    // File contents count too: a read log or a test fixture holds the error lines summaries lose. The
-    // walk above gave the positions of marker words: only their lines are searched.
-    for (const line of errorLines(text, markerAt)) {
+    // Path candidates only outside file content: those paths are the file's.
+    const paths = !content && !failedLookup;
+    const scan = scanOf(block, paths);
+    for (const candidate of scan.missing) {
+      const path = cleanPath(candidate, cwd);
+      if (path !== undefined) missing.add(path);
+    }
+    const { source, paths: pathRanges, pathInts } = scan;
+    if (paths && pathRanges !== undefined) {
+      for (let at = 0; at < pathInts; at += 3) notePath(source, pathRanges[at] as number, pathRanges[at + 1] as number, pathRanges[at + 2] as number);
+    }
+    applyTokens(scan, text.length >= LARGE_OUTPUT_CHARS);
+    for (const line of scan.errors) {
       const stat = errors.get(line);
       if (stat === undefined) errors.set(line, { line, flagged, first: ordinal, last: ordinal });
       else {
@@ -351,16 +322,13 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         const command = toolCommand(block.toolName, block.args);
         if (command !== undefined) commands.add(command);
         if (command !== undefined && block.toolCallId !== undefined && classifyTool(block.toolName, block.args) === "shell") shellCalls.set(block.toolCallId, command);
-        // Scan argument values, not the JSON text: its escapes ("\n") would glue onto the next word.
-        const values: string[] = [];
-        stringValues(block.args, values, 0);
-        for (const value of values) noteTokens(value, false);
+        applyTokens(scanOf(block, false), false);
         break;
       }
       case "bash": {
         const command = toolCommand("bash", block.args);
         if (command !== undefined) commands.add(command);
-        scanOutput(block);
+        applyOutput(block);
         break;
       }
       case "toolResult": {
@@ -372,36 +340,34 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
             confirmed.add(path);
           }
         }
-        scanOutput(block);
+        applyOutput(block);
         break;
       }
       case "user":
         userMessages.push({ turn: block.turn, firstLine: firstLine(block.text) });
-        noteTokens(block.text, false);
+        applyTokens(scanOf(block, false), false);
         break;
       case "text":
       case "thinking":
-        noteTokens(block.text, false);
+        applyTokens(scanOf(block, false), false);
         break;
       default:
         // custom messages, compaction and branch summaries are derived text, not session ground truth
         break;
     }
     if (block.anchor !== undefined && (block.kind === "toolResult" || block.kind === "text" || block.kind === "thinking")) {
-      spanSources.push({
-        block,
-        log: blockLog(block.text),
-        sha256: sha256Hex(block.text),
-        edited: isEditedAnchor(block.anchor),
-      });
+      spanSources.push({ block, facts: undefined, edited: isEditedAnchor(block.anchor) });
     }
   };
+  // A span's sha256 and log are computed when a record first asks for it (a fold record spans only the
+  // blocks it chose), once per accumulator, or once per cache when accumulators share one.
+  const factsOf = (source: SpanSource): SpanFacts => (source.facts ??= cache === undefined ? spanFacts(source.block.text) : cache.span(source.block));
 
   const fields = (opts: SeedFieldsOptions = {}): SeedFields => {
     const recent = opts.favourRecent === true;
     // Rarity of a token's rarest part is computed once per record (part counts grow as blocks arrive).
     const rarity = tokens.rarities();
-    const { text, df, first, last, large, length } = tokens;
+    const { df, first, last, large, length } = tokens;
     const tokenRank: TokenOrder = (a, b) => {
       const largeA = large[a] ?? 0;
       const largeB = large[b] ?? 0;
@@ -422,11 +388,11 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       const firstA = first[a] ?? 0;
       const firstB = first[b] ?? 0;
       if (firstA !== firstB) return recent ? firstB - firstA : firstA - firstB;
-      return compareText(text[a] ?? "", text[b] ?? "");
+      return tokens.compareText(a, b);
     };
     const identifiers = spread(tokens.size, tokenRank, leadingKeys(large, rarity, tokens.size), recent ? last : first, ordinal + 1)
-      .sort((a, b) => (first[a] ?? 0) - (first[b] ?? 0) || compareText(text[a] ?? "", text[b] ?? ""))
-      .map((id) => text[id] ?? "");
+      .sort((a, b) => (first[a] ?? 0) - (first[b] ?? 0) || tokens.compareText(a, b))
+      .map((id) => tokens.text(id));
 
     const errorRank: Ranked<ErrorStat> = (a, b) => {
       if (a.flagged !== b.flagged) return a.flagged ? -1 : 1;
@@ -456,8 +422,9 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       const span = { blockId: anchor, code: codes.assign(anchor) } as Span;
       if (block.kind === "toolResult" && block.toolName !== undefined) span.tool = block.toolName;
       span.turn = block.turn;
-      span.log = { bytes: source.log.bytes, lines: source.log.lines };
-      span.sha256 = source.sha256;
+      const facts = factsOf(source);
+      span.log = { bytes: facts.log.bytes, lines: facts.log.lines };
+      span.sha256 = facts.sha256;
       if (block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 && !source.edited) span.fullOutputPath = block.fullOutputPath;
       out.push(span);
     }

@@ -18,21 +18,18 @@ export function hashRange(text: string, start: number, end: number): number {
 /**
  * Distinct character strings by id, found by the characters of a range of some text (no substring to
  * look up). Each one's characters are copied once into a flat pool: a lookup compares typed-array units,
- * not the units of a heap string. A slot holds the hash beside the id, so a probe reads one place.
+ * not the units of a heap string, and a string is made only when asked for (`text`). A slot holds the
+ * hash, the id, and where and how long its characters are, so a probe reads one place.
  */
 export class RangeInterner {
-  /** The strings by id, when kept (`keep`); a part table only counts, it never prints. */
-  readonly strings: string[] = [];
   private pool = new Uint16Array(16384);
   private poolSize = 0;
   /** Per id: where its characters start in `pool`, and how many. */
   private at = new Int32Array(1024);
   private length = new Int32Array(1024);
   private count = 0;
-  /** Open addressing, two ints per slot: [hash, id + 1] (id + 1 = 0: empty). */
-  private slots = new Int32Array(4096);
-
-  constructor(private readonly keep: boolean) {}
+  /** Open addressing, four ints per slot: [hash, id + 1, pool start, length] (id + 1 = 0: empty). */
+  private slots = new Int32Array(4 * 2048);
 
   get size(): number {
     return this.count;
@@ -42,19 +39,19 @@ export class RangeInterner {
   find(source: string, start: number, end: number, hash: number): number {
     const length = end - start;
     const slots = this.slots;
-    const mask = (slots.length >> 1) - 1;
+    const mask = (slots.length >> 2) - 1;
     let slot = hash & mask;
     for (;;) {
-      const held = slots[2 * slot + 1] ?? 0;
+      const base = slot << 2;
+      const held = slots[base + 1] as number;
       if (held === 0) return -1 - slot;
-      if (slots[2 * slot] === hash && this.length[held - 1] === length && this.same(held - 1, source, start, length)) return held - 1;
+      if (slots[base] === hash && slots[base + 3] === length && this.same(slots[base + 2] as number, source, start, length)) return held - 1;
       slot = (slot + 1) & mask;
     }
   }
 
-  private same(id: number, source: string, start: number, length: number): boolean {
+  private same(from: number, source: string, start: number, length: number): boolean {
     const pool = this.pool;
-    const from = this.at[id] ?? 0;
     for (let i = 0; i < length; i++) if (pool[from + i] !== source.charCodeAt(start + i)) return false;
     return true;
   }
@@ -63,7 +60,6 @@ export class RangeInterner {
   add(source: string, start: number, end: number, hash: number, slot: number): number {
     const id = this.count++;
     const length = end - start;
-    if (this.keep) this.strings.push(source.slice(start, end));
     if (id >= this.at.length) {
       this.at = grown(this.at, this.at.length * 2);
       this.length = grown(this.length, this.length.length * 2);
@@ -79,26 +75,57 @@ export class RangeInterner {
     this.poolSize = from + length;
     this.at[id] = from;
     this.length[id] = length;
-    this.slots[2 * slot] = hash;
-    this.slots[2 * slot + 1] = id + 1;
+    const base = slot << 2;
+    this.slots[base] = hash;
+    this.slots[base + 1] = id + 1;
+    this.slots[base + 2] = from;
+    this.slots[base + 3] = length;
     // Keep the load under a half so probes stay short.
-    if ((id + 1) * 4 > this.slots.length) this.rehash(this.slots.length);
+    if ((id + 1) * 8 > this.slots.length) this.rehash();
     return id;
   }
 
-  /** Double the slot count (`slots` ints now), re-placing every entry. */
-  private rehash(ints: number): void {
+  /** The string with this id. */
+  text(id: number): string {
+    const from = this.at[id] as number;
+    const to = from + (this.length[id] as number);
+    let out = "";
+    // In pieces: an argument list as long as a 1 MB candidate would overflow the stack.
+    for (let at = from; at < to; at += 4096) out += String.fromCharCode(...this.pool.subarray(at, Math.min(to, at + 4096)));
+    return out;
+  }
+
+  /** The order of two ids' strings by UTF-16 units, as `<` orders strings. */
+  compare(a: number, b: number): number {
+    const pool = this.pool;
+    const fromA = this.at[a] as number;
+    const fromB = this.at[b] as number;
+    const lengthA = this.length[a] as number;
+    const lengthB = this.length[b] as number;
+    const n = Math.min(lengthA, lengthB);
+    for (let i = 0; i < n; i++) {
+      const d = (pool[fromA + i] as number) - (pool[fromB + i] as number);
+      if (d !== 0) return d < 0 ? -1 : 1;
+    }
+    return lengthA === lengthB ? 0 : lengthA < lengthB ? -1 : 1;
+  }
+
+  /** Double the slot count, re-placing every entry. */
+  private rehash(): void {
     const old = this.slots;
-    const slots = new Int32Array(ints * 2);
-    const mask = ints - 1;
-    for (let at = 0; at < old.length; at += 2) {
-      const held = old[at + 1] ?? 0;
+    const slots = new Int32Array(old.length * 2);
+    const mask = (slots.length >> 2) - 1;
+    for (let at = 0; at < old.length; at += 4) {
+      const held = old[at + 1] as number;
       if (held === 0) continue;
-      const hash = old[at] ?? 0;
+      const hash = old[at] as number;
       let slot = hash & mask;
-      while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-      slots[2 * slot] = hash;
-      slots[2 * slot + 1] = held;
+      while (slots[(slot << 2) + 1] !== 0) slot = (slot + 1) & mask;
+      const base = slot << 2;
+      slots[base] = hash;
+      slots[base + 1] = held;
+      slots[base + 2] = old[at + 2] as number;
+      slots[base + 3] = old[at + 3] as number;
     }
     this.slots = slots;
   }

@@ -35,8 +35,8 @@ export class TokenTable {
    */
   constructor(private readonly excluded: (source: string, start: number, end: number) => boolean = () => false) {}
 
-  private readonly tokens = new RangeInterner(true);
-  private readonly partNames = new RangeInterner(false);
+  private readonly tokens = new RangeInterner();
+  private readonly partNames = new RangeInterner();
   /** Number of blocks the token appears in. */
   df = new Int32Array(1024);
   /** Ordinal of the first and last block the token appears in. */
@@ -53,18 +53,22 @@ export class TokenTable {
   /** Per part id: how many distinct tokens hold it (a token holding a part twice counts twice). */
   private partUses = new Int32Array(1024);
 
-  /** Token text by id. */
-  get text(): readonly string[] {
-    return this.tokens.strings;
+  /** Token text by id (made on request: a record prints a few dozen of thousands). */
+  text(id: number): string {
+    return this.tokens.text(id);
+  }
+
+  /** The order of two tokens' texts, as `<` orders the strings. */
+  compareText(a: number, b: number): number {
+    return this.tokens.compare(a, b);
   }
 
   get size(): number {
     return this.tokens.size;
   }
 
-  /** Count the token text[start, end) as seen in the block with this ordinal. */
-  noteRange(source: string, start: number, end: number, large: boolean, ordinal: number): void {
-    const hash = hashRange(source, start, end);
+  /** Count the token text[start, end) (FNV-1a `hash`, as `hashRange`) as seen in the block with this ordinal. */
+  noteRange(source: string, start: number, end: number, hash: number, large: boolean, ordinal: number): void {
     const found = this.tokens.find(source, start, end, hash);
     if (found >= 0) {
       if (this.last[found] !== ordinal) {
