@@ -15,7 +15,7 @@ afterEach(() => {
 
 const PROJECT_TRUTH = join(import.meta.dirname, "../../../tools/eval/truth");
 
-/** The real sessions with truth: three in fixtures/real (one headerless), two in fixtures/sessions. */
+/** The real sessions with truth: three in fixtures/real (one headerless), three in fixtures/sessions. */
 function realSessions(): string[] {
   return [
     sharedFixture("real", "castai-kimchi-dev-910d402__session.jsonl"),
@@ -23,6 +23,7 @@ function realSessions(): string[] {
     sharedFixture("real", "pinion05-act-3ae80f5__01-youtube-noheader.jsonl"),
     sharedFixture("sessions", "pi-mono-history__session.jsonl"),
     sharedFixture("sessions", "pi-mono__large-session.jsonl"),
+    sharedFixture("sessions", "pi-mono__before-compaction.jsonl"),
   ];
 }
 

@@ -87,6 +87,12 @@ describe("truth file format", () => {
       expect(t.questions.length).toBeGreaterThanOrEqual(8);
       expect(t.foundingRequest).not.toBeNull();
     }
+    // Written for the question scores (issue 19): questions, a selection of decisions, every commit.
+    const file = join(import.meta.dirname, "../../../tools/eval/truth", "pi-mono__before-compaction.truth.json");
+    const t = parseTruthFile(file, JSON.parse(readFileSync(file, "utf8")));
+    expect(t.questions.length).toBeGreaterThanOrEqual(8);
+    expect(t.commits.length).toBeGreaterThan(20);
+    expect(t.foundingRequest).not.toBeNull();
   });
 
   it("refuses what the scoring cannot trust, naming the field", () => {

@@ -69,6 +69,22 @@ export function piecesOf(token: string): string[] {
   return out.length >= 2 ? [...new Set(out)] : [];
 }
 
+/** A file extension: a letter, then up to three letters or digits (`ts`, `md`, `json`, `mp4`). */
+const EXTENSION = /^[a-z][a-z0-9]{0,3}$/;
+
+/**
+ * The name a file token is also written by, without its extension: `interactive-mode` for
+ * `interactive-mode.ts` (a commit message, a sentence or an import names the module so), or null. Only
+ * for a name that is itself a compound (two pieces or more): a plain word left by the cut (`main` of
+ * `main.ts`, `readme` of `README.md`) would match every block using the word.
+ */
+export function fileBase(token: string): string | null {
+  const dot = token.lastIndexOf(".");
+  if (dot <= 0 || !EXTENSION.test(token.slice(dot + 1))) return null;
+  const base = token.slice(0, dot);
+  return piecesOf(base).length >= 2 ? base : null;
+}
+
 /** Compiles with re2js (linear time); anything it refuses becomes a typed RecallPatternError. */
 export function compilePattern(source: string, flags = ""): RE2JS {
   if (source.length === 0) throw new RecallError("BAD_QUERY", "empty regex: give a pattern between the slashes");

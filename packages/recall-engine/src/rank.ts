@@ -1,8 +1,9 @@
 // Ranking: BM25 over each query token's matches — the token whole, then (lower) the indexed terms it
-// begins or its stem begins, then (lower still) the blocks holding all its pieces — stopwords and a
+// begins or its stem begins, then (lower still) the blocks holding all its pieces (a file's too without
+// its extension) — stopwords and a
 // compound's parts only add to blocks already matched, phrases required, a share-of-query factor, a
 // weight per block kind (what the user and the tools said first), a relative score floor. Regex: re2js.
-import { piecesOf, type ParsedQuery } from "./query.js";
+import { fileBase, piecesOf, type ParsedQuery } from "./query.js";
 import { STOPWORDS } from "./query.js";
 import { nearestCoverage, PROXIMITY_WINDOW } from "./proximity.js";
 import { stemOf } from "./stem.js";
@@ -208,6 +209,10 @@ function scoreToken(
   }
   if (longer.length > 0) maxUnion(index, longer, PREFIX_WEIGHT, inScope, gate, s, out);
   maxPieces(index, token, inScope, gate, s, out, textOf, out.length === 0);
+  // A file is also named without its extension (`interactive-mode` for `interactive-mode.ts`): its
+  // name is matched as a compound held inside the block's words, never by pieces apart.
+  const base = fileBase(token);
+  if (base !== null) maxPieces(index, base, inScope, gate, s, out, textOf, false);
 }
 
 /**
@@ -431,7 +436,8 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
       best = Math.max(best, PREFIX_WEIGHT * idfOf(n, df) * Math.min(K1 + 1, factor));
     }
     // Pieces are summed over their count and scaled by at most the literal weight; the token held
-    // inside a longer one is at most a prefix match of a term one block holds.
+    // inside a longer one is at most a prefix match of a term one block holds (a file's name without its
+    // extension, `fileBase`, is such a compound too, and its token has pieces).
     if (piecesOf(token).length >= 2) best = Math.max(best, Math.max(PIECES_LITERAL_WEIGHT, PREFIX_WEIGHT) * any);
     sum += best;
   }
@@ -537,38 +543,49 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
     const stem = stemOf(token);
     const prefix = stem ?? token;
     const pieces = piecesOf(token);
-    return { token, stem: stem !== null && stem !== token ? stem : null, prefix: prefix.length >= MIN_PREFIX ? prefix : null, pieces: pieces.length >= 2 ? pieces : null, spoken: speaks(token) };
+    const base = fileBase(token);
+    return {
+      token,
+      stem: stem !== null && stem !== token ? stem : null,
+      prefix: prefix.length >= MIN_PREFIX ? prefix : null,
+      pieces: pieces.length >= 2 ? pieces : null,
+      basePieces: base !== null ? piecesOf(base) : null,
+      spoken: speaks(token),
+    };
   });
   if (tokens.some((t) => t.spoken)) return () => Number.POSITIVE_INFINITY;
   const boostTerms = [...boosts];
   const value = askedShapes(distinctPrimaries(primaries)).length > 0 ? VALUE_BOOST : 1;
   const scale = value * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
   return (terms) => {
+    // Every piece must be held (the last one whole or begun); each adds its share of the bm25 sum (0: not all held).
+    const shareOf = (pieces: readonly string[]): number => {
+      let share = 0;
+      for (let p = 0; p < pieces.length; p++) {
+        const piece = pieces[p] as string;
+        const whole = terms.exact(piece);
+        const held = p === pieces.length - 1 ? unionBound(piece.length >= MIN_PREFIX ? terms.prefixed(piece, piece) : NO_TERMS, whole) : whole.bound;
+        if (held === 0) return 0;
+        share += held;
+      }
+      return share;
+    };
     let sum = 0;
-    for (const { token, stem, prefix, pieces } of tokens) {
+    for (const { token, stem, prefix, pieces, basePieces } of tokens) {
       let best = terms.exact(token).bound;
       const longer = prefix !== null ? terms.prefixed(prefix, token) : NO_TERMS;
       // The stem itself is no longer than the prefix (it is the prefix): counted apart, unless it is the token.
       best = Math.max(best, PREFIX_WEIGHT * (stem !== null ? unionBound(longer, terms.exact(stem)) : unionBound(longer)));
       if (pieces !== null) {
-        // Every piece must be held (the last one whole or begun); each adds its share of the bm25 sum.
-        let share = 0;
-        for (let p = 0; p < pieces.length; p++) {
-          const piece = pieces[p] as string;
-          const whole = terms.exact(piece);
-          const held = p === pieces.length - 1 ? unionBound(piece.length >= MIN_PREFIX ? terms.prefixed(piece, piece) : NO_TERMS, whole) : whole.bound;
-          if (held === 0) {
-            share = 0;
-            break;
-          }
-          share += held;
-        }
+        const share = shareOf(pieces);
         best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
         // A block holding every piece may hold the token inside a longer one (`maxPieces`), scored by the
         // idf of as few as one block: a figure of the session's block count, which the dictionary does
         // not keep. Such a session is bounded from its segment (`wordsScoreBound`).
         if (share > 0) return Number.POSITIVE_INFINITY;
       }
+      // The same for a file's name without its extension (`fileBase`), matched like a compound token.
+      if (basePieces !== null && shareOf(basePieces) > 0) return Number.POSITIVE_INFINITY;
       sum += best;
     }
     for (const term of boostTerms) sum += PART_WEIGHT * terms.exact(term).bound;

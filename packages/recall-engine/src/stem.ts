@@ -1,10 +1,30 @@
 // Light English stemming for query words: the stem is matched as a prefix of indexed terms, so
 // `installed` finds `install`, `installs`, `installation`; `carry` finds `carried`; `tickers` finds
-// `ticker`. Only inflection endings are cut (no dictionary), and only from plain lowercase words:
-// identifiers, paths and numbers are matched as typed.
+// `ticker`; a noun made of a verb finds the verb (`deduplication` → `deduplicate`, `compaction` →
+// `compact`). Only inflection endings and the `-(a)tion` of such nouns are cut (no dictionary), and
+// only from plain lowercase words: identifiers, paths and numbers are matched as typed.
 
 /** Shortest stem kept: a shorter one would prefix-match most of the vocabulary. */
 const MIN_STEM = 3;
+/**
+ * Shortest stem left by cutting a noun's `-(a)tion`: the cut is derivational, so what is left must still
+ * name the verb (`validation` → `valid`, `creation` → `creat`), not a fragment that begins hundreds of
+ * unrelated words (`option` → `opt`, `action` → `act`, `section` → `sect` are kept whole).
+ */
+const MIN_NOUN_STEM = 5;
+
+/**
+ * A question names an action by its noun (`the deduplication`, `the installation`) where the session
+ * wrote the verb (`Deduplicate interactive-mode`, `npm install`): `-ation` is cut when a stem of
+ * MIN_NOUN_STEM letters is left (`installation` → `install`, `configuration` → `configur`), else `-ion`
+ * after its `t` (`creation` → `creat`, `compaction` → `compact`); plurals alike (`installations`). `-sion` is left alone: `session`,
+ * `version` and `permission` do not name their verbs by it.
+ */
+function nounStem(word: string): string | null {
+  if (word.endsWith("ation") && word.length - 5 >= MIN_NOUN_STEM) return word.slice(0, -5);
+  if (word.endsWith("tion") && word.length - 3 >= MIN_NOUN_STEM) return word.slice(0, -3);
+  return null;
+}
 
 function isVowel(c: string): boolean {
   return c === "a" || c === "e" || c === "i" || c === "o" || c === "u";
@@ -25,6 +45,8 @@ export function stemOf(word: string): string | null {
     const out = doubled ? undouble(stem) : stem;
     return out.length >= MIN_STEM ? out : null;
   };
+  const noun = nounStem(word.endsWith("tions") ? word.slice(0, -1) : word);
+  if (noun !== null) return noun;
   if (word.endsWith("ies") || word.endsWith("ied")) return cut(3);
   if (word.endsWith("ing")) return cut(3, true);
   if (word.endsWith("ed")) return cut(2, true);

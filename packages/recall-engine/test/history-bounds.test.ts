@@ -138,4 +138,32 @@ describe("history score bounds", () => {
     }
     expect(checked).toBeGreaterThan(8);
   }, 120_000);
+
+  it("bounds a file token matched by its name without the extension, and a noun matched by its verb", async () => {
+    // No block holds the extension's piece (`ts`): the token's own pieces are not all held, its name's are.
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("interactive-mode repeats itself, shorten it"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_d", name: "bash", arguments: { command: 'git commit -am "Deduplicate interactive-mode: add a showStatus helper"' } }]));
+      sm.appendMessage(toolResult("c_d", "bash", "[refactor 109a30b] Deduplicate interactive-mode: add a showStatus helper"));
+      sm.appendMessage(user("now the footer"));
+      sm.appendMessage(assistant([{ type: "text", text: "The footer helper is next; the mode line stays interactive." }]));
+    });
+    const root = tempDir("history-bounds-names-root-");
+    const dir = dirname(file);
+    const history = HistoryIndex.for(dir, { root });
+    await history.update();
+    const state = historyDirFor(dir, root);
+    const ordinal = history.sessions[0]?.ordinal ?? -1;
+    const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
+    let checked = 0;
+    for (const query of ["Which commit shortened interactive-mode.ts?", "interactive-mode.ts", "which helper did the deduplication add", "deduplication"]) {
+      const bound = historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false).bounds.get(ordinal);
+      const ranked = index.rank(query, { scope: "all" }).ranked;
+      expect(ranked.length, query).toBeGreaterThan(0);
+      // None (the segment bounds the session) or one above every score.
+      for (const hit of ranked) expect(bound === undefined || hit.score <= bound, `${query} #${String(hit.doc)}: ${String(hit.score)} > ${String(bound)}`).toBe(true);
+      checked += ranked.length;
+    }
+    expect(checked).toBeGreaterThan(6);
+  }, 120_000);
 });

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
 import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { HistoryIndex, parseQuery, queryTerms, RecallIndex, searchSessions } from "../src/index.js";
+import { HistoryIndex, parseQuery, queryTerms, RecallIndex, searchSessions, stemOf } from "../src/index.js";
+import { fileBase } from "../src/query.js";
 import { askedShapes, holdsShape } from "../src/value-shapes.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
@@ -73,6 +74,36 @@ function colorsSession(): string {
     sm.appendMessage(toolResult("c_theme", "edit", "Successfully replaced text in src/theme/dark.json."));
     sm.appendMessage(assistant([{ type: "text", text: "Updated the dark theme with all your colors: accent #8abeb7 (teal), green diffs #b5bd68, red diffs #cc6666, user message background #343541." }]));
     filler(sm);
+  });
+}
+
+/**
+ * The session wrote the verb (`Deduplicate`), the question asks with its noun (`deduplication`); a later
+ * message of the user holds the question's other words and is shorter and more recent.
+ */
+function nounSession(): string {
+  return writtenByPi((sm) => {
+    filler(sm);
+    sm.appendMessage(user("interactive-mode repeats itself everywhere, make it shorter"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "c_dedup", name: "bash", arguments: { command: 'git commit -am "Deduplicate interactive-mode: add a showStatus helper"' } }]));
+    sm.appendMessage(toolResult("c_dedup", "bash", "[refactor 109a30b] Deduplicate interactive-mode: add a showStatus helper\n 1 file changed"));
+    filler(sm);
+    sm.appendMessage(user("next, add a helper for the footer"));
+  });
+}
+
+/**
+ * A commit names the module without its extension (`interactive-mode`); a later message of the user holds the
+ * question's other words and the name's pieces apart.
+ */
+function baseSession(): string {
+  return writtenByPi((sm) => {
+    filler(sm);
+    sm.appendMessage(user("the selectors should not live in one file"));
+    sm.appendMessage(assistant([{ type: "toolCall", id: "c_split", name: "bash", arguments: { command: 'git commit -am "Split interactive-mode selectors"' } }]));
+    sm.appendMessage(toolResult("c_split", "bash", "[refactor 6adfb64] Split interactive-mode selectors\n 3 files changed"));
+    filler(sm);
+    sm.appendMessage(user("split interactive mode, then commit"));
   });
 }
 
@@ -155,16 +186,47 @@ describe("questions answered by structure", () => {
     expect(holdsShape("accent #8abeb7", ["color"])).toBe(true);
     expect(holdsShape("user bg 343541, beaded", ["color"])).toBe(false);
   });
+  it("a question naming an action by its noun finds the verb the session wrote (deduplication → Deduplicate)", async () => {
+    expect([stemOf("deduplication"), stemOf("installations"), stemOf("creation"), stemOf("compaction")]).toEqual(["deduplic", "install", "creat", "compact"]);
+    // Too short a stem would begin unrelated words; `-sion` nouns do not name their verbs by it.
+    expect([stemOf("option"), stemOf("action"), stemOf("section"), stemOf("session"), stemOf("version")]).toEqual([null, null, null, null, null]);
+    const hits = await hitsOf(nounSession(), "Which helper did the deduplication add?");
+    expect(hits[0]?.text).toContain("Deduplicate interactive-mode");
+    const note = hits.findIndex((h) => h.text.startsWith("next, add a helper"));
+    expect(note < 0 || note > 0).toBe(true);
+  });
+  it("a file named with its extension is found where its name is written without it, never by its pieces apart", async () => {
+    expect([fileBase("interactive-mode.ts"), fileBase("src/core/agent-session.json"), fileBase("main.ts"), fileBase("readme.md"), fileBase("pi-tui"), fileBase("v0.8.0")]).toEqual([
+      "interactive-mode",
+      "src/core/agent-session",
+      null,
+      null,
+      null,
+      null,
+    ]);
+    const hits = await hitsOf(baseSession(), "Which commit split interactive-mode.ts?");
+    expect(hits[0]?.text).toContain("Split interactive-mode selectors");
+    const note = hits.findIndex((h) => h.text.startsWith("split interactive mode"));
+    const commit = hits.findIndex((h) => h.text.includes("interactive-mode"));
+    expect(note < 0 || note > commit).toBe(true);
+  });
   it("reads clitics in linear time (a megabyte of apostrophes)", { timeout: LINEAR_TIME_MS }, () => {
     for (const blob of ["a'".repeat(1 << 19), "n'".repeat(1 << 19), "x's".repeat(1 << 18) + "'"]) expect(parseQuery(blob).mode).toBe("words");
   });
   it("ranks the same across a history as in each session alone", async () => {
     const dir = tempDir("question-structure-");
     mkdirSync(join(dir, "--project--"), { recursive: true });
-    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession() };
+    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession() };
     for (const [name, file] of Object.entries(files)) copyFileSync(file, join(dir, "--project--", `${name}.jsonl`));
     const history = HistoryIndex.for(dir, { root: tempDir("question-structure-state-") });
-    for (const query of ["Which port does the api server listen on?", "Which example custom tools ship in examples/custom-tools?", "Where is the MarkdownTheme interface defined in pi-tui?", "Which colors did the dark theme get for accent and diffs?"]) {
+    for (const query of [
+      "Which port does the api server listen on?",
+      "Which example custom tools ship in examples/custom-tools?",
+      "Where is the MarkdownTheme interface defined in pi-tui?",
+      "Which colors did the dark theme get for accent and diffs?",
+      "Which helper did the deduplication add?",
+      "Which commit split interactive-mode.ts?",
+    ]) {
       const each = await searchSessions(dir, query, { cache: false });
       const across = await history.search(query);
       expect(across.hits.map((h) => [h.index, h.score]), query).toEqual(each.hits.map((h) => [h.index, h.score]));

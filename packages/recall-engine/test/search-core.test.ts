@@ -126,7 +126,8 @@ describe("RecallIndex search over hand-built blocks", () => {
     expect(renderResults(bash)).toContain("> #8 [!cmd output] $ npm test → 3 passed 0 failed");
   });
   it("groups by segment with > marks, neighbours and (context) between", () => {
-    const r = index.search("pool rotation");
+    // A page long enough for every hit (`rotation` also finds `rotate(t)`, through its stem `rotat`).
+    const r = index.search("pool rotation", { pageSize: 10 });
     const text = renderResults(r);
     expect(text).toMatch(/--- #0-#3 turn 1 \(\d\/4 entries match\) ---/);
     expect(text).toMatch(/^> #1 \[assistant\]/m);
