@@ -233,7 +233,7 @@ function sectionBytes(shown: boolean, heading: number, lines: number, bytes: num
 /**
  * `sizeOf(render(s, memo))` without rendering: trimming measures the digest after every batch it drops,
  * and a long error ledger or statement list would otherwise be rendered again each time. The section
- * order and lines are `render`'s; the digest budget test checks the two agree.
+ * order and lines are `render`'s; test/digest-measure.test.ts checks the two agree in every state trimming reaches.
  */
 export function measure(s: State, memo: Memo, sizes: Sizes): number {
   const o = s.omitted;
