@@ -31,7 +31,7 @@ export interface Digest {
   readonly stats: DigestStats;
 }
 
-interface State {
+export interface State {
   prompts: UserStatement[];
   corrections: UserStatement[];
   statements: UserStatementFact[];
@@ -44,7 +44,7 @@ interface State {
 }
 
 /** What the digest measures over and over while trimming, made once per digest: each item's rendered line and the UTF-8 sizes. */
-interface Memo {
+export interface Memo {
   readonly lines: Map<object, { readonly line: string; readonly bytes: number }>;
   readonly textBytes: Map<object, number>;
 }
@@ -56,12 +56,23 @@ function textBytesOf(memo: Memo, item: UserStatement): number {
 }
 
 function accounting(s: State, memo: Memo): { line: string; bytes: number } {
-  const whole = (items: UserStatement[]): UserStatement[] => items.filter((i) => !s.clipped.includes(i.index));
-  const p = whole(s.prompts);
-  const c = whole(s.corrections);
-  const bytes = [...p, ...c].reduce((sum, i) => sum + textBytesOf(memo, i), 0);
+  // Loops, not callbacks made per call: the digest is measured many times in the compaction hook, and a
+  // closure made per call is compiled again after every full GC.
+  let prompts = 0;
+  let corrections = 0;
+  let bytes = 0;
+  for (const p of s.prompts) {
+    if (s.clipped.includes(p.index)) continue;
+    prompts++;
+    bytes += textBytesOf(memo, p);
+  }
+  for (const c of s.corrections) {
+    if (s.clipped.includes(c.index)) continue;
+    corrections++;
+    bytes += textBytesOf(memo, c);
+  }
   return {
-    line: `preserved verbatim: ${String(p.length)} initial prompt(s), ${String(c.length)} corrections (~${String(bytes)} B)`,
+    line: `preserved verbatim: ${String(prompts)} initial prompt(s), ${String(corrections)} corrections (~${String(bytes)} B)`,
     bytes,
   };
 }
@@ -82,11 +93,7 @@ class Rendered {
 
   /** `item`'s line, made by `make` the first time this digest renders it. */
   pushOnce<T extends object>(item: T, make: (item: T) => string): void {
-    let held = this.memo.lines.get(item);
-    if (held === undefined) {
-      const line = make(item);
-      this.memo.lines.set(item, (held = { line, bytes: utf8Bytes(line) }));
-    }
+    const held = heldLine(this.memo, item, make);
     this.push(held.line, held.bytes);
   }
 
@@ -143,13 +150,120 @@ function render(s: State, memo: Memo): Rendered {
   return out;
 }
 
+/** `item`'s rendered line and its UTF-8 bytes, made by `make` the first time this digest needs it. */
+function heldLine<T extends object>(memo: Memo, item: T, make: (item: T) => string): { readonly line: string; readonly bytes: number } {
+  let held = memo.lines.get(item);
+  if (held === undefined) {
+    const line = make(item);
+    memo.lines.set(item, (held = { line, bytes: utf8Bytes(line) }));
+  }
+  return held;
+}
+
+/**
+ * Bytes of the lines of a list that trimming shortens only at its ends, as first given: the bytes of
+ * any run of it are two lookups (each item's line made and sized once per digest).
+ */
+class RunBytes {
+  readonly #prefix: number[] = [0];
+  constructor(sizes: readonly number[]) {
+    let sum = 0;
+    for (const size of sizes) this.#prefix.push((sum += size));
+  }
+  /** Bytes of the `length` items from `start`. */
+  of(start: number, length: number): number {
+    return (this.#prefix[start + length] ?? 0) - (this.#prefix[start] ?? 0);
+  }
+}
+
+/** Per list the line sizes `measure` adds up: corrections and statements lose their first items, the rest their last. */
+export interface Sizes {
+  readonly corrections: RunBytes;
+  readonly statements: RunBytes;
+  readonly errors: RunBytes;
+  readonly commands: RunBytes;
+  /** Items of the one hex line and of the one files line. */
+  readonly hex: RunBytes;
+  readonly files: RunBytes;
+}
+
+export function sizesOf(s: State, memo: Memo): Sizes {
+  const hex: number[] = [];
+  for (const h of s.hex) hex.push(utf8Bytes(hexItem(h)));
+  const files: number[] = [];
+  for (const f of s.files) files.push(utf8Bytes(f));
+  return {
+    corrections: new RunBytes(lineSizes(memo, s.corrections, verbatimLine)),
+    statements: new RunBytes(lineSizes(memo, s.statements, statementItemLine)),
+    errors: new RunBytes(lineSizes(memo, s.errors, errorLine)),
+    commands: new RunBytes(lineSizes(memo, s.commands, commandLine)),
+    hex: new RunBytes(hex),
+    files: new RunBytes(files),
+  };
+}
+
+/** The bytes of each item's line, in order (made and held by `heldLine`). */
+function lineSizes<T extends object>(memo: Memo, items: readonly T[], make: (item: T) => string): number[] {
+  const out: number[] = [];
+  for (const item of items) out.push(heldLine(memo, item, make).bytes);
+  return out;
+}
+
+const HEADINGS = {
+  top: utf8Bytes("[Durable Artifacts]"),
+  prompts: utf8Bytes("Initial prompt(s), verbatim:"),
+  corrections: utf8Bytes("Corrections, verbatim:"),
+  statements: utf8Bytes("User statements the summary had no room for:"),
+  errors: utf8Bytes("Error ledger:"),
+  commands: utf8Bytes("Working commands:"),
+  hex: utf8Bytes("Hex constants:"),
+  files: utf8Bytes("Files:"),
+} as const;
+
+/** Bytes of an omission line and its newline (none when nothing was omitted). */
+function omitBytes(count: number, what: string, recall: string): number {
+  return count > 0 ? utf8Bytes(omissionLine({ count, what, recall })) + 1 : 0;
+}
+
+/** Bytes of a section: its heading, `lines` lines of `bytes` bytes and its omission line, each with its newline. */
+function sectionBytes(shown: boolean, heading: number, lines: number, bytes: number, omitted: number): number {
+  return shown ? heading + 1 + bytes + lines + omitted : 0;
+}
+
+/**
+ * `sizeOf(render(s, memo))` without rendering: trimming measures the digest after every batch it drops,
+ * and a long error ledger or statement list would otherwise be rendered again each time. The section
+ * order and lines are `render`'s; test/digest-measure.test.ts checks the two agree in every state trimming reaches.
+ */
+export function measure(s: State, memo: Memo, sizes: Sizes): number {
+  const o = s.omitted;
+  let prompts = 0;
+  for (const p of s.prompts) prompts += heldLine(memo, p, verbatimLine).bytes;
+  const hexLine = s.hex.length > 0 ? 2 + sizes.hex.of(0, s.hex.length) + 2 * (s.hex.length - 1) : -1;
+  const filesLine = s.files.length > 0 ? 2 + sizes.files.of(0, s.files.length) + 2 * (s.files.length - 1) : -1;
+  return (
+    HEADINGS.top +
+    1 +
+    sectionBytes(s.prompts.length > 0 || o.initialPrompts > 0, HEADINGS.prompts, s.prompts.length, prompts, omitBytes(o.initialPrompts, "more initial prompts", "user messages")) +
+    sectionBytes(s.corrections.length > 0 || o.corrections > 0, HEADINGS.corrections, s.corrections.length, sizes.corrections.of(o.corrections, s.corrections.length), omitBytes(o.corrections, "more corrections", "user messages")) +
+    sectionBytes(s.statements.length > 0 || o.statements > 0, HEADINGS.statements, s.statements.length, sizes.statements.of(o.statements, s.statements.length), omitBytes(o.statements, "more user statements", "user messages")) +
+    sectionBytes(s.errors.length > 0 || o.errorLedger > 0, HEADINGS.errors, s.errors.length, sizes.errors.of(0, s.errors.length), omitBytes(o.errorLedger, "more errors", "errors")) +
+    sectionBytes(s.commands.length > 0 || o.workingCommands > 0, HEADINGS.commands, s.commands.length, sizes.commands.of(0, s.commands.length), omitBytes(o.workingCommands, "more working commands", "commands")) +
+    sectionBytes(s.hex.length > 0 || o.hexConstants > 0, HEADINGS.hex, 0, hexLine + 1, omitBytes(o.hexConstants, "more hex constants", "identifiers")) +
+    sectionBytes(s.files.length > 0 || o.files > 0, HEADINGS.files, 0, filesLine + 1, omitBytes(o.files, "more files", "files")) +
+    utf8Bytes(accounting(s, memo).line) +
+    1
+  );
+}
+
 /** The digest's text: its lines, each ended by a newline. */
 function textOf(rendered: Rendered): string {
   return `${rendered.lines.join("\n")}\n`;
 }
 
-/** UTF-8 bytes of `textOf(rendered)`: the lines' bytes and one newline each. */
-function sizeOf(rendered: Rendered): number {
+/** UTF-8 bytes of the digest `s` renders to, rendered (what `measure` must agree with). */
+export function renderedBytes(s: State, memo: Memo): number {
+  const rendered = render(s, memo);
   return rendered.bytes + rendered.lines.length;
 }
 
@@ -171,15 +285,12 @@ export interface DigestOptions {
   readonly statements?: readonly UserStatementFact[];
 }
 
-/** Digest of `artifacts` within `budget` tokens (ceil(bytes / 4)). Pure. */
-export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions = {}): Digest {
-  const budget = options.budget ?? DEFAULT_DIGEST_BUDGET;
-  if (!Number.isInteger(budget) || budget < 64) throw new SummaryError("BAD_OPTION", `digest budget must be a whole number ≥ 64 tokens, got ${String(budget)}`);
-  const s: State = {
+/** The digest of everything, before trimming: unresolved errors first, so trimming from the end drops resolved ones first. */
+export function digestState(artifacts: DurableArtifacts, statements: readonly UserStatementFact[]): State {
+  return {
     prompts: [...artifacts.initialPrompts],
     corrections: [...artifacts.corrections],
-    statements: [...(options.statements ?? [])],
-    // Unresolved errors first, so trimming from the end drops resolved ones first.
+    statements: [...statements],
     errors: [...artifacts.errorLedger.filter((e) => !e.resolved), ...artifacts.errorLedger.filter((e) => e.resolved)],
     commands: [...artifacts.workingCommands],
     hex: [...artifacts.hexConstants],
@@ -187,54 +298,85 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
     omitted: { initialPrompts: 0, corrections: 0, statements: 0, errorLedger: 0, workingCommands: 0, hexConstants: 0, files: 0 },
     clipped: [],
   };
+}
+
+/**
+ * The trimming steps, lowest priority first: files, hex constants, working commands, errors (each from
+ * its end), then statements and corrections (oldest first). A switch over module-level code, not closures
+ * made per digest: the digest is built in the compaction hook, and a closure made per call is compiled
+ * again after every full GC.
+ */
+const STEPS = 6;
+
+/** Drops one item by `step`; false when its list is empty. */
+function dropOne(s: State, step: number): boolean {
+  const o = s.omitted;
+  switch (step) {
+    case 0:
+      return s.files.pop() !== undefined ? (o.files++, true) : false;
+    case 1:
+      return s.hex.pop() !== undefined ? (o.hexConstants++, true) : false;
+    case 2:
+      return s.commands.pop() !== undefined ? (o.workingCommands++, true) : false;
+    case 3:
+      return s.errors.pop() !== undefined ? (o.errorLedger++, true) : false;
+    case 4:
+      return s.statements.shift() !== undefined ? (o.statements++, true) : false;
+    default:
+      return s.corrections.shift() !== undefined ? (o.corrections++, true) : false;
+  }
+}
+
+const itemCost = (text: string): number => utf8Bytes(text) + 16;
+
+/**
+ * How many items of `step`'s list, taken in the order it drops them, cover `need` bytes (read lazily: a
+ * long error ledger is costed only as far as the excess reaches).
+ */
+function batchFor(s: State, step: number, need: number): number {
+  let batch = 0;
+  switch (step) {
+    case 0:
+      for (let k = s.files.length - 1; k >= 0 && need > 0; k--, batch++) need -= itemCost(s.files[k] as string);
+      break;
+    case 1:
+      for (let k = s.hex.length - 1; k >= 0 && need > 0; k--, batch++) need -= itemCost((s.hex[k] as HexConstant).value);
+      break;
+    case 2:
+      for (let k = s.commands.length - 1; k >= 0 && need > 0; k--, batch++) need -= itemCost((s.commands[k] as WorkingCommand).command);
+      break;
+    case 3:
+      for (let k = s.errors.length - 1; k >= 0 && need > 0; k--, batch++) need -= itemCost((s.errors[k] as ErrorLedgerEntry).text);
+      break;
+    case 4:
+      for (let k = 0; k < s.statements.length && need > 0; k++, batch++) need -= itemCost(statementLine((s.statements[k] as UserStatementFact).text));
+      break;
+    default:
+      for (let k = 0; k < s.corrections.length && need > 0; k++, batch++) need -= itemCost((s.corrections[k] as UserStatement).text);
+  }
+  return batch;
+}
+
+/** Digest of `artifacts` within `budget` tokens (ceil(bytes / 4)). Pure. */
+export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions = {}): Digest {
+  const budget = options.budget ?? DEFAULT_DIGEST_BUDGET;
+  if (!Number.isInteger(budget) || budget < 64) throw new SummaryError("BAD_OPTION", `digest budget must be a whole number ≥ 64 tokens, got ${String(budget)}`);
+  const s = digestState(artifacts, options.statements ?? []);
   const limit = budget * 4;
   const memo: Memo = { lines: new Map(), textBytes: new Map() };
-  const size = (): number => sizeOf(render(s, memo));
-  // Lowest priority first; each takes items off one end of its list (corrections: oldest first).
-  const cost = (text: string): number => utf8Bytes(text) + 16;
-  const steps: (() => boolean)[] = [
-    () => (s.files.pop() !== undefined ? (s.omitted.files++, true) : false),
-    () => (s.hex.pop() !== undefined ? (s.omitted.hexConstants++, true) : false),
-    () => (s.commands.pop() !== undefined ? (s.omitted.workingCommands++, true) : false),
-    () => (s.errors.pop() !== undefined ? (s.omitted.errorLedger++, true) : false),
-    () => (s.statements.shift() !== undefined ? (s.omitted.statements++, true) : false),
-    () => (s.corrections.shift() !== undefined ? (s.omitted.corrections++, true) : false),
-  ];
-  // How many items of each list, taken in the order its step drops them, cover `need` bytes (read
-  // lazily: a long error ledger is costed only as far as the excess reaches).
-  const fromEnd =
-    <T>(list: readonly T[], of: (item: T) => number) =>
-    (need: number): number => {
-      let batch = 0;
-      for (let k = list.length - 1; k >= 0 && need > 0; k--, batch++) need -= of(list[k] as T);
-      return batch;
-    };
-  const fromStart =
-    <T>(list: readonly T[], of: (item: T) => number) =>
-    (need: number): number => {
-      let batch = 0;
-      for (let k = 0; k < list.length && need > 0; k++, batch++) need -= of(list[k] as T);
-      return batch;
-    };
-  const batches: ((need: number) => number)[] = [
-    fromEnd(s.files, cost),
-    fromEnd(s.hex, (h) => cost(h.value)),
-    fromEnd(s.commands, (w) => cost(w.command)),
-    fromEnd(s.errors, (e) => cost(e.text)),
-    fromStart(s.statements, (u) => cost(statementLine(u.text))),
-    fromStart(s.corrections, (c) => cost(c.text)),
-  ];
+  const sizes = sizesOf(s, memo);
+  const size = (): number => measure(s, memo, sizes);
   let current = size();
-  steps.forEach((step, i) => {
+  for (let step = 0; step < STEPS; step++) {
     while (current > limit) {
       // Drop about as many items as cover the excess, then re-measure.
-      const batch = batches[i]?.(current - limit) ?? 0;
+      const batch = batchFor(s, step, current - limit);
       let dropped = false;
-      for (let k = 0; k < Math.max(1, batch); k++) if (step()) dropped = true;
+      for (let k = 0; k < Math.max(1, batch); k++) if (dropOne(s, step)) dropped = true;
       if (!dropped) break;
       current = size();
     }
-  });
+  }
   // Still over: clip the initial prompts (last first) down to what fits, keeping a recall pointer.
   for (let i = s.prompts.length - 1; i >= 0 && current > limit; i--) {
     const p = s.prompts[i];

@@ -1,7 +1,7 @@
 // Facts and artifacts (from @context-fold/extractors) to a SummaryDoc, before merging and budgeting:
 // one-line fields flattened, symbol names and anchor items filtered to what the line grammar can carry.
 import { memoizeText, statementKey, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
-import type { CatalogFile, FileItem, FooterDoc, LineItem, OutstandingDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import type { CatalogFile, CommitItem, FileItem, FooterDoc, LineItem, OutstandingDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
 import { statementLine } from "./statement-line.js";
 import { flat, oneLine } from "./summary-syntax.js";
 
@@ -15,7 +15,7 @@ const STATUS_RANK = { modified: 0, created: 1, read: 2 } as const;
 
 /** Remembered per text: each compaction of a session renders mostly the same items again. */
 const line = memoizeText((text) => oneLine(text, LINE_MAX));
-const listable = (s: string): boolean => s !== "" && !s.includes(", ") && !s.includes("\n");
+const isListable = (s: string): boolean => s !== "" && !s.includes(", ") && !s.includes("\n");
 
 /**
  * Preferences without the sentences of a message listed as a correction: a correction is listed once,
@@ -23,8 +23,11 @@ const listable = (s: string): boolean => s !== "" && !s.includes(", ") && !s.inc
  */
 export function withoutCorrectionEchoes<T extends LineItem>(preferences: readonly T[], corrections: readonly VerbatimItem[]): T[] {
   if (corrections.length === 0) return [...preferences];
-  const said = new Set(corrections.map((c) => c.index));
-  return preferences.filter((p) => !said.has(p.index));
+  const said = new Set<number>();
+  for (const c of corrections) said.add(c.index);
+  const out: T[] = [];
+  for (const p of preferences) if (!said.has(p.index)) out.push(p);
+  return out;
 }
 
 /**
@@ -37,9 +40,13 @@ export function withoutListedStatements(
   corrections: readonly VerbatimItem[],
   scopeChanges: readonly LineItem[],
 ): StatementItem[] {
-  const listed = new Set<number>([...corrections.map((c) => c.index), ...scopeChanges.map((s) => s.index)]);
+  const listed = new Set<number>();
+  for (const c of corrections) listed.add(c.index);
+  for (const s of scopeChanges) listed.add(s.index);
   if (goal !== null) listed.add(goal.index);
-  return statements.filter((s) => !listed.has(s.index));
+  const out: StatementItem[] = [];
+  for (const s of statements) if (!listed.has(s.index)) out.push(s);
+  return out;
 }
 
 /** Preferences whose sentence a statement of the same message already quotes (containment after `statementKey`). */
@@ -47,29 +54,44 @@ export function withoutStatementEchoes<T extends LineItem>(preferences: readonly
   if (statements.length === 0) return [...preferences];
   const byIndex = new Map<number, string>();
   for (const s of statements) byIndex.set(s.index, statementKey(s.text));
-  return preferences.filter((p) => {
+  const out: T[] = [];
+  for (const p of preferences) {
     const said = byIndex.get(p.index);
-    return said === undefined || !said.includes(statementKey(p.text));
-  });
+    if (said === undefined || !said.includes(statementKey(p.text))) out.push(p);
+  }
+  return out;
 }
 
 /** Files ordered modified, created, then read; first-touched order within each. */
 export function orderFiles(files: readonly FileItem[]): FileItem[] {
-  return files
-    .map((f, i) => ({ f, i }))
-    .sort((a, b) => STATUS_RANK[a.f.status] - STATUS_RANK[b.f.status] || a.i - b.i)
-    .map((x) => x.f);
+  // By status, first-touched order kept within one (the sort is stable).
+  return [...files].sort(byStatus);
 }
 
+const byStatus = (a: FileItem, b: FileItem): number => STATUS_RANK[a.status] - STATUS_RANK[b.status];
+
+/** Symbol names the line grammar can carry, at most SYMBOLS_PER_FILE. */
+function listedSymbols(symbols: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const s of symbols) if (SYMBOL_OK.test(s)) out.push(s);
+  return out.length > SYMBOLS_PER_FILE ? out.slice(0, SYMBOLS_PER_FILE) : out;
+}
+
+/** The entries of `list` one comma-separated line can carry (a loop, not a callback made per call: see `docFromFacts`). */
+function listable(list: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const s of list) if (isListable(s)) out.push(s);
+  return out;
+}
+
+/**
+ * The doc of `facts`. Written as loops over module-level helpers, not callbacks: this runs in the
+ * compaction hook, and a closure made per call is compiled again after every full GC.
+ */
 export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, brief: readonly string[], footer: FooterDoc): SummaryDoc {
-  const files: FileItem[] = orderFiles(
-    facts.files.map((f) => ({
-      status: f.status,
-      path: flat(f.path),
-      symbols: f.symbols.filter((s) => SYMBOL_OK.test(s)).slice(0, SYMBOLS_PER_FILE),
-      index: f.lastIndex,
-    })),
-  );
+  const fileItems: FileItem[] = [];
+  for (const f of facts.files) fileItems.push({ status: f.status, path: flat(f.path), symbols: listedSymbols(f.symbols), index: f.lastIndex });
+  const files = orderFiles(fileItems);
   const catalog: CatalogFile[] = [];
   for (const t of facts.typeCatalog) {
     const last = catalog[catalog.length - 1];
@@ -77,33 +99,48 @@ export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, b
     if (last !== undefined && last.path === t.path) (last.lines as string[]).push(text);
     else catalog.push({ path: flat(t.path), status: t.status, lines: [text] });
   }
-  const outstanding: OutstandingDoc[] = facts.outstanding.map((o) => ({
-    tag: o.resolved ? "RESOLVED" : o.severity,
-    label: flat(o.label).replaceAll("]", ")"),
-    text: line(o.text),
-    index: o.index,
-    ...(o.resolved && o.resolvedIndex !== undefined ? { resolvedIndex: o.resolvedIndex } : {}),
-  }));
+  const outstanding: OutstandingDoc[] = [];
+  for (const o of facts.outstanding) {
+    outstanding.push({
+      tag: o.resolved ? "RESOLVED" : o.severity,
+      label: flat(o.label).replaceAll("]", ")"),
+      text: line(o.text),
+      index: o.index,
+      ...(o.resolved && o.resolvedIndex !== undefined ? { resolvedIndex: o.resolvedIndex } : {}),
+    });
+  }
   const goalIndex = facts.goal?.index ?? null;
   const focusIndex = facts.status.focusIndex ?? goalIndex;
-  const prefSeen = new Set<string>();
-  const preferences = facts.preferences
-    .map((p) => ({ text: line(p.text), index: p.index }))
-    .filter((p) => {
-      const key = `${String(p.index)}\u0000${p.text}`;
-      if (prefSeen.has(key)) return false;
-      prefSeen.add(key);
-      return true;
-    });
-  const corrections = artifacts.corrections.filter((c) => c.index !== goalIndex).map((c) => ({ text: c.text, index: c.index }));
+  // One entry per (#N, text): the same #N may hold two preferences, the same text two #N.
+  const prefSeen = new Map<number, string[]>();
+  const preferences: LineItem[] = [];
+  for (const p of facts.preferences) {
+    const text = line(p.text);
+    const seen = prefSeen.get(p.index);
+    if (seen?.includes(text) === true) continue;
+    if (seen === undefined) prefSeen.set(p.index, [text]);
+    else seen.push(text);
+    preferences.push({ text, index: p.index });
+  }
+  const corrections: VerbatimItem[] = [];
+  for (const c of artifacts.corrections) if (c.index !== goalIndex) corrections.push({ text: c.text, index: c.index });
   const goal = facts.goal === null ? null : { text: facts.goal.text, index: facts.goal.index };
-  const scopeChanges = facts.scopeChanges.map((s) => ({ text: line(s.text), index: s.index }));
-  const statements = withoutListedStatements(
-    facts.statements.map((s) => ({ text: statementLine(s.text), index: s.index, count: s.count })),
-    goal,
-    corrections,
-    scopeChanges,
-  );
+  const scopeChanges: LineItem[] = [];
+  for (const sc of facts.scopeChanges) scopeChanges.push({ text: line(sc.text), index: sc.index });
+  const said: StatementItem[] = [];
+  for (const st of facts.statements) said.push({ text: statementLine(st.text), index: st.index, count: st.count });
+  const statements = withoutListedStatements(said, goal, corrections, scopeChanges);
+  const commits: CommitItem[] = [];
+  for (const c of facts.commits) commits.push({ hash: c.hash, subject: line(`${c.subject}${c.kind === "commit" ? "" : ` [${c.kind}]`}`), index: c.index });
+  const keyFiles: string[] = [];
+  for (const f of facts.anchors.keyFiles) keyFiles.push(flat(f));
+  const earlierTurns: LineItem[] = [];
+  for (const t of facts.turns) earlierTurns.push({ text: line(t.oneLine), index: t.index });
+  const next: string[] = [];
+  for (const n of facts.status.nextSteps) {
+    const text = line(n);
+    if (text !== "") next.push(text);
+  }
   return {
     goal,
     scopeChanges,
@@ -115,28 +152,24 @@ export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, b
     statementsOmitted: null,
     files,
     filesOmitted: [],
-    commits: facts.commits.map((c) => ({
-      hash: c.hash,
-      subject: line(`${c.subject}${c.kind === "commit" ? "" : ` [${c.kind}]`}`),
-      index: c.index,
-    })),
+    commits,
     commitsOmitted: null,
     anchors: {
-      commits: facts.anchors.commits.filter(listable),
-      errors: facts.anchors.errorIds.filter(listable),
-      files: facts.anchors.keyFiles.map(flat).filter(listable),
+      commits: listable(facts.anchors.commits),
+      errors: listable(facts.anchors.errorIds),
+      files: listable(keyFiles),
     },
     previous: [],
     typeCatalog: catalog,
     typeCatalogOmitted: null,
     outstanding,
     outstandingOmitted: null,
-    earlierTurns: facts.turns.map((t) => ({ text: line(t.oneLine), index: t.index })),
+    earlierTurns,
     earlierTurnsOmitted: null,
     status: {
       focus: facts.status.focus !== "" && focusIndex !== null ? { text: line(facts.status.focus), index: focusIndex } : null,
       lastAction: facts.status.lastModification === undefined ? null : { text: line(facts.status.lastModification.text), index: facts.status.lastModification.index },
-      next: facts.status.nextSteps.map(line).filter((s) => s !== ""),
+      next,
     },
     brief,
     briefOmitted: null,

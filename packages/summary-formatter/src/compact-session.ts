@@ -267,9 +267,14 @@ function digestArtifacts(lookups: BlockLookups, artifacts: DurableArtifacts, doc
 
 /** User statements of `facts` the summary lists nowhere (its budget dropped them): the digest carries them. */
 function statementsLeftOut(facts: SessionFacts, doc: SummaryDoc): UserStatementFact[] {
-  const listed = new Set<number>([...doc.statements, ...doc.corrections, ...doc.scopeChanges].map((s) => s.index));
+  const listed = new Set<number>();
+  for (const s of doc.statements) listed.add(s.index);
+  for (const c of doc.corrections) listed.add(c.index);
+  for (const s of doc.scopeChanges) listed.add(s.index);
   if (doc.goal !== null) listed.add(doc.goal.index);
-  return facts.statements.filter((s) => !listed.has(s.index));
+  const left: UserStatementFact[] = [];
+  for (const s of facts.statements) if (!listed.has(s.index)) left.push(s);
+  return left;
 }
 
 /**

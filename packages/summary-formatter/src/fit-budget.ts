@@ -5,7 +5,7 @@
 // summary over its budget — then whole items are dropped lowest priority first until the rendered text
 // fits — see TRIM_ORDER. Everything dropped is counted with a recall pointer; nothing is dropped silently.
 import { briefRef } from "./brief.js";
-import type { FileItem, Omission, OutstandingDoc, PreviousSummaryDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import type { CatalogFile, FileItem, Omission, OutstandingDoc, PreviousSummaryDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
 import { TAG_CORRECTION, TAG_FOUNDING, verbatimLines } from "./summary-syntax.js";
 import { utf8Bytes, utf8Head } from "./tokens.js";
 
@@ -282,6 +282,31 @@ function countFor(costs: readonly number[], excess: number): number {
 
 const lineCost = (s: string): number => utf8Bytes(s) + 12;
 
+// Costs by module-level functions and loops, not callbacks made per call: fitting runs in the compaction
+// hook, and a closure made per call is compiled again after every full GC.
+const textCost = (item: { readonly text: string }): number => lineCost(item.text);
+const pathCost = (item: { readonly path: string }): number => lineCost(item.path);
+const subjectCost = (item: { readonly subject: string }): number => lineCost(item.subject);
+const previousCost = (p: PreviousSummaryDoc): number => sum(p.lines);
+const catalogCost = (c: CatalogFile): number => sum(c.lines) + lineCost(c.path);
+
+/** `cost` of each item, in order. */
+function costs<T>(items: readonly T[], cost: (item: T) => number): number[] {
+  const out: number[] = [];
+  for (const item of items) out.push(cost(item));
+  return out;
+}
+
+/** The read files (`read`) or the written ones, last first. */
+function filesLastFirst(files: readonly FileItem[], read: boolean): FileItem[] {
+  const out: FileItem[] = [];
+  for (let i = files.length - 1; i >= 0; i--) {
+    const f = files[i] as FileItem;
+    if ((f.status === "read") === read) out.push(f);
+  }
+  return out;
+}
+
 /** Lines the brief and earlier turns keep until everything else of lower rank is gone. */
 export const BRIEF_FLOOR = 20;
 export const EARLIER_TURNS_FLOOR = 8;
@@ -289,13 +314,13 @@ export const EARLIER_TURNS_FLOOR = 8;
 const briefStep =
   (floor: number): Step =>
   (d, x) =>
-    d.brief.length <= floor ? null : dropBrief(d, Math.min(d.brief.length - floor, countFor(d.brief.map(lineCost), x)));
+    d.brief.length <= floor ? null : dropBrief(d, Math.min(d.brief.length - floor, countFor(costs(d.brief, lineCost), x)));
 
 const turnsStep =
   (floor: number): Step =>
   (d, x) => {
     if (d.earlierTurns.length <= floor) return null;
-    const n = Math.min(d.earlierTurns.length - floor, countFor(d.earlierTurns.map((t) => lineCost(t.text)), x));
+    const n = Math.min(d.earlierTurns.length - floor, countFor(costs(d.earlierTurns, textCost), x));
     return { ...d, earlierTurns: d.earlierTurns.slice(n), earlierTurnsOmitted: plus(d.earlierTurnsOmitted, n, "earlier turns", "turns") };
   };
 
@@ -303,16 +328,15 @@ const STEPS: Step[] = [
   briefStep(BRIEF_FLOOR),
   (d, x) => {
     if (d.typeCatalog.length === 0) return null;
-    const costs = [...d.typeCatalog].reverse().map((c) => c.lines.reduce((s, l) => s + lineCost(l), lineCost(c.path)));
-    const n = countFor(costs, x);
+    const n = countFor(costs([...d.typeCatalog].reverse(), catalogCost), x);
     return { ...d, typeCatalog: d.typeCatalog.slice(0, -n), typeCatalogOmitted: plus(d.typeCatalogOmitted, n, "more type-catalog files", "files") };
   },
   turnsStep(EARLIER_TURNS_FLOOR),
   (d, x) => clipPrevious(d, x) ?? foldPrevious(d),
-  (d, x) => (d.outstanding.length === 0 ? null : dropOutstanding(d, countFor(d.outstanding.map((o) => lineCost(o.text)), x))),
+  (d, x) => (d.outstanding.length === 0 ? null : dropOutstanding(d, countFor(costs(d.outstanding, textCost), x))),
   (d, x) => {
-    const reads = d.files.filter((f) => f.status === "read").reverse();
-    return reads.length === 0 ? null : dropFiles(d, countFor(reads.map((f) => lineCost(f.path)), x), ["read"], "more read files");
+    const reads = filesLastFirst(d.files, true);
+    return reads.length === 0 ? null : dropFiles(d, countFor(costs(reads, pathCost), x), ["read"], "more read files");
   },
   (d) => {
     const a = d.anchors;
@@ -325,11 +349,11 @@ const STEPS: Step[] = [
   },
   (d, x) => {
     if (d.preferences.length > 0) {
-      const n = countFor(d.preferences.map((p) => lineCost(p.text)), x);
+      const n = countFor(costs(d.preferences, textCost), x);
       return { ...d, preferences: d.preferences.slice(n), correctionsOmitted: plus(d.correctionsOmitted, n, "earlier preferences or corrections", "user messages") };
     }
     if (d.scopeChanges.length > 0) {
-      const n = countFor(d.scopeChanges.map((p) => lineCost(p.text)), x);
+      const n = countFor(costs(d.scopeChanges, textCost), x);
       return { ...d, scopeChanges: d.scopeChanges.slice(n), scopeOmitted: plus(d.scopeOmitted, n, "earlier scope changes", "user messages") };
     }
     return null;
@@ -337,24 +361,28 @@ const STEPS: Step[] = [
   briefStep(0),
   turnsStep(0),
   (d, x) => {
-    const mods = d.files.filter((f) => f.status !== "read").reverse();
-    return mods.length === 0 ? null : dropFiles(d, countFor(mods.map((f) => lineCost(f.path)), x), ["modified", "created"], "more modified files");
+    const mods = filesLastFirst(d.files, false);
+    return mods.length === 0 ? null : dropFiles(d, countFor(costs(mods, pathCost), x), ["modified", "created"], "more modified files");
   },
   (d, x) => {
     if (d.commits.length === 0) return null;
-    const n = countFor(d.commits.map((c) => lineCost(c.subject)), x);
+    const n = countFor(costs(d.commits, subjectCost), x);
     return { ...d, commits: d.commits.slice(n), commitsOmitted: plus(d.commitsOmitted, n, "more commits", "commits") };
   },
-  (d, x) => (d.statements.length === 0 ? null : dropStatements(d, countFor(d.statements.map((s) => lineCost(s.text)), x))),
+  (d, x) => (d.statements.length === 0 ? null : dropStatements(d, countFor(costs(d.statements, textCost), x))),
   (d, x) => {
     // The oldest go first: a later correction overrides an earlier one.
     if (d.corrections.length === 0) return null;
-    const n = countFor(d.corrections.map((c) => lineCost(c.text)), x);
+    const n = countFor(costs(d.corrections, textCost), x);
     return { ...d, corrections: d.corrections.slice(n), correctionsOmitted: omittedCorrections(d, d.corrections.slice(0, n)) };
   },
 ];
 
-const sum = (xs: readonly string[]): number => xs.reduce((n, x) => n + lineCost(x), 0);
+function sum(xs: readonly string[]): number {
+  let n = 0;
+  for (const x of xs) n += lineCost(x);
+  return n;
+}
 
 /**
  * Shares of the budget the bulky sections may hold before the strict order starts (applied only when
@@ -377,11 +405,11 @@ function sumOf<T>(items: readonly T[], text: (item: T) => number): number {
 
 const SHARED: [number, (d: SummaryDoc) => number, number][] = [
   [SECTION_SHARES.brief, (d) => sumOf(d.brief, lineCost), 8],
-  [SECTION_SHARES.previous, (d) => sumOf(d.previous, (p) => sum(p.lines)), 3],
-  [SECTION_SHARES.outstanding, (d) => sumOf(d.outstanding, (o) => lineCost(o.text)), 4],
-  [SECTION_SHARES.earlierTurns, (d) => sumOf(d.earlierTurns, (t) => lineCost(t.text)), 9],
-  [SECTION_SHARES.typeCatalog, (d) => sumOf(d.typeCatalog, (c) => sum(c.lines) + lineCost(c.path)), 1],
-  [SECTION_SHARES.statements, (d) => sumOf(d.statements, (s) => lineCost(s.text)), 12],
+  [SECTION_SHARES.previous, (d) => sumOf(d.previous, previousCost), 3],
+  [SECTION_SHARES.outstanding, (d) => sumOf(d.outstanding, textCost), 4],
+  [SECTION_SHARES.earlierTurns, (d) => sumOf(d.earlierTurns, textCost), 9],
+  [SECTION_SHARES.typeCatalog, (d) => sumOf(d.typeCatalog, catalogCost), 1],
+  [SECTION_SHARES.statements, (d) => sumOf(d.statements, textCost), 12],
 ];
 
 /**

@@ -17,33 +17,47 @@ import {
 
 /** `facts` with the tail's user statements, modified files and commits appended (after everything before the cut). */
 export function withKeptTail(facts: SessionFacts, tail: readonly FactsBlock[], cwd: string | undefined): SessionFacts {
-  const after = facts.range?.last ?? -1;
-  return withBlocksOutside(facts, tail, cwd, (index) => index > after);
+  return withBlocksOutside(facts, tail, cwd, Number.NEGATIVE_INFINITY, facts.range?.last ?? -1);
 }
 
 /** `facts` with what the branch's cut-off part (before Pi's root) said, wrote and committed, placed by #N. */
 export function withCutOff(facts: SessionFacts, cutOff: readonly FactsBlock[], cwd: string | undefined): SessionFacts {
-  const first = facts.range?.first ?? Number.POSITIVE_INFINITY;
-  return withBlocksOutside(facts, cutOff, cwd, (index) => index < first);
+  return withBlocksOutside(facts, cutOff, cwd, facts.range?.first ?? Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
 }
 
-function withBlocksOutside(facts: SessionFacts, blocks: readonly FactsBlock[], cwd: string | undefined, outside: (index: number) => boolean): SessionFacts {
+/**
+ * `facts` with what `blocks` said, wrote and committed at #N outside [`from`, `to`] (below `from` or above
+ * `to`). Loops and bounds, not callbacks made per call: this runs in the compaction hook, and a closure
+ * made per call is compiled again after every full GC.
+ */
+function withBlocksOutside(facts: SessionFacts, blocks: readonly FactsBlock[], cwd: string | undefined, from: number, to: number): SessionFacts {
   if (blocks.length === 0) return facts;
   const acc = createFactsAccumulator(cwd === undefined ? {} : { cwd });
   acc.add(blocks);
   const t = acc.facts();
   // Their first substantive message is their own "goal": here it is one more statement.
-  const said: UserStatementFact[] = [...(t.goal === null ? [] : [{ ...t.goal, count: 1 }]), ...t.statements].filter((s) => outside(s.index));
+  const said: UserStatementFact[] = [];
+  if (t.goal !== null && (t.goal.index < from || t.goal.index > to)) said.push({ ...t.goal, count: 1 });
+  for (const s of t.statements) if (s.index < from || s.index > to) said.push(s);
   const statements = mergedStatements(facts, said);
   const commits = [...facts.commits];
   for (const c of t.commits) {
-    if (!outside(c.index) || commits.some((o) => o.hash.startsWith(c.hash) || c.hash.startsWith(o.hash))) continue;
+    if (!(c.index < from || c.index > to) || listedCommit(commits, c.hash)) continue;
     commits.push(c);
   }
-  const files = mergedFiles(facts.files, t.files.filter((f) => f.status !== "read" && outside(f.lastIndex)));
+  const written: FileFact[] = [];
+  for (const f of t.files) if (f.status !== "read" && (f.lastIndex < from || f.lastIndex > to)) written.push(f);
+  const files = mergedFiles(facts.files, written);
   if (statements === facts.statements && commits.length === facts.commits.length && files === facts.files) return facts;
-  const byIndex = <T extends { readonly index: number }>(list: readonly T[]): T[] => [...list].sort((a, b) => a.index - b.index);
-  return { ...facts, statements: byIndex(statements), commits: byIndex(commits), files };
+  return { ...facts, statements: [...statements].sort(ascendingIndex), commits: commits.sort(ascendingIndex), files };
+}
+
+const ascendingIndex = (a: { readonly index: number }, b: { readonly index: number }): number => a.index - b.index;
+
+/** Whether a commit of `commits` has `hash` as a prefix or is its prefix (the same commit, short or long). */
+function listedCommit(commits: readonly { readonly hash: string }[], hash: string): boolean {
+  for (const o of commits) if (o.hash.startsWith(hash) || hash.startsWith(o.hash)) return true;
+  return false;
 }
 
 /** `files` with each written file of `written` added, or its entry raised from "read" to the written status. */
@@ -51,7 +65,7 @@ function mergedFiles(files: readonly FileFact[], written: readonly FileFact[]): 
   if (written.length === 0) return files;
   const out = [...files];
   const at = new Map<string, number>();
-  out.forEach((f, i) => at.set(f.path, i));
+  for (let i = 0; i < out.length; i++) at.set((out[i] as FileFact).path, i);
   let changed = false;
   for (const w of written) {
     const i = at.get(w.path);
@@ -75,18 +89,20 @@ function mergedFiles(files: readonly FileFact[], written: readonly FileFact[]): 
  */
 export function withStatementsSaid(facts: SessionFacts, said: readonly UserStatement[]): SessionFacts {
   if (said.length === 0) return facts;
-  const statements = mergedStatements(facts, said.map((s) => ({ ...s, count: 1 })));
-  return statements === facts.statements ? facts : { ...facts, statements: [...statements].sort((a, b) => a.index - b.index) };
+  const counted: UserStatementFact[] = [];
+  for (const s of said) counted.push({ ...s, count: 1 });
+  const statements = mergedStatements(facts, counted);
+  return statements === facts.statements ? facts : { ...facts, statements: [...statements].sort(ascendingIndex) };
 }
 
 /** `facts.statements` with `said` added: one entry per statementKey (a repeat adds to its count), the goal never repeated. */
 function mergedStatements(facts: SessionFacts, said: readonly UserStatementFact[]): readonly UserStatementFact[] {
   const statements = [...facts.statements];
   const byKey = new Map<string, number>();
-  statements.forEach((s, i) => byKey.set(statementKey(s.text), i));
+  for (let i = 0; i < statements.length; i++) byKey.set(statementKey((statements[i] as UserStatementFact).text), i);
   const goalKey = facts.goal === null ? null : statementKey(facts.goal.text);
   let changed = false;
-  for (const s of [...said].sort((a, b) => a.index - b.index)) {
+  for (const s of [...said].sort(ascendingIndex)) {
     const key = statementKey(s.text);
     if (key === "" || key === goalKey) continue;
     const at = byKey.get(key);

@@ -32,13 +32,25 @@ export interface MergeOptions {
 
 const STRENGTH = { created: 2, modified: 1, read: 0 } as const;
 
+// Comparators and lookups are module-level functions and loops, not callbacks made per call: merging runs
+// in the compaction hook, and a closure made per call is compiled again after every full GC.
+const ascendingIndex = (x: { readonly index: number }, y: { readonly index: number }): number => x.index - y.index;
+
+/** Items of `a` then `b`, each (#N, text) once (the first met), in #N order. */
 function unionByIndex<T extends LineItem | VerbatimItem>(a: readonly T[], b: readonly T[]): T[] {
-  const seen = new Map<string, T>();
-  for (const x of [...a, ...b]) {
-    const key = `${String(x.index)}\u0000${x.text}`;
-    if (!seen.has(key)) seen.set(key, x);
+  // Texts met per #N: comparing a few texts at one #N costs less than a key string joining #N and text.
+  const seen = new Map<number, string[]>();
+  const out: T[] = [];
+  for (const list of [a, b]) {
+    for (const x of list) {
+      const texts = seen.get(x.index);
+      if (texts?.includes(x.text) === true) continue;
+      if (texts === undefined) seen.set(x.index, [x.text]);
+      else texts.push(x.text);
+      out.push(x);
+    }
   }
-  return [...seen.values()].sort((x, y) => x.index - y.index);
+  return out.sort(ascendingIndex);
 }
 
 /**
@@ -50,12 +62,12 @@ function unionStatements(a: readonly StatementItem[], b: readonly StatementItem[
   for (const s of a) byIndex.set(s.index, s);
   for (const s of b) byIndex.set(s.index, s);
   const byKey = new Map<string, StatementItem>();
-  for (const s of [...byIndex.values()].sort((x, y) => x.index - y.index)) {
+  for (const s of [...byIndex.values()].sort(ascendingIndex)) {
     const key = statementKey(s.text);
     const old = byKey.get(key);
     byKey.set(key, old === undefined ? s : { ...old, count: old.count + s.count });
   }
-  return [...byKey.values()].sort((x, y) => x.index - y.index);
+  return [...byKey.values()].sort(ascendingIndex);
 }
 
 /** Turns by the #N that opened them; the newer one-liner wins (a turn still running last time grew since). */
@@ -63,7 +75,7 @@ function unionTurns(a: readonly LineItem[], b: readonly LineItem[]): LineItem[] 
   const byIndex = new Map<number, LineItem>();
   for (const t of a) byIndex.set(t.index, t);
   for (const t of b) byIndex.set(t.index, t);
-  return [...byIndex.values()].sort((x, y) => x.index - y.index);
+  return [...byIndex.values()].sort(ascendingIndex);
 }
 
 function unionFiles(a: readonly FileItem[], b: readonly FileItem[]): FileItem[] {
@@ -88,11 +100,47 @@ function unionFiles(a: readonly FileItem[], b: readonly FileItem[]): FileItem[] 
 
 const sameHash = (x: string, y: string): boolean => x.startsWith(y) || y.startsWith(x);
 
+/** Hashes at least this long are compared only with kept hashes sharing their first HEAD characters. */
+const HEAD = 7;
+
+/**
+ * The commits of `a` then `b`, each left out when a hash already kept is a prefix of its hash or the other
+ * way round (`sameHash`), in #N order. Two hashes of at least HEAD characters can be prefixes of each other
+ * only when their heads are equal, so each is compared with its head's bucket and the shorter hashes kept:
+ * a session merged many times carries hundreds of commits, and comparing each with every kept one was quadratic.
+ */
 function unionCommits(a: readonly CommitItem[], b: readonly CommitItem[]): CommitItem[] {
   const out: CommitItem[] = [];
-  for (const c of [...a, ...b]) if (!out.some((o) => sameHash(o.hash, c.hash))) out.push(c);
-  return out.sort((x, y) => x.index - y.index);
+  const buckets = new Map<string, string[]>();
+  const short: string[] = [];
+  for (const list of [a, b]) {
+    for (const c of list) {
+      if (keptHash(c.hash, out, short, buckets)) continue;
+      out.push(c);
+      if (c.hash.length < HEAD) short.push(c.hash);
+      else {
+        const head = c.hash.slice(0, HEAD);
+        const bucket = buckets.get(head);
+        if (bucket === undefined) buckets.set(head, [c.hash]);
+        else bucket.push(c.hash);
+      }
+    }
+  }
+  return out.sort(ascendingIndex);
 }
+
+/** Whether a kept hash is `hash`'s prefix or has it as a prefix (`sameHash`), looked up as `unionCommits` files them. */
+function keptHash(hash: string, out: readonly CommitItem[], short: readonly string[], buckets: ReadonlyMap<string, readonly string[]>): boolean {
+  if (hash.length < HEAD) {
+    for (const o of out) if (sameHash(o.hash, hash)) return true;
+    return false;
+  }
+  for (const o of short) if (hash.startsWith(o)) return true;
+  const bucket = buckets.get(hash.slice(0, HEAD));
+  if (bucket !== undefined) for (const o of bucket) if (sameHash(o, hash)) return true;
+  return false;
+}
+
 
 function addCounts(a: Omission | null, b: Omission | null, carry: boolean): Omission | null {
   const prev = carry ? a : null;
@@ -122,8 +170,13 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
   const corrections = unionByIndex(previous.corrections, [...next.corrections, ...demote.corrections]).filter((c) => c.index !== goal?.index);
   const scopeChanges = unionByIndex(previous.scopeChanges, [...next.scopeChanges, ...demote.scopeChanges]);
   const firstNew = next.brief.length > 0 ? briefRef(next.brief[0] ?? "") : Number.POSITIVE_INFINITY;
-  const newRefs = new Set(next.brief.map(briefRef));
-  const rolled = previous.brief.filter((l) => briefRef(l) < firstNew && !newRefs.has(briefRef(l)));
+  const newRefs = new Set<number>();
+  for (const l of next.brief) newRefs.add(briefRef(l));
+  const rolled: string[] = [];
+  for (const l of previous.brief) {
+    const ref = briefRef(l);
+    if (ref < firstNew && !newRefs.has(ref)) rolled.push(l);
+  }
   const previousSummaries = [...previous.previous];
   for (const p of next.previous) if (!previousSummaries.some((q) => q.index === p.index && q.label === p.label)) previousSummaries.push(p);
   const range =

@@ -2,7 +2,7 @@
 // result, never at a tool result), keeping the last user turn and its in-flight work, and splitting a
 // single long turn so a tail always remains for the agent to continue from. Returns what Pi's
 // `session_before_compact` hook expects (`firstKeptEntryId`, `tokensBefore`).
-import { type Block, contextView, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { type Block, type ContextItem, contextView, lineageBlocks, type Session } from "@context-fold/ledger-reader";
 import { SummaryError } from "./errors.js";
 import { tokensOfBytes, utf8Bytes } from "./tokens.js";
 
@@ -72,41 +72,47 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
     if (inContext[b.entryPosition] !== 1) continue;
     entryBytes[b.entryPosition] = (entryBytes[b.entryPosition] ?? 0) + (known?.[b.index] ?? utf8Bytes(b.text));
   }
-  const bytes = context.map((item) => entryBytes[item.entry.position] ?? 0);
-  const total = bytes.reduce((s, b) => s + b, 0);
+  // Plain loops, no callbacks: a closure made per call is compiled again after every full GC (the hook's path).
+  const bytes: number[] = [];
+  let total = 0;
   // Candidates: context messages other than the previous compaction summary.
   const cand: number[] = [];
-  context.forEach((item, i) => {
-    if (item.role !== "compactionSummary") cand.push(i);
-  });
-  const role = (k: number): string => context[cand[k] ?? -1]?.role ?? "";
-  const valid = (k: number): boolean => CUT_ROLES.has(role(k));
+  const roles: string[] = [];
+  for (let i = 0; i < context.length; i++) {
+    const item = context[i] as ContextItem;
+    const b = entryBytes[item.entry.position] ?? 0;
+    bytes.push(b);
+    total += b;
+    if (item.role !== "compactionSummary") {
+      cand.push(i);
+      roles.push(item.role);
+    }
+  }
   const suffix = new Array<number>(cand.length + 1).fill(0);
   for (let k = cand.length - 1; k >= 0; k--) suffix[k] = (suffix[k + 1] ?? 0) + (bytes[cand[k] ?? -1] ?? 0);
-  const tailBytes = (k: number): number => suffix[k] ?? 0;
 
   let cut = -1;
   let splitTurn = false;
   if (keepTail === "auto") {
     let lastUser = -1;
     for (let k = cand.length - 1; k >= 0; k--) {
-      if (role(k) === "user") {
+      if (roles[k] === "user") {
         lastUser = k;
         break;
       }
     }
-    if (lastUser > 0 && tokensOfBytes(tailBytes(lastUser)) <= AUTO_TAIL_MAX_TOKENS) cut = lastUser;
+    if (lastUser > 0 && tokensOfBytes(suffix[lastUser] ?? 0) <= AUTO_TAIL_MAX_TOKENS) cut = lastUser;
     else {
       // Split inside the last turn: the earliest boundary whose tail fits both the tail cap and half
       // of the candidates; else the last boundary (the final assistant message and its results).
       const start = Math.max(lastUser, 0);
-      const all = tailBytes(0);
+      const all = suffix[0] ?? 0;
       const cap = Math.min(AUTO_TAIL_MAX_TOKENS * 4, all / 2);
       let last = -1;
       for (let k = start + 1; k < cand.length; k++) {
-        if (!valid(k)) continue;
+        if (!CUT_ROLES.has(roles[k] ?? "")) continue;
         last = k;
-        if (cut < 0 && tailBytes(k) <= cap) cut = k;
+        if (cut < 0 && (suffix[k] ?? 0) <= cap) cut = k;
       }
       if (cut < 0) cut = last;
       splitTurn = cut > 0;
@@ -114,7 +120,7 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
     }
   } else {
     cut = cand.length - keepTail;
-    while (cut > 0 && !valid(cut)) cut--;
+    while (cut > 0 && !CUT_ROLES.has(roles[cut] ?? "")) cut--;
   }
   if (cut <= 0) {
     throw new SummaryError(
@@ -126,10 +132,10 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
   if (firstKept === undefined) throw new SummaryError("NOTHING_TO_COMPACT", `no message to keep in ${session.path}`);
   // Each context entry's side of the cut by position: 1 summarized, 2 kept (both: its messages straddle it).
   const side = new Uint8Array(size);
-  cand.forEach((k, at) => {
-    const entry = context[k]?.entry;
+  for (let at = 0; at < cand.length; at++) {
+    const entry = context[cand[at] ?? -1]?.entry;
     if (entry !== undefined) side[entry.position] = (side[entry.position] ?? 0) | (at < cut ? SUMMARIZED : KEPT);
-  });
+  }
   const summarizedBlocks: Block[] = [];
   const keptBlocks: Block[] = [];
   for (const b of lineage) {
@@ -137,7 +143,7 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
     if ((on & SUMMARIZED) !== 0) summarizedBlocks.push(b);
     if ((on & KEPT) !== 0) keptBlocks.push(b);
   }
-  const kept = tailBytes(cut);
+  const kept = suffix[cut] ?? 0;
   // Made when asked: only a caller extracting facts afresh reads it (the extension's are accumulated).
   let lineageBefore: Block[] | undefined;
   const before = (): Block[] => {

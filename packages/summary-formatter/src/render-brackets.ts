@@ -51,12 +51,34 @@ function preferenceLines(doc: SummaryDoc): string[] {
   return withOmissions(prefs, doc.correctionsOmitted);
 }
 
+// Each section's lines by a loop, not a callback made per call: sections are rendered in the compaction
+// hook, and a closure made per call is compiled again after every full GC.
+
 function fileLines(doc: SummaryDoc): string[] {
-  const files = doc.files.map((f) => {
+  const files: string[] = [];
+  for (const f of doc.files) {
     const symbols = f.symbols.length > 0 ? ` (${f.symbols.join(", ")})` : f.path.endsWith(")") ? " ()" : "";
-    return `- ${STATUS_LABEL[f.status]}: ${f.path}${symbols} ${refText(f.index)}`;
-  });
+    files.push(`- ${STATUS_LABEL[f.status]}: ${f.path}${symbols} ${refText(f.index)}`);
+  }
   return withOmissions(files, ...doc.filesOmitted);
+}
+
+function statementLines(doc: SummaryDoc): string[] {
+  const lines: string[] = [];
+  for (const s of doc.statements) lines.push(`- ${statementTag(s.count)}${s.text} ${refText(s.index)}`);
+  return withOmissions(lines, doc.statementsOmitted);
+}
+
+function commitLines(doc: SummaryDoc): string[] {
+  const lines: string[] = [];
+  for (const c of doc.commits) lines.push(`- ${c.hash}: ${c.subject} ${refText(c.index)}`);
+  return withOmissions(lines, doc.commitsOmitted);
+}
+
+function turnLines(doc: SummaryDoc): string[] {
+  const lines: string[] = [];
+  for (const t of doc.earlierTurns) lines.push(`- ${t.text} ${refText(t.index)}`);
+  return withOmissions(lines, doc.earlierTurnsOmitted);
 }
 
 function anchorLines(doc: SummaryDoc): string[] {
@@ -86,13 +108,12 @@ function catalogLines(doc: SummaryDoc): string[] {
 }
 
 function outstandingLines(doc: SummaryDoc): string[] {
-  return withOmissions(
-    doc.outstanding.map((o) => {
-      const ref = o.resolvedIndex !== undefined ? `(#${String(o.index)} → #${String(o.resolvedIndex)})` : refText(o.index);
-      return `- [${o.tag}] [${o.label}] ${o.text} ${ref}`;
-    }),
-    doc.outstandingOmitted,
-  );
+  const lines: string[] = [];
+  for (const o of doc.outstanding) {
+    const ref = o.resolvedIndex !== undefined ? `(#${String(o.index)} → #${String(o.resolvedIndex)})` : refText(o.index);
+    lines.push(`- [${o.tag}] [${o.label}] ${o.text} ${ref}`);
+  }
+  return withOmissions(lines, doc.outstandingOmitted);
 }
 
 function statusLines(doc: SummaryDoc): string[] {
@@ -114,26 +135,14 @@ function briefSectionLines(doc: SummaryDoc): string[] {
 const SECTIONS: readonly SectionPart[] = [
   { title: SECTION.goal, deps: (d) => [d.goal, d.scopeChanges, d.scopeOmitted], build: goalLines },
   { title: SECTION.preferences, deps: (d) => [d.preferences, d.corrections, d.correctionsOmitted], build: preferenceLines },
-  {
-    title: SECTION.statements,
-    deps: (d) => [d.statements, d.statementsOmitted],
-    build: (d) => withOmissions(d.statements.map((s) => `- ${statementTag(s.count)}${s.text} ${refText(s.index)}`), d.statementsOmitted),
-  },
+  { title: SECTION.statements, deps: (d) => [d.statements, d.statementsOmitted], build: statementLines },
   { title: SECTION.files, deps: (d) => [d.files, d.filesOmitted], build: fileLines },
-  {
-    title: SECTION.commits,
-    deps: (d) => [d.commits, d.commitsOmitted],
-    build: (d) => withOmissions(d.commits.map((c) => `- ${c.hash}: ${c.subject} ${refText(c.index)}`), d.commitsOmitted),
-  },
+  { title: SECTION.commits, deps: (d) => [d.commits, d.commitsOmitted], build: commitLines },
   { title: SECTION.anchors, deps: (d) => [d.anchors], build: anchorLines },
   { title: SECTION.previous, deps: (d) => [d.previous], build: previousLines },
   { title: SECTION.typeCatalog, deps: (d) => [d.typeCatalog, d.typeCatalogOmitted], build: catalogLines },
   { title: SECTION.outstanding, deps: (d) => [d.outstanding, d.outstandingOmitted], build: outstandingLines },
-  {
-    title: SECTION.earlierTurns,
-    deps: (d) => [d.earlierTurns, d.earlierTurnsOmitted],
-    build: (d) => withOmissions(d.earlierTurns.map((t) => `- ${t.text} ${refText(t.index)}`), d.earlierTurnsOmitted),
-  },
+  { title: SECTION.earlierTurns, deps: (d) => [d.earlierTurns, d.earlierTurnsOmitted], build: turnLines },
   { title: SECTION.status, deps: (d) => [d.status], build: statusLines },
   { title: SECTION.brief, deps: (d) => [d.brief, d.briefOmitted], build: briefSectionLines },
 ];
@@ -157,14 +166,23 @@ interface SectionSize {
  */
 const sectionSizes: readonly WeakMap<object, SectionSize>[] = SECTIONS.map(() => new WeakMap());
 
-const sameDeps = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+function sameDeps(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function firstObject(deps: readonly unknown[]): object | undefined {
+  for (const d of deps) if (typeof d === "object" && d !== null) return d;
+  return undefined;
+}
 
 function sectionBytes(at: number, doc: SummaryDoc): number {
   const part = SECTIONS[at];
   const cache = sectionSizes[at];
   if (part === undefined || cache === undefined) return 0;
   const deps = part.deps(doc);
-  const key = deps.find((d): d is object => typeof d === "object" && d !== null);
+  const key = firstObject(deps);
   const held = key === undefined ? undefined : cache.get(key);
   if (held !== undefined && sameDeps(held.deps, deps)) return held.bytes;
   const lines = part.build(doc);

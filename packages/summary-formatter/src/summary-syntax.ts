@@ -45,7 +45,9 @@ export function refText(index: number): string {
 /** A verbatim text as one `- ` item: first line after the prefix, later lines indented, the ref last. */
 export function verbatimLines(prefix: string, text: string, index: number): string[] {
   const parts = text.split("\n");
-  const out = parts.map((p, i) => (i === 0 ? `- ${prefix}${p}` : `${CONTINUATION}${p}`));
+  // A loop, not a callback made per call (compiled again after every full GC; this runs in the hook).
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) out.push(i === 0 ? `- ${prefix}${parts[i] ?? ""}` : `${CONTINUATION}${parts[i] ?? ""}`);
   out[out.length - 1] = `${out[out.length - 1] ?? ""} ${refText(index)}`;
   return out;
 }

@@ -66,6 +66,26 @@ describe("mergeSummaries", () => {
     expect(m.commits.map((c) => c.hash)).toEqual(["1a2b3c4", "9f9f9f9"]);
   });
 
+  it("unions commits exactly as comparing each with every kept one: prefixes either way, short hashes, repeats", () => {
+    // Hashes built to meet every case of the bucketed lookup: shorter than its head (7), a prefix of a
+    // longer one and the other way, equal heads that differ later, and the same hash in both lists.
+    const hashes = ["abc", "abcdef0", "abcdef01", "abcdef0123", "abcdef9", "ab", "a", "1234567", "12345678", "1234", "9999999aa", "9999999ab", "9999999", "", "fedcba9876"];
+    let seed = 7;
+    const pick = (): string => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return hashes[seed % hashes.length] ?? "";
+    };
+    for (let round = 0; round < 40; round++) {
+      const a = Array.from({ length: round % 9 }, (_, i) => ({ hash: pick(), subject: `a${String(i)}`, index: (i * 7 + round) % 23 }));
+      const b = Array.from({ length: (round * 5) % 11 }, (_, i) => ({ hash: pick(), subject: `b${String(i)}`, index: (i * 5 + round) % 19 }));
+      const plain: typeof a = [];
+      for (const c of [...a, ...b]) if (!plain.some((o) => o.hash.startsWith(c.hash) || c.hash.startsWith(o.hash))) plain.push(c);
+      plain.sort((x, y) => x.index - y.index);
+      const merged = mergeSummaries({ ...previous, commits: a }, { ...next, commits: b });
+      expect(merged.commits).toEqual(plain);
+    }
+  });
+
   it("demotes a later window's first request that reads as a correction to a correction, listed once", () => {
     const correcting: SummaryDoc = {
       ...next,

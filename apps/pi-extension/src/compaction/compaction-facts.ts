@@ -36,6 +36,12 @@ interface Prepared {
   readonly fields: SeedFields;
 }
 
+/**
+ * The record's own spans are left out (the kept ones are added): one function for every record, since a
+ * closure made per call is called for every span and compiled again after each full GC.
+ */
+const noSpans = (): boolean => false;
+
 export class CompactionFacts {
   readonly #cwd: string | undefined;
   readonly #codes: CodeAssigner | undefined;
@@ -209,7 +215,7 @@ export class CompactionFacts {
     if (this.#codes === undefined || params.codes !== this.#codes) return this.#seed.record(params);
     const prepared = this.#prepared;
     const fields = prepared?.fed === this.#fed && params.favourRecent === true ? prepared.fields : undefined;
-    const record = this.#seed.record({ ...params, spanFilter: () => false, fields });
+    const record = this.#seed.record({ ...params, spanFilter: noSpans, fields });
     return { ...record, spans: this.#spans.slice() };
   }
 
