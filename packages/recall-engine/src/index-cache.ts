@@ -3,7 +3,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { replaceFile } from "@context-fold/durable-fs";
 import { seedIndexPath } from "@context-fold/seed-index-format/paths";
 import type { RecallSession } from "./recall-index.js";
 import { INDEX_FORMAT } from "./term-codec.js";
@@ -82,11 +81,6 @@ export function defaultCachePath(sessionFile: string, sessionId: string, cacheDi
   const tag = createHash("sha256").update(resolve(sessionFile)).digest("hex").slice(0, 12);
   const safeId = sessionId.replace(/[^A-Za-z0-9_.-]/g, "_");
   return join(cacheDir, `${safeId}-${tag}.recall`);
-}
-
-/** Replaces the cache atomically and durably (see @context-fold/durable-fs), readable by this user only. */
-export function writeAtomic(path: string, bytes: Buffer): void {
-  replaceFile(path, bytes, { mode: 0o600 });
 }
 
 export function readCacheBytes(path: string): Buffer | null {

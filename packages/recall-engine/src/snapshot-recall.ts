@@ -1,10 +1,10 @@
 // Recall opened from the on-disk index and the block table beside it, without parsing the ledger (what a
 // one-shot search loads: table-recall.ts), and the cache loading the full open shares (open-recall.ts):
 // the index is loaded when its key still matches the ledger, with the records of its tail log.
-import { closeSync, openSync, readSync } from "node:fs";
 import { type CacheKey, CACHE_FORMAT, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
 import type { OpenRecallOptions } from "./open-options.js";
 import { RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
+import { readSessionHead } from "./session-head.js";
 import type { SearchResult } from "./results.js";
 import { openSnapshot, type SnapshotSession } from "./snapshot.js";
 import { CorruptIndexError, TermIndex } from "./term-index.js";
@@ -74,30 +74,6 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
   }
 }
 
-/** The session id in the header line of `sessionFile`, read without parsing the rest; null if there is none. */
-function headerId(sessionFile: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(sessionFile, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const nl = buf.subarray(0, n).indexOf(10);
-    if (nl === -1) return null;
-    const header: unknown = JSON.parse(buf.subarray(0, nl).toString("utf8"));
-    if (typeof header !== "object" || header === null) return null;
-    const id = (header as Record<string, unknown>)["id"];
-    return (header as Record<string, unknown>)["type"] === "session" && typeof id === "string" ? id : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** A recall answered from its cache and block table alone, without parsing the ledger: search and browse. */
 export interface SnapshotRecall {
   readonly file: string;
@@ -117,8 +93,8 @@ export interface SnapshotRecall {
 export function openRecallSnapshot(sessionFile: string, options: Omit<OpenRecallOptions, "cache"> = {}): SnapshotRecall | null {
   let cachePath = options.cachePath;
   if (cachePath === undefined) {
-    const id = headerId(sessionFile);
-    if (id === null) return null;
+    const id = readSessionHead(sessionFile)?.id;
+    if (id === undefined) return null;
     cachePath = defaultCachePath(sessionFile, id, options.cacheDir);
   }
   const session = openSnapshot(cachePath, sessionFile);
