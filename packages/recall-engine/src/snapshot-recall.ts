@@ -1,7 +1,7 @@
 // Recall opened from the on-disk index and the block table beside it, without parsing the ledger (what a
 // one-shot search loads: table-recall.ts), and the cache loading the full open shares (open-recall.ts):
 // the index is loaded when its key still matches the ledger, with the records of its tail log.
-import { type CacheKey, CACHE_FORMAT, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
+import { type CacheKey, CACHE_FORMAT, compareKey, defaultCachePath, isCacheKey, type KnownEdges, readCacheBytes } from "./index-cache.js";
 import type { OpenRecallOptions } from "./open-options.js";
 import { RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
 import { readSessionHead } from "./session-head.js";
@@ -31,7 +31,7 @@ export type Loaded = { index: RecallIndex; added: number; same: boolean; disk: D
  * record ends the tail there (what follows is indexed from the ledger), and a tail whose last key no
  * longer matches the ledger is ignored whole.
  */
-export function loadCachedIndex(cachePath: string, sessionFile: string, session: RecallSession): Loaded {
+export function loadCachedIndex(cachePath: string, sessionFile: string, session: RecallSession & { readonly edges?: KnownEdges }): Loaded {
   const bytes = readCacheBytes(cachePath);
   if (bytes === null) return { index: null, reason: null };
   try {
@@ -39,7 +39,7 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
     const format = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)["format"] : undefined;
     if (format !== CACHE_FORMAT) return { index: null, reason: `cache was written in index format ${String(format)}, this reader writes ${String(CACHE_FORMAT)}` };
     if (!isCacheKey(meta)) return { index: null, reason: "cache key has an unknown shape" };
-    const relation = compareKey(meta, sessionFile, session);
+    const relation = compareKey(meta, sessionFile, session, session.edges);
     if (typeof relation !== "string") return { index: null, reason: relation.stale };
     const terms = TermIndex.deserialize(bytes);
     if (terms.docCount !== meta.blockCount) return { index: null, reason: "cache holds another block count than its key says" };
@@ -53,7 +53,7 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
       tailProblem = tail.problem;
       const last = tail.records[tail.records.length - 1];
       const lastKey = last?.meta;
-      const lastRelation = lastKey !== undefined && isCacheKey(lastKey) ? compareKey(lastKey, sessionFile, session) : null;
+      const lastRelation = lastKey !== undefined && isCacheKey(lastKey) ? compareKey(lastKey, sessionFile, session, session.edges) : null;
       if (last !== undefined && typeof lastRelation === "string" && (lastKey as CacheKey).blockCount === last.firstDoc + last.newDocs) {
         for (const record of tail.records) {
           if (!terms.applyTail(record)) {

@@ -11,7 +11,7 @@ import { blockTextAt } from "@context-fold/ledger-reader/block-text";
 import { sha256Hex } from "@context-fold/seed-index-format/block-text";
 import { BlockTable } from "./block-table.js";
 import { SnapshotStaleError } from "./errors.js";
-import { ledgerEdges } from "./index-cache.js";
+import { type KnownEdges, ledgerEdges } from "./index-cache.js";
 import type { RecallSession } from "./recall-index.js";
 import type { ScopeSource } from "./scope.js";
 
@@ -120,6 +120,8 @@ function readTable(cachePath: string): BlockTable | null {
 /** A session served from a snapshot: metadata in memory, each block's text read back on first use. */
 export interface SnapshotSession extends RecallSession, ScopeSource {
   readonly path: string;
+  /** The ledger's edge hashes as checked against the table (the cache's key check reuses them). */
+  readonly edges: KnownEdges;
 }
 
 /**
@@ -304,6 +306,7 @@ export function openSnapshot(cachePath: string, sessionFile: string): SnapshotSe
     path: sessionFile,
     header: { id: table.key.sessionId },
     byteLength: size,
+    edges: { byteLength: size, head: edges.head, tail: edges.tail },
     blocks,
     // A search of another scope never asks for it.
     get lineageIds(): ReadonlySet<string> {
