@@ -7,8 +7,8 @@
 //   "CFBT" · u32 format · u32 meta length · meta (JSON, UTF-8: the cache key, compactions, block count,
 //   the string columns' sizes and encodings)
 //   f64 byteOffset[n] · i32 entryPosition[n], turn[n], partIndex[n] (-1: none), line[n], byteLength[n],
-//   exitCode[n], callResult[n] · u8 kind[n], flags[n] (1: isError, 2: has an exit code, 4: on the active
-//   lineage, 8: not history) · sha[n × 8 bytes]
+//   exitCode[n], callResult[n] · u8 kind[n], flags[n] (1: isError, 2: has an exit code), onLineage[n] (1:
+//   on the active lineage), notHistory[n] (1: not history) · sha[n × 8 bytes]
 //   then per string column (STRING_COLUMNS order): i32 length[count] (UTF-16 units, -1: none) · its text
 //   (latin1 when every character fits a byte, else UTF-16LE, so any string comes back exactly).
 // What a search computes over every block before it ranks (the lineage, what is not history, which
@@ -27,8 +27,6 @@ const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "to
 const SHA_BYTES = 8;
 const IS_ERROR = 1;
 const HAS_EXIT_CODE = 2;
-const ON_LINEAGE = 4;
-const NOT_HISTORY = 8;
 /** The i32 columns, in file order. */
 const INT_COLUMNS = 7;
 
@@ -107,6 +105,7 @@ export function encodeBlockTable(input: BlockTableInput): Buffer {
   const [entryPosition, turn, partIndex, line, byteLength, exitCode] = ints;
   const kind = new Uint8Array(n);
   const flags = new Uint8Array(n);
+  const onLineage = new Uint8Array(n);
   const sha = Buffer.alloc(n * SHA_BYTES);
   const strings: Record<StringColumn, (string | null | undefined)[]> = { entryId: [], role: [], timestamp: [], anchor: [], toolName: [], toolCallId: [], command: [], fullOutputPath: [], lineageIds: [...input.lineageIds] };
   for (let i = 0; i < n; i++) {
@@ -121,8 +120,8 @@ export function encodeBlockTable(input: BlockTableInput): Buffer {
     byteLength[i] = b.byteLength;
     exitCode[i] = b.exitCode ?? 0;
     kind[i] = k;
-    flags[i] =
-      (b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE) | (input.lineageIds.has(b.entryId) ? ON_LINEAGE : 0) | (input.notHistory[i] === 1 ? NOT_HISTORY : 0);
+    flags[i] = (b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE);
+    onLineage[i] = input.lineageIds.has(b.entryId) ? 1 : 0;
     const hex = input.shaHex[i] ?? "";
     if (sha.write(hex.slice(0, SHA_BYTES * 2), i * SHA_BYTES, "hex") !== SHA_BYTES) throw new Error(`block #${String(i)} has no 16-digit hash`);
     const command = b.kind === "bash" ? b.args?.["command"] : undefined;
@@ -166,6 +165,8 @@ export function encodeBlockTable(input: BlockTableInput): Buffer {
   for (const column of ints) put(new Uint8Array(column.buffer));
   put(kind);
   put(flags);
+  put(onLineage);
+  put(Uint8Array.from(input.notHistory, (x) => (x === 1 ? 1 : 0)));
   put(sha);
   for (const column of columns) {
     put(new Uint8Array(column.lengths.buffer));
@@ -232,17 +233,18 @@ export class BlockTable {
   private readonly ints: readonly [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
   private readonly kinds: Uint8Array;
   private readonly flags: Uint8Array;
+  private readonly onLineage: Uint8Array;
+  private readonly notHistory: Uint8Array;
   private readonly sha: Buffer;
   private readonly strings: Record<StringColumn, Strings>;
 
-  private constructor(meta: Meta, byteOffsets: Float64Array, ints: BlockTable["ints"], kinds: Uint8Array, flags: Uint8Array, sha: Buffer, strings: Record<StringColumn, Strings>) {
+  private constructor(meta: Meta, byteOffsets: Float64Array, ints: BlockTable["ints"], bytes: readonly [Uint8Array, Uint8Array, Uint8Array, Uint8Array], sha: Buffer, strings: Record<StringColumn, Strings>) {
     this.key = meta.key;
     this.count = meta.count;
     this.compactions = meta.compactions;
     this.byteOffsets = byteOffsets;
     this.ints = ints;
-    this.kinds = kinds;
-    this.flags = flags;
+    [this.kinds, this.flags, this.onLineage, this.notHistory] = bytes;
     this.sha = sha;
     this.strings = strings;
   }
@@ -281,11 +283,14 @@ export class BlockTable {
       if (start === null) return null;
       ints.push(new Int32Array(buf.buffer, buf.byteOffset + start, n));
     }
-    const kindsAt = take(n);
-    const flagsAt = take(n);
+    const byteColumns: Uint8Array[] = [];
+    for (let c = 0; c < 4; c++) {
+      const start = take(n);
+      if (start === null) return null;
+      byteColumns.push(buf.subarray(start, start + n));
+    }
     const shaAt = take(n * SHA_BYTES);
-    if (kindsAt === null || flagsAt === null || shaAt === null) return null;
-    const kinds = buf.subarray(kindsAt, kindsAt + n);
+    if (shaAt === null) return null;
     const strings = {} as Record<StringColumn, Strings>;
     for (const name of STRING_COLUMNS) {
       const column = meta.strings[name];
@@ -298,7 +303,7 @@ export class BlockTable {
       strings[name] = new Strings(name, source, lengths, buf.subarray(textAt, textAt + column.bytes), column);
     }
     if (at !== pad8(buf.length)) return null;
-    return new BlockTable(meta, byteOffsets, ints as unknown as BlockTable["ints"], kinds, buf.subarray(flagsAt, flagsAt + n), buf.subarray(shaAt, shaAt + n * SHA_BYTES), strings);
+    return new BlockTable(meta, byteOffsets, ints as unknown as BlockTable["ints"], byteColumns as unknown as readonly [Uint8Array, Uint8Array, Uint8Array, Uint8Array], buf.subarray(shaAt, shaAt + n * SHA_BYTES), strings);
   }
 
   /** Block `i`'s kind; undefined when the table holds no kind there (then it is not to be trusted). */
@@ -332,20 +337,15 @@ export class BlockTable {
   }
   /** `[#N] === 1` for the blocks on the active lineage. */
   lineageMask(): Uint8Array {
-    return this.flagMask(ON_LINEAGE);
+    return this.onLineage;
   }
   /** `[#N] === 1` for the blocks that are not history. */
   notHistoryMask(): Uint8Array {
-    return this.flagMask(NOT_HISTORY);
+    return this.notHistory;
   }
   /** Tool call `#N` → the `#N` of its result, -1 for other blocks. */
   callResults(): Int32Array {
     return this.ints[6];
-  }
-  private flagMask(bit: number): Uint8Array {
-    const out = new Uint8Array(this.count);
-    for (let i = 0; i < out.length; i++) out[i] = ((this.flags[i] as number) & bit) === 0 ? 0 : 1;
-    return out;
   }
   /** The first 16 hex digits of the sha256 of block `i`'s text, as recorded. */
   shaHex(i: number): string {

@@ -25,7 +25,7 @@ export { ledgerVerifier } from "./ledger-verify.js";
 export { loadRecordedHashes, type RecordedCheck, type RecordedHashes, type VerifiedAgainst } from "./recorded-hashes.js";
 export { type CacheReport, openRecall, type OpenRecallOptions, SessionRecall } from "./open-recall.js";
 export { loadCachedIndex, openRecallSnapshot, type SnapshotRecall, tailLogPath } from "./snapshot-recall.js";
-export { openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession } from "./snapshot.js";
+export { formerSnapshotPath, openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession } from "./snapshot.js";
 export { writeSnapshot } from "./snapshot-write.js";
 export {
   pickSpans,

@@ -102,9 +102,9 @@ describe("the block table's bytes", () => {
 
   it("with a string column that does not add up are stale when that column is first read", () => {
     const bad = Buffer.from(bytes);
-    // The entryId lengths follow the f64, seven i32, two u8 and sha sections (3 blocks each).
+    // The entryId lengths follow the f64, seven i32, four u8 and sha sections (3 blocks each).
     const metaEnd = (12 + bytes.readUInt32LE(8) + 7) & ~7;
-    const at = metaEnd + 3 * 8 + 7 * 16 + 8 + 8 + 24;
+    const at = metaEnd + 3 * 8 + 7 * 16 + 4 * 8 + 24;
     expect(bad.readInt32LE(at)).toBe(2);
     bad.writeInt32LE(5, at);
     const t = roundTrip(bad);
