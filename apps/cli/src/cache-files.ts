@@ -5,7 +5,7 @@
 // ledger, anything unknown — is kept.
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { defaultCachePath, type SessionHead, snapshotPath, tailLogPath } from "@context-fold/recall-engine";
+import { defaultCachePath, formerSnapshotPath, type SessionHead, snapshotPath, tailLogPath } from "@context-fold/recall-engine";
 import { handoffPath, seedIndexPath } from "@context-fold/seed-index-format";
 
 export type KeptKind = "seed-index" | "recall-cache" | "recall-cache-tail" | "block-table" | "handoff" | "artifacts" | "memory-retained" | "other";
@@ -60,6 +60,7 @@ export function sessionFiles(head: SessionHead): SessionFiles {
     [cache, "recall-cache"],
     [tailLogPath(cache), "recall-cache-tail"],
     [snapshotPath(cache), "block-table"],
+    [formerSnapshotPath(cache), "block-table"],
   ]);
   const handoff = handoffPath(head.path, head.id);
   const files: KeptFile[] = [];

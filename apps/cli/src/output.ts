@@ -1,6 +1,6 @@
 // How every command talks: one JSON document on stdout with --json, human text otherwise,
 // diagnostics on stderr, and the exit codes 0 ok / 1 findings / 2 usage or unreadable input.
-import { styleText } from "node:util";
+import type { styleText as StyleText } from "node:util";
 import { JSON_PIECE_CHARS, writeJson } from "./json-output.js";
 
 export const EXIT_OK = 0;
@@ -27,8 +27,13 @@ export type Style = "bold" | "dim" | "red" | "green" | "yellow" | "cyan" | "mage
  * `NO_COLOR`, `NODE_DISABLE_COLORS` and `TERM=dumb` turn it off, and otherwise only a terminal gets it.
  */
 export function style(text: string, code: Style, stream: NodeJS.WriteStream = process.stdout): string {
+  styleText ??= process.getBuiltinModule("node:util").styleText;
   return styleText(code, text, { stream });
 }
+
+// node:util is taken when a text is first styled, not imported: every command loads this module, and
+// importing node:util costs a start several ms (a one-shot recall styles nothing).
+let styleText: typeof StyleText | undefined;
 
 /** `JSON.stringify(value, null, 2)` and a newline: one write, or pieces when longer than a string may be. */
 export function printJson(value: unknown): void {

@@ -61,7 +61,9 @@ describe("context-fold cache", () => {
     oldFolder = dirname(seedIndexPath(old.file, old.id));
     // What the extension and the memory jobs keep there: never derived.
     for (const name of ["durable-artifacts.json", "memory-retained.json", "memory-outbox.jsonl", "garden-ledger.jsonl"]) writeFileSync(join(oldFolder, name), "{}\n");
-    derived = [join(oldFolder, "recall-index.bin"), join(oldFolder, "recall-index.bin.blocks.json")];
+    // A block table of the earlier JSON format, left by an older version: derived too, so `clean` removes it.
+    writeFileSync(join(oldFolder, "recall-index.bin.blocks.json"), "{}\n");
+    derived = [join(oldFolder, "recall-index.bin"), join(oldFolder, "recall-index.bin.blocks"), join(oldFolder, "recall-index.bin.blocks.json")];
     for (const f of derived) expect(existsSync(f), f).toBe(true);
     expect((await cli(["recall", "--sessions", "looked"])).exit).toBe(0); // writes the history index of the folder
     historyDir = historyDirFor(sessions);
@@ -90,7 +92,7 @@ describe("context-fold cache", () => {
     const listed = doc.sessions.find((s) => s.id === old.id);
     expect(listed?.files.map((f) => f.path).sort()).toEqual(filesUnder(oldFolder));
     const kinds = Object.fromEntries((listed?.files ?? []).map((f) => [f.path.slice(oldFolder.length + 1), f.kind]));
-    expect(kinds).toMatchObject({ "seed-index.jsonl": "seed-index", "recall-index.bin": "recall-cache", "recall-index.bin.blocks.json": "block-table", [`handoff-${old.id}.md`]: "handoff", "durable-artifacts.json": "artifacts", "memory-retained.json": "memory-retained", "memory-outbox.jsonl": "other" });
+    expect(kinds).toMatchObject({ "seed-index.jsonl": "seed-index", "recall-index.bin": "recall-cache", "recall-index.bin.blocks": "block-table", "recall-index.bin.blocks.json": "block-table", [`handoff-${old.id}.md`]: "handoff", "durable-artifacts.json": "artifacts", "memory-retained.json": "memory-retained", "memory-outbox.jsonl": "other" });
     for (const f of listed?.files ?? []) expect(f.bytes).toBe(statSync(f.path).size);
     expect((doc as unknown as { histories: { dir: string; sessionsDir: string; sessions: number }[] }).histories).toEqual([expect.objectContaining({ dir: historyDir, sessionsDir: sessions, sessions: 2 })]);
     const human = await cli(["cache", old.file]);

@@ -12,6 +12,8 @@ import { tempDir } from "@context-fold/test-support";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const HEAVY = [/\/commander\//, /\/seed-index-format\/dist\/index\.js$/, /\/ledger-reader\/dist\/index\.js$/, /\/recall-engine\/dist\/index\.js$/];
+/** Loaded only when needed: the regex engine (a pattern to compile), the durable writer (a cache to write). */
+const ON_DEMAND = [/\/re2js\//, /\/durable-fs\//];
 
 describe("what a recall process loads (built dist; `pnpm test` builds first)", () => {
   const mainJs = resolve(import.meta.dirname, "../dist/main.js");
@@ -43,6 +45,7 @@ describe("what a recall process loads (built dist; `pnpm test` builds first)", (
     const urls = loaded(["recall", file, "shard", "failed"]);
     expect(urls.some((url) => url.endsWith("/recall-engine/dist/one-shot.js"))).toBe(true);
     expect(urls.filter((url) => HEAVY.some((heavy) => heavy.test(url)))).toEqual([]);
+    expect(urls.filter((url) => ON_DEMAND.some((lazy) => lazy.test(url)))).toEqual([]);
   });
 
   it("a search the table cannot answer (expand reads the ledger) loads the package itself", () => {

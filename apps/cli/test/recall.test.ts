@@ -187,7 +187,7 @@ describe("context-fold recall from the snapshot (no ledger parse)", () => {
   it("the first search writes the block table beside the cache; the next ones answer the same, byte for byte", async () => {
     const first = await cli(["recall", file, "checksum drift", "--cache-dir", cacheDir]);
     expect(first.exit).toBe(0);
-    const tables = readdirSync(cacheDir).filter((n) => n.endsWith(".blocks.json"));
+    const tables = readdirSync(cacheDir).filter((n) => n.endsWith(".blocks"));
     expect(tables).toHaveLength(1);
     const table = join(cacheDir, tables[0] ?? "");
     const written = statSync(table).mtimeMs;
@@ -213,7 +213,7 @@ describe("context-fold recall from the snapshot (no ledger parse)", () => {
     const word = /[a-z]{8}/.exec(last.text)?.[0] ?? "";
     bytes.write(word.toUpperCase(), bytes.indexOf(word, last.byteOffset));
     writeFileSync(copy, bytes);
-    const tableOf = (): string => readdirSync(cacheDir).filter((n) => n.endsWith(".blocks.json")).map((n) => readFileSync(join(cacheDir, n), "utf8")).join("\n");
+    const tableOf = (): string => readdirSync(cacheDir).filter((n) => n.endsWith(".blocks")).map((n) => readFileSync(join(cacheDir, n), "utf8")).join("\n");
     const before = tableOf();
     // Its word still finds it (the index folds case); showing it reads its text back, which no longer matches.
     const args = [word, "--scope", "all", "--page-size", "200"];

@@ -3,7 +3,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { replaceFile } from "@context-fold/durable-fs";
 import { seedIndexPath } from "@context-fold/seed-index-format/paths";
 import type { RecallSession } from "./recall-index.js";
 import { INDEX_FORMAT } from "./term-codec.js";
@@ -65,12 +64,23 @@ export function isCacheKey(value: unknown): value is CacheKey {
   );
 }
 
-/** How a cache relates to the ledger now: same bytes, a prefix of them (appended since), or stale. */
-export function compareKey(cached: CacheKey, file: string, session: RecallSession): "same" | "prefix" | { stale: string } {
+/** The hashes `ledgerEdges` gives for a ledger of `byteLength` bytes, as a caller already computed them. */
+export interface KnownEdges {
+  readonly byteLength: number;
+  readonly head: string;
+  readonly tail: string;
+}
+
+/**
+ * How a cache relates to the ledger now: same bytes, a prefix of them (appended since), or stale.
+ * `known`: the ledger's edges as just hashed by the caller (the block table's check), used when they are
+ * for the cache's length instead of hashing the same bytes again.
+ */
+export function compareKey(cached: CacheKey, file: string, session: RecallSession, known?: KnownEdges): "same" | "prefix" | { stale: string } {
   if (cached.sessionId !== session.header.id) return { stale: `built for session ${cached.sessionId}, the ledger is ${session.header.id}` };
   if (cached.byteLength > session.byteLength) return { stale: `built over ${String(cached.byteLength)} bytes, the ledger now has ${String(session.byteLength)} (truncated)` };
   if (cached.blockCount > session.blocks.length) return { stale: "the ledger has fewer blocks than the cache" };
-  const edges = ledgerEdges(file, cached.byteLength);
+  const edges = known?.byteLength === cached.byteLength ? known : ledgerEdges(file, cached.byteLength);
   if (edges.head !== cached.head || edges.tail !== cached.tail) return { stale: "the ledger bytes it was built from changed (replaced or rewritten)" };
   if (cached.blockCount > 0 && session.blocks[cached.blockCount - 1]?.entryId !== cached.lastEntryId) return { stale: "block numbering moved" };
   return cached.byteLength === session.byteLength && cached.blockCount === session.blocks.length ? "same" : "prefix";
@@ -82,11 +92,6 @@ export function defaultCachePath(sessionFile: string, sessionId: string, cacheDi
   const tag = createHash("sha256").update(resolve(sessionFile)).digest("hex").slice(0, 12);
   const safeId = sessionId.replace(/[^A-Za-z0-9_.-]/g, "_");
   return join(cacheDir, `${safeId}-${tag}.recall`);
-}
-
-/** Replaces the cache atomically and durably (see @context-fold/durable-fs), readable by this user only. */
-export function writeAtomic(path: string, bytes: Buffer): void {
-  replaceFile(path, bytes, { mode: 0o600 });
 }
 
 export function readCacheBytes(path: string): Buffer | null {

@@ -19,12 +19,14 @@ export { type PageSyntax, renderResults } from "./render.js";
 export { renderSalvaged, type SalvagedHit, searchSalvaged } from "./salvaged.js";
 export { type TailRecord, TermIndex } from "./term-index.js";
 export { type BlockVerifier, type ExpandedEntry, RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
-export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges, writeAtomic } from "./index-cache.js";
+export { type CacheKey, cacheKeyFor, compareKey, defaultCachePath, ledgerEdges } from "./index-cache.js";
+export { writeAtomic } from "./cache-write.js";
 export { ledgerVerifier } from "./ledger-verify.js";
 export { loadRecordedHashes, type RecordedCheck, type RecordedHashes, type VerifiedAgainst } from "./recorded-hashes.js";
 export { type CacheReport, openRecall, type OpenRecallOptions, SessionRecall } from "./open-recall.js";
 export { loadCachedIndex, openRecallSnapshot, type SnapshotRecall, tailLogPath } from "./snapshot-recall.js";
-export { openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession, writeSnapshot } from "./snapshot.js";
+export { formerSnapshotPath, openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession } from "./snapshot.js";
+export { writeSnapshot } from "./snapshot-write.js";
 export {
   pickSpans,
   type RecalledSpan,

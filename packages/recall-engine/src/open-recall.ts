@@ -2,13 +2,14 @@
 // matches (growing it by the appended blocks), else build it; save atomically; refresh as Pi appends.
 import { closeSync, fdatasyncSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { type Block, LedgerError, readSession, updateSession, type Session } from "@context-fold/ledger-reader";
-import { cacheKeyFor, defaultCachePath, writeAtomic } from "./index-cache.js";
+import { writeAtomic } from "./cache-write.js";
+import { cacheKeyFor, defaultCachePath } from "./index-cache.js";
 import type { OpenRecallOptions } from "./open-options.js";
 import { loadRecordedHashes, type RecordedHashes } from "./recorded-hashes.js";
 import { RecallIndex, type ExpandedEntry, type SearchOptions } from "./recall-index.js";
 import type { SearchResult } from "./results.js";
 import { type DiskState, loadCachedIndex, tailLogPath } from "./snapshot-recall.js";
-import { writeSnapshot } from "./snapshot.js";
+import { writeSnapshot } from "./snapshot-write.js";
 
 export type { OpenRecallOptions } from "./open-options.js";
 

@@ -1,6 +1,7 @@
 // Reads a recall query: words (OR-ranked, BM25), "quoted phrases" (required), or a regex only when
 // asked (`/pattern/flags` or the regex option). Punctuation in a plain question never means regex.
-import { RE2JS } from "re2js";
+// re2js through regex-engine.ts: loaded when a pattern is first compiled, not with this module.
+import { RE2JS } from "./regex-engine.js";
 import { RecallError, RecallPatternError } from "./errors.js";
 import { isCjk, queryTerms, type QueryTerm } from "./tokenizer.js";
 

@@ -16,6 +16,10 @@ import { queryTerms } from "./tokenizer.js";
 export interface RecallSession extends ScopeSource, EntrySource {
   readonly header: { readonly id: string };
   readonly byteLength: number;
+  /** What is not history, per block, when the session keeps it (a block table: block-table.ts); else computed. */
+  readonly notHistoryMask?: () => Uint8Array;
+  /** Tool call `#N` → its result's `#N`, when the session keeps it (a block table); else computed. */
+  readonly callResults?: () => Int32Array;
 }
 
 export interface SearchOptions {
@@ -183,6 +187,8 @@ export class RecallIndex {
     const blocks = this.session.blocks;
     const before = this.skip;
     if (before?.length === blocks.length) return before;
+    const kept = before === undefined ? this.session.notHistoryMask?.() : undefined;
+    if (kept?.length === blocks.length) return (this.skip = kept);
     const out = new Uint8Array(blocks.length);
     const from = before === undefined || before.length > blocks.length ? 0 : before.length;
     if (from > 0 && before !== undefined) out.set(before);
@@ -196,6 +202,9 @@ export class RecallIndex {
     const blocks = this.session.blocks;
     const before = this.callResults;
     if (before?.out.length === blocks.length) return before.out;
+    // Kept by a block table: read, not stored (growing it needs the calls by id, which the table does not keep).
+    const kept = before === undefined ? this.session.callResults?.() : undefined;
+    if (kept?.length === blocks.length) return kept;
     const skip = this.notHistory();
     const pairing = extendCallPairing(before === undefined || before.out.length > blocks.length ? undefined : before, blocks, (block) => skip[block.index] === 1);
     this.callResults = pairing;

@@ -15,6 +15,11 @@ export interface ScopeSource {
    * scope searches, so entries Pi dropped from a torn line stay findable. `lineageIds` when absent.
    */
   readonly recoveredLineageIds?: ReadonlySet<string>;
+  /**
+   * `[#N] === 1` for the blocks on the lineage, when the source keeps it per block (a block table:
+   * block-table.ts): the lineage scope is then read from it, not from every block's entry id.
+   */
+  readonly lineageMask?: () => Uint8Array;
   readonly compactions: readonly {
     readonly number: number;
     readonly segment: { readonly from: number; readonly to: number } | null;
@@ -62,8 +67,12 @@ export function buildScope(source: ScopeSource, spec: ScopeSpec): ScopeView {
     mask.fill(1);
   } else if (spec.kind === "lineage") {
     name = "lineage";
-    const ids = source.recoveredLineageIds ?? source.lineageIds;
-    for (const b of blocks) if (ids.has(b.entryId)) mask[b.index] = 1;
+    const kept = source.lineageMask?.();
+    if (kept?.length === blocks.length) mask.set(kept);
+    else {
+      const ids = source.recoveredLineageIds ?? source.lineageIds;
+      for (const b of blocks) if (ids.has(b.entryId)) mask[b.index] = 1;
+    }
   } else {
     const list = source.compactions;
     const chosen = spec.number === "latest" ? list[list.length - 1] : list.find((c) => c.number === spec.number);

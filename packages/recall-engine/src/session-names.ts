@@ -3,10 +3,14 @@
 // PI_CODING_AGENT_SESSION_DIR, else the `sessionDir` setting (project `.pi/settings.json` over the agent
 // dir's `settings.json`, relative paths from the working directory), else `<agentDir>/sessions` with
 // agentDir = PI_CODING_AGENT_DIR or ~/.pi/agent (Pi's docs: settings.md, environment-variables.md).
-import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { readSessionHead, type SessionHead } from "./session-head.js";
 import { listSessionFiles } from "./sessions.js";
+
+// The header rule lives in session-head.ts; re-exported here, where callers have always found it.
+export { readSessionHead, type SessionHead };
 
 export interface SessionPlace {
   /** Environment to read PI_CODING_AGENT_DIR / PI_CODING_AGENT_SESSION_DIR from (default process.env). */
@@ -29,15 +33,6 @@ export class SessionNameError extends Error {
     this.code = code;
     this.candidates = candidates;
   }
-}
-
-/** What a session's first line says about it. */
-export interface SessionHead {
-  readonly path: string;
-  readonly id: string;
-  readonly cwd: string | undefined;
-  /** The header's timestamp in ms since the epoch (NaN when it has none). */
-  readonly time: number;
 }
 
 function expandHome(path: string): string {
@@ -74,35 +69,6 @@ export function piSessionsDir(place: SessionPlace = {}): string {
   if (chosen === undefined) return join(piAgentDir(place), "sessions");
   const expanded = expandHome(chosen);
   return isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
-}
-
-/** The first line of `path` read as a session header, or undefined when it is not one. */
-export function readSessionHead(path: string): SessionHead | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch {
-    return undefined;
-  }
-  try {
-    // A header is a few hundred bytes; 64 KiB bounds the read of a file that is not a session.
-    const buffer = Buffer.alloc(65536);
-    const n = readSync(fd, buffer, 0, buffer.length, 0);
-    const end = buffer.subarray(0, n).indexOf(10);
-    const line = buffer.subarray(0, end === -1 ? n : end).toString("utf8").replace(/^\uFEFF/, "");
-    const header = JSON.parse(line) as { type?: unknown; id?: unknown; cwd?: unknown; timestamp?: unknown };
-    if (header.type !== "session" || typeof header.id !== "string") return undefined;
-    return {
-      path,
-      id: header.id,
-      cwd: typeof header.cwd === "string" ? header.cwd : undefined,
-      time: typeof header.timestamp === "string" ? Date.parse(header.timestamp) : Number.NaN,
-    };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Pi's sessions folder for this process (environment, settings, working directory). */

@@ -1,10 +1,10 @@
 // Recall opened from the on-disk index and the block table beside it, without parsing the ledger (what a
 // one-shot search loads: table-recall.ts), and the cache loading the full open shares (open-recall.ts):
 // the index is loaded when its key still matches the ledger, with the records of its tail log.
-import { closeSync, openSync, readSync } from "node:fs";
-import { type CacheKey, CACHE_FORMAT, compareKey, defaultCachePath, isCacheKey, readCacheBytes } from "./index-cache.js";
+import { type CacheKey, CACHE_FORMAT, compareKey, defaultCachePath, isCacheKey, type KnownEdges, readCacheBytes } from "./index-cache.js";
 import type { OpenRecallOptions } from "./open-options.js";
 import { RecallIndex, type RecallSession, type SearchOptions } from "./recall-index.js";
+import { readSessionHead } from "./session-head.js";
 import type { SearchResult } from "./results.js";
 import { openSnapshot, type SnapshotSession } from "./snapshot.js";
 import { CorruptIndexError, TermIndex } from "./term-index.js";
@@ -31,7 +31,7 @@ export type Loaded = { index: RecallIndex; added: number; same: boolean; disk: D
  * record ends the tail there (what follows is indexed from the ledger), and a tail whose last key no
  * longer matches the ledger is ignored whole.
  */
-export function loadCachedIndex(cachePath: string, sessionFile: string, session: RecallSession): Loaded {
+export function loadCachedIndex(cachePath: string, sessionFile: string, session: RecallSession & { readonly edges?: KnownEdges }): Loaded {
   const bytes = readCacheBytes(cachePath);
   if (bytes === null) return { index: null, reason: null };
   try {
@@ -39,7 +39,7 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
     const format = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)["format"] : undefined;
     if (format !== CACHE_FORMAT) return { index: null, reason: `cache was written in index format ${String(format)}, this reader writes ${String(CACHE_FORMAT)}` };
     if (!isCacheKey(meta)) return { index: null, reason: "cache key has an unknown shape" };
-    const relation = compareKey(meta, sessionFile, session);
+    const relation = compareKey(meta, sessionFile, session, session.edges);
     if (typeof relation !== "string") return { index: null, reason: relation.stale };
     const terms = TermIndex.deserialize(bytes);
     if (terms.docCount !== meta.blockCount) return { index: null, reason: "cache holds another block count than its key says" };
@@ -53,7 +53,7 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
       tailProblem = tail.problem;
       const last = tail.records[tail.records.length - 1];
       const lastKey = last?.meta;
-      const lastRelation = lastKey !== undefined && isCacheKey(lastKey) ? compareKey(lastKey, sessionFile, session) : null;
+      const lastRelation = lastKey !== undefined && isCacheKey(lastKey) ? compareKey(lastKey, sessionFile, session, session.edges) : null;
       if (last !== undefined && typeof lastRelation === "string" && (lastKey as CacheKey).blockCount === last.firstDoc + last.newDocs) {
         for (const record of tail.records) {
           if (!terms.applyTail(record)) {
@@ -71,30 +71,6 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
   } catch (error) {
     if (error instanceof CorruptIndexError) return { index: null, reason: error.message };
     throw error;
-  }
-}
-
-/** The session id in the header line of `sessionFile`, read without parsing the rest; null if there is none. */
-function headerId(sessionFile: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(sessionFile, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const nl = buf.subarray(0, n).indexOf(10);
-    if (nl === -1) return null;
-    const header: unknown = JSON.parse(buf.subarray(0, nl).toString("utf8"));
-    if (typeof header !== "object" || header === null) return null;
-    const id = (header as Record<string, unknown>)["id"];
-    return (header as Record<string, unknown>)["type"] === "session" && typeof id === "string" ? id : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -117,8 +93,8 @@ export interface SnapshotRecall {
 export function openRecallSnapshot(sessionFile: string, options: Omit<OpenRecallOptions, "cache"> = {}): SnapshotRecall | null {
   let cachePath = options.cachePath;
   if (cachePath === undefined) {
-    const id = headerId(sessionFile);
-    if (id === null) return null;
+    const id = readSessionHead(sessionFile)?.id;
+    if (id === undefined) return null;
     cachePath = defaultCachePath(sessionFile, id, options.cacheDir);
   }
   const session = openSnapshot(cachePath, sessionFile);

@@ -1,30 +1,32 @@
 // A block table beside the recall cache, so a one-shot search (the CLI) can answer without parsing the
 // ledger: the blocks' metadata, the lineage and the compaction segments, keyed to the exact ledger bytes
-// it was read from. Block text is read back per block, when a result needs it, from the entry's bytes in
-// the ledger, and checked against a hash of the text the full read saw: any difference ends the fast
-// path (SnapshotStaleError) and the caller reads the ledger the full way.
+// it was read from (its bytes: block-table.ts; written by snapshot-write.ts). Block text is read back per
+// block, when a result needs it, from the entry's bytes in the ledger, and checked against a hash of the
+// text the full read saw: any difference ends the fast path (SnapshotStaleError) and the caller reads the
+// ledger the full way.
 import { readFileSync, statSync } from "node:fs";
 import type { Block, BlockKind, Session } from "@context-fold/ledger-reader";
 // Subpaths, not the packages' main entries: a one-shot search loads this module (see one-shot.ts).
 import { blockTextAt } from "@context-fold/ledger-reader/block-text";
 import { sha256Hex } from "@context-fold/seed-index-format/block-text";
+import { BlockTable } from "./block-table.js";
 import { SnapshotStaleError } from "./errors.js";
-import { type CacheKey, cacheKeyFor, isCacheKey, ledgerEdges, writeAtomic } from "./index-cache.js";
+import { type KnownEdges, ledgerEdges } from "./index-cache.js";
 import type { RecallSession } from "./recall-index.js";
 import type { ScopeSource } from "./scope.js";
 
-/** 1: columnar block table (this file's first format). */
-export const SNAPSHOT_FORMAT = 1;
-
 /** The block table's file, beside the cache it was written with. */
 export function snapshotPath(cachePath: string): string {
+  return `${cachePath}.blocks`;
+}
+
+/** Where the table was kept while it was a JSON document (format 1): removed when a new one is written. */
+export function formerSnapshotPath(cachePath: string): string {
   return `${cachePath}.blocks.json`;
 }
 
 /** Hex digits of a block text's sha256 kept per block (64 bits: a check, not a commitment). */
-const SHA_CHARS = 16;
-
-const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
+export const SHA_CHARS = 16;
 
 /**
  * The block fields a block may lack, one column each (null, or 0 for isError, where it has none): the
@@ -87,31 +89,6 @@ export function setOptionalFields(b: OptionalFields, c: OptionalColumns, i: numb
   if (fullOutputPath !== null && fullOutputPath !== undefined) b.fullOutputPath = fullOutputPath;
 }
 
-/** One column per block field; nulls where a block has no such field. */
-interface BlockColumns extends OptionalColumns {
-  readonly entryId: string[];
-  readonly entryPosition: number[];
-  /** Index into KINDS. */
-  readonly kind: number[];
-  readonly role: string[];
-  readonly turn: number[];
-  readonly partIndex: (number | null)[];
-  readonly timestamp: (string | null)[];
-  readonly line: number[];
-  readonly byteOffset: number[];
-  readonly byteLength: number[];
-  readonly sha: string[];
-}
-
-interface SnapshotDocument {
-  readonly format: number;
-  /** The ledger bytes it was read from, pinned as the cache's key pins them. */
-  readonly key: CacheKey;
-  readonly lineageIds: string[];
-  readonly compactions: { number: number; segment: { from: number; to: number } | null; entryIds: string[] }[];
-  readonly blocks: BlockColumns;
-}
-
 /**
  * Whether a session can be served from a snapshot: written as v3 (what Pi writes now; older files are
  * migrated in memory, so their bytes are not the blocks' source as is) and without damage (a recovered
@@ -126,72 +103,25 @@ export function snapshotEligible(session: Session): boolean {
  * written for (null when there is none): the hashes recorded when each block was first indexed.
  */
 export function readRecordedShas(cachePath: string): { readonly entryId: readonly string[]; readonly sha: readonly string[] } | null {
-  let doc: unknown;
+  return readTable(cachePath)?.recorded() ?? null;
+}
+
+/** The block table beside `cachePath`, or null when there is none of this format. */
+function readTable(cachePath: string): BlockTable | null {
+  let bytes: Buffer;
   try {
-    doc = JSON.parse(readFileSync(snapshotPath(cachePath), "utf8"));
+    bytes = readFileSync(snapshotPath(cachePath));
   } catch {
     return null;
   }
-  return isDocument(doc) ? { entryId: doc.blocks.entryId, sha: doc.blocks.sha } : null;
-}
-
-/**
- * Writes the block table of `session` beside `cachePath` (atomically); false when not eligible. A block the
- * previous table already held (same #N, same entry) keeps the hash recorded then: the first hash stands,
- * so text changed in the ledger since is never recorded as good.
- */
-export function writeSnapshot(cachePath: string, session: Session): boolean {
-  if (!snapshotEligible(session)) return false;
-  const previous = readRecordedShas(cachePath);
-  const c: BlockColumns = {
-    entryId: [],
-    entryPosition: [],
-    kind: [],
-    role: [],
-    turn: [],
-    partIndex: [],
-    anchor: [],
-    toolName: [],
-    toolCallId: [],
-    isError: [],
-    exitCode: [],
-    command: [],
-    fullOutputPath: [],
-    timestamp: [],
-    line: [],
-    byteOffset: [],
-    byteLength: [],
-    sha: [],
-  };
-  for (const b of session.blocks) {
-    c.entryId.push(b.entryId);
-    c.entryPosition.push(b.entryPosition);
-    c.kind.push(KINDS.indexOf(b.kind));
-    c.role.push(b.role);
-    c.turn.push(b.turn);
-    c.partIndex.push(b.partIndex ?? null);
-    pushOptionalFields(c, b);
-    c.timestamp.push(b.timestamp ?? null);
-    c.line.push(b.line);
-    c.byteOffset.push(b.byteOffset);
-    c.byteLength.push(b.byteLength);
-    const first = previous !== null && previous.entryId[b.index] === b.entryId ? previous.sha[b.index] : undefined;
-    c.sha.push(first ?? sha256Hex(b.text).slice(0, SHA_CHARS));
-  }
-  const doc: SnapshotDocument = {
-    format: SNAPSHOT_FORMAT,
-    key: cacheKeyFor(session.path, session),
-    lineageIds: [...session.lineageIds],
-    compactions: session.compactions.map((s) => ({ number: s.number, segment: s.segment === null ? null : { from: s.segment.from, to: s.segment.to }, entryIds: [...s.entryIds] })),
-    blocks: c,
-  };
-  writeAtomic(snapshotPath(cachePath), Buffer.from(JSON.stringify(doc), "utf8"));
-  return true;
+  return BlockTable.decode(bytes, snapshotPath(cachePath));
 }
 
 /** A session served from a snapshot: metadata in memory, each block's text read back on first use. */
 export interface SnapshotSession extends RecallSession, ScopeSource {
   readonly path: string;
+  /** The ledger's edge hashes as checked against the table (the cache's key check reuses them). */
+  readonly edges: KnownEdges;
 }
 
 /**
@@ -253,53 +183,97 @@ export abstract class ReadBackBlock implements Block, OptionalFields {
   }
 }
 
-class SnapshotBlock extends ReadBackBlock {
-  private declare readonly file: string;
-  private declare readonly sha: string;
-  // The fields spelled out, not passed on as `...rest`: a table holds thousands of blocks, built while the
-  // code is still cold, where a spread call costs several times a plain one.
-  constructor(
-    file: string,
-    sha: string,
-    index: number,
-    entryId: string,
-    entryPosition: number,
-    kind: BlockKind,
-    role: string,
-    turn: number,
-    timestamp: string | undefined,
-    line: number,
-    byteOffset: number,
-    byteLength: number,
-  ) {
-    super(index, entryId, entryPosition, kind, role, turn, timestamp, line, byteOffset, byteLength);
+/**
+ * A block of the table: each field read from the table's columns when asked for (a search asks most
+ * blocks for a few fields only), its text read back from the ledger and checked on first use. A field
+ * the block does not have reads undefined, as on the blocks the ledger reader builds (which is why it is
+ * not declared `implements Block`: an optional field there is absent, here a getter that returns undefined).
+ */
+class SnapshotBlock {
+  readonly index: number;
+  /** A field of its own: the one a search reads of every block in scope (where segments start). */
+  readonly kind: BlockKind;
+  private readonly table: BlockTable;
+  private readonly file: string;
+  private cached: string | undefined;
+  private command: { readonly command: string } | undefined;
+  constructor(table: BlockTable, file: string, index: number, kind: BlockKind) {
+    this.table = table;
     this.file = file;
-    this.sha = sha;
+    this.index = index;
+    this.kind = kind;
   }
-
-  protected readText(): string {
+  get entryId(): string {
+    return this.table.string("entryId", this.index) ?? "";
+  }
+  get entryPosition(): number {
+    return this.table.entryPosition(this.index);
+  }
+  get role(): string {
+    return this.table.string("role", this.index) ?? "";
+  }
+  get turn(): number {
+    return this.table.turn(this.index);
+  }
+  get timestamp(): string | undefined {
+    return this.table.string("timestamp", this.index);
+  }
+  get line(): number {
+    return this.table.line(this.index);
+  }
+  get byteOffset(): number {
+    return this.table.byteOffset(this.index);
+  }
+  get byteLength(): number {
+    return this.table.byteLength(this.index);
+  }
+  get partIndex(): number | undefined {
+    return this.table.partIndex(this.index);
+  }
+  get anchor(): string | undefined {
+    return this.table.string("anchor", this.index);
+  }
+  get toolName(): string | undefined {
+    return this.table.string("toolName", this.index);
+  }
+  get toolCallId(): string | undefined {
+    return this.table.string("toolCallId", this.index);
+  }
+  /** A user `!cmd`'s command (the only arguments results show). */
+  get args(): Readonly<Record<string, unknown>> | undefined {
+    if (this.command === undefined) {
+      const command = this.table.string("command", this.index);
+      if (command === undefined) return undefined;
+      this.command = { command };
+    }
+    return this.command;
+  }
+  get isError(): boolean | undefined {
+    return this.table.isError(this.index) ? true : undefined;
+  }
+  get exitCode(): number | undefined {
+    return this.table.exitCode(this.index);
+  }
+  get fullOutputPath(): string | undefined {
+    return this.table.string("fullOutputPath", this.index);
+  }
+  /** The block's text from the ledger, verified; throws SnapshotStaleError when it cannot be read or changed. */
+  get text(): string {
+    this.cached ??= this.readText();
+    return this.cached;
+  }
+  private readText(): string {
     let text: string | undefined;
     try {
-      text = blockTextAt(this.file, this, this.kind, this.partIndex);
+      text = blockTextAt(this.file, this as unknown as Block, this.kind, this.partIndex);
     } catch (error) {
       throw new SnapshotStaleError(this.file, `block #${String(this.index)} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (text === undefined || sha256Hex(text).slice(0, SHA_CHARS) !== this.sha) {
+    if (text === undefined || sha256Hex(text).slice(0, SHA_CHARS) !== this.table.shaHex(this.index)) {
       throw new SnapshotStaleError(this.file, `block #${String(this.index)} at line ${String(this.line)}, byte ${String(this.byteOffset)} changed`);
     }
     return text;
   }
-}
-
-function isDocument(value: unknown): value is SnapshotDocument {
-  if (typeof value !== "object" || value === null) return false;
-  const v = value as Record<string, unknown>;
-  const blocks = v["blocks"] as Record<string, unknown> | undefined;
-  if (v["format"] !== SNAPSHOT_FORMAT || !isCacheKey(v["key"]) || !Array.isArray(v["lineageIds"]) || !Array.isArray(v["compactions"])) return false;
-  if (typeof blocks !== "object" || blocks === null || !Array.isArray(blocks["entryId"])) return false;
-  const n = (blocks["entryId"] as unknown[]).length;
-  const columns = ["entryPosition", "kind", "role", "turn", "partIndex", "anchor", "toolName", "toolCallId", "isError", "exitCode", "command", "fullOutputPath", "timestamp", "line", "byteOffset", "byteLength", "sha"];
-  return columns.every((name) => Array.isArray(blocks[name]) && (blocks[name] as unknown[]).length === n);
 }
 
 /**
@@ -308,50 +282,40 @@ function isDocument(value: unknown): value is SnapshotDocument {
  * format, unreadable, or the ledger changed).
  */
 export function openSnapshot(cachePath: string, sessionFile: string): SnapshotSession | null {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readFileSync(snapshotPath(cachePath), "utf8"));
-  } catch {
-    return null;
-  }
-  if (!isDocument(doc)) return null;
+  const table = readTable(cachePath);
+  if (table === null) return null;
   let size: number;
   try {
     size = statSync(sessionFile).size;
   } catch {
     return null;
   }
-  if (size !== doc.key.byteLength) return null;
+  if (size !== table.key.byteLength) return null;
   const edges = ledgerEdges(sessionFile, size);
-  if (edges.head !== doc.key.head || edges.tail !== doc.key.tail) return null;
-  const c = doc.blocks;
-  const blocks: SnapshotBlock[] = [];
-  for (let i = 0; i < c.entryId.length; i++) {
-    const kind = KINDS[c.kind[i] as number];
+  if (edges.head !== table.key.head || edges.tail !== table.key.tail) return null;
+  const built = new Array<SnapshotBlock>(table.count);
+  for (let i = 0; i < table.count; i++) {
+    const kind = table.kind(i);
     if (kind === undefined) return null;
-    const b = new SnapshotBlock(
-      sessionFile,
-      c.sha[i] as string,
-      i,
-      c.entryId[i] as string,
-      c.entryPosition[i] as number,
-      kind,
-      c.role[i] as string,
-      c.turn[i] as number,
-      c.timestamp[i] ?? undefined,
-      c.line[i] as number,
-      c.byteOffset[i] as number,
-      c.byteLength[i] as number,
-    );
-    setOptionalFields(b, c, i, c.partIndex[i]);
-    blocks.push(b);
+    built[i] = new SnapshotBlock(table, sessionFile, i, kind);
   }
+  // Every field of Block is there (see SnapshotBlock); only the optional ones' absence is a getter's undefined.
+  const blocks = built as unknown as Block[];
+  let lineage: ReadonlySet<string> | undefined;
   return {
     path: sessionFile,
-    header: { id: doc.key.sessionId },
+    header: { id: table.key.sessionId },
     byteLength: size,
+    edges: { byteLength: size, head: edges.head, tail: edges.tail },
     blocks,
-    lineageIds: new Set(doc.lineageIds),
-    compactions: doc.compactions,
+    // A search of another scope never asks for it.
+    get lineageIds(): ReadonlySet<string> {
+      lineage ??= new Set(table.lineageIds());
+      return lineage;
+    },
+    compactions: table.compactions,
+    lineageMask: () => table.lineageMask(),
+    notHistoryMask: () => table.notHistoryMask(),
+    callResults: () => table.callResults(),
   };
 }

@@ -3,7 +3,7 @@
 // search (words or regex), keep their `#N` and stay expandable.
 import { readSession } from "@context-fold/ledger-reader";
 import { describe, expect, it } from "vitest";
-import { DIGEST_MESSAGE_TYPE, ledgerVerifier, MEMORY_MESSAGE_TYPE, RECALL_MESSAGE_TYPE, RecallIndex } from "../src/index.js";
+import { DIGEST_MESSAGE_TYPE, ledgerVerifier, MEMORY_MESSAGE_TYPE, openRecall, openRecallSnapshot, RECALL_MESSAGE_TYPE, RecallIndex } from "../src/index.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
 function zebrafishSession(): string {
@@ -50,5 +50,19 @@ describe("what is not history", () => {
     expect(expanded.map((e) => e.index)).toEqual(injected);
     expect(expanded.every((e) => e.text.length > 0)).toBe(true);
     expect(labels.length).toBe(session.blocks.length);
+  });
+
+  it("a search answered from the block table skips the same blocks as the full read (the table keeps what is not history)", async () => {
+    const file = zebrafishSession();
+    const full = await openRecall(file);
+    expect(full.saveSnapshot()).toBe(true);
+    const fast = openRecallSnapshot(file);
+    expect(fast).not.toBeNull();
+    // The table's own columns, not the (entry-less) table blocks, say which custom messages are injected.
+    const skip = full.session.blocks.map((b) => (b.kind === "custom" && !b.text.startsWith("note:")) || b.toolName === "context_recall" || b.toolName === "vcc_recall");
+    expect([...(fast?.session.notHistoryMask?.() ?? [])]).toEqual(skip.map((x) => (x ? 1 : 0)));
+    for (const query of ["zebrafish", "zebrafish owner platform", "flaky"]) {
+      expect(JSON.stringify(fast?.search(query, { scope: "all", pageSize: 50 }))).toBe(JSON.stringify(full.search(query, { scope: "all", pageSize: 50 })));
+    }
   });
 });

@@ -27,6 +27,15 @@ describe("recall from the snapshot, without parsing the ledger", () => {
     expect(existsSync(snapshotPath(full.cachePath ?? ""))).toBe(true);
   });
 
+  it("a block table an earlier version kept as JSON beside the cache is removed when the table is written", async () => {
+    const full = await openRecall(file, { cacheDir });
+    const former = `${full.cachePath ?? ""}.blocks.json`;
+    writeFileSync(former, JSON.stringify({ format: 1 }));
+    expect(full.saveSnapshot()).toBe(true);
+    expect(existsSync(former)).toBe(false);
+    expect(openRecallSnapshot(file, { cacheDir })).not.toBeNull();
+  });
+
   it("gives byte-identical results to the full read for words, phrases, paths, needles, browse, in every scope", async () => {
     const full = await openRecall(file, { cacheDir });
     const fast = openRecallSnapshot(file, { cacheDir });
@@ -137,10 +146,19 @@ describe("recall from the snapshot, without parsing the ledger", () => {
     const full = await openRecall(file, { cacheDir });
     full.saveSnapshot();
     const path = snapshotPath(full.cachePath ?? "");
-    const good = readFileSync(path, "utf8");
-    writeFileSync(path, good.slice(0, good.length / 2));
+    const good = readFileSync(path);
+    writeFileSync(path, good.subarray(0, good.length / 2));
     expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
-    writeFileSync(path, JSON.stringify({ ...JSON.parse(good), format: 99 }));
+    // Another format number; one byte more or less; the JSON document the table was before (format 1).
+    const other = Buffer.from(good);
+    other.writeUInt32LE(99, 4);
+    writeFileSync(path, other);
+    expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
+    writeFileSync(path, Buffer.concat([good, Buffer.from([0])]));
+    expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
+    writeFileSync(path, good.subarray(0, good.length - 1));
+    expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
+    writeFileSync(path, JSON.stringify({ format: 1, blocks: {} }));
     expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
     writeFileSync(path, good);
     expect(openRecallSnapshot(file, { cacheDir })).not.toBeNull();
@@ -181,7 +199,7 @@ describe("searchSessions with block tables", () => {
     await generateSession(join(dir, "--b--", "two.jsonl"), { seed: 52, turns: 40 });
     const uncached = JSON.stringify(await searchSessions(dir, "checksum drift", { cache: false }));
     expect(JSON.stringify(await searchSessions(dir, "checksum drift", { cacheDir }))).toBe(uncached);
-    const tables = readdirSync(cacheDir).filter((n) => n.endsWith(".blocks.json"));
+    const tables = readdirSync(cacheDir).filter((n) => n.endsWith(".blocks"));
     expect(tables).toHaveLength(2);
     const mtimes = tables.map((n) => statSync(join(cacheDir, n)).mtimeMs);
     expect(JSON.stringify(await searchSessions(dir, "checksum drift", { cacheDir }))).toBe(uncached);

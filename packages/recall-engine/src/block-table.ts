@@ -1,0 +1,378 @@
+// The block table's bytes: the one home of its format, writer and reader together. A one-shot search
+// (the CLI) opens it on every run, so it is read without a parse: fixed-width columns the reader views in
+// place (typed arrays over the file's bytes), and string columns kept as one text each, cut per block
+// only when that block's field is asked for. The blocks on a result page are all that get built in full.
+//
+// Layout (integers little-endian; every section starts at a multiple of 8 bytes):
+//   "CFBT" · u32 format · u32 meta length · meta (JSON, UTF-8: the cache key, compactions, block count,
+//   the string columns' sizes and encodings)
+//   f64 byteOffset[n] · i32 entryPosition[n], turn[n], partIndex[n] (-1: none), line[n], byteLength[n],
+//   exitCode[n], callResult[n] · u8 kind[n], flags[n] (1: isError, 2: has an exit code), onLineage[n] (1:
+//   on the active lineage), notHistory[n] (1: not history) · sha[n × 8 bytes]
+//   then per string column (STRING_COLUMNS order): i32 length[count] (UTF-16 units, -1: none) · its text
+//   (latin1 when every character fits a byte, else UTF-16LE, so any string comes back exactly).
+// What a search computes over every block before it ranks (the lineage, what is not history, which
+// result answers which call) is kept per block too, computed by the full read that writes the table,
+// so a search reads those columns instead of asking every block for its fields.
+import type { Block, BlockKind } from "@context-fold/ledger-reader";
+import { SnapshotStaleError } from "./errors.js";
+import { type CacheKey, isCacheKey } from "./index-cache.js";
+
+/** 2: this binary layout (1 was a JSON document). */
+export const BLOCK_TABLE_FORMAT = 2;
+
+const MAGIC = "CFBT";
+const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
+/** Bytes of a block text's sha256 kept per block (64 bits: a check, not a commitment). */
+const SHA_BYTES = 8;
+const IS_ERROR = 1;
+const HAS_EXIT_CODE = 2;
+/** The i32 columns, in file order. */
+const INT_COLUMNS = 7;
+
+/** The per-block string columns, then the lineage's entry ids (a list of its own length). */
+const STRING_COLUMNS = ["entryId", "role", "timestamp", "anchor", "toolName", "toolCallId", "command", "fullOutputPath", "lineageIds"] as const;
+type StringColumn = (typeof STRING_COLUMNS)[number];
+
+/** The compaction segments as a scope reads them. */
+export interface TableCompaction {
+  readonly number: number;
+  readonly segment: { readonly from: number; readonly to: number } | null;
+  readonly entryIds: readonly string[];
+}
+
+/** What a table is written from: the blocks (their text is not kept), each text's hash, the lineage and compactions. */
+export interface BlockTableInput {
+  readonly key: CacheKey;
+  readonly blocks: readonly Block[];
+  /** Per block, the hex sha256 of its text (at least 16 digits; the first 16 are kept). */
+  readonly shaHex: readonly string[];
+  readonly lineageIds: ReadonlySet<string>;
+  readonly compactions: readonly TableCompaction[];
+  /** `[#N] === 1` for the blocks that are not history (see not-history.ts). */
+  readonly notHistory: Uint8Array;
+  /** Tool call `#N` → the `#N` of its result, -1 for other blocks (see call-results.ts). */
+  readonly callResults: Int32Array;
+}
+
+interface ColumnMeta {
+  readonly count: number;
+  readonly bytes: number;
+  /** The sum of its strings' lengths (UTF-16 units). */
+  readonly units: number;
+  readonly latin1: boolean;
+}
+
+interface Meta {
+  readonly key: CacheKey;
+  readonly count: number;
+  readonly compactions: TableCompaction[];
+  readonly strings: Record<StringColumn, ColumnMeta>;
+}
+
+const pad8 = (n: number): number => (n + 7) & ~7;
+
+/** Whether this machine stores typed arrays little-endian, as the table is laid out. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+const LATIN1 = /^[\0-\xff]*$/;
+
+function stringColumn(values: readonly (string | null | undefined)[]): { meta: ColumnMeta; lengths: Int32Array; text: Buffer } {
+  const lengths = new Int32Array(values.length);
+  const parts: string[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) lengths[i] = -1;
+    else {
+      lengths[i] = v.length;
+      parts.push(v);
+    }
+  }
+  const joined = parts.join("");
+  const latin1 = LATIN1.test(joined);
+  const text = Buffer.from(joined, latin1 ? "latin1" : "utf16le");
+  return { meta: { count: values.length, bytes: text.length, units: joined.length, latin1 }, lengths, text };
+}
+
+/** The table's bytes for `input`. */
+export function encodeBlockTable(input: BlockTableInput): Buffer {
+  if (!LITTLE_ENDIAN) throw new Error("the block table is written little-endian only");
+  const blocks = input.blocks;
+  const n = blocks.length;
+  const byteOffset = new Float64Array(n);
+  if (input.callResults.length !== n || input.notHistory.length !== n) throw new Error("the block table's columns must hold one value per block");
+  const ints = [new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), Int32Array.from(input.callResults)] as const;
+  const [entryPosition, turn, partIndex, line, byteLength, exitCode] = ints;
+  const kind = new Uint8Array(n);
+  const flags = new Uint8Array(n);
+  const onLineage = new Uint8Array(n);
+  const sha = Buffer.alloc(n * SHA_BYTES);
+  const strings: Record<StringColumn, (string | null | undefined)[]> = { entryId: [], role: [], timestamp: [], anchor: [], toolName: [], toolCallId: [], command: [], fullOutputPath: [], lineageIds: [...input.lineageIds] };
+  for (let i = 0; i < n; i++) {
+    const b = blocks[i] as Block;
+    const k = KINDS.indexOf(b.kind);
+    if (k === -1) throw new Error(`block #${String(i)} has an unknown kind ${b.kind}`);
+    byteOffset[i] = b.byteOffset;
+    entryPosition[i] = b.entryPosition;
+    turn[i] = b.turn;
+    partIndex[i] = b.partIndex ?? -1;
+    line[i] = b.line;
+    byteLength[i] = b.byteLength;
+    exitCode[i] = b.exitCode ?? 0;
+    kind[i] = k;
+    flags[i] = (b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE);
+    onLineage[i] = input.lineageIds.has(b.entryId) ? 1 : 0;
+    const hex = input.shaHex[i] ?? "";
+    if (sha.write(hex.slice(0, SHA_BYTES * 2), i * SHA_BYTES, "hex") !== SHA_BYTES) throw new Error(`block #${String(i)} has no 16-digit hash`);
+    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
+    strings.entryId.push(b.entryId);
+    strings.role.push(b.role);
+    strings.timestamp.push(b.timestamp);
+    strings.anchor.push(b.anchor);
+    strings.toolName.push(b.toolName);
+    strings.toolCallId.push(b.toolCallId);
+    strings.command.push(typeof command === "string" ? command : null);
+    strings.fullOutputPath.push(b.fullOutputPath);
+  }
+  const columns = STRING_COLUMNS.map((name) => stringColumn(strings[name]));
+  const meta: Meta = {
+    key: input.key,
+    count: n,
+    compactions: input.compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })),
+    strings: Object.fromEntries(STRING_COLUMNS.map((name, j) => [name, (columns[j] as { meta: ColumnMeta }).meta])) as Record<StringColumn, ColumnMeta>,
+  };
+  const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
+  const parts: Buffer[] = [];
+  let size = 0;
+  const put = (bytes: Uint8Array): void => {
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    parts.push(buf);
+    size += buf.length;
+    const gap = pad8(size) - size;
+    if (gap > 0) {
+      parts.push(Buffer.alloc(gap));
+      size += gap;
+    }
+  };
+  const head = Buffer.alloc(12);
+  head.write(MAGIC, 0, "latin1");
+  head.writeUInt32LE(BLOCK_TABLE_FORMAT, 4);
+  head.writeUInt32LE(metaBytes.length, 8);
+  parts.push(head);
+  size += head.length;
+  put(metaBytes);
+  put(new Uint8Array(byteOffset.buffer));
+  for (const column of ints) put(new Uint8Array(column.buffer));
+  put(kind);
+  put(flags);
+  put(onLineage);
+  put(Uint8Array.from(input.notHistory, (x) => (x === 1 ? 1 : 0)));
+  put(sha);
+  for (const column of columns) {
+    put(new Uint8Array(column.lengths.buffer));
+    put(column.text);
+  }
+  return Buffer.concat(parts, size);
+}
+
+/**
+ * One string column as read: its text decoded on first use, each value cut from it on request. Its
+ * lengths are checked against the text on first use too (a search reads few columns): a table that
+ * fails the check is stale to its reader (SnapshotStaleError), as a changed block is.
+ */
+class Strings {
+  private readonly name: string;
+  private readonly source: string;
+  private readonly lengths: Int32Array;
+  private readonly bytes: Buffer;
+  private readonly meta: ColumnMeta;
+  private starts: Int32Array | undefined;
+  private text: string | undefined;
+  constructor(name: string, source: string, lengths: Int32Array, bytes: Buffer, meta: ColumnMeta) {
+    this.name = name;
+    this.source = source;
+    this.lengths = lengths;
+    this.bytes = bytes;
+    this.meta = meta;
+  }
+  get count(): number {
+    return this.lengths.length;
+  }
+  /** Value `i`, or undefined when it has none. */
+  at(i: number): string | undefined {
+    if (this.starts === undefined) {
+      const starts = new Int32Array(this.lengths.length);
+      let at = 0;
+      for (let k = 0; k < starts.length; k++) {
+        starts[k] = at;
+        const len = this.lengths[k] as number;
+        if (len > 0) at += len;
+        else if (len < -1) at = Infinity;
+      }
+      if (at !== this.meta.units) throw new SnapshotStaleError(this.source, `the block table's ${this.name} column does not add up`);
+      this.starts = starts;
+      this.text = this.bytes.toString(this.meta.latin1 ? "latin1" : "utf16le");
+    }
+    const len = this.lengths[i] as number;
+    if (len < 0) return undefined;
+    const start = this.starts[i] as number;
+    return (this.text as string).slice(start, start + len);
+  }
+  /** Every value (none: null), decoded now. */
+  all(): (string | null)[] {
+    return Array.from({ length: this.count }, (_, i) => this.at(i) ?? null);
+  }
+}
+
+/** A block table read from its bytes: the key and compactions, and each block's fields on request. */
+export class BlockTable {
+  readonly key: CacheKey;
+  readonly count: number;
+  readonly compactions: readonly TableCompaction[];
+  private readonly byteOffsets: Float64Array;
+  private readonly ints: readonly [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
+  private readonly kinds: Uint8Array;
+  private readonly flags: Uint8Array;
+  private readonly onLineage: Uint8Array;
+  private readonly notHistory: Uint8Array;
+  private readonly sha: Buffer;
+  private readonly strings: Record<StringColumn, Strings>;
+
+  private constructor(meta: Meta, byteOffsets: Float64Array, ints: BlockTable["ints"], bytes: readonly [Uint8Array, Uint8Array, Uint8Array, Uint8Array], sha: Buffer, strings: Record<StringColumn, Strings>) {
+    this.key = meta.key;
+    this.count = meta.count;
+    this.compactions = meta.compactions;
+    this.byteOffsets = byteOffsets;
+    this.ints = ints;
+    [this.kinds, this.flags, this.onLineage, this.notHistory] = bytes;
+    this.sha = sha;
+    this.strings = strings;
+  }
+
+  /**
+   * The table in `bytes`, or null when they are not one of this format (another format, torn, or
+   * foreign). `source` names the table in a SnapshotStaleError, should a column fail its check on use.
+   */
+  static decode(bytes: Buffer, source = "block table"): BlockTable | null {
+    if (!LITTLE_ENDIAN || bytes.length < 12 || bytes.toString("latin1", 0, 4) !== MAGIC || bytes.readUInt32LE(4) !== BLOCK_TABLE_FORMAT) return null;
+    // Typed arrays view the bytes in place, which needs the sections aligned in memory as in the file.
+    const buf = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
+    const metaLength = buf.readUInt32LE(8);
+    if (12 + metaLength > buf.length) return null;
+    let meta: Meta;
+    try {
+      meta = JSON.parse(buf.toString("utf8", 12, 12 + metaLength)) as Meta;
+    } catch {
+      return null;
+    }
+    if (!isMeta(meta)) return null;
+    const n = meta.count;
+    let at = pad8(12 + metaLength);
+    const take = (length: number): number | null => {
+      const start = at;
+      if (start + length > buf.length) return null;
+      at = pad8(start + length);
+      return start;
+    };
+    const offsetsAt = take(n * 8);
+    if (offsetsAt === null) return null;
+    const byteOffsets = new Float64Array(buf.buffer, buf.byteOffset + offsetsAt, n);
+    const ints: Int32Array[] = [];
+    for (let c = 0; c < INT_COLUMNS; c++) {
+      const start = take(n * 4);
+      if (start === null) return null;
+      ints.push(new Int32Array(buf.buffer, buf.byteOffset + start, n));
+    }
+    const byteColumns: Uint8Array[] = [];
+    for (let c = 0; c < 4; c++) {
+      const start = take(n);
+      if (start === null) return null;
+      byteColumns.push(buf.subarray(start, start + n));
+    }
+    const shaAt = take(n * SHA_BYTES);
+    if (shaAt === null) return null;
+    const strings = {} as Record<StringColumn, Strings>;
+    for (const name of STRING_COLUMNS) {
+      const column = meta.strings[name];
+      if (name !== "lineageIds" && column.count !== n) return null;
+      const lengthsAt = take(column.count * 4);
+      if (lengthsAt === null) return null;
+      const lengths = new Int32Array(buf.buffer, buf.byteOffset + lengthsAt, column.count);
+      const textAt = take(column.bytes);
+      if (textAt === null || column.units * (column.latin1 ? 1 : 2) !== column.bytes) return null;
+      strings[name] = new Strings(name, source, lengths, buf.subarray(textAt, textAt + column.bytes), column);
+    }
+    if (at !== pad8(buf.length)) return null;
+    return new BlockTable(meta, byteOffsets, ints as unknown as BlockTable["ints"], byteColumns as unknown as readonly [Uint8Array, Uint8Array, Uint8Array, Uint8Array], buf.subarray(shaAt, shaAt + n * SHA_BYTES), strings);
+  }
+
+  /** Block `i`'s kind; undefined when the table holds no kind there (then it is not to be trusted). */
+  kind(i: number): BlockKind | undefined {
+    return KINDS[this.kinds[i] as number];
+  }
+  byteOffset(i: number): number {
+    return this.byteOffsets[i] as number;
+  }
+  entryPosition(i: number): number {
+    return this.ints[0][i] as number;
+  }
+  turn(i: number): number {
+    return this.ints[1][i] as number;
+  }
+  partIndex(i: number): number | undefined {
+    const part = this.ints[2][i] as number;
+    return part < 0 ? undefined : part;
+  }
+  line(i: number): number {
+    return this.ints[3][i] as number;
+  }
+  byteLength(i: number): number {
+    return this.ints[4][i] as number;
+  }
+  exitCode(i: number): number | undefined {
+    return ((this.flags[i] as number) & HAS_EXIT_CODE) === 0 ? undefined : (this.ints[5][i] as number);
+  }
+  isError(i: number): boolean {
+    return ((this.flags[i] as number) & IS_ERROR) !== 0;
+  }
+  /** `[#N] === 1` for the blocks on the active lineage. */
+  lineageMask(): Uint8Array {
+    return this.onLineage;
+  }
+  /** `[#N] === 1` for the blocks that are not history. */
+  notHistoryMask(): Uint8Array {
+    return this.notHistory;
+  }
+  /** Tool call `#N` → the `#N` of its result, -1 for other blocks. */
+  callResults(): Int32Array {
+    return this.ints[6];
+  }
+  /** The first 16 hex digits of the sha256 of block `i`'s text, as recorded. */
+  shaHex(i: number): string {
+    return this.sha.toString("hex", i * SHA_BYTES, (i + 1) * SHA_BYTES);
+  }
+  string(name: Exclude<StringColumn, "lineageIds">, i: number): string | undefined {
+    return this.strings[name].at(i);
+  }
+  /** The active lineage's entry ids. */
+  lineageIds(): string[] {
+    const column = this.strings.lineageIds;
+    return Array.from({ length: column.count }, (_, i) => column.at(i) ?? "");
+  }
+  /** Every block's entry id and recorded hash (what a rewrite of the table and expand's check read). */
+  recorded(): { readonly entryId: readonly string[]; readonly sha: readonly string[] } {
+    return { entryId: this.strings.entryId.all().map((id) => id ?? ""), sha: Array.from({ length: this.count }, (_, i) => this.shaHex(i)) };
+  }
+}
+
+function isMeta(value: unknown): value is Meta {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  const strings = v["strings"] as Record<string, unknown> | undefined;
+  if (!isCacheKey(v["key"]) || !Number.isSafeInteger(v["count"]) || (v["count"] as number) < 0 || !Array.isArray(v["compactions"])) return false;
+  if (typeof strings !== "object" || strings === null) return false;
+  return STRING_COLUMNS.every((name) => {
+    const c = strings[name] as Record<string, unknown> | undefined;
+    return typeof c === "object" && c !== null && Number.isSafeInteger(c["count"]) && (c["count"] as number) >= 0 && Number.isSafeInteger(c["bytes"]) && (c["bytes"] as number) >= 0 && Number.isSafeInteger(c["units"]) && (c["units"] as number) >= 0 && typeof c["latin1"] === "boolean";
+  });
+}
