@@ -7,7 +7,7 @@ import { replaceFile } from "@context-fold/durable-fs";
 import { compareKey, isCacheKey } from "./index-cache.js";
 import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
-import { BOUND_UNKNOWN, boundsCode } from "./history-dictionary.js";
+import { BOUND_UNKNOWN, boundsCode, unionKey } from "./history-dictionary.js";
 import { dropParts, MAX_PARTS, partPath, segmentBase } from "./history-layout.js";
 import { encodePostings, encodeSegment, type SegmentTerm } from "./history-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
@@ -15,7 +15,7 @@ import { BlockTable, encodeTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
 import { isNotHistory } from "./not-history.js";
 import { isProse } from "./quoted-sources.js";
-import { termIdf, termScoreBound, weightReach } from "./rank.js";
+import { prefixScoreBound, termIdf, termScoreBound, weightReach } from "./rank.js";
 import { RecallIndex } from "./recall-index.js";
 import { EMPTY } from "./segments.js";
 import { TermIndex } from "./term-index.js";
@@ -93,13 +93,31 @@ export function indexSession(segments: string, file: string, session: Session, w
       // Built whole and new: every term's score bound over the whole session (a grown one's stay unknown).
       const reach = old === null ? reachOf(session) : null;
       if (reach !== null) codes = new Uint16Array(texts.length);
+      // Union keys and their codes, listed after every term (codes follow `added`'s order: all terms are added when codes are made).
+      const unionKeys: string[] = [];
+      const unions: number[] = [];
       for (let i = 0; i < texts.length; i++) {
         const term = texts[i] as string;
         const lists = part.postingListsOf(i);
         const posted: SegmentTerm = { key: Buffer.from(term, "utf8"), id: i, ...encodePostings(lists, 0) };
         terms.push(posted);
         if (i >= known) added.push(term);
-        if (codes !== null && reach !== null) codes[i] = boundsCode(termScoreBound(part, lists, (doc) => reach[doc] as number), termIdf(part.docCount, posted.df));
+        if (codes !== null && reach !== null) {
+          codes[i] = boundsCode(termScoreBound(part, lists, (doc) => reach[doc] as number), termIdf(part.docCount, posted.df));
+          // The term as a query token matching longer terms: that union's bound, under its own dictionary key.
+          const union = prefixScoreBound(part, term, (doc) => reach[doc] as number);
+          if (union.bound > 0) {
+            unionKeys.push(unionKey(term));
+            unions.push(boundsCode(union.bound, union.idf));
+          }
+        }
+      }
+      if (codes !== null && unions.length > 0) {
+        added.push(...unionKeys);
+        const all = new Uint16Array(codes.length + unions.length);
+        all.set(codes);
+        all.set(unions, codes.length);
+        codes = all;
       }
       replaceFile(`${base}.seg`, encodeSegment(terms, lengths), { mode: 0o600 });
       dropParts(base, 1);
