@@ -492,14 +492,26 @@ export function termScoreBound(index: TermIndex, lists: readonly PostingList[], 
 export function prefixScoreBound(index: TermIndex, term: string, reach: (doc: number) => number): { bound: number; idf: number } {
   const ids = prefixTerms(index, term, index.termId(term));
   if (ids.length === 0) return { bound: 0, idf: 0 };
-  const tf = new Map<number, number>();
-  for (const id of ids) for (const list of index.postingListsOf(id)) for (let k = 0; k < list.length; k += 2) tf.set(list[k] as number, (tf.get(list[k] as number) ?? 0) + (list[k + 1] as number));
+  if (unionTf.length < index.docCount) unionTf = new Float64Array(index.docCount * 2);
+  const tf = unionTf;
+  const docs: number[] = [];
+  for (const id of ids) for (const list of index.postingListsOf(id)) for (let k = 0; k < list.length; k += 2) {
+    const doc = list[k] as number;
+    if (tf[doc] === 0) docs.push(doc);
+    tf[doc] = (tf[doc] as number) + (list[k + 1] as number);
+  }
   const avg = index.averageLength || 1;
   let best = 0;
-  for (const [doc, n] of tf) best = Math.max(best, tfFactor(index, avg, doc, n) * reach(doc));
-  const idf = idfOf(index.docCount, tf.size);
+  for (const doc of docs) {
+    best = Math.max(best, tfFactor(index, avg, doc, tf[doc] as number) * reach(doc));
+    tf[doc] = 0;
+  }
+  const idf = idfOf(index.docCount, docs.length);
   return { bound: idf * best, idf };
 }
+
+/** `prefixScoreBound`'s summed tf per block, zeroed after each use (a build asks it for thousands of terms). */
+let unionTf = new Float64Array(0);
 
 /** The idf of a term held by `df` of `n` blocks (what `termScoreBound` multiplies by; the history keeps it beside the bound). */
 export function termIdf(n: number, df: number): number {
