@@ -5,7 +5,7 @@
 // sessions best first and leaves out those that cannot reach the page without opening them.
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { readCacheBytes } from "./index-cache.js";
-import { boundOfCode, DictionaryBase, idfOfCode, logCandidates } from "./history-dictionary.js";
+import { boundOfCode, DictionaryBase, idfOfCode, logCandidates, unionKey } from "./history-dictionary.js";
 import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
 import { NO_TERMS, type TermsBound, wordsBoundPlan } from "./rank.js";
 import { stemOf } from "./stem.js";
@@ -113,10 +113,18 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
     }
     return found;
   };
+  // A token's prefix match, as kept under its union key; 0 where the session holds the token (its code
+  // known: built whole, never grown) but kept no union (no longer term begins it); else not kept.
+  const unionOf = (token: string, o: number): number | null => {
+    const kept = exactOf(unionKey(token)).get(o);
+    if (kept !== undefined) return Number.isFinite(kept.bound) ? kept.bound : null;
+    const own = exactOf(token).get(o);
+    return own !== undefined && Number.isFinite(own.bound) ? 0 : null;
+  };
   const out = new Map<number, number>();
   const boundOf = wordsBoundPlan(parsed, (word) => word === "user");
   for (const o of ordinals) {
-    const bound = boundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS });
+    const bound = boundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS, union: (token) => unionOf(token, o) });
     if (Number.isFinite(bound)) out.set(o, bound);
   }
   return out;

@@ -59,6 +59,16 @@ export function idfOfCode(code: number): number {
   return code === BOUND_UNKNOWN ? Number.POSITIVE_INFINITY : scaleOf(code & 0xff);
 }
 
+/**
+ * The dictionary key under which a session keeps the bound of a term's prefix match (rank.ts
+ * `prefixScoreBound`: the union of the longer terms it begins, as ranking scores it for that term as a
+ * query word), beside the term's own. A NUL first: no token holds one, so no word or prefix looked up
+ * reaches these keys, and they sort before every term.
+ */
+export function unionKey(term: string): string {
+  return `\u0000${term}`;
+}
+
 /** Appends `value` (a non-negative integer below 2^53) as a LEB128 varint. */
 export function pushVarint(out: number[], value: number): void {
   let v = value;

@@ -7,7 +7,7 @@ import { replaceFile } from "@context-fold/durable-fs";
 import { compareKey, isCacheKey } from "./index-cache.js";
 import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
-import { BOUND_UNKNOWN, boundsCode } from "./history-dictionary.js";
+import { BOUND_UNKNOWN, boundsCode, unionKey } from "./history-dictionary.js";
 import { dropParts, MAX_PARTS, partPath, segmentBase } from "./history-layout.js";
 import { encodePostings, encodeSegment, type SegmentTerm } from "./history-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
@@ -15,9 +15,11 @@ import { BlockTable, encodeTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
 import { isNotHistory } from "./not-history.js";
 import { isProse } from "./quoted-sources.js";
-import { termIdf, termScoreBound, weightReach } from "./rank.js";
+import { prefixScoreBound, termIdf, termScoreBound, weightReach } from "./rank.js";
 import { RecallIndex } from "./recall-index.js";
 import { EMPTY } from "./segments.js";
+import { stemOf } from "./stem.js";
+import { MIN_PREFIX } from "./term-prefixes.js";
 import { TermIndex } from "./term-index.js";
 
 /**
@@ -93,13 +95,33 @@ export function indexSession(segments: string, file: string, session: Session, w
       // Built whole and new: every term's score bound over the whole session (a grown one's stay unknown).
       const reach = old === null ? reachOf(session) : null;
       if (reach !== null) codes = new Uint16Array(texts.length);
+      // Union keys and their codes, listed after every term (codes follow `added`'s order: all terms are added when codes are made).
+      const unionKeys: string[] = [];
+      const unions: number[] = [];
+      // The terms as their UTF-8 bytes read as latin1 (flat strings, byte order), sorted: `matchesLonger` reads them.
+      const sorted = reach !== null ? texts.map((t) => Buffer.from(t, "utf8").toString("latin1")).sort() : [];
       for (let i = 0; i < texts.length; i++) {
         const term = texts[i] as string;
         const lists = part.postingListsOf(i);
         const posted: SegmentTerm = { key: Buffer.from(term, "utf8"), id: i, ...encodePostings(lists, 0) };
         terms.push(posted);
         if (i >= known) added.push(term);
-        if (codes !== null && reach !== null) codes[i] = boundsCode(termScoreBound(part, lists, (doc) => reach[doc] as number), termIdf(part.docCount, posted.df));
+        if (codes !== null && reach !== null) {
+          codes[i] = boundsCode(termScoreBound(part, lists, (doc) => reach[doc] as number), termIdf(part.docCount, posted.df));
+          // The term as a query token matching longer terms: that union's bound, under its own dictionary key.
+          const union = matchesLonger(sorted, term, (t) => part.termId(t) >= 0) ? prefixScoreBound(part, term, (doc) => reach[doc] as number) : null;
+          if (union !== null && union.bound > 0) {
+            unionKeys.push(unionKey(term));
+            unions.push(boundsCode(union.bound, union.idf));
+          }
+        }
+      }
+      if (codes !== null && unions.length > 0) {
+        added.push(...unionKeys);
+        const all = new Uint16Array(codes.length + unions.length);
+        all.set(codes);
+        all.set(unions, codes.length);
+        codes = all;
       }
       replaceFile(`${base}.seg`, encodeSegment(terms, lengths), { mode: 0o600 });
       dropParts(base, 1);
@@ -109,6 +131,35 @@ export function indexSession(segments: string, file: string, session: Session, w
   } finally {
     old?.reader.close();
   }
+}
+
+/**
+ * Whether query token `term` matches a longer term of the session as a prefix (what rank.ts prefixTerms
+ * takes: a term other than it, longer than its stem, else than itself, beginning with that; or its stem's
+ * own term), read off the session's terms sorted (`sorted`: as byte strings; those beginning with a string follow it): only those
+ * are scored by `prefixScoreBound`, which looks the terms up. Never false where prefixTerms finds one (a
+ * term it misses would be bounded as matching nothing longer).
+ */
+function matchesLonger(sorted: readonly string[], term: string, held: (t: string) => boolean): boolean {
+  const stem = stemOf(term);
+  if (stem !== null && stem !== term && held(stem)) return true;
+  if ((stem ?? term).length < MIN_PREFIX) return false;
+  // Byte strings: one begins another exactly when the terms do, and is then longer in both measures.
+  const prefix = Buffer.from(stem ?? term, "utf8").toString("latin1");
+  const own = Buffer.from(term, "utf8").toString("latin1");
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let j = lo; j < sorted.length; j++) {
+    const other = sorted[j] as string;
+    if (!other.startsWith(prefix)) break;
+    if (other !== own && other.length > prefix.length) return true;
+  }
+  return false;
 }
 
 /**

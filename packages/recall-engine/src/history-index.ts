@@ -74,6 +74,12 @@ function inFilters(s: HistorySession, filters: HistoryFilters, resolved: (path: 
   return true;
 }
 
+/** The sessions listed, and those stat-ed, by an update before it takes the lock. */
+interface Listing {
+  files: string[];
+  readonly stats: Map<string, { readonly size: number; readonly mtimeMs: number }>;
+}
+
 /** A session's segment kept open by a process: its parts, and its block table once a search ranked it. */
 interface KeptSegment {
   readonly size: number;
@@ -169,26 +175,30 @@ export class HistoryIndex {
    * lock; every file replaced atomically or appended with a checksum, so a crash leaves a usable history.
    */
   async update(): Promise<HistoryUpdate> {
-    const unchanged = this.unchanged();
+    const listing: Listing = { files: [], stats: new Map() };
+    const unchanged = this.unchanged(listing);
     if (unchanged !== null) return unchanged;
-    return withAppendLock(join(this.dir, "history"), () => this.updateLocked(), { timeoutMs: LOCK_MS, staleMs: LOCK_MS });
+    return withAppendLock(join(this.dir, "history"), () => this.updateLocked(listing), { timeoutMs: LOCK_MS, staleMs: LOCK_MS });
   }
 
   /**
    * The update when nothing changed (every session's size and time as the manifest has them, none added
    * or gone), read without the lock: every file is replaced atomically, so the manifest read is whole.
-   * Null when something changed (the locked update then does the work).
+   * Null when something changed (the locked update then does the work, from the files listed and the
+   * stats taken here, into `listing`: one listing and one stat per session per update).
    */
-  private unchanged(): HistoryUpdate | null {
+  private unchanged(listing: Listing): HistoryUpdate | null {
+    const files = listSessionFiles(this.sessionsDir);
+    listing.files = files;
     const read = this.readManifest();
     if (read === null) return null;
-    const files = listSessionFiles(this.sessionsDir);
     if (files.length !== read.sessions.length) return null;
     for (const [k, file] of files.entries()) {
       const s = read.sessions[k] as HistorySession;
       if (this.pathOf(file) !== s.path) return null;
       try {
         const st = statSync(file);
+        listing.stats.set(file, { size: st.size, mtimeMs: st.mtimeMs });
         if (st.size !== s.size || st.mtimeMs !== s.mtimeMs) return null;
       } catch {
         return null;
@@ -199,7 +209,11 @@ export class HistoryIndex {
     return { added: 0, grown: 0, replaced: 0, removed: 0, unchanged: files.length, unreadable: 0, merged: false };
   }
 
-  private async updateLocked(): Promise<HistoryUpdate> {
+  /**
+   * The update under the lock. `listing`: the files and the stats `unchanged` took before the lock (a
+   * session that changes after its stat is seen by the next update, as one changing after this one's).
+   */
+  private async updateLocked(listing?: Listing): Promise<HistoryUpdate> {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     let fresh = false;
     const read = this.readManifest();
@@ -212,7 +226,7 @@ export class HistoryIndex {
     }
     const before = new Map((read?.sessions ?? []).map((s) => [s.path, s]));
     let nextOrdinal = read?.nextOrdinal ?? 0;
-    const files = listSessionFiles(this.sessionsDir);
+    const files = listing?.files ?? listSessionFiles(this.sessionsDir);
     const out: HistorySession[] = [];
     let records: Buffer[] = [];
     let waiting = 0;
@@ -227,9 +241,9 @@ export class HistoryIndex {
       const path = this.pathOf(file);
       const was = before.get(path);
       before.delete(path);
-      let st: { size: number; mtimeMs: number };
+      let st: { size: number; mtimeMs: number } | undefined = listing?.stats.get(file);
       try {
-        st = statSync(file);
+        st ??= statSync(file);
       } catch {
         continue; // deleted between the listing and now
       }
@@ -291,10 +305,15 @@ export class HistoryIndex {
     }
     flush();
     const merged = mergeDictionary({ basePath: this.basePath, logPath: this.logPath, manifestPath: this.manifestPath }, out, fresh);
+    // Another process's merge came first: start again from the files (its manifest is the newer).
     if (merged === "restart") return this.updateLocked();
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
     if (read === null || counts.added + counts.grown + counts.replaced + counts.removed + counts.unreadable > 0 || merged) {
-      replaceFile(this.manifestPath, JSON.stringify(this.manifest), { mode: 0o600 });
+      const text = JSON.stringify(this.manifest);
+      replaceFile(this.manifestPath, text, { mode: 0o600 });
+      // Kept as read: this process's next search does not parse what it just wrote (another inode, should another process replace it).
+      const st = statSync(this.manifestPath, { throwIfNoEntry: false });
+      this.manifestRead = st !== undefined && st.size === Buffer.byteLength(text) ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, doc: this.manifest } : null;
     }
     return { ...counts, merged };
   }

@@ -9,6 +9,8 @@ import type { PostingList } from "./term-index.js";
 
 /** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
 const FIRST_READ = 4096;
+/** The most postings bytes one prefix's terms are read ahead in (more: read term by term, as ranking asks). */
+const AHEAD_BYTES = 1 << 20;
 
 /** Where one term's entry led: its id, document frequency and postings' byte range. */
 interface Entry {
@@ -42,6 +44,12 @@ export class SegmentReader {
    * and the ranking the same ones again. Dropped on `close`, so a kept segment holds none between searches.
    */
   private readonly postingsRead = new Map<number, PostingList[]>();
+  /**
+   * Postings bytes read ahead, by term id: a prefix's terms sit side by side in the directory and so do
+   * their postings, so `termsWithPrefix` reads them all (and the prefix's own term's) in one read rather
+   * than one per term (a common word begins dozens of terms in every session). Dropped on `close`.
+   */
+  private readonly postingsAhead = new Map<number, Buffer>();
   private fd = -1;
 
   private constructor(path: string, size: number, head: Head, firsts: Buffer[], blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
@@ -127,6 +135,7 @@ export class SegmentReader {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
     this.postingsRead.clear();
+    this.postingsAhead.clear();
   }
 
   /** The first document this segment holds (0 but for a later part of a grown session). */
@@ -259,6 +268,10 @@ export class SegmentReader {
     if (prefix.length < 3) return [];
     const key = Buffer.from(prefix, "utf8");
     const ids: number[] = [];
+    // The entries beginning with the prefix (itself included), in key order: their postings are one range.
+    let from = Number.POSITIVE_INFINITY;
+    let to = 0;
+    const begun: Entry[] = [];
     for (let b = Math.max(0, this.blockFor(key)); b < this.firsts.length; b++) {
       let past = false;
       for (const e of this.block(b)) {
@@ -268,11 +281,21 @@ export class SegmentReader {
           past = true;
           break;
         }
+        begun.push(e.entry);
+        from = Math.min(from, e.entry.at);
+        to = Math.max(to, e.entry.at + e.entry.bytes);
         if (e.key.length > key.length && e.key.toString("utf8").length > prefix.length) ids.push(e.entry.id);
       }
       if (past) break;
     }
-    return ids.sort((a, b) => a - b).slice(0, limit);
+    ids.sort((a, b) => a - b);
+    if (ids.length > limit) ids.length = limit;
+    // Ranking reads every one of them (and the prefix's own term) next: one read, unless past the limit (a scan's worth).
+    if (begun.length >= 2 && begun.length <= limit && to - from <= AHEAD_BYTES) {
+      const buf = this.read(from, to - from);
+      for (const e of begun) if (e.df > 0 && !this.postingsRead.has(e.id)) this.postingsAhead.set(e.id, buf.subarray(e.at - from, e.at - from + e.bytes));
+    }
+    return ids;
   }
 
   /** The term's postings by id (ids looked up by `termId`/`termsWithPrefix` first), as one [doc, tf, …] list. */
@@ -281,7 +304,9 @@ export class SegmentReader {
     if (entry === undefined || entry.df === 0) return [];
     const have = this.postingsRead.get(id);
     if (have !== undefined) return have;
-    const buf = this.read(entry.at, entry.bytes);
+    const ahead = this.postingsAhead.get(id);
+    if (ahead !== undefined) this.postingsAhead.delete(id);
+    const buf = ahead ?? this.read(entry.at, entry.bytes);
     const out = new Uint32Array(entry.df * 2);
     const c = new VarintCursor(buf);
     let doc = 0;

@@ -184,6 +184,20 @@ function maxSpeaker(index: TermIndex, docs: readonly number[], inScope: Uint8Arr
   }
 }
 
+/**
+ * The terms a query token matches as a prefix (`exact`: its own term's id, left out): the terms its stem
+ * (else itself) begins, the PREFIX_LIMIT oldest, and its stem's own term. Scored as one union.
+ */
+function prefixTerms(index: TermIndex, token: string, exact: number): number[] {
+  const stem = stemOf(token);
+  const longer = index.termsWithPrefix(stem ?? token, PREFIX_LIMIT).filter((id) => id !== exact);
+  if (stem !== null && stem !== token) {
+    const same = index.termId(stem);
+    if (same >= 0 && same !== exact) longer.push(same);
+  }
+  return longer;
+}
+
 /** What one query token matches, scored into `s.token` (its blocks listed in `out`). */
 function scoreToken(
   index: TermIndex,
@@ -200,13 +214,7 @@ function scoreToken(
   if (spoken !== null) maxSpeaker(index, spoken, inScope, gate, s, out);
   const exact = index.termId(token);
   if (exact >= 0) maxUnion(index, [exact], 1, inScope, gate, s, out);
-  const stem = stemOf(token);
-  const prefix = stem ?? token;
-  const longer = index.termsWithPrefix(prefix, PREFIX_LIMIT).filter((id) => id !== exact);
-  if (stem !== null && stem !== token) {
-    const same = index.termId(stem);
-    if (same >= 0 && same !== exact) longer.push(same);
-  }
+  const longer = prefixTerms(index, token, exact);
   if (longer.length > 0) maxUnion(index, longer, PREFIX_WEIGHT, inScope, gate, s, out);
   maxPieces(index, token, inScope, gate, s, out, textOf, out.length === 0);
   // A file is also named without its extension (`interactive-mode` for `interactive-mode.ts`): its
@@ -419,12 +427,7 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
       const lists = index.postingListsOf(exact);
       best = Math.max(best, idfOf(n, dfFloor(lists)) * Math.min(K1 + 1, factorSum(index, lists)));
     }
-    const stem = stemOf(token);
-    const longer = index.termsWithPrefix(stem ?? token, PREFIX_LIMIT).filter((id) => id !== exact);
-    if (stem !== null && stem !== token) {
-      const same = index.termId(stem);
-      if (same >= 0 && same !== exact) longer.push(same);
-    }
+    const longer = prefixTerms(index, token, exact);
     if (longer.length > 0) {
       let df = 0;
       let factor = 0;
@@ -485,6 +488,37 @@ export function termScoreBound(index: TermIndex, lists: readonly PostingList[], 
   return idfOf(index.docCount, df) * best;
 }
 
+/**
+ * An upper bound of the prefix match of query token `token` (`term`, a term of `index`): the union of
+ * the terms it matches as a prefix (`prefixTerms`), scored as ranking scores it (one idf of the union's
+ * df, each block's summed tf), × the weight each block can reach — without PREFIX_WEIGHT. Exact where
+ * the per-term bounds can only sum (a common word begins dozens of terms, each rare). The history keeps
+ * it per term and session (`TermBounds.union`). 0 when the token matches no longer term.
+ */
+export function prefixScoreBound(index: TermIndex, term: string, reach: (doc: number) => number): { bound: number; idf: number } {
+  const ids = prefixTerms(index, term, index.termId(term));
+  if (ids.length === 0) return { bound: 0, idf: 0 };
+  if (unionTf.length < index.docCount) unionTf = new Float64Array(index.docCount * 2);
+  const tf = unionTf;
+  const docs: number[] = [];
+  for (const id of ids) for (const list of index.postingListsOf(id)) for (let k = 0; k < list.length; k += 2) {
+    const doc = list[k] as number;
+    if (tf[doc] === 0) docs.push(doc);
+    tf[doc] = (tf[doc] as number) + (list[k + 1] as number);
+  }
+  const avg = index.averageLength || 1;
+  let best = 0;
+  for (const doc of docs) {
+    best = Math.max(best, tfFactor(index, avg, doc, tf[doc] as number) * reach(doc));
+    tf[doc] = 0;
+  }
+  const idf = idfOf(index.docCount, docs.length);
+  return { bound: idf * best, idf };
+}
+
+/** `prefixScoreBound`'s summed tf per block, zeroed after each use (a build asks it for thousands of terms). */
+let unionTf = new Float64Array(0);
+
 /** The idf of a term held by `df` of `n` blocks (what `termScoreBound` multiplies by; the history keeps it beside the bound). */
 export function termIdf(n: number, df: number): number {
   return idfOf(n, df);
@@ -509,6 +543,8 @@ export interface TermBounds {
   exact(term: string): TermsBound;
   /** The terms longer than `prefix` that begin with it, `except` left out. */
   prefixed(prefix: string, except: string): TermsBound;
+  /** The bound of query token `token`'s prefix match as ranking scores it (`prefixScoreBound`), where kept; else null. */
+  union?(token: string): number | null;
 }
 
 /**
@@ -573,9 +609,10 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
     let sum = 0;
     for (const { token, stem, prefix, pieces, basePieces } of tokens) {
       let best = terms.exact(token).bound;
-      const longer = prefix !== null ? terms.prefixed(prefix, token) : NO_TERMS;
+      const kept = terms.union?.(token) ?? null;
+      const longer = kept === null && prefix !== null ? terms.prefixed(prefix, token) : NO_TERMS;
       // The stem itself is no longer than the prefix (it is the prefix): counted apart, unless it is the token.
-      best = Math.max(best, PREFIX_WEIGHT * (stem !== null ? unionBound(longer, terms.exact(stem)) : unionBound(longer)));
+      best = Math.max(best, PREFIX_WEIGHT * (kept ?? (stem !== null ? unionBound(longer, terms.exact(stem)) : unionBound(longer))));
       if (pieces !== null) {
         const share = shareOf(pieces);
         best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);

@@ -118,6 +118,29 @@ export function pageRequest(options: { readonly page?: number; readonly pageSize
 }
 
 /**
+ * The first `n` of `items` in `order` (a total order: no two items tie), sorted. A common word gives tens
+ * of thousands of hits across a history and a page shows a few: those are picked in one pass (each item
+ * compared with the worst kept) rather than sorting them all; the same items a full sort would put first.
+ */
+export function leading<T>(items: readonly T[], n: number, order: (a: T, b: T) => number): T[] {
+  if (n * 8 >= items.length) return [...items].sort(order).slice(0, n);
+  const kept: T[] = [];
+  for (const item of items) {
+    if (kept.length === n && order(item, kept[n - 1] as T) >= 0) continue;
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (order(kept[mid] as T, item) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    kept.splice(lo, 0, item);
+    if (kept.length > n) kept.pop();
+  }
+  return kept;
+}
+
+/**
  * The hits of every session merged by score (ties: the session listed first, then the later block) and
  * paged; each page's hits and segments built from their own session's blocks, labelled with it. With
  * `first`, the hits of the sessions it names come before all others (each group by score).
@@ -128,14 +151,22 @@ export function pageAcross(
   options: { readonly page?: number; readonly pageSize?: number },
   first?: (s: number) => boolean,
 ): Pick<SearchResult, "total" | "page" | "pages" | "pageSize" | "hits" | "segments" | "segmentCount"> {
-  const group = (s: number): number => (first?.(s) === true ? 0 : 1);
-  merged.sort((a, b) => group(a.s) - group(b.s) || b.hit.score - a.hit.score || a.s - b.s || b.hit.doc - a.hit.doc);
+  const groups = new Map<number, number>();
+  const group = (s: number): number => {
+    let g = groups.get(s);
+    if (g === undefined) {
+      g = first?.(s) === true ? 0 : 1;
+      groups.set(s, g);
+    }
+    return g;
+  };
+  const before = (a: { s: number; hit: ScoredDoc }, b: { s: number; hit: ScoredDoc }): number => group(a.s) - group(b.s) || b.hit.score - a.hit.score || a.s - b.s || b.hit.doc - a.hit.doc;
   const asked = pageRequest(options);
   const pageSize = asked.pageSize;
   const total = merged.length;
   const pages = Math.ceil(total / pageSize);
   const page = Math.min(asked.page, Math.max(1, pages));
-  const slice = merged.slice((page - 1) * pageSize, page * pageSize);
+  const slice = leading(merged, page * pageSize, before).slice((page - 1) * pageSize, page * pageSize);
   const hits: RecallHit[] = [];
   const segments: ResultSegment[] = [];
   const bySession = new Map<number, ScoredDoc[]>();

@@ -107,6 +107,42 @@ describe("history score bounds", () => {
     expect(top?.index).toBe(alone?.doc);
   }, 240_000);
 
+  it("bounds a word that begins dozens of rare terms by its prefix match as ranking scores it, not by the rarest term's idf", async () => {
+    // Thirty terms beginning with `session`, each written once: per term each is rare (a high idf), their
+    // union is common. Ranking scores the union with one idf; so must the bound.
+    const names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega", "red", "green", "blue", "cyan", "magenta", "yellow"];
+    const file = writtenByPi((sm) => {
+      // The word itself once, in a long message (its own match weak: the union's bound decides).
+      sm.appendMessage(user(`session notes: ${Array.from({ length: 400 }, (_, k) => `word${String(k % 50)}`).join(" ")}`));
+      for (const [k, name] of names.entries()) {
+        sm.appendMessage(user(`look at session${name} in the store, item ${String(k)}`));
+        sm.appendMessage(assistant([{ type: "text", text: `Nothing else changed in item ${String(k)}; the build passed.` }]));
+        sm.appendMessage(user(`then run the ${name} checks on the parser and the writer`));
+        sm.appendMessage(assistant([{ type: "text", text: `The ${name} checks pass on both.` }]));
+      }
+    });
+    const root = tempDir("history-bounds-union-root-");
+    const dir = dirname(file);
+    const history = HistoryIndex.for(dir, { root });
+    await history.update();
+    const state = historyDirFor(dir, root);
+    const ordinal = history.sessions[0]?.ordinal ?? -1;
+    const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
+    for (const query of ["session"]) {
+      const bound = historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false).bounds.get(ordinal);
+      expect(bound, query).toBeDefined();
+      let best = 0;
+      for (const scope of ["all", "lineage"]) {
+        for (const hit of index.rank(query, { scope }).ranked) {
+          expect(hit.score, `${query} (${scope}) #${String(hit.doc)}`).toBeLessThanOrEqual(bound as number);
+          best = Math.max(best, hit.score);
+        }
+      }
+      // Within the scale's rounding and the weights a block may reach (without the union's own bound: 1.7×).
+      expect(bound as number, query).toBeLessThan(best * 1.25);
+    }
+  }, 120_000);
+
   it("bounds the scores of the question rules: a value of the asked form doubled, the user's message lending the reply's score", async () => {
     const file = writtenByPi((sm) => {
       sm.appendMessage(user("set the dark theme: accent #8abeb7, green diff #b5bd68, red diff #cc6666"));

@@ -43,6 +43,12 @@ function sameAs(reader: SegmentReader | SegmentParts, index: TermIndex): void {
   for (const prefix of ["ref", "refresh", "term", "übe", "alp", "zzz", "re"]) {
     for (const limit of [1, 5, 256]) expect(reader.termsWithPrefix(prefix, limit), `${prefix} ${String(limit)}`).toEqual(index.termsWithPrefix(prefix, limit));
   }
+  // A prefix's postings read ahead in one range (as ranking asks: the prefix's terms, then their postings) are the same lists.
+  reader.close();
+  for (const prefix of ["ref", "refresh", "term", "übe", "alp"]) {
+    const ids = reader.termsWithPrefix(prefix, 256);
+    for (const id of [...ids, reader.termId(prefix)]) if (id >= 0) expect(flat(reader.postingListsOf(id)), `${prefix} #${String(id)}`).toEqual(flat(index.postingListsOf(id)));
+  }
 }
 
 describe("history segment", () => {
