@@ -51,6 +51,22 @@ export class RunTable {
   }
 
   /**
+   * Sizes an empty table for about `runs` runs whose records take `ints` ints (within the bound), so a
+   * first build does not rehash and copy its way up (an estimate: more still grows it as usual).
+   */
+  presize(runs: number, ints: number): void {
+    if (this.count > 0 || this.used > 0) return;
+    let size = this.mask + 1;
+    while (size < 2 * Math.min(runs, this.maxRuns)) size *= 2;
+    if (size > this.mask + 1) {
+      this.entries = new Int32Array(2 * size);
+      this.mask = size - 1;
+    }
+    const heap = Math.min(ints, this.maxInts);
+    if (heap > this.heap.length) this.heap = new Int32Array(heap);
+  }
+
+  /**
    * Where the term ids of run `src[s, e)` (hash `h`, length ≤ MAX_RECORDED_RUN) start in `heap` (their
    * count is `heap[start - length - 1] >>> 8`, see `idsEnd`), or -1 when it was never recorded.
    */

@@ -55,6 +55,21 @@ export class TermTable {
     }
   }
 
+  /**
+   * Sizes an empty table for about `terms` terms of `chars` code units in all, so a first build does not
+   * rehash and copy its way up from the minimum (an estimate: more still grows the table as usual).
+   */
+  presize(terms: number, chars: number): void {
+    if (this.terms.length > 0 || this.scans >= 0) return;
+    let size = 1024;
+    while (size < terms * 2) size *= 2;
+    if (size > this.mask + 1) {
+      this.slots = new Int32Array(SLOT_WIDTH * size);
+      this.mask = size - 1;
+    }
+    if (chars > this.chars.length) this.chars = new Uint16Array(chars);
+  }
+
   /** Appends `src[a, b)` (ASCII capitals lowered) to `chars`; returns where it starts. */
   private append(src: string, a: number, b: number): number {
     const at = this.charsUsed;
