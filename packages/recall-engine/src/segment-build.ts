@@ -6,7 +6,7 @@
 import { type FrozenPostings, grow } from "./segments.js";
 import { MAX_RECORDED_RUN, type RunTable } from "./run-table.js";
 import type { TermTable } from "./term-table.js";
-import { runTerms, scanRuns } from "./tokenizer.js";
+import { isWholeOnlyRun, runTerms, scanRuns } from "./tokenizer.js";
 
 /** A built segment, the document lengths it measured (their sum in `total`), and the id scratch (all zero, maybe grown). */
 export interface BuiltSegment {
@@ -99,11 +99,8 @@ export function buildSegment(table: TermTable, runs: RunTable, firstDoc: number,
   };
   /** The id of term `src[a, b)` (hash `h`), added to the table on first sight. */
   const idOf = (src: string, a: number, b: number, h: number): number => {
-    let id = table.find(src, a, b, h);
-    if (id < 0) {
-      id = table.add(src, a, b, h);
-      if (id >= local.length) local = grow(local, Math.max(local.length * 2, id + 1));
-    }
+    const id = table.intern(src, a, b, h);
+    if (id >= local.length) local = grow(local, Math.max(local.length * 2, id + 1));
     return id;
   };
   const occurId = (id: number): void => {
@@ -118,6 +115,12 @@ export function buildSegment(table: TermTable, runs: RunTable, firstDoc: number,
     occur(slotOf(idOf(src, a, b, h)));
   };
   const onRun = (src: string, s: number, e: number, h: number, kinds: number): void => {
+    // A run that is its own only term (a word, a number) is looked up where its term is: a run table
+    // record would repeat the term table's entry.
+    if (isWholeOnlyRun(kinds)) {
+      occur(slotOf(idOf(src, s, e, h)));
+      return;
+    }
     const length = e - s;
     if (length > MAX_RECORDED_RUN) {
       runTerms(src, s, e, h, kinds, unrecorded);
