@@ -44,16 +44,16 @@ export class SegmentBuilder {
   private readonly table: TermTable;
   private readonly runs: RunTable;
   // The terms this segment holds, one slot each in first-seen order (SLOT_WIDTH ints per slot).
-  private slotInfo = new Int32Array(0);
+  private slotInfo: Int32Array = new Int32Array(0);
   private segCount = 0;
-  private occSlot = new Int32Array(0);
-  private occTf = new Int32Array(0);
+  private occSlot: Int32Array = new Int32Array(0);
+  private occTf: Int32Array = new Int32Array(0);
   private cap = 0;
   private n = 0;
   private doc = 0;
   /** A first segment numbers its slots as the table numbers its terms (both from 0, in first-seen order): slot = id. */
   private fresh = false;
-  private local = new Int32Array(0);
+  private local: Int32Array = new Int32Array(0);
   /** Receives each run of the text scanned (see `scanRuns`). */
   private readonly onRun: (src: string, s: number, e: number, h: number, kinds: number) => void;
   /** Receives each term of a run split to be recorded, and of one too long to record. */
