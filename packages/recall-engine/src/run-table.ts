@@ -2,7 +2,8 @@
 // terms) → the term ids they gave, in order. A run's terms depend on its text alone, so a repeated run
 // costs one probe here instead of its splitting and a term table lookup per term. Kept by the index
 // across appends: an update's text mostly repeats runs the session already held. Term ids only grow,
-// so what is recorded stays true.
+// so what is recorded stays true, and forgetting a run only costs splitting it again: the table is a
+// cache whose content never changes what the index holds.
 
 /**
  * Runs longer than this are split again at each occurrence rather than remembered (long URLs, base64
@@ -11,8 +12,19 @@
 export const MAX_RECORDED_RUN = 64;
 const LENGTH_BITS = 8; // MAX_RECORDED_RUN < 1 << LENGTH_BITS
 const LENGTH_MASK = (1 << LENGTH_BITS) - 1;
-/** Past this many runs the table starts over (its memory stays bounded on a session of any size). */
-const MAX_RUNS = 1 << 20;
+/**
+ * The table starts over (forgets every run) rather than let its records pass this many ints (4 MiB) or
+ * hold more than MAX_RUNS runs: its memory stays under about 5 MiB on a session of any size (records
+ * plus a hash table at most half full), where unbounded it held 42 MB on the generated 100 MB session.
+ * The ≈4 MB session's runs fit in one fill, so its build never starts over.
+ */
+export const MAX_RECORD_INTS = 1 << 20;
+export const MAX_RUNS = 1 << 16;
+/**
+ * Room kept for one record's term ids: a run yields at most 256 deduplicated terms plus its CJK bigrams
+ * (fewer than MAX_RECORDED_RUN), see tokenizer.ts. Only sizes the bound: a record never fails to fit.
+ */
+const MAX_IDS = 256 + MAX_RECORDED_RUN;
 
 /**
  * Open addressing, two ints per entry: the run's hash, and where its record starts in `heap` + 1 (0:
@@ -29,6 +41,30 @@ export class RunTable {
   /** The entry the last missed `find` stopped at, and the record being written since `begin`. */
   private free = -1;
   private record = -1;
+  private readonly maxInts: number;
+  private readonly maxRuns: number;
+
+  /** The bounds are MAX_RECORD_INTS and MAX_RUNS; a test may set smaller ones. */
+  constructor(bounds: { maxInts?: number; maxRuns?: number } = {}) {
+    this.maxInts = bounds.maxInts ?? MAX_RECORD_INTS;
+    this.maxRuns = bounds.maxRuns ?? MAX_RUNS;
+  }
+
+  /**
+   * Sizes an empty table for about `runs` runs whose records take `ints` ints (within the bound), so a
+   * first build does not rehash and copy its way up (an estimate: more still grows it as usual).
+   */
+  presize(runs: number, ints: number): void {
+    if (this.count > 0 || this.used > 0) return;
+    let size = this.mask + 1;
+    while (size < 2 * Math.min(runs, this.maxRuns)) size *= 2;
+    if (size > this.mask + 1) {
+      this.entries = new Int32Array(2 * size);
+      this.mask = size - 1;
+    }
+    const heap = Math.min(ints, this.maxInts);
+    if (heap > this.heap.length) this.heap = new Int32Array(heap);
+  }
 
   /**
    * Where the term ids of run `src[s, e)` (hash `h`, length ≤ MAX_RECORDED_RUN) start in `heap` (their
@@ -64,6 +100,12 @@ export class RunTable {
   /** Records run `src[s, e)` (hash `h`) right after `find` missed it; its ids follow by `push`, then `end`. */
   begin(src: string, s: number, e: number, h: number): void {
     const length = e - s;
+    // Full: start over, so the record and its ids fit under the bound. The entry `find` stopped at is
+    // then the empty table's first probe.
+    if (this.used + 1 + length + MAX_IDS > this.maxInts || this.count >= this.maxRuns) {
+      this.clear();
+      this.free = (h ^ (h >>> 15)) & this.mask;
+    }
     this.reserve(length + 1);
     const record = this.used;
     const { heap } = this;
@@ -85,15 +127,22 @@ export class RunTable {
     const record = this.record;
     const length = (this.heap[record] as number) & LENGTH_MASK;
     this.heap[record] = length | ((this.used - record - 1 - length) << LENGTH_BITS);
-    if (++this.count * 2 > this.mask + 1) {
-      if (this.count >= MAX_RUNS) this.clear();
-      else this.rehash();
-    }
+    if (++this.count * 2 > this.mask + 1) this.rehash();
+  }
+
+  /** Bytes held (records and hash table): what the bound keeps under about 5 MiB. */
+  get bytes(): number {
+    return 4 * (this.heap.length + this.entries.length);
+  }
+
+  /** Runs recorded since the table last started over. */
+  get runs(): number {
+    return this.count;
   }
 
   private reserve(n: number): void {
     if (this.used + n <= this.heap.length) return;
-    const next = new Int32Array(Math.max(this.heap.length * 2, this.used + n));
+    const next = new Int32Array(Math.max(this.used + n, Math.min(this.maxInts, this.heap.length * 2)));
     next.set(this.heap.subarray(0, this.used));
     this.heap = next;
   }
@@ -115,11 +164,10 @@ export class RunTable {
     this.mask = mask;
   }
 
+  /** Forgets every run; the arrays (at most the bound) are kept for the next fill. */
   private clear(): void {
-    this.entries = new Int32Array(2 * 8192);
-    this.mask = 8191;
+    this.entries.fill(0);
     this.count = 0;
-    this.heap = new Int32Array(1 << 16);
     this.used = 0;
   }
 }

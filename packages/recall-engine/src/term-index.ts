@@ -2,7 +2,7 @@
 // Append-only in doc order (block `#N` order), which is what makes incremental update cheap. Its parts:
 // the term table (term-table.ts), building a segment (segment-build.ts), segments and their merge
 // (segments.ts), the binary forms (term-codec.ts), prefix lookup (term-prefixes.ts).
-import { buildSegment } from "./segment-build.js";
+import { SegmentBuilder } from "./segment-build.js";
 import { EMPTY, type FrozenPostings, grow, MAX_SEGMENTS, mergeSegments, slotIn } from "./segments.js";
 import { CorruptIndexError } from "./errors.js";
 import { decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
@@ -44,8 +44,11 @@ export class TermIndex {
   private tailable = true;
   private savedDocs: number;
   private savedTerms: number;
-  /** Runs split so far and the term ids they gave (made on the first documents added, kept for appends). */
-  private runs: RunTable | undefined;
+  /**
+   * Builds each segment; holds the runs split so far and the term ids they gave (made on the first
+   * documents added, kept for appends).
+   */
+  private builder: SegmentBuilder | undefined;
   /** Built on the first prefix query. */
   private prefixes: TermPrefixes | undefined;
 
@@ -125,8 +128,8 @@ export class TermIndex {
   }
 
   private segment(firstDoc: number, texts: readonly string[]): FrozenPostings {
-    this.runs ??= new RunTable();
-    const built = buildSegment(this.table, this.runs, firstDoc, texts, this.local);
+    this.builder ??= new SegmentBuilder(this.table, new RunTable());
+    const built = this.builder.build(firstDoc, texts, this.local);
     this.local = built.scratch;
     for (const length of built.lengths) this.lengths.push(length);
     this.totalLength += built.total;

@@ -55,6 +55,21 @@ export class TermTable {
     }
   }
 
+  /**
+   * Sizes an empty table for about `terms` terms of `chars` code units in all, so a first build does not
+   * rehash and copy its way up from the minimum (an estimate: more still grows the table as usual).
+   */
+  presize(terms: number, chars: number): void {
+    if (this.terms.length > 0 || this.scans >= 0) return;
+    let size = 1024;
+    while (size < terms * 2) size *= 2;
+    if (size > this.mask + 1) {
+      this.slots = new Int32Array(SLOT_WIDTH * size);
+      this.mask = size - 1;
+    }
+    if (chars > this.chars.length) this.chars = new Uint16Array(chars);
+  }
+
   /** Appends `src[a, b)` (ASCII capitals lowered) to `chars`; returns where it starts. */
   private append(src: string, a: number, b: number): number {
     const at = this.charsUsed;
@@ -83,16 +98,17 @@ export class TermTable {
     slots[p + 3] = length;
   }
 
-  /** The id of `src[a, b)` (hash `h`), or -1. */
-  find(src: string, a: number, b: number, h: number): number {
-    if (this.scans >= 0) this.build();
+  /**
+   * The slot holding `src[a, b)` (hash `h`), or the empty slot its probe ends at (where it would go):
+   * the one probe loop, for `find` and `intern`.
+   */
+  private probe(src: string, a: number, b: number, h: number): number {
     const { slots, mask, chars } = this;
     const length = b - a;
     let i = (h ^ (h >>> 15)) & mask;
     for (;;) {
       const p = SLOT_WIDTH * i;
-      const s = slots[p] as number;
-      if (s === 0) return -1;
+      if (slots[p] === 0) return i;
       if (slots[p + 1] === h && slots[p + 3] === length) {
         let at = slots[p + 2] as number;
         let k = a;
@@ -100,10 +116,37 @@ export class TermTable {
           const c = src.charCodeAt(k);
           if ((c >= 65 && c <= 90 ? c + 32 : c) !== chars[at]) break;
         }
-        if (k === b) return s - 1;
+        if (k === b) return i;
       }
       i = (i + 1) & mask;
     }
+  }
+
+  /** The id of `src[a, b)` (hash `h`), or -1. */
+  find(src: string, a: number, b: number, h: number): number {
+    if (this.scans >= 0) this.build();
+    return (this.slots[SLOT_WIDTH * this.probe(src, a, b, h)] as number) - 1;
+  }
+
+  /**
+   * The id of `src[a, b)` (hash `h`), added when absent: one probe, the new term placed in the empty
+   * slot it ended at (what the index build does per term of a run it has not seen).
+   */
+  intern(src: string, a: number, b: number, h: number): number {
+    if (this.scans >= 0) this.build();
+    const p = SLOT_WIDTH * this.probe(src, a, b, h);
+    const { slots } = this;
+    const s = slots[p] as number;
+    if (s !== 0) return s - 1;
+    const id = this.terms.length;
+    // Past half full the table is rehashed first (and the slot found again).
+    if ((id + 1) * 2 > this.mask + 1) return this.add(src, a, b, h);
+    this.terms.push(termText(src, a, b));
+    slots[p] = id + 1;
+    slots[p + 1] = h;
+    slots[p + 2] = this.append(src, a, b);
+    slots[p + 3] = b - a;
+    return id;
   }
 
   /** Adds `src[a, b)` (known absent) and returns its id. */

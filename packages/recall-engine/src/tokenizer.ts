@@ -206,10 +206,17 @@ export function scanRuns(text: string, sink: RunSink): number {
   return runs;
 }
 
+/**
+ * Whether a run with these `kinds` (from `scanRuns`) is its only term: all lowercase letters, or all
+ * digits. Such a run is the term itself (`src[start, end)` with its hash).
+ */
+export function isWholeOnlyRun(kinds: number): boolean {
+  return (kinds & ~(WORD | PLAIN | LOWER)) === 0 || (kinds & ~(WORD | PLAIN | DIGIT)) === 0;
+}
+
 /** The terms of one run `src[start, end)` as `scanRuns` gave it (`hash`, `kinds` from there), deduplicated within the run. */
 export function runTerms(src: string, start: number, end: number, hash: number, kinds: number, sink: TermRangeSink): void {
-  // All lowercase letters, or all digits: the run is its only term.
-  if ((kinds & ~(WORD | PLAIN | LOWER)) === 0 || (kinds & ~(WORD | PLAIN | DIGIT)) === 0) {
+  if (isWholeOnlyRun(kinds)) {
     sink(src, start, end, hash, true);
     return;
   }

@@ -72,3 +72,21 @@ describe("segment build with repeated runs", () => {
     checkAgainstReference(index, all);
   });
 });
+
+describe("segments built by one builder kept across appends", () => {
+  it("an index grown by many appends saves the same bytes as one built at once, and answers the same", () => {
+    // Varied documents: repeats of earlier runs, new terms, capitals, joiners, CJK, long runs.
+    const docs = Array.from({ length: 240 }, (_, d) => `${texts[d % texts.length] ?? ""} item-${String(d % 37)} Row${String(d)} src/m${String(d % 11)}/f.ts ${"x".repeat(d % 5)}`);
+    const whole = new TermIndex();
+    whole.addDocuments(0, docs);
+    const grown = new TermIndex();
+    // Uneven appends (1 to 23 documents): segments merge along the way.
+    for (let at = 0, k = 0; at < docs.length; k++) {
+      const count = Math.min(docs.length - at, 1 + ((k * 7) % 23));
+      grown.addDocuments(at, docs.slice(at, at + count));
+      at += count;
+    }
+    expect(grown.serialize({})).toEqual(whole.serialize({}));
+    checkAgainstReference(grown, docs);
+  });
+});
