@@ -79,6 +79,8 @@ export class ContextFolder {
   #floorReached = false;
   /** The seed index as our last fold append left it (the next append skips reading its tail when nothing changed). */
   readonly #appendTail: AppendTail = {};
+  /** `maskedTokens` as of a fold-state version. */
+  #masked: { readonly version: number; readonly tokens: number } | undefined;
 
   constructor(state: FoldState, options: FoldOptions, target: FoldTarget | undefined, blocked?: string) {
     this.state = state;
@@ -203,10 +205,16 @@ export class ContextFolder {
       });
   }
 
-  /** Estimated tokens the folds keep out of the context (block bytes / 4 minus a stub each). */
+  /**
+   * Estimated tokens the folds keep out of the context (block bytes / 4 minus a stub each). The footer
+   * asks after every model call: summed again only when the folded spans changed.
+   */
   maskedTokens(): number {
+    const version = this.state.version;
+    if (this.#masked?.version === version) return this.#masked.tokens;
     let masked = 0;
     for (const span of this.state.spans()) masked += Math.max(0, tokensOfChars(span.bytes) - STUB_TOKENS);
+    this.#masked = { version, tokens: masked };
     return masked;
   }
 }

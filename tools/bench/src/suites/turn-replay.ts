@@ -146,7 +146,8 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
   let tokens = systemTokens;
   const ctx = {
     cwd: "/home/dev/project",
-    hasUI: false,
+    // Pi's interactive mode (where a user waits on each turn): the footer is drawn after every call.
+    hasUI: true,
     sessionManager: sm,
     model: { id: "faux-64k", provider: "faux", contextWindow: WINDOW },
     ui: new Proxy({}, { get: () => () => undefined }),
