@@ -21,7 +21,7 @@ import type { BenchRow, BenchSuite } from "../types.js";
 const TURNS = 150;
 const OUTPUT_LINES = 360;
 const WINDOW = 64_000;
-/** Which runs to make (comma-separated: alone, fold, off); all three by default. */
+/** Which runs to make (comma-separated: alone, fold, off, alone-uncompacted); the first three by default. */
 const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").split(",").map((name) => name.trim()));
 /** A folder for a V8 CPU profile of each run's turns (`pi-turns-<run>.cpuprofile`): Pi's work and ours, one process. */
 const PROFILE_DIR = process.env["BENCH_PI_TURNS_PROFILE"];
@@ -94,7 +94,7 @@ interface Run {
   readonly heapMb: number;
 }
 
-async function run(name: string, dir: string, withExtension: boolean, env: Record<string, string>): Promise<Run> {
+async function run(name: string, dir: string, withExtension: boolean, env: Record<string, string>, piCompaction = true): Promise<Run> {
   mkdirSync(dir, { recursive: true });
   for (const [key, value] of Object.entries(env)) process.env[key] = value;
   process.env["PI_CODING_AGENT_DIR"] = dir;
@@ -139,7 +139,7 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
     modelRuntime: runtime,
     resourceLoader: loader,
     sessionManager: manager,
-    settingsManager: SettingsManager.inMemory({ compaction: { enabled: true }, retry: { enabled: false } }),
+    settingsManager: SettingsManager.inMemory({ compaction: { enabled: piCompaction }, retry: { enabled: false } }),
     tools: ["bash"],
   });
   await session.bindExtensions({ uiContext: uiStub() });
@@ -181,6 +181,9 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
   if (RUNS.has("alone")) runs.push(["alone", "Pi alone", await run("alone", join(ctx.workDir, "alone"), false, {})]);
   if (RUNS.has("fold")) runs.push(["fold", "Pi + context-fold", await run("fold", join(ctx.workDir, "fold"), true, {})]);
   if (RUNS.has("off")) runs.push(["off", "Pi + context-fold, folding off", await run("off", join(ctx.workDir, "fold-off"), true, { CONTEXT_FOLD_ENABLED: "false" })]);
+  // On request only: Pi alone with its compaction off, so its session grows as it does under our folds
+  // (Pi clones and projects the whole session on each call): Pi's own share of the folded run's cost.
+  if (RUNS.has("alone-uncompacted")) runs.push(["alone-uncompacted", "Pi alone, compaction off", await run("alone-uncompacted", join(ctx.workDir, "alone-uncompacted"), false, {}, false)]);
   const rows: BenchRow[] = [];
   const size = `${String(TURNS)} turns`;
   for (const [, name, r] of runs) {
