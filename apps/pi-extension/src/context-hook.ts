@@ -14,7 +14,10 @@ function floorTokens(ctx: ExtensionContext): number {
   }
 }
 
-export async function handleContext(registry: RuntimeRegistry, event: ContextEvent, ctx: ExtensionContext): Promise<ContextEventResult | undefined> {
+/** Work that follows the fold at each model call, given the usage the hook read (one `getContextUsage` per call: in Pi it projects the whole session). */
+export type AfterContext = (messages: ContextEvent["messages"], usage: { tokens: number | null; contextWindow: number } | undefined, ctx: ExtensionContext) => Promise<void>;
+
+export async function handleContext(registry: RuntimeRegistry, event: ContextEvent, ctx: ExtensionContext, after?: AfterContext): Promise<ContextEventResult | undefined> {
   let runtime;
   try {
     runtime = await registry.get(ctx);
@@ -27,6 +30,8 @@ export async function handleContext(registry: RuntimeRegistry, event: ContextEve
     const messages = await runtime.folder.process(event.messages, reported, reported?.tokens == null ? floorTokens(ctx) : 0);
     const notice = runtime.folder.takeNotice();
     if (notice !== undefined) notifier(ctx, "info")(notice);
+    // Never throws (it reports its own failures): the folded messages go out whatever it does.
+    if (after !== undefined) await after(event.messages, reported, ctx);
     return messages === undefined ? undefined : { messages };
   } catch (error) {
     const failure = runtime.failures.report("folding context", error, notifier(ctx));
@@ -35,9 +40,9 @@ export async function handleContext(registry: RuntimeRegistry, event: ContextEve
   }
 }
 
-export function registerContextHook(pi: ExtensionAPI, registry: RuntimeRegistry): void {
+export function registerContextHook(pi: ExtensionAPI, registry: RuntimeRegistry, after?: AfterContext): void {
   pi.on("context", async (event, ctx) => {
-    const result = await handleContext(registry, event, ctx);
+    const result = await handleContext(registry, event, ctx, after);
     // A fold may have happened: the footer follows (after the call's own work, never instead of it).
     showFooter(ctx, await registry.get(ctx));
     return result;

@@ -2,7 +2,7 @@
 // session lifecycle together. Each concern lives in its own module; this file only connects them.
 import { type ExtensionAPI, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { registerCommands } from "./commands.js";
-import { CompactionRegistry, registerCompaction } from "./compaction/compaction-events.js";
+import { CompactionRegistry, prepareAfterToolTurn, registerCompaction } from "./compaction/compaction-events.js";
 import { registerDebugSnapshots } from "./config/debug-snapshots.js";
 import { loadSettings, settingsNotices } from "./config/settings.js";
 import { registerContextHook } from "./context-hook.js";
@@ -51,10 +51,11 @@ export default function contextFold(pi: ExtensionAPI): void {
     registry.reset();
   });
 
-  registerContextHook(pi, registry);
+  const compaction = new CompactionRegistry(registry, settings.compaction);
+  registerContextHook(pi, registry, (messages, usage, ctx) => prepareAfterToolTurn(compaction, messages, usage, ctx));
   registerRecallTool(pi, registry);
   registerCommands(pi, registry);
-  registerCompaction(pi, new CompactionRegistry(registry, settings.compaction));
+  registerCompaction(pi, compaction);
   registerHandoffCommand(pi, registry);
   registerInventoryCommand(pi, registry);
   registerMemory(pi, registry, settings);

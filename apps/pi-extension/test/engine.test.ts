@@ -242,6 +242,22 @@ describe("the fold ladder", () => {
   });
 });
 
+describe("the footer's masked tokens", () => {
+  test("follow every fold and unfold (summed again only when the folded spans change)", async () => {
+    const s = writeJobSession(tempDir(), tempDir(), 8);
+    const { folder } = folderFor(s.file, s.manager.getSessionId());
+    const sum = (): number => folder.state.spans().reduce((n, span) => n + Math.max(0, Math.ceil(span.bytes / 4) - 70), 0);
+    expect(folder.maskedTokens()).toBe(0);
+    await folder.process(s.messages(), { tokens: 12_000, contextWindow: 20_000 });
+    expect(folder.state.size).toBeGreaterThan(1);
+    expect(folder.maskedTokens()).toBeGreaterThan(0);
+    expect(folder.maskedTokens()).toBe(sum());
+    const [first] = folder.state.spans();
+    folder.state.unfold(first?.code ?? "");
+    expect(folder.maskedTokens()).toBe(sum());
+  });
+});
+
 describe("stubs", () => {
   test("carry code, tool, size and first line; same input, same bytes", () => {
     const span = { code: "abcdefghij", kind: "toolResult", tool: "bash", bytes: 48211, lines: 1204 } as const;

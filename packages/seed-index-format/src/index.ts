@@ -41,4 +41,4 @@ export {
   validateV1Record,
 } from "./records.js";
 export { archivalUnion, currentView, nextSeq } from "./union.js";
-export { type AppendOptions, appendNextRecord, appendRecord, nextSeqFromTail } from "./writer.js";
+export { type AppendOptions, type AppendTail, appendNextRecord, appendRecord, nextSeqFromTail } from "./writer.js";

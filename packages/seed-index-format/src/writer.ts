@@ -2,7 +2,7 @@
 // (@context-fold/durable-fs: `<seed-index>.lock`, held only for the append), so writers in any process
 // never interleave or share a seq. The next seq is read from the file's tail under that lock (scanning
 // back past a damaged tail to the last valid record), never from a full re-read of a growing index.
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
 import { appendFile, type LockOptions, withAppendLock } from "@context-fold/durable-fs";
 import { InvalidRecordError } from "./errors.js";
 import { classifyLine } from "./reader.js";
@@ -113,15 +113,46 @@ export async function appendRecord(path: string, record: AnyRecord, options: App
 }
 
 /**
+ * What one appender knows of the file after its own last append, kept by the caller across appends
+ * (`appendNextRecord`'s `tail`): when the file under the lock still has the same identity, size and
+ * times, nothing was written since, so the next seq is known and the file ends in a newline — the tail
+ * need not be read back. Any other writer's append (always under the lock) or replacement changes them.
+ */
+export interface AppendTail {
+  known?: { readonly dev: number; readonly ino: number; readonly size: number; readonly mtimeMs: number; readonly ctimeMs: number; readonly nextSeq: number } | undefined;
+}
+
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/**
  * Append the record `build` makes for the next seq, assigned under the lock from the file's tail (at
  * least `minSeq`, e.g. a writer's own counter): no two writers ever take the same seq. Returns the record
  * as appended.
  */
-export async function appendNextRecord<R extends AnyRecord>(path: string, build: (seq: number) => R, options: AppendOptions & { minSeq?: number } = {}): Promise<R> {
+export async function appendNextRecord<R extends AnyRecord>(path: string, build: (seq: number) => R, options: AppendOptions & { minSeq?: number; tail?: AppendTail } = {}): Promise<R> {
   return withAppendLock(path, () => {
-    const seq = Math.max(nextSeqFromTail(path), options.minSeq ?? 0);
+    const tail = options.tail;
+    const known = tail?.known;
+    let unchanged = false;
+    if (tail !== undefined) {
+      tail.known = undefined;
+      const now = known === undefined ? undefined : statOf(path);
+      unchanged = known !== undefined && now !== undefined && now.dev === known.dev && now.ino === known.ino && now.size === known.size && now.mtimeMs === known.mtimeMs && now.ctimeMs === known.ctimeMs;
+    }
+    const seq = Math.max(unchanged && known !== undefined ? known.nextSeq : nextSeqFromTail(path), options.minSeq ?? 0);
     const record = checked(path, build(seq));
-    appendFile(path, lineFor(path, record), { fsync: options.fsync === true });
+    appendFile(path, unchanged ? Buffer.from(`${JSON.stringify(record)}\n`, "utf8") : lineFor(path, record), { fsync: options.fsync === true });
+    if (tail !== undefined) {
+      const after = statOf(path);
+      if (after !== undefined) tail.known = { dev: after.dev, ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, ctimeMs: after.ctimeMs, nextSeq: record.seq + 1 };
+    }
     return record;
   }, lockOptions(options));
 }

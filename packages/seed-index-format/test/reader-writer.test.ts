@@ -4,6 +4,8 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path";
 import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import {
+  appendNextRecord,
+  type AppendTail,
   appendRecord,
   classifyLine,
   CodeAssigner,
@@ -128,6 +130,32 @@ describe("appendRecord", () => {
     const { outcomes } = await readSeedIndexFile(file);
     expect(outcomes.map((o) => o.outcome)).toEqual(["record", "invalid", "record"]);
     expect(readFileSync(file, "utf8")).toContain('{"v":2,"kind":"fold-ind\n{');
+  });
+});
+
+describe("appendNextRecord with a kept tail", () => {
+  it("takes the next seq from what it appended last, and reads the tail again once another writer appended or tore it", async () => {
+    const file = join(dir, "kept-tail.jsonl");
+    const tail: AppendTail = {};
+    expect((await appendNextRecord(file, (seq) => record(seq), { tail })).seq).toBe(0);
+    expect(tail.known?.nextSeq).toBe(1);
+    expect((await appendNextRecord(file, (seq) => record(seq), { tail })).seq).toBe(1);
+    // Another writer (its own process, no shared tail) appends seq 7: the kept tail no longer describes the file.
+    await appendRecord(file, record(7));
+    expect((await appendNextRecord(file, (seq) => record(seq), { tail })).seq).toBe(8);
+    // A torn line after our last append: read back, so the record still starts on a fresh line.
+    appendFileSync(file, '{"v":2,"kind":"fold-ind');
+    expect((await appendNextRecord(file, (seq) => record(seq), { tail })).seq).toBe(9);
+    expect((await readSeedIndexFile(file)).outcomes.map((o) => (o.outcome === "record" ? o.record.seq : o.outcome))).toEqual([0, 1, 7, 8, "invalid", 9]);
+  });
+
+  it("forgets the tail when the build throws (nothing appended)", async () => {
+    const file = join(dir, "kept-tail-throw.jsonl");
+    const tail: AppendTail = {};
+    await appendNextRecord(file, (seq) => record(seq), { tail });
+    await expect(appendNextRecord(file, (seq) => ({ ...record(seq), trigger: "oops" }) as unknown as FoldIndexRecord, { tail })).rejects.toMatchObject({ code: "INVALID_RECORD" });
+    expect(tail.known).toBeUndefined();
+    expect((await appendNextRecord(file, (seq) => record(seq), { tail })).seq).toBe(1);
   });
 });
 

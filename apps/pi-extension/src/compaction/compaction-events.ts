@@ -300,19 +300,32 @@ function isNear(options: CompactionOptions, contextWindow: number, tokens: numbe
 }
 
 /**
- * After a turn with tool results: near a compaction, prepare what the hook builds from (the facts'
- * snapshots, the record's fields, the earlier summaries folded), since Pi checks its threshold before
- * the next response; the hook then only cuts, renders and writes. The whole compaction is not drafted
- * per turn (it would cost each turn as much as the hook). A turn without tool results ends the run:
- * the gate at `agent_end` drafts the compaction for that same session.
+ * At the model call after a turn with tool results (the context hook calls this with the usage it read):
+ * near a compaction, prepare what the hook builds from (the facts' snapshots, the record's fields, the
+ * earlier summaries folded), so a compaction Pi starts before a later response only cuts, renders and
+ * writes. The whole compaction is not drafted per turn (it would cost each turn as much as the hook); the
+ * gate at `agent_end` drafts it between runs. Not a `turn_end` handler: in Pi 1.6 `turn_end` is an
+ * actionable boundary, and while any extension handles it Pi copies and projects the whole branch
+ * before and after each handler and re-projects it after, on every turn, near a compaction or not.
  */
-async function prepareAtTurnEnd(registry: CompactionRegistry, ctx: ExtensionContext, toolResults: number): Promise<void> {
-  if (toolResults === 0) return;
-  const { runtime, session } = await registry.get(ctx);
-  const usage = ctx.getContextUsage();
-  if (session === undefined || session.inFlight !== undefined || usage?.tokens == null || !(usage.contextWindow > 0)) return;
-  const threshold = gateThreshold(registry.options, ctx, runtime.folder, usage.contextWindow);
-  if (isNear(registry.options, usage.contextWindow, usage.tokens, threshold)) await session.prepareParts();
+export async function prepareAfterToolTurn(
+  registry: CompactionRegistry,
+  messages: readonly { readonly role?: string }[],
+  usage: { readonly tokens: number | null; readonly contextWindow: number } | undefined,
+  ctx: ExtensionContext,
+): Promise<void> {
+  if (messages.at(-1)?.role !== "toolResult" || usage?.tokens == null || !(usage.contextWindow > 0)) return;
+  let runtime: SessionRuntime | undefined;
+  try {
+    const got = await registry.get(ctx);
+    runtime = got.runtime;
+    const session = got.session;
+    if (session === undefined || session.inFlight !== undefined) return;
+    const threshold = gateThreshold(registry.options, ctx, runtime.folder, usage.contextWindow);
+    if (isNear(registry.options, usage.contextWindow, usage.tokens, threshold)) await session.prepareParts();
+  } catch (error) {
+    registry.tellOnce(runtime, ctx, "preparing the compaction", error);
+  }
 }
 
 /** `/context-fold compact`: compact now, whatever the gate and thresholds say. */
@@ -337,14 +350,5 @@ export function registerCompaction(pi: ExtensionAPI, registry: CompactionRegistr
     }
   };
   pi.on("agent_end", (_event, ctx) => gate(ctx, "agent_end"));
-  pi.on("turn_end", async (event, ctx) => {
-    let runtime: SessionRuntime | undefined;
-    try {
-      runtime = (await registry.get(ctx)).runtime;
-      await prepareAtTurnEnd(registry, ctx, event.toolResults.length);
-    } catch (error) {
-      registry.tellOnce(runtime, ctx, "preparing the compaction", error);
-    }
-  });
   pi.on("model_select", (_event, ctx) => gate(ctx, "model_select"));
 }

@@ -5,6 +5,7 @@
 // every run's end) almost always holds it: the file is read here only when that snapshot falls short.
 // Independent of Pi's runtime (the bench drives it directly).
 import { assistantPartAnchor, assistantView, type PiMessage, type Session, toolResultView } from "@context-fold/ledger-reader";
+import type { AppendTail } from "@context-fold/seed-index-format";
 import { applyFolds, refoldAt } from "./apply-folds.js";
 import { estimateTokens, tokensOfChars } from "./estimate.js";
 import { assessFold, protectedFrom, STUB_TOKENS, type UsageView } from "./fold-planner.js";
@@ -76,6 +77,10 @@ export class ContextFolder {
   #preparedTo: string | undefined;
   /** The last call found the ladder's floor: folding alone can no longer keep the context under the threshold. */
   #floorReached = false;
+  /** The seed index as our last fold append left it (the next append skips reading its tail when nothing changed). */
+  readonly #appendTail: AppendTail = {};
+  /** `maskedTokens` as of a fold-state version. */
+  #masked: { readonly version: number; readonly tokens: number } | undefined;
 
   constructor(state: FoldState, options: FoldOptions, target: FoldTarget | undefined, blocked?: string) {
     this.state = state;
@@ -167,6 +172,7 @@ export class ContextFolder {
       sessionId: target.sessionId,
       seedIndex: target.seedIndex,
       feedThrough: feedAnchor === undefined ? -1 : (blockFor(session, feedAnchor)?.index ?? -1),
+      tail: this.#appendTail,
       onDeferred: () => {
         if (this.#deferTold) return;
         this.#deferTold = true;
@@ -199,10 +205,16 @@ export class ContextFolder {
       });
   }
 
-  /** Estimated tokens the folds keep out of the context (block bytes / 4 minus a stub each). */
+  /**
+   * Estimated tokens the folds keep out of the context (block bytes / 4 minus a stub each). The footer
+   * asks after every model call: summed again only when the folded spans changed.
+   */
   maskedTokens(): number {
+    const version = this.state.version;
+    if (this.#masked?.version === version) return this.#masked.tokens;
     let masked = 0;
     for (const span of this.state.spans()) masked += Math.max(0, tokensOfChars(span.bytes) - STUB_TOKENS);
+    this.#masked = { version, tokens: masked };
     return masked;
   }
 }

@@ -2,7 +2,7 @@
 // (text compared byte for byte, so a stub never points at other text), the record is asked of the
 // stretch accumulator (fed ahead of time), and appended to the seed index.
 import { blocksWithAnchor, type Block, type Session } from "@context-fold/ledger-reader";
-import { appendNextRecord, type FoldIndexRecord } from "@context-fold/seed-index-format";
+import { appendNextRecord, type AppendTail, type FoldIndexRecord } from "@context-fold/seed-index-format";
 import type { FoldPlan } from "./fold-planner.js";
 import type { FoldState } from "./fold-state.js";
 import type { FoldStretch } from "./fold-stretch.js";
@@ -19,6 +19,8 @@ export interface RecordFoldInput {
   readonly feedThrough?: number;
   /** Another writer held the seed index's lock past `HOOK_LOCK_WAIT_MS`: nothing was folded, the next call retries. */
   readonly onDeferred?: () => void;
+  /** The seed index as this folder's last append left it: unchanged since, its tail is not read back. */
+  readonly tail?: AppendTail;
 }
 
 /** The longest a hook waits for the seed index's append lock; past it the append is deferred. */
@@ -80,7 +82,7 @@ export async function recordFold(input: RecordFoldInput): Promise<RecordedFold |
   // append lock from the file's tail, so a fold never reuses (and thereby supersedes) another record's seq.
   let record: FoldIndexRecord;
   try {
-    record = await appendNextRecord(input.seedIndex, (seq) => ({ ...draft, seq }), { minSeq: state.nextSeq, lockTimeoutMs: HOOK_LOCK_WAIT_MS });
+    record = await appendNextRecord(input.seedIndex, (seq) => ({ ...draft, seq }), { minSeq: state.nextSeq, lockTimeoutMs: HOOK_LOCK_WAIT_MS, ...(input.tail === undefined ? {} : { tail: input.tail }) });
   } catch (error) {
     if (!isLockTimeout(error)) throw error;
     input.onDeferred?.();

@@ -36,6 +36,8 @@ export class FoldState {
   readonly #stubs = new Map<string, string>();
   #nextSeq: number;
   #events = 0;
+  /** Bumped whenever the set of folded spans changes (readers cache what they derive from it). */
+  #version = 0;
 
   constructor(nextSeq = 0, codes: CodeAssigner = new CodeAssigner()) {
     this.#nextSeq = nextSeq;
@@ -69,6 +71,10 @@ export class FoldState {
   get isEmpty(): boolean {
     return this.#byAnchor.size === 0;
   }
+  /** Changes whenever a span is folded or unfolded: what is derived from `spans()` holds while it stays. */
+  get version(): number {
+    return this.#version;
+  }
 
   /** Take the spans of a fold-index record we just appended (or restored) as folded. */
   addRecord(record: FoldIndexRecord): FoldedSpan[] {
@@ -93,6 +99,7 @@ export class FoldState {
       }
       added.push(folded);
     }
+    if (added.length > 0) this.#version += 1;
     if (record.seq + 1 > this.#nextSeq) this.#nextSeq = record.seq + 1;
     return added;
   }
@@ -133,6 +140,7 @@ export class FoldState {
     this.#byCode.delete(code);
     this.#stubs.delete(span.blockId);
     this.#pinned.add(span.blockId);
+    this.#version += 1;
     if (span.kind === "thinking") {
       const responseId = responseIdOf(span.blockId);
       if (responseId !== undefined) {

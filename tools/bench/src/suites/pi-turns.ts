@@ -9,9 +9,10 @@
 // bookkeeping per message (usage, timestamps, provider and model names) that no provider is sent.
 // Floors: ≤ 5 ms per turn at p50 over Pi alone, the folded context peaking at ≤ 0.7× Pi alone's, no
 // model-written compaction.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Session as InspectorSession } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
 import { type AssistantMessage, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import { createAgentSession, DefaultResourceLoader, type ExtensionUIContext, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
@@ -20,6 +21,26 @@ import type { BenchRow, BenchSuite } from "../types.js";
 const TURNS = 150;
 const OUTPUT_LINES = 360;
 const WINDOW = 64_000;
+/** Which runs to make (comma-separated: alone, fold, off, alone-uncompacted); the first three by default. */
+const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").split(",").map((name) => name.trim()));
+/** A folder for a V8 CPU profile of each run's turns (`pi-turns-<run>.cpuprofile`): Pi's work and ours, one process. */
+const PROFILE_DIR = process.env["BENCH_PI_TURNS_PROFILE"];
+
+/** Start a V8 CPU profile now; the returned function stops it and writes `<PROFILE_DIR>/<name>.cpuprofile`. */
+async function startProfile(name: string): Promise<() => Promise<void>> {
+  if (PROFILE_DIR === undefined || PROFILE_DIR === "") return async () => undefined;
+  const session = new InspectorSession();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 100 });
+  await session.post("Profiler.start");
+  return async () => {
+    const { profile } = await session.post("Profiler.stop");
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
 
 /** apps/pi-extension, loaded by Pi from its package directory as `pi install` would. */
 function extensionDir(): string {
@@ -59,6 +80,8 @@ function promptTokens(message: unknown): number {
 
 interface Run {
   readonly turnMs: number[];
+  /** CPU of the whole process per turn (Pi's work and every extension's, this process only). */
+  readonly turnCpuMs: number[];
   /** The largest prompt the model was billed for, in tokens. */
   readonly peakTokens: number;
   /** The largest context as the messages' JSON (with Pi's per-message bookkeeping). */
@@ -66,9 +89,12 @@ interface Run {
   /** Calls in which Pi asked the model for a summary (one compaction may make two). */
   readonly summaryCalls: number;
   readonly compactions: number;
+  /** Resident set and V8 heap in use (after a full GC when exposed) at the run's end, in MB: forking each bash command costs more the larger the process. */
+  readonly rssMb: number;
+  readonly heapMb: number;
 }
 
-async function run(dir: string, withExtension: boolean, env: Record<string, string>): Promise<Run> {
+async function run(name: string, dir: string, withExtension: boolean, env: Record<string, string>, piCompaction = true): Promise<Run> {
   mkdirSync(dir, { recursive: true });
   for (const [key, value] of Object.entries(env)) process.env[key] = value;
   process.env["PI_CODING_AGENT_DIR"] = dir;
@@ -113,27 +139,35 @@ async function run(dir: string, withExtension: boolean, env: Record<string, stri
     modelRuntime: runtime,
     resourceLoader: loader,
     sessionManager: manager,
-    settingsManager: SettingsManager.inMemory({ compaction: { enabled: true }, retry: { enabled: false } }),
+    settingsManager: SettingsManager.inMemory({ compaction: { enabled: piCompaction }, retry: { enabled: false } }),
     tools: ["bash"],
   });
   await session.bindExtensions({ uiContext: uiStub() });
   const turnMs: number[] = [];
+  const turnCpuMs: number[] = [];
+  const stopProfile = await startProfile(`pi-turns-${name}`);
   for (let turn = 1; turn <= TURNS; turn++) {
     const start = performance.now();
+    const cpu = process.cpuUsage();
     await session.prompt(`step ${String(turn)}`);
     // A compaction an extension started at the run's end begins after this macrotask; wait for it,
     // as a user's next prompt would (Pi refuses a prompt while one runs).
     await new Promise((resolve) => setImmediate(resolve));
     await session.waitForIdle();
     turnMs.push(performance.now() - start);
+    const spent = process.cpuUsage(cpu);
+    turnCpuMs.push((spent.user + spent.system) / 1000);
   }
+  await stopProfile();
+  (globalThis as { gc?: () => void }).gc?.();
+  const memory = process.memoryUsage();
   const entries = manager.getEntries();
   const compactions = entries.filter((e) => e.type === "compaction").length;
   let peakTokens = 0;
   for (const entry of entries) if (entry.type === "message") peakTokens = Math.max(peakTokens, promptTokens(entry.message));
   session.dispose();
   for (const key of Object.keys(env)) Reflect.deleteProperty(process.env, key);
-  return { turnMs, peakTokens, peakChars, summaryCalls, compactions };
+  return { turnMs, turnCpuMs, peakTokens, peakChars, summaryCalls, compactions, rssMb: Math.round(memory.rss / 1e6), heapMb: Math.round(memory.heapUsed / 1e6) };
 }
 
 function quantile(values: readonly number[], q: number): number {
@@ -143,25 +177,36 @@ function quantile(values: readonly number[], q: number): number {
 const round = (n: number): number => Number(n.toFixed(2));
 
 export const piTurnsSuite: BenchSuite = async (ctx) => {
-  const alone = await run(join(ctx.workDir, "alone"), false, {});
-  const fold = await run(join(ctx.workDir, "fold"), true, {});
-  const off = await run(join(ctx.workDir, "fold-off"), true, { CONTEXT_FOLD_ENABLED: "false" });
+  const runs: [string, string, Run][] = [];
+  if (RUNS.has("alone")) runs.push(["alone", "Pi alone", await run("alone", join(ctx.workDir, "alone"), false, {})]);
+  if (RUNS.has("fold")) runs.push(["fold", "Pi + context-fold", await run("fold", join(ctx.workDir, "fold"), true, {})]);
+  if (RUNS.has("off")) runs.push(["off", "Pi + context-fold, folding off", await run("off", join(ctx.workDir, "fold-off"), true, { CONTEXT_FOLD_ENABLED: "false" })]);
+  // On request only: Pi alone with its compaction off, so its session grows as it does under our folds
+  // (Pi clones and projects the whole session on each call): Pi's own share of the folded run's cost.
+  if (RUNS.has("alone-uncompacted")) runs.push(["alone-uncompacted", "Pi alone, compaction off", await run("alone-uncompacted", join(ctx.workDir, "alone-uncompacted"), false, {}, false)]);
   const rows: BenchRow[] = [];
   const size = `${String(TURNS)} turns`;
-  for (const [name, r] of [["Pi alone", alone], ["Pi + context-fold", fold], ["Pi + context-fold, folding off", off]] as const) {
-    rows.push({
-      suite: "pi-turns",
-      case: `${name}: turn p50 (wall)`,
-      size,
-      value: round(quantile(r.turnMs, 0.5)),
-      unit: "ms",
-      note: `p95 ${String(round(quantile(r.turnMs, 0.95)))} ms; context peak ${String(r.peakTokens)} prompt tokens (${String(r.peakChars)} chars of message JSON); ${String(r.compactions)} compactions, ${String(r.summaryCalls)} summary requests to the model`,
-    });
+  for (const [, name, r] of runs) {
+    rows.push(
+      {
+        suite: "pi-turns",
+        case: `${name}: turn p50 (wall)`,
+        size,
+        value: round(quantile(r.turnMs, 0.5)),
+        unit: "ms",
+        note: `p95 ${String(round(quantile(r.turnMs, 0.95)))} ms; context peak ${String(r.peakTokens)} prompt tokens (${String(r.peakChars)} chars of message JSON); ${String(r.compactions)} compactions, ${String(r.summaryCalls)} summary requests to the model`,
+      },
+      { suite: "pi-turns", case: `${name}: turn p50 (CPU, whole process)`, size, value: round(quantile(r.turnCpuMs, 0.5)), unit: "ms", note: `p95 ${String(round(quantile(r.turnCpuMs, 0.95)))} ms; at the end RSS ${String(r.rssMb)} MB, heap ${String(r.heapMb)} MB` },
+    );
   }
-  rows.push(
-    { suite: "pi-turns", case: "added per turn by context-fold (p50 over Pi alone)", size, value: round(quantile(fold.turnMs, 0.5) - quantile(alone.turnMs, 0.5)), unit: "ms", target: "≤ 5 ms" },
-    { suite: "pi-turns", case: "context peak, folded / Pi alone (prompt tokens)", size, value: round(fold.peakTokens / alone.peakTokens), unit: "ratio", target: "≤ 0.7", note: `message JSON: ${String(round(fold.peakChars / alone.peakChars))}` },
-    { suite: "pi-turns", case: "summary requests a model answered, Pi + context-fold", size, value: fold.summaryCalls, unit: "count", target: "0" },
-  );
+  const alone = runs.find(([key]) => key === "alone")?.[2];
+  const fold = runs.find(([key]) => key === "fold")?.[2];
+  if (alone !== undefined && fold !== undefined) {
+    rows.push(
+      { suite: "pi-turns", case: "added per turn by context-fold (p50 over Pi alone)", size, value: round(quantile(fold.turnMs, 0.5) - quantile(alone.turnMs, 0.5)), unit: "ms", target: "≤ 5 ms", note: `CPU: ${String(round(quantile(fold.turnCpuMs, 0.5) - quantile(alone.turnCpuMs, 0.5)))} ms` },
+      { suite: "pi-turns", case: "context peak, folded / Pi alone (prompt tokens)", size, value: round(fold.peakTokens / alone.peakTokens), unit: "ratio", target: "≤ 0.7", note: `message JSON: ${String(round(fold.peakChars / alone.peakChars))}` },
+    );
+  }
+  if (fold !== undefined) rows.push({ suite: "pi-turns", case: "summary requests a model answered, Pi + context-fold", size, value: fold.summaryCalls, unit: "count", target: "0" });
   return rows;
 };

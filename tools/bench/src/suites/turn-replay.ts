@@ -8,12 +8,15 @@
 // `session_before_compact` answer appended as a compaction entry, then `session_compact`. CPU is
 // measured around each handler (process.cpuUsage, this process only), plus the background
 // work the handlers leave (drained before the next step, less the drain's own cost measured idle), and split by step. Pi's own work (appends,
-// buildSessionContext, the clone) is measured apart and never counted as ours. Floors: p50 ≤ 3 ms,
+// buildSessionContext, the clone) is measured apart and never counted as ours; Pi's work that only our
+// handlers cause is ours: what `ctx.getContextUsage` does per call (the session's projection), and the
+// `turn_end` boundary Pi builds when any extension handles `turn_end` (a copy of the branch and its
+// projection, before and after each handler). Floors: p50 ≤ 3 ms,
 // p95 ≤ 10 ms per turn, at 1 MB and at 100 MB alike.
 import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { Session as InspectorSession } from "node:inspector/promises";
 import { join } from "node:path";
-import { SessionManager } from "@earendil-works/pi-coding-agent";
+import { convertToLlm, estimateTokens as piEstimateTokens, SessionManager } from "@earendil-works/pi-coding-agent";
 import { contextFoldExtension, estimateTokens } from "@context-fold/pi-extension";
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { BenchRow, BenchSuite } from "../types.js";
@@ -143,12 +146,16 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
   let tokens = systemTokens;
   const ctx = {
     cwd: "/home/dev/project",
-    hasUI: false,
+    // Pi's interactive mode (where a user waits on each turn): the footer is drawn after every call.
+    hasUI: true,
     sessionManager: sm,
     model: { id: "faux-64k", provider: "faux", contextWindow: WINDOW },
     ui: new Proxy({}, { get: () => () => undefined }),
     getSystemPrompt: () => SYSTEM_PROMPT,
-    getContextUsage: () => ({ tokens, contextWindow: WINDOW, percent: (100 * tokens) / WINDOW }),
+    getContextUsage: () => {
+      piContextUsageWork();
+      return { tokens, contextWindow: WINDOW, percent: (100 * tokens) / WINDOW };
+    },
     isIdle: () => true,
     signal: undefined,
     abort: () => undefined,
@@ -158,6 +165,41 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     compact: () => {
       compactRequested = true;
     },
+  };
+  /**
+   * What Pi's `getContextUsage` does on each call (AgentSession 1.6): project the session (every entry
+   * since the last compaction), walk the branch, and estimate the messages after the last usage. It
+   * runs inside the handler that calls it, so its CPU counts as ours: without our call Pi would not
+   * do it. The count itself stays the bench's `tokens` (the same figure, kept cheaply).
+   */
+  const piContextUsageWork = (): void => {
+    const projection = sm.buildSessionProjection();
+    sm.getBranch();
+    let last = -1;
+    for (let i = projection.messages.length - 1; i >= 0 && last < 0; i--) if (projection.messages[i]?.role === "assistant") last = i;
+    for (let i = last + 1; i < projection.messages.length; i++) piEstimateTokens(projection.messages[i] as never);
+  };
+  /**
+   * Pi's `turn_end` is an actionable boundary (1.6): when any extension handles it, Pi builds the
+   * boundary context (a SessionManager copy of the branch, its projection, the LLM messages) once
+   * before the handlers and again after each one, then re-projects the session to commit their drafts.
+   * None of it happens without a `turn_end` handler, so it counts as ours.
+   */
+  const piTurnEndBoundary = async (event: object): Promise<void> => {
+    const turnEndHandlers = handlers.get("turn_end") ?? [];
+    if (turnEndHandlers.length === 0) return;
+    const header = sm.getHeader();
+    const buildContext = (): void => {
+      if (header === null) return;
+      const preview = SessionManager.inMemory(ctx.cwd, undefined, [header, ...sm.getBranch()]);
+      convertToLlm(preview.buildSessionProjection().messages);
+    };
+    buildContext();
+    for (const handler of turnEndHandlers) {
+      await handler({ ...event, entries: [], continue: false }, ctx);
+      buildContext();
+    }
+    sm.buildSessionProjection();
   };
   let compactRequested = false;
   let compactions = 0;
@@ -233,7 +275,7 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     };
     const turnEnd = async (message: object, toolResults: object[]): Promise<void> => {
       const used = process.cpuUsage();
-      await call("turn_end", { type: "turn_end", turnIndex: turn, message, toolResults });
+      await piTurnEndBoundary({ type: "turn_end", turnIndex: turn, message, toolResults });
       steps.turnEnd += cpuMs(used);
       steps.background += await drain();
     };
