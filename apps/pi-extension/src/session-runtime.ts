@@ -2,6 +2,7 @@
 // per-call folder, recall, and the failure report. Built on first use and rebuilt when Pi switches
 // sessions, so handlers never depend on the order in which Pi fires events.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { createSeedScanCache } from "@context-fold/extractors";
 import { currentView, nextSeq, readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
 import { ContextFolder } from "./fold/context-folder.js";
 import { FailureReport } from "./failure-report.js";
@@ -52,6 +53,6 @@ export async function openSessionRuntime(ctx: Pick<ExtensionContext, "sessionMan
   const seedIndex = seedIndexPath(sessionFile, sessionId);
   const { outcomes } = await readSeedIndexFile(seedIndex);
   const state = FoldState.restore(currentView(outcomes), nextSeq(outcomes), unfoldMarks(ctx));
-  const folder = new ContextFolder(state, options, { sessionId, seedIndex, cwd: ctx.cwd, ledger: new LedgerTracker(sessionFile) });
+  const folder = new ContextFolder(state, options, { sessionId, seedIndex, cwd: ctx.cwd, ledger: new LedgerTracker(sessionFile), scans: createSeedScanCache() });
   return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex, folder, recall: new RecallService(sessionFile, ctx.cwd), failures };
 }

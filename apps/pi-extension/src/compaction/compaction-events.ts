@@ -62,7 +62,7 @@ export class CompactionRegistry {
         target === undefined || runtime.seedIndex === undefined
           ? null
           : new CompactionSession(
-              { sessionId: runtime.sessionId, seedIndex: runtime.seedIndex, cwd: ctx.cwd, ledger: target.ledger },
+              { sessionId: runtime.sessionId, seedIndex: runtime.seedIndex, cwd: ctx.cwd, ledger: target.ledger, scans: target.scans },
               { get nextSeq() { return state.nextSeq; }, codes: state.codes, claim: (record) => void state.addRecord({ ...record, spans: [] }) },
               this.options,
             );

@@ -14,6 +14,7 @@ import {
   type FactsAccumulator,
   recordBlocksAmong,
   type SeedAccumulator,
+  type SeedScanCache,
   type SeedFields,
   type SeedRecordParams,
   type SessionFacts,
@@ -66,11 +67,16 @@ export class CompactionFacts {
   #base: PreviousBase | undefined;
 
   /** `codes`: the session's assigner; each fed block gets its code then, not in the compaction hook. */
-  constructor(cwd: string | undefined, codes?: CodeAssigner) {
+  /** Seed scans shared with the session's other accumulators (the fold stretch's), if any. */
+  readonly #scans: SeedScanCache | undefined;
+
+  /** `codes`: the session's assigner; `scans`: the session's shared seed scans (`createSeedScanCache`). */
+  constructor(cwd: string | undefined, codes?: CodeAssigner, scans?: SeedScanCache) {
     this.#cwd = cwd;
     this.#codes = codes;
+    this.#scans = scans;
     this.#facts = createFactsAccumulator({ cwd });
-    this.#seed = createSeedAccumulator({ cwd });
+    this.#seed = createSeedAccumulator({ cwd, scans });
   }
 
   get accumulator(): FactsAccumulator {
@@ -103,7 +109,7 @@ export class CompactionFacts {
   #resetIfBranched(session: Session): void {
     if (this.#last === undefined || session.lineageIds.has(this.#last.entryId)) return;
     this.#facts = createFactsAccumulator({ cwd: this.#cwd });
-    this.#seed = createSeedAccumulator({ cwd: this.#cwd });
+    this.#seed = createSeedAccumulator({ cwd: this.#cwd, scans: this.#scans });
     this.#seedHigh = -1;
     this.#spans = [];
     this.#last = undefined;

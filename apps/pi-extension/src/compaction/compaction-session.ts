@@ -6,7 +6,7 @@ import { appendNextRecord, appendRecord, type CodeAssigner, type FoldIndexRecord
 import { HOOK_LOCK_WAIT_MS, isLockTimeout } from "../fold/fold-recorder.js";
 import { buildDigest } from "@context-fold/summary-formatter";
 import type { Session } from "@context-fold/ledger-reader";
-import { lastEntryTime } from "@context-fold/extractors";
+import { lastEntryTime, type SeedScanCache } from "@context-fold/extractors";
 import type { LedgerTracker } from "../ledger-tracker.js";
 import { type ArtifactsDocument, artifactsPath, readArtifactsFile, serializeArtifacts, writeArtifactsFile } from "./artifacts-file.js";
 import { CompactionFacts } from "./compaction-facts.js";
@@ -20,6 +20,8 @@ export interface CompactionTarget {
   readonly seedIndex: string;
   readonly cwd?: string | undefined;
   readonly ledger: LedgerTracker;
+  /** The session's shared seed scans (the fold target's), so the compaction's accumulator never scans a block again. */
+  readonly scans?: SeedScanCache | undefined;
 }
 
 /** The fold state's seq counter and code assigner, shared so fold and compact records never collide. */
@@ -102,7 +104,7 @@ export class CompactionSession {
     this.target = target;
     this.options = options;
     this.#seq = seq;
-    this.facts = new CompactionFacts(target.cwd, seq.codes);
+    this.facts = new CompactionFacts(target.cwd, seq.codes, target.scans);
     this.artifactsFile = artifactsPath(target.seedIndex);
   }
 

@@ -5,6 +5,7 @@
 // every run's end) almost always holds it: the file is read here only when that snapshot falls short.
 // Independent of Pi's runtime (the bench drives it directly).
 import { assistantPartAnchor, assistantView, type PiMessage, type Session, toolResultView } from "@context-fold/ledger-reader";
+import type { SeedScanCache } from "@context-fold/extractors";
 import type { AppendTail } from "@context-fold/seed-index-format";
 import { applyFolds, refoldAt } from "./apply-folds.js";
 import { estimateTokens, tokensOfChars } from "./estimate.js";
@@ -21,6 +22,11 @@ export interface FoldTarget {
   readonly seedIndex: string;
   readonly cwd?: string | undefined;
   readonly ledger: LedgerTracker;
+  /**
+   * Seed scans shared by every accumulator of this session fed the ledger tracker's block objects (the
+   * fold stretch's and the compaction's): a block is scanned once, not once per accumulator.
+   */
+  readonly scans?: SeedScanCache | undefined;
 }
 
 /** Usage as Pi reports it (`ctx.getContextUsage()`): tokens may be null (e.g. right after a compaction). */
@@ -86,7 +92,7 @@ export class ContextFolder {
     this.state = state;
     this.options = options;
     this.target = target;
-    this.#stretch = new FoldStretch(target?.cwd);
+    this.#stretch = new FoldStretch(target?.cwd, target?.scans);
     this.#blocked = target === undefined ? (blocked ?? "the session has no file to recall from") : blocked;
   }
 

@@ -1,7 +1,7 @@
 // The stretch of the session the next fold event will describe: every lineage block after the last
 // fold event's stretch, fed to the extractors' incremental accumulator while the model works (in
 // slices, in the background), so a fold event only asks for the record — each block scanned once.
-import { createSeedAccumulator, type SeedAccumulator } from "@context-fold/extractors";
+import { createSeedAccumulator, type SeedAccumulator, type SeedScanCache } from "@context-fold/extractors";
 import { type Block, blocksWithAnchor, type Session } from "@context-fold/ledger-reader";
 import type { FoldIndexRecord } from "@context-fold/seed-index-format";
 import type { FoldState } from "./fold-state.js";
@@ -13,15 +13,17 @@ export type StretchRecordParams = Omit<Parameters<SeedAccumulator["record"]>[0],
 
 export class FoldStretch {
   readonly #cwd: string | undefined;
+  readonly #scans: SeedScanCache | undefined;
   #acc: SeedAccumulator;
   /** Highest `#N` fed (or covered by an earlier record); undefined until the first feed. */
   #fed: number | undefined;
   /** First `#N` of the current stretch. */
   #from = 0;
 
-  constructor(cwd?: string) {
+  constructor(cwd?: string, scans?: SeedScanCache) {
     this.#cwd = cwd;
-    this.#acc = createSeedAccumulator({ cwd });
+    this.#scans = scans;
+    this.#acc = createSeedAccumulator({ cwd, scans });
   }
 
   /** Index of the last block the stretch holds (-1 before anything). */
@@ -80,7 +82,7 @@ export class FoldStretch {
 
   /** The record was appended: the next stretch starts after what this one fed. */
   restart(): void {
-    this.#acc = createSeedAccumulator({ cwd: this.#cwd });
+    this.#acc = createSeedAccumulator({ cwd: this.#cwd, scans: this.#scans });
     this.#from = (this.#fed ?? -1) + 1;
   }
 }
