@@ -8,8 +8,8 @@
 // the second streams the file and takes each entry whose position is on the lineage. Lineage entries follow
 // their parent in the file (Pi appends children), so one pass in file order is one pass in lineage order; a
 // file whose branch runs backwards (hand-edited) cannot be, and is read whole instead.
-import { branchPath, createFactsAccumulator, createSaidAlong, type FactsAccumulator } from "@context-fold/extractors";
-import { type Block, contextEntries, LedgerError, lineageInFileOrder, readSession, type Session, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
+import { branchPath, createFactsAccumulator, createSaidAlong, type FactsAccumulator, lastEntryTime } from "@context-fold/extractors";
+import { type Block, contextEntries, LedgerError, type LineageRoute, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import { type BlockLookups, type CompactOptions, type CompactResult, compactPlanned, compactSession } from "./compact-session.js";
 import { LeanWindow } from "./lean-window.js";
 import { type BlockBytes, type CutPlan, planCut } from "./plan-cut.js";
@@ -39,7 +39,7 @@ function planOnShape(shape: SessionShape, blockBytes: BlockBytes, options: Compa
 }
 
 /** The largest entry position whose first block is at or before `index` (blockStart is non-decreasing). */
-function entryOfBlock(blockStart: readonly number[], index: number): number {
+function entryOfBlock(blockStart: ArrayLike<number>, index: number): number {
   let lo = 0;
   let hi = blockStart.length - 1;
   let found = -1;
@@ -53,21 +53,56 @@ function entryOfBlock(blockStart: readonly number[], index: number): number {
   return found;
 }
 
-/** Turns and compaction blocks from the shape's block table, as the whole read's blocks give them. */
+/**
+ * Turns and compaction blocks from the shape's block table, as the whole read's blocks give them, in
+ * typed arrays (each entry's first `#N` and turn) so the shape itself can be let go before the stream.
+ */
 function shapeLookups(shape: SessionShape): BlockLookups {
   const { session, blockStart, blockCount } = shape;
+  const starts = Int32Array.from(blockStart);
+  const turns = new Int32Array(session.entries.length);
+  const compactionBlocks = new Map<string, number>();
+  for (const entry of session.entries) {
+    turns[entry.position] = entry.turn;
+    if (entry.type !== "compaction" || session.byId.get(entry.id) !== entry) continue;
+    const from = blockStart[entry.position];
+    const to = blockStart[entry.position + 1] ?? blockCount;
+    if (from !== undefined && to > from) compactionBlocks.set(entry.id, from);
+  }
   return {
     turnOf: (index) => {
       if (!Number.isInteger(index) || index < 0 || index >= blockCount) return undefined;
-      return session.entries[entryOfBlock(blockStart, index)]?.turn;
+      const position = entryOfBlock(starts, index);
+      return position < 0 ? undefined : turns[position];
     },
-    compactionBlock: (entryId) => {
-      const entry = session.byId.get(entryId);
-      if (entry?.type !== "compaction") return undefined;
-      const from = blockStart[entry.position];
-      const to = blockStart[entry.position + 1] ?? blockCount;
-      return from !== undefined && to > from ? from : undefined;
-    },
+    compactionBlock: (entryId) => compactionBlocks.get(entryId),
+  };
+}
+
+/**
+ * What `compactPlanned` reads of the session once the cut is planned — the path, the header, the
+ * compactions (numbers, entry ids, summaries) and the last entry's time — without the shape's entries,
+ * tree and id maps, which are let go before the stream (≈230 MB of heap on a 1 GB session).
+ */
+function slimSession(session: Session): Session {
+  const at = lastEntryTime(session);
+  const last = at === undefined ? undefined : session.entries.findLast((e) => e.timestamp === at);
+  return {
+    path: session.path,
+    header: session.header,
+    entries: last === undefined ? [] : [last],
+    blocks: [],
+    damaged: [],
+    byId: new Map(),
+    leafId: session.leafId,
+    lineage: [],
+    lineageIds: new Set(),
+    recoveredLineageIds: new Set(),
+    branchPoints: [],
+    roots: [],
+    compactions: session.compactions.map((c) => ({ ...c, entryIds: [] })),
+    byteLength: session.byteLength,
+    withText: false,
   };
 }
 
@@ -89,22 +124,54 @@ function contextStandIns(shape: SessionShape): Block[] {
   return out;
 }
 
+/** The cut planned on the shape and all the stream needs besides it: the shape is not held past here. */
+interface StreamPlan {
+  readonly session: Session;
+  readonly lookups: BlockLookups;
+  readonly route: LineageRoute;
+  readonly cut: Omit<CutPlan, "summarizedBlocks" | "keptBlocks" | "lineageBefore">;
+  readonly firstKeptPosition: number;
+  readonly marks: Uint8Array;
+  readonly windowSize: number;
+  readonly tailSize: number;
+}
+
 /**
  * `compactSession` on a session's shape (`readSessionShape` with `blockBytes: true`) and one streamed
- * read of its file: memory holds the shape, the facts accumulator and the window and tail's blocks,
- * never the rest of the session's text. Throws LedgerError LEDGER_CHANGED when the file no longer holds
- * the shape's entries (replaced between the two reads).
+ * read of its file: memory holds the facts accumulator and the window and tail's blocks, never the rest
+ * of the session's text; the shape is let go once the cut is planned (this function is synchronous up to
+ * the stream, and nothing it hands on holds the shape). `checkCut`, when given, is called with the
+ * session and the cut before the stream (the CLI refuses a cut off Pi's branch there). Throws LedgerError
+ * LEDGER_CHANGED when the file no longer holds the shape's entries (replaced between the two reads).
  */
-export async function compactSessionStreamed(shape: SessionShape, options: CompactOptions = {}): Promise<CompactResult> {
-  const { session } = shape;
-  // A branch a damaged line cut short is read whole too: what the cut-off part said (extractors'
-  // `cutOffBlocks`) is found across the damaged line, off the lineage this read streams.
-  if (!lineageInFileOrder(session) || shape.blockBytes === undefined || branchPath(session) !== session.lineage) {
-    return compactSession(await readSession(session.path), options);
+export function compactSessionStreamed(shape: SessionShape, options: CompactOptions = {}, checkCut?: (session: Session, firstKeptEntryId: string) => void): Promise<CompactResult> {
+  try {
+    const { session } = shape;
+    // A branch a damaged line cut short is read whole too: what the cut-off part said (extractors'
+    // `cutOffBlocks`) is found across the damaged line, off the lineage this read streams.
+    if (!lineageInFileOrder(session) || shape.blockBytes === undefined || branchPath(session) !== session.lineage) {
+      return compactWhole(session.path, options, checkCut);
+    }
+    const { cut, marks, windowSize, tailSize } = planOnShape(shape, options.blockBytes ?? shape.blockBytes, options);
+    const firstKept = session.byId.get(cut.firstKeptEntryId);
+    if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${cut.firstKeptEntryId} is not in the session`);
+    checkCut?.(session, cut.firstKeptEntryId);
+    const plan: StreamPlan = { session: slimSession(session), lookups: shapeLookups(shape), route: lineageRoute(session), cut, firstKeptPosition: firstKept.position, marks, windowSize, tailSize };
+    return compactAlong(plan, options);
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
-  const { cut, marks, windowSize, tailSize } = planOnShape(shape, options.blockBytes ?? shape.blockBytes, options);
-  const firstKept = session.byId.get(cut.firstKeptEntryId);
-  if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${cut.firstKeptEntryId} is not in the session`);
+}
+
+async function compactWhole(path: string, options: CompactOptions, checkCut: ((session: Session, firstKeptEntryId: string) => void) | undefined): Promise<CompactResult> {
+  const whole = await readSession(path);
+  const result = compactSession(whole, options);
+  checkCut?.(whole, result.firstKeptEntryId);
+  return result;
+}
+
+async function compactAlong(plan: StreamPlan, options: CompactOptions): Promise<CompactResult> {
+  const { session, marks } = plan;
   const cwd = session.header.cwd;
   const acc: FactsAccumulator = createFactsAccumulator(cwd === undefined ? {} : { cwd });
   const lineageScope = (options.scope ?? "lineage") === "lineage";
@@ -114,9 +181,9 @@ export async function compactSessionStreamed(shape: SessionShape, options: Compa
   const summarized: Block[] = [];
   // Prompts kept only by an extension's entry (extractors' `saidElsewhere`), asked of the stream.
   const said = createSaidAlong();
-  for await (const item of streamLineage(session)) {
+  for await (const item of streamRoute(plan.route)) {
     said.add(item.entry, item.blocks);
-    if (lineageScope && item.entry.position < firstKept.position) acc.add(item.blocks);
+    if (lineageScope && item.entry.position < plan.firstKeptPosition) acc.add(item.blocks);
     for (const block of item.blocks) {
       const mark = marks[block.index];
       if (mark === IN_WINDOW) {
@@ -125,10 +192,10 @@ export async function compactSessionStreamed(shape: SessionShape, options: Compa
       } else if (mark === IN_TAIL) kept.push(block);
     }
   }
-  if (window.blocks.length !== windowSize || kept.length !== tailSize) {
+  if (window.blocks.length !== plan.windowSize || kept.length !== plan.tailSize) {
     throw new LedgerError("LEDGER_CHANGED", session.path, "the file no longer holds the blocks its first read found: it changed between reads; run again");
   }
   if (!lineageScope) acc.add(summarized);
-  const plan = { ...cut, summarizedBlocks: window.blocks, keptBlocks: kept, lineageBefore: [] };
-  return compactPlanned(session, shapeLookups(shape), plan, { facts: acc.facts(), artifacts: acc.artifacts(), cutOff: [], said: said.statements() }, options);
+  const cutPlan = { ...plan.cut, summarizedBlocks: window.blocks, keptBlocks: kept, lineageBefore: [] };
+  return compactPlanned(session, plan.lookups, cutPlan, { facts: acc.facts(), artifacts: acc.artifacts(), cutOff: [], said: said.statements() }, options);
 }
