@@ -416,24 +416,63 @@ export function lineageInFileOrder(session: Session): boolean {
 }
 
 /**
+ * What a streamed second read needs of a session's first read to meet its active lineage: the file, and
+ * each lineage entry's position with a 32-bit hash of its id (to tell a file replaced between the reads).
+ * A few bytes per entry, so a command can let the shape go before it streams: on a 1 GB session the
+ * shape is ≈230 MB of heap, the route ≈4 MB.
+ */
+export interface LineageRoute {
+  readonly path: string;
+  readonly fragment: boolean;
+  /** Entry positions of the lineage, root → leaf (increasing: see `lineageInFileOrder`). */
+  readonly positions: Int32Array;
+  /** `idHash` of each lineage entry's id, in the same order. */
+  readonly idHashes: Int32Array;
+}
+
+/** FNV-1a over the id's UTF-16 code units: tells an entry from another at the same position. */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/** The route of `session`'s active lineage (see LineageRoute); its lineage must run forward in the file. */
+export function lineageRoute(session: Session): LineageRoute {
+  if (!lineageInFileOrder(session)) throw new LedgerError("NOT_LOADED", session.path, "the active branch runs backwards in the file: read the session whole");
+  const lineage = session.lineage;
+  const positions = new Int32Array(lineage.length);
+  const idHashes = new Int32Array(lineage.length);
+  for (let i = 0; i < lineage.length; i++) {
+    const entry = lineage[i];
+    if (entry === undefined) continue;
+    positions[i] = entry.position;
+    idHashes[i] = idHash(entry.id);
+  }
+  return { path: session.path, fragment: session.header.fragment === true, positions, idHashes };
+}
+
+/**
  * The active lineage's entries with their blocks (text included), in lineage order, from a second,
  * streamed read of the file whose shape (or whole read) is `session`: memory holds one chunk's entries
  * at a time. The lineage must run forward in the file (`lineageInFileOrder`). Throws LedgerError
  * LEDGER_CHANGED when the file no longer holds `session`'s entries (replaced between the two reads).
  */
 export async function* streamLineage(session: Session): AsyncGenerator<{ readonly entry: Entry; readonly blocks: readonly Block[] }, void, undefined> {
-  if (!lineageInFileOrder(session)) throw new LedgerError("NOT_LOADED", session.path, "the active branch runs backwards in the file: read the session whole");
+  yield* streamRoute(lineageRoute(session));
+}
+
+/** `streamLineage` from a route taken earlier (`lineageRoute`), once the session itself is let go. */
+export async function* streamRoute(route: LineageRoute): AsyncGenerator<{ readonly entry: Entry; readonly blocks: readonly Block[] }, void, undefined> {
   // The lineage runs forward in the file and the stream numbers entries 0, 1, 2, …: the next lineage
   // entry is the one to meet (no position → id map over the whole lineage).
-  const lineage = session.lineage;
+  const { positions, idHashes } = route;
   let met = 0;
-  for await (const item of streamEntries(session.path, session.header.fragment === true ? { fragment: true } : {})) {
+  for await (const item of streamEntries(route.path, route.fragment ? { fragment: true } : {})) {
     if (item.kind !== "entry") continue;
-    const next = lineage[met];
-    if (next === undefined || next.position !== item.entry.position) continue;
-    const id = next.id;
-    if (id !== item.entry.id) {
-      throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${id} as first read: the file changed between reads; run again`, {
+    if (met >= positions.length || positions[met] !== item.entry.position) continue;
+    if (idHashes[met] !== idHash(item.entry.id)) {
+      throw new LedgerError("LEDGER_CHANGED", route.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not the entry first read there: the file changed between reads; run again`, {
         line: item.entry.line,
         byteOffset: item.entry.byteOffset,
       });
@@ -441,7 +480,7 @@ export async function* streamLineage(session: Session): AsyncGenerator<{ readonl
     met++;
     yield item;
   }
-  if (met !== lineage.length) throw new LedgerError("LEDGER_CHANGED", session.path, `the file holds ${String(met)} of the ${String(lineage.length)} lineage entries first read: it changed between reads; run again`);
+  if (met !== positions.length) throw new LedgerError("LEDGER_CHANGED", route.path, `the file holds ${String(met)} of the ${String(positions.length)} lineage entries first read: it changed between reads; run again`);
 }
 
 /** The blocks of the active lineage's entries, in lineage order. */

@@ -8,8 +8,8 @@
 // the second streams the file and takes each entry whose position is on the lineage. Lineage entries follow
 // their parent in the file (Pi appends children), so one pass in file order is one pass in lineage order; a
 // file whose branch runs backwards (hand-edited) cannot be, and is read whole instead.
-import { branchPath, createFactsAccumulator, createSaidAlong, type FactsAccumulator } from "@context-fold/extractors";
-import { type Block, contextEntries, LedgerError, lineageInFileOrder, readSession, type Session, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
+import { branchPath, createFactsAccumulator, createSaidAlong, type FactsAccumulator, lastEntryTime } from "@context-fold/extractors";
+import { type Block, contextEntries, LedgerError, type LineageRoute, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import { type BlockLookups, type CompactOptions, type CompactResult, compactPlanned, compactSession } from "./compact-session.js";
 import { LeanWindow } from "./lean-window.js";
 import { type BlockBytes, type CutPlan, planCut } from "./plan-cut.js";
@@ -19,7 +19,7 @@ const IN_TAIL = 2;
 
 /**
  * The cut planned on the shape, and each block's part in it by #N (IN_WINDOW, IN_TAIL or 0) with how
- * many blocks each part has. The plan's own block lists (one stand-in per block of the context) stay in
+ * many blocks each part has. The plan's own block lists (one stand-in per entry of the context) stay in
  * here, so they are let go before the stream rather than held beside the window's blocks.
  */
 function planOnShape(shape: SessionShape, blockBytes: BlockBytes, options: CompactOptions): { cut: Omit<CutPlan, "summarizedBlocks" | "keptBlocks" | "lineageBefore">; marks: Uint8Array; windowSize: number; tailSize: number } {
@@ -27,19 +27,30 @@ function planOnShape(shape: SessionShape, blockBytes: BlockBytes, options: Compa
   // summary's text and an edit's replacement: everything the context's messages and roles (all the cut
   // reads of them) depend on. Message content is absent, so this view is for the cut only.
   const view: Session = { ...shape.session, withText: true };
+  const { standIns, entryBytes } = contextStandIns(shape, blockBytes);
   const { summarizedBlocks, keptBlocks, lineageBefore: _before, ...cut } = planCut(view, {
     ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
-    blockBytes,
-    lineage: contextStandIns(shape),
+    blockBytes: entryBytes,
+    lineage: standIns,
   });
-  const marks = new Uint8Array(shape.blockCount);
-  for (const b of summarizedBlocks) marks[b.index] = IN_WINDOW;
-  for (const b of keptBlocks) marks[b.index] = IN_TAIL;
-  return { cut, marks, windowSize: summarizedBlocks.length, tailSize: keptBlocks.length };
+  // planCut takes or leaves an entry's blocks together (its side of the cut is the entry's): each stand-in
+  // marks all the blocks of its entry.
+  const { blockStart, blockCount } = shape;
+  const marks = new Uint8Array(blockCount);
+  const mark = (standIn: Block, part: number): number => {
+    const to = blockStart[standIn.entryPosition + 1] ?? blockCount;
+    for (let index = standIn.index; index < to; index++) marks[index] = part;
+    return to - standIn.index;
+  };
+  let windowSize = 0;
+  let tailSize = 0;
+  for (const b of summarizedBlocks) windowSize += mark(b, IN_WINDOW);
+  for (const b of keptBlocks) tailSize += mark(b, IN_TAIL);
+  return { cut, marks, windowSize, tailSize };
 }
 
 /** The largest entry position whose first block is at or before `index` (blockStart is non-decreasing). */
-function entryOfBlock(blockStart: readonly number[], index: number): number {
+function entryOfBlock(blockStart: ArrayLike<number>, index: number): number {
   let lo = 0;
   let hi = blockStart.length - 1;
   let found = -1;
@@ -53,58 +64,133 @@ function entryOfBlock(blockStart: readonly number[], index: number): number {
   return found;
 }
 
-/** Turns and compaction blocks from the shape's block table, as the whole read's blocks give them. */
+/**
+ * Turns and compaction blocks from the shape's block table, as the whole read's blocks give them, in
+ * typed arrays (each entry's first `#N` and turn) so the shape itself can be let go before the stream.
+ */
 function shapeLookups(shape: SessionShape): BlockLookups {
   const { session, blockStart, blockCount } = shape;
+  const starts = Int32Array.from(blockStart);
+  const turns = new Int32Array(session.entries.length);
+  const compactionBlocks = new Map<string, number>();
+  for (const entry of session.entries) {
+    turns[entry.position] = entry.turn;
+    if (entry.type !== "compaction" || session.byId.get(entry.id) !== entry) continue;
+    const from = blockStart[entry.position];
+    const to = blockStart[entry.position + 1] ?? blockCount;
+    if (from !== undefined && to > from) compactionBlocks.set(entry.id, from);
+  }
   return {
     turnOf: (index) => {
       if (!Number.isInteger(index) || index < 0 || index >= blockCount) return undefined;
-      return session.entries[entryOfBlock(blockStart, index)]?.turn;
+      const position = entryOfBlock(starts, index);
+      return position < 0 ? undefined : turns[position];
     },
-    compactionBlock: (entryId) => {
-      const entry = session.byId.get(entryId);
-      if (entry?.type !== "compaction") return undefined;
-      const from = blockStart[entry.position];
-      const to = blockStart[entry.position + 1] ?? blockCount;
-      return from !== undefined && to > from ? from : undefined;
-    },
+    compactionBlock: (entryId) => compactionBlocks.get(entryId),
   };
 }
 
 /**
- * Text-less stand-ins for the blocks of the context's entries (all the cut weighs, by the shape's sizes):
- * only `index`, `entryId`, `entryPosition` and an empty text are read off them before the streamed read
- * puts the real blocks in their place.
+ * What `compactPlanned` reads of the session once the cut is planned — the path, the header, the
+ * compactions (numbers, entry ids, summaries) and the last entry's time — without the shape's entries,
+ * tree and id maps, which are let go before the stream (≈230 MB of heap on a 1 GB session).
  */
-function contextStandIns(shape: SessionShape): Block[] {
+function slimSession(session: Session): Session {
+  const at = lastEntryTime(session);
+  const last = at === undefined ? undefined : session.entries.findLast((e) => e.timestamp === at);
+  return {
+    path: session.path,
+    header: session.header,
+    entries: last === undefined ? [] : [last],
+    blocks: [],
+    damaged: [],
+    byId: new Map(),
+    leafId: session.leafId,
+    lineage: [],
+    lineageIds: new Set(),
+    recoveredLineageIds: new Set(),
+    branchPoints: [],
+    roots: [],
+    compactions: session.compactions.map((c) => ({ ...c, entryIds: [] })),
+    byteLength: session.byteLength,
+    withText: false,
+  };
+}
+
+/**
+ * Text-less stand-ins for the context's entries (all the cut weighs), one per entry that has blocks: its
+ * first `#N`, `entryId`, `entryPosition` and an empty text are all the cut reads of them, and the sizes
+ * it is given hold each entry's block sizes summed at that first `#N` (the cut only ever adds an entry's
+ * blocks together). One object per entry rather than per block: on a 1 GB session whose context is the
+ * whole lineage, 0.9 M objects instead of 1.5 M while the shape is still held.
+ */
+function contextStandIns(shape: SessionShape, blockBytes: BlockBytes): { standIns: Block[]; entryBytes: (number | undefined)[] } {
   const { session, blockStart, blockCount } = shape;
-  const inContext = new Set(contextEntries(session.lineage).map((e) => e.id));
-  const out: Block[] = [];
+  const inContext = new Uint8Array(session.entries.length);
+  for (const entry of contextEntries(session.lineage)) inContext[entry.position] = 1;
+  const standIns: Block[] = [];
+  const entryBytes = new Array<number | undefined>(blockCount);
   for (const entry of session.lineage) {
-    if (!inContext.has(entry.id)) continue;
+    if (inContext[entry.position] !== 1) continue;
     const from = blockStart[entry.position] ?? blockCount;
     const to = blockStart[entry.position + 1] ?? blockCount;
-    for (let index = from; index < to; index++) out.push({ index, entryId: entry.id, entryPosition: entry.position, text: "" } as unknown as Block);
+    if (from >= to) continue;
+    let bytes = 0;
+    for (let index = from; index < to; index++) bytes += blockBytes[index] ?? 0;
+    entryBytes[from] = bytes;
+    standIns.push({ index: from, entryId: entry.id, entryPosition: entry.position, text: "" } as unknown as Block);
   }
-  return out;
+  return { standIns, entryBytes };
+}
+
+/** The cut planned on the shape and all the stream needs besides it: the shape is not held past here. */
+interface StreamPlan {
+  readonly session: Session;
+  readonly lookups: BlockLookups;
+  readonly route: LineageRoute;
+  readonly cut: Omit<CutPlan, "summarizedBlocks" | "keptBlocks" | "lineageBefore">;
+  readonly firstKeptPosition: number;
+  readonly marks: Uint8Array;
+  readonly windowSize: number;
+  readonly tailSize: number;
 }
 
 /**
  * `compactSession` on a session's shape (`readSessionShape` with `blockBytes: true`) and one streamed
- * read of its file: memory holds the shape, the facts accumulator and the window and tail's blocks,
- * never the rest of the session's text. Throws LedgerError LEDGER_CHANGED when the file no longer holds
- * the shape's entries (replaced between the two reads).
+ * read of its file: memory holds the facts accumulator and the window and tail's blocks, never the rest
+ * of the session's text; the shape is let go once the cut is planned (this function is synchronous up to
+ * the stream, and nothing it hands on holds the shape). `checkCut`, when given, is called with the
+ * session and the cut before the stream (the CLI refuses a cut off Pi's branch there). Throws LedgerError
+ * LEDGER_CHANGED when the file no longer holds the shape's entries (replaced between the two reads).
  */
-export async function compactSessionStreamed(shape: SessionShape, options: CompactOptions = {}): Promise<CompactResult> {
-  const { session } = shape;
-  // A branch a damaged line cut short is read whole too: what the cut-off part said (extractors'
-  // `cutOffBlocks`) is found across the damaged line, off the lineage this read streams.
-  if (!lineageInFileOrder(session) || shape.blockBytes === undefined || branchPath(session) !== session.lineage) {
-    return compactSession(await readSession(session.path), options);
+export function compactSessionStreamed(shape: SessionShape, options: CompactOptions = {}, checkCut?: (session: Session, firstKeptEntryId: string) => void): Promise<CompactResult> {
+  try {
+    const { session } = shape;
+    // A branch a damaged line cut short is read whole too: what the cut-off part said (extractors'
+    // `cutOffBlocks`) is found across the damaged line, off the lineage this read streams.
+    if (!lineageInFileOrder(session) || shape.blockBytes === undefined || branchPath(session) !== session.lineage) {
+      return compactWhole(session.path, options, checkCut);
+    }
+    const { cut, marks, windowSize, tailSize } = planOnShape(shape, options.blockBytes ?? shape.blockBytes, options);
+    const firstKept = session.byId.get(cut.firstKeptEntryId);
+    if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${cut.firstKeptEntryId} is not in the session`);
+    checkCut?.(session, cut.firstKeptEntryId);
+    const plan: StreamPlan = { session: slimSession(session), lookups: shapeLookups(shape), route: lineageRoute(session), cut, firstKeptPosition: firstKept.position, marks, windowSize, tailSize };
+    return compactAlong(plan, options);
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
-  const { cut, marks, windowSize, tailSize } = planOnShape(shape, options.blockBytes ?? shape.blockBytes, options);
-  const firstKept = session.byId.get(cut.firstKeptEntryId);
-  if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${cut.firstKeptEntryId} is not in the session`);
+}
+
+async function compactWhole(path: string, options: CompactOptions, checkCut: ((session: Session, firstKeptEntryId: string) => void) | undefined): Promise<CompactResult> {
+  const whole = await readSession(path);
+  const result = compactSession(whole, options);
+  checkCut?.(whole, result.firstKeptEntryId);
+  return result;
+}
+
+async function compactAlong(plan: StreamPlan, options: CompactOptions): Promise<CompactResult> {
+  const { session, marks } = plan;
   const cwd = session.header.cwd;
   const acc: FactsAccumulator = createFactsAccumulator(cwd === undefined ? {} : { cwd });
   const lineageScope = (options.scope ?? "lineage") === "lineage";
@@ -114,9 +200,9 @@ export async function compactSessionStreamed(shape: SessionShape, options: Compa
   const summarized: Block[] = [];
   // Prompts kept only by an extension's entry (extractors' `saidElsewhere`), asked of the stream.
   const said = createSaidAlong();
-  for await (const item of streamLineage(session)) {
+  for await (const item of streamRoute(plan.route)) {
     said.add(item.entry, item.blocks);
-    if (lineageScope && item.entry.position < firstKept.position) acc.add(item.blocks);
+    if (lineageScope && item.entry.position < plan.firstKeptPosition) acc.add(item.blocks);
     for (const block of item.blocks) {
       const mark = marks[block.index];
       if (mark === IN_WINDOW) {
@@ -125,10 +211,10 @@ export async function compactSessionStreamed(shape: SessionShape, options: Compa
       } else if (mark === IN_TAIL) kept.push(block);
     }
   }
-  if (window.blocks.length !== windowSize || kept.length !== tailSize) {
+  if (window.blocks.length !== plan.windowSize || kept.length !== plan.tailSize) {
     throw new LedgerError("LEDGER_CHANGED", session.path, "the file no longer holds the blocks its first read found: it changed between reads; run again");
   }
   if (!lineageScope) acc.add(summarized);
-  const plan = { ...cut, summarizedBlocks: window.blocks, keptBlocks: kept, lineageBefore: [] };
-  return compactPlanned(session, shapeLookups(shape), plan, { facts: acc.facts(), artifacts: acc.artifacts(), cutOff: [], said: said.statements() }, options);
+  const cutPlan = { ...plan.cut, summarizedBlocks: window.blocks, keptBlocks: kept, lineageBefore: [] };
+  return compactPlanned(session, plan.lookups, cutPlan, { facts: acc.facts(), artifacts: acc.artifacts(), cutOff: [], said: said.statements() }, options);
 }

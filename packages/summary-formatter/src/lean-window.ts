@@ -15,8 +15,11 @@ import { BRIEF_MAX_LINES } from "./fit-budget.js";
 const LINE = Object.freeze({ index: -1, kind: "user", text: "" }) as unknown as Block;
 /** Stands for an earlier block that makes no brief line and that no other reader looks at. */
 const NO_LINE = Object.freeze({ index: -1, kind: "thinking", text: "" }) as unknown as Block;
-/** Characters of a command's result kept: its end, where the exit code is said (checked, never assumed). */
-const RESULT_TAIL = 4096;
+/**
+ * Characters of a command's result kept when it says an exit code: its end, where the code is said
+ * (`trailingExitCode` reads the last 400; the code found is checked, never assumed).
+ */
+const RESULT_TAIL = 400;
 
 /** A copy of `s` that shares no memory with it (a slice of a long string would keep all of it alive). */
 function detached(s: string): string {
@@ -63,8 +66,11 @@ export class LeanWindow {
       case "toolResult": {
         const command = b.toolCallId !== undefined && this.commandCalls.has(b.toolCallId);
         if (!command) return b.isError === true || first ? copyWithout(b, "") : NO_LINE;
+        // Most results say no exit code: no text then. Else the end `trailingExitCode` reads.
+        const code = trailingExitCode(b.text);
+        if (code === trailingExitCode("")) return copyWithout(b, "");
         const tail = b.text.length > RESULT_TAIL ? detached(b.text.slice(-RESULT_TAIL)) : b.text;
-        return copyWithout(b, trailingExitCode(tail) === trailingExitCode(b.text) ? tail : b.text);
+        return copyWithout(b, trailingExitCode(tail) === code ? tail : b.text);
       }
       case "bash":
         return copyWithout(b, "");

@@ -1,7 +1,7 @@
 // `context-fold artifacts <session.jsonl>`: the durable artifacts a compaction must never lose, in their
 // preservation priority — initial prompts and corrections verbatim, error ledger, working commands, hex constants, files.
 import { createFactsAccumulator, extractArtifacts, type DurableArtifacts } from "@context-fold/extractors";
-import { lineageBlocks, lineageInFileOrder, readSession, type SessionShape, streamLineage } from "@context-fold/ledger-reader";
+import { type LineageRoute, lineageBlocks, lineageInFileOrder, lineageRoute, readSession, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
 import { emit, style } from "../output.js";
 import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
@@ -41,14 +41,23 @@ export function artifactsText(a: DurableArtifacts): string {
 /**
  * Artifacts of the lineage from the session's shape and one streamed read, each entry's blocks fed to
  * the accumulator and dropped (the same as `extractArtifacts` over every lineage block). A lineage that
- * runs backwards in the file (hand-edited) cannot be met in order in one pass: read whole.
+ * runs backwards in the file (hand-edited) cannot be met in order in one pass: read whole. As `facts`,
+ * only the lineage's route is kept of the shape, which is let go before the stream.
  */
-export async function streamedArtifacts(shape: SessionShape): Promise<DurableArtifacts> {
+export function streamedArtifacts(shape: SessionShape): Promise<DurableArtifacts> {
   const { session } = shape;
   const options = session.header.cwd !== undefined ? { cwd: session.header.cwd } : {};
-  if (!lineageInFileOrder(session)) return extractArtifacts(lineageBlocks(await readSession(session.path)), options);
+  if (!lineageInFileOrder(session)) return wholeArtifacts(session.path, options);
+  return artifactsAlong(lineageRoute(session), options);
+}
+
+async function wholeArtifacts(path: string, options: { cwd?: string }): Promise<DurableArtifacts> {
+  return extractArtifacts(lineageBlocks(await readSession(path)), options);
+}
+
+async function artifactsAlong(route: LineageRoute, options: { cwd?: string }): Promise<DurableArtifacts> {
   const acc = createFactsAccumulator(options);
-  for await (const { blocks } of streamLineage(session)) acc.add(blocks);
+  for await (const { blocks } of streamRoute(route)) acc.add(blocks);
   return acc.artifacts();
 }
 

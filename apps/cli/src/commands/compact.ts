@@ -1,8 +1,8 @@
 // `context-fold compact <session.jsonl>`: the structured summary a compaction of the session's active
 // lineage would write (no model call), with the cut Pi's hook expects and the durable-artifact digest.
 import { readFile } from "node:fs/promises";
-import { readSession, type Session } from "@context-fold/ledger-reader";
-import { type CompactResult, compactSession, compactSessionStreamed, type KeepTail } from "@context-fold/summary-formatter";
+import { readSession, type SessionShape } from "@context-fold/ledger-reader";
+import { type CompactOptions, type CompactResult, compactSession, compactSessionStreamed, type KeepTail } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
 import { branchCutShort, readSessionForCli, readSessionShapeForCli, refuseCutOffPiBranch, streamsSession, warnOrphanedFounding } from "../session-input.js";
@@ -26,6 +26,28 @@ function parseKeepTail(value: string | undefined): KeepTail | undefined {
   if (value === undefined || value === "auto") return value === undefined ? undefined : "auto";
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new CliError(`--keep-tail must be "auto" or a whole number ≥ 1, got "${value}"`, { code: "BAD_OPTION" });
   return Number(value);
+}
+
+/**
+ * A large session: its shape (no text, every block's size), then one streamed read for the lineage's
+ * text, so memory holds the window and tail, not the session; the shape itself is let go once the cut
+ * is planned (nothing here holds it across the stream). A branch cut short by damage is read whole,
+ * since its warning quotes the founding requests on both sides of the break.
+ */
+async function compactLarge(file: string, options: CompactOptions): Promise<CompactResult> {
+  const streamed = startStreamed(await readSessionShapeForCli(file, { blockBytes: true }), options);
+  if (streamed !== undefined) return await streamed;
+  const whole = await readSession(file);
+  warnOrphanedFounding(whole, "compact");
+  const result = compactSession(whole, options);
+  refuseCutOffPiBranch(whole, result.firstKeptEntryId);
+  return result;
+}
+
+/** The streamed compaction under way (the shape goes no further), or undefined: damage cut the branch short. */
+function startStreamed(shape: SessionShape, options: CompactOptions): Promise<CompactResult> | undefined {
+  if (branchCutShort(shape.session) !== undefined) return undefined;
+  return compactSessionStreamed(shape, options, refuseCutOffPiBranch);
 }
 
 export function registerCompact(program: Command): void {
@@ -67,30 +89,20 @@ export function registerCompact(program: Command): void {
         ...(previous === undefined ? {} : { previous }),
         ...(options.now === undefined ? {} : { now: options.now }),
       } as const;
-      // A large session: its shape (no text, every block's size), then one streamed read for the lineage's
-      // text, so memory holds the window and tail, not the session. A branch cut short by damage is read
-      // whole, since its warning quotes the founding requests on both sides of the break.
-      // A SummaryError carries its code; NOTHING_TO_COMPACT exits 1 through the error boundary's map.
-      let session: Session;
-      let result: CompactResult | undefined;
-      if (streamsSession(file)) {
-        const shape = await readSessionShapeForCli(file, { blockBytes: true });
-        session = shape.session;
-        if (branchCutShort(shape.session) === undefined) result = await compactSessionStreamed(shape, compactOptions);
-        else session = await readSession(file);
-      } else session = await readSessionForCli(file);
-      if (result === undefined) {
+      // A large session is streamed (compactLarge). A SummaryError carries its code; NOTHING_TO_COMPACT exits 1 through the error boundary's map.
+      let result: CompactResult;
+      if (streamsSession(file)) result = await compactLarge(file, compactOptions);
+      else {
+        const session = await readSessionForCli(file);
         warnOrphanedFounding(session, "compact");
         result = compactSession(session, compactOptions);
-      }
-      {
         refuseCutOffPiBranch(session, result.firstKeptEntryId);
-        emit(options.json === true, result, () => result.summary);
-        if (!result.stats.summary.withinBudget) {
-          // Verbatim items take at most half the budget, so only what no step trims (the footer, the recall
-          // hint, the omission counts, the newest previous summaries' opening lines) can overrun a small one.
-          warn(`context-fold: the summary is ~${String(result.stats.summary.estimatedTokens)} tokens, over the ${String(result.stats.summary.budget)}-token budget: what is never trimmed (footer, recall hint, omission counts) does not fit in it (raise --budget)`);
-        }
+      }
+      emit(options.json === true, result, () => result.summary);
+      if (!result.stats.summary.withinBudget) {
+        // Verbatim items take at most half the budget, so only what no step trims (the footer, the recall
+        // hint, the omission counts, the newest previous summaries' opening lines) can overrun a small one.
+        warn(`context-fold: the summary is ~${String(result.stats.summary.estimatedTokens)} tokens, over the ${String(result.stats.summary.budget)}-token budget: what is never trimmed (footer, recall hint, omission counts) does not fit in it (raise --budget)`);
       }
     });
 }

@@ -2,8 +2,8 @@
 // errors, recovery pointers) as handoff-<sessionId>.md beside the seed index, atomically.
 import { resolve } from "node:path";
 import { currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
-import { readSession, type Session, type SessionShape } from "@context-fold/ledger-reader";
-import { sessionHandoff, sessionHandoffStreamed, writeHandoff } from "@context-fold/summary-formatter";
+import { readSession, type Session, type SessionHeader, type SessionShape } from "@context-fold/ledger-reader";
+import { type SessionHandoff, type SessionHandoffOptions, sessionHandoff, sessionHandoffStreamed, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
 import { branchCutShort, readSessionForCli, readSessionShapeForCli, refuseSessionTarget, streamsSession, warnOrphanedFounding } from "../session-input.js";
@@ -34,6 +34,30 @@ async function seedRecords(file: string): Promise<FoldIndexRecord[]> {
   }
 }
 
+/** The session's header and how to make its handoff: streamed from its shape, or from a whole read. */
+async function handoffInput(file: string): Promise<{ header: SessionHeader; handoff: (options: SessionHandoffOptions) => Promise<SessionHandoff> }> {
+  let session: Session;
+  if (streamsSession(file)) {
+    const shape = await readSessionShapeForCli(file);
+    if (branchCutShort(shape.session) === undefined) {
+      // The closure holds `slot`, not the shape: the call that streams takes the shape out and lets it go.
+      const slot: { shape?: SessionShape } = { shape };
+      return {
+        header: shape.session.header,
+        handoff: (options) => {
+          const taken = slot.shape;
+          delete slot.shape;
+          if (taken === undefined) return Promise.reject(new Error("handoff: the session was already streamed"));
+          return sessionHandoffStreamed(taken, options);
+        },
+      };
+    }
+    session = await readSession(file);
+  } else session = await readSessionForCli(file);
+  warnOrphanedFounding(session, "handoff");
+  return { header: session.header, handoff: (options) => Promise.resolve(sessionHandoff(session, options)) };
+}
+
 export function registerHandoff(program: Command): void {
   program
     .command("handoff")
@@ -53,29 +77,24 @@ export function registerHandoff(program: Command): void {
       }
       // The shape, then one streamed read of the lineage (facts accumulated entry by entry, no text kept).
       // A branch cut short by damage is read whole: its warning quotes founding requests by their text.
-      // (A session up to STREAM_ABOVE_BYTES is read whole: one parse.)
-      const shape: SessionShape | undefined = streamsSession(file) ? await readSessionShapeForCli(file) : undefined;
-      let session: Session = shape?.session ?? (await readSessionForCli(file));
-      if (shape === undefined || branchCutShort(session) !== undefined) {
-        if (shape !== undefined) session = await readSession(file);
-        warnOrphanedFounding(session, "handoff");
-      }
+      // (A session up to STREAM_ABOVE_BYTES is read whole: one parse.) Nothing here holds the shape past
+      // the call that streams: `sessionHandoffStreamed` keeps only its lineage's route.
+      const read = await handoffInput(file);
+      const { header } = read;
       const sessionFile = resolve(file);
-      const indexFile = seedIndexPath(sessionFile, session.header.id);
-      const target = options.out === undefined ? handoffPath(sessionFile, session.header.id) : resolve(options.out);
+      const indexFile = seedIndexPath(sessionFile, header.id);
+      const target = options.out === undefined ? handoffPath(sessionFile, header.id) : resolve(options.out);
       refuseSessionTarget(target, sessionFile, "--out");
-      {
-        const handoffOptions = {
-          sessionFile,
-          seedIndexFile: indexFile,
-          seedRecords: await seedRecords(indexFile),
-          ...(options.goal === undefined ? {} : { goal: options.goal }),
-          ...(options.now === undefined ? {} : { now: options.now }),
-          ...(options.maxSpans === undefined ? {} : { maxSpans: Number(options.maxSpans) }),
-        };
-        const { doc, markdown } = shape !== undefined && session === shape.session ? await sessionHandoffStreamed(shape, handoffOptions) : sessionHandoff(session, handoffOptions);
-        const written = await writeHandoff(sessionFile, session.header.id, markdown, { out: target });
-        emit(options.json === true, { path: written.path, bytes: written.bytes, goal: doc.goal, openErrors: doc.openErrors, pointers: doc.pointers }, () => written.path);
-      }
+      const handoffOptions = {
+        sessionFile,
+        seedIndexFile: indexFile,
+        seedRecords: await seedRecords(indexFile),
+        ...(options.goal === undefined ? {} : { goal: options.goal }),
+        ...(options.now === undefined ? {} : { now: options.now }),
+        ...(options.maxSpans === undefined ? {} : { maxSpans: Number(options.maxSpans) }),
+      };
+      const { doc, markdown } = await read.handoff(handoffOptions);
+      const written = await writeHandoff(sessionFile, header.id, markdown, { out: target });
+      emit(options.json === true, { path: written.path, bytes: written.bytes, goal: doc.goal, openErrors: doc.openErrors, pointers: doc.pointers }, () => written.path);
     });
 }
