@@ -18,10 +18,15 @@ function millis(timestamp: unknown): number {
 
 /** The entries Pi selects for context: compaction first, kept non-system entries, then the rest. */
 export function contextEntries(lineage: readonly Entry[]): Entry[] {
+  // Plain loops here and below, not per-call callbacks: a callback made on every call loses its optimized
+  // code at each full GC, and the compaction hook calls this on every compaction.
   let compactionAt = -1;
-  lineage.forEach((entry, i) => {
-    if (entry.type === "compaction") compactionAt = i;
-  });
+  for (let i = lineage.length - 1; i >= 0; i--) {
+    if (lineage[i]?.type === "compaction") {
+      compactionAt = i;
+      break;
+    }
+  }
   const compaction = lineage[compactionAt];
   if (compaction === undefined) return [...lineage];
   const selected: Entry[] = [compaction];
@@ -106,15 +111,16 @@ export function contextView(session: Session): ContextItem[] {
     if (entry.type === "context_edit" && typeof entry.raw["targetId"] === "string") edits.set(entry.raw["targetId"], entry);
   }
   const items: ContextItem[] = [];
-  selected.forEach((entry, i) => {
+  for (let i = 0; i < selected.length; i++) {
+    const entry = selected[i] as Entry;
     // Only the newest compaction (first in the selection) contributes; an older one kept in range is silent.
-    if (entry.type === "compaction" && i > 0) return;
+    if (entry.type === "compaction" && i > 0) continue;
     const edit = edits.get(entry.id);
     const messages = edit === undefined ? entryMessages(entry) : applyEdit(entryMessages(entry), edit);
     for (const message of messages) {
       const role = typeof message["role"] === "string" ? message["role"] : "";
       items.push(edit === undefined ? { entry, role, message } : { entry, role, message, editId: edit.id });
     }
-  });
+  }
   return items;
 }
