@@ -9,13 +9,13 @@
 // bookkeeping per message (usage, timestamps, provider and model names) that no provider is sent.
 // Floors: ≤ 5 ms per turn at p50 over Pi alone, the folded context peaking at ≤ 0.7× Pi alone's, no
 // model-written compaction.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Session as InspectorSession } from "node:inspector/promises";
 import { performance } from "node:perf_hooks";
 import { type AssistantMessage, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import { createAgentSession, DefaultResourceLoader, type ExtensionUIContext, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
+import { startProfile } from "../profile.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 const TURNS = 150;
@@ -25,22 +25,6 @@ const WINDOW = 64_000;
 const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").split(",").map((name) => name.trim()));
 /** A folder for a V8 CPU profile of each run's turns (`pi-turns-<run>.cpuprofile`): Pi's work and ours, one process. */
 const PROFILE_DIR = process.env["BENCH_PI_TURNS_PROFILE"];
-
-/** Start a V8 CPU profile now; the returned function stops it and writes `<PROFILE_DIR>/<name>.cpuprofile`. */
-async function startProfile(name: string): Promise<() => Promise<void>> {
-  if (PROFILE_DIR === undefined || PROFILE_DIR === "") return async () => undefined;
-  const session = new InspectorSession();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.setSamplingInterval", { interval: 100 });
-  await session.post("Profiler.start");
-  return async () => {
-    const { profile } = await session.post("Profiler.stop");
-    mkdirSync(PROFILE_DIR, { recursive: true });
-    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  };
-}
 
 /** apps/pi-extension, loaded by Pi from its package directory as `pi install` would. */
 function extensionDir(): string {
@@ -145,7 +129,7 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   await session.bindExtensions({ uiContext: uiStub() });
   const turnMs: number[] = [];
   const turnCpuMs: number[] = [];
-  const stopProfile = await startProfile(`pi-turns-${name}`);
+  const stopProfile = await startProfile(PROFILE_DIR, `pi-turns-${name}`, 100);
   for (let turn = 1; turn <= TURNS; turn++) {
     const start = performance.now();
     const cpu = process.cpuUsage();

@@ -13,12 +13,12 @@
 // `turn_end` boundary Pi builds when any extension handles `turn_end` (a copy of the branch and its
 // projection, before and after each handler). Floors: p50 ≤ 3 ms,
 // p95 ≤ 10 ms per turn, at 1 MB and at 100 MB alike.
-import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { Session as InspectorSession } from "node:inspector/promises";
+import { copyFileSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { convertToLlm, estimateTokens as piEstimateTokens, SessionManager } from "@earendil-works/pi-coding-agent";
 import { contextFoldExtension, estimateTokens } from "@context-fold/pi-extension";
 import { seedIndexPath } from "@context-fold/seed-index-format";
+import { startProfile } from "../profile.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 /** 150 by default (the issue's run); BENCH_TURN_REPLAY_TURNS runs longer, past the fold floor. */
@@ -30,21 +30,6 @@ const WINDOW = 64_000;
 const SYSTEM_PROMPT = "You are a coding agent. ".repeat(200);
 /** A folder for a CPU profile of the counted turns only (warm-up and the first read left out). */
 const PROFILE_DIR = process.env["BENCH_TURN_REPLAY_PROFILE"];
-
-/** Start a V8 CPU profile now; the returned function stops it and writes `<PROFILE_DIR>/<name>.cpuprofile`. */
-async function startProfile(name: string): Promise<() => Promise<void>> {
-  if (PROFILE_DIR === undefined || PROFILE_DIR === "") return async () => undefined;
-  const session = new InspectorSession();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  return async () => {
-    const { profile } = await session.post("Profiler.stop");
-    mkdirSync(PROFILE_DIR, { recursive: true });
-    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  };
-}
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
 type Step = "context" | "fold" | "turnEnd" | "background" | "compaction";
@@ -240,7 +225,7 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
   let responses = 0;
   let stopProfile: (() => Promise<void>) | undefined;
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {
-    if (turn === WARMUP) stopProfile = await startProfile(name);
+    if (turn === WARMUP) stopProfile = await startProfile(PROFILE_DIR, name);
     const steps: Record<Step, number> = { context: 0, fold: 0, turnEnd: 0, background: 0, compaction: 0 };
     let piCpu = 0;
     let folded = false;
