@@ -60,6 +60,8 @@ export function rankSegment(file: string, s: HistorySession, segment: { readonly
     resultOf: (doc) => table.resultOf(doc),
     speakerDocs: (word) => (word === "user" ? users : null),
     sourcesOf,
+    // Asked only of the best blocks of a question about a failure: the block fields are decoded then.
+    failed: (doc) => table.source().blocks[doc]?.isError === true,
   });
   const rank = {
     parsed,

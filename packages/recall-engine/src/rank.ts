@@ -348,6 +348,8 @@ export interface BlockFacts {
    * output is ranked at least as high as the prose, before kind weights: the source above its restatement.
    */
   readonly sourcesOf?: (doc: number) => readonly number[];
+  /** Whether block `doc` is a failed tool output (an error result, a non-zero exit code): a question asking for a failure wants it. */
+  readonly failed?: (doc: number) => boolean;
 }
 
 /**
@@ -641,7 +643,7 @@ export function rankWords(
   textOf: (doc: number) => string,
   facts: BlockFacts = {},
 ): ScoredDoc[] {
-  const { weightOf, resultOf, speakerDocs, sourcesOf } = facts;
+  const { weightOf, resultOf, speakerDocs, sourcesOf, failed } = facts;
   const n = index.docCount;
   const scores = new Float64Array(n);
   const touched: number[] = [];
@@ -721,10 +723,12 @@ export function rankWords(
   }
   const shapes = askedShapes(distinct);
   if (shapes.length > 0) {
-    // A question asking for a version, a hash or a colour: of the best blocks, those holding a value of
-    // that form answer it; those only talking about it do not.
+    // A question asking for a version, a hash, a colour or a failure: of the best blocks, those holding
+    // a value of that form (or failing) answer it; those only talking about it do not.
     const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
-    for (const doc of order.slice(0, VALUE_CHECKS)) if (holdsShape(textOf(doc), shapes)) scores[doc] = (scores[doc] as number) * VALUE_BOOST;
+    for (const doc of order.slice(0, VALUE_CHECKS)) {
+      if (holdsShape(() => textOf(doc), failed?.(doc) === true, shapes)) scores[doc] = (scores[doc] as number) * VALUE_BOOST;
+    }
   }
   if (sourcesOf !== undefined) {
     // The prose's words are the caption of the output it quotes: the output takes the prose's score and

@@ -148,7 +148,7 @@ export class RecallIndex {
     const resultOf = (doc: number): number => results[doc] ?? -1;
     const skip = this.notHistory();
     const ranked =
-      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf, speakerDocs: (word) => (word === "user" ? this.userDocs() : null), sourcesOf: (doc) => this.sourcesOf(doc) });
+      parsed.mode === "regex" ? rankRegex(parsed, scope.docs, textOf, (doc) => skip[doc] === 1) : rankWords(this.terms, parsed, scope.mask, textOf, { weightOf, resultOf, speakerDocs: (word) => (word === "user" ? this.userDocs() : null), sourcesOf: (doc) => this.sourcesOf(doc), failed: (doc) => (this.session.blocks[doc] as Block).isError === true });
     return { scope, parsed, ranked };
   }
 

@@ -2,12 +2,14 @@
 // form of their answer: a block holding a value of that form (`2024.04.09`, `5e5bdad`, `#8abeb7`) answers
 // it, where a block only talking about versions, hashes or colours does not. The asking words are a
 // short list (a last resort, tested against questions that name none); the forms are read from the
-// block's own terms, by character class, never by a backtracking pattern.
+// block's own terms, by character class, never by a backtracking pattern. "What error…", "why did …
+// fail" ask for a failure: a tool output that failed (an error result, a non-zero exit code) answers
+// it, where prose about errors does not; that form is read from the block's structure, not its text.
 import type { QueryTerm } from "./tokenizer.js";
 import { stemOf } from "./stem.js";
 import { tokenize } from "./tokenizer.js";
 
-export type ValueShape = "version" | "hash" | "color";
+export type ValueShape = "version" | "hash" | "color" | "failure";
 
 /** Question words (as typed or by stem) that ask for a value of a form. */
 const ASKING = new Map<string, ValueShape>([
@@ -17,6 +19,9 @@ const ASKING = new Map<string, ValueShape>([
   ["color", "color"],
   ["colour", "color"],
   ["hex", "color"],
+  ["error", "failure"],
+  ["fail", "failure"],
+  ["failure", "failure"],
 ]);
 
 /** The forms of value `terms` ask for (each once, in the query's order); empty for most questions. */
@@ -72,13 +77,19 @@ function isHex(term: string, min: number, max: number): boolean {
 function hasShape(term: string, shape: ValueShape): boolean {
   if (shape === "version") return isVersion(term);
   if (shape === "hash") return isHex(term, 7, 40);
-  return isHex(term, 6, 6);
+  if (shape === "color") return isHex(term, 6, 6);
+  return false;
 }
 
-/** Whether `text` holds a term of any of `shapes` (one tokenizer pass). */
-export function holdsShape(text: string, shapes: readonly ValueShape[]): boolean {
+/**
+ * Whether a block answers in one of `shapes`: `failed` (the block is a failed tool output) for a
+ * failure, else a term of the form in `text` (one tokenizer pass, made only when a text form is asked).
+ */
+export function holdsShape(text: () => string, failed: boolean, shapes: readonly ValueShape[]): boolean {
+  if (failed && shapes.includes("failure")) return true;
+  if (shapes.length === 1 && shapes[0] === "failure") return false;
   let held = false;
-  tokenize(text, (term) => {
+  tokenize(text(), (term) => {
     if (!held && shapes.some((shape) => hasShape(term, shape))) held = true;
   });
   return held;

@@ -66,6 +66,27 @@ function toolsSession(): string {
 }
 
 /** The user states values; the reply carrying them out repeats them with the question's words. */
+/**
+ * Type checks run three times: passing, failing with the error the question asks about, passing again;
+ * prose talks about type errors more often than any output shows one.
+ */
+function failureSession(): string {
+  return writtenByPi((sm) => {
+    const check = (id: string, output: string, failed: boolean): void => {
+      sm.appendMessage(assistant([{ type: "toolCall", id, name: "bash", arguments: { command: "npm run check" } }]));
+      sm.appendMessage(toolResult(id, "bash", output, failed));
+    };
+    check("c_1", "> check\n> tsgo --noEmit\nChecked 40 files. No type errors.", false);
+    filler(sm);
+    sm.appendMessage(user("change toolResults to ToolResultMessage[] and run the type check"));
+    check("c_2", "> check\n> tsgo --noEmit\nsrc/core/agent-session.ts(266,5): TS2322: Type 'AppMessage[]' is not assignable to type 'ToolResultMessage[]'.\nCommand exited with code 2", true);
+    for (const k of [1, 2, 3]) {
+      sm.appendMessage(assistant([{ type: "text", text: `TypeScript error check ${String(k)}: the type check reports errors when toolResults changes type, so watch the TypeScript errors.` }]));
+    }
+    check("c_3", "> check\n> tsgo --noEmit\nChecked 40 files. No type errors after the toolResults change.", false);
+  });
+}
+
 function colorsSession(): string {
   return writtenByPi((sm) => {
     filler(sm);
@@ -177,14 +198,28 @@ describe("questions answered by structure", () => {
   it("reads the asked value's form from questions and terms, not from other words", () => {
     const shapes = (q: string): string[] => askedShapes(queryTerms(q));
     expect(shapes("Which versions and hex colours did the commit hash get?")).toEqual(["version", "color", "hash"]);
+    expect(shapes("Which TypeScript errors did the check report, and why did the build fail?")).toEqual(["failure"]);
     expect(shapes("Which file did the user change?")).toEqual([]);
-    expect(holdsShape("pinned to 0.23.2", ["version"])).toBe(true);
-    expect(holdsShape("lightweight-charts@5.2.0 done", ["version"])).toBe(true);
-    expect(holdsShape("step 1. then 2", ["version"])).toBe(false);
-    expect(holdsShape("[main 5e5bdad] release", ["hash"])).toBe(true);
-    expect(holdsShape("decade facade 1234567", ["hash"])).toBe(false);
-    expect(holdsShape("accent #8abeb7", ["color"])).toBe(true);
-    expect(holdsShape("user bg 343541, beaded", ["color"])).toBe(false);
+    expect(shapes("What did the check report about the types?")).toEqual([]);
+    const text = (t: string) => (): string => t;
+    expect(holdsShape(text("pinned to 0.23.2"), false, ["version"])).toBe(true);
+    expect(holdsShape(text("lightweight-charts@5.2.0 done"), false, ["version"])).toBe(true);
+    expect(holdsShape(text("step 1. then 2"), false, ["version"])).toBe(false);
+    expect(holdsShape(text("[main 5e5bdad] release"), false, ["hash"])).toBe(true);
+    expect(holdsShape(text("decade facade 1234567"), false, ["hash"])).toBe(false);
+    expect(holdsShape(text("accent #8abeb7"), false, ["color"])).toBe(true);
+    expect(holdsShape(text("user bg 343541, beaded"), false, ["color"])).toBe(false);
+    // A failure is the block's structure, never words about errors in its text.
+    expect(holdsShape(text("error: build failed"), false, ["failure"])).toBe(false);
+    expect(holdsShape(text("Checked 40 files."), true, ["failure"])).toBe(true);
+    expect(holdsShape(text("Checked 40 files."), true, ["version"])).toBe(false);
+  });
+  it("a question asking for an error prefers the output that failed over prose and passing runs with the same words", async () => {
+    const failed = await hitsOf(failureSession(), "Which TypeScript error did npm run check report after the toolResults type change?");
+    expect(failed[0]?.text).toContain("TS2322");
+    // Without a word asking for a failure, the failed output is not preferred: the same words rank as usual.
+    const plain = await hitsOf(failureSession(), "What did npm run check say after the toolResults type change?");
+    expect(plain[0]?.text).not.toContain("TS2322");
   });
   it("a question naming an action by its noun finds the verb the session wrote (deduplication → Deduplicate)", async () => {
     expect([stemOf("deduplication"), stemOf("installations"), stemOf("creation"), stemOf("compaction")]).toEqual(["deduplic", "install", "creat", "compact"]);
@@ -216,7 +251,7 @@ describe("questions answered by structure", () => {
   it("ranks the same across a history as in each session alone", async () => {
     const dir = tempDir("question-structure-");
     mkdirSync(join(dir, "--project--"), { recursive: true });
-    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession() };
+    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession() };
     for (const [name, file] of Object.entries(files)) copyFileSync(file, join(dir, "--project--", `${name}.jsonl`));
     const history = HistoryIndex.for(dir, { root: tempDir("question-structure-state-") });
     for (const query of [
@@ -226,6 +261,7 @@ describe("questions answered by structure", () => {
       "Which colors did the dark theme get for accent and diffs?",
       "Which helper did the deduplication add?",
       "Which commit split interactive-mode.ts?",
+      "Which TypeScript error did npm run check report after the toolResults type change?",
     ]) {
       const each = await searchSessions(dir, query, { cache: false });
       const across = await history.search(query);

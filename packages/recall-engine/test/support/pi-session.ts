@@ -27,8 +27,8 @@ export function assistant(content: Part[]): AgentMessage {
   return { role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "m", usage, stopReason, timestamp: tick() } as unknown as AgentMessage;
 }
 
-export function toolResult(toolCallId: string, toolName: string, text: string): AgentMessage {
-  return { role: "toolResult", toolCallId, toolName, content: [{ type: "text", text }], isError: false, timestamp: tick() } as unknown as AgentMessage;
+export function toolResult(toolCallId: string, toolName: string, text: string, isError = false): AgentMessage {
+  return { role: "toolResult", toolCallId, toolName, content: [{ type: "text", text }], isError, timestamp: tick() } as unknown as AgentMessage;
 }
 
 /** A new session in a fresh temp folder, filled by `write`; the path of the file Pi wrote. */
