@@ -140,8 +140,9 @@ export function scanUnitRanges(
         kinds |= bits;
         if (visitMarker !== undefined && i - wordStart >= 2 && isMarkerWord(units, text, wordStart, i, (bits & ID_DOLLAR) !== 0)) visitMarker(wordStart);
         if ((bits & NOT_LOWER) !== 0) {
-          // camelCase is looked for only in words holding both cases (few), not tracked per character
-          const camel = (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(units, wordStart, i);
+          // camelCase is looked for only in words holding both cases (few), not tracked per character,
+          // and of 4 or more characters (`keepWord` drops shorter ones before asking: "The", "It")
+          const camel = i - wordStart >= 4 && (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(units, wordStart, i);
           if (keepWord(bits & 255, i - wordStart, camel, text, wordStart)) visitIdentifier(wordStart, i);
         }
         if ((t & ID_CONNECT) !== 0 && i + 1 < n) joined = ((CHAR[units[i + 1] as number] as number) & ID_WORDISH) !== 0;

@@ -61,6 +61,8 @@ export class TokenTable {
   private partCount = 0;
   /** Tokens whose parts are counted: parts are counted when rarity is asked, not per block. */
   private partsCounted = 0;
+  /** Parts waiting for `flushParts`, as [start, end, hash] triples of the token pool. */
+  private readonly pendingParts = new Int32Array(3 * WARM_TRIPLES);
   /** Per part id: how many distinct tokens hold it (a token holding a part twice counts twice). */
   private partUses = new Int32Array(1024);
 
@@ -119,12 +121,15 @@ export class TokenTable {
   /**
    * Count the parts of every token added since the last call, as `tokenParts` cuts them, from the pool
    * of token units: once per token, in one pass over units laid side by side, rather than block by block.
+   * Parts are looked up WARM_TRIPLES at a time, their slots loaded first (`RangeInterner.warm`).
    */
   private countParts(): void {
     const count = this.size;
     if (this.partsCounted === count) return;
     if (count + 1 > this.partStart.length) this.partStart = grown(this.partStart, Math.max(count + 1, this.partStart.length * 2));
     const units = this.tokens.units();
+    const pending = this.pendingParts;
+    let ints = 0;
     for (let id = this.partsCounted; id < count; id++) {
       const start = this.tokens.start(id);
       const end = start + this.tokens.lengthOf(id);
@@ -135,18 +140,33 @@ export class TokenTable {
         const sep = isSep(c);
         const cut = sep || (!isSep(prev) && prev >= 97 && prev <= 122 && c >= 65 && c <= 90);
         if (cut) {
-          if (i - from >= 2) this.notePart(units, from, i);
+          if (i - from >= 2) {
+            pending[ints] = from;
+            pending[ints + 1] = i;
+            pending[ints + 2] = hashUnits(units, from, i);
+            ints += 3;
+            if (ints === pending.length) ints = this.flushParts(units, ints);
+          }
           from = sep ? i + 1 : i;
         }
         prev = c;
       }
-      this.partStart[id + 1] = this.partCount;
+      // Where its parts end once the pending ones are counted: parts are appended in order.
+      this.partStart[id + 1] = this.partCount + ints / 3;
     }
+    this.flushParts(units, ints);
     this.partsCounted = count;
   }
 
-  private notePart(units: Uint16Array, start: number, end: number): void {
-    const hash = hashUnits(units, start, end);
+  /** Count the pending parts pendingParts[0, ints) in order; returns 0 (none left pending). */
+  private flushParts(units: Uint16Array, ints: number): number {
+    const pending = this.pendingParts;
+    this.partNames.warm(pending, 0, ints);
+    for (let at = 0; at < ints; at += 3) this.notePart(units, pending[at] as number, pending[at + 1] as number, pending[at + 2] as number);
+    return 0;
+  }
+
+  private notePart(units: Uint16Array, start: number, end: number, hash: number): void {
     let partId = this.partNames.findUnits(units, start, end, hash);
     if (partId < 0) {
       partId = this.partNames.addUnits(units, start, end, hash, -1 - partId);
