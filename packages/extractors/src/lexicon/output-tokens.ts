@@ -124,10 +124,11 @@ export function scanUnitRanges(
     let connectors = 0;
     let wordStart = i;
     let bits = 0;
+    // The class of the character that ended the current word (0 at the end of the text).
+    let t = 0;
     for (;;) {
-      // The word's characters in a tight loop; `t` is then the class of the character that ended it
-      // (0 at the end of the text).
-      let t = 0;
+      // The word's characters in a tight loop; `t` is then the class of the character that ended it.
+      t = 0;
       while (i < n) {
         t = CHAR[units[i] as number] as number;
         if ((t & ID_WORDISH) === 0) break;
@@ -163,12 +164,19 @@ export function scanUnitRanges(
         connectors = 0;
       }
     }
+    const end = i;
+    // The character that ended the run is outside every run and already classified (`t`): step past
+    // it here rather than load its class again at the top of the loop.
+    if (i < n) {
+      if (t !== 0 && visitMarker !== undefined) visitMarker(i);
+      i += 1;
+    }
     const slash = (kinds & SLASH_BIT) !== 0;
     const dollar = (kinds & ID_DOLLAR) !== 0;
     if (!paths || (dots === 0 && !slash)) continue;
-    if (dollar) pathsAroundDollars(text, start, i, visitPath);
+    if (dollar) pathsAroundDollars(text, start, end, visitPath);
     else {
-      const to = runPathEnd(text, start, i, slash, dots);
+      const to = runPathEnd(text, start, end, slash, dots);
       if (to >= 0) visitPath(start, to);
     }
   }
