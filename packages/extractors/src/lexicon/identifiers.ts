@@ -52,6 +52,7 @@ export function keepWord(bits: number, length: number, camel: boolean, text: str
   }
   // git shas, hashes: only hex letters of one case plus digits
   if ((bits & DIGIT) !== 0 && length >= 7 && (bits === (LOWER_HEX | DIGIT) || bits === (UPPER_HEX | DIGIT))) return true;
+  // `camel` is read only past this line: scanUnitRanges (output-tokens.ts) skips its search for shorter words.
   if (length < 4) return false;
   if ((bits & UNDER) !== 0) return true;
   if (camel) return true;

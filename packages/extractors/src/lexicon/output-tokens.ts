@@ -124,10 +124,11 @@ export function scanUnitRanges(
     let connectors = 0;
     let wordStart = i;
     let bits = 0;
+    // The class of the character that ended the current word (0 at the end of the text).
+    let t = 0;
     for (;;) {
-      // The word's characters in a tight loop; `t` is then the class of the character that ended it
-      // (0 at the end of the text).
-      let t = 0;
+      // The word's characters in a tight loop; `t` is then the class of the character that ended it.
+      t = 0;
       while (i < n) {
         t = CHAR[units[i] as number] as number;
         if ((t & ID_WORDISH) === 0) break;
@@ -140,8 +141,9 @@ export function scanUnitRanges(
         kinds |= bits;
         if (visitMarker !== undefined && i - wordStart >= 2 && isMarkerWord(units, text, wordStart, i, (bits & ID_DOLLAR) !== 0)) visitMarker(wordStart);
         if ((bits & NOT_LOWER) !== 0) {
-          // camelCase is looked for only in words holding both cases (few), not tracked per character
-          const camel = (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(units, wordStart, i);
+          // camelCase is looked for only in words holding both cases (few), not tracked per character,
+          // and of 4 or more characters (`keepWord` drops shorter ones before asking: "The", "It")
+          const camel = i - wordStart >= 4 && (bits & ID_ANY_UPPER) !== 0 && (bits & ID_ANY_LOWER) !== 0 && hasCamel(units, wordStart, i);
           if (keepWord(bits & 255, i - wordStart, camel, text, wordStart)) visitIdentifier(wordStart, i);
         }
         if ((t & ID_CONNECT) !== 0 && i + 1 < n) joined = ((CHAR[units[i + 1] as number] as number) & ID_WORDISH) !== 0;
@@ -162,12 +164,19 @@ export function scanUnitRanges(
         connectors = 0;
       }
     }
+    const end = i;
+    // The character that ended the run is outside every run and already classified (`t`): step past
+    // it here rather than load its class again at the top of the loop.
+    if (i < n) {
+      if (t !== 0 && visitMarker !== undefined) visitMarker(i);
+      i += 1;
+    }
     const slash = (kinds & SLASH_BIT) !== 0;
     const dollar = (kinds & ID_DOLLAR) !== 0;
     if (!paths || (dots === 0 && !slash)) continue;
-    if (dollar) pathsAroundDollars(text, start, i, visitPath);
+    if (dollar) pathsAroundDollars(text, start, end, visitPath);
     else {
-      const to = runPathEnd(text, start, i, slash, dots);
+      const to = runPathEnd(text, start, end, slash, dots);
       if (to >= 0) visitPath(start, to);
     }
   }

@@ -19,7 +19,7 @@ import { cleanPath, isPathToken } from "../lexicon/paths.js";
 import { BlockScanner, type BlockScan } from "./block-scan.js";
 import { RangeInterner } from "./range-interner.js";
 import { ScanCache, spanFacts, type SeedScanCache, type SpanFacts } from "./scan-cache.js";
-import { TokenTable, type TokenOrder } from "./token-table.js";
+import { STAT_DF, STAT_FIRST, STAT_LARGE, STAT_LAST, STAT_STRIDE, TokenTable, type TokenOrder } from "./token-table.js";
 import { classifyTool, isContentTool, toolCommand, toolPath } from "../tool-calls/tool-class.js";
 
 export { tokenParts } from "./token-table.js";
@@ -108,10 +108,19 @@ interface ErrorStat {
   last: number;
 }
 
+/**
+ * What a span takes of its block, copied when the block is added (and in cache): a record's spans are
+ * made by walking these, which sit together, rather than the blocks, spread over the session's heap.
+ */
 interface SpanSource {
   readonly block: Block;
+  readonly anchor: string;
+  readonly text: string;
+  /** The tool of a toolResult span. */
+  readonly tool: string | undefined;
+  readonly turn: number;
+  readonly fullOutputPath: string | undefined;
   facts: SpanFacts | undefined;
-  readonly edited: boolean;
 }
 
 type Ranked<T> = (a: T, b: T) => number;
@@ -192,9 +201,16 @@ function spread(count: number, rank: TokenOrder, primary: Int32Array, home: Int3
  * `tokenRank`'s leading keys as one integer per token (large outputs first, then rarer parts first):
  * a smaller value ranks first, equal values are decided by the full order.
  */
-function leadingKeys(large: Int32Array, rarity: Int32Array, count: number): Int32Array {
+function leadingKeys(stats: Int32Array, rarity: Int32Array, count: number): Int32Array {
   const out = new Int32Array(count);
-  for (let id = 0; id < count; id++) out[id] = ((large[id] ?? 0) === 1 ? 0 : 1 << 30) + Math.min(rarity[id] ?? 0, (1 << 30) - 1);
+  for (let id = 0; id < count; id++) out[id] = ((stats[id * STAT_STRIDE + STAT_LARGE] ?? 0) === 1 ? 0 : 1 << 30) + Math.min(rarity[id] ?? 0, (1 << 30) - 1);
+  return out;
+}
+
+/** One statistic (a STAT_ offset) of every token, as its own array. */
+function statColumn(stats: Int32Array, offset: number, count: number): Int32Array {
+  const out = new Int32Array(count);
+  for (let id = 0; id < count; id++) out[id] = stats[id * STAT_STRIDE + offset] ?? 0;
   return out;
 }
 
@@ -269,8 +285,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
 
   /** A block's scan applied to the running fields: its tokens, and (`paths`) its path candidates. */
   const applyTokens = (scan: BlockScan, large: boolean): void => {
-    const { source, tokens: ranges, tokenInts } = scan;
-    for (let at = 0; at < tokenInts; at += 3) tokens.noteRange(source, ranges[at] as number, ranges[at + 1] as number, ranges[at + 2] as number, large, ordinal);
+    tokens.noteRanges(scan.source, scan.tokens, scan.tokenInts, large, ordinal);
   };
   const applyOutput = (block: Block): void => {
     const text = block.text;
@@ -356,42 +371,47 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
         break;
     }
     if (block.anchor !== undefined && (block.kind === "toolResult" || block.kind === "text" || block.kind === "thinking")) {
-      spanSources.push({ block, facts: undefined, edited: isEditedAnchor(block.anchor) });
+      const tool = block.kind === "toolResult" ? block.toolName : undefined;
+      const fullOutputPath = block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 ? block.fullOutputPath : undefined;
+      spanSources.push({ block, anchor: block.anchor, text: block.text, tool, turn: block.turn, fullOutputPath, facts: undefined });
     }
   };
   // A span's sha256 and log are computed when a record first asks for it (a fold record spans only the
   // blocks it chose), once per accumulator, or once per cache when accumulators share one.
-  const factsOf = (source: SpanSource): SpanFacts => (source.facts ??= cache === undefined ? spanFacts(source.block.text) : cache.span(source.block));
+  const factsOf = (source: SpanSource): SpanFacts => (source.facts ??= cache === undefined ? spanFacts(source.text) : cache.span(source.block));
 
   const fields = (opts: SeedFieldsOptions = {}): SeedFields => {
     const recent = opts.favourRecent === true;
     // Rarity of a token's rarest part is computed once per record (part counts grow as blocks arrive).
     const rarity = tokens.rarities();
-    const { df, first, last, large, length } = tokens;
+    const { stats, length } = tokens;
     const tokenRank: TokenOrder = (a, b) => {
-      const largeA = large[a] ?? 0;
-      const largeB = large[b] ?? 0;
+      const sa = a * STAT_STRIDE;
+      const sb = b * STAT_STRIDE;
+      const largeA = stats[sa + STAT_LARGE] ?? 0;
+      const largeB = stats[sb + STAT_LARGE] ?? 0;
       if (largeA !== largeB) return largeA === 1 ? -1 : 1;
       // Made of rare parts: "retryHandle_anYfS" over "JournalLeaseError" built from common words.
       const rarityA = rarity[a] ?? 0;
       const rarityB = rarity[b] ?? 0;
       if (rarityA !== rarityB) return rarityA - rarityB;
       // rarer and longer: length per block it appears in, compared without division
-      const dfA = df[a] ?? 0;
-      const dfB = df[b] ?? 0;
+      const dfA = stats[sa + STAT_DF] ?? 0;
+      const dfB = stats[sb + STAT_DF] ?? 0;
       const score = (length[b] ?? 0) * dfA - (length[a] ?? 0) * dfB;
       if (score !== 0) return score;
-      const lastA = last[a] ?? 0;
-      const lastB = last[b] ?? 0;
+      const lastA = stats[sa + STAT_LAST] ?? 0;
+      const lastB = stats[sb + STAT_LAST] ?? 0;
       if (recent && lastA !== lastB) return lastB - lastA;
       if (dfA !== dfB) return dfA - dfB;
-      const firstA = first[a] ?? 0;
-      const firstB = first[b] ?? 0;
+      const firstA = stats[sa + STAT_FIRST] ?? 0;
+      const firstB = stats[sb + STAT_FIRST] ?? 0;
       if (firstA !== firstB) return recent ? firstB - firstA : firstA - firstB;
       return tokens.compareText(a, b);
     };
-    const identifiers = spread(tokens.size, tokenRank, leadingKeys(large, rarity, tokens.size), recent ? last : first, ordinal + 1)
-      .sort((a, b) => (first[a] ?? 0) - (first[b] ?? 0) || tokens.compareText(a, b))
+    const count = tokens.size;
+    const identifiers = spread(count, tokenRank, leadingKeys(stats, rarity, count), statColumn(stats, recent ? STAT_LAST : STAT_FIRST, count), ordinal + 1)
+      .sort((a, b) => (stats[a * STAT_STRIDE + STAT_FIRST] ?? 0) - (stats[b * STAT_STRIDE + STAT_FIRST] ?? 0) || tokens.compareText(a, b))
       .map((id) => tokens.text(id));
 
     const errorRank: Ranked<ErrorStat> = (a, b) => {
@@ -414,18 +434,18 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     const out: Span[] = [];
     for (let i = Math.max(0, from); i < spanSources.length; i++) {
       const source = spanSources[i] as SpanSource;
-      const { block } = source;
-      if (filter !== undefined && !filter(block)) continue;
-      const anchor = block.anchor ?? "";
+      if (filter !== undefined && !filter(source.block)) continue;
+      const anchor = source.anchor;
       // Built field by field in the record's key order (blockId, code, tool?, turn, log, sha256,
       // fullOutputPath?), not spread from conditional objects: a spread per span cost more than the span.
       const span = { blockId: anchor, code: codes.assign(anchor) } as Span;
-      if (block.kind === "toolResult" && block.toolName !== undefined) span.tool = block.toolName;
-      span.turn = block.turn;
+      if (source.tool !== undefined) span.tool = source.tool;
+      span.turn = source.turn;
       const facts = factsOf(source);
       span.log = { bytes: facts.log.bytes, lines: facts.log.lines };
       span.sha256 = facts.sha256;
-      if (block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 && !source.edited) span.fullOutputPath = block.fullOutputPath;
+      // An edited block's text is no longer the file's: asked only of the few spans with a file.
+      if (source.fullOutputPath !== undefined && !isEditedAnchor(anchor)) span.fullOutputPath = source.fullOutputPath;
       out.push(span);
     }
     return out;

@@ -15,6 +15,13 @@ export function hashRange(text: string, start: number, end: number): number {
   return h | 0;
 }
 
+/** FNV-1a over units[start, end): `hashRange` of the same units. */
+export function hashUnits(units: Uint16Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ (units[i] as number), 0x01000193);
+  return h | 0;
+}
+
 /**
  * Distinct character strings by id, found by the characters of a range of some text (no substring to
  * look up). Each one's characters are copied once into a flat pool: a lookup compares typed-array units,
@@ -30,6 +37,8 @@ export class RangeInterner {
   private count = 0;
   /** Open addressing, four ints per slot: [hash, id + 1, pool start, length] (id + 1 = 0: empty). */
   private slots = new Int32Array(4 * 2048);
+  /** What `warm` loaded, kept so that its loads are not optimised away. */
+  private warmth = 0;
 
   get size(): number {
     return this.count;
@@ -56,23 +65,80 @@ export class RangeInterner {
     return true;
   }
 
+  /** `find` of units[start, end) (its FNV-1a `hash`, as `hashUnits`). */
+  findUnits(units: Uint16Array, start: number, end: number, hash: number): number {
+    const length = end - start;
+    const slots = this.slots;
+    const mask = (slots.length >> 2) - 1;
+    let slot = hash & mask;
+    for (;;) {
+      const base = slot << 2;
+      const held = slots[base + 1] as number;
+      if (held === 0) return -1 - slot;
+      if (slots[base] === hash && slots[base + 3] === length && this.sameUnits(slots[base + 2] as number, units, start, length)) return held - 1;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  private sameUnits(from: number, units: Uint16Array, start: number, length: number): boolean {
+    const pool = this.pool;
+    for (let i = 0; i < length; i++) if (pool[from + i] !== units[start + i]) return false;
+    return true;
+  }
+
+  /**
+   * Load the slots (and the first pooled unit) that `find` will probe for the [start, end, hash]
+   * triples ranges[from, to), all at once: the table outgrows the caches, and these independent loads
+   * overlap where the lookups' own loads, each waiting on the one before, would miss one by one.
+   */
+  warm(ranges: Int32Array, from: number, to: number): void {
+    const slots = this.slots;
+    const pool = this.pool;
+    const mask = (slots.length >> 2) - 1;
+    let x = 0;
+    for (let at = from; at < to; at += 3) {
+      const base = ((ranges[at + 2] as number) & mask) << 2;
+      x ^= (slots[base + 1] as number) ^ (pool[slots[base + 2] as number] ?? 0);
+    }
+    this.warmth = x;
+  }
+
   /** Add text[start, end), which `find` did not find, at the slot it named (-1 - its result). */
   add(source: string, start: number, end: number, hash: number, slot: number): number {
-    const id = this.count++;
     const length = end - start;
-    if (id >= this.at.length) {
-      this.at = grown(this.at, this.at.length * 2);
-      this.length = grown(this.length, this.length.length * 2);
-    }
+    const from = this.reserve(length);
+    const pool = this.pool;
+    for (let i = 0; i < length; i++) pool[from + i] = source.charCodeAt(start + i);
+    return this.place(from, length, hash, slot);
+  }
+
+  /** `add` of units[start, end), which `findUnits` did not find. */
+  addUnits(units: Uint16Array, start: number, end: number, hash: number, slot: number): number {
+    const length = end - start;
+    const from = this.reserve(length);
+    this.pool.set(units.subarray(start, end), from);
+    return this.place(from, length, hash, slot);
+  }
+
+  /** Room for `length` more units in the pool: where they go. */
+  private reserve(length: number): number {
     if (this.poolSize + length > this.pool.length) {
       const pool = new Uint16Array(Math.max(this.pool.length * 2, this.poolSize + length));
       pool.set(this.pool);
       this.pool = pool;
     }
-    const pool = this.pool;
     const from = this.poolSize;
-    for (let i = 0; i < length; i++) pool[from + i] = source.charCodeAt(start + i);
     this.poolSize = from + length;
+    return from;
+  }
+
+  /** A new id for the pooled units [from, from + length), at `slot`. */
+  private place(from: number, length: number, hash: number, slot: number): number {
+    const id = this.count++;
+    if (id >= this.at.length) {
+      this.at = grown(this.at, this.at.length * 2);
+      this.length = grown(this.length, this.length.length * 2);
+    }
     this.at[id] = from;
     this.length[id] = length;
     const base = slot << 2;
@@ -83,6 +149,23 @@ export class RangeInterner {
     // Keep the load under a half so probes stay short.
     if ((id + 1) * 8 > this.slots.length) this.rehash();
     return id;
+  }
+
+  /**
+   * The pool of every id's units: id's are at [start(id), start(id) + size(id)). Valid until the next
+   * `add` (which may move them to a larger pool).
+   */
+  units(): Uint16Array {
+    return this.pool;
+  }
+
+  start(id: number): number {
+    return this.at[id] as number;
+  }
+
+  /** Length in units of the string with this id. */
+  lengthOf(id: number): number {
+    return this.length[id] as number;
   }
 
   /** The string with this id. */

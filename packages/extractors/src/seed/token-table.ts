@@ -1,7 +1,7 @@
 // The identifier statistics of a seed accumulator, interned: each distinct token gets an id, its counts
 // live in typed arrays, and a repeat is looked up by its characters in the text (no substring, no object).
 // Only the tokens a record keeps are ever turned back into strings in bulk.
-import { grown, hashRange, RangeInterner } from "./range-interner.js";
+import { grown, hashUnits, RangeInterner } from "./range-interner.js";
 
 /** Parts of a token: runs split at "_", "-", "." and lower→upper changes; parts under 2 chars are dropped. */
 export function tokenParts(token: string): string[] {
@@ -27,6 +27,16 @@ const isSep = (c: number): boolean => c === 95 || c === 45 || c === 46;
 /** How tokens are ordered for the cap; negative = `a` is kept first. */
 export type TokenOrder = (a: number, b: number) => number;
 
+/** A token's statistics in `TokenTable.stats`: STAT_STRIDE ints per id, at these offsets. */
+export const STAT_DF = 0;
+export const STAT_FIRST = 1;
+export const STAT_LAST = 2;
+export const STAT_LARGE = 3;
+export const STAT_STRIDE = 4;
+
+/** Tokens looked up together (`noteRanges`): their slots are loaded in one pass before the lookups. */
+const WARM_TRIPLES = 32;
+
 export class TokenTable {
   /**
    * `excluded(text, start, end)`: a token never counted (and so never held). Asked only of a token not
@@ -37,19 +47,22 @@ export class TokenTable {
 
   private readonly tokens = new RangeInterner();
   private readonly partNames = new RangeInterner();
-  /** Number of blocks the token appears in. */
-  df = new Int32Array(1024);
-  /** Ordinal of the first and last block the token appears in. */
-  first = new Int32Array(1024);
-  last = new Int32Array(1024);
-  /** 1 when seen in a large tool output. */
-  large = new Int32Array(1024);
+  /**
+   * Per token id, side by side (a repeat updates one cache line, not one per array): the number of
+   * blocks it appears in (STAT_DF), the ordinal of the first and last of them (STAT_FIRST, STAT_LAST),
+   * and 1 when one was a large tool output (STAT_LARGE).
+   */
+  stats = new Int32Array(STAT_STRIDE * 1024);
   /** Token length in UTF-16 units (ranking reads it for every token: no string loads). */
   length = new Int32Array(1024);
-  /** The token's part ids: parts[partStart[id] .. partStart[id + 1]). */
+  /** The token's part ids: parts[partStart[id] .. partStart[id + 1]), for ids below `partsCounted`. */
   private partStart = new Int32Array(1025);
   private parts = new Int32Array(4096);
   private partCount = 0;
+  /** Tokens whose parts are counted: parts are counted when rarity is asked, not per block. */
+  private partsCounted = 0;
+  /** Parts waiting for `flushParts`, as [start, end, hash] triples of the token pool. */
+  private readonly pendingParts = new Int32Array(3 * WARM_TRIPLES);
   /** Per part id: how many distinct tokens hold it (a token holding a part twice counts twice). */
   private partUses = new Int32Array(1024);
 
@@ -67,58 +80,96 @@ export class TokenTable {
     return this.tokens.size;
   }
 
+  /** `noteRange` of each [start, end, hash] triple of ranges[0, ints), all seen in one block. */
+  noteRanges(source: string, ranges: Int32Array, ints: number, large: boolean, ordinal: number): void {
+    for (let from = 0; from < ints; from += 3 * WARM_TRIPLES) {
+      const to = Math.min(ints, from + 3 * WARM_TRIPLES);
+      this.tokens.warm(ranges, from, to);
+      for (let at = from; at < to; at += 3) this.noteRange(source, ranges[at] as number, ranges[at + 1] as number, ranges[at + 2] as number, large, ordinal);
+    }
+  }
+
   /** Count the token text[start, end) (FNV-1a `hash`, as `hashRange`) as seen in the block with this ordinal. */
   noteRange(source: string, start: number, end: number, hash: number, large: boolean, ordinal: number): void {
     const found = this.tokens.find(source, start, end, hash);
+    const stats = this.stats;
     if (found >= 0) {
-      if (this.last[found] !== ordinal) {
-        this.df[found] = (this.df[found] ?? 0) + 1;
-        this.last[found] = ordinal;
+      const at = found * STAT_STRIDE;
+      if (stats[at + STAT_LAST] !== ordinal) {
+        stats[at + STAT_DF] = (stats[at + STAT_DF] as number) + 1;
+        stats[at + STAT_LAST] = ordinal;
       }
-      if (large) this.large[found] = 1;
+      if (large) stats[at + STAT_LARGE] = 1;
       return;
     }
     if (this.excluded(source, start, end)) return;
     const id = this.tokens.add(source, start, end, hash, -1 - found);
-    if (id + 1 >= this.df.length) {
-      const size = this.df.length * 2;
-      this.df = grown(this.df, size);
-      this.first = grown(this.first, size);
-      this.last = grown(this.last, size);
-      this.large = grown(this.large, size);
+    if (id >= this.length.length) {
+      const size = this.length.length * 2;
+      this.stats = grown(this.stats, size * STAT_STRIDE);
       this.length = grown(this.length, size);
-      this.partStart = grown(this.partStart, size + 1);
     }
-    this.df[id] = 1;
-    this.first[id] = ordinal;
-    this.last[id] = ordinal;
-    this.large[id] = large ? 1 : 0;
+    const at = id * STAT_STRIDE;
+    const next = this.stats;
+    next[at + STAT_DF] = 1;
+    next[at + STAT_FIRST] = ordinal;
+    next[at + STAT_LAST] = ordinal;
+    next[at + STAT_LARGE] = large ? 1 : 0;
     this.length[id] = end - start;
-    this.noteParts(source, start, end);
-    this.partStart[id + 1] = this.partCount;
   }
 
-  /** The parts of text[start, end), as `tokenParts` cuts them, interned and counted. */
-  private noteParts(source: string, start: number, end: number): void {
-    let from = start;
-    let prev = source.charCodeAt(start);
-    for (let i = start + 1; i <= end; i++) {
-      const c = i < end ? source.charCodeAt(i) : 95;
-      const sep = isSep(c);
-      const cut = sep || (!isSep(prev) && prev >= 97 && prev <= 122 && c >= 65 && c <= 90);
-      if (cut) {
-        if (i - from >= 2) this.notePart(source, from, i);
-        from = sep ? i + 1 : i;
+  /**
+   * Count the parts of every token added since the last call, as `tokenParts` cuts them, from the pool
+   * of token units: once per token, in one pass over units laid side by side, rather than block by block.
+   * Parts are looked up WARM_TRIPLES at a time, their slots loaded first (`RangeInterner.warm`).
+   */
+  private countParts(): void {
+    const count = this.size;
+    if (this.partsCounted === count) return;
+    if (count + 1 > this.partStart.length) this.partStart = grown(this.partStart, Math.max(count + 1, this.partStart.length * 2));
+    const units = this.tokens.units();
+    const pending = this.pendingParts;
+    let ints = 0;
+    for (let id = this.partsCounted; id < count; id++) {
+      const start = this.tokens.start(id);
+      const end = start + this.tokens.lengthOf(id);
+      let from = start;
+      let prev = units[start] as number;
+      for (let i = start + 1; i <= end; i++) {
+        const c = i < end ? (units[i] as number) : 95;
+        const sep = isSep(c);
+        const cut = sep || (!isSep(prev) && prev >= 97 && prev <= 122 && c >= 65 && c <= 90);
+        if (cut) {
+          if (i - from >= 2) {
+            pending[ints] = from;
+            pending[ints + 1] = i;
+            pending[ints + 2] = hashUnits(units, from, i);
+            ints += 3;
+            if (ints === pending.length) ints = this.flushParts(units, ints);
+          }
+          from = sep ? i + 1 : i;
+        }
+        prev = c;
       }
-      prev = c;
+      // Where its parts end once the pending ones are counted: parts are appended in order.
+      this.partStart[id + 1] = this.partCount + ints / 3;
     }
+    this.flushParts(units, ints);
+    this.partsCounted = count;
   }
 
-  private notePart(source: string, start: number, end: number): void {
-    const hash = hashRange(source, start, end);
-    let partId = this.partNames.find(source, start, end, hash);
+  /** Count the pending parts pendingParts[0, ints) in order; returns 0 (none left pending). */
+  private flushParts(units: Uint16Array, ints: number): number {
+    const pending = this.pendingParts;
+    this.partNames.warm(pending, 0, ints);
+    for (let at = 0; at < ints; at += 3) this.notePart(units, pending[at] as number, pending[at + 1] as number, pending[at + 2] as number);
+    return 0;
+  }
+
+  private notePart(units: Uint16Array, start: number, end: number, hash: number): void {
+    let partId = this.partNames.findUnits(units, start, end, hash);
     if (partId < 0) {
-      partId = this.partNames.add(source, start, end, hash, -1 - partId);
+      partId = this.partNames.addUnits(units, start, end, hash, -1 - partId);
       if (partId >= this.partUses.length) this.partUses = grown(this.partUses, this.partUses.length * 2);
     }
     this.partUses[partId] = (this.partUses[partId] ?? 0) + 1;
@@ -128,6 +179,7 @@ export class TokenTable {
 
   /** Per id: how rare its rarest part is (lower = rarer); a token without parts counts as its own part. */
   rarities(): Int32Array {
+    this.countParts();
     const count = this.size;
     const out = new Int32Array(count);
     for (let id = 0; id < count; id++) {

@@ -1,7 +1,7 @@
 // The interner's strings and order come from its pool of units, not from kept strings: they must equal
 // the strings sliced from the source and `<` on them, surrogates and prefixes included.
 import { describe, expect, it } from "vitest";
-import { hashRange, RangeInterner } from "../../src/seed/range-interner.js";
+import { hashRange, hashUnits, RangeInterner } from "../../src/seed/range-interner.js";
 
 describe("RangeInterner", () => {
   it("finds repeats by range, makes each string from its pool, and orders ids as `<` orders strings", () => {
@@ -44,5 +44,37 @@ describe("RangeInterner", () => {
     }
     ranges.forEach(([s, e], id) => expect(interner.find(source, s, e, hashRange(source, s, e))).toBe(id));
     expect(interner.text(4999)).toBe("tok4999");
+  });
+
+  it("finds a range of units as it finds the same range of text, and adds it as the same string", () => {
+    const source = "alpha beta \ud83d\ude00x alpha gamma beta";
+    const units = new Uint16Array(source.length);
+    for (let i = 0; i < source.length; i++) units[i] = source.charCodeAt(i);
+    const byText = new RangeInterner();
+    const byUnits = new RangeInterner();
+    const ranges = new Int32Array(3 * 6);
+    let n = 0;
+    for (let start = 0; start < source.length; ) {
+      let end = source.indexOf(" ", start);
+      if (end < 0) end = source.length;
+      expect(hashUnits(units, start, end)).toBe(hashRange(source, start, end));
+      ranges.set([start, end, hashRange(source, start, end)], n);
+      n += 3;
+      start = end + 1;
+    }
+    // warming the slots changes nothing a lookup returns
+    byUnits.warm(ranges, 0, n);
+    for (let at = 0; at < n; at += 3) {
+      const [start, end, hash] = [ranges[at] as number, ranges[at + 1] as number, ranges[at + 2] as number];
+      const a = byText.find(source, start, end, hash);
+      const b = byUnits.findUnits(units, start, end, hash);
+      expect(b).toBe(a);
+      const id = a >= 0 ? a : byText.add(source, start, end, hash, -1 - a);
+      expect(b >= 0 ? b : byUnits.addUnits(units, start, end, hash, -1 - b)).toBe(id);
+      expect(byUnits.text(id)).toBe(source.slice(start, end));
+      expect(byUnits.lengthOf(id)).toBe(end - start);
+      expect(byUnits.units().subarray(byUnits.start(id), byUnits.start(id) + (end - start))).toEqual(units.subarray(start, end));
+    }
+    expect(byUnits.size).toBe(4);
   });
 });
