@@ -13,7 +13,7 @@ export interface FrozenPostings {
   readonly termIds: Uint32Array | null;
 }
 
-/** Segments kept apart before the appended ones are merged (each costs a lookup per query term). */
+/** Segments kept apart at most (each costs a lookup per query term): past it the newest merge (term-index.ts). */
 export const MAX_SEGMENTS = 8;
 
 /** No postings: the base of an empty index. */

@@ -113,7 +113,7 @@ export class TermIndex {
     const seg = this.segment(firstDoc, texts);
     this.segments.push(seg);
     this.unsaved.push(seg);
-    if (this.segments.length > MAX_SEGMENTS) this.compactSegments();
+    this.tierSegments();
   }
 
   /** The id → place scratch, grown to cover every term. */
@@ -136,20 +136,36 @@ export class TermIndex {
     return built.seg;
   }
 
-  /** Appended segments merged into one sparse segment; into the base once they outweigh a quarter of it. */
-  private compactSegments(): void {
-    const [base, ...rest] = this.segments;
-    if (base === undefined) return;
-    let restSize = 0;
-    for (const seg of rest) restSize += seg.postings.length;
-    if (base.termIds !== null || restSize * 4 >= base.postings.length) {
-      this.segments = [this.merged(this.segments, true)];
-      // Folded into the base: holding the unsaved segments apart would double their memory; the next
-      // save writes the whole index instead of a tail record.
-      if (this.unsaved.length > 0) this.tailable = false;
-      this.unsaved = [];
+  /**
+   * Appended segments merge in tiers: the newest two merge while the newer holds at least as many
+   * postings as the one before it, so sizes at least halve toward the newest and each posting is copied
+   * about log2(appends) times (an append costs in proportion to itself, amortized), where every appended
+   * segment was merged again at each 8th append. Past MAX_SEGMENTS they fold into the base once they
+   * outweigh a quarter of it (a fold costs the session's size, and the next save is then the whole
+   * cache); before that, the newest (smallest) merge.
+   */
+  private tierSegments(): void {
+    let segs = this.segments;
+    for (;;) {
+      const base = segs[0];
+      const older = segs[segs.length - 2];
+      const newer = segs[segs.length - 1];
+      if (segs.length <= 2 || base === undefined || older === undefined || newer === undefined) return;
+      if (segs.length > MAX_SEGMENTS) {
+        let rest = 0;
+        for (let k = 1; k < segs.length; k++) rest += (segs[k] as FrozenPostings).postings.length;
+        if (base.termIds !== null || rest * 4 >= base.postings.length) {
+          this.segments = [this.merged(segs, true)];
+          // Folded into the base: holding the unsaved segments apart would double their memory; the
+          // next save writes the whole index instead of a tail record.
+          if (this.unsaved.length > 0) this.tailable = false;
+          this.unsaved = [];
+          return;
+        }
+      } else if (newer.postings.length < older.postings.length) return;
+      segs = [...segs.slice(0, -2), this.merged([older, newer], false)];
+      this.segments = segs;
     }
-    else this.segments = [base, this.merged(rest, false)];
   }
 
   /** `segs` (in doc order) as one segment, dense over every term or sparse over the terms they hold. */
@@ -280,7 +296,7 @@ export class TermIndex {
       this.totalLength += length;
     }
     if (segTerms > 0) this.segments.push({ offsets, postings, termCount, termIds });
-    if (this.segments.length > MAX_SEGMENTS) this.compactSegments();
+    this.tierSegments();
     this.markSaved();
     return true;
   }

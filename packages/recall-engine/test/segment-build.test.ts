@@ -89,4 +89,22 @@ describe("segments built by one builder kept across appends", () => {
     expect(grown.serialize({})).toEqual(whole.serialize({}));
     checkAgainstReference(grown, docs);
   });
+
+  it("appended segments merge in tiers (sizes halving toward the newest), not all again every few appends, and never fold into a larger base", () => {
+    const doc = (d: number): string => `common word${String(d)} item-${String(d % 7)}`;
+    const base = Array.from({ length: 400 }, (_, d) => doc(d));
+    const index = new TermIndex();
+    index.addDocuments(0, base);
+    index.serialize({});
+    // 63 appends of one document each: 32 + 16 + 8 + 4 + 2 + 1 in six tiers beside the base.
+    for (let d = 400; d < 463; d++) index.addDocument(d, doc(d));
+    expect(index.postingLists("common")).toHaveLength(7);
+    index.addDocument(463, doc(463));
+    expect(index.postingLists("common")).toHaveLength(2);
+    // Never folded into the base (the appends are a sixth of it): what was added still saves as a tail record.
+    expect(index.canSerializeTail).toBe(true);
+    const whole = new TermIndex();
+    whole.addDocuments(0, Array.from({ length: 464 }, (_, d) => doc(d)));
+    expect(index.serialize({})).toEqual(whole.serialize({}));
+  });
 });
