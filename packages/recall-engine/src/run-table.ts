@@ -1,10 +1,9 @@
 // Distinct runs of text an index has split (exact text, case kept: `FooBar` and `foobar` give different
-// terms) → where the terms they gave sit in the term table (slot positions, in order). A run's terms
-// depend on its text alone, so a repeated run costs one probe here instead of its splitting and a term
-// table lookup per term. Kept by the index across appends: an update's text mostly repeats runs the
-// session already held. Slot positions hold until the term table moves its slots (`generation`), when
-// the table starts over; forgetting a run only costs splitting it again: the table is a cache whose
-// content never changes what the index holds.
+// terms) → the term ids they gave, in order. A run's terms depend on its text alone, so a repeated run
+// costs one probe here instead of its splitting and a term table lookup per term. Kept by the index
+// across appends: an update's text mostly repeats runs the session already held. Term ids only grow,
+// so what is recorded stays true, and forgetting a run only costs splitting it again: the table is a
+// cache whose content never changes what the index holds.
 
 /**
  * Runs longer than this are split again at each occurrence rather than remembered (long URLs, base64
@@ -22,15 +21,15 @@ const LENGTH_MASK = (1 << LENGTH_BITS) - 1;
 export const MAX_RECORD_INTS = 1 << 20;
 export const MAX_RUNS = 1 << 16;
 /**
- * Room kept for one record's term positions: a run yields at most 256 deduplicated terms plus its CJK bigrams
+ * Room kept for one record's term ids: a run yields at most 256 deduplicated terms plus its CJK bigrams
  * (fewer than MAX_RECORDED_RUN), see tokenizer.ts. Only sizes the bound: a record never fails to fit.
  */
 const MAX_IDS = 256 + MAX_RECORDED_RUN;
 
 /**
  * Open addressing, two ints per entry: the run's hash, and where its record starts in `heap` + 1 (0:
- * empty entry). A record is its length | count << 8 (count: how many term positions follow), its text (code
- * units), then those positions: a probe that matches reads one stretch of memory.
+ * empty entry). A record is its length | count << 8 (count: how many term ids follow), its text (code
+ * units), then those ids: a probe that matches reads one stretch of memory.
  */
 export class RunTable {
   private entries = new Int32Array(2 * 8192);
@@ -44,8 +43,6 @@ export class RunTable {
   private record = -1;
   private readonly maxInts: number;
   private readonly maxRuns: number;
-  /** The term table generation the recorded positions belong to (see `TermTable.generation`). */
-  generation = -1;
 
   /** The bounds are MAX_RECORD_INTS and MAX_RUNS; a test may set smaller ones. */
   constructor(bounds: { maxInts?: number; maxRuns?: number } = {}) {
@@ -70,7 +67,7 @@ export class RunTable {
   }
 
   /**
-   * Where the term positions of run `src[s, e)` (hash `h`, length ≤ MAX_RECORDED_RUN) start in `heap` (their
+   * Where the term ids of run `src[s, e)` (hash `h`, length ≤ MAX_RECORDED_RUN) start in `heap` (their
    * count is `heap[start - length - 1] >>> 8`, see `idsEnd`), or -1 when it was never recorded.
    */
   find(src: string, s: number, e: number, h: number): number {
@@ -95,15 +92,15 @@ export class RunTable {
     return -1;
   }
 
-  /** Where the term positions starting at `start` (from `find`) end. */
+  /** Where the term ids starting at `start` (from `find`) end. */
   idsEnd(start: number, length: number): number {
     return start + ((this.heap[start - length - 1] as number) >>> LENGTH_BITS);
   }
 
-  /** Records run `src[s, e)` (hash `h`) right after `find` missed it; its term positions follow by `push`, then `end`. */
+  /** Records run `src[s, e)` (hash `h`) right after `find` missed it; its ids follow by `push`, then `end`. */
   begin(src: string, s: number, e: number, h: number): void {
     const length = e - s;
-    // Full: start over, so the record and its positions fit under the bound. The entry `find` stopped at is
+    // Full: start over, so the record and its ids fit under the bound. The entry `find` stopped at is
     // then the empty table's first probe.
     if (this.used + 1 + length + MAX_IDS > this.maxInts || this.count >= this.maxRuns) {
       this.clear();
@@ -165,15 +162,6 @@ export class RunTable {
     }
     this.entries = entries;
     this.mask = mask;
-  }
-
-  /**
-   * Forgets every run (a record being written included) and takes positions of term table generation
-   * `generation` from now on.
-   */
-  reset(generation: number): void {
-    this.clear();
-    this.generation = generation;
   }
 
   /** Forgets every run; the arrays (at most the bound) are kept for the next fill. */

@@ -10,15 +10,7 @@ import { termHash, termText } from "./tokenizer.js";
  */
 const SCANS_BEFORE_BUILD = 16;
 
-/**
- * Ints per slot: the term's four (id + 1, hash, where its text starts in `chars`, its length), then
- * TERM_SCRATCH ints a segment build keeps per term (segment-build.ts), zero for a term never built into
- * a segment. Kept in the slot a lookup has just read, so counting an occurrence touches no other memory
- * (a table of a large session is not cache-resident: each other array read per token is a likely miss).
- */
-export const SLOT_WIDTH = 8;
-/** Where a slot's build scratch starts (its ints SCRATCH .. SLOT_WIDTH - 1). */
-export const SCRATCH = 4;
+const SLOT_WIDTH = 4;
 
 /**
  * Term ↔ id by open addressing over `termHash` values, looked up by a range of the source text: the
@@ -27,18 +19,12 @@ export const SCRATCH = 4;
 export class TermTable {
   readonly terms: string[];
   /**
-   * Interleaved [id + 1, hash, where its text starts in `chars`, its length, build scratch…] per slot
-   * (SLOT_WIDTH ints): a probe reads the hash and the term's place from the slot's own cache line and
-   * compares against `chars` in place, so a miss, a collision or a hit costs no read of the term's string
-   * (the table of a large session is not cache-resident: each pointer followed would be a likely cache
-   * miss). Read and written in place by the segment build (`internAt`, SCRATCH); replaced when rehashed.
+   * Interleaved [id + 1, hash, where its text starts in `chars`, its length] per slot: a probe reads the
+   * hash and the term's place from the slot's own cache line and compares against `chars` in place, so
+   * a miss, a collision or a hit costs no read of the term's string (the table of a large session is not
+   * cache-resident: each pointer followed would be a likely cache miss).
    */
-  slots = new Int32Array(0);
-  /**
-   * Bumped whenever slots move (the table is rehashed or built): a slot position (`internAt`) is valid
-   * only within one generation (the run table drops what it recorded under an older one).
-   */
-  generation = 0;
+  private slots = new Int32Array(0);
   private mask = -1;
   /** Every term's code units (as stored: ASCII capitals lowered), back to back in id order. */
   private chars = new Uint16Array(0);
@@ -60,7 +46,6 @@ export class TermTable {
     this.slots = new Int32Array(SLOT_WIDTH * size);
     this.mask = size - 1;
     this.scans = -1;
-    this.generation++;
     let total = 0;
     for (const term of terms) total += term.length;
     this.chars = new Uint16Array(Math.max(1024, total));
@@ -81,7 +66,6 @@ export class TermTable {
     if (size > this.mask + 1) {
       this.slots = new Int32Array(SLOT_WIDTH * size);
       this.mask = size - 1;
-      this.generation++;
     }
     if (chars > this.chars.length) this.chars = new Uint16Array(chars);
   }
@@ -146,34 +130,23 @@ export class TermTable {
 
   /**
    * The id of `src[a, b)` (hash `h`), added when absent: one probe, the new term placed in the empty
-   * slot it ended at.
+   * slot it ended at (what the index build does per term of a run it has not seen).
    */
   intern(src: string, a: number, b: number, h: number): number {
-    return (this.slots[this.internAt(src, a, b, h)] as number) - 1;
-  }
-
-  /**
-   * Where the slot of `src[a, b)` (hash `h`) starts in `slots`, the term added when absent: what the
-   * index build does per term it meets (one probe; the slot's id is `slots[p] - 1`, its scratch follows).
-   * Valid until `generation` changes.
-   */
-  internAt(src: string, a: number, b: number, h: number): number {
     if (this.scans >= 0) this.build();
     const p = SLOT_WIDTH * this.probe(src, a, b, h);
     const { slots } = this;
-    if (slots[p] !== 0) return p;
+    const s = slots[p] as number;
+    if (s !== 0) return s - 1;
     const id = this.terms.length;
     // Past half full the table is rehashed first (and the slot found again).
-    if ((id + 1) * 2 > this.mask + 1) {
-      this.add(src, a, b, h);
-      return SLOT_WIDTH * this.probe(src, a, b, h);
-    }
+    if ((id + 1) * 2 > this.mask + 1) return this.add(src, a, b, h);
     this.terms.push(termText(src, a, b));
     slots[p] = id + 1;
     slots[p + 1] = h;
     slots[p + 2] = this.append(src, a, b);
     slots[p + 3] = b - a;
-    return p;
+    return id;
   }
 
   /** Adds `src[a, b)` (known absent) and returns its id. */
@@ -182,21 +155,12 @@ export class TermTable {
     const id = this.terms.length;
     this.terms.push(termText(src, a, b));
     if ((id + 1) * 2 > this.mask + 1) {
-      // Rehash at half full: probes stay short. Each slot moves whole, its build scratch with it.
+      // Rehash at half full: probes stay short.
       const old = this.slots;
       const size = (this.mask + 1) * 2;
-      const slots = new Int32Array(SLOT_WIDTH * size);
-      const mask = size - 1;
-      for (let k = 0; k < old.length; k += SLOT_WIDTH) {
-        if (old[k] === 0) continue;
-        const hk = old[k + 1] as number;
-        let i = (hk ^ (hk >>> 15)) & mask;
-        while (slots[SLOT_WIDTH * i] !== 0) i = (i + 1) & mask;
-        for (let w = 0; w < SLOT_WIDTH; w++) slots[SLOT_WIDTH * i + w] = old[k + w] as number;
-      }
-      this.slots = slots;
-      this.mask = mask;
-      this.generation++;
+      this.slots = new Int32Array(SLOT_WIDTH * size);
+      this.mask = size - 1;
+      for (let k = 0; k < old.length; k += SLOT_WIDTH) if (old[k] !== 0) this.place((old[k] as number) - 1, old[k + 1] as number, old[k + 2] as number, old[k + 3] as number);
     }
     this.place(id, h, this.append(src, a, b), b - a);
     return id;
