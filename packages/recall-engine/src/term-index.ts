@@ -137,33 +137,37 @@ export class TermIndex {
   }
 
   /**
-   * Appended segments merge in tiers: the newest two merge while the newer holds at least as many
-   * postings as the one before it, so sizes at least halve toward the newest and each posting is copied
-   * about log2(appends) times (an append costs in proportion to itself, amortized), where every appended
-   * segment was merged again at each 8th append. Past MAX_SEGMENTS they fold into the base once they
-   * outweigh a quarter of it (a fold costs the session's size, and the next save is then the whole
-   * cache); before that, the newest (smallest) merge.
+   * Past MAX_SEGMENTS, appended segments fold into the base once they outweigh a quarter of it (a fold
+   * costs the session's size, and the next save is then the whole cache); before that, only the two
+   * adjacent appended segments smallest together merge. Appends cost in proportion to themselves
+   * (amortized: the merged pairs form tiers, each posting copied about log2(appends) times), where every
+   * appended segment was merged again each time the count passed MAX_SEGMENTS; nothing merges before.
    */
   private tierSegments(): void {
     let segs = this.segments;
-    for (;;) {
-      const base = segs[0];
-      const older = segs[segs.length - 2];
-      const newer = segs[segs.length - 1];
-      if (segs.length <= 2 || base === undefined || older === undefined || newer === undefined) return;
-      if (segs.length > MAX_SEGMENTS) {
-        let rest = 0;
-        for (let k = 1; k < segs.length; k++) rest += (segs[k] as FrozenPostings).postings.length;
-        if (base.termIds !== null || rest * 4 >= base.postings.length) {
-          this.segments = [this.merged(segs, true)];
-          // Folded into the base: holding the unsaved segments apart would double their memory; the
-          // next save writes the whole index instead of a tail record.
-          if (this.unsaved.length > 0) this.tailable = false;
-          this.unsaved = [];
-          return;
+    while (segs.length > MAX_SEGMENTS) {
+      const base = segs[0] as FrozenPostings;
+      let rest = 0;
+      for (let k = 1; k < segs.length; k++) rest += (segs[k] as FrozenPostings).postings.length;
+      if (base.termIds !== null || rest * 4 >= base.postings.length) {
+        this.segments = [this.merged(segs, true)];
+        // Folded into the base: holding the unsaved segments apart would double their memory; the
+        // next save writes the whole index instead of a tail record.
+        if (this.unsaved.length > 0) this.tailable = false;
+        this.unsaved = [];
+        return;
+      }
+      // The adjacent appended pair smallest together (the newest on ties: the oldest stay as they are).
+      let at = 1;
+      let least = Infinity;
+      for (let k = 1; k + 1 < segs.length; k++) {
+        const size = (segs[k] as FrozenPostings).postings.length + (segs[k + 1] as FrozenPostings).postings.length;
+        if (size <= least) {
+          least = size;
+          at = k;
         }
-      } else if (newer.postings.length < older.postings.length) return;
-      segs = [...segs.slice(0, -2), this.merged([older, newer], false)];
+      }
+      segs = [...segs.slice(0, at), this.merged([segs[at] as FrozenPostings, segs[at + 1] as FrozenPostings], false), ...segs.slice(at + 2)];
       this.segments = segs;
     }
   }

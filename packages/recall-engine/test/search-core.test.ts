@@ -216,12 +216,11 @@ describe("RecallIndex search over hand-built blocks", () => {
     expect(back.serialize({}).equals(t.serialize({}))).toBe(true);
     // Another base's chain refuses the records.
     expect(TermIndex.readTail(log, Buffer.alloc(32)).records).toHaveLength(0);
-    // Appends of decreasing size (no tier merges them) pass MAX_SEGMENTS and, outweighing a quarter of
-    // the base, fold into it: a tail record is no longer possible.
+    // Nine appends as large as the base fold into it: a tail record is no longer possible.
     const f = new TermIndex();
     f.addDocuments(0, ["alpha beta"]);
     f.serialize({});
-    for (let d = 1; d <= 9; d++) f.addDocument(d, Array.from({ length: 12 - d }, (_, k) => `w${String(d)}x${String(k)}`).join(" "));
+    for (let d = 1; d <= 9; d++) f.addDocument(d, `alpha beta gamma${String(d)} delta epsilon`);
     expect(f.canSerializeTail).toBe(false);
     expect(() => f.serializeTail({}, Buffer.alloc(32))).toThrow(/whole index/);
     f.serialize({});
