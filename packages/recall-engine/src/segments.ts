@@ -13,7 +13,7 @@ export interface FrozenPostings {
   readonly termIds: Uint32Array | null;
 }
 
-/** Segments kept apart before the appended ones are merged (each costs a lookup per query term). */
+/** Segments kept apart at most (each costs a lookup per query term): past it the newest merge (term-index.ts). */
 export const MAX_SEGMENTS = 8;
 
 /** No postings: the base of an empty index. */
@@ -84,13 +84,17 @@ export function mergeSegments(segs: readonly FrozenPostings[], dense: boolean, t
   const fill = offsets.slice(0, width);
   for (const seg of segs) {
     const count = seg.termIds === null ? seg.termCount : seg.termIds.length;
+    const from = seg.postings;
     for (let j = 0; j < count; j++) {
       const a = seg.offsets[j] as number;
       const b = seg.offsets[j + 1] as number;
       if (b === a) continue;
       const at = placeOf(seg.termIds === null ? j : (seg.termIds[j] as number));
-      postings.set(seg.postings.subarray(a, b), fill[at] as number);
-      fill[at] = (fill[at] as number) + (b - a);
+      // Copied by a loop: most terms hold a pair or two, where a `subarray` + `set` per term cost an
+      // object (garbage) and a call each, most of a merge's time.
+      let to = fill[at] as number;
+      for (let q = a; q < b; q++) postings[to++] = from[q] as number;
+      fill[at] = to;
     }
   }
   if (termIds !== null) for (let j = 0; j < termIds.length; j++) local[termIds[j] as number] = 0;

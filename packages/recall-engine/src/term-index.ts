@@ -113,7 +113,7 @@ export class TermIndex {
     const seg = this.segment(firstDoc, texts);
     this.segments.push(seg);
     this.unsaved.push(seg);
-    if (this.segments.length > MAX_SEGMENTS) this.compactSegments();
+    this.tierSegments();
   }
 
   /** The id → place scratch, grown to cover every term. */
@@ -136,20 +136,40 @@ export class TermIndex {
     return built.seg;
   }
 
-  /** Appended segments merged into one sparse segment; into the base once they outweigh a quarter of it. */
-  private compactSegments(): void {
-    const [base, ...rest] = this.segments;
-    if (base === undefined) return;
-    let restSize = 0;
-    for (const seg of rest) restSize += seg.postings.length;
-    if (base.termIds !== null || restSize * 4 >= base.postings.length) {
-      this.segments = [this.merged(this.segments, true)];
-      // Folded into the base: holding the unsaved segments apart would double their memory; the next
-      // save writes the whole index instead of a tail record.
-      if (this.unsaved.length > 0) this.tailable = false;
-      this.unsaved = [];
+  /**
+   * Past MAX_SEGMENTS, appended segments fold into the base once they outweigh a quarter of it (a fold
+   * costs the session's size, and the next save is then the whole cache); before that, only the two
+   * adjacent appended segments smallest together merge. Appends cost in proportion to themselves
+   * (amortized: the merged pairs form tiers, each posting copied about log2(appends) times), where every
+   * appended segment was merged again each time the count passed MAX_SEGMENTS; nothing merges before.
+   */
+  private tierSegments(): void {
+    let segs = this.segments;
+    while (segs.length > MAX_SEGMENTS) {
+      const base = segs[0] as FrozenPostings;
+      let rest = 0;
+      for (let k = 1; k < segs.length; k++) rest += (segs[k] as FrozenPostings).postings.length;
+      if (base.termIds !== null || rest * 4 >= base.postings.length) {
+        this.segments = [this.merged(segs, true)];
+        // Folded into the base: holding the unsaved segments apart would double their memory; the
+        // next save writes the whole index instead of a tail record.
+        if (this.unsaved.length > 0) this.tailable = false;
+        this.unsaved = [];
+        return;
+      }
+      // The adjacent appended pair smallest together (the newest on ties: the oldest stay as they are).
+      let at = 1;
+      let least = Infinity;
+      for (let k = 1; k + 1 < segs.length; k++) {
+        const size = (segs[k] as FrozenPostings).postings.length + (segs[k + 1] as FrozenPostings).postings.length;
+        if (size <= least) {
+          least = size;
+          at = k;
+        }
+      }
+      segs = [...segs.slice(0, at), this.merged([segs[at] as FrozenPostings, segs[at + 1] as FrozenPostings], false), ...segs.slice(at + 2)];
+      this.segments = segs;
     }
-    else this.segments = [base, this.merged(rest, false)];
   }
 
   /** `segs` (in doc order) as one segment, dense over every term or sparse over the terms they hold. */
@@ -280,7 +300,7 @@ export class TermIndex {
       this.totalLength += length;
     }
     if (segTerms > 0) this.segments.push({ offsets, postings, termCount, termIds });
-    if (this.segments.length > MAX_SEGMENTS) this.compactSegments();
+    this.tierSegments();
     this.markSaved();
     return true;
   }

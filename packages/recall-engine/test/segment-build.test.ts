@@ -89,4 +89,25 @@ describe("segments built by one builder kept across appends", () => {
     expect(grown.serialize({})).toEqual(whole.serialize({}));
     checkAgainstReference(grown, docs);
   });
+
+  it("past 8 segments only the smallest adjacent appended pair merges: older appended segments are not copied again, and no fold into a base four times larger", () => {
+    const doc = (d: number): string => `common word${String(d)} item-${String(d % 7)}`;
+    const index = new TermIndex();
+    index.addDocuments(0, Array.from({ length: 400 }, (_, d) => doc(d)));
+    index.serialize({});
+    // One document per append, all the same size: 56 appends leave seven appended segments of 8.
+    for (let d = 400; d < 456; d++) index.addDocument(d, doc(d));
+    const before = index.postingLists("common");
+    expect(before).toHaveLength(8);
+    for (let d = 456; d < 464; d++) index.addDocument(d, doc(d));
+    const after = index.postingLists("common");
+    expect(after).toHaveLength(8);
+    // The first six appended segments are the same arrays: only the newest were merged.
+    for (let k = 1; k <= 6; k++) expect((after[k] as Uint32Array).buffer, `segment ${String(k)}`).toBe((before[k] as Uint32Array).buffer);
+    // Never folded into the base: what was added still saves as a tail record.
+    expect(index.canSerializeTail).toBe(true);
+    const whole = new TermIndex();
+    whole.addDocuments(0, Array.from({ length: 464 }, (_, d) => doc(d)));
+    expect(index.serialize({}).equals(whole.serialize({}))).toBe(true);
+  });
 });
