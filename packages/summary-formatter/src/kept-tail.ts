@@ -49,7 +49,15 @@ function withBlocksOutside(facts: SessionFacts, blocks: readonly FactsBlock[], c
   for (const f of t.files) if (f.status !== "read" && (f.lastIndex < from || f.lastIndex > to)) written.push(f);
   const files = mergedFiles(facts.files, written);
   if (statements === facts.statements && commits.length === facts.commits.length && files === facts.files) return facts;
-  return { ...facts, statements: [...statements].sort(ascendingIndex), commits: commits.sort(ascendingIndex), files };
+  // Lists the blocks added nothing to keep their identity (parts made of them are reused: summary-parts.ts).
+  const sortedCommits = commits.length === facts.commits.length && ascending(facts.commits) ? facts.commits : commits.sort(ascendingIndex);
+  return { ...facts, statements: [...statements].sort(ascendingIndex), commits: sortedCommits, files };
+}
+
+/** Whether `items` are in ascending #N order (sorting a copy would give the same order). */
+function ascending(items: readonly { readonly index: number }[]): boolean {
+  for (let i = 1; i < items.length; i++) if ((items[i] as { index: number }).index < (items[i - 1] as { index: number }).index) return false;
+  return true;
 }
 
 const ascendingIndex = (a: { readonly index: number }, b: { readonly index: number }): number => a.index - b.index;
