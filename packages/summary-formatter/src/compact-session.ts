@@ -15,7 +15,7 @@ import { type BlockBytes, type CutPlan, type KeepTail, planCut } from "./plan-cu
 import { bracketsBytes, bracketsBytesKept, renderBrackets, renderBracketsBody, renderFooter } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
-import { withCutOff, withKeptTail, withStatementsSaid } from "./kept-tail.js";
+import { withCutOff, withKeptTail, withKeptTailFacts, withStatementsSaid } from "./kept-tail.js";
 import { estimateTokens } from "./tokens.js";
 import { enterParts, keep, leaveParts, reuse, SLOT, type SummaryParts } from "./summary-parts.js";
 
@@ -171,6 +171,8 @@ export interface SummaryPartsInput {
   readonly artifacts: DurableArtifacts;
   /** The blocks after those the facts were fed (the tail a compaction now would keep, as it stands). */
   readonly tail: readonly Block[];
+  /** The facts of `tail`'s blocks alone, when the caller accumulates them (with `cwd`) as the tail grows. */
+  readonly tailFacts?: SessionFacts | undefined;
   readonly cwd: string | undefined;
   /** The earlier summaries folded for this lineage (lineage scope), if any. */
   readonly previousBase?: PreviousBase | undefined;
@@ -191,7 +193,7 @@ const NO_BRIEF: readonly string[] = Object.freeze([]);
 export function prepareSummaryParts(parts: SummaryParts, input: SummaryPartsInput): void {
   const scope = enterParts(parts, true);
   try {
-    const facts = keptTailFacts(input.facts, input.tail, input.cwd);
+    const facts = keptTailFacts(input.facts, input.tail, input.cwd, input.tailFacts);
     const fresh: SummaryDoc = { ...docFromFacts(facts, input.artifacts, NO_BRIEF, PARTS_FOOTER), briefOmitted: null };
     const base = input.previousBase?.doc ?? null;
     const merged = base === null ? fresh : mergeSummaries(base, fresh, { nextCoversPrevious: true });
@@ -204,11 +206,17 @@ export function prepareSummaryParts(parts: SummaryParts, input: SummaryPartsInpu
   }
 }
 
-/** `withKeptTail`, a part made of the facts and the tail's blocks (the same blocks of one session read). */
-function keptTailFacts(facts: SessionFacts, tail: readonly Block[], cwd: string | undefined): SessionFacts {
+/**
+ * `withKeptTail`, a part made of the facts, the tail's first and last blocks (the blocks of one session
+ * read: the lineage between two of them is fixed) and the cwd paths are made relative to.
+ */
+function keptTailFacts(facts: SessionFacts, tail: readonly Block[], cwd: string | undefined, tailFacts?: SessionFacts): SessionFacts {
   const first = tail[0];
   const last = tail[tail.length - 1];
-  return (reuse(SLOT.keptTail, facts, first, last, tail.length) as SessionFacts | undefined) ?? keep(SLOT.keptTail, withKeptTail(facts, tail, cwd), facts, first, last, tail.length);
+  const held = reuse(SLOT.keptTail, facts, first, last, cwd) as SessionFacts | undefined;
+  if (held !== undefined) return held;
+  const made = tailFacts === undefined || tail.length === 0 ? withKeptTail(facts, tail, cwd) : withKeptTailFacts(facts, tailFacts);
+  return keep(SLOT.keptTail, made, facts, first, last, cwd);
 }
 
 export interface CompactOptions {

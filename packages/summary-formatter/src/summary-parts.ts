@@ -77,7 +77,7 @@ export class SummaryParts {
   readonly slots: (Part | undefined)[] = new Array<Part | undefined>(SLOTS).fill(undefined);
   /** The digest's line of each item (an artifact or a statement of the facts), with its UTF-8 bytes. */
   readonly lines = new WeakMap<object, ItemLine>();
-  /** Times a part was made while preparing (a turn's end), and found while building. */
+  /** Times a part was made while preparing (a turn's end), and found (while preparing or building). */
   made = 0;
   found = 0;
 }

@@ -82,6 +82,8 @@ export class CompactionFacts {
   #base: PreviousBase | undefined;
   /** The summary's parts as the last `prepare` left them (the hook reads them; only `prepare` makes them). */
   readonly #parts = new SummaryParts();
+  /** The tail's own facts, accumulated from its first block as it grows (see `#tailFacts`). */
+  #tailAcc: { first: Block; acc: FactsAccumulator } | undefined;
   /** What the parts were last made of: the snapshot, the budget, the earlier summaries and the tail (its length and last block). */
   #partsAt: { prepared: Prepared; budget: number; base: PreviousBase | undefined; tail: number; last: Block | undefined } | undefined;
 
@@ -220,8 +222,22 @@ export class CompactionFacts {
     const base = this.#base !== undefined && baseApplies(this.#base, session.compactions, this.#cwd, true) ? this.#base : undefined;
     const at = this.#partsAt;
     if (at !== undefined && at.prepared === prepared && at.budget === summaryBudget && at.base === base && at.tail === tail.length && at.last === tail[tail.length - 1]) return;
-    prepareSummaryParts(this.#parts, { ...prepared.extracted, tail, cwd: this.#cwd, previousBase: base, budget: summaryBudget });
+    prepareSummaryParts(this.#parts, { ...prepared.extracted, tail, tailFacts: this.#tailFacts(tail), cwd: this.#cwd, previousBase: base, budget: summaryBudget });
     this.#partsAt = { prepared, budget: summaryBudget, base, tail: tail.length, last: tail[tail.length - 1] };
+  }
+
+  /**
+   * The facts of the tail's blocks alone, from an accumulator kept while the tail starts at the same block
+   * and only grows (a run's turns append to it): each turn's end reads only the blocks it added.
+   */
+  #tailFacts(tail: readonly Block[]): SessionFacts | undefined {
+    const first = tail[0];
+    const last = tail[tail.length - 1];
+    if (first === undefined || last === undefined) return undefined;
+    let held = this.#tailAcc;
+    if (held?.first !== first || held.acc.lastIndex > last.index) held = this.#tailAcc = { first, acc: createFactsAccumulator({ cwd: this.#cwd }) };
+    held.acc.add(tail);
+    return held.acc.facts();
   }
 
   /** The blocks after those fed (before entry position `end` when given: the tail as it stood then). */
