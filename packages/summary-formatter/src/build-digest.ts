@@ -7,6 +7,7 @@ import { SummaryError } from "./errors.js";
 import { statementLine } from "./statement-line.js";
 import { omissionLine, oneLine, verbatimLines } from "./summary-syntax.js";
 import { estimateTokens, utf8Bytes, utf8Head } from "./tokens.js";
+import { type ItemLine, keepLine, preparedLine } from "./summary-parts.js";
 
 export const DEFAULT_DIGEST_BUDGET = 1500;
 
@@ -45,7 +46,7 @@ export interface State {
 
 /** What the digest measures over and over while trimming, made once per digest: each item's rendered line and the UTF-8 sizes. */
 export interface Memo {
-  readonly lines: Map<object, { readonly line: string; readonly bytes: number }>;
+  readonly lines: Map<object, ItemLine>;
   readonly textBytes: Map<object, number>;
 }
 
@@ -151,13 +152,31 @@ function render(s: State, memo: Memo): Rendered {
 }
 
 /** `item`'s rendered line and its UTF-8 bytes, made by `make` the first time this digest needs it. */
-function heldLine<T extends object>(memo: Memo, item: T, make: (item: T) => string): { readonly line: string; readonly bytes: number } {
+function heldLine<T extends object>(memo: Memo, item: T, make: (item: T) => string): ItemLine {
   let held = memo.lines.get(item);
   if (held === undefined) {
-    const line = make(item);
-    memo.lines.set(item, (held = { line, bytes: utf8Bytes(line) }));
+    // Prepared at a turn's end (summary-parts.ts): the artifacts' and statements' items keep their identity.
+    held = preparedLine(item);
+    if (held === undefined) {
+      const line = make(item);
+      held = keepLine(item, { line, bytes: utf8Bytes(line) });
+    }
+    memo.lines.set(item, held);
   }
   return held;
+}
+
+/**
+ * At a turn's end: the digest lines of the artifacts' items and of the facts' statements, kept as parts
+ * (only items not met before are rendered), so the hook's digest renders only what the turn brought.
+ */
+export function prepareDigestLines(artifacts: DurableArtifacts, statements: readonly UserStatementFact[]): void {
+  const memo: Memo = { lines: new Map(), textBytes: new Map() };
+  for (const p of artifacts.initialPrompts) heldLine(memo, p, verbatimLine);
+  for (const c of artifacts.corrections) heldLine(memo, c, verbatimLine);
+  for (const e of artifacts.errorLedger) heldLine(memo, e, errorLine);
+  for (const w of artifacts.workingCommands) heldLine(memo, w, commandLine);
+  for (const u of statements) heldLine(memo, u, statementItemLine);
 }
 
 /**

@@ -1,7 +1,22 @@
 // Facts and artifacts (from @context-fold/extractors) to a SummaryDoc, before merging and budgeting:
 // one-line fields flattened, symbol names and anchor items filtered to what the line grammar can carry.
 import { memoizeText, statementKey, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
-import type { CatalogFile, CommitItem, FileItem, FooterDoc, LineItem, OutstandingDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import type {
+  AnchorsDoc,
+  CatalogFile,
+  CommitItem,
+  FileItem,
+  FooterDoc,
+  LineItem,
+  Omission,
+  OutstandingDoc,
+  PreviousSummaryDoc,
+  StatementItem,
+  StatusDoc,
+  SummaryDoc,
+  VerbatimItem,
+} from "./summary-doc.js";
+import { keep, reuse, SLOT } from "./summary-parts.js";
 import { statementLine } from "./statement-line.js";
 import { flat, oneLine } from "./summary-syntax.js";
 
@@ -84,23 +99,30 @@ function listable(list: readonly string[]): string[] {
   return out;
 }
 
-/**
- * The doc of `facts`. Written as loops over module-level helpers, not callbacks: this runs in the
- * compaction hook, and a closure made per call is compiled again after every full GC.
- */
-export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, brief: readonly string[], footer: FooterDoc): SummaryDoc {
-  const fileItems: FileItem[] = [];
-  for (const f of facts.files) fileItems.push({ status: f.status, path: flat(f.path), symbols: listedSymbols(f.symbols), index: f.lastIndex });
-  const files = orderFiles(fileItems);
+/** Empty lists of a fresh doc, one each (never mutated: every step copies), so parts made of them match. */
+const NO_OMISSIONS: readonly Omission[] = Object.freeze([]);
+const NO_PREVIOUS: readonly PreviousSummaryDoc[] = Object.freeze([]);
+
+function fileItems(list: SessionFacts["files"]): FileItem[] {
+  const items: FileItem[] = [];
+  for (const f of list) items.push({ status: f.status, path: flat(f.path), symbols: listedSymbols(f.symbols), index: f.lastIndex });
+  return orderFiles(items);
+}
+
+function catalogOf(list: SessionFacts["typeCatalog"]): CatalogFile[] {
   const catalog: CatalogFile[] = [];
-  for (const t of facts.typeCatalog) {
+  for (const t of list) {
     const last = catalog[catalog.length - 1];
     const text = flat(t.line);
     if (last !== undefined && last.path === t.path) (last.lines as string[]).push(text);
     else catalog.push({ path: flat(t.path), status: t.status, lines: [text] });
   }
+  return catalog;
+}
+
+function outstandingOf(list: SessionFacts["outstanding"]): OutstandingDoc[] {
   const outstanding: OutstandingDoc[] = [];
-  for (const o of facts.outstanding) {
+  for (const o of list) {
     outstanding.push({
       tag: o.resolved ? "RESOLVED" : o.severity,
       label: flat(o.label).replaceAll("]", ")"),
@@ -109,12 +131,14 @@ export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, b
       ...(o.resolved && o.resolvedIndex !== undefined ? { resolvedIndex: o.resolvedIndex } : {}),
     });
   }
-  const goalIndex = facts.goal?.index ?? null;
-  const focusIndex = facts.status.focusIndex ?? goalIndex;
+  return outstanding;
+}
+
+function preferenceItems(list: SessionFacts["preferences"]): LineItem[] {
   // One entry per (#N, text): the same #N may hold two preferences, the same text two #N.
   const prefSeen = new Map<number, string[]>();
   const preferences: LineItem[] = [];
-  for (const p of facts.preferences) {
+  for (const p of list) {
     const text = line(p.text);
     const seen = prefSeen.get(p.index);
     if (seen?.includes(text) === true) continue;
@@ -122,55 +146,112 @@ export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, b
     else seen.push(text);
     preferences.push({ text, index: p.index });
   }
+  return preferences;
+}
+
+function correctionsOf(list: DurableArtifacts["corrections"], goalIndex: number | null): VerbatimItem[] {
   const corrections: VerbatimItem[] = [];
-  for (const c of artifacts.corrections) if (c.index !== goalIndex) corrections.push({ text: c.text, index: c.index });
-  const goal = facts.goal === null ? null : { text: facts.goal.text, index: facts.goal.index };
-  const scopeChanges: LineItem[] = [];
-  for (const sc of facts.scopeChanges) scopeChanges.push({ text: line(sc.text), index: sc.index });
+  for (const c of list) if (c.index !== goalIndex) corrections.push({ text: c.text, index: c.index });
+  return corrections;
+}
+
+function lineItems(list: readonly { readonly text: string; readonly index: number }[]): LineItem[] {
+  const items: LineItem[] = [];
+  for (const x of list) items.push({ text: line(x.text), index: x.index });
+  return items;
+}
+
+function saidOf(list: SessionFacts["statements"]): StatementItem[] {
   const said: StatementItem[] = [];
-  for (const st of facts.statements) said.push({ text: statementLine(st.text), index: st.index, count: st.count });
-  const statements = withoutListedStatements(said, goal, corrections, scopeChanges);
+  for (const st of list) said.push({ text: statementLine(st.text), index: st.index, count: st.count });
+  return said;
+}
+
+function commitItems(list: SessionFacts["commits"]): CommitItem[] {
   const commits: CommitItem[] = [];
-  for (const c of facts.commits) commits.push({ hash: c.hash, subject: line(`${c.subject}${c.kind === "commit" ? "" : ` [${c.kind}]`}`), index: c.index });
+  for (const c of list) commits.push({ hash: c.hash, subject: line(`${c.subject}${c.kind === "commit" ? "" : ` [${c.kind}]`}`), index: c.index });
+  return commits;
+}
+
+function anchorsOf(anchors: SessionFacts["anchors"]): AnchorsDoc {
   const keyFiles: string[] = [];
-  for (const f of facts.anchors.keyFiles) keyFiles.push(flat(f));
+  for (const f of anchors.keyFiles) keyFiles.push(flat(f));
+  return { commits: listable(anchors.commits), errors: listable(anchors.errorIds), files: listable(keyFiles) };
+}
+
+function turnItems(list: SessionFacts["turns"]): LineItem[] {
   const earlierTurns: LineItem[] = [];
-  for (const t of facts.turns) earlierTurns.push({ text: line(t.oneLine), index: t.index });
+  for (const t of list) earlierTurns.push({ text: line(t.oneLine), index: t.index });
+  return earlierTurns;
+}
+
+function statusOf(status: SessionFacts["status"], goalIndex: number | null): StatusDoc {
+  const focusIndex = status.focusIndex ?? goalIndex;
   const next: string[] = [];
-  for (const n of facts.status.nextSteps) {
+  for (const n of status.nextSteps) {
     const text = line(n);
     if (text !== "") next.push(text);
   }
   return {
+    focus: status.focus !== "" && focusIndex !== null ? { text: line(status.focus), index: focusIndex } : null,
+    lastAction: status.lastModification === undefined ? null : { text: line(status.lastModification.text), index: status.lastModification.index },
+    next,
+  };
+}
+
+/**
+ * The doc of `facts`. Written as loops over module-level helpers, not callbacks: this runs in the
+ * compaction hook, and a closure made per call is compiled again after every full GC. Each field is a
+ * part (summary-parts.ts) made of the facts lists it reads: a list the turn did not change keeps its
+ * part from the turn's end.
+ */
+export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, brief: readonly string[], footer: FooterDoc): SummaryDoc {
+  const files = (reuse(SLOT.files, facts.files) as FileItem[] | undefined) ?? keep(SLOT.files, fileItems(facts.files), facts.files);
+  const catalog = (reuse(SLOT.catalog, facts.typeCatalog) as CatalogFile[] | undefined) ?? keep(SLOT.catalog, catalogOf(facts.typeCatalog), facts.typeCatalog);
+  const outstanding = (reuse(SLOT.outstanding, facts.outstanding) as OutstandingDoc[] | undefined) ?? keep(SLOT.outstanding, outstandingOf(facts.outstanding), facts.outstanding);
+  const goalIndex = facts.goal?.index ?? null;
+  const prefItems =
+    (reuse(SLOT.preferenceItems, facts.preferences) as LineItem[] | undefined) ?? keep(SLOT.preferenceItems, preferenceItems(facts.preferences), facts.preferences);
+  const corrections =
+    (reuse(SLOT.corrections, artifacts.corrections, goalIndex) as VerbatimItem[] | undefined) ??
+    keep(SLOT.corrections, correctionsOf(artifacts.corrections, goalIndex), artifacts.corrections, goalIndex);
+  let goal = reuse(SLOT.goal, facts.goal) as VerbatimItem | null | undefined;
+  if (goal === undefined) goal = keep(SLOT.goal, facts.goal === null ? null : { text: facts.goal.text, index: facts.goal.index }, facts.goal);
+  const scopeChanges = (reuse(SLOT.scopeChanges, facts.scopeChanges) as LineItem[] | undefined) ?? keep(SLOT.scopeChanges, lineItems(facts.scopeChanges), facts.scopeChanges);
+  const said = (reuse(SLOT.said, facts.statements) as StatementItem[] | undefined) ?? keep(SLOT.said, saidOf(facts.statements), facts.statements);
+  const statements =
+    (reuse(SLOT.statements, said, goal, corrections, scopeChanges) as StatementItem[] | undefined) ??
+    keep(SLOT.statements, withoutListedStatements(said, goal, corrections, scopeChanges), said, goal, corrections, scopeChanges);
+  const preferences =
+    (reuse(SLOT.preferences, prefItems, corrections, statements) as LineItem[] | undefined) ??
+    keep(SLOT.preferences, withoutStatementEchoes(withoutCorrectionEchoes(prefItems, corrections), statements), prefItems, corrections, statements);
+  const commits = (reuse(SLOT.commits, facts.commits) as CommitItem[] | undefined) ?? keep(SLOT.commits, commitItems(facts.commits), facts.commits);
+  const a = facts.anchors;
+  const anchors = (reuse(SLOT.anchors, a.commits, a.errorIds, a.keyFiles) as AnchorsDoc | undefined) ?? keep(SLOT.anchors, anchorsOf(a), a.commits, a.errorIds, a.keyFiles);
+  const earlierTurns = (reuse(SLOT.earlierTurns, facts.turns) as LineItem[] | undefined) ?? keep(SLOT.earlierTurns, turnItems(facts.turns), facts.turns);
+  const status = (reuse(SLOT.status, facts.status, goalIndex) as StatusDoc | undefined) ?? keep(SLOT.status, statusOf(facts.status, goalIndex), facts.status, goalIndex);
+  return {
     goal,
     scopeChanges,
     scopeOmitted: null,
-    preferences: withoutStatementEchoes(withoutCorrectionEchoes(preferences, corrections), statements),
+    preferences,
     corrections,
     correctionsOmitted: null,
     statements,
     statementsOmitted: null,
     files,
-    filesOmitted: [],
+    filesOmitted: NO_OMISSIONS,
     commits,
     commitsOmitted: null,
-    anchors: {
-      commits: listable(facts.anchors.commits),
-      errors: listable(facts.anchors.errorIds),
-      files: listable(keyFiles),
-    },
-    previous: [],
+    anchors,
+    previous: NO_PREVIOUS,
     typeCatalog: catalog,
     typeCatalogOmitted: null,
     outstanding,
     outstandingOmitted: null,
     earlierTurns,
     earlierTurnsOmitted: null,
-    status: {
-      focus: facts.status.focus !== "" && focusIndex !== null ? { text: line(facts.status.focus), index: focusIndex } : null,
-      lastAction: facts.status.lastModification === undefined ? null : { text: line(facts.status.lastModification.text), index: facts.status.lastModification.index },
-      next,
-    },
+    status,
     brief,
     briefOmitted: null,
     footer,

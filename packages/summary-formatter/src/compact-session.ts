@@ -6,17 +6,18 @@ import { type Block, blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
 import { windowActivity } from "./carry-outstanding.js";
-import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats } from "./build-digest.js";
+import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats, prepareDigestLines } from "./build-digest.js";
 import { SummaryError } from "./errors.js";
-import { BRIEF_MAX_LINES, fitToBudget } from "./fit-budget.js";
+import { BRIEF_MAX_LINES, fittedVerbatim, fitToBudget, sharesPrepared } from "./fit-budget.js";
 import { mergeSummaries } from "./merge-summaries.js";
 import { baseApplies, foldPrevious, type PreviousBase, type PreviousSummaryInput } from "./previous-base.js";
 import { type BlockBytes, type CutPlan, type KeepTail, planCut } from "./plan-cut.js";
-import { bracketsBytes, renderBrackets, renderBracketsBody } from "./render-brackets.js";
+import { bracketsBytes, bracketsBytesKept, renderBrackets, renderBracketsBody, renderFooter } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
-import { withCutOff, withKeptTail, withStatementsSaid } from "./kept-tail.js";
+import { withCutOff, withKeptTail, withKeptTailFacts, withStatementsSaid } from "./kept-tail.js";
 import { estimateTokens } from "./tokens.js";
+import { enterParts, keep, leaveParts, reuse, SLOT, type SummaryParts } from "./summary-parts.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
 export const DEFAULT_SUMMARY_BUDGET = 4000;
@@ -51,6 +52,8 @@ export interface BuildSummaryInput {
   readonly factsCoverPrevious?: boolean;
   /** `previous` already folded (`foldPrevious` with this input's cwd and coverage); `previous` is then not read. */
   readonly previousBase?: PreviousBase;
+  /** Parts prepared at a turn's end (`prepareSummaryParts`), read where this summary's inputs are theirs. */
+  readonly parts?: SummaryParts | undefined;
 }
 
 export interface SummaryStats {
@@ -98,6 +101,15 @@ function omissionsOf(doc: SummaryDoc): Omission[] {
 
 /** Facts (+ previous summaries) to a rendered summary within budget. Pure. */
 export function buildSummary(input: BuildSummaryInput): BuiltSummary {
+  const scope = enterParts(input.parts, false);
+  try {
+    return summaryOf(input);
+  } finally {
+    leaveParts(scope);
+  }
+}
+
+function summaryOf(input: BuildSummaryInput): BuiltSummary {
   const budget = input.budget ?? DEFAULT_SUMMARY_BUDGET;
   checkBudget(budget);
   checkNow(input.now);
@@ -133,8 +145,10 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
   const render = format === "pi" ? renderPiLayout : renderBrackets;
   const body = format === "pi" ? renderPiBody : renderBracketsBody;
   const { doc: fitted, report } = fitToBudget({ ...merged, footer }, render, budget, format === "pi" ? undefined : bracketsBytes);
-  const doc: SummaryDoc = { ...fitted, footer: { ...fitted.footer, summaryTokens: estimateTokens(body(fitted)) } };
-  const text = render(doc);
+  const bodyText = body(fitted);
+  const doc: SummaryDoc = { ...fitted, footer: { ...fitted.footer, summaryTokens: estimateTokens(bodyText) } };
+  // The footer is all that differs between `fitted` and `doc`: the body is not rendered again.
+  const text = format === "pi" ? render(doc) : `${bodyText}\n\n${renderFooter(doc.footer)}\n`;
   const estimatedTokens = estimateTokens(text);
   return {
     text,
@@ -149,6 +163,60 @@ export function buildSummary(input: BuildSummaryInput): BuiltSummary {
       clippedVerbatim: report.clippedVerbatim,
     },
   };
+}
+
+/** What `prepareSummaryParts` builds the parts from: the facts as the turn left them, with the tail as it stands. */
+export interface SummaryPartsInput {
+  readonly facts: SessionFacts;
+  readonly artifacts: DurableArtifacts;
+  /** The blocks after those the facts were fed (the tail a compaction now would keep, as it stands). */
+  readonly tail: readonly Block[];
+  /** The facts of `tail`'s blocks alone, when the caller accumulates them (with `cwd`) as the tail grows. */
+  readonly tailFacts?: SessionFacts | undefined;
+  readonly cwd: string | undefined;
+  /** The earlier summaries folded for this lineage (lineage scope), if any. */
+  readonly previousBase?: PreviousBase | undefined;
+  /** The summary budget the hook fits to (tokens). */
+  readonly budget: number;
+}
+
+/** The footer the parts are made with: only the brief and the footer's own section read it, and neither is a part. */
+const PARTS_FOOTER: FooterDoc = { at: "", messages: 0, windowTokens: 0, summaryTokens: 0, tailMessages: 0, tailTokens: 0, range: null };
+const NO_BRIEF: readonly string[] = Object.freeze([]);
+
+/**
+ * At a turn's end: make (or keep, where the turn changed nothing they are made of) the parts a compaction
+ * now would build its summary from — the facts with the kept tail, each section's items merged with the
+ * earlier summaries and capped, the verbatim items fitted to their share, each section rendered and
+ * sized — by the same steps `buildSummary` takes, so the hook reuses them where its inputs are the same.
+ */
+export function prepareSummaryParts(parts: SummaryParts, input: SummaryPartsInput): void {
+  const scope = enterParts(parts, true);
+  try {
+    const facts = keptTailFacts(input.facts, input.tail, input.cwd, input.tailFacts);
+    const fresh: SummaryDoc = { ...docFromFacts(facts, input.artifacts, NO_BRIEF, PARTS_FOOTER), briefOmitted: null };
+    const base = input.previousBase?.doc ?? null;
+    const merged = base === null ? fresh : mergeSummaries(base, fresh, { nextCoversPrevious: true });
+    const fitted = fittedVerbatim({ ...merged, footer: PARTS_FOOTER }, input.budget);
+    bracketsBytesKept(fitted, 0);
+    bracketsBytesKept(sharesPrepared(fitted, input.budget), 1);
+    prepareDigestLines(input.artifacts, facts.statements);
+  } finally {
+    leaveParts(scope);
+  }
+}
+
+/**
+ * `withKeptTail`, a part made of the facts, the tail's first and last blocks (the blocks of one session
+ * read: the lineage between two of them is fixed) and the cwd paths are made relative to.
+ */
+function keptTailFacts(facts: SessionFacts, tail: readonly Block[], cwd: string | undefined, tailFacts?: SessionFacts): SessionFacts {
+  const first = tail[0];
+  const last = tail[tail.length - 1];
+  const held = reuse(SLOT.keptTail, facts, first, last, cwd) as SessionFacts | undefined;
+  if (held !== undefined) return held;
+  const made = tailFacts === undefined || tail.length === 0 ? withKeptTail(facts, tail, cwd) : withKeptTailFacts(facts, tailFacts);
+  return keep(SLOT.keptTail, made, facts, first, last, cwd);
 }
 
 export interface CompactOptions {
@@ -184,6 +252,8 @@ export interface CompactOptions {
    * last compaction became known; used only while it was folded from the same compactions, cwd and scope.
    */
   readonly previousBase?: PreviousBase;
+  /** Parts prepared at a turn's end (`prepareSummaryParts`), read where this compaction's inputs are theirs. */
+  readonly parts?: SummaryParts | undefined;
 }
 
 export interface CompactStats {
@@ -343,12 +413,27 @@ export function compactPlanned(
   before: { readonly facts: SessionFacts; readonly artifacts: DurableArtifacts } & OutsideWindow,
   options: CompactOptions,
 ): CompactResult {
+  const scope = enterParts(options.parts, false);
+  try {
+    return compactionOf(session, lookups, plan, before, options);
+  } finally {
+    leaveParts(scope);
+  }
+}
+
+function compactionOf(
+  session: Session,
+  lookups: BlockLookups,
+  plan: CutPlan,
+  before: { readonly facts: SessionFacts; readonly artifacts: DurableArtifacts } & OutsideWindow,
+  options: CompactOptions,
+): CompactResult {
   const artifacts = before.artifacts;
   // What the user said and did outside the blocks facts came from — the part of the branch a damaged line
   // cut off, a prompt kept only by an extension's entry, the kept tail — the summary keeps too.
   const cwd = session.header.cwd;
   const said = withStatementsSaid(withCutOff(before.facts, before.cutOff, cwd), before.said);
-  const facts = withKeptTail(said, plan.keptBlocks, cwd);
+  const facts = keptTailFacts(said, plan.keptBlocks, cwd);
   const now = checkNow(options.now ?? stampTime(session));
   const windowTokens = Math.max(0, plan.tokensBefore - plan.keptTokens);
   const covers = (options.scope ?? "lineage") === "lineage";
@@ -364,6 +449,7 @@ export function compactPlanned(
     now,
     window: { messages: plan.summarizedMessages, windowTokens, tailMessages: plan.keptMessages, tailTokens: plan.keptTokens },
     factsCoverPrevious: covers,
+    parts: options.parts,
   });
   const digest = buildDigest(digestArtifacts(lookups, artifacts, built.doc), {
     budget: options.digestBudget ?? DEFAULT_DIGEST_BUDGET,

@@ -5,7 +5,8 @@
 // summary over its budget — then whole items are dropped lowest priority first until the rendered text
 // fits — see TRIM_ORDER. Everything dropped is counted with a recall pointer; nothing is dropped silently.
 import { briefRef } from "./brief.js";
-import type { CatalogFile, FileItem, Omission, OutstandingDoc, PreviousSummaryDoc, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import type { CatalogFile, FileItem, LineItem, Omission, OutstandingDoc, PreviousSummaryDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import { currentBuild, keep, reuse, SLOT } from "./summary-parts.js";
 import { TAG_CORRECTION, TAG_FOUNDING, verbatimLines } from "./summary-syntax.js";
 import { utf8Bytes, utf8Head } from "./tokens.js";
 
@@ -71,18 +72,64 @@ function dropBrief(doc: SummaryDoc, n: number): SummaryDoc {
   return { ...doc, brief: kept, briefOmitted: plus(doc.briefOmitted, Math.min(n, doc.brief.length), "earlier brief lines", briefRecall(doc, kept)) };
 }
 
+/** A list capped and its omission count: a part (summary-parts.ts) made of the list and its earlier count. */
+interface Capped<T, O = Omission | null> {
+  readonly list: readonly T[];
+  readonly omitted: O;
+}
+
 /** Applies the fixed caps (independent of budget). */
 export function applyCaps(doc: SummaryDoc): SummaryDoc {
   let d = dropBrief(doc, doc.brief.length - BRIEF_MAX_LINES);
   const turnsOver = d.earlierTurns.length - EARLIER_TURNS_MAX;
-  if (turnsOver > 0) d = { ...d, earlierTurns: d.earlierTurns.slice(turnsOver), earlierTurnsOmitted: plus(d.earlierTurnsOmitted, turnsOver, "earlier turns", "turns") };
+  if (turnsOver > 0) {
+    const c =
+      (reuse(SLOT.cappedTurns, d.earlierTurns, d.earlierTurnsOmitted) as Capped<LineItem> | undefined) ??
+      keep(SLOT.cappedTurns, { list: d.earlierTurns.slice(turnsOver), omitted: plus(d.earlierTurnsOmitted, turnsOver, "earlier turns", "turns") }, d.earlierTurns, d.earlierTurnsOmitted);
+    d = { ...d, earlierTurns: c.list, earlierTurnsOmitted: c.omitted };
+  }
   const scopeOver = d.scopeChanges.length - SCOPE_CHANGES_MAX;
-  if (scopeOver > 0) d = { ...d, scopeChanges: d.scopeChanges.slice(scopeOver), scopeOmitted: plus(d.scopeOmitted, scopeOver, "earlier scope changes", "user messages") };
+  if (scopeOver > 0) {
+    const c =
+      (reuse(SLOT.cappedScope, d.scopeChanges, d.scopeOmitted) as Capped<LineItem> | undefined) ??
+      keep(SLOT.cappedScope, { list: d.scopeChanges.slice(scopeOver), omitted: plus(d.scopeOmitted, scopeOver, "earlier scope changes", "user messages") }, d.scopeChanges, d.scopeOmitted);
+    d = { ...d, scopeChanges: c.list, scopeOmitted: c.omitted };
+  }
   const prefOver = d.preferences.length - PREFERENCES_MAX;
-  if (prefOver > 0) d = { ...d, preferences: d.preferences.slice(prefOver), correctionsOmitted: plus(d.correctionsOmitted, prefOver, "earlier preferences or corrections", "user messages") };
-  if (d.outstanding.length > OUTSTANDING_MAX) d = dropOutstanding(d, d.outstanding.length - OUTSTANDING_MAX);
-  if (d.statements.length > STATEMENTS_MAX) d = dropStatements(d, d.statements.length - STATEMENTS_MAX);
+  if (prefOver > 0) {
+    const c =
+      (reuse(SLOT.cappedPreferences, d.preferences, d.correctionsOmitted) as Capped<LineItem> | undefined) ??
+      keep(
+        SLOT.cappedPreferences,
+        { list: d.preferences.slice(prefOver), omitted: plus(d.correctionsOmitted, prefOver, "earlier preferences or corrections", "user messages") },
+        d.preferences,
+        d.correctionsOmitted,
+      );
+    d = { ...d, preferences: c.list, correctionsOmitted: c.omitted };
+  }
+  if (d.outstanding.length > OUTSTANDING_MAX) {
+    const c =
+      (reuse(SLOT.cappedOutstanding, d.outstanding, d.outstandingOmitted) as Capped<OutstandingDoc> | undefined) ??
+      keep(SLOT.cappedOutstanding, outstandingCapped(d, d.outstanding.length - OUTSTANDING_MAX), d.outstanding, d.outstandingOmitted);
+    d = { ...d, outstanding: c.list, outstandingOmitted: c.omitted };
+  }
+  if (d.statements.length > STATEMENTS_MAX) {
+    const c =
+      (reuse(SLOT.cappedStatements, d.statements, d.statementsOmitted) as Capped<StatementItem> | undefined) ??
+      keep(SLOT.cappedStatements, statementsCapped(d, d.statements.length - STATEMENTS_MAX), d.statements, d.statementsOmitted);
+    d = { ...d, statements: c.list, statementsOmitted: c.omitted };
+  }
   return d;
+}
+
+function outstandingCapped(d: SummaryDoc, n: number): Capped<OutstandingDoc> {
+  const dropped = dropOutstanding(d, n);
+  return { list: dropped.outstanding, omitted: dropped.outstandingOmitted };
+}
+
+function statementsCapped(d: SummaryDoc, n: number): Capped<StatementItem> {
+  const dropped = dropStatements(d, n);
+  return { list: dropped.statements, omitted: dropped.statementsOmitted };
 }
 
 const STATEMENTS_OMITTED = "more user statements";
@@ -170,7 +217,22 @@ const CORRECTIONS_OMITTED = "earlier preferences or corrections";
  * is left out is counted with #N pointers; kept items keep their order. So the verbatim items never take
  * more than their share, however many corrections a session has.
  */
-function clipVerbatimItems(doc: SummaryDoc, shareBytes: number): { doc: SummaryDoc; clipped: number[] } {
+function clipVerbatimItems(doc: SummaryDoc, shareBytes: number): { doc: SummaryDoc; clipped: readonly number[] } {
+  const v =
+    (reuse(SLOT.verbatim, doc.goal, doc.corrections, doc.correctionsOmitted, shareBytes) as Verbatim | undefined) ??
+    keep(SLOT.verbatim, clippedVerbatim(doc, shareBytes), doc.goal, doc.corrections, doc.correctionsOmitted, shareBytes);
+  return { doc: { ...doc, goal: v.goal, corrections: v.corrections, correctionsOmitted: v.correctionsOmitted }, clipped: v.clipped };
+}
+
+/** The verbatim items as fitted to their share (a part: see summary-parts.ts). */
+interface Verbatim {
+  readonly goal: VerbatimItem | null;
+  readonly corrections: readonly VerbatimItem[];
+  readonly correctionsOmitted: Omission | null;
+  readonly clipped: readonly number[];
+}
+
+function clippedVerbatim(doc: SummaryDoc, shareBytes: number): Verbatim {
   let room = shareBytes;
   const clipped: number[] = [];
   let goal = doc.goal;
@@ -202,7 +264,15 @@ function clipVerbatimItems(doc: SummaryDoc, shareBytes: number): { doc: SummaryD
   }
   const corrections = doc.corrections.flatMap((_, i) => kept.get(i) ?? []);
   clipped.sort((a, b) => a - b);
-  return { doc: { ...doc, goal, corrections, correctionsOmitted: omittedCorrections(doc, left) }, clipped };
+  return { goal, corrections, correctionsOmitted: omittedCorrections(doc, left), clipped };
+}
+
+/** Bytes the verbatim items may take: half the budget. */
+const verbatimShare = (budgetTokens: number): number => Math.floor((budgetTokens * 4) / 2);
+
+/** `doc` capped and its verbatim items fitted to their share: the first steps of `fitToBudget`, which depend on nothing else. */
+export function fittedVerbatim(doc: SummaryDoc, budgetTokens: number): SummaryDoc {
+  return clipVerbatimItems(applyCaps(doc), verbatimShare(budgetTokens)).doc;
 }
 
 /** Lines every previous summary keeps (its opening), whatever the budget. */
@@ -391,15 +461,16 @@ function sum(xs: readonly string[]): number {
 export const SECTION_SHARES = { brief: 0.25, previous: 0.25, outstanding: 0.15, earlierTurns: 0.1, typeCatalog: 0.08, statements: 0.3 } as const;
 
 /** Sums of line costs by the list they were taken of: a step keeps the lists it does not trim. */
-const sums = new WeakMap<readonly unknown[], number>();
+const sums = new WeakMap<readonly unknown[], { readonly n: number; readonly build: number }>();
 
+/** The summed line costs of `items`, remembered for the build running (summary-parts.ts' `currentBuild`). */
 function sumOf<T>(items: readonly T[], text: (item: T) => number): number {
-  let n = sums.get(items);
-  if (n === undefined) {
-    n = 0;
-    for (const item of items) n += text(item);
-    sums.set(items, n);
-  }
+  const build = currentBuild();
+  const held = sums.get(items);
+  if (held !== undefined && held.build === build) return held.n;
+  let n = 0;
+  for (const item of items) n += text(item);
+  sums.set(items, { n, build });
   return n;
 }
 
@@ -411,6 +482,68 @@ const SHARED: [number, (d: SummaryDoc) => number, number][] = [
   [SECTION_SHARES.typeCatalog, (d) => sumOf(d.typeCatalog, catalogCost), 1],
   [SECTION_SHARES.statements, (d) => sumOf(d.statements, textCost), 12],
 ];
+
+/** The two fields of the section each SHARED entry trims (a step of it reads and writes nothing else). */
+const SHARED_FIELDS: readonly (readonly [keyof SummaryDoc, keyof SummaryDoc | null])[] = [
+  ["brief", "briefOmitted"],
+  ["previous", null],
+  ["outstanding", "outstandingOmitted"],
+  ["earlierTurns", "earlierTurnsOmitted"],
+  ["typeCatalog", "typeCatalogOmitted"],
+  ["statements", "statementsOmitted"],
+];
+
+/** A section trimmed to its share: its two fields (a part, see summary-parts.ts). */
+interface Shared {
+  readonly list: unknown;
+  readonly omitted: unknown;
+}
+
+/** The section of SHARED entry `at` trimmed to its share of `limit` (steps drop about the excess, then re-measure). */
+function trimToShare(doc: SummaryDoc, at: number, limit: number): SummaryDoc {
+  const entry = SHARED[at];
+  const step = entry === undefined ? undefined : STEPS[entry[2]];
+  if (entry === undefined || step === undefined) return doc;
+  const [share, measure] = entry;
+  const cap = share * limit;
+  let d = doc;
+  for (let bytes = measure(d); bytes > cap; bytes = measure(d)) {
+    const next = step(d, bytes - cap);
+    if (next === null) break;
+    d = next;
+  }
+  return d;
+}
+
+/**
+ * `trimToShare`, a part made of the section's fields for every section but the brief (which reads the
+ * footer's range, and is the hook's own). Each section's share depends on nothing else.
+ */
+function withinShare(doc: SummaryDoc, at: number, limit: number): SummaryDoc {
+  const fields = SHARED_FIELDS[at];
+  if (at === 0 || fields === undefined) return trimToShare(doc, at, limit);
+  const [listField, omittedField] = fields;
+  const list = doc[listField];
+  const omitted = omittedField === null ? null : doc[omittedField];
+  let held = reuse(SLOT.shared + at, list, omitted, limit) as Shared | undefined;
+  if (held === undefined) {
+    const d = trimToShare(doc, at, limit);
+    held = keep(SLOT.shared + at, { list: d[listField], omitted: omittedField === null ? null : d[omittedField] }, list, omitted, limit);
+  }
+  if (held.list === list && held.omitted === omitted) return doc;
+  return omittedField === null ? { ...doc, [listField]: held.list } : { ...doc, [listField]: held.list, [omittedField]: held.omitted };
+}
+
+/**
+ * At a turn's end: each section (but the brief) trimmed to its share of the budget, as `fitToBudget`
+ * would when the summary is over budget, kept as parts; returns `doc` with them.
+ */
+export function sharesPrepared(doc: SummaryDoc, budgetTokens: number): SummaryDoc {
+  const limit = budgetTokens * 4 - FOOTER_SLACK;
+  let d = doc;
+  for (let at = 1; at < SHARED.length; at++) d = withinShare(d, at, limit);
+  return d;
+}
 
 /**
  * Trims `doc` until `render(doc)` is at most `budgetTokens` (ceil(bytes / 4)). The footer's token
@@ -424,20 +557,11 @@ export function fitToBudget(
   measure: (doc: SummaryDoc) => number = (d) => utf8Bytes(render(d)),
 ): { doc: SummaryDoc; report: FitReport } {
   const limit = budgetTokens * 4 - FOOTER_SLACK;
-  const verbatim = clipVerbatimItems(applyCaps(doc), Math.floor((budgetTokens * 4) / 2));
+  const verbatim = clipVerbatimItems(applyCaps(doc), verbatimShare(budgetTokens));
   let d = verbatim.doc;
   let size = measure(d);
   if (size > limit) {
-    for (const [share, measure, stepAt] of SHARED) {
-      const step = STEPS[stepAt];
-      if (step === undefined) continue;
-      const cap = share * limit;
-      for (let bytes = measure(d); bytes > cap; bytes = measure(d)) {
-        const next = step(d, bytes - cap);
-        if (next === null) break;
-        d = next;
-      }
-    }
+    for (let at = 0; at < SHARED.length; at++) d = withinShare(d, at, limit);
     size = measure(d);
   }
   for (const step of STEPS) {

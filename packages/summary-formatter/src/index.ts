@@ -41,12 +41,15 @@ export { foreignDoc, splitForeignSummary, withForeignFiles, type ForeignSection,
 export { planCut, AUTO_TAIL_MAX_TOKENS, type BlockBytes, type CutPlan, type KeepTail, type PlanCutOptions } from "./plan-cut.js";
 export { baseApplies, foldPrevious, type PreviousBase, type PreviousSummaryInput } from "./previous-base.js";
 export { compactSessionStreamed } from "./compact-streamed.js";
+export { SummaryParts } from "./summary-parts.js";
 export { buildDigest, DEFAULT_DIGEST_BUDGET, type Digest, type DigestStats } from "./build-digest.js";
 export {
   buildSummary,
   compactSession,
   compactWithFacts,
   lineagePrevious,
+  prepareSummaryParts,
+  type SummaryPartsInput,
   DEFAULT_SUMMARY_BUDGET,
   MIN_SUMMARY_BUDGET,
   type BuildSummaryInput,

@@ -34,7 +34,19 @@ function withBlocksOutside(facts: SessionFacts, blocks: readonly FactsBlock[], c
   if (blocks.length === 0) return facts;
   const acc = createFactsAccumulator(cwd === undefined ? {} : { cwd });
   acc.add(blocks);
-  const t = acc.facts();
+  return withFactsOutside(facts, acc.facts(), from, to);
+}
+
+/**
+ * `withKeptTail` from the tail's own facts (a facts accumulator fed the tail's blocks, with the same cwd,
+ * e.g. grown turn by turn as the tail grows): the same result without reading the tail's blocks again.
+ */
+export function withKeptTailFacts(facts: SessionFacts, tailFacts: SessionFacts): SessionFacts {
+  return withFactsOutside(facts, tailFacts, Number.NEGATIVE_INFINITY, facts.range?.last ?? -1);
+}
+
+/** `facts` with what `t` (the facts of other blocks) said, wrote and committed at #N outside [`from`, `to`]. */
+function withFactsOutside(facts: SessionFacts, t: SessionFacts, from: number, to: number): SessionFacts {
   // Their first substantive message is their own "goal": here it is one more statement.
   const said: UserStatementFact[] = [];
   if (t.goal !== null && (t.goal.index < from || t.goal.index > to)) said.push({ ...t.goal, count: 1 });
@@ -49,7 +61,15 @@ function withBlocksOutside(facts: SessionFacts, blocks: readonly FactsBlock[], c
   for (const f of t.files) if (f.status !== "read" && (f.lastIndex < from || f.lastIndex > to)) written.push(f);
   const files = mergedFiles(facts.files, written);
   if (statements === facts.statements && commits.length === facts.commits.length && files === facts.files) return facts;
-  return { ...facts, statements: [...statements].sort(ascendingIndex), commits: commits.sort(ascendingIndex), files };
+  // Lists the blocks added nothing to keep their identity (parts made of them are reused: summary-parts.ts).
+  const sortedCommits = commits.length === facts.commits.length && ascending(facts.commits) ? facts.commits : commits.sort(ascendingIndex);
+  return { ...facts, statements: [...statements].sort(ascendingIndex), commits: sortedCommits, files };
+}
+
+/** Whether `items` are in ascending #N order (sorting a copy would give the same order). */
+function ascending(items: readonly { readonly index: number }[]): boolean {
+  for (let i = 1; i < items.length; i++) if ((items[i] as { index: number }).index < (items[i - 1] as { index: number }).index) return false;
+  return true;
 }
 
 const ascendingIndex = (a: { readonly index: number }, b: { readonly index: number }): number => a.index - b.index;

@@ -6,7 +6,8 @@ import { isCorrection, statementKey } from "@context-fold/extractors";
 import { LINE_MAX, orderFiles, SYMBOLS_PER_FILE, withoutCorrectionEchoes, withoutListedStatements, withoutStatementEchoes } from "./build-doc.js";
 import { briefRef } from "./brief.js";
 import { mergeOutstanding, type WindowActivity } from "./carry-outstanding.js";
-import type { CommitItem, FileItem, LineItem, Omission, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import type { CommitItem, FileItem, LineItem, Omission, PreviousSummaryDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
+import { keep, reuse, SLOT } from "./summary-parts.js";
 import { oneLine } from "./summary-syntax.js";
 
 export interface MergeOptions {
@@ -161,14 +162,19 @@ function demoted(loser: VerbatimItem | null, goal: VerbatimItem | null): { corre
   return { corrections: [], scopeChanges: [{ text: oneLine(loser.text, LINE_MAX), index: loser.index }] };
 }
 
-/** `next` merged onto `previous` (both context-fold SummaryDocs). Pure. */
+/** `next` merged onto `previous` (both context-fold SummaryDocs). Pure. Each merged list is a part (summary-parts.ts) made of the two lists it merges. */
 export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: MergeOptions = {}): SummaryDoc {
   const carry = options.nextCoversPrevious !== true;
   const keepPrevious = previous.goal !== null && (options.previousGoalFirst === true || next.goal === null || previous.goal.index <= next.goal.index);
   const goal = keepPrevious ? previous.goal : next.goal;
-  const demote = demoted(keepPrevious ? next.goal : previous.goal, goal);
-  const corrections = unionByIndex(previous.corrections, [...next.corrections, ...demote.corrections]).filter((c) => c.index !== goal?.index);
-  const scopeChanges = unionByIndex(previous.scopeChanges, [...next.scopeChanges, ...demote.scopeChanges]);
+  const loser = keepPrevious ? next.goal : previous.goal;
+  let corrections = reuse(SLOT.mergedCorrections, previous.corrections, next.corrections, goal, loser) as VerbatimItem[] | undefined;
+  let scopeChanges = reuse(SLOT.mergedScopeChanges, previous.scopeChanges, next.scopeChanges, goal, loser) as LineItem[] | undefined;
+  if (corrections === undefined || scopeChanges === undefined) {
+    const demote = demoted(loser, goal);
+    corrections ??= keep(SLOT.mergedCorrections, withoutGoal(unionByIndex(previous.corrections, [...next.corrections, ...demote.corrections]), goal), previous.corrections, next.corrections, goal, loser);
+    scopeChanges ??= keep(SLOT.mergedScopeChanges, unionByIndex(previous.scopeChanges, [...next.scopeChanges, ...demote.scopeChanges]), previous.scopeChanges, next.scopeChanges, goal, loser);
+  }
   const firstNew = next.brief.length > 0 ? briefRef(next.brief[0] ?? "") : Number.POSITIVE_INFINITY;
   const newRefs = new Set<number>();
   for (const l of next.brief) newRefs.add(briefRef(l));
@@ -177,28 +183,48 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
     const ref = briefRef(l);
     if (ref < firstNew && !newRefs.has(ref)) rolled.push(l);
   }
-  const previousSummaries = [...previous.previous];
-  for (const p of next.previous) if (!previousSummaries.some((q) => q.index === p.index && q.label === p.label)) previousSummaries.push(p);
+  const previousSummaries =
+    (reuse(SLOT.mergedPrevious, previous.previous, next.previous) as PreviousSummaryDoc[] | undefined) ??
+    keep(SLOT.mergedPrevious, unionPrevious(previous.previous, next.previous), previous.previous, next.previous);
   const range =
     previous.footer.range === null
       ? next.footer.range
       : next.footer.range === null
         ? previous.footer.range
         : { from: Math.min(previous.footer.range.from, next.footer.range.from), to: Math.max(previous.footer.range.to, next.footer.range.to) };
-  const filesOmitted = carry ? [...previous.filesOmitted, ...next.filesOmitted] : [...next.filesOmitted];
-  const statements = withoutListedStatements(unionStatements(previous.statements, next.statements), goal, corrections, scopeChanges);
+  const filesOmitted = carry ? [...previous.filesOmitted, ...next.filesOmitted] : next.filesOmitted;
+  const unionSaid =
+    (reuse(SLOT.unionStatements, previous.statements, next.statements) as StatementItem[] | undefined) ??
+    keep(SLOT.unionStatements, unionStatements(previous.statements, next.statements), previous.statements, next.statements);
+  const statements =
+    (reuse(SLOT.mergedStatements, unionSaid, goal, corrections, scopeChanges) as StatementItem[] | undefined) ??
+    keep(SLOT.mergedStatements, withoutListedStatements(unionSaid, goal, corrections, scopeChanges), unionSaid, goal, corrections, scopeChanges);
+  const unionPrefs =
+    (reuse(SLOT.unionPreferences, previous.preferences, next.preferences) as LineItem[] | undefined) ??
+    keep(SLOT.unionPreferences, unionByIndex(previous.preferences, next.preferences), previous.preferences, next.preferences);
+  const preferences =
+    (reuse(SLOT.mergedPreferences, unionPrefs, corrections, statements) as LineItem[] | undefined) ??
+    keep(SLOT.mergedPreferences, withoutStatementEchoes(withoutCorrectionEchoes(unionPrefs, corrections), statements), unionPrefs, corrections, statements);
+  const files =
+    (reuse(SLOT.mergedFiles, previous.files, next.files) as FileItem[] | undefined) ?? keep(SLOT.mergedFiles, unionFiles(previous.files, next.files), previous.files, next.files);
+  const commits =
+    (reuse(SLOT.mergedCommits, previous.commits, next.commits) as CommitItem[] | undefined) ??
+    keep(SLOT.mergedCommits, unionCommits(previous.commits, next.commits), previous.commits, next.commits);
+  const earlierTurns =
+    (reuse(SLOT.mergedTurns, previous.earlierTurns, next.earlierTurns) as LineItem[] | undefined) ??
+    keep(SLOT.mergedTurns, unionTurns(previous.earlierTurns, next.earlierTurns), previous.earlierTurns, next.earlierTurns);
   return {
     goal,
     scopeChanges,
     scopeOmitted: addCounts(previous.scopeOmitted, next.scopeOmitted, carry),
-    preferences: withoutStatementEchoes(withoutCorrectionEchoes(unionByIndex(previous.preferences, next.preferences), corrections), statements),
+    preferences,
     corrections,
     correctionsOmitted: addCounts(previous.correctionsOmitted, next.correctionsOmitted, carry),
     statements,
     statementsOmitted: addCounts(previous.statementsOmitted, next.statementsOmitted, carry),
-    files: unionFiles(previous.files, next.files),
+    files,
     filesOmitted,
-    commits: unionCommits(previous.commits, next.commits),
+    commits,
     commitsOmitted: addCounts(previous.commitsOmitted, next.commitsOmitted, carry),
     anchors: next.anchors,
     previous: previousSummaries,
@@ -206,11 +232,25 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
     typeCatalogOmitted: next.typeCatalogOmitted,
     outstanding: carry ? mergeOutstanding(previous.outstanding, next.outstanding, options.window ?? null) : next.outstanding,
     outstandingOmitted: addCounts(previous.outstandingOmitted, next.outstandingOmitted, carry),
-    earlierTurns: unionTurns(previous.earlierTurns, next.earlierTurns),
+    earlierTurns,
     earlierTurnsOmitted: addCounts(previous.earlierTurnsOmitted, next.earlierTurnsOmitted, carry),
     status: next.status,
     brief: [...rolled, ...next.brief],
     briefOmitted: addCounts(previous.briefOmitted, next.briefOmitted, true),
     footer: { ...next.footer, range },
   };
+}
+
+/** `corrections` without the one at the goal's #N (the goal is listed once, as the founding request). */
+function withoutGoal(corrections: readonly VerbatimItem[], goal: VerbatimItem | null): VerbatimItem[] {
+  const out: VerbatimItem[] = [];
+  for (const c of corrections) if (c.index !== goal?.index) out.push(c);
+  return out;
+}
+
+/** The earlier summaries of both, each (#N, label) once. */
+function unionPrevious(a: readonly PreviousSummaryDoc[], b: readonly PreviousSummaryDoc[]): PreviousSummaryDoc[] {
+  const out = [...a];
+  for (const p of b) if (!out.some((q) => q.index === p.index && q.label === p.label)) out.push(p);
+  return out;
 }

@@ -18,6 +18,7 @@ import {
   refText,
   verbatimLines,
 } from "./summary-syntax.js";
+import { currentBuild, keep, reuse, SECTION_BANK, SLOT } from "./summary-parts.js";
 import { utf8Bytes } from "./tokens.js";
 
 function withOmissions(lines: string[], ...omissions: (Omission | null)[]): string[] {
@@ -147,22 +148,21 @@ const SECTIONS: readonly SectionPart[] = [
   { title: SECTION.brief, deps: (d) => [d.brief, d.briefOmitted], build: briefSectionLines },
 ];
 
-/** The section bodies in render order, keyed by section title (empty bodies included). */
-export function bracketSections(doc: SummaryDoc): [string, string[]][] {
-  return SECTIONS.map((s) => [s.title, s.build(doc)]);
-}
-
-/** A section's rendered size, remembered with the fields it was made of. */
+/** A section's lines and rendered size, remembered with the fields it was made of. */
 interface SectionSize {
   readonly deps: readonly unknown[];
+  readonly lines: readonly string[];
   /** UTF-8 bytes of `\n\n[title]\n` and the lines joined; 0 for an empty section (left out). */
   readonly bytes: number;
+  /** The build it was made in (summary-parts.ts' `currentBuild`): a build never finds another's work. */
+  readonly build: number;
 }
 
 /**
  * Per section, sizes keyed by the first field it reads. Trimming a summary to its budget renders it
  * after every step, and a step replaces one or two fields (a new array) and keeps the others: only the
  * sections whose fields changed are made again. Docs are never mutated once built (every step copies).
+ * Across builds a section is found only among the parts prepared at a turn's end.
  */
 const sectionSizes: readonly WeakMap<object, SectionSize>[] = SECTIONS.map(() => new WeakMap());
 
@@ -177,14 +177,20 @@ function firstObject(deps: readonly unknown[]): object | undefined {
   return undefined;
 }
 
-function sectionBytes(at: number, doc: SummaryDoc): number {
+const NO_LINES: readonly string[] = Object.freeze([]);
+const NO_SECTION: SectionSize = { deps: [], lines: NO_LINES, bytes: 0, build: -1 };
+
+function sectionPart(at: number, doc: SummaryDoc): SectionSize {
   const part = SECTIONS[at];
   const cache = sectionSizes[at];
-  if (part === undefined || cache === undefined) return 0;
+  if (part === undefined || cache === undefined) return NO_SECTION;
   const deps = part.deps(doc);
+  const prepared = (reuse(SLOT.section + at, deps[0], deps[1], deps[2]) ?? reuse(SLOT.section + SECTION_BANK + at, deps[0], deps[1], deps[2])) as SectionSize | undefined;
+  if (prepared !== undefined) return prepared;
   const key = firstObject(deps);
+  const build = currentBuild();
   const held = key === undefined ? undefined : cache.get(key);
-  if (held !== undefined && sameDeps(held.deps, deps)) return held.bytes;
+  if (held !== undefined && held.build === build && sameDeps(held.deps, deps)) return held;
   const lines = part.build(doc);
   // The bytes of `\n\n[title]\n` and the lines joined by newlines, summed without making the text.
   let bytes = 0;
@@ -192,8 +198,29 @@ function sectionBytes(at: number, doc: SummaryDoc): number {
     bytes = utf8Bytes(`\n\n[${part.title}]\n`) + lines.length - 1;
     for (const line of lines) bytes += utf8Bytes(line);
   }
-  if (key !== undefined) cache.set(key, { deps, bytes });
-  return bytes;
+  const made: SectionSize = { deps, lines, bytes, build };
+  if (key !== undefined) cache.set(key, made);
+  return keep(SLOT.section + bank * SECTION_BANK + at, made, deps[0], deps[1], deps[2]);
+}
+
+/** The bank sections made while preparing are kept in (see `bracketsBytesKept`). */
+let bank = 0;
+
+/**
+ * `bracketsBytes`, keeping the sections made while preparing in bank 0 (the summary before its sections
+ * are fitted to their shares) or 1 (after): the hook measures both states.
+ */
+export function bracketsBytesKept(doc: SummaryDoc, into: 0 | 1): number {
+  bank = into;
+  try {
+    return bracketsBytes(doc);
+  } finally {
+    bank = 0;
+  }
+}
+
+function sectionBytes(at: number, doc: SummaryDoc): number {
+  return sectionPart(at, doc).bytes;
 }
 
 /** `utf8Bytes(renderBracketsBody(doc))`, made again only for the sections that changed since last asked. */
@@ -223,9 +250,11 @@ export function footerLine(f: FooterDoc): string {
 /** The body (marker + sections), without the footer. */
 export function renderBracketsBody(doc: SummaryDoc): string {
   const parts: string[] = [SUMMARY_MARKER];
-  for (const [title, lines] of bracketSections(doc)) {
+  // The sections' lines as the fit last made them (or as prepared), not built again.
+  for (let at = 0; at < SECTIONS.length; at++) {
+    const lines = sectionPart(at, doc).lines;
     if (lines.length === 0) continue;
-    parts.push(`[${title}]\n${lines.join("\n")}`);
+    parts.push(`[${(SECTIONS[at] as SectionPart).title}]\n${lines.join("\n")}`);
   }
   return parts.join("\n\n");
 }

@@ -21,7 +21,20 @@ import {
 } from "@context-fold/extractors";
 import { type Block, lineageBlocks, lineageBlocksAfter, type Session } from "@context-fold/ledger-reader";
 import type { CodeAssigner, FoldIndexRecord, Span } from "@context-fold/seed-index-format";
-import { baseApplies, type BlockBytes, foldPrevious, lineagePrevious, parseOwnSummary, type PreviousBase, type SummaryDoc, utf8Bytes } from "@context-fold/summary-formatter";
+import {
+  baseApplies,
+  type BlockBytes,
+  DEFAULT_SUMMARY_BUDGET,
+  foldPrevious,
+  lineagePrevious,
+  parseOwnSummary,
+  prepareSummaryParts,
+  type PreviousBase,
+  type SummaryDoc,
+  SummaryParts,
+  utf8Bytes,
+} from "@context-fold/summary-formatter";
+import { sharedWith } from "./shared-snapshot.js";
 
 /** The facts' and artifacts' snapshots a compaction is built from. */
 export interface Extracted {
@@ -53,6 +66,8 @@ export class CompactionFacts {
   #spans: Span[] = [];
   /** The newest block fed (entry id, #N): the check that later feeds continue the same lineage. */
   #last: { entryId: string; index: number } | undefined;
+  /** The blocks left unfed by the last feed, for the session as it was read then (same object, size and leaf). */
+  #rest: { session: Session; bytes: number; leaf: string | null; last: { entryId: string; index: number }; blocks: readonly Block[] } | undefined;
   #rebuilds = 0;
   /** Summaries of the compactions fed, read by `parseOwnSummary`, by entry id (kept across branches: an entry never changes). */
   readonly #summaries = new Map<string, SummaryDoc | null>();
@@ -65,6 +80,12 @@ export class CompactionFacts {
   #prepared: Prepared | undefined;
   /** The lineage's earlier summaries folded, for the compactions it names (checked by `baseApplies`). */
   #base: PreviousBase | undefined;
+  /** The summary's parts as the last `prepare` left them (the hook reads them; only `prepare` makes them). */
+  readonly #parts = new SummaryParts();
+  /** The tail's own facts, accumulated from its first block as it grows (see `#tailFacts`). */
+  #tailAcc: { first: Block; acc: FactsAccumulator } | undefined;
+  /** What the parts were last made of: the snapshot, the budget, the earlier summaries and the tail (its length and last block). */
+  #partsAt: { prepared: Prepared; budget: number; base: PreviousBase | undefined; tail: number; last: Block | undefined } | undefined;
 
   /** `codes`: the session's assigner; each fed block gets its code then, not in the compaction hook. */
   /** Seed scans shared with the session's other accumulators (the fold stretch's), if any. */
@@ -133,6 +154,8 @@ export class CompactionFacts {
    */
   #unfed(session: Session): readonly Block[] {
     this.#resetIfBranched(session);
+    const rest = this.#rest;
+    if (rest !== undefined && rest.session === session && rest.bytes === session.byteLength && rest.leaf === session.leafId && rest.last === this.#last) return rest.blocks;
     const from = this.lastIndex;
     const after = this.#last === undefined ? undefined : lineageBlocksAfter(session, this.#last.entryId);
     const blocks = after ?? lineageBlocks(session);
@@ -147,6 +170,8 @@ export class CompactionFacts {
     }
     if (fresh.length === 0) return 0;
     this.#fed += 1;
+    // What stays unfed is the rest of this list: the turn's end (`prepare`'s tail) need not walk the lineage again.
+    const rest = fresh.length === unfed.length ? [] : unfed.slice(fresh.length);
     this.#facts.add(fresh);
     for (const block of fresh) {
       this.#bytes[block.index] = utf8Bytes(block.text);
@@ -166,6 +191,7 @@ export class CompactionFacts {
     if (this.#codes !== undefined) for (const span of this.#seed.spans(this.#codes, (block) => block.index > seedFrom, mark)) this.#spans.push(span);
     this.#seedHigh = high.index;
     this.#last = { entryId: high.entryId, index: high.index };
+    this.#rest = { session, bytes: session.byteLength, leaf: session.leafId, last: this.#last, blocks: rest };
     return fresh.length;
   }
 
@@ -177,18 +203,55 @@ export class CompactionFacts {
 
   /**
    * Take now, off the hook's path, what a compaction of the facts fed so far is built from: the facts'
-   * and artifacts' snapshots, the record's capped fields, and (when a compaction was fed since) the
-   * earlier summaries folded. Nothing is redone while nothing was fed.
+   * and artifacts' snapshots (each list the turn did not change kept as the last prepare took it, so the
+   * summary's parts made of it are kept too), the record's capped fields, the earlier summaries folded
+   * (when a compaction was fed since), and the summary's parts (`prepareSummaryParts`: only those made
+   * of lists that changed are made again). Nothing is redone while nothing was fed and the tail did not
+   * grow. `tailEnd`: the tail as it stood before that entry position (a replay of a finished session).
    */
-  prepare(session: Session): void {
-    if (this.#prepared?.fed !== this.#fed) {
-      this.#prepared = {
-        fed: this.#fed,
-        extracted: { facts: this.#facts.facts(), artifacts: this.#facts.artifacts() },
-        fields: this.#seed.fields({ favourRecent: true }),
-      };
-    }
+  prepare(session: Session, summaryBudget: number = DEFAULT_SUMMARY_BUDGET, tailEnd?: number): void {
     this.#prepareBase(session);
+    let prepared = this.#prepared;
+    if (prepared?.fed !== this.#fed) {
+      const taken = { facts: this.#facts.facts(), artifacts: this.#facts.artifacts() };
+      const extracted = prepared === undefined ? taken : sharedWith(prepared.extracted, taken);
+      prepared = this.#prepared = { fed: this.#fed, extracted, fields: this.#seed.fields({ favourRecent: true }) };
+    }
+    // The tail grows within a run while nothing is fed (feeding stops before the last user message).
+    const tail = this.#tail(session, tailEnd);
+    const base = this.#base !== undefined && baseApplies(this.#base, session.compactions, this.#cwd, true) ? this.#base : undefined;
+    const at = this.#partsAt;
+    if (at !== undefined && at.prepared === prepared && at.budget === summaryBudget && at.base === base && at.tail === tail.length && at.last === tail[tail.length - 1]) return;
+    prepareSummaryParts(this.#parts, { ...prepared.extracted, tail, tailFacts: this.#tailFacts(tail), cwd: this.#cwd, previousBase: base, budget: summaryBudget });
+    this.#partsAt = { prepared, budget: summaryBudget, base, tail: tail.length, last: tail[tail.length - 1] };
+  }
+
+  /**
+   * The facts of the tail's blocks alone, from an accumulator kept while the tail starts at the same block
+   * and only grows (a run's turns append to it): each turn's end reads only the blocks it added.
+   */
+  #tailFacts(tail: readonly Block[]): SessionFacts | undefined {
+    const first = tail[0];
+    const last = tail[tail.length - 1];
+    if (first === undefined || last === undefined) return undefined;
+    let held = this.#tailAcc;
+    if (held?.first !== first || held.acc.lastIndex > last.index) held = this.#tailAcc = { first, acc: createFactsAccumulator({ cwd: this.#cwd }) };
+    held.acc.add(tail);
+    return held.acc.facts();
+  }
+
+  /** The blocks after those fed (before entry position `end` when given: the tail as it stood then). */
+  #tail(session: Session, end: number | undefined): readonly Block[] {
+    const unfed = this.#unfed(session);
+    if (end === undefined) return unfed;
+    let n = 0;
+    while (n < unfed.length && (unfed[n] as Block).entryPosition < end) n++;
+    return n === unfed.length ? unfed : unfed.slice(0, n);
+  }
+
+  /** The summary's parts prepared at the last turn's end (read, never made, by the hook). */
+  get parts(): SummaryParts {
+    return this.#parts;
   }
 
   /** Fold the lineage's earlier summaries once per set of compactions, when every one of them was fed. */

@@ -133,7 +133,7 @@ export class CompactionSession {
    */
   async prepareParts(): Promise<void> {
     const session = await this.sync();
-    if (session !== undefined) this.facts.prepare(session);
+    if (session !== undefined) this.facts.prepare(session, this.options.summaryBudget);
   }
 
   /**
@@ -143,7 +143,7 @@ export class CompactionSession {
   async prepareAhead(): Promise<void> {
     const session = await this.sync();
     if (session === undefined) return;
-    this.facts.prepare(session);
+    this.facts.prepare(session, this.options.summaryBudget);
     const key = draftKey(session);
     if (this.#draft?.key === key) return;
     try {

@@ -88,6 +88,8 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
     lineage,
     compactionBlocks: facts.compactionBlocks,
     ...(facts.previousBase === undefined ? {} : { previousBase: facts.previousBase }),
+    // The summary's parts the last turn's end prepared: read where the compaction's inputs are theirs.
+    parts: facts.parts,
   };
   // The cut falls at the last user message unless that turn is too long to keep (then inside it), so
   // the facts fed up to that message are usually exactly what the summary replaces; the cut is planned

@@ -19,19 +19,31 @@ const DIGEST_BUDGET = 1500;
 
 /**
  * How the facts are fed before the hook: at each user message only; also prepared at each (what a turn's
- * end near a compaction does); prepared at each but the last (the hook finds its prepared parts stale).
+ * end near a compaction does); prepared at each but the last (the hook finds its prepared parts stale);
+ * prepared at each with the tail as it stood at the end of its run, the last without the session's last
+ * entry (the hook's kept tail grew since: the parts made of the tail are not the hook's); prepared after
+ * the last feed once per entry of the tail as it grows (its facts accumulated turn by turn), then whole.
  */
-type Replay = "fed" | "prepared" | "stale";
+type Replay = "fed" | "prepared" | "stale" | "short-tail" | "growing-tail";
 
 /** The hook after a replay (facts fed at each user message, as `agent_end` does), beside the compaction from scratch. */
 function both(session: Session, replay: Replay = "fed"): CompactionFacts {
   const codes = new CodeAssigner();
   const facts = new CompactionFacts(session.header.cwd, codes);
   const users = lineageBlocks(session).filter((block) => block.role === "user");
+  const lastEntry = session.lineage[session.lineage.length - 1]?.position;
   users.forEach((block, i) => {
     facts.feed(session, block.entryPosition);
-    if (replay === "prepared" || (replay === "stale" && i < users.length - 2)) facts.prepare(session);
+    if (replay === "prepared" || (replay === "stale" && i < users.length - 2)) facts.prepare(session, SUMMARY_BUDGET);
+    if (replay === "short-tail") facts.prepare(session, SUMMARY_BUDGET, users[i + 1]?.entryPosition ?? lastEntry);
   });
+  if (replay === "growing-tail") {
+    const from = users[users.length - 1]?.entryPosition ?? 0;
+    for (const entry of session.lineage) if (entry.position > from) facts.prepare(session, SUMMARY_BUDGET, entry.position);
+    facts.prepare(session, SUMMARY_BUDGET);
+  }
+  const made = facts.parts.made;
+  const found = facts.parts.found;
   let hookError: unknown;
   let hook;
   try {
@@ -48,6 +60,9 @@ function both(session: Session, replay: Replay = "fed"): CompactionFacts {
     return facts;
   }
   if (hook === undefined) throw hookError;
+  // The hook reads prepared parts and never keeps what it makes; prepared at the last turn's end, it finds some.
+  expect(facts.parts.made).toBe(made);
+  if (replay !== "fed" && replay !== "stale") expect(facts.parts.found).toBeGreaterThan(found);
   expect(hook.result.firstKeptEntryId).toBe(scratch.firstKeptEntryId);
   expect(hook.result.summary).toBe(scratch.summary);
   expect(hook.result.digest).toBe(scratch.digest);
@@ -71,7 +86,7 @@ describe("the hook's compaction equals compactSession from scratch", () => {
       await generateSession(file, { seed: 11 + compactions, size: 400_000, compactions });
       const session = await readSession(file);
       expect(session.compactions.length).toBe(compactions);
-      for (const replay of ["fed", "stale"] as const) both(session, replay);
+      for (const replay of ["fed", "stale", "short-tail", "growing-tail"] as const) both(session, replay);
       // The earlier summaries were folded at a turn's end (so the hook's use of that base is what was compared).
       const prepared = both(session, "prepared");
       expect(prepared.previousBase?.entryIds ?? []).toEqual(session.compactions.map((c) => c.entryId));
@@ -88,7 +103,7 @@ describeShared("the hook's compaction equals compactSession from scratch on the 
         if ((error as { code?: string }).code === "NO_HEADER") return readSession(file, { fragment: true });
         throw error;
       });
-      for (const replay of ["fed", "prepared", "stale"] as const) both(session, replay);
+      for (const replay of ["fed", "prepared", "stale", "short-tail", "growing-tail"] as const) both(session, replay);
     });
   }
 });

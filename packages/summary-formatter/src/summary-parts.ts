@@ -1,0 +1,150 @@
+// A summary's parts prepared at a turn's end, reused by the compaction hook: each step of building a
+// summary from facts (a section's items made from a facts list, merged with the earlier summaries,
+// capped, rendered and sized) is kept under its slot with the inputs it was made of, compared by
+// identity. Facts lists a turn did not change keep their identity (the caller shares them with the
+// previous snapshot), so a turn's end remakes only the parts of lists that changed, and the hook remakes
+// only the parts whose inputs it changed itself (the kept tail's statements, the brief, the footer).
+//
+// Only `prepareSummaryParts` writes: while the hook runs, parts are read, and what the hook makes is dropped
+// with it, so a hook never finds work of an earlier hook (a benchmark timing the hook again and again
+// times what one hook does after a turn's end). Without parts (a compaction from scratch) every step
+// runs. Every step is pure and nothing it returns is mutated later, so a reused part is the part that
+// would be made again: the output is the same byte for byte.
+
+/** The steps kept, one slot each. */
+export const SLOT = {
+  goal: 0,
+  corrections: 1,
+  scopeChanges: 2,
+  said: 3,
+  statements: 4,
+  preferenceItems: 5,
+  preferences: 6,
+  files: 7,
+  catalog: 8,
+  outstanding: 9,
+  commits: 10,
+  anchors: 11,
+  earlierTurns: 12,
+  status: 13,
+  mergedCorrections: 14,
+  mergedScopeChanges: 15,
+  unionStatements: 16,
+  mergedStatements: 17,
+  unionPreferences: 18,
+  mergedPreferences: 19,
+  mergedFiles: 20,
+  mergedCommits: 21,
+  mergedTurns: 22,
+  mergedPrevious: 23,
+  cappedTurns: 24,
+  cappedScope: 25,
+  cappedPreferences: 26,
+  cappedOutstanding: 27,
+  cappedStatements: 28,
+  verbatim: 29,
+  keptTail: 30,
+  /** One slot per section fitted to its share of the budget (fit-budget's SHARED order) from here. */
+  shared: 32,
+  /**
+   * Two slots per rendered section (render-brackets' SECTIONS order) from here: the sections before the
+   * shares are fitted, then the sections after (`SECTION_BANK` apart).
+   */
+  section: 40,
+} as const;
+
+/** Slots between a section's two banks (more than the sections there are). */
+export const SECTION_BANK = 16;
+
+const SLOTS = SLOT.section + 2 * SECTION_BANK;
+
+/** An item's rendered line and its UTF-8 bytes. */
+export interface ItemLine {
+  readonly line: string;
+  readonly bytes: number;
+}
+
+interface Part {
+  a: unknown;
+  b: unknown;
+  c: unknown;
+  d: unknown;
+  value: unknown;
+}
+
+/** The parts of one session's summary (held by the caller across turns). */
+export class SummaryParts {
+  readonly slots: (Part | undefined)[] = new Array<Part | undefined>(SLOTS).fill(undefined);
+  /** The digest's line of each item (an artifact or a statement of the facts), with its UTF-8 bytes. */
+  readonly lines = new WeakMap<object, ItemLine>();
+  /** Times a part was made while preparing (a turn's end), and found (while preparing or building). */
+  made = 0;
+  found = 0;
+}
+
+/** The parts in use, and whether the step running may keep what it makes (only while preparing). */
+let active: SummaryParts | undefined;
+let writable = false;
+/**
+ * Counts builds (`enterParts` calls). Caches that live within one build (the section sizes a budget fit
+ * measures again and again) keep the build they were made in, so no build finds another's work.
+ */
+let build = 0;
+
+/** The build running (see `build`). */
+export function currentBuild(): number {
+  return build;
+}
+
+/** What `enterParts` replaced, for `leaveParts`. */
+export interface PartsScope {
+  readonly parts: SummaryParts | undefined;
+  readonly writable: boolean;
+}
+
+/**
+ * Put `parts` in use until `leaveParts`: read only (the hook) or kept (`prepareSummaryParts`). A pair of
+ * calls, not a callback: the hook's path makes no closure per call (one would be compiled again after
+ * every full GC).
+ */
+export function enterParts(parts: SummaryParts | undefined, keepMade: boolean): PartsScope {
+  const was: PartsScope = { parts: active, writable };
+  active = parts;
+  writable = keepMade && parts !== undefined;
+  build += 1;
+  return was;
+}
+
+/** Put back what `enterParts` replaced (call it in a `finally`). */
+export function leaveParts(was: PartsScope): void {
+  active = was.parts;
+  writable = was.writable;
+}
+
+/** The part kept at `slot` when made of the same inputs (by identity), else undefined. */
+export function reuse(slot: number, a: unknown, b?: unknown, c?: unknown, d?: unknown): unknown {
+  const part = active?.slots[slot];
+  if (part === undefined || part.a !== a || part.b !== b || part.c !== c || part.d !== d) return undefined;
+  if (active !== undefined) active.found += 1;
+  return part.value;
+}
+
+/** `value`, kept at `slot` with its inputs while preparing. */
+export function keep<T>(slot: number, value: T, a: unknown, b?: unknown, c?: unknown, d?: unknown): T {
+  if (writable && active !== undefined) {
+    active.slots[slot] = { a, b, c, d, value };
+    active.made += 1;
+  }
+  return value;
+}
+
+/** The digest line of `item` prepared at a turn's end, if any. */
+export function preparedLine(item: object): ItemLine | undefined {
+  return active?.lines.get(item);
+}
+
+/** `line`, kept as `item`'s digest line while preparing. */
+export function keepLine(item: object, line: ItemLine): ItemLine {
+  if (writable && active !== undefined) active.lines.set(item, line);
+  return line;
+}
