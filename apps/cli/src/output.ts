@@ -35,6 +35,39 @@ export function style(text: string, code: Style, stream: NodeJS.WriteStream = pr
 // importing node:util costs a start several ms (a one-shot recall styles nothing).
 let styleText: typeof StyleText | undefined;
 
+/** Where printText and printJson write: process.stdout, unless the binary sent them to the descriptor. */
+let writeOut = (text: string): void => {
+  process.stdout.write(text);
+};
+
+/**
+ * Sends printText and printJson straight to file descriptor 1 (`fs.writeSync`), so process.stdout is never
+ * made: setting that stream up costs a one-shot search 3–6 ms of its start. For the binary's one-shot
+ * search only (in-process callers own process.stdout). Each write completes before it returns; a reader
+ * that went away throws EPIPE there (the error boundary ends quietly on it). A descriptor that would block
+ * (EAGAIN: a non-blocking pipe) hands the rest, and every later write, to process.stdout, which waits;
+ * `guard` is then given the stream (the binary's broken-pipe guard).
+ */
+export function writeStdoutDirectly(guard: (stream: NodeJS.WriteStream) => void): void {
+  const { writeSync } = process.getBuiltinModule("node:fs");
+  writeOut = (text) => {
+    let bytes = Buffer.from(text, "utf8");
+    while (bytes.length > 0) {
+      try {
+        bytes = bytes.subarray(writeSync(1, bytes));
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "EAGAIN") throw error;
+        writeOut = (rest) => {
+          process.stdout.write(rest);
+        };
+        guard(process.stdout);
+        process.stdout.write(bytes);
+        return;
+      }
+    }
+  };
+}
+
 /** `JSON.stringify(value, null, 2)` and a newline: one write, or pieces when longer than a string may be. */
 export function printJson(value: unknown): void {
   const pieces: string[] = [];
@@ -43,16 +76,16 @@ export function printJson(value: unknown): void {
     pieces.push(piece);
     size += piece.length;
     if (size < JSON_PIECE_CHARS) return;
-    process.stdout.write(pieces.join(""));
+    writeOut(pieces.join(""));
     pieces.length = 0;
     size = 0;
   });
   pieces.push("\n");
-  process.stdout.write(pieces.join(""));
+  writeOut(pieces.join(""));
 }
 
 export function printText(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  writeOut(text.endsWith("\n") ? text : `${text}\n`);
 }
 
 export function warn(text: string): void {

@@ -8,7 +8,7 @@ import { recallFromTable, renderResults } from "@context-fold/recall-engine/one-
 import { parseRecallArgv } from "./commands/recall-argv.js";
 import { checkSearch, fileRecall, type FileRecall, warnNotes } from "./commands/recall-search.js";
 import { endQuietlyOnBrokenPipe, reportError } from "./error-boundary.js";
-import { emit, wantsJson } from "./output.js";
+import { emit, wantsJson, writeStdoutDirectly } from "./output.js";
 
 /** answered: done (or its error told); commander: run the program; ledger: run recall with the table already tried. */
 export type OneShot = "answered" | "commander" | "ledger";
@@ -23,13 +23,15 @@ export function recallOneShot(argv: readonly string[]): OneShot {
     plan = fileRecall(parsed.session, parsed.words, parsed.options);
     answer = recallFromTable(plan.file, { ...plan.request, open: plan.open });
   } catch (error) {
-    endQuietlyOnBrokenPipe();
+    writeStdoutDirectly(endQuietlyOnBrokenPipe);
     reportError(error, wantsJson(argv));
     return "answered";
   }
   // A table answer is a search without salvaged blocks (those come from reading the ledger).
   if (answer === null || answer.kind !== "search" || answer.salvaged.length > 0) return "ledger";
-  endQuietlyOnBrokenPipe();
+  // The answer is written to the descriptor itself, process.stdout never made (see writeStdoutDirectly):
+  // a closed reader is told by the write's EPIPE, which the error boundary ends quietly.
+  writeStdoutDirectly(endQuietlyOnBrokenPipe);
   try {
     const result = answer.result;
     warnNotes(answer.notes);
