@@ -8,9 +8,15 @@ process.getBuiltinModule("node:module").enableCompileCache();
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-  // A bare `--version` prints what commander would (the version and a newline) without loading it.
-  const { version } = await import("./version.js");
-  process.stdout.write(`${version}\n`);
+  // A bare `--version` prints what commander would (the version and a newline) without loading it, to
+  // the descriptor itself (stdout-direct.ts); a reader that went away has nothing left to be told.
+  const [{ version }, { writeToDescriptor }] = await Promise.all([import("./version.js"), import("./stdout-direct.js")]);
+  try {
+    const rest = writeToDescriptor(`${version}\n`);
+    if (rest.length > 0) process.stdout.write(rest);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "EPIPE") throw error;
+  }
 } else {
   // A plain `recall <session file> …` is first tried by the one-shot search (one bundle of its own: its
   // path is resolved at run time, not bundled into this entry; see tsup.config.ts).

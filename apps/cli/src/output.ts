@@ -2,6 +2,7 @@
 // diagnostics on stderr, and the exit codes 0 ok / 1 findings / 2 usage or unreadable input.
 import type { styleText as StyleText } from "node:util";
 import { JSON_PIECE_CHARS, writeJson } from "./json-output.js";
+import { writeToDescriptor } from "./stdout-direct.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
@@ -41,30 +42,21 @@ let writeOut = (text: string): void => {
 };
 
 /**
- * Sends printText and printJson straight to file descriptor 1 (`fs.writeSync`), so process.stdout is never
- * made: setting that stream up costs a one-shot search 3–6 ms of its start. For the binary's one-shot
- * search only (in-process callers own process.stdout). Each write completes before it returns; a reader
- * that went away throws EPIPE there (the error boundary ends quietly on it). A descriptor that would block
- * (EAGAIN: a non-blocking pipe) hands the rest, and every later write, to process.stdout, which waits;
- * `guard` is then given the stream (the binary's broken-pipe guard).
+ * Sends printText and printJson straight to file descriptor 1 (stdout-direct.ts), so process.stdout is
+ * never made. For the binary's one-shot search only (in-process callers own process.stdout). A reader
+ * that went away throws EPIPE at the write (the error boundary ends quietly on it). A descriptor that would
+ * block hands the rest, and every later write, to process.stdout; `guard` is then given the stream (the
+ * binary's broken-pipe guard).
  */
 export function writeStdoutDirectly(guard: (stream: NodeJS.WriteStream) => void): void {
-  const { writeSync } = process.getBuiltinModule("node:fs");
   writeOut = (text) => {
-    let bytes = Buffer.from(text, "utf8");
-    while (bytes.length > 0) {
-      try {
-        bytes = bytes.subarray(writeSync(1, bytes));
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== "EAGAIN") throw error;
-        writeOut = (rest) => {
-          process.stdout.write(rest);
-        };
-        guard(process.stdout);
-        process.stdout.write(bytes);
-        return;
-      }
-    }
+    const rest = writeToDescriptor(text);
+    if (rest.length === 0) return;
+    writeOut = (later) => {
+      process.stdout.write(later);
+    };
+    guard(process.stdout);
+    process.stdout.write(rest);
   };
 }
 
