@@ -1,33 +1,44 @@
 // Entry point of the `context-fold` binary. Node's module compile cache is turned on before any of our
 // code loads (a start of the CLI is mostly loading code; cached, its compilation is skipped on later
-// runs); the program is imported after that, so it is loaded through the cache.
-import module from "node:module";
-
-// Node ≥ 22.1 has it; an older Node runs without (the CLI then starts as before). NODE_DISABLE_COMPILE_CACHE=1
-// turns it off, NODE_COMPILE_CACHE=<dir> moves it (Node's own variables).
-if (typeof module.enableCompileCache === "function") module.enableCompileCache();
+// runs); the program is imported after that, so it is loaded through the cache. Node's built-in modules
+// are taken with process.getBuiltinModule, not imported: importing one as an ES module builds a facade of
+// its exports, and node:fs's reads its lazily loaded stream classes, several ms of a start.
+// NODE_DISABLE_COMPILE_CACHE=1 turns the cache off, NODE_COMPILE_CACHE=<dir> moves it (Node's own variables).
+process.getBuiltinModule("node:module").enableCompileCache();
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-  // A bare `--version` prints what commander would (the version and a newline) without loading it.
-  const { version } = await import("./version.js");
-  process.stdout.write(`${version}\n`);
+  // A bare `--version` prints what commander would (the version and a newline) without loading it, to
+  // the descriptor itself (stdout-direct.ts); a reader that went away has nothing left to be told.
+  const [{ version }, { writeToDescriptor }] = await Promise.all([import("./version.js"), import("./stdout-direct.js")]);
+  try {
+    const rest = writeToDescriptor(`${version}\n`);
+    if (rest.length > 0) process.stdout.write(rest);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "EPIPE") throw error;
+  }
 } else {
-  const { endQuietlyOnBrokenPipe, reportError } = await import("./error-boundary.js");
-  endQuietlyOnBrokenPipe();
-  // A plain `recall <session file> …` runs without commander (commands/recall-argv.ts says which);
-  // everything else, help and mistakes included, goes through the program.
-  const fast = argv[0] === "recall" ? (await import("./commands/recall-argv.js")).parseRecallArgv(argv.slice(1)) : null;
-  if (fast === null) {
-    const { run } = await import("./program.js");
-    await run(argv);
-  } else {
-    const [{ recall }, { wantsJson }] = await Promise.all([import("./commands/recall.js"), import("./output.js")]);
-    try {
-      await recall(fast.session, fast.words, fast.options);
-    } catch (error) {
-      // As program.ts's run tells an error thrown by a command's action.
-      reportError(error, wantsJson(argv));
+  // A plain `recall <session file> …` is first tried by the one-shot search (one bundle of its own: its
+  // path is resolved at run time, not bundled into this entry; see tsup.config.ts).
+  const oneShot = argv[0] === "recall" ? (await import("./recall-one-shot.js")).recallOneShot(argv) : "commander";
+  if (oneShot !== "answered") {
+    const { endQuietlyOnBrokenPipe, reportError } = await import("./error-boundary.js");
+    endQuietlyOnBrokenPipe();
+    // What the one-shot search parsed but the table could not answer runs without commander
+    // (commands/recall-argv.ts says which), the table not tried again; everything else, help and
+    // mistakes included, goes through the program.
+    const fast = oneShot === "ledger" ? (await import("./commands/recall-argv.js")).parseRecallArgv(argv.slice(1)) : null;
+    if (fast === null) {
+      const { run } = await import("./program.js");
+      await run(argv);
+    } else {
+      const [{ recall }, { wantsJson }] = await Promise.all([import("./commands/recall.js"), import("./output.js")]);
+      try {
+        await recall(fast.session, fast.words, fast.options, { table: false });
+      } catch (error) {
+        // As program.ts's run tells an error thrown by a command's action.
+        reportError(error, wantsJson(argv));
+      }
     }
   }
 }

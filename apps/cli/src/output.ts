@@ -2,6 +2,7 @@
 // diagnostics on stderr, and the exit codes 0 ok / 1 findings / 2 usage or unreadable input.
 import type { styleText as StyleText } from "node:util";
 import { JSON_PIECE_CHARS, writeJson } from "./json-output.js";
+import { writeToDescriptor } from "./stdout-direct.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
@@ -35,6 +36,30 @@ export function style(text: string, code: Style, stream: NodeJS.WriteStream = pr
 // importing node:util costs a start several ms (a one-shot recall styles nothing).
 let styleText: typeof StyleText | undefined;
 
+/** Where printText and printJson write: process.stdout, unless the binary sent them to the descriptor. */
+let writeOut = (text: string): void => {
+  process.stdout.write(text);
+};
+
+/**
+ * Sends printText and printJson straight to file descriptor 1 (stdout-direct.ts), so process.stdout is
+ * never made. For the binary's one-shot search only (in-process callers own process.stdout). A reader
+ * that went away throws EPIPE at the write (the error boundary ends quietly on it). A descriptor that would
+ * block hands the rest, and every later write, to process.stdout; `guard` is then given the stream (the
+ * binary's broken-pipe guard).
+ */
+export function writeStdoutDirectly(guard: (stream: NodeJS.WriteStream) => void): void {
+  writeOut = (text) => {
+    const rest = writeToDescriptor(text);
+    if (rest.length === 0) return;
+    writeOut = (later) => {
+      process.stdout.write(later);
+    };
+    guard(process.stdout);
+    process.stdout.write(rest);
+  };
+}
+
 /** `JSON.stringify(value, null, 2)` and a newline: one write, or pieces when longer than a string may be. */
 export function printJson(value: unknown): void {
   const pieces: string[] = [];
@@ -43,16 +68,16 @@ export function printJson(value: unknown): void {
     pieces.push(piece);
     size += piece.length;
     if (size < JSON_PIECE_CHARS) return;
-    process.stdout.write(pieces.join(""));
+    writeOut(pieces.join(""));
     pieces.length = 0;
     size = 0;
   });
   pieces.push("\n");
-  process.stdout.write(pieces.join(""));
+  writeOut(pieces.join(""));
 }
 
 export function printText(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  writeOut(text.endsWith("\n") ? text : `${text}\n`);
 }
 
 export function warn(text: string): void {

@@ -1,5 +1,4 @@
-// The CLI's own version, read from its package.json (one level above both src/ and dist/).
-import { readFileSync } from "node:fs";
-
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+// The CLI's own version, read from its package.json (one level above both src/ and dist/). node:fs is
+// taken without an ES module import (see main.ts): `--version` loads this module alone.
+const pkg = JSON.parse(process.getBuiltinModule("node:fs").readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 export const version: string = pkg.version;

@@ -1,8 +1,10 @@
 // The error boundary: our errors (they carry a code) exit 2 or their mapped code, in one line and as
 // `{error: {code, message}}` under --json; anything else is a bug (stack on stderr, exit 70); a closed
 // stdout ends quietly; a mistyped command gets a suggestion, not the whole help.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
 import type { Command } from "commander";
@@ -119,6 +121,38 @@ describe("a closed stdout (built dist; `pnpm test` builds first): `recall … | 
     const p = spawnSync("bash", ["-c", `set -o pipefail; node "${mainJs}" recall "${file}" --no-cache --json --expand ${all} | head -1 >/dev/null`], { encoding: "utf8" });
     expect(p.stderr).toBe("");
     expect(p.status).toBe(0);
+  });
+
+  it("a warm one-shot search (written to the descriptor itself) ends quietly with exit 0 too", () => {
+    // The first run reads the ledger and writes the cache and block table; the second is the one-shot.
+    expect(spawnSync(process.execPath, [mainJs, "recall", file, "test"], { encoding: "utf8" }).status).toBe(0);
+    const p = spawnSync("bash", ["-c", `set -o pipefail; node "${mainJs}" recall "${file}" test --json --page-size 1000 | head -1 >/dev/null`], { encoding: "utf8" });
+    expect(p.stderr).toBe("");
+    expect(p.status).toBe(0);
+  });
+
+  it("a one-shot search into a full non-blocking pipe hands the rest to process.stdout: every byte arrives", async () => {
+    const args = [mainJs, "recall", file, "test", "--json", "--page-size", "1000"];
+    const expected = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 26 });
+    expect(expected.status).toBe(0);
+    expect(expected.stdout.length).toBeGreaterThan(512 * 1024); // far past what a pipe and its reader buffer
+    // Node makes a pipe it opens as process.stdout non-blocking (the flag belongs to the open pipe): made
+    // before main.js runs, the one-shot's direct write meets EAGAIN once the pipe is full.
+    const preload = join(dir, "stdout-first.mjs");
+    writeFileSync(preload, "process.stdout;\n");
+    const child = spawn(process.execPath, ["--import", pathToFileURL(preload).href, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    // Read nothing at first, so the pipe fills while the child writes.
+    child.stdout.pause();
+    await new Promise((done) => setTimeout(done, 1000));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((done) => child.once("close", (c) => done(c)));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(expected.stdout);
   });
 
   it("without the guard the same pipe dies with a stack (the guard is what the test sees)", () => {

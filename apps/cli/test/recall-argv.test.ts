@@ -113,6 +113,10 @@ describe("the built binary's fast recall (built dist; `pnpm test` builds first)"
       ["recall", file, "--scope", "compaction:99", "x"],
       ["recall", file, "--grep", "x", "--json"],
       ["recall", file, "--no-cache", "shard"],
+      // A pattern: the table cannot answer it, the one-shot search hands it back and the ledger is read.
+      ["recall", file, "/shard.*fail/"],
+      ["recall", file, "shard", "--regex", "--json"],
+      ["recall", file, "--page-size", "x", "shard"],
     ];
     for (const args of cases) {
       // In process (commander) first: the cache it writes is the one the binary's run then reads.

@@ -4,6 +4,7 @@
 // index, which cost a process start more than the search; when it answers null, the caller loads the
 // package itself and reads the ledger (`recallFile` with `tables: false`).
 export { recallFromTable } from "./table-recall.js";
+export type { OpenRecallOptions } from "./open-options.js";
 export type { RecallAnswer, RecallNotes, RecallRequest } from "./recall-request.js";
 export { type PageSyntax, renderResults } from "./render.js";
 export type { SearchResult } from "./results.js";

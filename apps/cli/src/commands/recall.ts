@@ -5,37 +5,13 @@ import type { Command } from "commander";
 import type { OpenRecallOptions, RecallAnswer, RecallRequest } from "@context-fold/recall-engine";
 // A plain search is answered from the block table through the light entry; the package itself (and the
 // ledger reader it brings) is imported only when the answer needs more (see @context-fold/recall-engine/one-shot).
-import { recallFromTable, renderResults, type SearchResult } from "@context-fold/recall-engine/one-shot";
+import { recallFromTable, renderResults } from "@context-fold/recall-engine/one-shot";
 import { RECALL_ARGUMENTS, RECALL_DESCRIPTION, RECALL_OPTIONS, type RecallOptions } from "./recall-options.js";
+import { checkSearch, fileRecall, openOptions, parseIndices, refusePastLastPage, type SearchOptions, searchOptions, warnNotes } from "./recall-search.js";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
 import { withProgress } from "../progress.js";
 
 type Engine = typeof import("@context-fold/recall-engine");
-
-function positiveInt(option: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < 1) throw new CliError(`${option} must be a positive integer, got "${text}"`, { code: "USAGE", exitCode: EXIT_USAGE });
-  return Number(text);
-}
-
-function parseIndices(text: string): number[] {
-  const out: number[] = [];
-  for (const part of text.split(",")) {
-    const item = part.trim().replace(/^#/, "");
-    if (!/^\d{1,9}$/.test(item)) throw new CliError(`--expand takes #N numbers separated by commas (e.g. 12,13), got "${part}"`, { code: "USAGE", exitCode: EXIT_USAGE });
-    out.push(Number(item));
-  }
-  return out;
-}
-
-function parseLines(text: string): { from: number; to: number } {
-  const m = /^(\d{1,9})(?:-(\d{1,9}))?$/.exec(text.trim());
-  if (m === null) throw new CliError(`--lines takes a 1-based range like 10-40, got "${text}"`, { code: "USAGE", exitCode: EXIT_USAGE });
-  const from = Number(m[1]);
-  const to = m[2] === undefined ? from : Number(m[2]);
-  if (from < 1 || to < from) throw new CliError(`--lines range ${text} is empty or starts before line 1`, { code: "USAGE", exitCode: EXIT_USAGE });
-  return { from, to };
-}
 
 function parseDate(option: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -53,7 +29,7 @@ async function recallHistory(
   dir: string,
   query: string,
   options: RecallOptions,
-  search: { scope?: string; page?: number; pageSize?: number; regex?: boolean },
+  search: SearchOptions,
   json: boolean,
 ): Promise<void> {
   const root = options.cacheDir === undefined ? undefined : join(resolve(options.cacheDir), "history");
@@ -84,32 +60,22 @@ async function recallHistory(
   emit(json, result, () => `${renderResults(result)}${renderSessionNames(result.named)}`);
 }
 
-/** A --page past the last one is a usage error, not a quiet first page. */
-function refusePastLastPage(page: number | undefined, result: SearchResult): void {
-  if (page !== undefined && result.total > 0 && page > result.pages) {
-    throw new CliError(`--page ${String(page)}: "${result.query ?? ""}" has ${String(result.pages)} page(s) of hits`, { code: "USAGE", exitCode: EXIT_USAGE });
-  }
-}
-
 /** `request` answered by reading the ledger (and saving a fresh block table), the table not tried again. */
 async function readInFull(file: string, request: RecallRequest, open: OpenRecallOptions): Promise<RecallAnswer> {
   const { recallFile } = await import("@context-fold/recall-engine");
   return withProgress(`indexing ${basename(file)}`, "bytes", (bar) => recallFile(file, { ...request, tables: false, open: { ...open, onBytes: (read, total) => bar.update(read, total) } }));
 }
 
-/** `recall` as its action runs it (commander, or the binary's fast path: recall-argv.ts). */
-export async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions): Promise<void> {
-  const json = options.json === true;
-  const page = positiveInt("--page", options.page);
-  const pageSize = positiveInt("--page-size", options.pageSize);
-  const open: OpenRecallOptions = {
-    ...(options.cacheDir === undefined ? {} : { cacheDir: resolve(options.cacheDir) }),
-    ...(options.cache === false ? { cache: false } : {}),
-    ...(options.fragment === true ? { fragment: true } : {}),
-  };
-  const search = { ...(options.scope === undefined ? {} : { scope: options.scope }), ...(page === undefined ? {} : { page }), ...(pageSize === undefined ? {} : { pageSize }), ...(options.regex === true ? { regex: true } : {}) };
-
+/**
+ * `recall` as its action runs it (commander, or the binary's parse: recall-argv.ts). `how.table: false`:
+ * the block table was already tried for this request (the binary's one-shot search, recall-one-shot.ts),
+ * so the ledger is read at once.
+ */
+export async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions, how: { table?: boolean } = {}): Promise<void> {
   if (options.sessions !== undefined) {
+    const json = options.json === true;
+    const search = searchOptions(options);
+    const open = openOptions(options);
     const [engine, { sessionsTarget }] = await Promise.all([import("@context-fold/recall-engine"), import("../sessions-target.js")]);
     const { dir, firstWord } = sessionsTarget(options.sessions);
     const query = [firstWord, sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
@@ -130,51 +96,17 @@ export async function recall(sessionArg: string | undefined, words: string[], op
     return;
   }
 
-  if (sessionArg === undefined) throw new CliError("give a session file, or --sessions <dir>", { code: "USAGE", exitCode: EXIT_USAGE });
-  const file = resolve(sessionArg);
-  const query = words.join(" ");
-  if (query.trim().length > 0) {
-    const takesNoQuery = options.expand !== undefined ? "--expand" : options.code !== undefined ? "--code" : options.anchor !== undefined ? "--anchor" : options.term !== undefined ? "--term" : undefined;
-    if (takesNoQuery !== undefined) throw new CliError(`${takesNoQuery} takes no query words (got "${query}"); search first, then ${takesNoQuery}`, { code: "USAGE", exitCode: EXIT_USAGE });
-  }
-  const spanWanted = options.code !== undefined || options.anchor !== undefined || options.term !== undefined;
-  if (!spanWanted && (options.grep !== undefined || options.lines !== undefined || options.fullOutput === true)) {
-    throw new CliError("--grep, --lines and --full-output scan a span: give --code, --anchor or --term", { code: "USAGE", exitCode: EXIT_USAGE });
-  }
-  const scan = {
-    ...(options.grep === undefined ? {} : { grep: options.grep }),
-    ...(options.lines === undefined ? {} : { lines: parseLines(options.lines) }),
-    ...(options.fullOutput === true ? { fullOutput: true } : {}),
-  };
-  const request: RecallRequest = {
-    ...search,
-    query,
-    ...(spanWanted
-      ? {
-          spans: {
-            ...(options.code === undefined ? {} : { code: options.code }),
-            ...(options.anchor === undefined ? {} : { anchor: options.anchor }),
-            ...(options.term === undefined ? {} : { term: options.term }),
-            ...(Object.keys(scan).length > 0 ? { scan } : {}),
-            ...(options.roots === undefined ? {} : { roots: options.roots.split(",").map((r) => resolve(r.trim())) }),
-          },
-        }
-      : {}),
-    ...(options.expand === undefined ? {} : { expand: parseIndices(options.expand) }),
-  };
+  const { file, request, open, json, page } = fileRecall(sessionArg, words, options);
   // A plain word search or browse is answered from the cache and its block table when both match the
   // ledger's bytes, without parsing it; otherwise the ledger is read (with a progress bar), the table not tried again.
-  const answer = recallFromTable(file, { ...request, open }) ?? (await readInFull(file, request, open));
+  const answer = (how.table === false ? null : recallFromTable(file, { ...request, open })) ?? (await readInFull(file, request, open));
   const notes = answer.notes;
   if (answer.kind !== "ranked" && answer.recall !== null) {
     const { warnDamage, warnFragment } = await import("../session-input.js");
     warnFragment(answer.recall.session);
     warnDamage(answer.recall.session);
   }
-  if (notes.cache?.reason !== undefined && notes.cache.status === "memory") warn(`context-fold: ${notes.cache.reason}; searching without a cache`);
-  if (notes.cache?.status === "rebuilt") warn(`context-fold: recall index rebuilt (${notes.cache.reason ?? "stale"})`);
-  // Only the next search's speed depends on the block table.
-  if (notes.snapshotProblem !== undefined) warn(`context-fold: recall snapshot not written (${notes.snapshotProblem})`);
+  warnNotes(notes);
   if (answer.kind === "spans") {
     const { renderSpans } = await import("@context-fold/recall-engine");
     emit(json, answer.result, () => renderSpans(answer.result));
@@ -191,9 +123,7 @@ export async function recall(sessionArg: string | undefined, words: string[], op
   }
   if (answer.kind !== "search") throw new Error(`recall answered ${answer.kind} to a search`);
   const result = answer.result;
-  refusePastLastPage(page, result);
-  for (const c of notes.changed) warn(`context-fold: #${String(c.index)}: ${c.problem}`);
-  if (notes.changed.length > 0) setExit(EXIT_FINDINGS);
+  checkSearch(result, notes, page);
   const salvaged = answer.salvaged;
   if (salvaged.length === 0) emit(json, result, () => renderResults(result));
   else {
