@@ -3,12 +3,11 @@
 // blocks. Apart from the history's bookkeeping (history-index.ts), which decides when to call it.
 import { readFileSync } from "node:fs";
 import type { Block, Session } from "@context-fold/ledger-reader";
-import { replaceFile } from "@context-fold/durable-fs";
 import { compareKey, isCacheKey } from "./index-cache.js";
 import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
 import { BOUND_UNKNOWN, boundsCode, unionKey } from "./history-dictionary.js";
-import { dropParts, MAX_PARTS, partPath, segmentBase } from "./history-layout.js";
+import { dropParts, MAX_PARTS, partPath, segmentBase, type SegmentWriter } from "./history-layout.js";
 import { byteString, encodePostings, encodeSegment, type SegmentTerm } from "./history-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, encodeTable } from "./history-table.js";
@@ -41,9 +40,9 @@ export interface IndexedSession {
  * id its earlier parts gave it, a new one takes the next; no earlier part is read past the directory
  * blocks its lookups visit, or rewritten. At MAX_PARTS the segment is rewritten whole (the same ids: the
  * session's first-seen order). Returns the terms the dictionary does not list for it yet (all of them,
- * when built anew), its term count, parts and whether it grew.
+ * when built anew), its term count, parts and whether it grew. Its files are written by `writer`.
  */
-export function indexSession(segments: string, file: string, session: Session, was: HistorySession | undefined): IndexedSession {
+export function indexSession(segments: string, file: string, session: Session, was: HistorySession | undefined, writer: SegmentWriter): IndexedSession {
   const base = segmentBase(segments, file, session.header.id);
   const wasParts = was?.parts ?? 0;
   let old: { reader: SegmentParts; hashes: string[] } | null = null;
@@ -89,7 +88,7 @@ export function indexSession(segments: string, file: string, session: Session, w
         terms.push({ key: keys[i] as Buffer, id, ...encodePostings(part.postingListsOf(i), 0) });
       }
       parts = wasParts + 1;
-      replaceFile(partPath(base, parts), encodeSegment(terms, lengths, from, termCount), { mode: 0o600 });
+      writer.write(partPath(base, parts), encodeSegment(terms, lengths, from, termCount));
     } else {
       // Ids are the session's first-seen order, as its earlier parts gave them: the terms past those are new.
       const known = old?.reader.termCount ?? 0;
@@ -128,10 +127,10 @@ export function indexSession(segments: string, file: string, session: Session, w
         all.set(unions, codes.length);
         codes = all;
       }
-      replaceFile(`${base}.seg`, encodeSegment(terms, lengths, 0, terms.length, sorted.order), { mode: 0o600 });
+      writer.write(`${base}.seg`, encodeSegment(terms, lengths, 0, terms.length, sorted.order));
       dropParts(base, 1);
     }
-    replaceFile(`${base}.tab`, encodeTable(session, old?.hashes ?? [], quotes), { mode: 0o600 });
+    writer.write(`${base}.tab`, encodeTable(session, old?.hashes ?? [], quotes));
     return { terms: added, codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
   } finally {
     old?.reader.close();

@@ -18,7 +18,7 @@ import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
 import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
 import { type IndexedSession, indexSession } from "./history-index-session.js";
-import { dropSegment, partPath, segmentBase } from "./history-layout.js";
+import { dropSegment, partPath, SegmentWriter, segmentBase } from "./history-layout.js";
 import { mergeDictionary } from "./history-merge.js";
 import { rankSegment } from "./history-rank-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
@@ -237,8 +237,11 @@ export class HistoryIndex {
     const out: HistorySession[] = [];
     let records: Buffer[] = [];
     let waiting = 0;
+    // A first build's files are named by nothing until its manifest: made durable together before it
+    // (history-layout.ts SegmentWriter); its log is folded into a new base (fsynced) before it too.
+    const writer = new SegmentWriter(this.segments, fresh);
     const flush = (): void => {
-      if (records.length > 0) appendFile(this.logPath, Buffer.concat(records));
+      if (records.length > 0) appendFile(this.logPath, Buffer.concat(records), { fsync: !fresh });
       records = [];
       waiting = 0;
     };
@@ -264,7 +267,7 @@ export class HistoryIndex {
         const session = await this.readLedger(file);
         const eligible = snapshotEligible(session);
         let indexed: IndexedSession;
-        if (eligible) indexed = indexSession(this.segments, file, session, was);
+        if (eligible) indexed = indexSession(this.segments, file, session, was, writer);
         else {
           // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary (no score bounds: it is ranked whenever a term matches).
           const terms = RecallIndex.build(session).termTexts();
@@ -311,6 +314,7 @@ export class HistoryIndex {
       if (gone.id !== "") this.dropSegment(join(this.sessionsDir, gone.path), gone.id);
     }
     flush();
+    writer.commit();
     const merged = mergeDictionary({ basePath: this.basePath, logPath: this.logPath, manifestPath: this.manifestPath }, out, fresh);
     // Another process's merge came first: start again from the files (its manifest is the newer).
     if (merged === "restart") return this.updateLocked();
