@@ -14,6 +14,12 @@ export interface ReplaceOptions {
   readonly mode?: number;
   /** Streamed content is written in chunks of about this many bytes (default 1 MiB). */
   readonly chunkBytes?: number;
+  /**
+   * fsync the file and its folder (default true). False still replaces atomically (a reader sees the old
+   * file or the new one whole) but leaves the bytes to the caller to make durable: one writing many files
+   * that nothing names until its own commit fsyncs them all at once before it.
+   */
+  readonly fsync?: boolean;
   readonly fs?: FileSystem;
 }
 
@@ -56,7 +62,7 @@ export function replaceFile(path: string, content: FileContent, options: Replace
         writeAll(fd, chunk, total, temp, fs);
         total += chunk.length;
       }
-      fs.fsyncSync(fd);
+      if (options.fsync !== false) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -69,6 +75,6 @@ export function replaceFile(path: string, content: FileContent, options: Replace
     }
     throw error;
   }
-  syncDirectory(dir, fs);
+  if (options.fsync !== false) syncDirectory(dir, fs);
   return total;
 }

@@ -57,6 +57,22 @@ describe("replaceFile", () => {
     expect(isTempNameFor(file, "state.json")).toBe(false);
   });
 
+  it("with fsync off, still replaces atomically through a temp file, and fsyncs neither the file nor its folder", () => {
+    const dir = tempDir("dfs-");
+    const file = join(dir, "seg.bin");
+    const synced: number[] = [];
+    const renamed: string[] = [];
+    const fs = { ...nodeFileSystem, fsyncSync: (fd: number) => (synced.push(fd), nodeFileSystem.fsyncSync(fd)), renameSync: (from: string, to: string) => (renamed.push(from), nodeFileSystem.renameSync(from, to)) };
+    replaceFile(file, "one\n", { fs });
+    expect(synced.length).toBe(2);
+    expect(replaceFile(file, ["two", "\n"], { fs, fsync: false })).toBe(4);
+    expect(synced.length).toBe(2);
+    expect(readFileSync(file, "utf8")).toBe("two\n");
+    expect(renamed.length).toBe(2);
+    expect(isTempNameFor(file, renamed[1]?.slice(dir.length + 1) ?? "")).toBe(true);
+    expect(readdirSync(dir)).toEqual(["seg.bin"]);
+  });
+
   for (const kind of ["short-write", "enospc", "crash"] as const) {
     it(`a ${kind} at any step keeps the old file whole and removes the temp file (unless the process died)`, () => {
       const dir = tempDir("dfs-");

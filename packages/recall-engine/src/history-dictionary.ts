@@ -21,9 +21,12 @@ const SCALE_UNKNOWN = 255;
 const SCALE_BASE = 0.02;
 const SCALE_STEP = 1.03;
 
+/** Each scale byte's value, worked out once: a search reads a code per term and session (thousands). */
+const SCALE = Float64Array.from({ length: SCALE_UNKNOWN + 1 }, (_, c) => (c >= SCALE_UNKNOWN ? Number.POSITIVE_INFINITY : SCALE_BASE * SCALE_STEP ** c));
+
 /** The value scale byte `c` stands for (Infinity for SCALE_UNKNOWN). */
 export function scaleOf(c: number): number {
-  return c >= SCALE_UNKNOWN ? Number.POSITIVE_INFINITY : SCALE_BASE * SCALE_STEP ** c;
+  return c >= SCALE_UNKNOWN ? Number.POSITIVE_INFINITY : (SCALE[c] as number);
 }
 
 /** The byte of the least value of the scale at or above `value` (rounded up: a bound stays a bound); SCALE_UNKNOWN past the scale. */

@@ -3,18 +3,17 @@
 // blocks. Apart from the history's bookkeeping (history-index.ts), which decides when to call it.
 import { readFileSync } from "node:fs";
 import type { Block, Session } from "@context-fold/ledger-reader";
-import { replaceFile } from "@context-fold/durable-fs";
 import { compareKey, isCacheKey } from "./index-cache.js";
 import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
 import { BOUND_UNKNOWN, boundsCode, unionKey } from "./history-dictionary.js";
-import { dropParts, MAX_PARTS, partPath, segmentBase } from "./history-layout.js";
-import { encodePostings, encodeSegment, type SegmentTerm } from "./history-segment.js";
+import { dropParts, MAX_PARTS, partPath, segmentBase, type SegmentWriter } from "./history-layout.js";
+import { byteString, encodePostings, encodeSegment, type SegmentTerm } from "./history-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, encodeTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
 import { isNotHistory } from "./not-history.js";
-import { isProse } from "./quoted-sources.js";
+import { isProse, quotedSources } from "./quoted-sources.js";
 import { prefixScoreBound, termIdf, termScoreBound, weightReach } from "./rank.js";
 import { RecallIndex } from "./recall-index.js";
 import { EMPTY } from "./segments.js";
@@ -41,9 +40,9 @@ export interface IndexedSession {
  * id its earlier parts gave it, a new one takes the next; no earlier part is read past the directory
  * blocks its lookups visit, or rewritten. At MAX_PARTS the segment is rewritten whole (the same ids: the
  * session's first-seen order). Returns the terms the dictionary does not list for it yet (all of them,
- * when built anew), its term count, parts and whether it grew.
+ * when built anew), its term count, parts and whether it grew. Its files are written by `writer`.
  */
-export function indexSession(segments: string, file: string, session: Session, was: HistorySession | undefined): IndexedSession {
+export function indexSession(segments: string, file: string, session: Session, was: HistorySession | undefined, writer: SegmentWriter): IndexedSession {
   const base = segmentBase(segments, file, session.header.id);
   const wasParts = was?.parts ?? 0;
   let old: { reader: SegmentParts; hashes: string[] } | null = null;
@@ -74,10 +73,11 @@ export function indexSession(segments: string, file: string, session: Session, w
     let codes: Uint16Array | null = null;
     let parts = 0;
     let termCount = texts.length;
+    let quotes: Int32Array | null = null;
     if (extend && old !== null) {
       termCount = old.reader.termCount;
       const keys = texts.map((t) => Buffer.from(t, "utf8"));
-      const known = old.reader.termIds(texts, keys);
+      const known = old.reader.termIds(texts);
       for (let i = 0; i < texts.length; i++) {
         let id = known[i] as number;
         // New terms take the next ids in the order the appended blocks first hold them (first-seen order).
@@ -88,28 +88,32 @@ export function indexSession(segments: string, file: string, session: Session, w
         terms.push({ key: keys[i] as Buffer, id, ...encodePostings(part.postingListsOf(i), 0) });
       }
       parts = wasParts + 1;
-      replaceFile(partPath(base, parts), encodeSegment(terms, lengths, from, termCount), { mode: 0o600 });
+      writer.write(partPath(base, parts), encodeSegment(terms, lengths, from, termCount));
     } else {
       // Ids are the session's first-seen order, as its earlier parts gave them: the terms past those are new.
       const known = old?.reader.termCount ?? 0;
+      // The blocks each prose block quotes, over the whole segment (kept in the table: a search reads no prose for them).
+      quotes = quotesOf(session, part);
       // Built whole and new: every term's score bound over the whole session (a grown one's stay unknown).
-      const reach = old === null ? reachOf(session) : null;
+      const reach = old === null ? reachOf(session, quotes) : null;
       if (reach !== null) codes = new Uint16Array(texts.length);
       // Union keys and their codes, listed after every term (codes follow `added`'s order: all terms are added when codes are made).
       const unionKeys: string[] = [];
       const unions: number[] = [];
-      // The terms as their UTF-8 bytes read as latin1 (flat strings, byte order), sorted: `matchesLonger` reads them.
-      const sorted = reach !== null ? texts.map((t) => Buffer.from(t, "utf8").toString("latin1")).sort() : [];
+      // The terms in the byte order of their UTF-8 (one sort: the segment is written in it, and
+      // `matchesLonger` reads it), and each term's place in it.
+      const sorted = byteOrder(texts);
+      const reachOfDoc = reach === null ? null : (doc: number): number => reach[doc] as number;
       for (let i = 0; i < texts.length; i++) {
         const term = texts[i] as string;
         const lists = part.postingListsOf(i);
         const posted: SegmentTerm = { key: Buffer.from(term, "utf8"), id: i, ...encodePostings(lists, 0) };
         terms.push(posted);
         if (i >= known) added.push(term);
-        if (codes !== null && reach !== null) {
-          codes[i] = boundsCode(termScoreBound(part, lists, (doc) => reach[doc] as number), termIdf(part.docCount, posted.df));
+        if (codes !== null && reachOfDoc !== null) {
+          codes[i] = boundsCode(termScoreBound(part, lists, reachOfDoc), termIdf(part.docCount, posted.df));
           // The term as a query token matching longer terms: that union's bound, under its own dictionary key.
-          const union = matchesLonger(sorted, term, (t) => part.termId(t) >= 0) ? prefixScoreBound(part, term, (doc) => reach[doc] as number) : null;
+          const union = matchesLonger(sorted, term, i, (t) => part.termId(t) >= 0) ? prefixScoreBound(part, term, reachOfDoc) : null;
           if (union !== null && union.bound > 0) {
             unionKeys.push(unionKey(term));
             unions.push(boundsCode(union.bound, union.idf));
@@ -123,39 +127,64 @@ export function indexSession(segments: string, file: string, session: Session, w
         all.set(unions, codes.length);
         codes = all;
       }
-      replaceFile(`${base}.seg`, encodeSegment(terms, lengths), { mode: 0o600 });
+      writer.write(`${base}.seg`, encodeSegment(terms, lengths, 0, terms.length, sorted.order));
       dropParts(base, 1);
     }
-    replaceFile(`${base}.tab`, encodeTable(session, old?.hashes ?? []), { mode: 0o600 });
+    writer.write(`${base}.tab`, encodeTable(session, old?.hashes ?? [], quotes));
     return { terms: added, codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
   } finally {
     old?.reader.close();
   }
 }
 
+/** A session's terms in the byte order of their UTF-8: `bytes` per term (as `byteString`), `order` (term ids in that order) and `place` (each id's position in it). */
+interface ByteOrder {
+  readonly bytes: readonly string[];
+  readonly order: Int32Array;
+  readonly place: Int32Array;
+}
+
+function byteOrder(texts: readonly string[]): ByteOrder {
+  const bytes = texts.map(byteString);
+  const order = Int32Array.from(texts.keys()).sort((a, b) => {
+    const x = bytes[a] as string;
+    const y = bytes[b] as string;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  const place = new Int32Array(texts.length);
+  for (let k = 0; k < order.length; k++) place[order[k] as number] = k;
+  return { bytes, order, place };
+}
+
 /**
- * Whether query token `term` matches a longer term of the session as a prefix (what rank.ts prefixTerms
- * takes: a term other than it, longer than its stem, else than itself, beginning with that; or its stem's
- * own term), read off the session's terms sorted (`sorted`: as byte strings; those beginning with a string follow it): only those
+ * Whether query token `term` (term `id` of the session) matches a longer term of the session as a prefix
+ * (what rank.ts prefixTerms takes: a term other than it, longer than its stem, else than itself,
+ * beginning with that; or its stem's own term), read off the session's terms in byte order: only those
  * are scored by `prefixScoreBound`, which looks the terms up. Never false where prefixTerms finds one (a
- * term it misses would be bounded as matching nothing longer).
+ * term it misses would be bounded as matching nothing longer). A token without a stem is its own
+ * prefix: the terms it begins follow it in byte order, so the next one tells.
  */
-function matchesLonger(sorted: readonly string[], term: string, held: (t: string) => boolean): boolean {
+function matchesLonger(sorted: ByteOrder, term: string, id: number, held: (t: string) => boolean): boolean {
   const stem = stemOf(term);
   if (stem !== null && stem !== term && held(stem)) return true;
   if ((stem ?? term).length < MIN_PREFIX) return false;
-  // Byte strings: one begins another exactly when the terms do, and is then longer in both measures.
-  const prefix = Buffer.from(stem ?? term, "utf8").toString("latin1");
-  const own = Buffer.from(term, "utf8").toString("latin1");
+  const { bytes, order, place } = sorted;
+  const own = bytes[id] as string;
+  if (stem === null || stem === term) {
+    const next = order[(place[id] as number) + 1];
+    return next !== undefined && (bytes[next] as string).startsWith(own);
+  }
+  // A stem begins terms that need not follow the token: found by a binary search for it.
+  const prefix = byteString(stem);
   let lo = 0;
-  let hi = sorted.length;
+  let hi = order.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) < prefix) lo = mid + 1;
+    if ((bytes[order[mid] as number] as string) < prefix) lo = mid + 1;
     else hi = mid;
   }
-  for (let j = lo; j < sorted.length; j++) {
-    const other = sorted[j] as string;
+  for (let j = lo; j < order.length; j++) {
+    const other = bytes[order[j] as number] as string;
     if (!other.startsWith(prefix)) break;
     if (other !== own && other.length > prefix.length) return true;
   }
@@ -163,27 +192,33 @@ function matchesLonger(sorted: readonly string[], term: string, held: (t: string
 }
 
 /**
- * Per block, the heaviest kind weight its score can end up under (rank.ts weightReach): its own, its
- * tool result's, an output's when it is prose after an output of its turn, the user's when it is prose
- * after the user's message that opened its turn (quoted-sources.ts looks back through the turn, to that message).
+ * Per block, the block its prose quotes (quoted-sources.ts, as a search over the segment asks it: every
+ * block a candidate source, since blocks that are not history are empty documents there), -1 for none;
+ * prose that is not history is never scored, so never asked.
  */
-function reachOf(session: Session): Float64Array {
+function quotesOf(session: Session, terms: TermIndex): Int32Array {
+  const out = new Int32Array(session.blocks.length).fill(-1);
+  for (const b of session.blocks) {
+    if (!isProse(b.kind) || isNotHistory(session, b)) continue;
+    const source = quotedSources(session.blocks, b.index, terms, () => false)[0];
+    if (source !== undefined) out[b.index] = source;
+  }
+  return out;
+}
+
+/**
+ * Per block, the heaviest kind weight its score can end up under (rank.ts weightReach): its own, its
+ * tool result's, and the kind's of the block its prose quotes (`quotes`), which takes the prose's score.
+ */
+function reachOf(session: Session, quotes: Int32Array): Float64Array {
   const blocks = session.blocks;
   const results = callResultsOf(blocks, (block) => isNotHistory(session, block));
   const out = new Float64Array(blocks.length);
-  let turn = Number.NaN;
-  let output = false;
-  let user = false;
   for (const b of blocks as readonly Block[]) {
-    if (b.turn !== turn || b.kind === "user") {
-      output = false;
-      user = false;
-    }
-    turn = b.turn;
     const result = results[b.index] ?? -1;
-    out[b.index] = weightReach(b.kind, result >= 0 ? (blocks[result] as Block).kind : null, isProse(b.kind) && output, isProse(b.kind) && user);
-    if (b.kind === "toolResult" || b.kind === "bash") output = true;
-    if (b.kind === "user") user = true;
+    const source = quotes[b.index] ?? -1;
+    const quoted = source < 0 ? null : (blocks[source] as Block).kind;
+    out[b.index] = weightReach(b.kind, result >= 0 ? (blocks[result] as Block).kind : null, quoted === "toolResult" || quoted === "bash", quoted === "user");
   }
   return out;
 }

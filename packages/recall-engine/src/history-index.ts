@@ -11,14 +11,14 @@
 // history-candidates.ts (which sessions can answer) and history-rank-segment.ts (ranking one segment).
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import { readSession } from "@context-fold/ledger-reader";
+import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
 import { CACHE_FORMAT, cacheKeyFor, readCacheBytes } from "./index-cache.js";
 import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
 import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
 import { type IndexedSession, indexSession } from "./history-index-session.js";
-import { dropSegment, partPath, segmentBase } from "./history-layout.js";
+import { dropSegment, partPath, SegmentWriter, segmentBase } from "./history-layout.js";
 import { mergeDictionary } from "./history-merge.js";
 import { rankSegment } from "./history-rank-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
@@ -44,6 +44,11 @@ const TITLE_MAX = 80;
  * sessions, 512 kept cost a warm query 0.7-0.8 s of CPU and more memory (the garbage) than 2,048 (0.2 s).
  */
 const KEEP_OPEN = 2048;
+/**
+ * Ledgers an update read last, kept read (with their parser's state) by a process: the session Pi is
+ * writing grows again and again, and its next update then parses only the bytes appended since.
+ */
+const KEEP_READ = 4;
 /** Dictionary log records are appended once this many bytes of them wait (a first build never holds every session's terms). */
 const LOG_BATCH = 4 << 20;
 
@@ -100,6 +105,8 @@ export class HistoryIndex {
   private manifestRead: { readonly ino: number; readonly size: number; readonly mtimeMs: number; readonly doc: Manifest } | null = null;
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
   private readonly open = new Map<string, KeptSegment>();
+  /** The ledgers this process's updates read last (KEEP_READ), by file, most recent last. */
+  private readonly ledgers = new Map<string, Session>();
 
   private constructor(sessionsDir: string, dir: string, options: HistoryOptions) {
     this.sessionsDir = resolve(sessionsDir);
@@ -230,8 +237,11 @@ export class HistoryIndex {
     const out: HistorySession[] = [];
     let records: Buffer[] = [];
     let waiting = 0;
+    // A first build's files are named by nothing until its manifest: made durable together before it
+    // (history-layout.ts SegmentWriter); its log is folded into a new base (fsynced) before it too.
+    const writer = new SegmentWriter(this.segments, fresh);
     const flush = (): void => {
-      if (records.length > 0) appendFile(this.logPath, Buffer.concat(records));
+      if (records.length > 0) appendFile(this.logPath, Buffer.concat(records), { fsync: !fresh });
       records = [];
       waiting = 0;
     };
@@ -254,10 +264,10 @@ export class HistoryIndex {
         continue;
       }
       try {
-        const session = await readSession(file);
+        const session = await this.readLedger(file);
         const eligible = snapshotEligible(session);
         let indexed: IndexedSession;
-        if (eligible) indexed = indexSession(this.segments, file, session, was);
+        if (eligible) indexed = indexSession(this.segments, file, session, was, writer);
         else {
           // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary (no score bounds: it is ranked whenever a term matches).
           const terms = RecallIndex.build(session).termTexts();
@@ -304,6 +314,7 @@ export class HistoryIndex {
       if (gone.id !== "") this.dropSegment(join(this.sessionsDir, gone.path), gone.id);
     }
     flush();
+    writer.commit();
     const merged = mergeDictionary({ basePath: this.basePath, logPath: this.logPath, manifestPath: this.manifestPath }, out, fresh);
     // Another process's merge came first: start again from the files (its manifest is the newer).
     if (merged === "restart") return this.updateLocked();
@@ -316,6 +327,28 @@ export class HistoryIndex {
       this.manifestRead = st !== undefined && st.size === Buffer.byteLength(text) ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, doc: this.manifest } : null;
     }
     return { ...counts, merged };
+  }
+
+  /**
+   * A session's ledger as it is now: from the read this process kept of it, the appended bytes only
+   * (ledger-reader's updateSession), else read whole; kept for the next update (the KEEP_READ last).
+   */
+  private async readLedger(file: string): Promise<Session> {
+    const kept = this.ledgers.get(file);
+    this.ledgers.delete(file);
+    let session: Session | undefined;
+    if (kept !== undefined) {
+      try {
+        session = await updateSession(kept);
+      } catch (error) {
+        // Replaced, truncated or rewritten since: read again from its start.
+        if (!(error instanceof LedgerError && error.code === "LEDGER_CHANGED")) throw error;
+      }
+    }
+    session ??= await readSession(file);
+    this.ledgers.set(file, session);
+    if (this.ledgers.size > KEEP_READ) this.ledgers.delete(this.ledgers.keys().next().value as string);
+    return session;
   }
 
   /** The sessions the dictionary says may hold a hit of `query`, and their score bounds (history-candidates.ts). */

@@ -1,6 +1,7 @@
 // Where one session's segment lives in a history: its parts (`<base>.seg`, `<base>.seg.1` …) and its block
 // table (`<base>.tab`), and how they are removed. One home for the naming, shared by indexing and search.
 import { rmSync } from "node:fs";
+import { type FileSystem, nodeFileSystem, replaceFile, syncDirectory } from "@context-fold/durable-fs";
 import { defaultCachePath } from "./index-cache.js";
 
 /** A grown session's segment takes at most this many parts (its first included); the growth past them rewrites it whole. */
@@ -26,4 +27,52 @@ export function dropSegment(segments: string, file: string, id: string): void {
 /** Removes a segment's parts from `k` on (left by a growth a whole rewrite replaced). */
 export function dropParts(base: string, k: number): void {
   for (let p = k; p < MAX_PARTS; p++) rmSync(partPath(base, p), { force: true });
+}
+
+/**
+ * How segment files are written: each replaced atomically and fsynced on its own (`deferred` null), or,
+ * while a first build writes files nothing names until its manifest (a crash before it starts the
+ * history over), replaced atomically but left to `commit`, which fsyncs them all at once before that manifest.
+ */
+export class SegmentWriter {
+  private readonly deferred: Set<string> | null;
+
+  constructor(
+    private readonly segments: string,
+    defer: boolean,
+    private readonly fs: FileSystem = nodeFileSystem,
+  ) {
+    this.deferred = defer ? new Set() : null;
+  }
+
+  write(path: string, bytes: Uint8Array): void {
+    if (this.deferred === null) {
+      replaceFile(path, bytes, { mode: 0o600, fs: this.fs });
+      return;
+    }
+    replaceFile(path, bytes, { mode: 0o600, fsync: false, fs: this.fs });
+    this.deferred.add(path);
+  }
+
+  /** Makes every deferred file durable, and the segments' folder (their names): what the manifest written next names. */
+  commit(): void {
+    if (this.deferred === null || this.deferred.size === 0) return;
+    for (const path of this.deferred) {
+      let fd: number;
+      try {
+        fd = this.fs.openSync(path, "r");
+      } catch (error) {
+        // Dropped since (a session rewritten, or not served from a segment after all): nothing to keep.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw error;
+      }
+      try {
+        this.fs.fsyncSync(fd);
+      } finally {
+        this.fs.closeSync(fd);
+      }
+    }
+    syncDirectory(this.segments, this.fs);
+    this.deferred.clear();
+  }
 }

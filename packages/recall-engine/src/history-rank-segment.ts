@@ -40,14 +40,17 @@ export function rankSegment(file: string, s: HistorySession, segment: { readonly
   for (let i = 0; i < n; i++) if (table.kindOf(i) === "user") users.push(i);
   // The segment's parts answer what rank.ts asks of a term index (see SegmentParts).
   const terms = reader as unknown as TermIndex;
-  // The outputs a prose block quotes, as the one-session index finds them (quoted-sources.ts). Blocks
-  // that are not history are empty documents in the segment as in that index, so they share no value
-  // and need no skip list. The blocks are the table's columns (kind, turn, text read back): the page
+  // The outputs a prose block quotes, as the one-session index finds them (quoted-sources.ts), unless the
+  // table keeps them. Blocks that are not history are empty documents in the segment as in that index, so
+  // they share no value and need no skip list. The blocks are the table's columns (kind, turn, text read back): the page
   // fields are decoded only for sessions a page shows. quotedSources reads only a block's kind, turn and
   // text (QuoteBlock's fields), hence the cast.
   const quoted = new Map<number, readonly number[]>();
   const sourcesOf = (doc: number): readonly number[] => {
     if (!isProse(table.kindOf(doc))) return [];
+    // Kept by the table when it was written with its whole segment: the same blocks, no prose text read.
+    const kept = table.quotedBy(doc);
+    if (kept !== null) return kept;
     let sources = quoted.get(doc);
     if (sources === undefined) {
       sources = quotedSources(table.quoteBlocks() as unknown as readonly Block[], doc, terms, () => false);

@@ -2,10 +2,9 @@
 // segment of its own (history-segment-reader.ts), answering ranking as the segment written whole would.
 import { CorruptIndexError } from "./errors.js";
 import { SegmentReader } from "./history-segment-reader.js";
+import { byteString } from "./history-segment.js";
 import type { PostingList } from "./term-index.js";
 
-/** UTF-16 units whose string order can differ from their UTF-8 byte order (surrogates, and the units after them). */
-const HIGH_UNITS = /[\uD800-\uFFFF]/;
 
 /**
  * A grown session's segment: its first part (the blocks first indexed) and the parts its growths added,
@@ -69,13 +68,22 @@ export class SegmentParts {
     }
     return id;
   }
-  /** The ids of `terms` (-1 for those no part holds), looked up by a forward walk of each part's directory. */
-  termIds(terms: readonly string[], keys: readonly Buffer[]): Int32Array {
+  /**
+   * The ids of `terms` (-1 for those no part holds), looked up in each part's
+   * whole directory read at once (`SegmentReader.termMap`): a growth asks for thousands.
+   */
+  termIds(terms: readonly string[]): Int32Array {
     const ids = new Int32Array(terms.length).fill(-1);
-    const order = Array.from(terms.keys()).sort((a, b) => ((terms[a] as string) < (terms[b] as string) ? -1 : 1));
-    // Strings compare by UTF-16 units: the same order as their UTF-8 bytes unless a unit is a surrogate or above.
-    const inByteOrder = terms.every((t) => !HIGH_UNITS.test(t));
-    for (const p of this.parts) p.termIds(keys, order, ids, inByteOrder);
+    // Each term as its UTF-8 bytes read as latin1, the maps' keys.
+    const bytes = terms.map(byteString);
+    for (const p of this.parts) {
+      const map = p.termMap();
+      for (let k = 0; k < bytes.length; k++) {
+        if ((ids[k] as number) >= 0) continue;
+        const id = map.get(bytes[k] as string);
+        if (id !== undefined) ids[k] = id;
+      }
+    }
     return ids;
   }
   termsWithPrefix(prefix: string, limit: number): number[] {

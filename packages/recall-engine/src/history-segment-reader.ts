@@ -4,7 +4,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { CorruptIndexError } from "./errors.js";
 import { VarintCursor } from "./history-dictionary.js";
-import { type Head, isHead, MAGIC } from "./history-segment.js";
+import { type Head, isHead, MAGIC, SPARSE } from "./history-segment.js";
 import type { PostingList } from "./term-index.js";
 
 /** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
@@ -229,38 +229,38 @@ export class SegmentReader {
   }
 
   /**
-   * The ids of many terms at once (`keys` their UTF-8 bytes), into `ids` where it holds -1 (a term already
-   * found in another part is not looked up again). Walked in `order` (the keys roughly sorted), the
-   * directory is read forward, one block after another, instead of a search per term; unless `inByteOrder`
-   * (the order is the keys' byte order), a key the walk does not meet is looked up alone, so every id is exact.
+   * Every term of the segment, as its UTF-8 bytes read as latin1 (one character per byte), with its id:
+   * the whole directory read at once and decoded into strings (a growth looks up the thousands of terms
+   * its appended blocks hold; a block read and a Buffer per entry would cost more than the growth's tokenizing).
    */
-  termIds(keys: readonly Buffer[], order: readonly number[], ids: Int32Array, inByteOrder: boolean): void {
-    let b = -1;
-    let entries: { key: Buffer; entry: Entry }[] = [];
-    let i = 0;
-    const missed: number[] = [];
-    for (const k of order) {
-      if ((ids[k] as number) >= 0) continue;
-      const key = keys[k] as Buffer;
-      const from = b;
-      while (b + 1 < this.firsts.length && Buffer.compare(this.firsts[b + 1] as Buffer, key) <= 0) b++;
-      if (b < 0) continue; // sorts before the first term: no block holds it
-      if (b !== from) {
-        entries = this.block(b);
-        i = 0;
+  termMap(): Map<string, number> {
+    const [from, length] = this.head.terms;
+    const buf = this.read(from, length);
+    const out = new Map<string, number>();
+    const c = new VarintCursor(buf);
+    let prev = "";
+    let k = 0;
+    try {
+      while (c.pos < buf.length) {
+        // Each directory block's first term is written whole (its shared count is 0).
+        if (k % SPARSE === 0) prev = "";
+        const shared = c.next();
+        const rest = c.next();
+        if (shared > prev.length || c.pos + rest > buf.length) throw new RangeError(`term ${String(k)} runs past the directory`);
+        const key = prev.slice(0, shared) + buf.toString("latin1", c.pos, c.pos + rest);
+        c.pos += rest;
+        const id = c.next();
+        c.next(); // df
+        c.next(); // postings' byte length
+        out.set(key, id);
+        prev = key;
+        k++;
       }
-      while (i < entries.length && Buffer.compare((entries[i] as { key: Buffer }).key, key) < 0) i++;
-      const at = entries[i];
-      if (at !== undefined && at.key.equals(key)) ids[k] = at.entry.id;
-      else if (!inByteOrder) missed.push(k);
+    } catch (error) {
+      if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: directory: ${error.message}`);
+      throw error;
     }
-    // A key the forward walk passed over (its order is not byte order) gets its own search.
-    for (const k of missed) {
-      const key = keys[k] as Buffer;
-      const hb = this.blockFor(key);
-      const hit = hb < 0 ? undefined : this.block(hb).find((e) => e.key.equals(key));
-      if (hit !== undefined) ids[k] = hit.entry.id;
-    }
+    return out;
   }
 
   /** Ids of the terms longer than `prefix` that begin with it, the `limit` oldest (lowest ids). */

@@ -14,7 +14,13 @@ import type { PostingList } from "./term-index.js";
 
 export const MAGIC = Buffer.from("CFHSEG1\n", "latin1");
 /** Terms per directory block: one block is read per looked-up term. */
-const SPARSE = 32;
+export const SPARSE = 32;
+
+/** A term's UTF-8 bytes read as latin1 (one character per byte: string order is byte order, the segment's); an ASCII term is its own. */
+export function byteString(term: string): string {
+  for (let i = 0; i < term.length; i++) if (term.charCodeAt(i) >= 0x80) return Buffer.from(term, "utf8").toString("latin1");
+  return term;
+}
 
 /**
  * One term of a segment as written: its UTF-8 bytes, its id in the session's term order, its document
@@ -88,18 +94,23 @@ class ByteWriter {
 /**
  * Segment bytes for `terms` (any order) over documents of `lengths`, numbered from `firstDoc`, the session
  * holding `termCount` terms through it (a later part of a grown session: the documents appended, the ids
- * of terms its earlier parts hold kept); a sha256 trailer covers them.
+ * of terms its earlier parts hold kept); a sha256 trailer covers them. `byteOrder`: the places of `terms`
+ * in the byte order of their keys, when the caller sorted them already.
  */
-export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<number>, firstDoc = 0, termCount = terms.length): Buffer {
-  // Sorted by the keys read as latin1: one character per byte, so string order is byte order (and a
-  // string comparison is far cheaper than a Buffer.compare per pair).
-  const bytesOf = terms.map((t) => t.key.toString("latin1"));
-  const order = Array.from(terms.keys()).sort((a, b) => {
-    const x = bytesOf[a] as string;
-    const y = bytesOf[b] as string;
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  const sorted = order.map((k) => terms[k] as SegmentTerm);
+export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<number>, firstDoc = 0, termCount = terms.length, byteOrder?: ArrayLike<number>): Buffer {
+  let order: ArrayLike<number>;
+  if (byteOrder !== undefined && byteOrder.length === terms.length) order = byteOrder;
+  else {
+    // Sorted by the keys read as latin1: one character per byte, so string order is byte order (and a
+    // string comparison is far cheaper than a Buffer.compare per pair).
+    const bytesOf = terms.map((t) => t.key.toString("latin1"));
+    order = Array.from(terms.keys()).sort((a, b) => {
+      const x = bytesOf[a] as string;
+      const y = bytesOf[b] as string;
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+  }
+  const sorted = Array.from(order, (k) => terms[k] as SegmentTerm);
   // Upper bounds of the sections' sizes (a varint of a number below 2^35 takes at most 5 bytes), so each is
   // written into one buffer byte by byte rather than grown.
   let keyBytes = 0;

@@ -15,13 +15,18 @@ import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
 import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFields } from "./snapshot.js";
 
-/** 2: a turn column beside the call/result pairs (ranking reads a prose block's turn without the page fields). */
-const MAGIC = Buffer.from("CFHTAB2\n", "latin1");
+/**
+ * 2: a turn column beside the call/result pairs (ranking reads a prose block's turn without the page fields).
+ * 3: the tool output (or user message) each prose block quotes, when the table was written with its whole
+ * segment (quoted-sources.ts over the session's own terms): a search reads no prose text to find them.
+ */
+const MAGIC = Buffer.from("CFHTAB3\n", "latin1");
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
 const LINEAGE = 0x10;
 const HAS_PART = 0x20;
 /** Bytes of a text's sha256 kept per block (a check, not a commitment). */
 const SHA_BYTES = 8;
+const NONE: readonly number[] = [];
 
 interface PageColumns extends OptionalColumns {
   readonly entryId: string[];
@@ -38,9 +43,12 @@ export function textHash(text: string): string {
 
 /**
  * Table bytes for `session`; `kept` are hashes recorded earlier for its first blocks (a grown session
- * keeps the hash each block had when first indexed, so a text changed since is noticed).
+ * keeps the hash each block had when first indexed, so a text changed since is noticed). `quotes`: per
+ * block, the block its prose quotes (-1: none), as found over the whole segment the table is written
+ * with; null when the segment is a grown one's (a term's document frequency, which decides what is rare
+ * enough to count as quoted, then moves with each growth: a search finds them as it ranks).
  */
-export function encodeTable(session: Session, kept: readonly string[] = []): Buffer {
+export function encodeTable(session: Session, kept: readonly string[] = [], quotes: Int32Array | null = null): Buffer {
   const flags = Buffer.alloc(session.blocks.length);
   const locations: number[] = [];
   const lineage = session.recoveredLineageIds;
@@ -74,6 +82,19 @@ export function encodeTable(session: Session, kept: readonly string[] = []): Buf
     if (result < 0) continue;
     pushVarint(pairBytes, call);
     pushVarint(pairBytes, result);
+  }
+  // The quoting prose and its source, as [prose, source] pairs in block order, after their count + 1 (0: not kept).
+  if (quotes === null) pushVarint(pairBytes, 0);
+  else {
+    let quoting = 0;
+    for (const q of quotes) if (q >= 0) quoting++;
+    pushVarint(pairBytes, quoting + 1);
+    for (let doc = 0; doc < quotes.length; doc++) {
+      const source = quotes[doc] as number;
+      if (source < 0) continue;
+      pushVarint(pairBytes, doc);
+      pushVarint(pairBytes, source);
+    }
   }
   // Flags and hashes are fixed-width columns (read in place); the turns and the call/result pairs, then the text locations (decoded when a text is first read).
   const rankBytes = Buffer.concat([flags, ...shas, Buffer.from(pairBytes), Buffer.from(locations)]);
@@ -125,6 +146,8 @@ export class BlockTable {
   private readonly shas: Buffer;
   private readonly pairs: Int32Array;
   private readonly turns: Uint32Array;
+  /** Per block, the block its prose quotes (-1: none); null when the table keeps none (see `encodeTable`). */
+  private readonly quotes: Int32Array | null;
   private quoting: readonly QuoteBlock[] | undefined;
   /** The text locations' varints, decoded on the first text read. */
   private readonly locationBytes: Buffer;
@@ -160,6 +183,14 @@ export class BlockTable {
         if (call >= n || result >= n) throw new RangeError(`call #${String(call)} → result #${String(result)} past the ${String(n)} blocks`);
         this.pairs[call] = result;
       }
+      const quoting = c.next();
+      this.quotes = quoting === 0 ? null : new Int32Array(n).fill(-1);
+      for (let k = 0; k + 1 < quoting; k++) {
+        const prose = c.next();
+        const source = c.next();
+        if (prose >= n || source >= n) throw new RangeError(`prose #${String(prose)} quoting #${String(source)} past the ${String(n)} blocks`);
+        (this.quotes as Int32Array)[prose] = source;
+      }
     } catch (error) {
       if (error instanceof RangeError) throw bad(error.message);
       throw error;
@@ -187,6 +218,12 @@ export class BlockTable {
   /** The `#N` of the tool result answering call `doc`, or -1. */
   resultOf(doc: number): number {
     return this.pairs[doc] ?? -1;
+  }
+  /** The blocks prose block `doc` quotes (quoted-sources.ts), as the table keeps them; null when it keeps none. */
+  quotedBy(doc: number): readonly number[] | null {
+    if (this.quotes === null) return null;
+    const source = this.quotes[doc] ?? -1;
+    return source < 0 ? NONE : [source];
   }
   /** The turn block `doc` belongs to. */
   turnOf(doc: number): number {

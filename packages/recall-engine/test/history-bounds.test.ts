@@ -3,6 +3,7 @@
 // every kind of match (whole word, prefix, stem, pieces, stopwords, compounds' parts, the verbatim boost),
 // no block scores above the bound its session is given without being opened; a session grown since its
 // bounds were computed is given none (its segment bounds it), before and after the log is merged.
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
@@ -13,7 +14,10 @@ import { tempDir } from "@context-fold/test-support";
 import { HistoryIndex, historyDirFor, RecallIndex, TermIndex } from "@context-fold/recall-engine";
 import { historyCandidates } from "../src/history-candidates.js";
 import { BOUND_UNKNOWN, boundOfCode, boundsCode, idfOfCode } from "../src/history-dictionary.js";
+import { segmentBase } from "../src/history-layout.js";
 import { mergeDictionary } from "../src/history-merge.js";
+import { BlockTable } from "../src/history-table.js";
+import { quotedSources } from "../src/quoted-sources.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
 const QUERIES = ["which version of node", "what hash did the commit get", "session", "sess", "checksum", "checksum drift", "src/ledger/reader.ts", "src/ledg", "read", "reading the ledger files", "the", "Command exited with code 1", "timeout deadline vitest", "pnpm run typecheck", "ledger"];
@@ -201,5 +205,49 @@ describe("history score bounds", () => {
       checked += ranked.length;
     }
     expect(checked).toBeGreaterThan(6);
+  }, 120_000);
+  it("keeps in each block table the block each prose block quotes, as found over the session's own index, and bounds prose that quotes nothing by its own kind", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("which node and pnpm do we run?"));
+      sm.appendMessage(assistant([{ type: "toolCall", id: "c_v", name: "bash", arguments: { command: "node --version && pnpm --version" } }]));
+      sm.appendMessage(toolResult("c_v", "bash", "v22.19.0\n10.34.8"));
+      sm.appendMessage(assistant([{ type: "text", text: "We run node v22.19.0 with pnpm 10.34.8." }]));
+      sm.appendMessage(assistant([{ type: "text", text: "The zebrafish fixture is unrelated to this." }]));
+    });
+    const root = tempDir("history-quotes-root-");
+    const dir = dirname(file);
+    const history = HistoryIndex.for(dir, { root });
+    await history.update();
+    const state = historyDirFor(dir, root);
+    const s = history.sessions[0];
+    if (s === undefined) throw new Error("no session");
+    const tab = `${segmentBase(join(state, "segments"), file, s.id)}.tab`;
+    const session = await readSession(file);
+    const terms = new TermIndex();
+    RecallIndex.fromTerms(session, terms);
+    const table = BlockTable.read(file, readFileSync(tab), tab, true);
+    let quoting = 0;
+    for (const b of session.blocks) {
+      const kept = table.quotedBy(b.index);
+      if (b.kind !== "text" && b.kind !== "thinking") continue;
+      const found = quotedSources(session.blocks, b.index, terms, () => false);
+      expect(kept, `#${String(b.index)}`).toEqual(found);
+      if (found.length > 0) quoting++;
+    }
+    expect(quoting).toBe(1);
+    // The prose quoting nothing lends no output its score: bounded by its own kind's weight (text, 0.8),
+    // within the scale's rounding, not by an output's (1), as when any prose after an output could quote it.
+    const bound = historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), "zebrafish", false).bounds.get(s.ordinal);
+    const best = RecallIndex.fromTerms(session, new TermIndex()).rank("zebrafish", { scope: "all" }).ranked[0]?.score ?? 0;
+    expect(best).toBeGreaterThan(0);
+    expect(bound).toBeGreaterThanOrEqual(best);
+    expect((bound as number) / best).toBeLessThan(1.07);
+    // Grown, its segment is in parts: what is rare moves with each growth, so its table keeps none (a search finds them).
+    const grown = SessionManager.open(file, dir);
+    grown.appendMessage(user("and the version of vitest?"));
+    await history.update();
+    const after = BlockTable.read(file, readFileSync(tab), tab, true);
+    expect(after.count).toBe(session.blocks.length + 1);
+    expect(after.quotedBy(3)).toBeNull();
   }, 120_000);
 });
