@@ -2,7 +2,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
-import { contextView, LedgerError, readSession, resolveAnchor, streamEntries, type StreamItem } from "@context-fold/ledger-reader";
+import { contextRoles, contextView, LedgerError, readSession, readSessionShape, resolveAnchor, streamEntries, type StreamItem } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
 import { expect, it } from "vitest";
 import { expectSameAsPi, openWithPi } from "./pi-oracle.js";
@@ -42,6 +42,18 @@ describeShared("real Pi session fixtures", () => {
       const session = await readSession(file);
       const pi = openWithPi(file, tempDir());
       expectSameAsPi(session, pi);
+    });
+
+    it(`${name}: contextRoles gives the context view's positions and roles, on the whole read and on the shape`, async () => {
+      const session = await readSession(file);
+      const view = contextView(session);
+      const expected = { positions: view.map((item) => item.entry.position), roles: view.map((item) => item.role) };
+      const whole = contextRoles(session);
+      expect({ positions: [...whole.positions], roles: whole.roles }).toEqual(expected);
+      // The shape keeps what the context's roles depend on (a streamed compaction cuts on it).
+      const shape = (await readSessionShape(file)).session;
+      const lean = contextRoles({ ...shape, withText: true });
+      expect({ positions: [...lean.positions], roles: lean.roles }).toEqual(expected);
     });
 
     it(`${name}: every anchor resolves to its block text and verifies`, async () => {

@@ -9,44 +9,72 @@
 // their parent in the file (Pi appends children), so one pass in file order is one pass in lineage order; a
 // file whose branch runs backwards (hand-edited) cannot be, and is read whole instead.
 import { branchPath, createFactsAccumulator, createSaidAlong, type FactsAccumulator, lastEntryTime } from "@context-fold/extractors";
-import { type Block, contextEntries, LedgerError, type LineageRoute, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
+import { type Block, contextRoles, LedgerError, type LineageRoute, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import { type BlockLookups, type CompactOptions, type CompactResult, compactPlanned, compactSession } from "./compact-session.js";
 import { LeanWindow } from "./lean-window.js";
-import { type BlockBytes, type CutPlan, planCut } from "./plan-cut.js";
+import { type BlockBytes, type CutPlan, cutSides } from "./plan-cut.js";
 
 const IN_WINDOW = 1;
 const IN_TAIL = 2;
 
 /**
  * The cut planned on the shape, and each block's part in it by #N (IN_WINDOW, IN_TAIL or 0) with how
- * many blocks each part has. The plan's own block lists (one stand-in per entry of the context) stay in
- * here, so they are let go before the stream rather than held beside the window's blocks.
+ * many blocks each part has. The cut is weighed on the context's positions and roles (`contextRoles`)
+ * and each context entry's summed block sizes: no object per message or block, beside the shape.
  */
-function planOnShape(shape: SessionShape, blockBytes: BlockBytes, options: CompactOptions): { cut: Omit<CutPlan, "summarizedBlocks" | "keptBlocks" | "lineageBefore">; marks: Uint8Array; windowSize: number; tailSize: number } {
+function planOnShape(shape: SessionShape, blockBytes: BlockBytes, options: CompactOptions): { cut: Omit<CutPlan, "summarizedBlocks" | "keptBlocks" | "lineageBefore">; firstKeptPosition: number; marks: Uint8Array; windowSize: number; tailSize: number } {
   // The shape's raws keep each entry's type, role, a compaction's systemMessage and summary, a branch
   // summary's text and an edit's replacement: everything the context's messages and roles (all the cut
   // reads of them) depend on. Message content is absent, so this view is for the cut only.
   const view: Session = { ...shape.session, withText: true };
-  const { standIns, entryBytes } = contextStandIns(shape, blockBytes);
-  const { summarizedBlocks, keptBlocks, lineageBefore: _before, ...cut } = planCut(view, {
-    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
-    blockBytes: entryBytes,
-    lineage: standIns,
-  });
-  // planCut takes or leaves an entry's blocks together (its side of the cut is the entry's): each stand-in
-  // marks all the blocks of its entry.
+  const { positions, roles } = contextRoles(view);
   const { blockStart, blockCount } = shape;
+  const blocksOf = (position: number): [number, number] => [blockStart[position] ?? blockCount, blockStart[position + 1] ?? blockCount];
+  // UTF-8 bytes per context entry (an entry with several messages is counted once, as planCut does).
+  let size = 0;
+  for (let i = 0; i < positions.length; i++) size = Math.max(size, (positions[i] ?? -1) + 1);
+  const entryBytes = new Float64Array(size);
+  const sized = new Uint8Array(size);
+  for (let i = 0; i < positions.length; i++) {
+    const position = positions[i] ?? 0;
+    if (sized[position] === 1) continue;
+    sized[position] = 1;
+    const [from, to] = blocksOf(position);
+    let bytes = 0;
+    for (let index = from; index < to; index++) bytes += blockBytes[index] ?? 0;
+    entryBytes[position] = bytes;
+  }
+  const sides = cutSides(positions, roles, entryBytes, options.keepTail ?? "auto", view.path);
+  const firstKept = view.entries[sides.firstKeptPosition];
+  if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", view.path, `the cut's entry at position ${String(sides.firstKeptPosition)} is not in the session`);
+  // The cut takes or leaves an entry's blocks together (its side of the cut is the entry's): window
+  // first, then the tail, as planCut lists them.
   const marks = new Uint8Array(blockCount);
-  const mark = (standIn: Block, part: number): number => {
-    const to = blockStart[standIn.entryPosition + 1] ?? blockCount;
-    for (let index = standIn.index; index < to; index++) marks[index] = part;
-    return to - standIn.index;
-  };
   let windowSize = 0;
   let tailSize = 0;
-  for (const b of summarizedBlocks) windowSize += mark(b, IN_WINDOW);
-  for (const b of keptBlocks) tailSize += mark(b, IN_TAIL);
-  return { cut, marks, windowSize, tailSize };
+  const { side } = sides;
+  for (let position = 0; position < side.length; position++) {
+    const on = side[position] ?? 0;
+    if (on === 0) continue;
+    const [from, to] = blocksOf(position);
+    if ((on & 1) !== 0) {
+      for (let index = from; index < to; index++) marks[index] = IN_WINDOW;
+      windowSize += to - from;
+    }
+    if ((on & 2) !== 0) {
+      for (let index = from; index < to; index++) marks[index] = IN_TAIL;
+      tailSize += to - from;
+    }
+  }
+  const cut = {
+    firstKeptEntryId: firstKept.id,
+    tokensBefore: sides.tokensBefore,
+    keptTokens: sides.keptTokens,
+    summarizedMessages: sides.summarizedMessages,
+    keptMessages: sides.keptMessages,
+    splitTurn: sides.splitTurn,
+  };
+  return { cut, firstKeptPosition: firstKept.position, marks, windowSize, tailSize };
 }
 
 /** The largest entry position whose first block is at or before `index` (blockStart is non-decreasing). */
@@ -117,32 +145,6 @@ function slimSession(session: Session): Session {
   };
 }
 
-/**
- * Text-less stand-ins for the context's entries (all the cut weighs), one per entry that has blocks: its
- * first `#N`, `entryId`, `entryPosition` and an empty text are all the cut reads of them, and the sizes
- * it is given hold each entry's block sizes summed at that first `#N` (the cut only ever adds an entry's
- * blocks together). One object per entry rather than per block: on a 1 GB session whose context is the
- * whole lineage, 0.9 M objects instead of 1.5 M while the shape is still held.
- */
-function contextStandIns(shape: SessionShape, blockBytes: BlockBytes): { standIns: Block[]; entryBytes: (number | undefined)[] } {
-  const { session, blockStart, blockCount } = shape;
-  const inContext = new Uint8Array(session.entries.length);
-  for (const entry of contextEntries(session.lineage)) inContext[entry.position] = 1;
-  const standIns: Block[] = [];
-  const entryBytes = new Array<number | undefined>(blockCount);
-  for (const entry of session.lineage) {
-    if (inContext[entry.position] !== 1) continue;
-    const from = blockStart[entry.position] ?? blockCount;
-    const to = blockStart[entry.position + 1] ?? blockCount;
-    if (from >= to) continue;
-    let bytes = 0;
-    for (let index = from; index < to; index++) bytes += blockBytes[index] ?? 0;
-    entryBytes[from] = bytes;
-    standIns.push({ index: from, entryId: entry.id, entryPosition: entry.position, text: "" } as unknown as Block);
-  }
-  return { standIns, entryBytes };
-}
-
 /** The cut planned on the shape and all the stream needs besides it: the shape is not held past here. */
 interface StreamPlan {
   readonly session: Session;
@@ -171,11 +173,9 @@ export function compactSessionStreamed(shape: SessionShape, options: CompactOpti
     if (!lineageInFileOrder(session) || shape.blockBytes === undefined || branchPath(session) !== session.lineage) {
       return compactWhole(session.path, options, checkCut);
     }
-    const { cut, marks, windowSize, tailSize } = planOnShape(shape, options.blockBytes ?? shape.blockBytes, options);
-    const firstKept = session.byId.get(cut.firstKeptEntryId);
-    if (firstKept === undefined) throw new LedgerError("LEDGER_CHANGED", session.path, `the cut's entry ${cut.firstKeptEntryId} is not in the session`);
+    const { cut, firstKeptPosition, marks, windowSize, tailSize } = planOnShape(shape, options.blockBytes ?? shape.blockBytes, options);
     checkCut?.(session, cut.firstKeptEntryId);
-    const plan: StreamPlan = { session: slimSession(session), lookups: shapeLookups(shape), route: lineageRoute(session), cut, firstKeptPosition: firstKept.position, marks, windowSize, tailSize };
+    const plan: StreamPlan = { session: slimSession(session), lookups: shapeLookups(shape), route: lineageRoute(session), cut, firstKeptPosition, marks, windowSize, tailSize };
     return compactAlong(plan, options);
   } catch (error) {
     return Promise.reject(error instanceof Error ? error : new Error(String(error)));

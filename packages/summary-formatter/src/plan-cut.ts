@@ -51,41 +51,52 @@ export interface PlanCutOptions {
   readonly lineage?: readonly Block[];
 }
 
-/** The cut of `session`'s active lineage. Throws SummaryError NOTHING_TO_COMPACT when nothing can be summarized. */
-export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan {
-  const keepTail = options.keepTail ?? "auto";
+/**
+ * The cut weighed on the context's messages alone: each message's entry position and role (ledger-reader's
+ * `contextRoles`, or `contextView`'s items) and the UTF-8 bytes of each context entry by position. What
+ * both `planCut` and a streamed compaction (which holds no message, only the session's shape) cut on.
+ */
+export interface CutSides {
+  /** Index into the context's messages of the first kept one. */
+  readonly firstKeptAt: number;
+  readonly firstKeptPosition: number;
+  readonly tokensBefore: number;
+  readonly keptTokens: number;
+  readonly summarizedMessages: number;
+  readonly keptMessages: number;
+  readonly splitTurn: boolean;
+  /** Each context entry's side of the cut by position: 1 summarized, 2 kept (both: its messages straddle it). */
+  readonly side: Uint8Array;
+}
+
+/** The positions an entry side array is sized to: one past the largest context position. */
+function sideSize(positions: ArrayLike<number>): number {
+  let size = 0;
+  for (let i = 0; i < positions.length; i++) size = Math.max(size, (positions[i] ?? -1) + 1);
+  return size;
+}
+
+/**
+ * The cut among the context's messages (`positions` and `roles`, in context order), sized by `entryBytes`
+ * (by entry position). Throws SummaryError NOTHING_TO_COMPACT when nothing can be summarized (`path` names the session).
+ */
+export function cutSides(positions: ArrayLike<number>, roles: readonly string[], entryBytes: ArrayLike<number>, keepTail: KeepTail, path: string): CutSides {
   if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
     throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
-  const lineage = options.lineage ?? lineageBlocks(session);
-  const context = contextView(session);
-  // Only the context's entries are sized: a compacted session's lineage is mostly before its summary.
-  // Entries are marked by position (a lineage holds each entry once), so each block costs an array
-  // read, not a string lookup.
-  let size = 0;
-  for (const item of context) size = Math.max(size, item.entry.position + 1);
-  const inContext = new Uint8Array(size);
-  for (const item of context) inContext[item.entry.position] = 1;
-  // UTF-8 bytes per context entry: the sizes kept as blocks were fed (`blockBytes`), holes measured here.
-  const known = options.blockBytes;
-  const entryBytes = new Float64Array(size);
-  for (const b of lineage) {
-    if (inContext[b.entryPosition] !== 1) continue;
-    entryBytes[b.entryPosition] = (entryBytes[b.entryPosition] ?? 0) + (known?.[b.index] ?? utf8Bytes(b.text));
-  }
   // Plain loops, no callbacks: a closure made per call is compiled again after every full GC (the hook's path).
   const bytes: number[] = [];
   let total = 0;
   // Candidates: context messages other than the previous compaction summary.
   const cand: number[] = [];
-  const roles: string[] = [];
-  for (let i = 0; i < context.length; i++) {
-    const item = context[i] as ContextItem;
-    const b = entryBytes[item.entry.position] ?? 0;
+  const candRoles: string[] = [];
+  for (let i = 0; i < roles.length; i++) {
+    const b = entryBytes[positions[i] ?? -1] ?? 0;
     bytes.push(b);
     total += b;
-    if (item.role !== "compactionSummary") {
+    const role = roles[i] ?? "";
+    if (role !== "compactionSummary") {
       cand.push(i);
-      roles.push(item.role);
+      candRoles.push(role);
     }
   }
   const suffix = new Array<number>(cand.length + 1).fill(0);
@@ -96,7 +107,7 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
   if (keepTail === "auto") {
     let lastUser = -1;
     for (let k = cand.length - 1; k >= 0; k--) {
-      if (roles[k] === "user") {
+      if (candRoles[k] === "user") {
         lastUser = k;
         break;
       }
@@ -110,7 +121,7 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
       const cap = Math.min(AUTO_TAIL_MAX_TOKENS * 4, all / 2);
       let last = -1;
       for (let k = start + 1; k < cand.length; k++) {
-        if (!CUT_ROLES.has(roles[k] ?? "")) continue;
+        if (!CUT_ROLES.has(candRoles[k] ?? "")) continue;
         last = k;
         if (cut < 0 && (suffix[k] ?? 0) <= cap) cut = k;
       }
@@ -120,22 +131,64 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
     }
   } else {
     cut = cand.length - keepTail;
-    while (cut > 0 && !CUT_ROLES.has(roles[cut] ?? "")) cut--;
+    while (cut > 0 && !CUT_ROLES.has(candRoles[cut] ?? "")) cut--;
   }
   if (cut <= 0) {
     throw new SummaryError(
       "NOTHING_TO_COMPACT",
-      `nothing to compact in ${session.path}: the ${String(cand.length)} context message(s) all belong to the kept tail (try a smaller --keep-tail)`,
+      `nothing to compact in ${path}: the ${String(cand.length)} context message(s) all belong to the kept tail (try a smaller --keep-tail)`,
     );
   }
-  const firstKept = context[cand[cut] ?? -1]?.entry;
-  if (firstKept === undefined) throw new SummaryError("NOTHING_TO_COMPACT", `no message to keep in ${session.path}`);
-  // Each context entry's side of the cut by position: 1 summarized, 2 kept (both: its messages straddle it).
-  const side = new Uint8Array(size);
+  const firstKeptAt = cand[cut] ?? -1;
+  const firstKeptPosition = positions[firstKeptAt];
+  if (firstKeptPosition === undefined) throw new SummaryError("NOTHING_TO_COMPACT", `no message to keep in ${path}`);
+  const side = new Uint8Array(sideSize(positions));
   for (let at = 0; at < cand.length; at++) {
-    const entry = context[cand[at] ?? -1]?.entry;
-    if (entry !== undefined) side[entry.position] = (side[entry.position] ?? 0) | (at < cut ? SUMMARIZED : KEPT);
+    const position = positions[cand[at] ?? -1];
+    if (position !== undefined) side[position] = (side[position] ?? 0) | (at < cut ? SUMMARIZED : KEPT);
   }
+  return {
+    firstKeptAt,
+    firstKeptPosition,
+    tokensBefore: tokensOfBytes(total),
+    keptTokens: tokensOfBytes(suffix[cut] ?? 0),
+    summarizedMessages: cut,
+    keptMessages: cand.length - cut,
+    splitTurn,
+    side,
+  };
+}
+
+/** The cut of `session`'s active lineage. Throws SummaryError NOTHING_TO_COMPACT when nothing can be summarized. */
+export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan {
+  const keepTail = options.keepTail ?? "auto";
+  if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
+    throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
+  const lineage = options.lineage ?? lineageBlocks(session);
+  const context = contextView(session);
+  // Only the context's entries are sized: a compacted session's lineage is mostly before its summary.
+  // Entries are marked by position (a lineage holds each entry once), so each block costs an array
+  // read, not a string lookup.
+  const positions = new Int32Array(context.length);
+  const roles: string[] = [];
+  for (let i = 0; i < context.length; i++) {
+    const item = context[i] as ContextItem;
+    positions[i] = item.entry.position;
+    roles.push(item.role);
+  }
+  const size = sideSize(positions);
+  const inContext = new Uint8Array(size);
+  for (let i = 0; i < positions.length; i++) inContext[positions[i] ?? 0] = 1;
+  // UTF-8 bytes per context entry: the sizes kept as blocks were fed (`blockBytes`), holes measured here.
+  const known = options.blockBytes;
+  const entryBytes = new Float64Array(size);
+  for (const b of lineage) {
+    if (inContext[b.entryPosition] !== 1) continue;
+    entryBytes[b.entryPosition] = (entryBytes[b.entryPosition] ?? 0) + (known?.[b.index] ?? utf8Bytes(b.text));
+  }
+  const sides = cutSides(positions, roles, entryBytes, keepTail, session.path);
+  const firstKept = (context[sides.firstKeptAt] as ContextItem).entry;
+  const { side } = sides;
   const summarizedBlocks: Block[] = [];
   const keptBlocks: Block[] = [];
   for (const b of lineage) {
@@ -143,7 +196,6 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
     if ((on & SUMMARIZED) !== 0) summarizedBlocks.push(b);
     if ((on & KEPT) !== 0) keptBlocks.push(b);
   }
-  const kept = suffix[cut] ?? 0;
   // Made when asked: only a caller extracting facts afresh reads it (the extension's are accumulated).
   let lineageBefore: Block[] | undefined;
   const before = (): Block[] => {
@@ -157,15 +209,15 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
   };
   return {
     firstKeptEntryId: firstKept.id,
-    tokensBefore: tokensOfBytes(total),
-    keptTokens: tokensOfBytes(kept),
-    summarizedMessages: cut,
-    keptMessages: cand.length - cut,
+    tokensBefore: sides.tokensBefore,
+    keptTokens: sides.keptTokens,
+    summarizedMessages: sides.summarizedMessages,
+    keptMessages: sides.keptMessages,
     summarizedBlocks,
     keptBlocks,
     get lineageBefore() {
       return before();
     },
-    splitTurn,
+    splitTurn: sides.splitTurn,
   };
 }

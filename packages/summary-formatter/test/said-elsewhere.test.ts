@@ -5,8 +5,8 @@
 // Sessions are written by Pi's own SessionManager; the damage is the masking kind seen in real files (a
 // `\n` escape whose letter was overwritten, leaving a lone backslash).
 import { readFileSync, writeFileSync } from "node:fs";
-import { cutOffBlocks, saidElsewhere } from "@context-fold/extractors";
-import { readSession, readSessionShape } from "@context-fold/ledger-reader";
+import { createSaidAlong, cutOffBlocks, saidElsewhere } from "@context-fold/extractors";
+import { readSession, readSessionShape, streamLineage } from "@context-fold/ledger-reader";
 import { tempDir } from "@context-fold/test-support";
 import { compactSession, compactSessionStreamed } from "@context-fold/summary-formatter";
 import { describe, expect, it } from "vitest";
@@ -169,5 +169,20 @@ describe("a prompt kept only by an extension's custom entry", () => {
     w.assistant([{ type: "text", text: "Opening an issue." }]);
     const session = await readSession(w.file);
     expect(saidElsewhere(session)).toEqual([]);
+  });
+
+  it("the streamed collector settles each custom entry at the next message and gives the whole read's statements", async () => {
+    const w = sessionWithLostPrompt(tempDir(), LOST);
+    // Two custom entries waiting for one answer (the second is another extension's), and one no message follows.
+    w.sm.appendCustomEntry("other-extension", { note: "checkpoint before the screenshots" });
+    w.sm.appendCustomEntry(TRACKER, route(`${LOST} Again.`));
+    w.assistant([{ type: "text", text: "The issue is filed." }]);
+    w.sm.appendCustomEntry(TRACKER, route("Recorded after the last message."));
+    const session = await readSession(w.file);
+    const whole = saidElsewhere(session);
+    expect(whole.map((s) => s.text)).toEqual([LOST, `${LOST} Again.`]);
+    const along = createSaidAlong();
+    for await (const { entry, blocks } of streamLineage(session)) along.add(entry, blocks);
+    expect(along.statements()).toEqual(whole);
   });
 });

@@ -2,6 +2,10 @@
 // from the ledger, and hand-written truth files with --truth), how much recall brings back verified,
 // sizes, times, and the same after N rounds. A file that cannot be read as a session is skipped with its
 // reason and the rest are scored; with nothing scored the command fails (exit 2).
+//
+// Reads each session whole, never streamed: it samples needles from any block's text, builds a recall
+// index over all of them and compacts the lineage several times (whole-session passes by design). It
+// scores test sessions, not a user's 1 GB one, so it is left out of the 512 MB floor (README).
 import { performance } from "node:perf_hooks";
 import type { Session } from "@context-fold/ledger-reader";
 import { RecallError } from "@context-fold/recall-engine";

@@ -2,6 +2,13 @@
 // (context_edit replacements and omissions applied), with codes kept stable against earlier records.
 // Two reads, neither holding the session's text: its shape (tree, lineage, edits), then a stream whose
 // lineage blocks are scanned into the record's running fields as they go by.
+//
+// Not yet within 512 MB on a 1 GB session (3.5 GB peak on the bench's): the record is one JSON line with
+// a span per anchorable lineage block (1,052,213 spans, 213 MB), built whole and written in one append
+// under the seed index's lock; the seed accumulator keeps each span's block, text included, until the
+// record asks for its sha256 (computed late on purpose: a fold record spans only the blocks it chose);
+// and the code assigner maps every span's anchor. Bounded memory needs a record writer that streams the
+// spans (they come last in the record) and an accumulator that hashes a span as its block goes by.
 import { buildCompactRecordStreamed, lastEntryTime } from "@context-fold/extractors";
 import {
   appendNextRecord,

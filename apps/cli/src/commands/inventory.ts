@@ -2,6 +2,12 @@
 // context (floor, tool output per tool and item with age/dormant/redundant/reclaimable, dormant content),
 // the same accounting as the Pi extension's /context-inventory, without a live Pi (the floor is unknown
 // unless given).
+//
+// Not yet within 512 MB on a 1 GB session: `--json` prints every in-context item (one per block of
+// Pi's current context, nearly every block of a never-compacted session) as one JSON document, and the
+// streamed read (`sessionInventoryStreamed`) hands `buildInventory` the context's blocks with their
+// text, all at once, since its one pass reads each block's text for tokens and path references.
+// Bounded memory needs that pass fed block by block as the stream meets them, and the JSON written item by item.
 import { type ContextInventory, renderInventory, sessionInventory, sessionInventoryStreamed, type InventoryOptions } from "@context-fold/extractors";
 import { archivalUnion, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";

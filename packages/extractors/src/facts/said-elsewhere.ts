@@ -60,8 +60,8 @@ function carries(field: string, said: string): boolean {
 /** An entry's blocks: from a whole read (`blocksOfEntry`) or from a streamed read that kept them. */
 export type BlocksOfEntry = (entry: Entry) => readonly Block[];
 
-function userText(blocksOf: BlocksOfEntry, entry: Entry): { text: string; index: number; turn: number } | null {
-  const blocks = blocksOf(entry).filter((b) => b.kind === "user");
+function userText(entryBlocks: readonly Block[]): { text: string; index: number; turn: number } | null {
+  const blocks = entryBlocks.filter((b) => b.kind === "user");
   const first = blocks[0];
   return first === undefined ? null : { text: blocks.map((b) => b.text).join("\n"), index: first.index, turn: first.turn };
 }
@@ -75,43 +75,75 @@ function nextMessage(path: readonly Entry[], i: number): Entry | undefined {
   return undefined;
 }
 
+/** A custom entry met before an assistant answer: a prompt it may hold, read once the pairings are known. */
+interface Candidate {
+  readonly type: string;
+  readonly leaves: Map<string, string>;
+  /** The answer's first block (#N and turn), or undefined when it has none. */
+  readonly at: { readonly index: number; readonly turn: number } | undefined;
+}
+
+/**
+ * The pairings of custom entries with the message after them, taken one custom entry at a time as the
+ * branch is read in order: the one rule for a whole branch (`lostPrompts`) and a streamed one
+ * (`createSaidAlong`), which then holds only the pairings and candidates, never the branch.
+ */
+class PromptPairing {
+  private readonly paired = new Map<string, number>();
+  private readonly matched = new Map<string, number>();
+  private readonly candidates: Candidate[] = [];
+
+  /** `entry` (custom) followed by `next`, the branch's next message, with its blocks; undefined: none follows. */
+  pair(entry: Entry, next: Entry | undefined, blocksOfNext: readonly Block[]): void {
+    const type = typeof entry.raw["customType"] === "string" ? entry.raw["customType"] : "";
+    const r = next === undefined ? undefined : role(next);
+    if (next === undefined || (r !== "user" && r !== "assistant")) return;
+    const leaves = stringLeaves(entry.raw["data"]);
+    if (leaves.size === 0) return;
+    if (r === "assistant") {
+      const first = blocksOfNext[0];
+      this.candidates.push({ type, leaves, at: first === undefined ? undefined : { index: first.index, turn: first.turn } });
+      return;
+    }
+    const said = userText(blocksOfNext);
+    if (said === null) return;
+    this.paired.set(type, (this.paired.get(type) ?? 0) + 1);
+    for (const [field, value] of leaves) {
+      if (carries(value, said.text)) this.matched.set(`${type}\u0000${field}`, (this.matched.get(`${type}\u0000${field}`) ?? 0) + 1);
+    }
+  }
+
+  /** The candidates whose field carried the user message every time one followed (at least twice). */
+  prompts(): UserStatement[] {
+    const out: UserStatement[] = [];
+    for (const c of this.candidates) {
+      const n = this.paired.get(c.type) ?? 0;
+      if (n < PROMPT_FIELD_MIN_PAIRS) continue;
+      let text: string | null = null;
+      for (const [field, value] of c.leaves) {
+        if (this.matched.get(`${c.type}\u0000${field}`) === n && (text === null || value.length > text.length)) text = value;
+      }
+      if (text !== null && c.at !== undefined) out.push({ text, turn: c.at.turn, index: c.at.index });
+    }
+    return out;
+  }
+}
+
 /** Prompts recorded by an extension's custom entry that never became a user message (see the file comment). */
 function lostPrompts(blocksOf: BlocksOfEntry, path: readonly Entry[]): UserStatement[] {
-  const paired = new Map<string, number>();
-  const matched = new Map<string, number>();
-  const candidates: { type: string; leaves: Map<string, string>; answer: Entry }[] = [];
+  const pairing = new PromptPairing();
   for (let i = 0; i < path.length; i++) {
     const entry = path[i] as Entry;
     if (entry.type !== "custom") continue;
-    const type = typeof entry.raw["customType"] === "string" ? entry.raw["customType"] : "";
     const next = nextMessage(path, i);
-    const r = next === undefined ? undefined : role(next);
-    if (next === undefined || (r !== "user" && r !== "assistant")) continue;
-    const leaves = stringLeaves(entry.raw["data"]);
-    if (leaves.size === 0) continue;
-    if (r === "assistant") {
-      candidates.push({ type, leaves, answer: next });
-      continue;
-    }
-    const said = userText(blocksOf, next);
-    if (said === null) continue;
-    paired.set(type, (paired.get(type) ?? 0) + 1);
-    for (const [field, value] of leaves) {
-      if (carries(value, said.text)) matched.set(`${type}\u0000${field}`, (matched.get(`${type}\u0000${field}`) ?? 0) + 1);
-    }
+    pairing.pair(entry, next, next === undefined ? [] : blocksOf(next));
   }
-  const out: UserStatement[] = [];
-  for (const c of candidates) {
-    const n = paired.get(c.type) ?? 0;
-    if (n < PROMPT_FIELD_MIN_PAIRS) continue;
-    let text: string | null = null;
-    for (const [field, value] of c.leaves) {
-      if (matched.get(`${c.type}\u0000${field}`) === n && (text === null || value.length > text.length)) text = value;
-    }
-    const first = blocksOf(c.answer)[0];
-    if (text !== null && first !== undefined) out.push({ text, turn: first.turn, index: first.index });
-  }
-  return out;
+  return pairing.prompts();
+}
+
+/** Bare messages left out, in #N order: what both readings of the branch return. */
+function spoken(prompts: UserStatement[]): UserStatement[] {
+  return prompts.filter((s) => !isBareMessage(s.text)).sort((a, b) => a.index - b.index);
 }
 
 /**
@@ -128,9 +160,7 @@ export function saidElsewhere(session: Session): UserStatement[] {
  * and its messages' roles and blocks; see `createSaidAlong`).
  */
 export function saidAlong(path: readonly Entry[], blocksOf: BlocksOfEntry): UserStatement[] {
-  return lostPrompts(blocksOf, path)
-    .filter((s) => !isBareMessage(s.text))
-    .sort((a, b) => a.index - b.index);
+  return spoken(lostPrompts(blocksOf, path));
 }
 
 /** `saidAlong` over a branch fed entry by entry (a streamed read), keeping only what it reads. */
@@ -142,25 +172,29 @@ export interface SaidAlongCollector {
 }
 
 /**
- * What `saidAlong` reads of a branch, kept while it streams by: custom entries whole (their data is
- * where a prompt may be), and of each message only its type and role, with a user message's blocks or an
- * answer's first block without its text. Other entries are never read (`nextMessage` skips them).
+ * `saidAlong` read as the branch streams by: the custom entries since the last message wait for the next
+ * message (the one `nextMessage` finds: other entries are skipped), which settles them at once. Memory
+ * holds those few waiting entries and the pairings, not the branch: on a 1 GB session the earlier
+ * collector, which kept every message's role and blocks to the end, held ≈0.5 GB.
  */
 export function createSaidAlong(): SaidAlongCollector {
-  const path: Entry[] = [];
-  const blocks = new Map<string, readonly Block[]>();
+  const pairing = new PromptPairing();
+  let waiting: Entry[] = [];
   return {
     add(entry, entryBlocks) {
       if (entry.type === "custom") {
-        path.push(entry);
+        waiting.push(entry);
         return;
       }
-      if (entry.type !== "message") return;
-      const r = role(entry);
-      path.push({ ...entry, raw: { type: entry.raw["type"], message: { role: r } } });
-      const user = entryBlocks.filter((b) => b.kind === "user");
-      blocks.set(entry.id, user.length > 0 ? user : entryBlocks.slice(0, 1).map((b) => ({ ...b, text: "" })));
+      if (entry.type !== "message" || waiting.length === 0) return;
+      for (const custom of waiting) pairing.pair(custom, entry, entryBlocks);
+      waiting = [];
     },
-    statements: () => saidAlong(path, (entry) => blocks.get(entry.id) ?? []),
+    statements: () => {
+      // Custom entries no message follows pair with nothing (as `nextMessage` finds none for them).
+      for (const custom of waiting) pairing.pair(custom, undefined, []);
+      waiting = [];
+      return spoken(pairing.prompts());
+    },
   };
 }

@@ -48,12 +48,22 @@ export async function sessionHandoffStreamed(shape: SessionShape, options: Sessi
 
 async function handoffAlong(session: HandoffSession, route: LineageRoute, now: string, options: SessionHandoffOptions): Promise<SessionHandoff> {
   const acc = createFactsAccumulator(session.header.cwd === undefined ? {} : { cwd: session.header.cwd });
-  const anchors: { index: number; anchor: string }[] = [];
+  // Each anchor by #N in one slot, not an {index, anchor} object per block (≈1 M on a 1 GB session):
+  // the objects are made one at a time as the doc reads them (`anchoredBlocks`).
+  const anchors: (string | undefined)[] = [];
   for await (const { blocks } of streamRoute(route)) {
     acc.add(blocks);
-    for (const b of blocks) if (b.anchor !== undefined) anchors.push({ index: b.index, anchor: b.anchor });
+    for (const b of blocks) if (b.anchor !== undefined) anchors[b.index] = b.anchor;
   }
-  return handoffOf(session, acc, anchors, now, options);
+  return handoffOf(session, acc, anchoredBlocks(anchors), now, options);
+}
+
+/** `{index, anchor}` of each anchored #N, ascending (the order the stream met them: #N grows along a lineage read in file order). */
+function* anchoredBlocks(anchors: readonly (string | undefined)[]): Generator<{ readonly index: number; readonly anchor: string }, void, undefined> {
+  for (let index = 0; index < anchors.length; index++) {
+    const anchor = anchors[index];
+    if (anchor !== undefined) yield { index, anchor };
+  }
 }
 
 /** What a handoff names of its session besides the facts. */
