@@ -14,7 +14,7 @@ function floorTokens(ctx: ExtensionContext): number {
   }
 }
 
-/** Work that follows the fold at each model call, given the usage the hook read (one `getContextUsage` per call: in Pi it projects the whole session). */
+/** Work that follows the fold at each model call, given the usage the hook read (Pi's figure, kept by the runtime's tracker). */
 export type AfterContext = (messages: ContextEvent["messages"], usage: { tokens: number | null; contextWindow: number } | undefined, ctx: ExtensionContext) => Promise<void>;
 
 export async function handleContext(registry: RuntimeRegistry, event: ContextEvent, ctx: ExtensionContext, after?: AfterContext): Promise<ContextEventResult | undefined> {
@@ -25,7 +25,7 @@ export async function handleContext(registry: RuntimeRegistry, event: ContextEve
     return undefined; // the registry never rejects; this is belt and braces
   }
   try {
-    const usage = ctx.getContextUsage();
+    const usage = runtime.usage.usage(ctx);
     const reported = usage === undefined ? undefined : { tokens: usage.tokens, contextWindow: usage.contextWindow };
     const messages = await runtime.folder.process(event.messages, reported, reported?.tokens == null ? floorTokens(ctx) : 0);
     const notice = runtime.folder.takeNotice();

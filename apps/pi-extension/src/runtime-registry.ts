@@ -1,6 +1,7 @@
 // One SessionRuntime per Pi session, opened on first use. If opening fails (an unreadable seed index,
 // say), the session still gets a runtime — with folding off — and the user is told once.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { ContextUsageTracker } from "./fold/context-usage.js";
 import { ContextFolder } from "./fold/context-folder.js";
 import { FailureReport } from "./failure-report.js";
 import { FoldState } from "./fold/fold-state.js";
@@ -64,6 +65,7 @@ export class RuntimeRegistry {
         folder,
         recall: undefined,
         failures,
+        usage: new ContextUsageTracker(),
       };
     }
   }

@@ -5,6 +5,7 @@ import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { createSeedScanCache } from "@context-fold/extractors";
 import { currentView, nextSeq, readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
 import { ContextFolder } from "./fold/context-folder.js";
+import { ContextUsageTracker } from "./fold/context-usage.js";
 import { FailureReport } from "./failure-report.js";
 import { FoldState, UNFOLD_ENTRY, type UnfoldMark } from "./fold/fold-state.js";
 import { LedgerTracker } from "./ledger-tracker.js";
@@ -20,6 +21,8 @@ export interface SessionRuntime {
   readonly folder: ContextFolder;
   readonly recall: RecallService | undefined;
   readonly failures: FailureReport;
+  /** Pi's context usage figure, kept from the entries appended since the last call (never a whole-session projection per call). */
+  readonly usage: ContextUsageTracker;
 }
 
 /** The runtime key for the session a context belongs to (cheap: called on every model call). */
@@ -48,11 +51,11 @@ export async function openSessionRuntime(ctx: Pick<ExtensionContext, "sessionMan
   if (sessionFile === undefined) {
     // An in-memory session has no ledger to verify recall against: nothing folds, nothing breaks.
     const folder = new ContextFolder(new FoldState(), options, undefined, "in-memory session: no session file to recall folded text from");
-    return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex: undefined, folder, recall: undefined, failures };
+    return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex: undefined, folder, recall: undefined, failures, usage: new ContextUsageTracker() };
   }
   const seedIndex = seedIndexPath(sessionFile, sessionId);
   const { outcomes } = await readSeedIndexFile(seedIndex);
   const state = FoldState.restore(currentView(outcomes), nextSeq(outcomes), unfoldMarks(ctx));
   const folder = new ContextFolder(state, options, { sessionId, seedIndex, cwd: ctx.cwd, ledger: new LedgerTracker(sessionFile), scans: createSeedScanCache() });
-  return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex, folder, recall: new RecallService(sessionFile, ctx.cwd), failures };
+  return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex, folder, recall: new RecallService(sessionFile, ctx.cwd), failures, usage: new ContextUsageTracker() };
 }

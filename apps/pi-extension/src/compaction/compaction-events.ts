@@ -13,6 +13,7 @@ import { DIGEST_MESSAGE_TYPE } from "@context-fold/recall-engine";
 import { planCut } from "@context-fold/summary-formatter";
 import type { Usage } from "@context-fold/seed-index-format";
 import type { ContextFolder } from "../fold/context-folder.js";
+import type { UsageContext } from "../fold/context-usage.js";
 import { thresholdTokens } from "../fold/fold-planner.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
 import type { SessionRuntime } from "../session-runtime.js";
@@ -135,8 +136,8 @@ function gateThreshold(options: CompactionOptions, ctx: Pick<ExtensionContext, "
   return model !== undefined && model.tokens <= floor.tokens ? model : floor;
 }
 
-function usageOf(ctx: Pick<ExtensionContext, "getContextUsage">, fallbackTokens?: number): Usage | undefined {
-  const usage = ctx.getContextUsage();
+function usageOf(runtime: SessionRuntime, ctx: UsageContext, fallbackTokens?: number): Usage | undefined {
+  const usage = runtime.usage.usage(ctx);
   if (usage === undefined || !(usage.contextWindow > 0)) return undefined;
   const tokens = usage.tokens ?? fallbackTokens;
   if (tokens === undefined) return undefined;
@@ -154,7 +155,7 @@ async function beforeCompact(
   try {
     ({ runtime, session } = await registry.get(ctx));
     const options = registry.options;
-    const usage = usageOf(ctx, event.preparation.tokensBefore);
+    const usage = usageOf(runtime, ctx, event.preparation.tokensBefore);
     // Compact later: Pi's automatic trigger fired below this model's threshold. Explicit requests
     // (`/compact`, our command) and overflow recovery always go through.
     if (event.reason === "threshold" && usage !== undefined) {
@@ -256,7 +257,7 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   if (session === undefined || session.inFlight !== undefined) return undefined;
   if (event === "agent_end") session.noteRunEnded();
   const ledger = await session.sync(false);
-  const reported = ctx.getContextUsage();
+  const reported = runtime.usage.usage(ctx);
   if (ledger === undefined || reported === undefined || !(reported.contextWindow > 0)) return undefined;
   const options = registry.options;
   const threshold = gateThreshold(options, ctx, runtime.folder, reported.contextWindow);

@@ -1,6 +1,6 @@
 // Replaces folded blocks by their frozen stubs in the messages of one model call. Touches only folded
 // tool results and folded thinking parts; every other message is passed through as the same object.
-import { assistantPartAnchor, assistantView, type PiMessage, thinkingText, toolResultView } from "@context-fold/ledger-reader";
+import { assistantPartAnchor, assistantView, messageRole, type PiMessage, thinkingText, toolResultView } from "@context-fold/ledger-reader";
 import { joinTextParts } from "@context-fold/seed-index-format";
 import type { FoldState } from "./fold-state.js";
 
@@ -41,12 +41,34 @@ export function refoldAt<M extends PiMessage>(messages: readonly M[], applied: M
   return out ?? applied;
 }
 
+/**
+ * Anchors of tool results by toolCallId (null: the id makes none). Every call walks every tool result of
+ * the context, and making an anchor checks that it reads back: each id's is made once (bounded; cleared
+ * when full). The rule stays `toolResultView`'s.
+ */
+const resultAnchors = new Map<string, string | null>();
+const RESULT_ANCHOR_CACHE_MAX = 50_000;
+
+/** The anchor of a tool result message (undefined: it has none); null for any other message. */
+function resultAnchorOf(message: PiMessage): string | undefined | null {
+  if (messageRole(message) !== "toolResult") return null;
+  const id = (message as { toolCallId?: unknown }).toolCallId;
+  const known = typeof id === "string" ? resultAnchors.get(id) : undefined;
+  if (known !== undefined) return known ?? undefined;
+  const anchor = toolResultView(message)?.anchor;
+  if (typeof id === "string") {
+    if (resultAnchors.size >= RESULT_ANCHOR_CACHE_MAX) resultAnchors.clear();
+    resultAnchors.set(id, anchor ?? null);
+  }
+  return anchor;
+}
+
 function foldMessage<M extends PiMessage>(message: M, state: FoldState): M | undefined {
-  const result = toolResultView(message);
-  if (result !== undefined) {
-    const span = result.anchor === undefined ? undefined : state.get(result.anchor);
+  const anchor = resultAnchorOf(message);
+  if (anchor !== null) {
+    const span = anchor === undefined ? undefined : state.get(anchor);
     if (span === undefined) return undefined;
-    const stub = state.stubFor(span, () => joinTextParts(result.content));
+    const stub = state.stubFor(span, () => joinTextParts((message as { content?: unknown }).content));
     return { ...message, content: [{ type: "text", text: stub }] };
   }
   const assistant = assistantView(message);

@@ -26,8 +26,13 @@ const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").sp
 /** A folder for a V8 CPU profile of each run's turns (`pi-turns-<run>.cpuprofile`): Pi's work and ours, one process. */
 const PROFILE_DIR = process.env["BENCH_PI_TURNS_PROFILE"];
 
-/** apps/pi-extension, loaded by Pi from its package directory as `pi install` would. */
+/**
+ * apps/pi-extension, loaded by Pi from its package directory as `pi install` would; BENCH_PI_TURNS_EXTENSION
+ * names another extension path instead (another build's entry file, to alternate builds run by run).
+ */
 function extensionDir(): string {
+  const other = process.env["BENCH_PI_TURNS_EXTENSION"];
+  if (other !== undefined && other !== "") return other;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++, dir = dirname(dir)) {
     const candidate = join(dir, "apps", "pi-extension");

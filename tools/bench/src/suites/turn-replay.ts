@@ -83,7 +83,10 @@ async function drain(): Promise<number> {
   return Math.max(0, (await ticks()) - idleDrainMs);
 }
 
-const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+/** The usage a provider reports for a response: the context it was sent and the tokens it wrote. */
+function billed(input: number, output: number): object {
+  return { input, output, cacheRead: 0, cacheWrite: 0, totalTokens: input + output, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+}
 
 function commandOutput(turn: number): string {
   const lines: string[] = [];
@@ -230,8 +233,12 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     let piCpu = 0;
     let folded = false;
     const append = (message: object): void => {
+      const added = estimateTokens([message]);
+      // A provider reports what it was sent plus what it wrote: Pi's count starts from that usage.
+      const m = message as { role?: string; usage?: unknown };
+      if (m.role === "assistant") m.usage = billed(tokens, added);
       sm.appendMessage(message as never);
-      tokens += estimateTokens([message]);
+      tokens += added;
     };
     const pi = (work: () => void): void => {
       const used = process.cpuUsage();
@@ -267,7 +274,7 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     const id = `call_${String(turn)}`;
     pi(() => append({ role: "user", content: `run the build, step ${String(turn)}`, timestamp: turn * 1000 }));
     await modelCall();
-    const toolCall = { role: "assistant", content: [{ type: "text", text: "Running it." }, { type: "toolCall", id, name: "bash", arguments: { command: `./build.sh ${String(turn)}` } }], api: "faux", provider: "faux", model: "faux-64k", usage, stopReason: "toolUse", responseId: `resp_${String((responses += 1))}`, timestamp: turn * 1000 + 1 };
+    const toolCall = { role: "assistant", content: [{ type: "text", text: "Running it." }, { type: "toolCall", id, name: "bash", arguments: { command: `./build.sh ${String(turn)}` } }], api: "faux", provider: "faux", model: "faux-64k", stopReason: "toolUse", responseId: `resp_${String((responses += 1))}`, timestamp: turn * 1000 + 1 };
     const result = { role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: commandOutput(turn) }], isError: false, timestamp: turn * 1000 + 2 };
     pi(() => {
       append(toolCall);
@@ -275,7 +282,7 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     });
     await turnEnd(toolCall, [result]);
     await modelCall();
-    const answer = { role: "assistant", content: [{ type: "text", text: `Step ${String(turn)} built.` }], api: "faux", provider: "faux", model: "faux-64k", usage, stopReason: "stop", responseId: `resp_${String((responses += 1))}`, timestamp: turn * 1000 + 3 };
+    const answer = { role: "assistant", content: [{ type: "text", text: `Step ${String(turn)} built.` }], api: "faux", provider: "faux", model: "faux-64k", stopReason: "stop", responseId: `resp_${String((responses += 1))}`, timestamp: turn * 1000 + 3 };
     pi(() => append(answer));
     await turnEnd(answer, []);
     const used = process.cpuUsage();
