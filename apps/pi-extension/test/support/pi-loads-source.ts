@@ -27,7 +27,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 
 /** The environment variable jiti reads its tsconfig-paths setting from. */
 export const JITI_TSCONFIG_PATHS = "JITI_TSCONFIG_PATHS";
@@ -79,14 +79,34 @@ function bundleInputsHash(): string {
   return hash.digest("hex").slice(0, 24);
 }
 
+/** Resolves `@context-fold/<name>[/<subpath>]` to the sibling bundle `./<name>.mjs`, left an import. */
+const siblingBundles: Plugin = {
+  name: "context-fold-sibling-bundles",
+  setup(plugin) {
+    plugin.onResolve({ filter: /^@context-fold\/[a-z0-9-]+(\/.*)?$/ }, (args) => ({ path: `./${args.path.split("/")[1] ?? ""}.mjs`, external: true }));
+  },
+};
+
 /** Bundles every workspace package from src into `dir` and writes the tsconfig mapping names to them (at `final`, where `dir` will be). */
 async function writeSourceBundles(dir: string, final: string): Promise<void> {
   const paths: Record<string, string[]> = {};
   await Promise.all(
     workspacePackages().map(async ({ name, entry }) => {
-      // Other workspace packages stay imports (resolved back through these paths, to their own bundles);
-      // a package's third-party dependencies are bundled in, since nothing resolves from this folder.
-      await build({ entryPoints: [entry], outfile: join(dir, `${name}.mjs`), bundle: true, format: "esm", platform: "node", target: "node22", external: ["@context-fold/*"], logLevel: "silent" });
+      // Other workspace packages stay imports, of their own bundles beside this one (`./<name>.mjs`, a
+      // subpath entry to its package's bundle), so Node itself can load the bundles: jiti imports an .mjs
+      // natively when it can, and Pi's extension then gets its packages as from an installed dist/, loaded
+      // once per process, while jiti still loads the extension's own modules afresh for every Pi. A
+      // package's third-party dependencies are bundled in, since nothing resolves from this folder.
+      await build({
+        entryPoints: [entry],
+        outfile: join(dir, `${name}.mjs`),
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        target: "node22",
+        plugins: [siblingBundles],
+        logLevel: "silent",
+      });
       const outfile = join(final, `${name}.mjs`);
       paths[`@context-fold/${name}`] = [outfile];
       // Its subpath entries (`/block-text`, …) to the same bundle: the main entry exports all they do,
