@@ -379,6 +379,7 @@ describe("CLI: eval --truth and files that are not sessions", () => {
     expect(doc.sessions.map((s) => s.file)).toEqual([session]);
     expect(doc.skipped.map((s) => s.file)).toEqual([fragment, notSession, missing]);
     expect(doc.skipped[0]?.reason).toMatch(/not the \{"type":"session"\} header/);
+    expect(doc.skipped[0]?.reason).toMatch(/\(--fragment scores it as a fragment\)$/);
     expect(doc.skipped[2]?.reason).toMatch(/no such file/);
     expect(mixed.exit).toBe(0); // the scored session's floors hold; the skipped are named on stderr
     expect(mixed.stderr).toMatch(/fragment\.jsonl: skipped, not scored/);

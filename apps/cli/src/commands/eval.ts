@@ -7,7 +7,7 @@
 // index over all of them and compacts the lineage several times (whole-session passes by design). It
 // scores test sessions, not a user's 1 GB one, so it is left out of the 512 MB floor (README).
 import { performance } from "node:perf_hooks";
-import type { Session } from "@context-fold/ledger-reader";
+import { LedgerError, type Session } from "@context-fold/ledger-reader";
 import { RecallError } from "@context-fold/recall-engine";
 import { SummaryError } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
@@ -66,6 +66,8 @@ async function manifestsById(files: readonly string[]): Promise<Map<string, { fi
 
 /** The message of a failure to read or score one file (it goes into `skipped`). */
 function reasonOf(error: unknown): string {
+  // A headerless file is what `--fragment` is for: the reason says so, where a user reads it.
+  if (error instanceof LedgerError && error.code === "NO_HEADER") return `${error.message} (--fragment scores it as a fragment)`;
   return error instanceof Error ? error.message : String(error);
 }
 
