@@ -65,7 +65,11 @@ export class RangeInterner {
     return true;
   }
 
-  /** `find` of units[start, end) (its FNV-1a `hash`, as `hashUnits`). */
+  /**
+   * `find` of units[start, end) (its FNV-1a `hash`, as `hashUnits`). A copy of `find` for a typed
+   * array on purpose: one probe loop reading both a string and a Uint16Array would be polymorphic on
+   * the hottest path of a seed scan.
+   */
   findUnits(units: Uint16Array, start: number, end: number, hash: number): number {
     const length = end - start;
     const slots = this.slots;
