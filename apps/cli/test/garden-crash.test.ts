@@ -95,10 +95,12 @@ describe("context-fold garden --apply killed after every PATCH", () => {
     expect(existsSync(mainJs)).toBe(true);
   });
 
+  // CAP + 1 whole CLI processes, each reading the 500-memory bank: its own timeout, so a loaded machine
+  // running the suite's other files beside it does not fail it (9 s in a quiet CI, 60 s at load 25).
   it.each([
     ["without --out", "crash-no-out", false],
     ["with --out", "crash-out", true],
-  ] as const)("%s: re-run until done, the run's total never exceeds its cap", async (_label, bankId, withOut) => {
+  ] as const)("%s: re-run until done, the run's total never exceeds its cap", { timeout: 240_000 }, async (_label, bankId, withOut) => {
     const stateHome = tempDir();
     const out = tempDir();
     const args = ["--bank", bankId, "--apply", "--max-apply", String(CAP), "--json", ...(withOut ? ["--out", out] : [])];
