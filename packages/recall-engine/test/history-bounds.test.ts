@@ -24,6 +24,20 @@ const QUERIES = ["which version of node", "what hash did the commit get", "sessi
 
 const COMPOUND = /[/._:-]/;
 
+/**
+ * A history of the one session `file`, built in a fresh state folder: its folder, its session's ordinal,
+ * and the bound its dictionary gives that session for a query (undefined: none, the segment bounds it).
+ */
+async function oneSessionHistory(file: string, prefix: string): Promise<{ history: HistoryIndex; state: string; ordinal: number; boundOf: (query: string) => number | undefined }> {
+  const root = tempDir(prefix);
+  const dir = dirname(file);
+  const history = HistoryIndex.for(dir, { root });
+  await history.update();
+  const state = historyDirFor(dir, root);
+  const ordinal = history.sessions[0]?.ordinal ?? -1;
+  return { history, state, ordinal, boundOf: (query) => historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false).bounds.get(ordinal) };
+}
+
 describe("history score bounds", () => {
   it("rounds a bound and an idf up to their scale, within 3%, and keeps no code for what is not finite", () => {
     for (let v = 0.001; v < 30; v *= 1.0173) {
@@ -125,15 +139,10 @@ describe("history score bounds", () => {
         sm.appendMessage(assistant([{ type: "text", text: `The ${name} checks pass on both.` }]));
       }
     });
-    const root = tempDir("history-bounds-union-root-");
-    const dir = dirname(file);
-    const history = HistoryIndex.for(dir, { root });
-    await history.update();
-    const state = historyDirFor(dir, root);
-    const ordinal = history.sessions[0]?.ordinal ?? -1;
+    const { boundOf } = await oneSessionHistory(file, "history-bounds-union-root-");
     const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
     for (const query of ["session"]) {
-      const bound = historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false).bounds.get(ordinal);
+      const bound = boundOf(query);
       expect(bound, query).toBeDefined();
       let best = 0;
       for (const scope of ["all", "lineage"]) {
@@ -158,16 +167,11 @@ describe("history score bounds", () => {
       sm.appendMessage(user("which version of pnpm do we pin?"));
       sm.appendMessage(assistant([{ type: "text", text: "We pin pnpm 10.34.8 in the version field of package.json." }]));
     });
-    const root = tempDir("history-bounds-rules-root-");
-    const dir = dirname(file);
-    const history = HistoryIndex.for(dir, { root });
-    await history.update();
-    const state = historyDirFor(dir, root);
-    const ordinal = history.sessions[0]?.ordinal ?? -1;
+    const { boundOf } = await oneSessionHistory(file, "history-bounds-rules-root-");
     const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
     let checked = 0;
     for (const query of ["Which colors did the dark theme get for accent and diffs?", "which version of pnpm do we pin", "what theme accent color", "node version", "updated light palette"]) {
-      const bound = historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false).bounds.get(ordinal);
+      const bound = boundOf(query);
       expect(bound, query).toBeDefined();
       for (const scope of ["all", "lineage"]) {
         for (const hit of index.rank(query, { scope }).ranked) {
@@ -188,16 +192,11 @@ describe("history score bounds", () => {
       sm.appendMessage(user("now the footer"));
       sm.appendMessage(assistant([{ type: "text", text: "The footer helper is next; the mode line stays interactive." }]));
     });
-    const root = tempDir("history-bounds-names-root-");
-    const dir = dirname(file);
-    const history = HistoryIndex.for(dir, { root });
-    await history.update();
-    const state = historyDirFor(dir, root);
-    const ordinal = history.sessions[0]?.ordinal ?? -1;
+    const { boundOf } = await oneSessionHistory(file, "history-bounds-names-root-");
     const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
     let checked = 0;
     for (const query of ["Which commit shortened interactive-mode.ts?", "interactive-mode.ts", "which helper did the deduplication add", "deduplication"]) {
-      const bound = historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false).bounds.get(ordinal);
+      const bound = boundOf(query);
       const ranked = index.rank(query, { scope: "all" }).ranked;
       expect(ranked.length, query).toBeGreaterThan(0);
       // None (the segment bounds the session) or one above every score.
@@ -214,11 +213,8 @@ describe("history score bounds", () => {
       sm.appendMessage(assistant([{ type: "text", text: "We run node v22.19.0 with pnpm 10.34.8." }]));
       sm.appendMessage(assistant([{ type: "text", text: "The zebrafish fixture is unrelated to this." }]));
     });
-    const root = tempDir("history-quotes-root-");
     const dir = dirname(file);
-    const history = HistoryIndex.for(dir, { root });
-    await history.update();
-    const state = historyDirFor(dir, root);
+    const { history, state, boundOf } = await oneSessionHistory(file, "history-quotes-root-");
     const s = history.sessions[0];
     if (s === undefined) throw new Error("no session");
     const tab = `${segmentBase(join(state, "segments"), file, s.id)}.tab`;
@@ -237,7 +233,7 @@ describe("history score bounds", () => {
     expect(quoting).toBe(1);
     // The prose quoting nothing lends no output its score: bounded by its own kind's weight (text, 0.8),
     // within the scale's rounding, not by an output's (1), as when any prose after an output could quote it.
-    const bound = historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), "zebrafish", false).bounds.get(s.ordinal);
+    const bound = boundOf("zebrafish");
     const best = RecallIndex.fromTerms(session, new TermIndex()).rank("zebrafish", { scope: "all" }).ranked[0]?.score ?? 0;
     expect(best).toBeGreaterThan(0);
     expect(bound).toBeGreaterThanOrEqual(best);
