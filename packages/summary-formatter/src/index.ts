@@ -49,6 +49,8 @@ export {
   compactWithFacts,
   lineagePrevious,
   prepareSummaryParts,
+  prepareCut,
+  type PreparedCut,
   type SummaryPartsInput,
   DEFAULT_SUMMARY_BUDGET,
   MIN_SUMMARY_BUDGET,

@@ -28,6 +28,8 @@ import {
   foldPrevious,
   lineagePrevious,
   parseOwnSummary,
+  prepareCut,
+  type PreparedCut,
   prepareSummaryParts,
   type PreviousBase,
   type SummaryDoc,
@@ -48,6 +50,16 @@ interface Prepared {
   readonly extracted: Extracted;
   /** The `compact` record's capped fields (recent blocks favoured). */
   readonly fields: SeedFields;
+}
+
+/** A cut planned at a turn's end, for the session as it was read then. */
+export interface PlannedCut {
+  readonly session: Session;
+  readonly bytes: number;
+  readonly leaf: string | null;
+  readonly cut: PreparedCut | undefined;
+  /** #N of the last lineage block before the first kept entry (-1: none). */
+  readonly predecessor: number;
 }
 
 /**
@@ -84,6 +96,8 @@ export class CompactionFacts {
   readonly #parts = new SummaryParts();
   /** The tail's own facts, accumulated from its first block as it grows (see `#tailFacts`). */
   #tailAcc: { first: Block; acc: FactsAccumulator } | undefined;
+  /** The cut `prepare` planned, for the session as it was then (same object, size and leaf); `cut` undefined: none to plan. */
+  #cut: PlannedCut | undefined;
   /** What the parts were last made of: the snapshot, the budget, the earlier summaries and the tail (its length and last block). */
   #partsAt: { prepared: Prepared; budget: number; base: PreviousBase | undefined; tail: number; last: Block | undefined } | undefined;
 
@@ -221,9 +235,37 @@ export class CompactionFacts {
     const tail = this.#tail(session, tailEnd);
     const base = this.#base !== undefined && baseApplies(this.#base, session.compactions, this.#cwd, true) ? this.#base : undefined;
     const at = this.#partsAt;
+    this.#prepareCut(session);
     if (at !== undefined && at.prepared === prepared && at.budget === summaryBudget && at.base === base && at.tail === tail.length && at.last === tail[tail.length - 1]) return;
     prepareSummaryParts(this.#parts, { ...prepared.extracted, tail, tailFacts: this.#tailFacts(tail), cwd: this.#cwd, previousBase: base, budget: summaryBudget });
     this.#partsAt = { prepared, budget: summaryBudget, base, tail: tail.length, last: tail[tail.length - 1] };
+  }
+
+  /**
+   * Plan the cut of the session as it stands (once per session read): the hook of this same session takes
+   * it instead of planning. Nothing to compact (or a session the cut cannot be planned on): the hook
+   * plans, and reports, for itself.
+   */
+  #prepareCut(session: Session): void {
+    if (this.preparedCut(session) !== undefined) return;
+    let cut: PreparedCut | undefined;
+    let predecessor = -1;
+    try {
+      const lineage = lineageBlocks(session);
+      cut = prepareCut(session, { blockBytes: this.#bytes, lineage });
+      const firstKept = session.byId.get(cut.plan.firstKeptEntryId);
+      if (firstKept === undefined) cut = undefined;
+      else predecessor = cutPredecessor(lineage, firstKept.position);
+    } catch {
+      cut = undefined;
+    }
+    this.#cut = { session, bytes: session.byteLength, leaf: session.leafId, cut, predecessor };
+  }
+
+  /** The cut the last `prepare` planned, when it was planned for `session` as it stands. */
+  preparedCut(session: Session): PlannedCut | undefined {
+    const cut = this.#cut;
+    return cut !== undefined && cut.session === session && cut.bytes === session.byteLength && cut.leaf === session.leafId ? cut : undefined;
   }
 
   /**
@@ -303,4 +345,14 @@ export class CompactionFacts {
     }
     return end === undefined ? 0 : this.#feedBlocks(session, unfed, end);
   }
+}
+
+/** #N of the last lineage block before entry position `position` (-1: none). */
+export function cutPredecessor(lineage: readonly Block[], position: number): number {
+  let last = -1;
+  for (const block of lineage) {
+    if (block.entryPosition >= position) break;
+    last = block.index;
+  }
+  return last;
 }

@@ -11,12 +11,12 @@
 // (artifacts written atomically with fsync, record appended). Targets (issue 25): CPU median ≤ 3 ms
 // without a forced GC, ≤ 6 ms with one, p95 ≤ 2× the median; the turn-end work (facts fed, and near a
 // compaction the parts the hook builds from prepared) ≤ 2 ms per turn.
-import { copyFileSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { lineageBlocks, readSession, type Session } from "@context-fold/ledger-reader";
+import { lineageBlocks, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { CompactionFacts, CompactionSession, computeHookCompaction, DEFAULT_COMPACTION_OPTIONS, LedgerTracker } from "@context-fold/pi-extension";
 import { CodeAssigner, type FoldIndexRecord, seedIndexPath } from "@context-fold/seed-index-format";
 import { generateSession } from "@context-fold/session-gen";
@@ -119,28 +119,46 @@ const mean = (values: readonly number[]): number => values.reduce((sum, v) => su
 const ms = (n: number): string => `${String(round(n, 2))} ms`;
 
 /**
- * Feed the facts turn by turn: at each user message, everything before it (what `agent_end` does), then
- * take the parts a compaction is built from (what a turn's end near a compaction does, `prepare`): the
- * hook is timed on facts as the last turn left them. Both are timed per turn, the prepare on its own.
+ * Replay the session as it grew, turn by turn: at each turn's end the file holds every entry before the
+ * next user message (a copy in `dir`, appended to and read on with `updateSession`, as the extension's
+ * ledger does); the facts are fed up to the turn's user message (what `agent_end` does) and then take
+ * the parts and the cut a compaction is built from (what a turn's end near a compaction does,
+ * `prepare`), each on the session as it stood. Both are timed per turn, the prepare on its own. The hook
+ * is timed on the session and facts as the last turn left them.
  */
-function replay(session: Session, codes: CodeAssigner): { facts: CompactionFacts; perTurn: number[]; prepare: number[] } {
+async function replay(file: string, dir: string, codes: CodeAssigner): Promise<{ session: Session; facts: CompactionFacts; perTurn: number[]; prepare: number[] }> {
+  const whole = await readSession(file);
+  const bytes = readFileSync(file);
+  // Entry k is line k + 1 (the header first): checked below, by the grown copy ending as the file does.
+  const lineStarts = [0];
+  for (let at = bytes.indexOf(10); at >= 0 && at + 1 < bytes.length; at = bytes.indexOf(10, at + 1)) lineStarts.push(at + 1);
+  const endOf = (position: number | undefined): number => (position === undefined ? bytes.length : (lineStarts[position + 1] ?? bytes.length));
+  const copy = join(dir, "replay.jsonl");
+  const users = lineageBlocks(whole).filter((block) => block.role === "user");
+  let written = endOf(users[0]?.entryPosition);
+  writeFileSync(copy, bytes.subarray(0, written));
+  let session = await readSession(copy);
   const facts = new CompactionFacts(session.header.cwd, codes);
   const perTurn: number[] = [];
   const prepare: number[] = [];
-  const users = lineageBlocks(session).filter((block) => block.role === "user");
   for (let turn = 0; turn < users.length; turn++) {
     const block = users[turn] as (typeof users)[number];
+    const end = endOf(users[turn + 1]?.entryPosition);
+    appendFileSync(copy, bytes.subarray(written, end));
+    written = end;
+    session = await updateSession(session);
     let used = process.cpuUsage();
     facts.feed(session, block.entryPosition);
     let spent = process.cpuUsage(used);
     perTurn.push((spent.user + spent.system) / 1000);
     used = process.cpuUsage();
-    // The turn's tail as it stood at the end of its run (the replayed file holds the later turns too).
-    facts.prepare(session, SUMMARY_BUDGET, users[turn + 1]?.entryPosition);
+    facts.prepare(session, SUMMARY_BUDGET);
     spent = process.cpuUsage(used);
     prepare.push((spent.user + spent.system) / 1000);
   }
-  return { facts, perTurn, prepare };
+  if (session.byteLength !== whole.byteLength || session.entries.length !== whole.entries.length || session.leafId !== whole.leafId)
+    throw new Error(`${file}: the replayed copy did not grow into the file (${String(session.byteLength)} of ${String(whole.byteLength)} bytes)`);
+  return { session, facts, perTurn, prepare };
 }
 
 /** The bench's session regenerated without compactions (named after it, so a new generator makes a new one). */
@@ -152,11 +170,13 @@ async function neverCompacted(source: string, dir: string): Promise<string> {
 
 async function hookRows(file: string, size: string, label: string, workDir: string, coldProcess: boolean): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const session = await readSession(file);
-  const kind = `${label} (${String(session.compactions.length)} earlier compactions)`;
+  const dir = join(workDir, `compaction-hook-${size}-${label.replace(/\W+/g, "-")}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
   // The session's code assigner lives as long as the session (the fold state's), as in the extension.
   const codes = new CodeAssigner();
-  const { facts, perTurn, prepare } = replay(session, codes);
+  const { session, facts, perTurn, prepare } = await replay(file, dir, codes);
+  const kind = `${label} (${String(session.compactions.length)} earlier compactions)`;
   const input = { session, facts, sessionId: session.header.id, seq: 1, codes, summaryBudget: SUMMARY_BUDGET, digestBudget: 1500 };
   const work = (): void => void computeHookCompaction(input);
   // The first run on this session (on the first session, the hook's code not compiled yet: a live session's first compaction).
@@ -224,9 +244,6 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
 
   // The hook inside a live session, with its I/O: the artifacts file (temp + fsync + rename + folder
   // fsync) and the record append; cold (computed in the hook) and prepared ahead at the turn's end.
-  const dir = join(workDir, `compaction-hook-${size}-${label.replace(/\W+/g, "-")}`);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
   const copy = join(dir, "session.jsonl");
   copyFileSync(file, copy);
   const seedIndex = seedIndexPath(copy, session.header.id);
