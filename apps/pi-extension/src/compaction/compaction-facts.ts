@@ -5,8 +5,11 @@
 // block fed left the lineage) starts over from the new lineage. Each compaction's summary is read once,
 // when its block is fed (at session start or the turn after it), so the hook merges it without parsing.
 // At a turn's end near a compaction, `prepare` takes what depends only on the facts fed (their
-// snapshots, the record's capped fields, the earlier summaries folded): the hook then reuses them while
-// nothing was fed since, and computes each afresh otherwise (the same functions, so the same output).
+// snapshots, the earlier summaries folded, the summary's parts) and the cut of the session as it stands:
+// the hook then reuses them while nothing was fed since, and computes each afresh otherwise (the same
+// functions, so the same output). The record's capped fields (a ranking of every token of the session,
+// ≈1 ms on 4 MB, remade whole whenever a block is fed) are ranked by the hook alone: taken at every
+// turn's end they cost each turn more than they save the one compaction.
 import {
   createFactsAccumulator,
   createSeedAccumulator,
@@ -15,7 +18,6 @@ import {
   recordBlocksAmong,
   type SeedAccumulator,
   type SeedScanCache,
-  type SeedFields,
   type SeedRecordParams,
   type SessionFacts,
 } from "@context-fold/extractors";
@@ -48,8 +50,6 @@ export interface Extracted {
 interface Prepared {
   readonly fed: number;
   readonly extracted: Extracted;
-  /** The `compact` record's capped fields (recent blocks favoured). */
-  readonly fields: SeedFields;
 }
 
 /** A cut planned at a turn's end, for the session as it was read then. */
@@ -218,7 +218,7 @@ export class CompactionFacts {
   /**
    * Take now, off the hook's path, what a compaction of the facts fed so far is built from: the facts'
    * and artifacts' snapshots (each list the turn did not change kept as the last prepare took it, so the
-   * summary's parts made of it are kept too), the record's capped fields, the earlier summaries folded
+   * summary's parts made of it are kept too), the earlier summaries folded
    * (when a compaction was fed since), and the summary's parts (`prepareSummaryParts`: only those made
    * of lists that changed are made again). Nothing is redone while nothing was fed and the tail did not
    * grow. `tailEnd`: the tail as it stood before that entry position (a replay of a finished session).
@@ -229,7 +229,7 @@ export class CompactionFacts {
     if (prepared?.fed !== this.#fed) {
       const taken = { facts: this.#facts.facts(), artifacts: this.#facts.artifacts() };
       const extracted = prepared === undefined ? taken : sharedWith(prepared.extracted, taken);
-      prepared = this.#prepared = { fed: this.#fed, extracted, fields: this.#seed.fields({ favourRecent: true }) };
+      prepared = this.#prepared = { fed: this.#fed, extracted };
     }
     // The tail grows within a run while nothing is fed (feeding stops before the last user message).
     const tail = this.#tail(session, tailEnd);
@@ -319,14 +319,12 @@ export class CompactionFacts {
 
   /**
    * The `compact` record of everything fed: the seed accumulator's, with the spans kept from feeding
-   * when `params.codes` is the session's assigner (the same spans it would build, in the same order),
-   * and the fields `prepare` took while nothing was fed since.
+   * when `params.codes` is the session's assigner (the same spans it would build, in the same order);
+   * its capped fields ranked now.
    */
   record(params: Omit<SeedRecordParams, "spanFilter" | "fields">): FoldIndexRecord {
     if (this.#codes === undefined || params.codes !== this.#codes) return this.#seed.record(params);
-    const prepared = this.#prepared;
-    const fields = prepared?.fed === this.#fed && params.favourRecent === true ? prepared.fields : undefined;
-    const record = this.#seed.record({ ...params, spanFilter: noSpans, fields });
+    const record = this.#seed.record({ ...params, spanFilter: noSpans });
     return { ...record, spans: this.#spans.slice() };
   }
 
