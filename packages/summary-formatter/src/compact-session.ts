@@ -254,33 +254,6 @@ export interface CompactOptions {
   readonly previousBase?: PreviousBase;
   /** Parts prepared at a turn's end (`prepareSummaryParts`), read where this compaction's inputs are theirs. */
   readonly parts?: SummaryParts | undefined;
-  /**
-   * The cut `prepareCut` planned for this very session (the same object, read to the same bytes and
-   * leaf) with the same `keepTail`, taken instead of planning it again; the caller checks it is this session's.
-   */
-  readonly cut?: PreparedCut | undefined;
-}
-
-/** The cut of a session and what the user said outside its branch's blocks, planned ahead (`prepareCut`). */
-export interface PreparedCut {
-  readonly plan: CutPlan;
-  readonly outside: OutsideWindow;
-}
-
-/**
- * Plan the cut of `session` as it stands ahead of its compaction (at a turn's end): what `compactSession`
- * and `compactWithFacts` would plan first, for `options.cut` of a compaction of this same session.
- */
-export function prepareCut(session: Session, options: Pick<CompactOptions, "keepTail" | "blockBytes" | "lineage"> = {}): PreparedCut {
-  return { plan: planOf(session, options), outside: outsideWindow(session) };
-}
-
-function planOf(session: Session, options: Pick<CompactOptions, "keepTail" | "blockBytes" | "lineage">): CutPlan {
-  return planCut(session, {
-    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
-    ...(options.blockBytes === undefined ? {} : { blockBytes: options.blockBytes }),
-    ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
-  });
 }
 
 export interface CompactStats {
@@ -408,9 +381,12 @@ function compactWith(
   extracted: (plan: CutPlan) => Extracted,
   options: CompactOptions,
 ): CompactResult {
-  const cut = options.cut ?? prepareCut(session, options);
-  const { facts, artifacts } = extracted(cut.plan);
-  return compactPlanned(session, wholeReadLookups(session, options.compactionBlocks), cut.plan, { facts, artifacts, cutOff: cut.outside.cutOff, said: cut.outside.said }, options);
+  const plan = planCut(session, {
+    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
+    ...(options.blockBytes === undefined ? {} : { blockBytes: options.blockBytes }),
+    ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
+  });
+  return compactPlanned(session, wholeReadLookups(session, options.compactionBlocks), plan, { ...extracted(plan), ...outsideWindow(session) }, options);
 }
 
 /** What the user said and did outside the branch's blocks (see `compactPlanned`), from a whole read. */

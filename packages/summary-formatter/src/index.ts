@@ -49,8 +49,6 @@ export {
   compactWithFacts,
   lineagePrevious,
   prepareSummaryParts,
-  prepareCut,
-  type PreparedCut,
   type SummaryPartsInput,
   DEFAULT_SUMMARY_BUDGET,
   MIN_SUMMARY_BUDGET,

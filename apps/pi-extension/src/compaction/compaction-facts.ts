@@ -5,11 +5,8 @@
 // block fed left the lineage) starts over from the new lineage. Each compaction's summary is read once,
 // when its block is fed (at session start or the turn after it), so the hook merges it without parsing.
 // At a turn's end near a compaction, `prepare` takes what depends only on the facts fed (their
-// snapshots, the earlier summaries folded, the summary's parts) and the cut of the session as it stands:
-// the hook then reuses them while nothing was fed since, and computes each afresh otherwise (the same
-// functions, so the same output). The record's capped fields (a ranking of every token of the session,
-// ≈1 ms on 4 MB, remade whole whenever a block is fed) are ranked by the hook alone: taken at every
-// turn's end they cost each turn more than they save the one compaction.
+// snapshots, the record's capped fields, the earlier summaries folded): the hook then reuses them while
+// nothing was fed since, and computes each afresh otherwise (the same functions, so the same output).
 import {
   createFactsAccumulator,
   createSeedAccumulator,
@@ -18,6 +15,7 @@ import {
   recordBlocksAmong,
   type SeedAccumulator,
   type SeedScanCache,
+  type SeedFields,
   type SeedRecordParams,
   type SessionFacts,
 } from "@context-fold/extractors";
@@ -30,8 +28,6 @@ import {
   foldPrevious,
   lineagePrevious,
   parseOwnSummary,
-  prepareCut,
-  type PreparedCut,
   prepareSummaryParts,
   type PreviousBase,
   type SummaryDoc,
@@ -50,16 +46,8 @@ export interface Extracted {
 interface Prepared {
   readonly fed: number;
   readonly extracted: Extracted;
-}
-
-/** A cut planned at a turn's end, for the session as it was read then. */
-export interface PlannedCut {
-  readonly session: Session;
-  readonly bytes: number;
-  readonly leaf: string | null;
-  readonly cut: PreparedCut | undefined;
-  /** #N of the last lineage block before the first kept entry (-1: none). */
-  readonly predecessor: number;
+  /** The `compact` record's capped fields (recent blocks favoured). */
+  readonly fields: SeedFields;
 }
 
 /**
@@ -96,8 +84,6 @@ export class CompactionFacts {
   readonly #parts = new SummaryParts();
   /** The tail's own facts, accumulated from its first block as it grows (see `#tailFacts`). */
   #tailAcc: { first: Block; acc: FactsAccumulator } | undefined;
-  /** The cut `prepare` planned, for the session as it was then (same object, size and leaf); `cut` undefined: none to plan. */
-  #cut: PlannedCut | undefined;
   /** What the parts were last made of: the snapshot, the budget, the earlier summaries and the tail (its length and last block). */
   #partsAt: { prepared: Prepared; budget: number; base: PreviousBase | undefined; tail: number; last: Block | undefined } | undefined;
 
@@ -218,7 +204,7 @@ export class CompactionFacts {
   /**
    * Take now, off the hook's path, what a compaction of the facts fed so far is built from: the facts'
    * and artifacts' snapshots (each list the turn did not change kept as the last prepare took it, so the
-   * summary's parts made of it are kept too), the earlier summaries folded
+   * summary's parts made of it are kept too), the record's capped fields, the earlier summaries folded
    * (when a compaction was fed since), and the summary's parts (`prepareSummaryParts`: only those made
    * of lists that changed are made again). Nothing is redone while nothing was fed and the tail did not
    * grow. `tailEnd`: the tail as it stood before that entry position (a replay of a finished session).
@@ -229,43 +215,15 @@ export class CompactionFacts {
     if (prepared?.fed !== this.#fed) {
       const taken = { facts: this.#facts.facts(), artifacts: this.#facts.artifacts() };
       const extracted = prepared === undefined ? taken : sharedWith(prepared.extracted, taken);
-      prepared = this.#prepared = { fed: this.#fed, extracted };
+      prepared = this.#prepared = { fed: this.#fed, extracted, fields: this.#seed.fields({ favourRecent: true }) };
     }
     // The tail grows within a run while nothing is fed (feeding stops before the last user message).
     const tail = this.#tail(session, tailEnd);
     const base = this.#base !== undefined && baseApplies(this.#base, session.compactions, this.#cwd, true) ? this.#base : undefined;
     const at = this.#partsAt;
-    this.#prepareCut(session);
     if (at !== undefined && at.prepared === prepared && at.budget === summaryBudget && at.base === base && at.tail === tail.length && at.last === tail[tail.length - 1]) return;
     prepareSummaryParts(this.#parts, { ...prepared.extracted, tail, tailFacts: this.#tailFacts(tail), cwd: this.#cwd, previousBase: base, budget: summaryBudget });
     this.#partsAt = { prepared, budget: summaryBudget, base, tail: tail.length, last: tail[tail.length - 1] };
-  }
-
-  /**
-   * Plan the cut of the session as it stands (once per session read): the hook of this same session takes
-   * it instead of planning. Nothing to compact (or a session the cut cannot be planned on): the hook
-   * plans, and reports, for itself.
-   */
-  #prepareCut(session: Session): void {
-    if (this.preparedCut(session) !== undefined) return;
-    let cut: PreparedCut | undefined;
-    let predecessor = -1;
-    try {
-      const lineage = lineageBlocks(session);
-      cut = prepareCut(session, { blockBytes: this.#bytes, lineage });
-      const firstKept = session.byId.get(cut.plan.firstKeptEntryId);
-      if (firstKept === undefined) cut = undefined;
-      else predecessor = cutPredecessor(lineage, firstKept.position);
-    } catch {
-      cut = undefined;
-    }
-    this.#cut = { session, bytes: session.byteLength, leaf: session.leafId, cut, predecessor };
-  }
-
-  /** The cut the last `prepare` planned, when it was planned for `session` as it stands. */
-  preparedCut(session: Session): PlannedCut | undefined {
-    const cut = this.#cut;
-    return cut !== undefined && cut.session === session && cut.bytes === session.byteLength && cut.leaf === session.leafId ? cut : undefined;
   }
 
   /**
@@ -319,12 +277,14 @@ export class CompactionFacts {
 
   /**
    * The `compact` record of everything fed: the seed accumulator's, with the spans kept from feeding
-   * when `params.codes` is the session's assigner (the same spans it would build, in the same order);
-   * its capped fields ranked now.
+   * when `params.codes` is the session's assigner (the same spans it would build, in the same order),
+   * and the fields `prepare` took while nothing was fed since.
    */
   record(params: Omit<SeedRecordParams, "spanFilter" | "fields">): FoldIndexRecord {
     if (this.#codes === undefined || params.codes !== this.#codes) return this.#seed.record(params);
-    const record = this.#seed.record({ ...params, spanFilter: noSpans });
+    const prepared = this.#prepared;
+    const fields = prepared?.fed === this.#fed && params.favourRecent === true ? prepared.fields : undefined;
+    const record = this.#seed.record({ ...params, spanFilter: noSpans, fields });
     return { ...record, spans: this.#spans.slice() };
   }
 
@@ -343,14 +303,4 @@ export class CompactionFacts {
     }
     return end === undefined ? 0 : this.#feedBlocks(session, unfed, end);
   }
-}
-
-/** #N of the last lineage block before entry position `position` (-1: none). */
-export function cutPredecessor(lineage: readonly Block[], position: number): number {
-  let last = -1;
-  for (const block of lineage) {
-    if (block.entryPosition >= position) break;
-    last = block.index;
-  }
-  return last;
 }

@@ -2,11 +2,11 @@
 // session: cut at a task boundary, top the accumulators up to the cut, render the summary and the digest,
 // and build the `compact` record. Pure given its inputs (time comes from the session); no I/O here.
 import { type DurableArtifacts, lastEntryTime, type SessionFacts } from "@context-fold/extractors";
-import { lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
 import { type CodeAssigner, type FoldIndexRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
 import { type CompactResult, compactWithFacts } from "@context-fold/summary-formatter";
 import type { ArtifactsDocument } from "./artifacts-file.js";
-import { CompactionFacts, cutPredecessor, type Extracted } from "./compaction-facts.js";
+import { CompactionFacts, type Extracted } from "./compaction-facts.js";
 import { nextStep, type NextStep } from "./next-step.js";
 
 export interface HookCompactionInput {
@@ -76,20 +76,16 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
   const { session } = input;
   let facts = input.facts;
   const at = lastEntryTime(session) ?? new Date(0).toISOString();
-  // Earlier compactions' summaries were parsed, and blocks sized for the cut, when they were fed. The
-  // cut the last turn's end planned for this session as it stands is taken; else the lineage's blocks
-  // are listed once (the cut and the check below both walk them).
-  const planned = facts.preparedCut(session);
-  const cut = planned?.cut;
-  const lineage = cut === undefined ? lineageBlocks(session) : undefined;
+  // Earlier compactions' summaries were parsed, and blocks sized for the cut, when they were fed.
+  // The lineage's blocks are listed once: the cut and the check below both walk them.
+  const lineage = lineageBlocks(session);
   const options = {
     budget: input.summaryBudget,
     digestBudget: input.digestBudget,
     now: at,
     parsedSummaries: facts.parsedSummaries,
     blockBytes: facts.blockBytes,
-    ...(lineage === undefined ? {} : { lineage }),
-    ...(cut === undefined ? {} : { cut }),
+    lineage,
     compactionBlocks: facts.compactionBlocks,
     ...(facts.previousBase === undefined ? {} : { previousBase: facts.previousBase }),
     // The summary's parts the last turn's end prepared: read where the compaction's inputs are theirs.
@@ -106,8 +102,7 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
       const firstKept = session.byId.get(plan.firstKeptEntryId);
       if (firstKept === undefined) throw new CutMismatchError(session.path, plan.firstKeptEntryId);
       // Fed past the cut (a tail the accumulators cannot give back): extract this window afresh.
-      const predecessor = cut === undefined || planned === undefined ? cutPredecessor(lineage ?? lineageBlocks(session), firstKept.position) : planned.predecessor;
-      if (facts.lastIndex > predecessor) facts = freshFacts(session, firstKept.position, input.codes);
+      if (facts.lastIndex > cutPredecessor(lineage, firstKept.position)) facts = freshFacts(session, firstKept.position, input.codes);
       else facts.feed(session, firstKept.position);
       return (taken.extracted = facts.extracted());
     },
@@ -115,6 +110,16 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
   );
   if (taken.extracted === undefined) throw new Error("compactWithFacts did not ask for the facts");
   return finish(input, facts, taken.extracted, result, at);
+}
+
+/** #N of the last lineage block before entry position `position` (-1: none). */
+function cutPredecessor(lineage: readonly Block[], position: number): number {
+  let last = -1;
+  for (const block of lineage) {
+    if (block.entryPosition >= position) break;
+    last = block.index;
+  }
+  return last;
 }
 
 function finish(

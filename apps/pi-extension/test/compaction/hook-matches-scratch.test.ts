@@ -3,11 +3,10 @@
 // previous summaries, same `now`): summary, digest, cut and stats; and its `compact` record equals one
 // extracted afresh from the blocks before the cut. Over generated sessions with 0, 1 and 3 earlier
 // compactions and over the real session fixtures in ../shared.
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createSeedAccumulator, recordBlocks } from "@context-fold/extractors";
-import { lineageBlocks, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
+import { lineageBlocks, readSession, type Session } from "@context-fold/ledger-reader";
 import { CodeAssigner } from "@context-fold/seed-index-format";
 import { generateSession } from "@context-fold/session-gen";
 import { compactSession } from "@context-fold/summary-formatter";
@@ -68,8 +67,6 @@ function both(session: Session, replay: Replay = "fed"): CompactionFacts {
   expect(hook.result.summary).toBe(scratch.summary);
   expect(hook.result.digest).toBe(scratch.digest);
   expect(hook.result).toEqual(scratch);
-  // Prepared at the last turn's end (the session as the hook meets it), the cut was planned then.
-  if (replay !== "fed" && replay !== "stale") expect(facts.preparedCut(session)?.cut?.plan.firstKeptEntryId).toBe(scratch.firstKeptEntryId);
   // Prepared parts are shared by every hook that uses them: nothing the hook does changes them.
   if (replay === "prepared") expect(computeHookCompaction({ session, facts, sessionId: session.header.id, seq: 7, codes, summaryBudget: SUMMARY_BUDGET, digestBudget: DIGEST_BUDGET }).result).toEqual(scratch);
 
@@ -95,37 +92,6 @@ describe("the hook's compaction equals compactSession from scratch", () => {
       expect(prepared.previousBase?.entryIds ?? []).toEqual(session.compactions.map((c) => c.entryId));
     });
   }
-});
-
-test("a cut planned at a turn's end is not taken for the session as read on since (a turn appended)", async () => {
-  const dir = tempDir("hook-matches-scratch-");
-  const source = join(dir, "source.jsonl");
-  await generateSession(source, { seed: 12, size: 400_000, compactions: 1 });
-  const whole = await readSession(source);
-  const users = lineageBlocks(whole).filter((block) => block.role === "user");
-  const last = users[users.length - 1];
-  const previous = users[users.length - 2];
-  if (last === undefined || previous === undefined) throw new Error("the generated session has fewer than two user messages");
-  // The file as it stood at the end of the turn before the last (entry k is line k + 1).
-  const lines = readFileSync(source, "utf8").split("\n");
-  const file = join(dir, "session.jsonl");
-  writeFileSync(file, `${lines.slice(0, last.entryPosition + 1).join("\n")}\n`);
-  const before = await readSession(file);
-  const codes = new CodeAssigner();
-  const facts = new CompactionFacts(before.header.cwd, codes);
-  for (const block of users) if (block.entryPosition <= previous.entryPosition) facts.feed(before, block.entryPosition);
-  facts.prepare(before, SUMMARY_BUDGET);
-  const plannedBefore = facts.preparedCut(before)?.cut?.plan.firstKeptEntryId;
-  expect(plannedBefore).toBe(compactSession(before, { budget: SUMMARY_BUDGET, digestBudget: DIGEST_BUDGET }).firstKeptEntryId);
-  // The last turn is appended and read on: the hook plans its own cut (the last user message moved).
-  appendFileSync(file, `${lines.slice(last.entryPosition + 1).join("\n")}`);
-  const after = await updateSession(before);
-  expect(after.byteLength).toBe(whole.byteLength);
-  expect(facts.preparedCut(after)).toBeUndefined();
-  const hook = computeHookCompaction({ session: after, facts, sessionId: after.header.id, seq: 7, codes, summaryBudget: SUMMARY_BUDGET, digestBudget: DIGEST_BUDGET });
-  const scratch = compactSession(after, { budget: SUMMARY_BUDGET, digestBudget: DIGEST_BUDGET, now: hook.artifacts.at });
-  expect(hook.result.firstKeptEntryId).not.toBe(plannedBefore);
-  expect(hook.result).toEqual(scratch);
 });
 
 describeShared("the hook's compaction equals compactSession from scratch on the real fixtures", () => {

@@ -1,8 +1,8 @@
 // The extension's compaction hook on generated ≈4 MB sessions, one with earlier compactions (the bench's
 // own session) and one never compacted, with facts accumulated during a replay (fed turn by turn, as the
 // extension does between runs, and prepared at each turn's end on the session as it stood then: a copy
-// grown turn by turn and read on with `updateSession`). The hook's own work (top-up, summary, digest,
-// compact record with its fields ranked; the cut when the last turn's end did not plan it) is timed as CPU beside wall, after warm-up runs until V8 stopped
+// grown turn by turn and read on with `updateSession`). The hook's own work (cut, top-up, summary, digest,
+// compact record) is timed as CPU beside wall, after warm-up runs until V8 stopped
 // compiling it (steady state), each run once as the hook meets it in a live session and once after a
 // forced GC whose own concurrent work (sweeping) is let finish before the clock starts (so garbage left by
 // earlier runs is not collected on some runs only, and the collection is not charged to the hook); the
@@ -12,7 +12,7 @@
 // row's note, and the first run on each session (code not yet compiled, on the first) as a row of its own. Then the same with its I/O
 // (artifacts written atomically with fsync, record appended). Targets (issue 25): CPU median ≤ 3 ms
 // without a forced GC, ≤ 6 ms with one, p95 ≤ 2× the median; the turn-end work (facts fed, and near a
-// compaction the parts and the cut the hook builds from, prepared) ≤ 2 ms per turn.
+// compaction the parts the hook builds from, prepared) ≤ 2 ms per turn.
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -142,8 +142,8 @@ const ms = (n: number): string => `${String(round(n, 2))} ms`;
  * Replay the session as it grew, turn by turn: at each turn's end the file holds every entry before the
  * next user message (a copy in `dir`, appended to and read on with `updateSession`, as the extension's
  * ledger does); the facts are fed up to the turn's user message (what `agent_end` does) and then take
- * the parts and the cut a compaction is built from (what a turn's end near a compaction does,
- * `prepare`), each on the session as it stood. Both are timed per turn, the prepare on its own. The hook
+ * the parts a compaction is built from (what a turn's end near a compaction does, `prepare`), each on
+ * the session as it stood. Both are timed per turn, the prepare on its own. The hook
  * is timed on the session and facts as the last turn left them.
  */
 async function replay(file: string, dir: string, codes: CodeAssigner): Promise<{ session: Session; facts: CompactionFacts; perTurn: number[]; prepare: number[] }> {
