@@ -65,13 +65,27 @@ function briefLine(b: BriefBlock, failed: ReadonlySet<string>): string | null {
   }
 }
 
-const NON_SPACE = /\S/;
+/** Code units of a text's head `oneLine()` reads (see `makesLine`). */
+const HEAD = BRIEF_TEXT_MAX * 2 + 64;
 
-/** Whether `briefLine` gives a line for `b` (without building it). */
+/** Whether UTF-16 code unit `c` is whitespace as the regex class `\s` counts it. */
+function isSpaceCode(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}
+
+/** Whether `briefLine` gives a line for `b` (without building it, or any string). */
 function makesLine(b: BriefBlock): boolean {
   if (b.kind === "user" || b.kind === "toolCall" || b.kind === "bash") return true;
+  if (b.kind !== "text") return false;
   // Same head oneLine() reads: a text part makes a line when that head is not all whitespace.
-  return b.kind === "text" && NON_SPACE.test(b.text.slice(0, BRIEF_TEXT_MAX * 2 + 64));
+  const text = b.text;
+  const end = Math.min(text.length, HEAD);
+  for (let i = 0; i < end; i++) if (!isSpaceCode(text.charCodeAt(i))) return true;
+  return false;
 }
 
 /** Brief lines for `blocks` (ascending #N), tool results folded into their call's line as a failure mark. */
@@ -79,11 +93,48 @@ export function briefLines(blocks: readonly BriefBlock[]): string[] {
   return briefTail(blocks, Number.POSITIVE_INFINITY).lines;
 }
 
+const NO_FAILED: ReadonlySet<string> = new Set();
+
 /**
  * The last `limit` brief lines and how many lines come before them, building only the lines kept
- * (a long window costs what its tail costs).
+ * (a long window costs what its tail costs). Walked back from the end: a call's result comes after it,
+ * so the failed results met so far mark the calls met next, and the window before the lines kept is only
+ * counted. A failed result before its call's line (never in a Pi session) takes the whole-window pass.
  */
 export function briefTail(blocks: readonly BriefBlock[], limit: number): { lines: string[]; earlier: number } {
+  let failed: Set<string> | undefined;
+  /** Ids of the calls whose line was built without a failure mark. */
+  const unmarked: string[] = [];
+  const lines: string[] = [];
+  let i = blocks.length - 1;
+  for (; i >= 0 && lines.length < limit; i--) {
+    const b = blocks[i];
+    if (b === undefined) continue;
+    if (b.kind === "toolResult") {
+      if (b.isError === true && b.toolCallId !== undefined) {
+        if (unmarked.includes(b.toolCallId)) return briefTailWhole(blocks, limit);
+        (failed ??= new Set()).add(b.toolCallId);
+      }
+      continue;
+    }
+    const line = briefLine(b, failed ?? NO_FAILED);
+    if (line === null) continue;
+    lines.push(line);
+    if (b.kind === "toolCall" && b.toolCallId !== undefined && failed?.has(b.toolCallId) !== true) unmarked.push(b.toolCallId);
+  }
+  let earlier = 0;
+  for (; i >= 0; i--) {
+    const b = blocks[i];
+    if (b === undefined) continue;
+    if (b.kind === "toolResult") {
+      if (b.isError === true && b.toolCallId !== undefined && unmarked.includes(b.toolCallId)) return briefTailWhole(blocks, limit);
+    } else if (makesLine(b)) earlier++;
+  }
+  return { lines: lines.reverse(), earlier };
+}
+
+/** `briefTail` with the failed calls of the whole window gathered first (any order of calls and results). */
+function briefTailWhole(blocks: readonly BriefBlock[], limit: number): { lines: string[]; earlier: number } {
   const failed = failedCalls(blocks);
   const lines: string[] = [];
   let i = blocks.length - 1;

@@ -109,11 +109,17 @@ function fileItems(list: SessionFacts["files"]): FileItem[] {
   return orderFiles(items);
 }
 
+/**
+ * A catalog's signature line made flat, remembered: the catalog is ordered by recency, so a turn that
+ * touches a file makes it again, with the same lines (the same strings) at other places.
+ */
+const flatSignature = memoizeText(flat);
+
 function catalogOf(list: SessionFacts["typeCatalog"]): CatalogFile[] {
   const catalog: CatalogFile[] = [];
   for (const t of list) {
     const last = catalog[catalog.length - 1];
-    const text = flat(t.line);
+    const text = flatSignature(t.line);
     if (last !== undefined && last.path === t.path) (last.lines as string[]).push(text);
     else catalog.push({ path: flat(t.path), status: t.status, lines: [text] });
   }

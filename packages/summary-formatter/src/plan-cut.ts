@@ -2,7 +2,7 @@
 // result, never at a tool result), keeping the last user turn and its in-flight work, and splitting a
 // single long turn so a tail always remains for the agent to continue from. Returns what Pi's
 // `session_before_compact` hook expects (`firstKeptEntryId`, `tokensBefore`).
-import { type Block, type ContextItem, contextView, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import { type Block, contextRoles, type Entry, lineageBlocks, type Session } from "@context-fold/ledger-reader";
 import { SummaryError } from "./errors.js";
 import { tokensOfBytes, utf8Bytes } from "./tokens.js";
 
@@ -159,23 +159,24 @@ export function cutSides(positions: ArrayLike<number>, roles: readonly string[],
   };
 }
 
+/** The entry at file position `position` (`entries` is in position order; a walk if ever it is not). */
+function entryAtPosition(session: Session, position: number): Entry {
+  const at = session.entries[position];
+  if (at?.position === position) return at;
+  const found = session.entries.find((entry) => entry.position === position);
+  if (found === undefined) throw new SummaryError("NOTHING_TO_COMPACT", `no entry at position ${String(position)} in ${session.path}`);
+  return found;
+}
+
 /** The cut of `session`'s active lineage. Throws SummaryError NOTHING_TO_COMPACT when nothing can be summarized. */
 export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan {
   const keepTail = options.keepTail ?? "auto";
   if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
     throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
   const lineage = options.lineage ?? lineageBlocks(session);
-  const context = contextView(session);
-  // Only the context's entries are sized: a compacted session's lineage is mostly before its summary.
-  // Entries are marked by position (a lineage holds each entry once), so each block costs an array
-  // read, not a string lookup.
-  const positions = new Int32Array(context.length);
-  const roles: string[] = [];
-  for (let i = 0; i < context.length; i++) {
-    const item = context[i] as ContextItem;
-    positions[i] = item.entry.position;
-    roles.push(item.role);
-  }
+  // The context's messages as positions and roles only (no object per message): an entry is found by
+  // its position (`session.entries` is in position order).
+  const { positions, roles } = contextRoles(session);
   const size = sideSize(positions);
   const inContext = new Uint8Array(size);
   for (let i = 0; i < positions.length; i++) inContext[positions[i] ?? 0] = 1;
@@ -187,7 +188,7 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
     entryBytes[b.entryPosition] = (entryBytes[b.entryPosition] ?? 0) + (known?.[b.index] ?? utf8Bytes(b.text));
   }
   const sides = cutSides(positions, roles, entryBytes, keepTail, session.path);
-  const firstKept = (context[sides.firstKeptAt] as ContextItem).entry;
+  const firstKept = entryAtPosition(session, sides.firstKeptPosition);
   const { side } = sides;
   const summarizedBlocks: Block[] = [];
   const keptBlocks: Block[] = [];
