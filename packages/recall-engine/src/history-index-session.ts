@@ -8,7 +8,7 @@ import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
 import { BOUND_UNKNOWN, boundsCode, unionKey } from "./history-dictionary.js";
 import { dropParts, MAX_PARTS, partPath, segmentBase, type SegmentWriter } from "./history-layout.js";
-import { byteString, encodePostings, encodeSegment, type SegmentTerm } from "./history-segment.js";
+import { byteString, encodePostings, encodeSegment, encodeWholeSegment, type SegmentTerm } from "./history-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, encodeTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
@@ -18,7 +18,7 @@ import { prefixScoreBound, termIdf, termScoreBound, weightReach } from "./rank.j
 import { RecallIndex } from "./recall-index.js";
 import { EMPTY } from "./segments.js";
 import { stemOf } from "./stem.js";
-import { MIN_PREFIX } from "./term-prefixes.js";
+import { MIN_PREFIX, SortedPrefixes } from "./term-prefixes.js";
 import { TermIndex } from "./term-index.js";
 
 /**
@@ -103,15 +103,17 @@ export function indexSession(segments: string, file: string, session: Session, w
       // The terms in the byte order of their UTF-8 (one sort: the segment is written in it, and
       // `matchesLonger` reads it), and each term's place in it.
       const sorted = byteOrder(texts);
+      // Prefix queries (the union bounds below) answered off that order: a binary search each.
+      part.usePrefixes(new SortedPrefixes(texts, sorted.bytes, sorted.order, sorted.place, (t) => part.termId(t)));
       const reachOfDoc = reach === null ? null : (doc: number): number => reach[doc] as number;
+      // The segment, its terms in that order, coded straight from the postings.
+      const whole = encodeWholeSegment(sorted.bytes, sorted.order, (id) => part.postingListsOf(id), lengths);
       for (let i = 0; i < texts.length; i++) {
         const term = texts[i] as string;
-        const lists = part.postingListsOf(i);
-        const posted: SegmentTerm = { key: Buffer.from(term, "utf8"), id: i, ...encodePostings(lists, 0) };
-        terms.push(posted);
         if (i >= known) added.push(term);
         if (codes !== null && reachOfDoc !== null) {
-          codes[i] = boundsCode(termScoreBound(part, lists, reachOfDoc), termIdf(part.docCount, posted.df));
+          const lists = part.postingListsOf(i);
+          codes[i] = boundsCode(termScoreBound(part, lists, reachOfDoc), termIdf(part.docCount, whole.df[i] as number));
           // The term as a query token matching longer terms: that union's bound, under its own dictionary key.
           const union = matchesLonger(sorted, term, i, (t) => part.termId(t) >= 0) ? prefixScoreBound(part, term, reachOfDoc) : null;
           if (union !== null && union.bound > 0) {
@@ -127,7 +129,7 @@ export function indexSession(segments: string, file: string, session: Session, w
         all.set(unions, codes.length);
         codes = all;
       }
-      writer.write(`${base}.seg`, encodeSegment(terms, lengths, 0, terms.length, sorted.order));
+      writer.write(`${base}.seg`, whole.bytes);
       dropParts(base, 1);
     }
     writer.write(`${base}.tab`, encodeTable(session, old?.hashes ?? [], quotes));
