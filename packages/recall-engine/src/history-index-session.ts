@@ -146,13 +146,36 @@ interface ByteOrder {
   readonly place: Int32Array;
 }
 
+/** Buckets of a byte string's first two bytes, in their order: 0 the empty string, then byte 0 × 257 + (byte 1 + 1, 0 for none) + 1. */
+const BUCKETS = 256 * 257 + 1;
+let bucketStarts = new Int32Array(BUCKETS + 1);
+
+function bucketOf(s: string): number {
+  return s.length === 0 ? 0 : s.charCodeAt(0) * 257 + (s.length > 1 ? s.charCodeAt(1) + 1 : 0) + 1;
+}
+
 function byteOrder(texts: readonly string[]): ByteOrder {
   const bytes = texts.map(byteString);
-  const order = Int32Array.from(texts.keys()).sort((a, b) => {
+  // Counted into buckets of their first two bytes, then each bucket sorted: most comparisons a whole sort
+  // makes are between terms those bytes tell apart.
+  const starts = bucketStarts.fill(0);
+  for (const b of bytes) starts[bucketOf(b) + 1]++;
+  for (let k = 0; k < BUCKETS; k++) starts[k + 1] = (starts[k + 1] as number) + (starts[k] as number);
+  const order = new Int32Array(bytes.length);
+  for (let id = 0; id < bytes.length; id++) order[starts[bucketOf(bytes[id] as string)]++] = id;
+  // `starts[k]` is now bucket k's end, the next one's start.
+  const byBytes = (a: number, b: number): number => {
     const x = bytes[a] as string;
     const y = bytes[b] as string;
     return x < y ? -1 : x > y ? 1 : 0;
-  });
+  };
+  let from = 0;
+  for (let k = 0; k < BUCKETS; k++) {
+    const end = starts[k] as number;
+    if (end - from > 1) order.subarray(from, end).sort(byBytes);
+    from = end;
+  }
+  bucketStarts = starts;
   const place = new Int32Array(texts.length);
   for (let k = 0; k < order.length; k++) place[order[k] as number] = k;
   return { bytes, order, place };
