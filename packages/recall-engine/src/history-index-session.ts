@@ -28,6 +28,8 @@ import { TermIndex } from "./term-index.js";
  */
 export interface IndexedSession {
   terms: string[];
+  /** `terms`' UTF-8 read as latin1 (`byteString`), when the indexing had them at hand (a session built whole). */
+  keys?: readonly string[];
   codes: Uint16Array;
   termCount: number;
   parts: number;
@@ -74,6 +76,7 @@ export function indexSession(segments: string, file: string, session: Session, w
     let parts = 0;
     let termCount = texts.length;
     let quotes: Int32Array | null = null;
+    let keys: readonly string[] | null = null;
     if (extend && old !== null) {
       termCount = old.reader.termCount;
       const keys = texts.map((t) => Buffer.from(t, "utf8"));
@@ -99,6 +102,8 @@ export function indexSession(segments: string, file: string, session: Session, w
       if (reach !== null) codes = new Uint16Array(texts.length);
       // Union keys and their codes, listed after every term (codes follow `added`'s order: all terms are added when codes are made).
       const unionKeys: string[] = [];
+      // The same keys as latin1 of their UTF-8, for a first build's dictionary (history-fresh-dictionary.ts).
+      const unionBytes: string[] = [];
       const unions: number[] = [];
       // The terms in the byte order of their UTF-8 (one sort: the segment is written in it, and
       // `matchesLonger` reads it), and each term's place in it.
@@ -118,6 +123,7 @@ export function indexSession(segments: string, file: string, session: Session, w
           const union = matchesLonger(sorted, term, i, (t) => part.termId(t) >= 0) ? prefixScoreBound(part, term, reachOfDoc) : null;
           if (union !== null && union.bound > 0) {
             unionKeys.push(unionKey(term));
+            unionBytes.push(unionKey(sorted.bytes[i] as string));
             unions.push(boundsCode(union.bound, union.idf));
           }
         }
@@ -129,11 +135,12 @@ export function indexSession(segments: string, file: string, session: Session, w
         all.set(unions, codes.length);
         codes = all;
       }
+      if (known === 0) keys = unionBytes.length === 0 ? sorted.bytes : [...sorted.bytes, ...unionBytes];
       writer.write(`${base}.seg`, whole.bytes);
       dropParts(base, 1);
     }
     writer.write(`${base}.tab`, encodeTable(session, old?.hashes ?? [], quotes));
-    return { terms: added, codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
+    return { terms: added, ...(keys === null ? {} : { keys }), codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
   } finally {
     old?.reader.close();
   }

@@ -20,6 +20,8 @@ import { type HistoryCandidates, historyCandidates } from "./history-candidates.
 import { type IndexedSession, indexSession } from "./history-index-session.js";
 import { dropSegment, partPath, SegmentWriter, segmentBase } from "./history-layout.js";
 import { mergeDictionary } from "./history-merge.js";
+import { dropRuns, FreshDictionary } from "./history-fresh-dictionary.js";
+import { byteString } from "./history-segment.js";
 import { rankSegment } from "./history-rank-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, textHash } from "./history-table.js";
@@ -229,6 +231,7 @@ export class HistoryIndex {
       rmSync(this.segments, { recursive: true, force: true });
       rmSync(this.basePath, { force: true });
       rmSync(this.logPath, { force: true });
+      dropRuns(this.dir);
       fresh = true;
     }
     const before = new Map((read?.sessions ?? []).map((s) => [s.path, s]));
@@ -240,6 +243,8 @@ export class HistoryIndex {
     // A first build's files are named by nothing until its manifest: made durable together before it
     // (history-layout.ts SegmentWriter); its log is folded into a new base (fsynced) before it too.
     const writer = new SegmentWriter(this.segments, fresh);
+    // A first build gathers its dictionary itself (every session's terms once, in ordinal order): no log.
+    const dictionary = fresh ? new FreshDictionary(this.dir) : null;
     const flush = (): void => {
       if (records.length > 0) appendFile(this.logPath, Buffer.concat(records), { fsync: !fresh });
       records = [];
@@ -277,7 +282,9 @@ export class HistoryIndex {
         const ordinal = continues && was !== undefined ? was.ordinal : nextOrdinal++;
         // A grown session always logs a record, its terms or none: a session with a record past its first
         // listing has score bounds no longer true (history-merge.ts), and a search bounds it from its segment.
-        if (indexed.terms.length > 0 || continues) {
+        if (dictionary !== null) {
+          if (indexed.terms.length > 0) dictionary.add(ordinal, indexed.keys ?? indexed.terms.map(byteString), indexed.codes);
+        } else if (indexed.terms.length > 0 || continues) {
           const record = encodeLogRecord(ordinal, indexed.terms, indexed.codes);
           records.push(record);
           waiting += record.length;
@@ -315,7 +322,14 @@ export class HistoryIndex {
     }
     flush();
     writer.commit();
-    const merged = mergeDictionary({ basePath: this.basePath, logPath: this.logPath, manifestPath: this.manifestPath }, out, fresh);
+    const gathered = dictionary !== null && !dictionary.empty;
+    if (gathered) {
+      const alive = new Set(out.filter((s) => s.ordinal >= 0).map((s) => s.ordinal));
+      dictionary.write(this.basePath, (o) => alive.has(o));
+      // An empty log, as a merge leaves it.
+      replaceFile(this.logPath, Buffer.alloc(0), { mode: 0o600 });
+    }
+    const merged = gathered || mergeDictionary({ basePath: this.basePath, logPath: this.logPath, manifestPath: this.manifestPath }, out, fresh);
     // Another process's merge came first: start again from the files (its manifest is the newer).
     if (merged === "restart") return this.updateLocked();
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };

@@ -1,0 +1,301 @@
+// A first build's dictionary, made without a log: a history built anew lists every term of every session
+// once, in ordinal order, so its base is gathered here as the sessions are indexed. Their terms are
+// gathered in memory a batch of sessions at a time (a map from each term's bytes to its sessions and
+// codes), each batch written sorted to a run file of its own, and the runs merged into the base at the
+// end: each term's sessions come out of the runs in ordinal order (the runs are in session order), so
+// nothing is sorted per term, and no log is written, walked once per range of terms and folded (what an
+// update's merge does, history-merge.ts). The base's bytes are the same as that merge writes from the same
+// sessions' records. The run files are the build's own: a crash leaves them to the next build, which
+// starts over and removes them.
+import { closeSync, openSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { replaceFile } from "@context-fold/durable-fs";
+import { dictionaryChunks, type DictionaryEntry } from "./history-dictionary.js";
+
+/** Term occurrences (a term of a session) gathered in memory before a batch is written as a run. */
+const BATCH_TERMS = 300_000;
+/** Bytes of a run read at once while the runs are merged (a window per run). */
+const RUN_WINDOW = 256 * 1024;
+/** The longest key the base keeps (its u16 length): longer ones are cut there, as a merge cuts them. */
+const KEY_MAX = 0xffff;
+const RUN_PREFIX = "dictionary.run.";
+
+/** Removes the run files a build left in history folder `dir` (a crash before its manifest). */
+export function dropRuns(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.startsWith(RUN_PREFIX)) rmSync(join(dir, name), { force: true });
+}
+
+/** A latin1 string (one byte per character) cut to KEY_MAX bytes. */
+function cut(key: string): string {
+  return key.length > KEY_MAX ? key.slice(0, KEY_MAX) : key;
+}
+
+/** A run file read entry by entry: [u16 key length, key, varint count, count × (varint ordinal, u16 code)], sorted by key. */
+class RunCursor {
+  private buf: Buffer;
+  private start = 0;
+  private end = 0;
+  private fileAt = 0;
+  private eof = false;
+  key = "";
+  ordinals: number[] = [];
+  codes: number[] = [];
+
+  constructor(
+    private readonly fd: number,
+    readonly index: number,
+  ) {
+    this.buf = Buffer.allocUnsafe(RUN_WINDOW);
+  }
+
+  /** At least `n` bytes from `start` in the window (false: the run ends first). */
+  private have(n: number): boolean {
+    if (this.end - this.start >= n) return true;
+    if (this.eof) return false;
+    if (n > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(n, this.buf.length * 2));
+      this.buf.copy(grown, 0, this.start, this.end);
+      this.buf = grown;
+    } else this.buf.copy(this.buf, 0, this.start, this.end);
+    this.end -= this.start;
+    this.start = 0;
+    while (this.end < this.buf.length) {
+      const got = readSync(this.fd, this.buf, this.end, this.buf.length - this.end, this.fileAt);
+      if (got === 0) {
+        this.eof = true;
+        break;
+      }
+      this.end += got;
+      this.fileAt += got;
+    }
+    return this.end - this.start >= n;
+  }
+
+  /** Reads the next entry into `key`, `ordinals`, `codes`; false at the run's end. */
+  next(): boolean {
+    if (!this.have(2)) return false;
+    const length = this.buf.readUInt16LE(this.start);
+    // The key and the count's varint (at most 5 bytes: fewer at the run's end), then the pairs (at most 7 bytes each).
+    this.have(2 + length + 5);
+    let at = this.start + 2;
+    this.key = this.buf.latin1Slice(at, at + length);
+    at += length;
+    let count = 0;
+    let shift = 1;
+    for (;;) {
+      const b = this.buf[at++] as number;
+      count += (b & 0x7f) * shift;
+      if (b < 0x80) break;
+      shift *= 128;
+    }
+    const headBytes = at - this.start;
+    this.have(headBytes + count * 7);
+    const buf = this.buf;
+    at = this.start + headBytes;
+    const ordinals = new Array<number>(count);
+    const codes = new Array<number>(count);
+    for (let i = 0; i < count; i++) {
+      let v = 0;
+      let s = 1;
+      for (;;) {
+        const b = buf[at++] as number;
+        v += (b & 0x7f) * s;
+        if (b < 0x80) break;
+        s *= 128;
+      }
+      ordinals[i] = v;
+      codes[i] = (buf[at] as number) | ((buf[at + 1] as number) << 8);
+      at += 2;
+    }
+    if (at > this.end) throw new Error("history build: a dictionary run ends inside an entry");
+    this.ordinals = ordinals;
+    this.codes = codes;
+    this.start = at;
+    return true;
+  }
+}
+
+/** Cursors ordered by their key, then by run (earlier sessions first). */
+function before(a: RunCursor, b: RunCursor): boolean {
+  return a.key < b.key || (a.key === b.key && a.index < b.index);
+}
+
+/** A binary min-heap of run cursors (a few dozen runs). */
+class CursorHeap {
+  readonly items: RunCursor[] = [];
+
+  push(c: RunCursor): void {
+    const items = this.items;
+    items.push(c);
+    let k = items.length - 1;
+    while (k > 0) {
+      const up = (k - 1) >> 1;
+      if (!before(items[k] as RunCursor, items[up] as RunCursor)) break;
+      [items[k], items[up]] = [items[up] as RunCursor, items[k] as RunCursor];
+      k = up;
+    }
+  }
+
+  pop(): RunCursor | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last !== undefined) {
+      items[0] = last;
+      let k = 0;
+      for (;;) {
+        const l = 2 * k + 1;
+        const r = l + 1;
+        let m = k;
+        if (l < items.length && before(items[l] as RunCursor, items[m] as RunCursor)) m = l;
+        if (r < items.length && before(items[r] as RunCursor, items[m] as RunCursor)) m = r;
+        if (m === k) break;
+        [items[k], items[m]] = [items[m] as RunCursor, items[k] as RunCursor];
+        k = m;
+      }
+    }
+    return top;
+  }
+}
+
+/**
+ * The dictionary of a history built anew. `add` each session's terms (keys: each term's UTF-8 read as
+ * latin1) in ordinal order; `write` the base.
+ */
+export class FreshDictionary {
+  /** Key → [ordinal, code, ordinal, code, …] of the batch gathered (ordinals ascending). */
+  private batch = new Map<string, number[]>();
+  private held = 0;
+  private readonly runs: string[] = [];
+  private lastOrdinal = -1;
+
+  constructor(
+    private readonly dir: string,
+    private readonly batchTerms = BATCH_TERMS,
+  ) {}
+
+  /** Whether no session's terms were added (a build that adds none writes no base, as a merge of an empty log writes none). */
+  get empty(): boolean {
+    return this.lastOrdinal < 0;
+  }
+
+  /** Session `ordinal`'s terms (`keys`, latin1 of their UTF-8) and their codes; ordinals must ascend. */
+  add(ordinal: number, keys: readonly string[], codes: ArrayLike<number>): void {
+    if (ordinal <= this.lastOrdinal) throw new RangeError(`history build: session ${String(ordinal)} after ${String(this.lastOrdinal)}`);
+    this.lastOrdinal = ordinal;
+    const batch = this.batch;
+    for (let i = 0; i < keys.length; i++) {
+      const key = cut(keys[i] as string);
+      const list = batch.get(key);
+      if (list === undefined) batch.set(key, [ordinal, codes[i] as number]);
+      else list.push(ordinal, codes[i] as number);
+    }
+    this.held += keys.length;
+    if (this.held >= this.batchTerms) this.spill();
+  }
+
+  /** Writes the batch as a run, sorted by key. */
+  private spill(): void {
+    if (this.batch.size === 0) return;
+    const path = join(this.dir, `${RUN_PREFIX}${String(this.runs.length)}`);
+    const keys = [...this.batch.keys()].sort();
+    const fd = openSync(path, "w", 0o600);
+    try {
+      let buf = Buffer.allocUnsafe(1 << 20);
+      let used = 0;
+      const flush = (): void => {
+        let done = 0;
+        while (done < used) done += writeSync(fd, buf, done, used - done);
+        used = 0;
+      };
+      for (const key of keys) {
+        const list = this.batch.get(key) as number[];
+        const most = 2 + key.length + 5 + (list.length / 2) * 7;
+        if (used + most > buf.length) {
+          flush();
+          if (most > buf.length) buf = Buffer.allocUnsafe(most);
+        }
+        buf[used++] = key.length & 0xff;
+        buf[used++] = key.length >>> 8;
+        used += buf.latin1Write(key, used);
+        let n = list.length / 2;
+        while (n >= 0x80) {
+          buf[used++] = (n & 0x7f) | 0x80;
+          n = Math.floor(n / 128);
+        }
+        buf[used++] = n;
+        for (let k = 0; k < list.length; k += 2) {
+          let v = list[k] as number;
+          while (v >= 0x80) {
+            buf[used++] = (v & 0x7f) | 0x80;
+            v = Math.floor(v / 128);
+          }
+          buf[used++] = v;
+          const code = list[k + 1] as number;
+          buf[used++] = code & 0xff;
+          buf[used++] = (code >>> 8) & 0xff;
+        }
+      }
+      flush();
+    } finally {
+      closeSync(fd);
+    }
+    this.runs.push(path);
+    this.batch = new Map();
+    this.held = 0;
+  }
+
+  /** The entries, merged from the runs, sorted by key: sessions `alive` only, each once (of one listed twice, its greatest code). */
+  private *entries(cursors: readonly RunCursor[], alive: (ordinal: number) => boolean): Generator<DictionaryEntry> {
+    const heap = new CursorHeap();
+    for (const c of cursors) if (c.next()) heap.push(c);
+    const same: RunCursor[] = [];
+    while (heap.items.length > 0) {
+      const first = heap.pop() as RunCursor;
+      same.length = 0;
+      same.push(first);
+      while (heap.items.length > 0 && (heap.items[0] as RunCursor).key === first.key) same.push(heap.pop() as RunCursor);
+      // Popped in run order (ties go to the earlier run): their sessions in ordinal order.
+      const key = first.key;
+      const ordinals: number[] = [];
+      const codes: number[] = [];
+      for (const c of same) {
+        const os = c.ordinals;
+        const cs = c.codes;
+        for (let i = 0; i < os.length; i++) {
+          const o = os[i] as number;
+          if (!alive(o)) continue;
+          const code = cs[i] as number;
+          if (ordinals.length > 0 && ordinals[ordinals.length - 1] === o) {
+            if (code > (codes[codes.length - 1] as number)) codes[codes.length - 1] = code;
+            continue;
+          }
+          ordinals.push(o);
+          codes.push(code);
+        }
+      }
+      for (const c of same) if (c.next()) heap.push(c);
+      if (ordinals.length > 0) yield { key: Buffer.from(key, "latin1"), ordinals, codes };
+    }
+  }
+
+  /** Writes the base to `basePath` (replaced atomically, durable), of the sessions `alive`; the runs are removed. */
+  write(basePath: string, alive: (ordinal: number) => boolean): void {
+    this.spill();
+    const fds: number[] = [];
+    try {
+      for (const path of this.runs) fds.push(openSync(path, "r"));
+      const cursors = fds.map((fd, k) => new RunCursor(fd, k));
+      replaceFile(basePath, dictionaryChunks(this.entries(cursors, alive)), { mode: 0o600 });
+    } finally {
+      for (const fd of fds) closeSync(fd);
+      for (const path of this.runs) rmSync(path, { force: true });
+    }
+  }
+}
