@@ -30,6 +30,8 @@ export interface IndexedSession {
   terms: string[];
   /** `terms`' UTF-8 read as latin1 (`byteString`), when the indexing had them at hand (a session built whole). */
   keys?: readonly string[];
+  /** The indices of `keys` in byte order (with `keys`). */
+  keyOrder?: Int32Array;
   codes: Uint16Array;
   termCount: number;
   parts: number;
@@ -77,6 +79,7 @@ export function indexSession(segments: string, file: string, session: Session, w
     let termCount = texts.length;
     let quotes: Int32Array | null = null;
     let keys: readonly string[] | null = null;
+    let keyOrder: Int32Array | null = null;
     if (extend && old !== null) {
       termCount = old.reader.termCount;
       const keys = texts.map((t) => Buffer.from(t, "utf8"));
@@ -104,6 +107,7 @@ export function indexSession(segments: string, file: string, session: Session, w
       const unionKeys: string[] = [];
       // The same keys as latin1 of their UTF-8, for a first build's dictionary (history-fresh-dictionary.ts).
       const unionBytes: string[] = [];
+      const unionIds: number[] = [];
       const unions: number[] = [];
       // The terms in the byte order of their UTF-8 (one sort: the segment is written in it, and
       // `matchesLonger` reads it), and each term's place in it.
@@ -124,6 +128,7 @@ export function indexSession(segments: string, file: string, session: Session, w
           if (union !== null && union.bound > 0) {
             unionKeys.push(unionKey(term));
             unionBytes.push(unionKey(sorted.bytes[i] as string));
+            unionIds.push(i);
             unions.push(boundsCode(union.bound, union.idf));
           }
         }
@@ -135,12 +140,20 @@ export function indexSession(segments: string, file: string, session: Session, w
         all.set(unions, codes.length);
         codes = all;
       }
-      if (known === 0) keys = unionBytes.length === 0 ? sorted.bytes : [...sorted.bytes, ...unionBytes];
+      if (known === 0) {
+        keys = unionBytes.length === 0 ? sorted.bytes : [...sorted.bytes, ...unionBytes];
+        // Union keys first (a NUL before every term), in their terms' order; then the terms.
+        keyOrder = new Int32Array(keys.length);
+        const byPlace = Int32Array.from(unionIds.keys()).sort((a, b) => (sorted.place[unionIds[a] as number] as number) - (sorted.place[unionIds[b] as number] as number));
+        let k = 0;
+        for (const j of byPlace) keyOrder[k++] = texts.length + j;
+        keyOrder.set(sorted.order, k);
+      }
       writer.write(`${base}.seg`, whole.bytes);
       dropParts(base, 1);
     }
     writer.write(`${base}.tab`, encodeTable(session, old?.hashes ?? [], quotes));
-    return { terms: added, ...(keys === null ? {} : { keys }), codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
+    return { terms: added, ...(keys === null || keyOrder === null ? {} : { keys, keyOrder }), codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
   } finally {
     old?.reader.close();
   }

@@ -283,7 +283,7 @@ export class HistoryIndex {
         // A grown session always logs a record, its terms or none: a session with a record past its first
         // listing has score bounds no longer true (history-merge.ts), and a search bounds it from its segment.
         if (dictionary !== null) {
-          if (indexed.terms.length > 0) dictionary.add(ordinal, indexed.keys ?? indexed.terms.map(byteString), indexed.codes);
+          if (indexed.terms.length > 0) dictionary.add(ordinal, indexed.keys ?? indexed.terms.map(byteString), indexed.codes, indexed.keyOrder);
         } else if (indexed.terms.length > 0 || continues) {
           const record = encodeLogRecord(ordinal, indexed.terms, indexed.codes);
           records.push(record);
