@@ -50,8 +50,9 @@ class RunCursor {
   constructor(
     private readonly fd: number,
     readonly index: number,
+    windowBytes: number,
   ) {
-    this.buf = Buffer.allocUnsafe(RUN_WINDOW);
+    this.buf = Buffer.allocUnsafe(Math.max(16, windowBytes));
   }
 
   /** At least `n` bytes from `start` in the window (false: the run ends first). */
@@ -245,9 +246,10 @@ export class FreshDictionary {
   private readonly runs: string[] = [];
   private lastOrdinal = -1;
 
+  /** `limits`: term occurrences gathered in memory per run, bytes of a run read at once (tests make them small). */
   constructor(
     private readonly dir: string,
-    private readonly batchTerms = BATCH_TERMS,
+    private readonly limits: { readonly batchTerms: number; readonly windowBytes: number } = { batchTerms: BATCH_TERMS, windowBytes: RUN_WINDOW },
   ) {}
 
   /** Whether no session's terms were added (a build that adds none writes no base, as a merge of an empty log writes none). */
@@ -289,7 +291,7 @@ export class FreshDictionary {
     while (stack.length > 0 && (stack[stack.length - 1] as SortedRun).weight <= run.weight) run = mergeRuns(stack.pop() as SortedRun, run);
     stack.push(run);
     this.held += n;
-    if (this.held >= this.batchTerms) this.spill();
+    if (this.held >= this.limits.batchTerms) this.spill();
   }
 
   /** Writes the batch as one run file, sorted by key. */
@@ -404,7 +406,7 @@ export class FreshDictionary {
     const fds: number[] = [];
     try {
       for (const path of this.runs) fds.push(openSync(path, "r"));
-      const cursors = fds.map((fd, k) => new RunCursor(fd, k));
+      const cursors = fds.map((fd, k) => new RunCursor(fd, k, this.limits.windowBytes));
       replaceFile(basePath, dictionaryChunks(this.entries(cursors, alive)), { mode: 0o600 });
     } finally {
       for (const fd of fds) closeSync(fd);
