@@ -149,7 +149,11 @@ export class SortedPrefixes implements PrefixLookup {
         out.push(id);
       }
     }
-    if (!sorted) out.sort((a, b) => a - b);
+    if (!sorted) {
+      // A typed array's own numeric sort (no comparator called per pair).
+      const ids = Int32Array.from(out).sort();
+      for (let k = 0; k < ids.length; k++) out[k] = ids[k] as number;
+    }
     if (out.length > limit) out.length = limit;
     return out;
   }
