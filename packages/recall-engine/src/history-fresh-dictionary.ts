@@ -85,7 +85,7 @@ class RunCursor {
     // The key and the count's varint (at most 5 bytes: fewer at the run's end), then the pairs (at most 7 bytes each).
     this.have(2 + length + 5);
     let at = this.start + 2;
-    this.key = this.buf.latin1Slice(at, at + length);
+    this.key = this.buf.toString("latin1", at, at + length);
     at += length;
     let count = 0;
     let shift = 1;
@@ -321,7 +321,7 @@ export class FreshDictionary {
         }
         buf[used++] = key.length & 0xff;
         buf[used++] = key.length >>> 8;
-        used += buf.latin1Write(key, used);
+        used += buf.write(key, used, "latin1");
         let n = to - from;
         while (n >= 0x80) {
           buf[used++] = (n & 0x7f) | 0x80;

@@ -179,10 +179,18 @@ function byteOrder(texts: readonly string[]): ByteOrder {
   // Counted into buckets of their first two bytes, then each bucket sorted: most comparisons a whole sort
   // makes are between terms those bytes tell apart.
   const starts = bucketStarts.fill(0);
-  for (const b of bytes) starts[bucketOf(b) + 1]++;
+  for (const b of bytes) {
+    const k = bucketOf(b) + 1;
+    starts[k] = (starts[k] as number) + 1;
+  }
   for (let k = 0; k < BUCKETS; k++) starts[k + 1] = (starts[k + 1] as number) + (starts[k] as number);
   const order = new Int32Array(bytes.length);
-  for (let id = 0; id < bytes.length; id++) order[starts[bucketOf(bytes[id] as string)]++] = id;
+  for (let id = 0; id < bytes.length; id++) {
+    const k = bucketOf(bytes[id] as string);
+    const at = starts[k] as number;
+    order[at] = id;
+    starts[k] = at + 1;
+  }
   // `starts[k]` is now bucket k's end, the next one's start.
   const byBytes = (a: number, b: number): number => {
     const x = bytes[a] as string;
