@@ -2,10 +2,13 @@
 // they replace: a segment coded straight from a term index equals one from per-term buffers; prefix
 // lookups off a session's byte-sorted terms answer as the bucketed ones; the dictionary gathered in sorted
 // runs is the base a log merge writes from the same sessions; a build's run files never outlive it.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { tempDir } from "@context-fold/test-support";
+import { HistoryIndex, historyDirFor } from "@context-fold/recall-engine";
 import { BOUND_UNKNOWN, encodeLogRecord, unionKey } from "../src/history-dictionary.js";
 import { dropRuns, FreshDictionary } from "../src/history-fresh-dictionary.js";
 import { mergeDictionary } from "../src/history-merge.js";
@@ -116,5 +119,40 @@ describe("history first build", () => {
     writeFileSync(join(dir, "dictionary.bin"), "kept");
     dropRuns(dir);
     expect(readdirSync(dir)).toEqual(["dictionary.bin"]);
+  });
+
+  it("a first build over a crashed one's leftovers (runs, segments, no manifest) starts over and writes what a clean build writes", async () => {
+    const sessions = tempDir("history-fresh-sessions-");
+    let clock = Date.parse("2026-05-01T10:00:00.000Z");
+    const say = (role: "user" | "assistant", text: string): AgentMessage =>
+      (role === "user" ? { role, content: text, timestamp: (clock += 1000) } : { role, content: [{ type: "text", text }], api: "x", provider: "x", model: "x", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: (clock += 1000) }) as unknown as AgentMessage;
+    for (let k = 0; k < 5; k++) {
+      const sm = SessionManager.create(`/home/dev/p${String(k % 2)}`, join(sessions, `--home-dev-p${String(k % 2)}--`));
+      sm.appendMessage(say("user", `session ${String(k)}: the wombat checksum drifted, refreshToken rotation ${String(k * 7919)} über`));
+      sm.appendMessage(say("assistant", `Checked src/ledger/reader${String(k)}.ts: the refresh of token ${String(k)} races the wombat's rotation.`));
+    }
+    const clean = tempDir("history-fresh-clean-");
+    const crashed = tempDir("history-fresh-crashed-");
+    // What a first build that died before its manifest leaves: runs, a stray segment, a log, no manifest.
+    const dir = historyDirFor(sessions, crashed);
+    mkdirSync(join(dir, "segments"), { recursive: true });
+    writeFileSync(join(dir, "dictionary.run.0"), "torn run");
+    writeFileSync(join(dir, "dictionary.run.12"), "another");
+    writeFileSync(join(dir, "segments", "stray.seg"), "stray");
+    writeFileSync(join(dir, "dictionary.log"), "torn log");
+    const a = await HistoryIndex.for(sessions, { root: clean }).update();
+    const b = await HistoryIndex.for(sessions, { root: crashed }).update();
+    expect(b).toEqual(a);
+    expect(a.added).toBe(5);
+    const files = (root: string): string[] => readdirSync(historyDirFor(sessions, root), { recursive: true }).map(String).sort();
+    expect(files(crashed)).toEqual(files(clean));
+    expect(files(clean).some((f) => f.startsWith("dictionary.run."))).toBe(false);
+    for (const f of files(clean).filter((f) => !f.endsWith("segments") && !f.endsWith(".lock"))) {
+      const x = readFileSync(join(historyDirFor(sessions, clean), f));
+      const y = readFileSync(join(historyDirFor(sessions, crashed), f));
+      expect(y.equals(x), f).toBe(true);
+    }
+    const hits = await HistoryIndex.for(sessions, { root: crashed }).search("wombat rotation");
+    expect(hits.total).toBeGreaterThan(0);
   });
 });
