@@ -144,9 +144,13 @@ export function indexSession(segments: string, file: string, session: Session, w
         keys = unionBytes.length === 0 ? sorted.bytes : [...sorted.bytes, ...unionBytes];
         // Union keys first (a NUL before every term), in their terms' order; then the terms.
         keyOrder = new Int32Array(keys.length);
-        const byPlace = Int32Array.from(unionIds.keys()).sort((a, b) => (sorted.place[unionIds[a] as number] as number) - (sorted.place[unionIds[b] as number] as number));
         let k = 0;
-        for (const j of byPlace) keyOrder[k++] = texts.length + j;
+        if (unionIds.length > 0) {
+          // Each term's union key (its index in `keys`), read off in the terms' byte order: no sort.
+          const unionAt = new Int32Array(texts.length).fill(-1);
+          for (let j = 0; j < unionIds.length; j++) unionAt[unionIds[j] as number] = texts.length + j;
+          for (const id of sorted.order) if ((unionAt[id] as number) >= 0) keyOrder[k++] = unionAt[id] as number;
+        }
         keyOrder.set(sorted.order, k);
       }
       writer.write(`${base}.seg`, whole.bytes);
