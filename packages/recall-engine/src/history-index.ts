@@ -8,6 +8,7 @@
 // the history's bookkeeping (manifest, update, search, expand); its parts live beside it: history-types.ts
 // (shapes), history-folders.ts (where histories are kept), history-layout.ts (segment files),
 // history-index-session.ts (indexing one session), history-merge.ts (folding the dictionary log),
+// history-fresh-dictionary.ts (a first build's dictionary, gathered without a log),
 // history-candidates.ts (which sessions can answer) and history-rank-segment.ts (ranking one segment).
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
@@ -241,7 +242,8 @@ export class HistoryIndex {
     let records: Buffer[] = [];
     let waiting = 0;
     // A first build's files are named by nothing until its manifest: made durable together before it
-    // (history-layout.ts SegmentWriter); its log is folded into a new base (fsynced) before it too.
+    // (history-layout.ts SegmentWriter); its dictionary is written as a new base (fsynced) before it too,
+    // gathered from sorted runs (history-fresh-dictionary.ts), where an update appends to the log and folds it.
     const writer = new SegmentWriter(this.segments, fresh);
     // A first build gathers its dictionary itself (every session's terms once, in ordinal order): no log.
     const dictionary = fresh ? new FreshDictionary(this.dir) : null;
