@@ -434,26 +434,45 @@ export function encodeLogRecord(ordinal: number, terms: readonly string[], codes
   pushVarint(head, ordinal);
   pushVarint(head, terms.length);
   // One buffer for the whole record: its size is the terms' UTF-8 lengths (cut at 0xffff bytes, as the u16 says).
+  // Each term's UTF-8 length, worked out once (an ASCII term's is its own: most are).
+  const lengths = new Int32Array(terms.length);
   let size = 8 + head.length + 2 * terms.length;
-  for (const t of terms) size += 2 + Math.min(0xffff, Buffer.byteLength(t, "utf8"));
+  for (let i = 0; i < terms.length; i++) {
+    const length = utf8Length(terms[i] as string);
+    lengths[i] = length;
+    size += 2 + Math.min(0xffff, length);
+  }
   const out = Buffer.allocUnsafe(size + 32);
   out.writeUInt32LE(LOG_MAGIC, 0);
   out.writeUInt32LE(size - 8, 4);
   let at = 8;
   for (const b of head) out[at++] = b;
-  for (const t of terms) {
-    const length = Math.min(0xffff, Buffer.byteLength(t, "utf8"));
-    out.writeUInt16LE(length, at);
-    if (length === Buffer.byteLength(t, "utf8")) out.write(t, at + 2, "utf8");
-    else Buffer.from(t, "utf8").copy(out, at + 2, 0, length);
-    at += 2 + length;
+  for (let i = 0; i < terms.length; i++) {
+    const t = terms[i] as string;
+    const whole = lengths[i] as number;
+    const length = Math.min(0xffff, whole);
+    out[at] = length & 0xff;
+    out[at + 1] = length >>> 8;
+    at += 2;
+    if (whole === t.length) for (let k = 0; k < length; k++) out[at + k] = t.charCodeAt(k);
+    else if (length === whole) out.write(t, at, "utf8");
+    else Buffer.from(t, "utf8").copy(out, at, 0, length);
+    at += length;
   }
   for (let i = 0; i < terms.length; i++) {
-    out.writeUInt16LE(codes === undefined ? BOUND_UNKNOWN : (codes[i] as number), at);
+    const code = codes === undefined ? BOUND_UNKNOWN : (codes[i] as number);
+    out[at] = code & 0xff;
+    out[at + 1] = (code >>> 8) & 0xff;
     at += 2;
   }
   createHash("sha256").update(out.subarray(8, size)).digest().copy(out, size);
   return out;
+}
+
+/** The length of `t`'s UTF-8: its own for ASCII (a character per byte), else counted by Buffer. */
+function utf8Length(t: string): number {
+  for (let i = 0; i < t.length; i++) if (t.charCodeAt(i) >= 0x80) return Buffer.byteLength(t, "utf8");
+  return t.length;
 }
 
 /** The whole length (frame, body, hash) of the log record whose frame `buf` begins with; null when it does not begin one. */

@@ -8,7 +8,7 @@ import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
 import { BOUND_UNKNOWN, boundsCode, unionKey } from "./history-dictionary.js";
 import { dropParts, MAX_PARTS, partPath, segmentBase, type SegmentWriter } from "./history-layout.js";
-import { byteString, encodePostings, encodeSegment, type SegmentTerm } from "./history-segment.js";
+import { byteString, encodePostings, encodeSegment, encodeWholeSegment, type SegmentTerm } from "./history-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, encodeTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
@@ -18,7 +18,7 @@ import { prefixScoreBound, termIdf, termScoreBound, weightReach } from "./rank.j
 import { RecallIndex } from "./recall-index.js";
 import { EMPTY } from "./segments.js";
 import { stemOf } from "./stem.js";
-import { MIN_PREFIX } from "./term-prefixes.js";
+import { MIN_PREFIX, SortedPrefixes } from "./term-prefixes.js";
 import { TermIndex } from "./term-index.js";
 
 /**
@@ -28,6 +28,10 @@ import { TermIndex } from "./term-index.js";
  */
 export interface IndexedSession {
   terms: string[];
+  /** `terms`' UTF-8 read as latin1 (`byteString`), when the indexing had them at hand (a session built whole). */
+  keys?: readonly string[];
+  /** The indices of `keys` in byte order (with `keys`). */
+  keyOrder?: Int32Array;
   codes: Uint16Array;
   termCount: number;
   parts: number;
@@ -74,6 +78,8 @@ export function indexSession(segments: string, file: string, session: Session, w
     let parts = 0;
     let termCount = texts.length;
     let quotes: Int32Array | null = null;
+    let keys: readonly string[] | null = null;
+    let keyOrder: Int32Array | null = null;
     if (extend && old !== null) {
       termCount = old.reader.termCount;
       const keys = texts.map((t) => Buffer.from(t, "utf8"));
@@ -99,23 +105,30 @@ export function indexSession(segments: string, file: string, session: Session, w
       if (reach !== null) codes = new Uint16Array(texts.length);
       // Union keys and their codes, listed after every term (codes follow `added`'s order: all terms are added when codes are made).
       const unionKeys: string[] = [];
+      // The same keys as latin1 of their UTF-8, for a first build's dictionary (history-fresh-dictionary.ts).
+      const unionBytes: string[] = [];
+      const unionIds: number[] = [];
       const unions: number[] = [];
       // The terms in the byte order of their UTF-8 (one sort: the segment is written in it, and
       // `matchesLonger` reads it), and each term's place in it.
       const sorted = byteOrder(texts);
+      // Prefix queries (the union bounds below) answered off that order: a binary search each.
+      part.usePrefixes(new SortedPrefixes(texts, sorted.bytes, sorted.order, sorted.place, (t) => part.termId(t)));
       const reachOfDoc = reach === null ? null : (doc: number): number => reach[doc] as number;
+      // The segment, its terms in that order, coded straight from the postings.
+      const whole = encodeWholeSegment(sorted.bytes, sorted.order, (id) => part.postingListsOf(id), lengths);
       for (let i = 0; i < texts.length; i++) {
         const term = texts[i] as string;
-        const lists = part.postingListsOf(i);
-        const posted: SegmentTerm = { key: Buffer.from(term, "utf8"), id: i, ...encodePostings(lists, 0) };
-        terms.push(posted);
         if (i >= known) added.push(term);
         if (codes !== null && reachOfDoc !== null) {
-          codes[i] = boundsCode(termScoreBound(part, lists, reachOfDoc), termIdf(part.docCount, posted.df));
+          const lists = part.postingListsOf(i);
+          codes[i] = boundsCode(termScoreBound(part, lists, reachOfDoc), termIdf(part.docCount, whole.df[i] as number));
           // The term as a query token matching longer terms: that union's bound, under its own dictionary key.
           const union = matchesLonger(sorted, term, i, (t) => part.termId(t) >= 0) ? prefixScoreBound(part, term, reachOfDoc) : null;
           if (union !== null && union.bound > 0) {
             unionKeys.push(unionKey(term));
+            unionBytes.push(unionKey(sorted.bytes[i] as string));
+            unionIds.push(i);
             unions.push(boundsCode(union.bound, union.idf));
           }
         }
@@ -127,11 +140,24 @@ export function indexSession(segments: string, file: string, session: Session, w
         all.set(unions, codes.length);
         codes = all;
       }
-      writer.write(`${base}.seg`, encodeSegment(terms, lengths, 0, terms.length, sorted.order));
+      if (known === 0) {
+        keys = unionBytes.length === 0 ? sorted.bytes : [...sorted.bytes, ...unionBytes];
+        // Union keys first (a NUL before every term), in their terms' order; then the terms.
+        keyOrder = new Int32Array(keys.length);
+        let k = 0;
+        if (unionIds.length > 0) {
+          // Each term's union key (its index in `keys`), read off in the terms' byte order: no sort.
+          const unionAt = new Int32Array(texts.length).fill(-1);
+          for (let j = 0; j < unionIds.length; j++) unionAt[unionIds[j] as number] = texts.length + j;
+          for (const id of sorted.order) if ((unionAt[id] as number) >= 0) keyOrder[k++] = unionAt[id] as number;
+        }
+        keyOrder.set(sorted.order, k);
+      }
+      writer.write(`${base}.seg`, whole.bytes);
       dropParts(base, 1);
     }
     writer.write(`${base}.tab`, encodeTable(session, old?.hashes ?? [], quotes));
-    return { terms: added, codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
+    return { terms: added, ...(keys === null || keyOrder === null ? {} : { keys, keyOrder }), codes: codes ?? new Uint16Array(added.length).fill(BOUND_UNKNOWN), termCount, parts, grown: old !== null };
   } finally {
     old?.reader.close();
   }
@@ -144,13 +170,44 @@ interface ByteOrder {
   readonly place: Int32Array;
 }
 
+/** Buckets of a byte string's first two bytes, in their order: 0 the empty string, then byte 0 × 257 + (byte 1 + 1, 0 for none) + 1. */
+const BUCKETS = 256 * 257 + 1;
+let bucketStarts = new Int32Array(BUCKETS + 1);
+
+function bucketOf(s: string): number {
+  return s.length === 0 ? 0 : s.charCodeAt(0) * 257 + (s.length > 1 ? s.charCodeAt(1) + 1 : 0) + 1;
+}
+
 function byteOrder(texts: readonly string[]): ByteOrder {
   const bytes = texts.map(byteString);
-  const order = Int32Array.from(texts.keys()).sort((a, b) => {
+  // Counted into buckets of their first two bytes, then each bucket sorted: most comparisons a whole sort
+  // makes are between terms those bytes tell apart.
+  const starts = bucketStarts.fill(0);
+  for (const b of bytes) {
+    const k = bucketOf(b) + 1;
+    starts[k] = (starts[k] as number) + 1;
+  }
+  for (let k = 0; k < BUCKETS; k++) starts[k + 1] = (starts[k + 1] as number) + (starts[k] as number);
+  const order = new Int32Array(bytes.length);
+  for (let id = 0; id < bytes.length; id++) {
+    const k = bucketOf(bytes[id] as string);
+    const at = starts[k] as number;
+    order[at] = id;
+    starts[k] = at + 1;
+  }
+  // `starts[k]` is now bucket k's end, the next one's start.
+  const byBytes = (a: number, b: number): number => {
     const x = bytes[a] as string;
     const y = bytes[b] as string;
     return x < y ? -1 : x > y ? 1 : 0;
-  });
+  };
+  let from = 0;
+  for (let k = 0; k < BUCKETS; k++) {
+    const end = starts[k] as number;
+    if (end - from > 1) order.subarray(from, end).sort(byBytes);
+    from = end;
+  }
+  bucketStarts = starts;
   const place = new Int32Array(texts.length);
   for (let k = 0; k < order.length; k++) place[order[k] as number] = k;
   return { bytes, order, place };

@@ -8,6 +8,7 @@
 // the history's bookkeeping (manifest, update, search, expand); its parts live beside it: history-types.ts
 // (shapes), history-folders.ts (where histories are kept), history-layout.ts (segment files),
 // history-index-session.ts (indexing one session), history-merge.ts (folding the dictionary log),
+// history-fresh-dictionary.ts (a first build's dictionary, gathered without a log),
 // history-candidates.ts (which sessions can answer) and history-rank-segment.ts (ranking one segment).
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
@@ -20,6 +21,8 @@ import { type HistoryCandidates, historyCandidates } from "./history-candidates.
 import { type IndexedSession, indexSession } from "./history-index-session.js";
 import { dropSegment, partPath, SegmentWriter, segmentBase } from "./history-layout.js";
 import { mergeDictionary } from "./history-merge.js";
+import { dropRuns, FreshDictionary } from "./history-fresh-dictionary.js";
+import { byteString } from "./history-segment.js";
 import { rankSegment } from "./history-rank-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, textHash } from "./history-table.js";
@@ -229,6 +232,7 @@ export class HistoryIndex {
       rmSync(this.segments, { recursive: true, force: true });
       rmSync(this.basePath, { force: true });
       rmSync(this.logPath, { force: true });
+      dropRuns(this.dir);
       fresh = true;
     }
     const before = new Map((read?.sessions ?? []).map((s) => [s.path, s]));
@@ -238,8 +242,11 @@ export class HistoryIndex {
     let records: Buffer[] = [];
     let waiting = 0;
     // A first build's files are named by nothing until its manifest: made durable together before it
-    // (history-layout.ts SegmentWriter); its log is folded into a new base (fsynced) before it too.
+    // (history-layout.ts SegmentWriter); its dictionary is written as a new base (fsynced) before it too,
+    // gathered from sorted runs (history-fresh-dictionary.ts), where an update appends to the log and folds it.
     const writer = new SegmentWriter(this.segments, fresh);
+    // A first build gathers its dictionary itself (every session's terms once, in ordinal order): no log.
+    const dictionary = fresh ? new FreshDictionary(this.dir) : null;
     const flush = (): void => {
       if (records.length > 0) appendFile(this.logPath, Buffer.concat(records), { fsync: !fresh });
       records = [];
@@ -277,7 +284,9 @@ export class HistoryIndex {
         const ordinal = continues && was !== undefined ? was.ordinal : nextOrdinal++;
         // A grown session always logs a record, its terms or none: a session with a record past its first
         // listing has score bounds no longer true (history-merge.ts), and a search bounds it from its segment.
-        if (indexed.terms.length > 0 || continues) {
+        if (dictionary !== null) {
+          if (indexed.terms.length > 0) dictionary.add(ordinal, indexed.keys ?? indexed.terms.map(byteString), indexed.codes, indexed.keyOrder);
+        } else if (indexed.terms.length > 0 || continues) {
           const record = encodeLogRecord(ordinal, indexed.terms, indexed.codes);
           records.push(record);
           waiting += record.length;
@@ -315,7 +324,14 @@ export class HistoryIndex {
     }
     flush();
     writer.commit();
-    const merged = mergeDictionary({ basePath: this.basePath, logPath: this.logPath, manifestPath: this.manifestPath }, out, fresh);
+    const gathered = dictionary !== null && !dictionary.empty;
+    if (gathered) {
+      const alive = new Set(out.filter((s) => s.ordinal >= 0).map((s) => s.ordinal));
+      dictionary.write(this.basePath, (o) => alive.has(o));
+      // An empty log, as a merge leaves it.
+      replaceFile(this.logPath, Buffer.alloc(0), { mode: 0o600 });
+    }
+    const merged = gathered || mergeDictionary({ basePath: this.basePath, logPath: this.logPath, manifestPath: this.manifestPath }, out, fresh);
     // Another process's merge came first: start again from the files (its manifest is the newer).
     if (merged === "restart") return this.updateLocked();
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };

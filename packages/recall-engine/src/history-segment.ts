@@ -151,7 +151,11 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
     lens.varint(lengths[d] as number);
     total += lengths[d] as number;
   }
-  const sections = [sparse.done(), lens.done(), dir.done(), Buffer.concat(postings, postingsLength)];
+  return assemble([sparse.done(), lens.done(), dir.done(), Buffer.concat(postings, postingsLength)], lengths.length, firstDoc, termCount, total, blocks);
+}
+
+/** The segment of its four sections (sparse directory, lengths, terms, postings): magic, head, sections and the sha256 trailer. */
+function assemble(sections: readonly Buffer[], docCount: number, firstDoc: number, termCount: number, total: number, blocks: number): Buffer {
   // The head's offsets depend on its own length: a few passes settle it (lengths only grow, by digits).
   const headFor = (start: number): Buffer => {
     let at = start;
@@ -161,7 +165,7 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
       return r;
     };
     const [s0, s1, s2, s3] = sections as [Buffer, Buffer, Buffer, Buffer];
-    const head: Head = { docCount: lengths.length, ...(firstDoc === 0 ? {} : { firstDoc }), termCount, totalLength: total, blocks, sparse: range(s0), lengths: range(s1), terms: range(s2), postings: range(s3) };
+    const head: Head = { docCount, ...(firstDoc === 0 ? {} : { firstDoc }), termCount, totalLength: total, blocks, sparse: range(s0), lengths: range(s1), terms: range(s2), postings: range(s3) };
     return Buffer.from(JSON.stringify(head), "utf8");
   };
   let head = headFor(0);
@@ -173,10 +177,120 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
     }
     head = next;
   }
-  const size = Buffer.alloc(4);
-  size.writeUInt32LE(head.length);
-  const body = Buffer.concat([MAGIC, size, head, ...sections]);
-  return Buffer.concat([body, createHash("sha256").update(body).digest()]);
+  // One buffer: magic, head's length, head, sections, then the sha256 of all that.
+  let bodyLength = MAGIC.length + 4 + head.length;
+  for (const section of sections) bodyLength += section.length;
+  const out = Buffer.allocUnsafe(bodyLength + 32);
+  let at = MAGIC.copy(out, 0);
+  at = out.writeUInt32LE(head.length, at);
+  at += head.copy(out, at);
+  for (const section of sections) at += section.copy(out, at);
+  createHash("sha256").update(out.subarray(0, bodyLength)).digest().copy(out, bodyLength);
+  return out;
+}
+
+/** Bytes written one after another into a buffer grown (doubled) as they come. */
+class GrowingWriter {
+  buf: Buffer;
+  length = 0;
+  constructor(initial: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(64, initial));
+  }
+  /** Room for `more` bytes past `length`. */
+  room(more: number): void {
+    if (this.length + more <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + more));
+    this.buf.copy(next, 0, 0, this.length);
+    this.buf = next;
+  }
+  done(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/** `value` (below 2^35) as a varint at `w.length` (room for 5 bytes made by the caller). */
+function varintAt(w: GrowingWriter, value: number): void {
+  const buf = w.buf;
+  let at = w.length;
+  let v = value;
+  while (v >= 0x80) {
+    buf[at++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  buf[at++] = v;
+  w.length = at;
+}
+
+/** Latin1 string `s` (one byte per character) from character `from` on, at `w.length` (room made by the caller). */
+function latin1At(w: GrowingWriter, s: string, from: number): void {
+  const buf = w.buf;
+  let at = w.length;
+  for (let i = from; i < s.length; i++) buf[at++] = s.charCodeAt(i);
+  w.length = at;
+}
+
+/**
+ * The segment of a session's whole term index, written straight from its postings: `keys` (each term's
+ * UTF-8 read as latin1, `byteString`, by id), `order` (the ids in the byte order of those), `postingsOf`
+ * (a term's [doc, tf, …] lists in doc order), `lengths` (every document's, from 0). The same bytes as
+ * `encodeSegment` of the same terms (their postings coded by `encodePostings` from 0), without a buffer
+ * per term; also each term's document frequency, by id.
+ */
+export function encodeWholeSegment(keys: readonly string[], order: ArrayLike<number>, postingsOf: (id: number) => readonly PostingList[], lengths: ArrayLike<number>): { bytes: Buffer; df: Int32Array } {
+  const n = keys.length;
+  const df = new Int32Array(n);
+  let keyBytes = 0;
+  for (let id = 0; id < n; id++) keyBytes += (keys[id] as string).length;
+  const dir = new GrowingWriter(keyBytes + n * 25);
+  const sparse = new GrowingWriter(keyBytes + (Math.ceil(n / SPARSE) + 1) * 25);
+  const postings = new GrowingWriter(n * 16);
+  let blocks = 0;
+  let prev = "";
+  for (let k = 0; k < n; k++) {
+    const id = order[k] as number;
+    const key = keys[id] as string;
+    if (k % SPARSE === 0) {
+      sparse.room(15 + key.length);
+      varintAt(sparse, dir.length);
+      varintAt(sparse, postings.length);
+      varintAt(sparse, key.length);
+      latin1At(sparse, key, 0);
+      blocks++;
+      prev = "";
+    }
+    const start = postings.length;
+    let count = 0;
+    let last = 0;
+    for (const list of postingsOf(id)) {
+      postings.room(list.length * 5);
+      for (let i = 0; i < list.length; i += 2) {
+        const doc = list[i] as number;
+        varintAt(postings, doc - last);
+        varintAt(postings, list[i + 1] as number);
+        last = doc;
+        count++;
+      }
+    }
+    df[id] = count;
+    let shared = 0;
+    const most = Math.min(prev.length, key.length);
+    while (shared < most && prev.charCodeAt(shared) === key.charCodeAt(shared)) shared++;
+    dir.room(25 + key.length - shared);
+    varintAt(dir, shared);
+    varintAt(dir, key.length - shared);
+    latin1At(dir, key, shared);
+    varintAt(dir, id);
+    varintAt(dir, count);
+    varintAt(dir, postings.length - start);
+    prev = key;
+  }
+  const lens = new ByteWriter(lengths.length * 5);
+  let total = 0;
+  for (let d = 0; d < lengths.length; d++) {
+    lens.varint(lengths[d] as number);
+    total += lengths[d] as number;
+  }
+  return { bytes: assemble([sparse.done(), lens.done(), dir.done(), postings.done()], lengths.length, 0, n, total, blocks), df };
 }
 
 export function isHead(v: unknown): v is Head {

@@ -8,7 +8,7 @@ import { CorruptIndexError } from "./errors.js";
 import { decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
 import { PackedTerms } from "./packed-terms.js";
 import { RunTable } from "./run-table.js";
-import { MIN_PREFIX, TermPrefixes } from "./term-prefixes.js";
+import { MIN_PREFIX, type PrefixLookup, TermPrefixes } from "./term-prefixes.js";
 import { hasAsciiCapital, TermTable } from "./term-table.js";
 import { termHash } from "./tokenizer.js";
 
@@ -49,8 +49,8 @@ export class TermIndex {
    * documents added, kept for appends).
    */
   private builder: SegmentBuilder | undefined;
-  /** Built on the first prefix query. */
-  private prefixes: TermPrefixes | undefined;
+  /** Built on the first prefix query (or given, `usePrefixes`). */
+  private prefixes: PrefixLookup | undefined;
 
   constructor(terms: string[] | PackedTerms = [], base: FrozenPostings = EMPTY, lengths: number[] = []) {
     if (terms instanceof PackedTerms) this.packed = terms;
@@ -186,6 +186,14 @@ export class TermIndex {
   termId(term: string): number {
     const packed = this.packedLookup(term);
     return packed === null ? this.table.get(term) : packed.indexOf(term);
+  }
+
+  /**
+   * Prefix queries answered by `lookup` (the same answers as TermPrefixes, over the terms as they are
+   * now: a caller that sorted them gives it, and adds no terms after).
+   */
+  usePrefixes(lookup: PrefixLookup): void {
+    this.prefixes = lookup;
   }
 
   /** Ids of the terms longer than `prefix` that begin with it, at most `limit` (see TermPrefixes). */

@@ -75,3 +75,86 @@ export class TermPrefixes {
     return out;
   }
 }
+
+/** A prefix lookup a TermIndex can be given in place of its own (TermPrefixes): the same answers. */
+export interface PrefixLookup {
+  longerThan(prefix: string, limit: number): number[];
+}
+
+/** Whether `s` holds a UTF-16 surrogate (its UTF-8 is then not always a byte prefix of what it begins). */
+function hasSurrogate(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) return true;
+  }
+  return false;
+}
+
+/**
+ * Prefix lookup over terms their caller sorted already by the bytes of their UTF-8 (a history segment's
+ * build sorts a session's terms once to write them): the terms a prefix begins are one run of that order,
+ * found by a binary search, where TermPrefixes would bucket every term and scan a bucket per lookup. The
+ * same answers as TermPrefixes: the terms longer than `prefix` that begin with it, at most `limit`, the
+ * oldest (lowest ids), in id order.
+ */
+export class SortedPrefixes implements PrefixLookup {
+  /**
+   * `terms` by id; `bytes`: each one's UTF-8 read as latin1 (one character per byte, so string order is
+   * byte order); `order`: the ids in that order, `place`: each id's position in it; `idOf`: a term's id
+   * (-1 for none: a prefix that is a term itself starts its run, found without a search).
+   */
+  constructor(
+    private readonly terms: readonly string[],
+    private readonly bytes: readonly string[],
+    private readonly order: ArrayLike<number>,
+    private readonly place: ArrayLike<number>,
+    private readonly idOf: (term: string) => number,
+  ) {}
+
+  longerThan(prefix: string, limit: number): number[] {
+    if (prefix.length < MIN_PREFIX) return [];
+    const { terms, bytes, order } = this;
+    const out: number[] = [];
+    if (hasSurrogate(prefix)) {
+      // Rare (a lone surrogate's UTF-8 is a replacement character): a scan, as TermPrefixes does.
+      for (let id = 0; id < terms.length && out.length < limit; id++) {
+        const t = terms[id] as string;
+        if (t.length > prefix.length && t.startsWith(prefix)) out.push(id);
+      }
+      return out;
+    }
+    const own = this.idOf(prefix);
+    let lo: number;
+    let key: string;
+    if (own >= 0) {
+      key = bytes[own] as string;
+      lo = (this.place[own] as number) + 1;
+    } else {
+      key = Buffer.from(prefix, "utf8").toString("latin1");
+      lo = 0;
+      let hi = order.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((bytes[order[mid] as number] as string) < key) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    let sorted = true;
+    for (let k = lo; k < order.length; k++) {
+      const id = order[k] as number;
+      if (!(bytes[id] as string).startsWith(key)) break;
+      const t = terms[id] as string;
+      if (t.length > prefix.length && t.startsWith(prefix)) {
+        if (out.length > 0 && (out[out.length - 1] as number) > id) sorted = false;
+        out.push(id);
+      }
+    }
+    if (!sorted) {
+      // A typed array's own numeric sort (no comparator called per pair).
+      const ids = Int32Array.from(out).sort();
+      for (let k = 0; k < ids.length; k++) out[k] = ids[k] as number;
+    }
+    if (out.length > limit) out.length = limit;
+    return out;
+  }
+}
