@@ -25,8 +25,12 @@ export interface HistoryCandidates {
 
 const NONE: ReadonlyMap<number, number> = new Map();
 
-/** The sessions the dictionary says may hold a hit of `query`, and their score bounds. */
-export function historyCandidates(basePath: string, logPath: string, query: string, regex: boolean): HistoryCandidates {
+/**
+ * The sessions the dictionary says may hold a hit of `query`, and their score bounds. `docCountOf`: a
+ * session's block count, where the manifest keeps it (a compound token's match inside a longer one is
+ * bounded by it; without it such a session is left unbounded).
+ */
+export function historyCandidates(basePath: string, logPath: string, query: string, regex: boolean, docCountOf: (ordinal: number) => number | undefined = () => undefined): HistoryCandidates {
   const parsed = parseQuery(query, regex ? { regex: true } : {});
   if (parsed.mode !== "words") return { want: "all", bounds: NONE };
   let fd = -1;
@@ -36,11 +40,11 @@ export function historyCandidates(basePath: string, logPath: string, query: stri
     base = DictionaryBase.inPlace(fd, fstatSync(fd).size, basePath);
   } catch (error) {
     if (fd >= 0) closeSync(fd);
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return candidatesIn(logPath, parsed, DictionaryBase.empty());
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return candidatesIn(logPath, parsed, DictionaryBase.empty(), docCountOf);
     return { want: "all", bounds: NONE };
   }
   try {
-    return candidatesIn(logPath, parsed, base);
+    return candidatesIn(logPath, parsed, base, docCountOf);
   } catch (error) {
     // Bytes that do not read as a dictionary: every session may hold a hit (the next merge rewrites it).
     if (error instanceof RangeError) return { want: "all", bounds: NONE };
@@ -51,7 +55,7 @@ export function historyCandidates(basePath: string, logPath: string, query: stri
 }
 
 /** The sessions `base` and the log list for the terms ranking would match `parsed`'s words by, and the score bounds of those only the base lists. */
-function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "words" }>, base: DictionaryBase): HistoryCandidates {
+function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "words" }>, base: DictionaryBase, docCountOf: (ordinal: number) => number | undefined): HistoryCandidates {
   const exacts = new Set<string>();
   const prefixes: string[] = [];
   // What ranking matches a token by (rank.ts): the token, its stem, the terms either begins, the pieces.
@@ -74,7 +78,7 @@ function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "wor
   const logged = new Set<number>();
   const logBytes = readCacheBytes(logPath);
   if (logBytes !== null) logCandidates(logBytes, exacts, prefixes, out, logged);
-  return { want: out, bounds: parsed.phrases.length > 0 ? NONE : boundsOf(base, parsed, [...out].filter((o) => !logged.has(o))) };
+  return { want: out, bounds: parsed.phrases.length > 0 ? NONE : boundsOf(base, parsed, [...out].filter((o) => !logged.has(o)), docCountOf) };
 }
 
 /**
@@ -82,7 +86,7 @@ function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "wor
  * left out by the caller: its base bounds may be older than its segment). Each term ranking asks for is
  * read from the base once, for every session.
  */
-function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "words" }>, ordinals: readonly number[]): Map<number, number> {
+function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "words" }>, ordinals: readonly number[], docCountOf: (ordinal: number) => number | undefined): Map<number, number> {
   const exactRead = new Map<string, Map<number, TermsBound>>();
   const exactOf = (term: string): Map<number, TermsBound> => {
     let found = exactRead.get(term);
@@ -124,7 +128,8 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
   const out = new Map<number, number>();
   const boundOf = wordsBoundPlan(parsed, (word) => word === "user");
   for (const o of ordinals) {
-    const bound = boundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS, union: (token) => unionOf(token, o) });
+    const docCount = docCountOf(o);
+    const bound = boundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS, union: (token) => unionOf(token, o), ...(docCount === undefined ? {} : { docCount }) });
     if (Number.isFinite(bound)) out.set(o, bound);
   }
   return out;

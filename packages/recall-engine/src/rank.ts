@@ -547,6 +547,11 @@ export interface TermBounds {
   prefixed(prefix: string, except: string): TermsBound;
   /** The bound of query token `token`'s prefix match as ranking scores it (`prefixScoreBound`), where kept; else null. */
   union?(token: string): number | null;
+  /**
+   * The session's block count (its index's docCount), where known: a compound token held inside a longer
+   * one scores by the idf of as few as one block of them (`maxPieces`). Unknown: such a session is unbounded.
+   */
+  readonly docCount?: number;
 }
 
 /**
@@ -608,6 +613,11 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
       }
       return share;
     };
+    // A block holding every piece of a compound may hold the token inside a longer one (`maxPieces`),
+    // scored as a prefix match by the idf of as few as one block, its tf-and-length factor below K1 + 1, then
+    // by its kind weight (as `wordsScoreBound` bounds it): a figure of the session's block count alone.
+    const n = terms.docCount;
+    const literal = n === undefined ? Number.POSITIVE_INFINITY : PREFIX_WEIGHT * idfOf(n, 1) * (K1 + 1) * MAX_KIND_WEIGHT;
     let sum = 0;
     for (const { token, stem, prefix, pieces, basePieces } of tokens) {
       let best = terms.exact(token).bound;
@@ -618,13 +628,14 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
       if (pieces !== null) {
         const share = shareOf(pieces);
         best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
-        // A block holding every piece may hold the token inside a longer one (`maxPieces`), scored by the
-        // idf of as few as one block: a figure of the session's block count, which the dictionary does
-        // not keep. Such a session is bounded from its segment (`wordsScoreBound`).
-        if (share > 0) return Number.POSITIVE_INFINITY;
+        if (share > 0) best = Math.max(best, literal);
       }
       // The same for a file's name without its extension (`fileBase`), matched like a compound token.
-      if (basePieces !== null && shareOf(basePieces) > 0) return Number.POSITIVE_INFINITY;
+      if (basePieces !== null) {
+        const share = shareOf(basePieces);
+        if (share > 0) best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / basePieces.length, literal);
+      }
+      if (best === Number.POSITIVE_INFINITY) return best;
       sum += best;
     }
     for (const term of boostTerms) sum += PART_WEIGHT * terms.exact(term).bound;
