@@ -11,7 +11,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
-import { HistoryIndex, historyDirFor, RecallIndex, TermIndex } from "@context-fold/recall-engine";
+import { HistoryIndex, historyDirFor, parseQuery, RecallIndex, TermIndex, wordsScoreBound } from "@context-fold/recall-engine";
 import { historyCandidates } from "../src/history-candidates.js";
 import { BOUND_UNKNOWN, boundOfCode, boundsCode, idfOfCode } from "../src/history-dictionary.js";
 import { segmentBase } from "../src/history-layout.js";
@@ -130,6 +130,36 @@ describe("history score bounds", () => {
     const top = across.hits.find((h) => h.session === "s11.jsonl");
     expect(top?.index).toBe(alone?.doc);
   }, 240_000);
+
+  it("bounds a query a session can match only some words of by the coverage those words can reach", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("the zebrafish fixture times out on CI"));
+      sm.appendMessage(assistant([{ type: "text", text: "The zebrafish fixture waits on a lock; the zebrafish suite passes alone." }]));
+      sm.appendMessage(user("and the parser?"));
+    });
+    const { boundOf } = await oneSessionHistory(file, "history-bounds-coverage-root-");
+    const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
+    const terms = new TermIndex();
+    RecallIndex.fromTerms(await readSession(file), terms);
+    // `quokkasaurus` is no term of the session, nor begins one: no block can cover it.
+    const one = boundOf("zebrafish");
+    const two = boundOf("zebrafish quokkasaurus");
+    expect(one).toBeDefined();
+    expect(two).toBeDefined();
+    expect(two as number).toBeLessThanOrEqual((one as number) * Math.SQRT1_2 * 1.0001);
+    let best = 0;
+    for (const scope of ["all", "lineage"]) for (const hit of index.rank("zebrafish quokkasaurus", { scope }).ranked) best = Math.max(best, hit.score);
+    expect(best).toBeGreaterThan(0);
+    expect(two as number).toBeGreaterThanOrEqual(best);
+    // The segment's own bound (a session grown since its dictionary bounds) likewise.
+    const parsed = parseQuery("zebrafish quokkasaurus");
+    if (parsed.mode !== "words") throw new Error("a word query");
+    const fromSegment = wordsScoreBound(terms, parsed, (word) => word === "user");
+    expect(fromSegment).toBeGreaterThanOrEqual(best);
+    const alone = parseQuery("zebrafish");
+    if (alone.mode !== "words") throw new Error("a word query");
+    expect(fromSegment).toBeLessThanOrEqual(wordsScoreBound(terms, alone, (word) => word === "user") * Math.SQRT1_2 * 1.0001);
+  }, 120_000);
 
   it("bounds a word that begins dozens of rare terms by its prefix match as ranking scores it, not by the rarest term's idf", async () => {
     // Thirty terms beginning with `session`, each written once: per term each is rare (a high idf), their
