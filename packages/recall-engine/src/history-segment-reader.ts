@@ -12,6 +12,9 @@ const FIRST_READ = 4096;
 /** The most postings bytes one prefix's terms are read ahead in (more: read term by term, as ranking asks). */
 const AHEAD_BYTES = 1 << 20;
 
+/** The term a directory walk is at (history-segment-reader.ts `walkBlock`), grown as longer terms come: one for every reader (reads are synchronous). */
+let keyScratch = Buffer.allocUnsafe(256);
+
 /** Where one term's entry led: its id, document frequency and postings' byte range. */
 interface Entry {
   readonly id: number;
@@ -38,7 +41,8 @@ export class SegmentReader {
   private readonly lengths: Uint32Array;
   private readonly byId = new Map<number, Entry>();
   private readonly byTerm = new Map<string, Entry | null>();
-  private readonly blocksRead = new Map<number, { key: Buffer; entry: Entry }[]>();
+  /** Directory blocks' bytes read so far, by block. */
+  private readonly blocksRead = new Map<number, Buffer>();
   /**
    * Postings decoded since the last `close` (one search): the score bound reads a query term's postings
    * and the ranking the same ones again. Dropped on `close`, so a kept segment holds none between searches.
@@ -160,41 +164,61 @@ export class SegmentReader {
     return this.lengths[doc - this.firstDoc] ?? 0;
   }
 
-  /** The terms of directory block `b`, decoded (read once). */
-  private block(b: number): { key: Buffer; entry: Entry }[] {
+  /** The bytes of directory block `b` (read once). */
+  private blockBytes(b: number): Buffer {
     const have = this.blocksRead.get(b);
     if (have !== undefined) return have;
     const start = this.blockAt[b] as number;
     const end = b + 1 < this.blockAt.length ? (this.blockAt[b + 1] as number) : this.head.terms[1];
     const buf = this.read(this.head.terms[0] + start, end - start);
-    const out: { key: Buffer; entry: Entry }[] = [];
+    this.blocksRead.set(b, buf);
+    return buf;
+  }
+
+  /**
+   * Walks directory block `b`'s terms in key order, each rebuilt from its shared prefix into one scratch
+   * buffer (`keyScratch`, no Buffer per term: a query reads a block of each session it opens), calling
+   * `visit` with the term's bytes (`keyScratch[0, length)`) and its entry's fields; `visit` returns false
+   * to stop. An entry is made (and known by id, `known`) only for the terms a visit keeps.
+   */
+  private walkBlock(b: number, visit: (length: number, id: number, df: number, at: number, bytes: number) => boolean): void {
+    const buf = this.blockBytes(b);
     const c = new VarintCursor(buf);
-    let prev: Buffer = Buffer.alloc(0);
+    let length = 0;
     let at = this.head.postings[0] + (this.postingsAt[b] as number);
+    let count = 0;
     try {
       while (c.pos < buf.length) {
         const shared = c.next();
         const rest = c.next();
-        if (shared > prev.length || c.pos + rest > buf.length) throw new RangeError(`term ${String(out.length)} runs past its block`);
-        const key = Buffer.allocUnsafe(shared + rest);
-        prev.copy(key, 0, 0, shared);
-        buf.copy(key, shared, c.pos, c.pos + rest);
+        if (shared > length || c.pos + rest > buf.length) throw new RangeError(`term ${String(count)} runs past its block`);
+        if (shared + rest > keyScratch.length) {
+          const grown = Buffer.allocUnsafe(Math.max(2 * keyScratch.length, shared + rest));
+          keyScratch.copy(grown, 0, 0, shared);
+          keyScratch = grown;
+        }
+        buf.copy(keyScratch, shared, c.pos, c.pos + rest);
         c.pos += rest;
+        length = shared + rest;
         const id = c.next();
         const df = c.next();
         const bytes = c.next();
-        const entry = { id, df, at, bytes };
+        const here = at;
         at += bytes;
-        out.push({ key, entry });
-        this.byId.set(id, entry);
-        prev = key;
+        count++;
+        if (!visit(length, id, df, here, bytes)) return;
       }
     } catch (error) {
       if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: directory block ${String(b)}: ${error.message}`);
       throw error;
     }
-    this.blocksRead.set(b, out);
-    return out;
+  }
+
+  /** The entry of a term a directory walk found, known by its id from then on (`postingListsOf`). */
+  private known(id: number, df: number, at: number, bytes: number): Entry {
+    const entry = { id, df, at, bytes };
+    this.byId.set(id, entry);
+    return entry;
   }
 
   /** The last block whose first term is ≤ `key`, or -1 when `key` sorts before every term. */
@@ -217,8 +241,14 @@ export class SegmentReader {
     if (have !== undefined) return have;
     const key = Buffer.from(term, "utf8");
     const b = this.blockFor(key);
-    const hit = b < 0 ? undefined : this.block(b).find((e) => e.key.equals(key));
-    const entry = hit?.entry ?? null;
+    let entry: Entry | null = null;
+    // Terms sorted by their bytes: the walk stops at the term or at the first one past it.
+    if (b >= 0)
+      this.walkBlock(b, (length, id, df, at, bytes) => {
+        const c = keyScratch.compare(key, 0, key.length, 0, length);
+        if (c === 0) entry = this.known(id, df, at, bytes);
+        return c < 0;
+      });
     this.byTerm.set(term, entry);
     return entry;
   }
@@ -274,18 +304,21 @@ export class SegmentReader {
     const begun: Entry[] = [];
     for (let b = Math.max(0, this.blockFor(key)); b < this.firsts.length; b++) {
       let past = false;
-      for (const e of this.block(b)) {
-        const c = Buffer.compare(e.key.subarray(0, key.length), key);
-        if (c < 0) continue;
+      this.walkBlock(b, (length, id, df, at, bytes) => {
+        // The term's first bytes (as many as the prefix has) against the prefix.
+        const c = keyScratch.compare(key, 0, key.length, 0, Math.min(length, key.length));
+        if (c < 0 || (c === 0 && length < key.length)) return true;
         if (c > 0) {
           past = true;
-          break;
+          return false;
         }
-        begun.push(e.entry);
-        from = Math.min(from, e.entry.at);
-        to = Math.max(to, e.entry.at + e.entry.bytes);
-        if (e.key.length > key.length && e.key.toString("utf8").length > prefix.length) ids.push(e.entry.id);
-      }
+        const entry = this.known(id, df, at, bytes);
+        begun.push(entry);
+        from = Math.min(from, entry.at);
+        to = Math.max(to, entry.at + entry.bytes);
+        if (length > key.length && keyScratch.toString("utf8", 0, length).length > prefix.length) ids.push(entry.id);
+        return true;
+      });
       if (past) break;
     }
     ids.sort((a, b) => a - b);
