@@ -82,35 +82,76 @@ function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "wor
 }
 
 /**
+ * What some terms' codes say per session, by ordinal (below `size`; others are never asked): their
+ * bounds summed, the least of their idfs and how many they are (rank.ts TermsBound), as columns: a
+ * common word's prefix runs to tens of thousands of (term, session) codes per query.
+ */
+class SessionColumns {
+  private readonly bound: Float64Array;
+  private readonly idf: Float64Array;
+  private readonly count: Uint32Array;
+  constructor(size: number) {
+    this.bound = new Float64Array(size);
+    this.idf = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+    this.count = new Uint32Array(size);
+  }
+  /** The one term's code of session `o`. */
+  set(o: number, code: number): void {
+    if (o >= this.count.length) return;
+    this.bound[o] = boundOfCode(code);
+    this.idf[o] = idfOfCode(code);
+    this.count[o] = 1;
+  }
+  /** One more term's code of session `o`. */
+  add(o: number, code: number): void {
+    if (o >= this.count.length) return;
+    this.bound[o] = (this.bound[o] as number) + boundOfCode(code);
+    this.idf[o] = Math.min(this.idf[o] as number, idfOfCode(code));
+    this.count[o] = (this.count[o] as number) + 1;
+  }
+  holds(o: number): boolean {
+    return (this.count[o] ?? 0) > 0;
+  }
+  boundOf(o: number): number {
+    return this.bound[o] ?? 0;
+  }
+  at(o: number): TermsBound {
+    const count = this.count[o] ?? 0;
+    return count === 0 ? NO_TERMS : { bound: this.bound[o] as number, idf: this.idf[o] as number, count };
+  }
+}
+
+/**
  * The score bound of each of `ordinals` from the base's per-term bounds (a session with a log record is
  * left out by the caller: its base bounds may be older than its segment). Each term ranking asks for is
  * read from the base once, for every session.
  */
 function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "words" }>, ordinals: readonly number[], docCountOf: (ordinal: number) => number | undefined): Map<number, number> {
-  const exactRead = new Map<string, Map<number, TermsBound>>();
-  const exactOf = (term: string): Map<number, TermsBound> => {
+  let size = 0;
+  for (const o of ordinals) size = Math.max(size, o + 1);
+  const exactRead = new Map<string, SessionColumns>();
+  const exactOf = (term: string): SessionColumns => {
     let found = exactRead.get(term);
     if (found === undefined) {
-      const into = new Map<number, TermsBound>();
-      base.eachExact(term, (o, code) => into.set(o, { bound: boundOfCode(code), idf: idfOfCode(code), count: 1 }));
+      const into = new SessionColumns(size);
+      base.eachExact(term, (o, code) => into.set(o, code));
       exactRead.set(term, into);
       found = into;
     }
     return found;
   };
-  const prefixRead = new Map<string, Map<number, TermsBound>>();
-  const prefixOf = (prefix: string, except: string): Map<number, TermsBound> => {
+  const prefixRead = new Map<string, SessionColumns>();
+  const prefixOf = (prefix: string, except: string): SessionColumns => {
     const label = `${prefix}\u0000${except}`;
     let found = prefixRead.get(label);
     if (found === undefined) {
-      const into = new Map<number, TermsBound>();
+      const into = new SessionColumns(size);
       const own = Buffer.from(prefix, "utf8");
       const left = Buffer.from(except, "utf8");
       // The terms longer than the prefix (as ranking expands it), but the one left out, summed per session.
       base.eachPrefixed(prefix, (term, o, code) => {
         if (term.equals(own) || term.equals(left)) return;
-        const had = into.get(o) ?? NO_TERMS;
-        into.set(o, { bound: had.bound + boundOfCode(code), idf: Math.min(had.idf, idfOfCode(code)), count: had.count + 1 });
+        into.add(o, code);
       });
       prefixRead.set(label, into);
       found = into;
@@ -120,16 +161,16 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
   // A token's prefix match, as kept under its union key; 0 where the session holds the token (its code
   // known: built whole, never grown) but kept no union (no longer term begins it); else not kept.
   const unionOf = (token: string, o: number): number | null => {
-    const kept = exactOf(unionKey(token)).get(o);
-    if (kept !== undefined) return Number.isFinite(kept.bound) ? kept.bound : null;
-    const own = exactOf(token).get(o);
-    return own !== undefined && Number.isFinite(own.bound) ? 0 : null;
+    const kept = exactOf(unionKey(token));
+    if (kept.holds(o)) return Number.isFinite(kept.boundOf(o)) ? kept.boundOf(o) : null;
+    const own = exactOf(token);
+    return own.holds(o) && Number.isFinite(own.boundOf(o)) ? 0 : null;
   };
   const out = new Map<number, number>();
   const boundOf = wordsBoundPlan(parsed, (word) => word === "user");
   for (const o of ordinals) {
     const docCount = docCountOf(o);
-    const bound = boundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS, union: (token) => unionOf(token, o), ...(docCount === undefined ? {} : { docCount }) });
+    const bound = boundOf({ exact: (term) => exactOf(term).at(o), prefixed: (prefix, except) => prefixOf(prefix, except).at(o), union: (token) => unionOf(token, o), ...(docCount === undefined ? {} : { docCount }) });
     if (Number.isFinite(bound)) out.set(o, bound);
   }
   return out;
