@@ -35,7 +35,10 @@ export class SegmentReader {
   readonly path: string;
   private readonly size: number;
   private readonly head: Head;
-  private readonly firsts: Buffer[];
+  /** The directory starts' bytes, where each block's first term sits (`firstAt`, `firstEnd`: no Buffer per block). */
+  private readonly meta: Buffer;
+  private readonly firstAt: Uint32Array;
+  private readonly firstEnd: Uint32Array;
   private readonly blockAt: number[];
   private readonly postingsAt: number[];
   private readonly lengths: Uint32Array;
@@ -56,11 +59,13 @@ export class SegmentReader {
   private readonly postingsAhead = new Map<number, Buffer>();
   private fd = -1;
 
-  private constructor(path: string, size: number, head: Head, firsts: Buffer[], blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
+  private constructor(path: string, size: number, head: Head, firsts: { meta: Buffer; at: Uint32Array; end: Uint32Array }, blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
     this.path = path;
     this.size = size;
     this.head = head;
-    this.firsts = firsts;
+    this.meta = firsts.meta;
+    this.firstAt = firsts.at;
+    this.firstEnd = firsts.end;
     this.blockAt = blockAt;
     this.postingsAt = postingsAt;
     this.lengths = lengths;
@@ -99,7 +104,8 @@ export class SegmentReader {
       const to = head.lengths[0] + head.lengths[1];
       const meta = SegmentReader.readAt(fd, from, to - from);
       if (meta.length !== to - from) throw bad("segment is shorter than its head says");
-      const firsts: Buffer[] = [];
+      const firstAt = new Uint32Array(head.blocks);
+      const firstEnd = new Uint32Array(head.blocks);
       const blockAt: number[] = [];
       const postingsAt: number[] = [];
       const c = new VarintCursor(meta);
@@ -108,13 +114,15 @@ export class SegmentReader {
         blockAt.push(c.next());
         postingsAt.push(c.next());
         const v = c.next();
-        firsts.push(meta.subarray(c.pos, c.pos + v));
+        if (c.pos + v > meta.length) throw bad(`directory start ${String(b)} runs past its range`);
+        firstAt[b] = c.pos;
+        firstEnd[b] = c.pos + v;
         c.pos += v;
       }
       if (c.pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
       const lengths = new Uint32Array(head.docCount);
       for (let d = 0; d < head.docCount; d++) lengths[d] = c.next();
-      const reader = new SegmentReader(path, size, head, firsts, blockAt, postingsAt, lengths);
+      const reader = new SegmentReader(path, size, head, { meta, at: firstAt, end: firstEnd }, blockAt, postingsAt, lengths);
       // Kept for the directory blocks and postings the query reads next (closed by `close`).
       reader.fd = fd;
       return reader;
@@ -224,11 +232,11 @@ export class SegmentReader {
   /** The last block whose first term is ≤ `key`, or -1 when `key` sorts before every term. */
   private blockFor(key: Buffer): number {
     let lo = 0;
-    let hi = this.firsts.length - 1;
+    let hi = this.firstAt.length - 1;
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (Buffer.compare(this.firsts[mid] as Buffer, key) <= 0) {
+      if (this.meta.compare(key, 0, key.length, this.firstAt[mid] as number, this.firstEnd[mid] as number) <= 0) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
@@ -302,7 +310,7 @@ export class SegmentReader {
     let from = Number.POSITIVE_INFINITY;
     let to = 0;
     const begun: Entry[] = [];
-    for (let b = Math.max(0, this.blockFor(key)); b < this.firsts.length; b++) {
+    for (let b = Math.max(0, this.blockFor(key)); b < this.firstAt.length; b++) {
       let past = false;
       this.walkBlock(b, (length, id, df, at, bytes) => {
         // The term's first bytes (as many as the prefix has) against the prefix.
