@@ -6,12 +6,14 @@ type Plugin = NonNullable<Options["esbuildPlugins"]>[number];
 
 /** The one-shot search's bundle (src/recall-one-shot.ts), beside the split build's files in dist/. */
 const ONE_SHOT = "recall-one-shot.js";
+/** The history search's bundle (src/recall-sessions-one-shot.ts), likewise. */
+const SESSIONS_ONE_SHOT = "recall-sessions-one-shot.js";
 
-/** main.ts imports the one-shot bundle by its path at run time: the split build leaves it alone. */
+/** main.ts imports the one-shot bundles by their paths at run time: the split build leaves them alone. */
 const oneShotExternal: Plugin = {
   name: "one-shot-external",
   setup(build) {
-    build.onResolve({ filter: /^\.\/recall-one-shot\.js$/ }, (args) => ({ path: args.path, external: true }));
+    build.onResolve({ filter: /^\.\/recall(?:-sessions)?-one-shot\.js$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -48,7 +50,7 @@ export default defineConfig([
     banner: { js: "#!/usr/bin/env node" },
     splitting: true,
     // Both builds write dist/ at once: this one's clean leaves the other's file.
-    clean: [`!${ONE_SHOT}`, `!${ONE_SHOT}.map`],
+    clean: [`!${ONE_SHOT}`, `!${ONE_SHOT}.map`, `!${SESSIONS_ONE_SHOT}`, `!${SESSIONS_ONE_SHOT}.map`],
     esbuildPlugins: [oneShotExternal],
   }),
   // The one-shot search as one file: its CLI modules and the recall-engine, ledger-reader and seed-index-format
@@ -56,6 +58,19 @@ export default defineConfig([
   // warm search loads two modules (main.js and this) instead of some twenty. The packages' main entries
   // stay imports of their own (none is reached on this path); re2js is loaded from the CLI's own dependency
   // when a pattern is first compiled.
+  // The history search as one file (src/recall-sessions-one-shot.ts): the recall command and the packages'
+  // main entries it reaches, compiled from their sources, so a `recall --sessions` process loads two
+  // modules (main.js and this). Packages it does not reach on this path stay imports of their own.
+  sharedConfig({ "recall-sessions-one-shot": "src/recall-sessions-one-shot.ts" }, {
+    dts: false,
+    removeNodeProtocol: false,
+    clean: false,
+    noExternal: [/^@context-fold\//],
+    esbuildPlugins: [builtinsWithoutFacade],
+    esbuildOptions(options) {
+      options.conditions = ["@context-fold/source"];
+    },
+  }),
   sharedConfig({ "recall-one-shot": "src/recall-one-shot.ts" }, {
     dts: false,
     // Node built-ins reach builtinsWithoutFacade as they are written (tsup would otherwise take them first).

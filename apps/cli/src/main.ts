@@ -20,7 +20,9 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 } else {
   // A plain `recall <session file> …` is first tried by the one-shot search (one bundle of its own: its
   // path is resolved at run time, not bundled into this entry; see tsup.config.ts).
-  const oneShot = argv[0] === "recall" ? (await import("./recall-one-shot.js")).recallOneShot(argv) : "commander";
+  // `recall --sessions <folder> …` likewise (a bundle of its own: the history search and what it reads).
+  const sessions = argv[0] === "recall" && argv.some((a) => a === "--sessions" || a.startsWith("--sessions=")) && (await (await import("./recall-sessions-one-shot.js")).recallSessionsOneShot(argv));
+  const oneShot = sessions ? "answered" : argv[0] === "recall" ? (await import("./recall-one-shot.js")).recallOneShot(argv) : "commander";
   if (oneShot !== "answered") {
     const { endQuietlyOnBrokenPipe, reportError } = await import("./error-boundary.js");
     endQuietlyOnBrokenPipe();

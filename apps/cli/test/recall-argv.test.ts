@@ -8,7 +8,7 @@ import { Command } from "commander";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseRecallArgv } from "../src/commands/recall-argv.js";
+import { parseRecallArgv, parseSessionsArgv } from "../src/commands/recall-argv.js";
 import { defineRecall } from "../src/commands/recall.js";
 import type { RecallOptions } from "../src/commands/recall-options.js";
 import { cli } from "./support/run-cli.js";
@@ -91,6 +91,43 @@ describe("parseRecallArgv", () => {
   });
 });
 
+describe("parseSessionsArgv", () => {
+  const dir = tempDir("cli-sessions-argv-");
+
+  it("takes `--sessions <folder>` as commander takes it, the first word as the session argument", async () => {
+    const cases: string[][] = [
+      ["--sessions", dir, "word"],
+      ["--sessions", dir, "two", "words", "--json"],
+      [`--sessions=${dir}`, "word", "--page", "2"],
+      ["word", "--sessions", dir, "--scope", "all", "--project", dir, "--since", "2026-01-01"],
+      ["--sessions", dir, "--expand", "3", "--in", "s.jsonl"],
+      ["--sessions", dir, "--no-cache", "x", "--cache-dir", dir],
+    ];
+    for (const args of cases) {
+      const fast = parseSessionsArgv(args);
+      expect(fast, args.join(" ")).not.toBeNull();
+      expect(await viaCommander(args), args.join(" ")).toEqual({ session: fast?.session, words: fast?.words, options: fast?.options });
+    }
+  });
+
+  it("leaves to commander a --sessions without a folder, and what parseRecallArgv leaves", () => {
+    const left: string[][] = [
+      ["--sessions"],
+      ["word", "--sessions"],
+      ["--sessions", "refreshToken", "rotation"],
+      ["--sessions", join(dir, "missing"), "word"],
+      ["--sessions", "--json", "word"],
+      ["--sessions", dir, "--sessions", dir, "word"],
+      ["--sessions", dir, "word", "--help"],
+      ["--sessions", dir, "word", "-x"],
+      ["--sessions", dir, "--page"],
+      ["--sessions=", "word"],
+      ["word"],
+    ];
+    for (const args of left) expect(parseSessionsArgv(args), args.join(" ")).toBeNull();
+  });
+});
+
 describe("the built binary's fast recall (built dist; `pnpm test` builds first)", () => {
   const mainJs = resolve(import.meta.dirname, "../dist/main.js");
   const dir = tempDir("cli-recall-fast-");
@@ -117,6 +154,12 @@ describe("the built binary's fast recall (built dist; `pnpm test` builds first)"
       ["recall", file, "/shard.*fail/"],
       ["recall", file, "shard", "--regex", "--json"],
       ["recall", file, "--page-size", "x", "shard"],
+      // Across a history (the recall-sessions bundle), kept under the test's own folder.
+      ["recall", "--sessions", sessions, "shard", "failed", "--cache-dir", dir],
+      ["recall", "--sessions", sessions, "build", "--json", "--page-size", "2", "--cache-dir", dir],
+      ["recall", "--sessions", sessions, "test", "--page", "999", "--cache-dir", dir],
+      ["recall", "--sessions", sessions, "--expand", "3", "--in", "s.jsonl", "--cache-dir", dir],
+      ["recall", "--sessions", sessions, "--cache-dir", dir],
     ];
     for (const args of cases) {
       // In process (commander) first: the cache it writes is the one the binary's run then reads.

@@ -54,6 +54,14 @@ describe("what a recall process loads (built dist; `pnpm test` builds first)", (
     expect(urls.filter((url) => ON_DEMAND.some((lazy) => lazy.test(url)))).toEqual([]);
   });
 
+  it("a search across a history loads the binary's entry and the history search's bundle alone", () => {
+    const state = join(dir, "state");
+    loaded(["recall", "--sessions", dir, "shard", "--cache-dir", state]); // builds the history
+    const urls = loaded(["recall", "--sessions", dir, "shard", "failed", "--cache-dir", state]);
+    expect(urls.map((url) => url.slice(url.lastIndexOf("/") + 1))).toEqual(["main.js", "recall-sessions-one-shot.js"]);
+    expect(urls.filter((url) => HEAVY.some((heavy) => heavy.test(url)))).toEqual([]);
+  });
+
   it("a search the table cannot answer (expand reads the ledger) loads the package itself", () => {
     const urls = loaded(["recall", file, "--expand", "1"]);
     expect(urls.some((url) => url.endsWith("/recall-engine/dist/index.js"))).toBe(true);

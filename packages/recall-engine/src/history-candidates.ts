@@ -25,8 +25,12 @@ export interface HistoryCandidates {
 
 const NONE: ReadonlyMap<number, number> = new Map();
 
-/** The sessions the dictionary says may hold a hit of `query`, and their score bounds. */
-export function historyCandidates(basePath: string, logPath: string, query: string, regex: boolean): HistoryCandidates {
+/**
+ * The sessions the dictionary says may hold a hit of `query`, and their score bounds. `docCountOf`: a
+ * session's block count, where the manifest keeps it (a compound token's match inside a longer one is
+ * bounded by it; without it such a session is left unbounded).
+ */
+export function historyCandidates(basePath: string, logPath: string, query: string, regex: boolean, docCountOf: (ordinal: number) => number | undefined = () => undefined): HistoryCandidates {
   const parsed = parseQuery(query, regex ? { regex: true } : {});
   if (parsed.mode !== "words") return { want: "all", bounds: NONE };
   let fd = -1;
@@ -36,11 +40,11 @@ export function historyCandidates(basePath: string, logPath: string, query: stri
     base = DictionaryBase.inPlace(fd, fstatSync(fd).size, basePath);
   } catch (error) {
     if (fd >= 0) closeSync(fd);
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return candidatesIn(logPath, parsed, DictionaryBase.empty());
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return candidatesIn(logPath, parsed, DictionaryBase.empty(), docCountOf);
     return { want: "all", bounds: NONE };
   }
   try {
-    return candidatesIn(logPath, parsed, base);
+    return candidatesIn(logPath, parsed, base, docCountOf);
   } catch (error) {
     // Bytes that do not read as a dictionary: every session may hold a hit (the next merge rewrites it).
     if (error instanceof RangeError) return { want: "all", bounds: NONE };
@@ -51,7 +55,7 @@ export function historyCandidates(basePath: string, logPath: string, query: stri
 }
 
 /** The sessions `base` and the log list for the terms ranking would match `parsed`'s words by, and the score bounds of those only the base lists. */
-function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "words" }>, base: DictionaryBase): HistoryCandidates {
+function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "words" }>, base: DictionaryBase, docCountOf: (ordinal: number) => number | undefined): HistoryCandidates {
   const exacts = new Set<string>();
   const prefixes: string[] = [];
   // What ranking matches a token by (rank.ts): the token, its stem, the terms either begins, the pieces.
@@ -74,7 +78,47 @@ function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "wor
   const logged = new Set<number>();
   const logBytes = readCacheBytes(logPath);
   if (logBytes !== null) logCandidates(logBytes, exacts, prefixes, out, logged);
-  return { want: out, bounds: parsed.phrases.length > 0 ? NONE : boundsOf(base, parsed, [...out].filter((o) => !logged.has(o))) };
+  return { want: out, bounds: parsed.phrases.length > 0 ? NONE : boundsOf(base, parsed, [...out].filter((o) => !logged.has(o)), docCountOf) };
+}
+
+/**
+ * What some terms' codes say per session, by ordinal (below `size`; others are never asked): their
+ * bounds summed, the least of their idfs and how many they are (rank.ts TermsBound), as columns: a
+ * common word's prefix runs to tens of thousands of (term, session) codes per query.
+ */
+class SessionColumns {
+  private readonly bound: Float64Array;
+  private readonly idf: Float64Array;
+  private readonly count: Uint32Array;
+  constructor(size: number) {
+    this.bound = new Float64Array(size);
+    this.idf = new Float64Array(size).fill(Number.POSITIVE_INFINITY);
+    this.count = new Uint32Array(size);
+  }
+  /** The one term's code of session `o`. */
+  set(o: number, code: number): void {
+    if (o >= this.count.length) return;
+    this.bound[o] = boundOfCode(code);
+    this.idf[o] = idfOfCode(code);
+    this.count[o] = 1;
+  }
+  /** One more term's code of session `o`. */
+  add(o: number, code: number): void {
+    if (o >= this.count.length) return;
+    this.bound[o] = (this.bound[o] as number) + boundOfCode(code);
+    this.idf[o] = Math.min(this.idf[o] as number, idfOfCode(code));
+    this.count[o] = (this.count[o] as number) + 1;
+  }
+  holds(o: number): boolean {
+    return (this.count[o] ?? 0) > 0;
+  }
+  boundOf(o: number): number {
+    return this.bound[o] ?? 0;
+  }
+  at(o: number): TermsBound {
+    const count = this.count[o] ?? 0;
+    return count === 0 ? NO_TERMS : { bound: this.bound[o] as number, idf: this.idf[o] as number, count };
+  }
 }
 
 /**
@@ -82,31 +126,32 @@ function candidatesIn(logPath: string, parsed: Extract<ParsedQuery, { mode: "wor
  * left out by the caller: its base bounds may be older than its segment). Each term ranking asks for is
  * read from the base once, for every session.
  */
-function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "words" }>, ordinals: readonly number[]): Map<number, number> {
-  const exactRead = new Map<string, Map<number, TermsBound>>();
-  const exactOf = (term: string): Map<number, TermsBound> => {
+function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "words" }>, ordinals: readonly number[], docCountOf: (ordinal: number) => number | undefined): Map<number, number> {
+  let size = 0;
+  for (const o of ordinals) size = Math.max(size, o + 1);
+  const exactRead = new Map<string, SessionColumns>();
+  const exactOf = (term: string): SessionColumns => {
     let found = exactRead.get(term);
     if (found === undefined) {
-      const into = new Map<number, TermsBound>();
-      base.eachExact(term, (o, code) => into.set(o, { bound: boundOfCode(code), idf: idfOfCode(code), count: 1 }));
+      const into = new SessionColumns(size);
+      base.eachExact(term, (o, code) => into.set(o, code));
       exactRead.set(term, into);
       found = into;
     }
     return found;
   };
-  const prefixRead = new Map<string, Map<number, TermsBound>>();
-  const prefixOf = (prefix: string, except: string): Map<number, TermsBound> => {
+  const prefixRead = new Map<string, SessionColumns>();
+  const prefixOf = (prefix: string, except: string): SessionColumns => {
     const label = `${prefix}\u0000${except}`;
     let found = prefixRead.get(label);
     if (found === undefined) {
-      const into = new Map<number, TermsBound>();
+      const into = new SessionColumns(size);
       const own = Buffer.from(prefix, "utf8");
       const left = Buffer.from(except, "utf8");
       // The terms longer than the prefix (as ranking expands it), but the one left out, summed per session.
       base.eachPrefixed(prefix, (term, o, code) => {
         if (term.equals(own) || term.equals(left)) return;
-        const had = into.get(o) ?? NO_TERMS;
-        into.set(o, { bound: had.bound + boundOfCode(code), idf: Math.min(had.idf, idfOfCode(code)), count: had.count + 1 });
+        into.add(o, code);
       });
       prefixRead.set(label, into);
       found = into;
@@ -116,15 +161,16 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
   // A token's prefix match, as kept under its union key; 0 where the session holds the token (its code
   // known: built whole, never grown) but kept no union (no longer term begins it); else not kept.
   const unionOf = (token: string, o: number): number | null => {
-    const kept = exactOf(unionKey(token)).get(o);
-    if (kept !== undefined) return Number.isFinite(kept.bound) ? kept.bound : null;
-    const own = exactOf(token).get(o);
-    return own !== undefined && Number.isFinite(own.bound) ? 0 : null;
+    const kept = exactOf(unionKey(token));
+    if (kept.holds(o)) return Number.isFinite(kept.boundOf(o)) ? kept.boundOf(o) : null;
+    const own = exactOf(token);
+    return own.holds(o) && Number.isFinite(own.boundOf(o)) ? 0 : null;
   };
   const out = new Map<number, number>();
   const boundOf = wordsBoundPlan(parsed, (word) => word === "user");
   for (const o of ordinals) {
-    const bound = boundOf({ exact: (term) => exactOf(term).get(o) ?? NO_TERMS, prefixed: (prefix, except) => prefixOf(prefix, except).get(o) ?? NO_TERMS, union: (token) => unionOf(token, o) });
+    const docCount = docCountOf(o);
+    const bound = boundOf({ exact: (term) => exactOf(term).at(o), prefixed: (prefix, except) => prefixOf(prefix, except).at(o), union: (token) => unionOf(token, o), ...(docCount === undefined ? {} : { docCount }) });
     if (Number.isFinite(bound)) out.set(o, bound);
   }
   return out;

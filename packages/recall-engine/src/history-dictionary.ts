@@ -275,10 +275,17 @@ class FileSource implements ByteSource {
     for (let p = first; p <= last; p++) parts.push(this.page(p));
     return Buffer.concat(parts).subarray(at - first * PAGE, at - first * PAGE + length);
   }
+  // Read off the page itself when the value does not straddle two (a lookup reads thousands: no Buffer made for each).
   u16(at: number): number {
+    const p = Math.floor(at / PAGE);
+    const off = at - p * PAGE;
+    if (at >= 0 && at + 2 <= this.length && off + 2 <= PAGE) return this.page(p).readUInt16LE(off);
     return this.bytes(at, 2).readUInt16LE(0);
   }
   u32(at: number): number {
+    const p = Math.floor(at / PAGE);
+    const off = at - p * PAGE;
+    if (at >= 0 && at + 4 <= this.length && off + 4 <= PAGE) return this.page(p).readUInt32LE(off);
     return this.bytes(at, 4).readUInt32LE(0);
   }
 }

@@ -369,7 +369,11 @@ export class HistoryIndex {
 
   /** The sessions the dictionary says may hold a hit of `query`, and their score bounds (history-candidates.ts). */
   private candidates(query: string, regex: boolean): HistoryCandidates {
-    return historyCandidates(this.basePath, this.logPath, query, regex);
+    // A session's block count, as its cache key keeps it (its segment's document count: a session whose
+    // segment does not hold as many documents is not served from it, see history-index-session.ts).
+    const blocks = new Map<number, number>();
+    for (const s of this.manifest.sessions) if (s.ordinal >= 0 && s.full !== true && s.key !== undefined) blocks.set(s.ordinal, s.key.blockCount);
+    return historyCandidates(this.basePath, this.logPath, query, regex, (ordinal) => blocks.get(ordinal));
   }
 
   /** Every hit of `query` across the history (brought up to date first), merged by score and paged. */

@@ -63,8 +63,8 @@ export function rankSegment(file: string, s: HistorySession, segment: { readonly
     resultOf: (doc) => table.resultOf(doc),
     speakerDocs: (word) => (word === "user" ? users : null),
     sourcesOf,
-    // Asked only of the best blocks of a question about a failure: the block fields are decoded then.
-    failed: (doc) => table.source().blocks[doc]?.isError === true,
+    // Asked of the best blocks of a question about a failure: the table's flags say it (no block field decoded).
+    failed: (doc) => table.failed(doc),
   });
   const rank = {
     parsed,

@@ -12,6 +12,9 @@ const FIRST_READ = 4096;
 /** The most postings bytes one prefix's terms are read ahead in (more: read term by term, as ranking asks). */
 const AHEAD_BYTES = 1 << 20;
 
+/** The term a directory walk is at (history-segment-reader.ts `walkBlock`), grown as longer terms come: one for every reader (reads are synchronous). */
+let keyScratch = Buffer.allocUnsafe(256);
+
 /** Where one term's entry led: its id, document frequency and postings' byte range. */
 interface Entry {
   readonly id: number;
@@ -32,13 +35,17 @@ export class SegmentReader {
   readonly path: string;
   private readonly size: number;
   private readonly head: Head;
-  private readonly firsts: Buffer[];
+  /** The directory starts' bytes, where each block's first term sits (`firstAt`, `firstEnd`: no Buffer per block). */
+  private readonly meta: Buffer;
+  private readonly firstAt: Uint32Array;
+  private readonly firstEnd: Uint32Array;
   private readonly blockAt: number[];
   private readonly postingsAt: number[];
   private readonly lengths: Uint32Array;
   private readonly byId = new Map<number, Entry>();
   private readonly byTerm = new Map<string, Entry | null>();
-  private readonly blocksRead = new Map<number, { key: Buffer; entry: Entry }[]>();
+  /** Directory blocks' bytes read so far, by block. */
+  private readonly blocksRead = new Map<number, Buffer>();
   /**
    * Postings decoded since the last `close` (one search): the score bound reads a query term's postings
    * and the ranking the same ones again. Dropped on `close`, so a kept segment holds none between searches.
@@ -52,11 +59,13 @@ export class SegmentReader {
   private readonly postingsAhead = new Map<number, Buffer>();
   private fd = -1;
 
-  private constructor(path: string, size: number, head: Head, firsts: Buffer[], blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
+  private constructor(path: string, size: number, head: Head, firsts: { meta: Buffer; at: Uint32Array; end: Uint32Array }, blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
     this.path = path;
     this.size = size;
     this.head = head;
-    this.firsts = firsts;
+    this.meta = firsts.meta;
+    this.firstAt = firsts.at;
+    this.firstEnd = firsts.end;
     this.blockAt = blockAt;
     this.postingsAt = postingsAt;
     this.lengths = lengths;
@@ -95,7 +104,8 @@ export class SegmentReader {
       const to = head.lengths[0] + head.lengths[1];
       const meta = SegmentReader.readAt(fd, from, to - from);
       if (meta.length !== to - from) throw bad("segment is shorter than its head says");
-      const firsts: Buffer[] = [];
+      const firstAt = new Uint32Array(head.blocks);
+      const firstEnd = new Uint32Array(head.blocks);
       const blockAt: number[] = [];
       const postingsAt: number[] = [];
       const c = new VarintCursor(meta);
@@ -104,13 +114,15 @@ export class SegmentReader {
         blockAt.push(c.next());
         postingsAt.push(c.next());
         const v = c.next();
-        firsts.push(meta.subarray(c.pos, c.pos + v));
+        if (c.pos + v > meta.length) throw bad(`directory start ${String(b)} runs past its range`);
+        firstAt[b] = c.pos;
+        firstEnd[b] = c.pos + v;
         c.pos += v;
       }
       if (c.pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
       const lengths = new Uint32Array(head.docCount);
       for (let d = 0; d < head.docCount; d++) lengths[d] = c.next();
-      const reader = new SegmentReader(path, size, head, firsts, blockAt, postingsAt, lengths);
+      const reader = new SegmentReader(path, size, head, { meta, at: firstAt, end: firstEnd }, blockAt, postingsAt, lengths);
       // Kept for the directory blocks and postings the query reads next (closed by `close`).
       reader.fd = fd;
       return reader;
@@ -160,51 +172,71 @@ export class SegmentReader {
     return this.lengths[doc - this.firstDoc] ?? 0;
   }
 
-  /** The terms of directory block `b`, decoded (read once). */
-  private block(b: number): { key: Buffer; entry: Entry }[] {
+  /** The bytes of directory block `b` (read once). */
+  private blockBytes(b: number): Buffer {
     const have = this.blocksRead.get(b);
     if (have !== undefined) return have;
     const start = this.blockAt[b] as number;
     const end = b + 1 < this.blockAt.length ? (this.blockAt[b + 1] as number) : this.head.terms[1];
     const buf = this.read(this.head.terms[0] + start, end - start);
-    const out: { key: Buffer; entry: Entry }[] = [];
+    this.blocksRead.set(b, buf);
+    return buf;
+  }
+
+  /**
+   * Walks directory block `b`'s terms in key order, each rebuilt from its shared prefix into one scratch
+   * buffer (`keyScratch`, no Buffer per term: a query reads a block of each session it opens), calling
+   * `visit` with the term's bytes (`keyScratch[0, length)`) and its entry's fields; `visit` returns false
+   * to stop. An entry is made (and known by id, `known`) only for the terms a visit keeps.
+   */
+  private walkBlock(b: number, visit: (length: number, id: number, df: number, at: number, bytes: number) => boolean): void {
+    const buf = this.blockBytes(b);
     const c = new VarintCursor(buf);
-    let prev: Buffer = Buffer.alloc(0);
+    let length = 0;
     let at = this.head.postings[0] + (this.postingsAt[b] as number);
+    let count = 0;
     try {
       while (c.pos < buf.length) {
         const shared = c.next();
         const rest = c.next();
-        if (shared > prev.length || c.pos + rest > buf.length) throw new RangeError(`term ${String(out.length)} runs past its block`);
-        const key = Buffer.allocUnsafe(shared + rest);
-        prev.copy(key, 0, 0, shared);
-        buf.copy(key, shared, c.pos, c.pos + rest);
+        if (shared > length || c.pos + rest > buf.length) throw new RangeError(`term ${String(count)} runs past its block`);
+        if (shared + rest > keyScratch.length) {
+          const grown = Buffer.allocUnsafe(Math.max(2 * keyScratch.length, shared + rest));
+          keyScratch.copy(grown, 0, 0, shared);
+          keyScratch = grown;
+        }
+        buf.copy(keyScratch, shared, c.pos, c.pos + rest);
         c.pos += rest;
+        length = shared + rest;
         const id = c.next();
         const df = c.next();
         const bytes = c.next();
-        const entry = { id, df, at, bytes };
+        const here = at;
         at += bytes;
-        out.push({ key, entry });
-        this.byId.set(id, entry);
-        prev = key;
+        count++;
+        if (!visit(length, id, df, here, bytes)) return;
       }
     } catch (error) {
       if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: directory block ${String(b)}: ${error.message}`);
       throw error;
     }
-    this.blocksRead.set(b, out);
-    return out;
+  }
+
+  /** The entry of a term a directory walk found, known by its id from then on (`postingListsOf`). */
+  private known(id: number, df: number, at: number, bytes: number): Entry {
+    const entry = { id, df, at, bytes };
+    this.byId.set(id, entry);
+    return entry;
   }
 
   /** The last block whose first term is ≤ `key`, or -1 when `key` sorts before every term. */
   private blockFor(key: Buffer): number {
     let lo = 0;
-    let hi = this.firsts.length - 1;
+    let hi = this.firstAt.length - 1;
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (Buffer.compare(this.firsts[mid] as Buffer, key) <= 0) {
+      if (this.meta.compare(key, 0, key.length, this.firstAt[mid] as number, this.firstEnd[mid] as number) <= 0) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
@@ -217,8 +249,14 @@ export class SegmentReader {
     if (have !== undefined) return have;
     const key = Buffer.from(term, "utf8");
     const b = this.blockFor(key);
-    const hit = b < 0 ? undefined : this.block(b).find((e) => e.key.equals(key));
-    const entry = hit?.entry ?? null;
+    let entry: Entry | null = null;
+    // Terms sorted by their bytes: the walk stops at the term or at the first one past it.
+    if (b >= 0)
+      this.walkBlock(b, (length, id, df, at, bytes) => {
+        const c = keyScratch.compare(key, 0, key.length, 0, length);
+        if (c === 0) entry = this.known(id, df, at, bytes);
+        return c < 0;
+      });
     this.byTerm.set(term, entry);
     return entry;
   }
@@ -272,20 +310,23 @@ export class SegmentReader {
     let from = Number.POSITIVE_INFINITY;
     let to = 0;
     const begun: Entry[] = [];
-    for (let b = Math.max(0, this.blockFor(key)); b < this.firsts.length; b++) {
+    for (let b = Math.max(0, this.blockFor(key)); b < this.firstAt.length; b++) {
       let past = false;
-      for (const e of this.block(b)) {
-        const c = Buffer.compare(e.key.subarray(0, key.length), key);
-        if (c < 0) continue;
+      this.walkBlock(b, (length, id, df, at, bytes) => {
+        // The term's first bytes (as many as the prefix has) against the prefix.
+        const c = keyScratch.compare(key, 0, key.length, 0, Math.min(length, key.length));
+        if (c < 0 || (c === 0 && length < key.length)) return true;
         if (c > 0) {
           past = true;
-          break;
+          return false;
         }
-        begun.push(e.entry);
-        from = Math.min(from, e.entry.at);
-        to = Math.max(to, e.entry.at + e.entry.bytes);
-        if (e.key.length > key.length && e.key.toString("utf8").length > prefix.length) ids.push(e.entry.id);
-      }
+        const entry = this.known(id, df, at, bytes);
+        begun.push(entry);
+        from = Math.min(from, entry.at);
+        to = Math.max(to, entry.at + entry.bytes);
+        if (length > key.length && keyScratch.toString("utf8", 0, length).length > prefix.length) ids.push(entry.id);
+        return true;
+      });
       if (past) break;
     }
     ids.sort((a, b) => a - b);

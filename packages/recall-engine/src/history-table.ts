@@ -19,11 +19,14 @@ import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFie
  * 2: a turn column beside the call/result pairs (ranking reads a prose block's turn without the page fields).
  * 3: the tool output (or user message) each prose block quotes, when the table was written with its whole
  * segment (quoted-sources.ts over the session's own terms): a search reads no prose text to find them.
+ * 4: a flag for a failed tool output (`isError`): a question asking for a failure decodes no page fields.
  */
-const MAGIC = Buffer.from("CFHTAB3\n", "latin1");
+const MAGIC = Buffer.from("CFHTAB4\n", "latin1");
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
 const LINEAGE = 0x10;
 const HAS_PART = 0x20;
+/** The block is a failed tool output (its `isError`), as ranking asks of a question about a failure. */
+const FAILED = 0x40;
 /** Bytes of a text's sha256 kept per block (a check, not a commitment). */
 const SHA_BYTES = 8;
 const NONE: readonly number[] = [];
@@ -57,7 +60,7 @@ export function encodeTable(session: Session, kept: readonly string[] = [], quot
   for (const b of session.blocks) {
     const kind = KINDS.indexOf(b.kind);
     if (kind < 0) throw new RangeError(`block #${String(b.index)} has an unknown kind ${b.kind}`);
-    flags[b.index] = kind | (lineage.has(b.entryId) ? LINEAGE : 0) | (b.partIndex === undefined ? 0 : HAS_PART);
+    flags[b.index] = kind | (lineage.has(b.entryId) ? LINEAGE : 0) | (b.partIndex === undefined ? 0 : HAS_PART) | (b.isError === true ? FAILED : 0);
     pushVarint(locations, b.byteOffset);
     pushVarint(locations, b.byteLength);
     pushVarint(locations, b.line);
@@ -214,6 +217,10 @@ export class BlockTable {
   }
   inLineage(doc: number): boolean {
     return ((this.flags[doc] as number) & LINEAGE) !== 0;
+  }
+  /** Whether block `doc` is a failed tool output (its `isError`), read from the flags: no page field decoded. */
+  failed(doc: number): boolean {
+    return ((this.flags[doc] as number) & FAILED) !== 0;
   }
   /** The `#N` of the tool result answering call `doc`, or -1. */
   resultOf(doc: number): number {

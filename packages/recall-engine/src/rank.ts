@@ -404,12 +404,23 @@ function factorSum(index: TermIndex, lists: readonly PostingList[]): number {
 const BOUND_SLACK = 1 + 1e-9;
 
 /**
+ * The most `rankWords`'s coverage factor can leave of a block's score when the session can match only
+ * `held` of the query's `distinct` primaries (a query word it holds no term of, whole, begun, by its
+ * stem or in pieces, gives no block of it coverage: not its own, not a call's result, not a quoted
+ * output's): √(held / distinct), 1 for a one-word query.
+ */
+function coverageReach(held: number, distinct: number): number {
+  return distinct > 1 ? Math.sqrt(Math.min(1, held / distinct)) : 1;
+}
+
+/**
  * An upper bound of every score `rankWords` can give a block of `index` for `query`, read from the
  * index's vocabulary and the query's terms' postings (tf and block length; no block is scored, no text
  * read). A term's idf is taken from the fewest blocks its df can count, its tf-and-length factor from its
  * best entry (a speaker or pieces match from idf of one block × (K1 + 1)); a block's token score is the best of its
- * matches (speaker, whole, prefix, pieces), a result inherits no more than its call's, coverage and
- * proximity only scale down, a quoted source borrows no more than the best prose's score, then the
+ * matches (speaker, whole, prefix, pieces), a result inherits no more than its call's, coverage scales
+ * down to at most √ of the share of words the session can match at all (`coverageReach`), proximity only
+ * scales down, a quoted source borrows no more than the best prose's score, then the
  * heaviest kind weight, the asked-value boost and the verbatim boost. `speaks(word)`: whether a word may match blocks by their
  * speaker (`BlockFacts.speakerDocs`). Infinity when the query has phrases (no bound derived for them).
  */
@@ -420,8 +431,10 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
   // Any scored block holds the term, so df >= 1: the bound of a term whose df is not read.
   const any = most(1);
   const { primaries, boosts } = queryWords(query);
+  const distinct = distinctPrimaries(primaries);
   let sum = 0;
-  for (const term of distinctPrimaries(primaries)) {
+  let held = 0;
+  for (const term of distinct) {
     const token = term.primary;
     let best = speaks(token) ? PREFIX_WEIGHT * any : 0;
     const exact = index.termId(token);
@@ -445,13 +458,14 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
     // extension, `fileBase`, is such a compound too, and its token has pieces).
     if (piecesOf(token).length >= 2) best = Math.max(best, Math.max(PIECES_LITERAL_WEIGHT, PREFIX_WEIGHT) * any);
     sum += best;
+    if (best > 0) held++;
   }
   for (const term of boosts) {
     const lists = index.postingLists(term);
     if (lists.length > 0) sum += PART_WEIGHT * idfOf(n, dfFloor(lists)) * factorSum(index, lists);
   }
-  const value = askedShapes(distinctPrimaries(primaries)).length > 0 ? VALUE_BOOST : 1;
-  return sum * MAX_KIND_WEIGHT * value * (query.verbatim !== null ? VERBATIM_BOOST : 1) * BOUND_SLACK;
+  const value = askedShapes(distinct).length > 0 ? VALUE_BOOST : 1;
+  return sum * MAX_KIND_WEIGHT * value * (query.verbatim !== null ? VERBATIM_BOOST : 1) * coverageReach(held, distinct.length) * BOUND_SLACK;
 }
 
 /**
@@ -547,6 +561,11 @@ export interface TermBounds {
   prefixed(prefix: string, except: string): TermsBound;
   /** The bound of query token `token`'s prefix match as ranking scores it (`prefixScoreBound`), where kept; else null. */
   union?(token: string): number | null;
+  /**
+   * The session's block count (its index's docCount), where known: a compound token held inside a longer
+   * one scores by the idf of as few as one block of them (`maxPieces`). Unknown: such a session is unbounded.
+   */
+  readonly docCount?: number;
 }
 
 /**
@@ -567,8 +586,10 @@ function unionBound(prefixed: TermsBound, ...exact: TermsBound[]): number {
 /**
  * An upper bound of every score `rankWords` can give a block of a session, from the session's per-term
  * bounds (`termScoreBound`, weights included) alone: per query token the best of its whole term, 0.7 × its
- * prefix's (and stem's) terms summed, and its pieces' share; plus the boosts' 0.3 × bound; × the verbatim
- * boost. Coverage and proximity only scale down; a call's result and a quoted output are covered by the
+ * prefix's (and stem's) terms summed, and its pieces' share (a compound held inside a longer token: by the
+ * session's block count, `TermBounds.docCount`); plus the boosts' 0.3 × bound; × the verbatim boost; × √ of
+ * the share of the query's words the session can match at all (`coverageReach`: a word none of its terms
+ * matches covers no block). Proximity only scales down; a call's result and a quoted output are covered by the
  * weights the bounds reach. Infinity when the query has phrases or a word a speaker matches (`speaks`).
  * The query's tokens, stems, prefixes and pieces are worked out once; the function returned gives each
  * session's bound from its per-term bounds.
@@ -608,7 +629,13 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
       }
       return share;
     };
+    // A block holding every piece of a compound may hold the token inside a longer one (`maxPieces`),
+    // scored as a prefix match by the idf of as few as one block, its tf-and-length factor below K1 + 1, then
+    // by its kind weight (as `wordsScoreBound` bounds it): a figure of the session's block count alone.
+    const n = terms.docCount;
+    const literal = n === undefined ? Number.POSITIVE_INFINITY : PREFIX_WEIGHT * idfOf(n, 1) * (K1 + 1) * MAX_KIND_WEIGHT;
     let sum = 0;
+    let held = 0;
     for (const { token, stem, prefix, pieces, basePieces } of tokens) {
       let best = terms.exact(token).bound;
       const kept = terms.union?.(token) ?? null;
@@ -618,17 +645,19 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
       if (pieces !== null) {
         const share = shareOf(pieces);
         best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
-        // A block holding every piece may hold the token inside a longer one (`maxPieces`), scored by the
-        // idf of as few as one block: a figure of the session's block count, which the dictionary does
-        // not keep. Such a session is bounded from its segment (`wordsScoreBound`).
-        if (share > 0) return Number.POSITIVE_INFINITY;
+        if (share > 0) best = Math.max(best, literal);
       }
       // The same for a file's name without its extension (`fileBase`), matched like a compound token.
-      if (basePieces !== null && shareOf(basePieces) > 0) return Number.POSITIVE_INFINITY;
+      if (basePieces !== null) {
+        const share = shareOf(basePieces);
+        if (share > 0) best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / basePieces.length, literal);
+      }
+      if (best === Number.POSITIVE_INFINITY) return best;
       sum += best;
+      if (best > 0) held++;
     }
     for (const term of boostTerms) sum += PART_WEIGHT * terms.exact(term).bound;
-    return sum * scale;
+    return sum * scale * coverageReach(held, tokens.length);
   };
 }
 

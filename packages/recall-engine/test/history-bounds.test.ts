@@ -11,7 +11,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
-import { HistoryIndex, historyDirFor, RecallIndex, TermIndex } from "@context-fold/recall-engine";
+import { HistoryIndex, historyDirFor, parseQuery, RecallIndex, TermIndex, wordsScoreBound } from "@context-fold/recall-engine";
 import { historyCandidates } from "../src/history-candidates.js";
 import { BOUND_UNKNOWN, boundOfCode, boundsCode, idfOfCode } from "../src/history-dictionary.js";
 import { segmentBase } from "../src/history-layout.js";
@@ -35,7 +35,8 @@ async function oneSessionHistory(file: string, prefix: string): Promise<{ histor
   await history.update();
   const state = historyDirFor(dir, root);
   const ordinal = history.sessions[0]?.ordinal ?? -1;
-  return { history, state, ordinal, boundOf: (query) => historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false).bounds.get(ordinal) };
+  const blocks = history.sessions[0]?.key?.blockCount;
+  return { history, state, ordinal, boundOf: (query) => historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false, (o) => (o === ordinal ? blocks : undefined)).bounds.get(ordinal) };
 }
 
 describe("history score bounds", () => {
@@ -73,24 +74,28 @@ describe("history score bounds", () => {
     const base = join(state, "dictionary.bin");
     const log = join(state, "dictionary.log");
     const ordinalOf = (file: string): number => history.sessions.find((s) => join(dir, s.path) === file)?.ordinal ?? -1;
+    // Each session's block count, as the manifest keeps it (what bounds a compound matched inside a longer token).
+    const blocksOf = (ordinal: number): number | undefined => history.sessions.find((s) => s.ordinal === ordinal)?.key?.blockCount;
     let checked = 0;
     let tight = 0;
     let compoundLeft = 0;
+    let compoundBounded = 0;
     for (const query of QUERIES) {
-      const { bounds } = historyCandidates(base, log, query, false);
+      const { bounds } = historyCandidates(base, log, query, false, blocksOf);
+      const { bounds: without } = historyCandidates(base, log, query, false);
       for (const file of files) {
         const bound = bounds.get(ordinalOf(file));
         const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
         for (const scope of ["all", "lineage"]) {
           const { ranked } = index.rank(query, { scope });
           if (ranked.length === 0) continue;
-          // Every session that holds a hit was written whole into the base: its bound is known, but for a
-          // compound (`src/ledger/reader.ts`) whose every piece the session holds: that one may be matched
-          // inside a longer token, at an idf the dictionary cannot bound, so its segment bounds it.
-          if (bound === undefined && COMPOUND.test(query)) {
+          // A compound (`src/ledger/reader.ts`) whose every piece the session holds may be matched inside a
+          // longer token, at the idf of one block: without the session's block count it is left unbounded.
+          if (without.get(ordinalOf(file)) === undefined && COMPOUND.test(query)) {
             compoundLeft++;
-            continue;
+            if (bound !== undefined) compoundBounded++;
           }
+          // Every session that holds a hit was written whole into the base: its bound is known.
           expect(bound, `${query} ${file}`).toBeDefined();
           for (const hit of ranked) expect(hit.score, `${query} (${scope}) ${file} #${String(hit.doc)}`).toBeLessThanOrEqual(bound as number);
           checked += ranked.length;
@@ -100,6 +105,7 @@ describe("history score bounds", () => {
     }
     expect(checked).toBeGreaterThan(100);
     expect(compoundLeft).toBeGreaterThan(0);
+    expect(compoundBounded).toBe(compoundLeft);
     // Bounds that never come near the scores would open every session: most best hits are within 20%.
     expect(tight).toBeGreaterThan(10);
 
@@ -124,6 +130,36 @@ describe("history score bounds", () => {
     const top = across.hits.find((h) => h.session === "s11.jsonl");
     expect(top?.index).toBe(alone?.doc);
   }, 240_000);
+
+  it("bounds a query a session can match only some words of by the coverage those words can reach", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("the zebrafish fixture times out on CI"));
+      sm.appendMessage(assistant([{ type: "text", text: "The zebrafish fixture waits on a lock; the zebrafish suite passes alone." }]));
+      sm.appendMessage(user("and the parser?"));
+    });
+    const { boundOf } = await oneSessionHistory(file, "history-bounds-coverage-root-");
+    const index = RecallIndex.fromTerms(await readSession(file), new TermIndex());
+    const terms = new TermIndex();
+    RecallIndex.fromTerms(await readSession(file), terms);
+    // `quokkasaurus` is no term of the session, nor begins one: no block can cover it.
+    const one = boundOf("zebrafish");
+    const two = boundOf("zebrafish quokkasaurus");
+    expect(one).toBeDefined();
+    expect(two).toBeDefined();
+    expect(two as number).toBeLessThanOrEqual((one as number) * Math.SQRT1_2 * 1.0001);
+    let best = 0;
+    for (const scope of ["all", "lineage"]) for (const hit of index.rank("zebrafish quokkasaurus", { scope }).ranked) best = Math.max(best, hit.score);
+    expect(best).toBeGreaterThan(0);
+    expect(two as number).toBeGreaterThanOrEqual(best);
+    // The segment's own bound (a session grown since its dictionary bounds) likewise.
+    const parsed = parseQuery("zebrafish quokkasaurus");
+    if (parsed.mode !== "words") throw new Error("a word query");
+    const fromSegment = wordsScoreBound(terms, parsed, (word) => word === "user");
+    expect(fromSegment).toBeGreaterThanOrEqual(best);
+    const alone = parseQuery("zebrafish");
+    if (alone.mode !== "words") throw new Error("a word query");
+    expect(fromSegment).toBeLessThanOrEqual(wordsScoreBound(terms, alone, (word) => word === "user") * Math.SQRT1_2 * 1.0001);
+  }, 120_000);
 
   it("bounds a word that begins dozens of rare terms by its prefix match as ranking scores it, not by the rarest term's idf", async () => {
     // Thirty terms beginning with `session`, each written once: per term each is rare (a high idf), their

@@ -1,9 +1,9 @@
 // The binary's fast path for the command run most often: `recall <session file> [words…] [options]`,
 // parsed from recall's option table (recall-options.ts) without loading commander, which costs a start
 // more than the search itself. It takes only what it parses exactly as commander would; anything else
-// (help, a mistake, `--sessions`, a short or unknown option, `--`, a value that starts with "-", a
+// (help, a mistake, `--sessions` without a folder, a short or unknown option, `--`, a value that starts with "-", a
 // session named by id or `latest`) is left to commander, which then says what it always says.
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { RECALL_OPTIONS, type RecallOptions } from "./recall-options.js";
 
@@ -48,12 +48,42 @@ function defaults(table: Map<string, Spec>): RecallOptions {
   return options as RecallOptions;
 }
 
+/** Whether `path` names an existing folder. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(resolve(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `args` (what follows `recall`) as commander would hand them to recall's action, or null when the fast
  * path does not take them. The session must name an existing path other than through `~`: the session
  * resolver (recall-engine's session-names) then gives that path itself, so no resolving is skipped.
  */
 export function parseRecallArgv(args: readonly string[]): RecallArgv | null {
+  const parsed = parseArgv(args, false);
+  if (parsed === null) return null;
+  const [session, ...words] = parsed.positionals;
+  if (session === undefined || session.startsWith("~") || !existsSync(resolve(session))) return null;
+  return { session, words, options: parsed.options };
+}
+
+/**
+ * `recall --sessions <folder> [words…] [options]` as commander would hand it to recall's action (the
+ * first word as its session argument, as commander takes it), or null when the fast path does not take
+ * it: only a `--sessions` value naming an existing folder (`--sessions` alone, or with a first query
+ * word, is left to commander, as everything parseRecallArgv leaves).
+ */
+export function parseSessionsArgv(args: readonly string[]): { session: string | undefined; words: string[]; options: RecallOptions } | null {
+  const parsed = parseArgv(args, true);
+  if (parsed === null || typeof parsed.options.sessions !== "string") return null;
+  const [session, ...words] = parsed.positionals;
+  return { session, words, options: parsed.options };
+}
+
+function parseArgv(args: readonly string[], sessions: boolean): { positionals: string[]; options: RecallOptions } | null {
   const table = specs();
   const options = defaults(table) as Record<string, unknown>;
   const positionals: string[] = [];
@@ -66,6 +96,13 @@ export function parseRecallArgv(args: readonly string[]): RecallArgv | null {
     if (!arg.startsWith("--") || arg === "--") return null;
     const eq = arg.indexOf("=");
     const spec = table.get(eq === -1 ? arg.slice(2) : arg.slice(2, eq));
+    if (sessions && spec?.key === "sessions" && options["sessions"] === undefined) {
+      // Commander takes the next argument as the value unless it starts with "-"; only a folder is taken here.
+      const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
+      if (value === undefined || value === "" || value.startsWith("-") || !isFolder(value)) return null;
+      options["sessions"] = value;
+      continue;
+    }
     if (spec === undefined || spec.value === "optional") return null;
     if (spec.value === "none") {
       if (eq !== -1) return null;
@@ -76,7 +113,5 @@ export function parseRecallArgv(args: readonly string[]): RecallArgv | null {
     if (value === undefined || value === "" || value.startsWith("-")) return null;
     options[spec.key] = value;
   }
-  const [session, ...words] = positionals;
-  if (session === undefined || session.startsWith("~") || !existsSync(resolve(session))) return null;
-  return { session, words, options: options as RecallOptions };
+  return { positionals, options: options as RecallOptions };
 }

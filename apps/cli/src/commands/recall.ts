@@ -1,64 +1,15 @@
 // `context-fold recall`: search a session (or every session under a sessions dir) through the cached
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
-import { basename, join, resolve } from "node:path";
+import { basename } from "node:path";
 import type { Command } from "commander";
 import type { OpenRecallOptions, RecallAnswer, RecallRequest } from "@context-fold/recall-engine";
 // A plain search is answered from the block table through the light entry; the package itself (and the
 // ledger reader it brings) is imported only when the answer needs more (see @context-fold/recall-engine/one-shot).
 import { recallFromTable, renderResults } from "@context-fold/recall-engine/one-shot";
 import { RECALL_ARGUMENTS, RECALL_DESCRIPTION, RECALL_OPTIONS, type RecallOptions } from "./recall-options.js";
-import { checkSearch, fileRecall, openOptions, parseIndices, refusePastLastPage, type SearchOptions, searchOptions, warnNotes } from "./recall-search.js";
-import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
+import { checkSearch, fileRecall, warnNotes } from "./recall-search.js";
+import { EXIT_FINDINGS, emit, setExit } from "../output.js";
 import { withProgress } from "../progress.js";
-
-type Engine = typeof import("@context-fold/recall-engine");
-
-function parseDate(option: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const t = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(t)) throw new CliError(`${option} takes a date like 2026-03-01 (or an ISO time), got "${text}"`, { code: "USAGE", exitCode: EXIT_USAGE });
-  return t;
-}
-
-/**
- * `recall --sessions` through the history index of the sessions folder (kept in the state folder, or
- * under --cache-dir): search, or expand `#N` of the session named by --in, verified against its ledger.
- */
-async function recallHistory(
-  { HistoryIndex, renderExpanded, renderSessionNames }: Engine,
-  dir: string,
-  query: string,
-  options: RecallOptions,
-  search: SearchOptions,
-  json: boolean,
-): Promise<void> {
-  const root = options.cacheDir === undefined ? undefined : join(resolve(options.cacheDir), "history");
-  const history = HistoryIndex.for(dir, root === undefined ? {} : { root });
-  if (options.expand !== undefined) {
-    if (options.in === undefined) throw new CliError("--sessions --expand needs --in <session> (the session a hit names)", { code: "USAGE", exitCode: EXIT_USAGE });
-    if (query.trim().length > 0) throw new CliError(`--expand takes no query words (got "${query}"); search first, then --expand`, { code: "USAGE", exitCode: EXIT_USAGE });
-    const { file, entries } = await history.expand(options.in, parseIndices(options.expand));
-    emit(json, { session: file, entries }, () => renderExpanded(entries, { session: options.in ?? file }));
-    if (entries.some((e) => !e.verified && e.verifiedAgainst !== "none")) setExit(EXIT_FINDINGS);
-    return;
-  }
-  const since = parseDate("--since", options.since);
-  const until = parseDate("--until", options.until);
-  const filters = {
-    // Inside a project folder, its own sessions' hits come first (none is left out); --project keeps only those.
-    ...(options.project === undefined ? { first: process.cwd() } : { project: resolve(options.project) }),
-    ...(since === undefined ? {} : { since }),
-    ...(until === undefined ? {} : { until }),
-  };
-  const result = await withProgress("indexing sessions", "items", async (bar) => {
-    const progress = HistoryIndex.for(dir, { ...(root === undefined ? {} : { root }), onProgress: (done, total) => bar.update(done, total) });
-    return progress.search(query, { ...search, ...filters });
-  });
-  for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
-  if (result.sessions === 0 && result.skipped.length > 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
-  refusePastLastPage(search.page, result);
-  emit(json, result, () => `${renderResults(result)}${renderSessionNames(result.named)}`);
-}
 
 /** `request` answered by reading the ledger (and saving a fresh block table), the table not tried again. */
 async function readInFull(file: string, request: RecallRequest, open: OpenRecallOptions): Promise<RecallAnswer> {
@@ -73,26 +24,9 @@ async function readInFull(file: string, request: RecallRequest, open: OpenRecall
  */
 export async function recall(sessionArg: string | undefined, words: string[], options: RecallOptions, how: { table?: boolean } = {}): Promise<void> {
   if (options.sessions !== undefined) {
-    const json = options.json === true;
-    const search = searchOptions(options);
-    const open = openOptions(options);
-    const [engine, { sessionsTarget }] = await Promise.all([import("@context-fold/recall-engine"), import("../sessions-target.js")]);
-    const { dir, firstWord } = sessionsTarget(options.sessions);
-    const query = [firstWord, sessionArg, ...words].filter((w): w is string => w !== undefined).join(" ");
-    if (query.trim().length === 0 && options.expand === undefined) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
-    if (options.code !== undefined || options.anchor !== undefined || options.term !== undefined) {
-      throw new CliError("--code, --anchor and --term work on one session file, not --sessions", { code: "USAGE", exitCode: EXIT_USAGE });
-    }
-    if (options.cache === false) {
-      if (options.expand !== undefined) throw new CliError("--sessions --expand reads the history index: drop --no-cache", { code: "USAGE", exitCode: EXIT_USAGE });
-      if (query.trim().length === 0) throw new CliError("--sessions needs a query", { code: "USAGE", exitCode: EXIT_USAGE });
-      const result = await withProgress("searching sessions", "items", (bar) => engine.searchSessions(dir, query, { ...search, ...open, onProgress: (done, total) => bar.update(done, total) }));
-      for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);
-      if (result.sessions === 0) throw new CliError(`no readable session under ${dir}`, { code: "NOT_FOUND", exitCode: EXIT_USAGE });
-      emit(json, result, () => renderResults(result));
-      return;
-    }
-    await recallHistory(engine, dir, query, options, search, json);
+    // Across a history: a module of its own (the binary runs it from its own bundle, recall-sessions-one-shot.ts).
+    const { recallSessions } = await import("./recall-sessions.js");
+    await recallSessions(sessionArg, words, options);
     return;
   }
 
