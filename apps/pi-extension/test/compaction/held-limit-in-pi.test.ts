@@ -127,7 +127,14 @@ describe("the held limit: what Pi holds stays bounded under folds, by our compac
     const sessionFile = pi.manager.getSessionFile();
     if (sessionFile === undefined) throw new Error("Pi wrote no session file");
     const { outcomes } = await readSeedIndexFile(seedIndexPath(sessionFile, pi.manager.getSessionId()));
-    const folds = outcomes.flatMap((o) => (o.outcome === "record" && o.record.kind === "fold-index" && o.record.trigger !== "compact" ? [o.record] : []));
+    const records = outcomes.flatMap((o) => (o.outcome === "record" && o.record.kind === "fold-index" ? [o.record] : []));
+    // Fold and compact records interleave (the two sides share what the last append left of the file's
+    // tail): every seq is new and in file order, one `compact` record per compaction.
+    const seqs = records.map((r) => r.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(records.filter((r) => r.trigger === "compact").length).toBe(compactions(pi.manager).length);
+    const folds = records.filter((r) => r.trigger !== "compact");
     const span = folds[0]?.spans[0];
     expect(span).toBeDefined();
     await pi.session.prompt(`code ${span?.code ?? ""}`);
