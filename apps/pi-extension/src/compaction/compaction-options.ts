@@ -66,7 +66,7 @@ export const DEFAULT_COMPACTION_OPTIONS: CompactionOptions = {
   wideWindow: 300_000,
   minSavingsFraction: 0.1,
   cooldownRuns: 2,
-  heldWindows: 2,
+  heldWindows: 3,
   summaryBudget: 4000,
   digestBudget: 1500,
   thresholds: { models: {} },
