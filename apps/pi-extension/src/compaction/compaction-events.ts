@@ -19,7 +19,7 @@ import type { RuntimeRegistry } from "../runtime-registry.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { CompactionOptions } from "./compaction-options.js";
 import { CompactionSession } from "./compaction-session.js";
-import { evaluateGate, type GateVerdict, softLimit } from "./gate.js";
+import { evaluateGate, type GateVerdict, heldLimit, softLimit } from "./gate.js";
 import { nextStepMode } from "./next-step.js";
 import { thresholdFor, type ResolvedThreshold } from "./thresholds.js";
 
@@ -64,7 +64,7 @@ export class CompactionRegistry {
           ? null
           : new CompactionSession(
               { sessionId: runtime.sessionId, seedIndex: runtime.seedIndex, cwd: ctx.cwd, ledger: target.ledger, scans: target.scans },
-              { get nextSeq() { return state.nextSeq; }, codes: state.codes, claim: (record) => void state.addRecord({ ...record, spans: [] }) },
+              { get nextSeq() { return state.nextSeq; }, codes: state.codes, claim: (record) => void state.addRecord({ ...record, spans: [] }), tail: runtime.folder.appendTail },
               this.options,
             );
       this.#sessions.set(runtime, session);
@@ -261,11 +261,16 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   if (ledger === undefined || reported === undefined || !(reported.contextWindow > 0)) return undefined;
   const options = registry.options;
   const threshold = gateThreshold(options, ctx, runtime.folder, reported.contextWindow);
+  // What Pi holds, folds not applied (known once folding ran a call): over its limit, the cut is planned
+  // whatever the sent context's size.
+  const held = runtime.folder.heldTokens;
+  const heldOver = held !== undefined && held > heldLimit(reported.contextWindow, options);
   // Far under the limit (Pi's count below PREPARE_AHEAD_AT of it) the verdict is "under the limit"
   // whatever a compaction would reclaim: no cut to plan, nothing to prepare or write. This keeps the
   // gate's cost per run independent of the session's length until a compaction nears.
-  if (reported.tokens != null && !isNear(options, reported.contextWindow, reported.tokens, threshold)) {
-    return evaluateGate({ tokens: reported.tokens, contextWindow: reported.contextWindow, reclaimable: 0, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
+  const near = reported.tokens == null || isNear(options, reported.contextWindow, reported.tokens, threshold);
+  if (!near && !heldOver) {
+    return evaluateGate({ tokens: reported.tokens ?? 0, contextWindow: reported.contextWindow, reclaimable: 0, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
   }
   await session.persist(ledger);
   let cut;
@@ -279,10 +284,15 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   // takes out what is sent before the cut, so with folds it reclaims at most Pi's count minus the kept
   // tail and the summary (otherwise the fold floor would compact again and again for nothing).
   const reclaimable = Math.max(0, Math.min(cut.tokensBefore, tokens) - cut.keptTokens - options.summaryBudget);
+  // From what Pi holds, a compaction takes out everything before the cut (the ledger's count of it).
+  const heldInput = heldOver ? { tokens: held, reclaimable: Math.max(0, cut.tokensBefore - cut.keptTokens - options.summaryBudget) } : undefined;
+  // Only the sent context's nearing is worth drafting ahead: over the held limit the gate compacts now.
   if (isNear(options, reported.contextWindow, tokens, threshold)) await session.prepareAhead();
-  const verdict = evaluateGate({ tokens, contextWindow: reported.contextWindow, reclaimable, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
+  const verdict = evaluateGate({ tokens, contextWindow: reported.contextWindow, reclaimable, runsSinceCompaction: session.runsSinceCompaction, threshold, held: heldInput }, options);
   if (!verdict.fire) return verdict;
-  if (verdict.trigger === "threshold" || options.mode === "actuate") {
+  // Over a threshold or the held limit the gate compacts in both modes: Pi alone would have compacted
+  // (with a model) long before; `advise` only governs the soft limit.
+  if (verdict.trigger === "threshold" || verdict.trigger === "held" || options.mode === "actuate") {
     ctx.ui.notify(`context-fold: compacting (${verdict.reason}).`, "info");
     registry.gateStarting();
     triggerCompaction(ctx, verdict.reason, () => registry.gateFailed());

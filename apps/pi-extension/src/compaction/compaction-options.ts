@@ -43,6 +43,13 @@ export interface CompactionOptions {
   readonly minSavingsFraction: number;
   /** Gate: agent runs that must end after a compaction before the next one is considered. */
   readonly cooldownRuns: number;
+  /**
+   * Gate: the most branch Pi may hold, folds not applied, in context windows. Pi keeps every message
+   * since its last compaction in memory and copies all of it before each model call; folds keep what
+   * is sent small, so Pi's own threshold never fires and what it holds would grow with the session.
+   * Past this many windows our compaction (no model) runs, whatever the sent context's size.
+   */
+  readonly heldWindows: number;
   /** Summary budget in tokens. */
   readonly summaryBudget: number;
   /** Re-injected digest budget in tokens. */
@@ -59,6 +66,7 @@ export const DEFAULT_COMPACTION_OPTIONS: CompactionOptions = {
   wideWindow: 300_000,
   minSavingsFraction: 0.1,
   cooldownRuns: 2,
+  heldWindows: 3,
   summaryBudget: 4000,
   digestBudget: 1500,
   thresholds: { models: {} },
@@ -70,7 +78,7 @@ export interface ResolvedCompactionOptions {
 }
 
 type Mutable = { -readonly [K in keyof CompactionOptions]: CompactionOptions[K] };
-type NumericKey = "softFraction" | "softFractionWide" | "wideWindow" | "minSavingsFraction" | "cooldownRuns" | "summaryBudget" | "digestBudget";
+type NumericKey = "softFraction" | "softFractionWide" | "wideWindow" | "minSavingsFraction" | "cooldownRuns" | "heldWindows" | "summaryBudget" | "digestBudget";
 
 /** Each numeric compaction option's variable and range (the config file's JSON Schema is built from it too). */
 export const COMPACTION_NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: number; integer: boolean }[] = [
@@ -79,6 +87,7 @@ export const COMPACTION_NUMERIC: readonly { key: NumericKey; variable: string; m
   { key: "wideWindow", variable: "CONTEXT_FOLD_COMPACT_WIDE_WINDOW", min: 1, max: 1e9, integer: true },
   { key: "minSavingsFraction", variable: "CONTEXT_FOLD_COMPACT_MIN_SAVINGS", min: 0, max: 1, integer: false },
   { key: "cooldownRuns", variable: "CONTEXT_FOLD_COMPACT_COOLDOWN", min: 0, max: 10_000, integer: true },
+  { key: "heldWindows", variable: "CONTEXT_FOLD_COMPACT_HELD", min: 1, max: 1000, integer: false },
   { key: "summaryBudget", variable: "CONTEXT_FOLD_SUMMARY_BUDGET", min: 256, max: 1_000_000, integer: true },
   { key: "digestBudget", variable: "CONTEXT_FOLD_DIGEST_BUDGET", min: 64, max: 1_000_000, integer: true },
 ];

@@ -2,7 +2,7 @@
 // compaction, awaited), the `compact` record of the compaction in flight (retracted if Pi then fails),
 // the digest to re-inject once after it, and the run count the gate's cooldown reads.
 import { stat } from "node:fs/promises";
-import { appendNextRecord, appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
+import { type AppendTail, appendNextRecord, appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
 import { HOOK_LOCK_WAIT_MS, isLockTimeout } from "../fold/fold-recorder.js";
 import { buildDigest } from "@context-fold/summary-formatter";
 import type { Session } from "@context-fold/ledger-reader";
@@ -30,6 +30,8 @@ export interface SeqSource {
   readonly codes: CodeAssigner;
   /** Take a record's seq as used (its spans are not folds: compacted blocks leave the context anyway). */
   claim(record: FoldIndexRecord): void;
+  /** The seed index's tail as this session's last append left it, shared with the fold side. */
+  readonly tail?: AppendTail | undefined;
 }
 
 /** A compaction we prepared and Pi has not confirmed yet. */
@@ -242,7 +244,7 @@ export class CompactionSession {
     const base = computed;
     try {
       let stamped = base;
-      await appendNextRecord(this.target.seedIndex, (tailSeq) => (stamped = withIdentity(base, tailSeq, usage)).record, { minSeq: seq, lockTimeoutMs: HOOK_LOCK_WAIT_MS });
+      await appendNextRecord(this.target.seedIndex, (tailSeq) => (stamped = withIdentity(base, tailSeq, usage)).record, { minSeq: seq, lockTimeoutMs: HOOK_LOCK_WAIT_MS, ...this.#tail() });
       computed = stamped;
     } catch (error) {
       if (!isLockTimeout(error)) throw error;
@@ -257,6 +259,12 @@ export class CompactionSession {
     this.#seq.claim(computed.record);
     this.#inFlight = { ...this.#inFlight, seq: computed.record.seq, recorded: true };
     return computed;
+  }
+
+  /** The shared tail, as `appendNextRecord` options (none when the seq source keeps none). */
+  #tail(): { tail?: AppendTail } {
+    const tail = this.#seq.tail;
+    return tail === undefined ? {} : { tail };
   }
 
   #deferNotice(): void {
@@ -278,7 +286,7 @@ export class CompactionSession {
       const record = this.#deferred[0] as FoldIndexRecord;
       let appended: FoldIndexRecord;
       try {
-        appended = await appendNextRecord(this.target.seedIndex, (tailSeq) => ({ ...record, seq: tailSeq }), { minSeq: this.#seq.nextSeq, lockTimeoutMs: HOOK_LOCK_WAIT_MS });
+        appended = await appendNextRecord(this.target.seedIndex, (tailSeq) => ({ ...record, seq: tailSeq }), { minSeq: this.#seq.nextSeq, lockTimeoutMs: HOOK_LOCK_WAIT_MS, ...this.#tail() });
       } catch (error) {
         if (isLockTimeout(error)) return;
         throw error;

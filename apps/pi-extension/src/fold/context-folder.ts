@@ -87,6 +87,8 @@ export class ContextFolder {
   readonly #appendTail: AppendTail = {};
   /** `maskedTokens` as of a fold-state version. */
   #masked: { readonly version: number; readonly tokens: number } | undefined;
+  /** Estimated tokens of the messages Pi handed the last call, folds not applied (undefined: folding off, or no call yet). */
+  #heldTokens: number | undefined;
 
   constructor(state: FoldState, options: FoldOptions, target: FoldTarget | undefined, blocked?: string) {
     this.state = state;
@@ -113,6 +115,15 @@ export class ContextFolder {
     return notice;
   }
 
+  /**
+   * The seed index as the last append of this session's writers left it (fold records here, `compact`
+   * records by the compaction side, which shares it): an append right after another of ours skips
+   * reading the file's tail back (a `compact` record of a long session can be megabytes).
+   */
+  get appendTail(): AppendTail {
+    return this.#appendTail;
+  }
+
   /** The last `#N` the next fold record's stretch has been fed through (-1: nothing yet). */
   get preparedThrough(): number {
     return this.#stretch.fedThrough;
@@ -132,6 +143,16 @@ export class ContextFolder {
   }
 
   /**
+   * What Pi held at the last model call: the branch since its last compaction, before our folds
+   * (estimated tokens of the messages the call was given; system prompt and tools left out). Folds
+   * shrink what is sent, not this: Pi keeps it in memory and copies it before every call, so the
+   * compaction gate bounds it. Undefined while folding is off (then what is sent is what Pi holds).
+   */
+  get heldTokens(): number | undefined {
+    return this.#heldTokens;
+  }
+
+  /**
    * Usage for the ladder: Pi's count when it has one, else an estimate of the outgoing messages plus
    * `floorTokens` (system prompt and tools). Undefined without a context window (no model).
    */
@@ -147,6 +168,7 @@ export class ContextFolder {
   async process<M extends PiMessage>(messages: readonly M[], reported: ReportedUsage | undefined, floorTokens = 0): Promise<M[] | undefined> {
     const folded = applyFolds(messages, this.state);
     const outgoing = folded ?? messages;
+    this.#heldTokens = this.options.enabled ? estimateTokens(messages) : undefined;
     const usage = this.usageOf(reported, outgoing, floorTokens);
     if (usage !== undefined) this.#lastUsage = usage;
     const target = this.target;

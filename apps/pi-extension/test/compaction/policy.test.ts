@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "@context-fold/test-support";
 import { DEFAULT_COMPACTION_OPTIONS, parseThresholdConfig, resolveCompactionOptions, type ThresholdConfig } from "../../src/compaction/compaction-options.js";
-import { evaluateGate, softLimit } from "../../src/compaction/gate.js";
+import { evaluateGate, heldLimit, softLimit } from "../../src/compaction/gate.js";
 import { thresholdFor } from "../../src/compaction/thresholds.js";
 
 describe("compaction options", () => {
@@ -97,6 +97,36 @@ describe("the gate", () => {
     expect(evaluateGate({ ...base, tokens: 90_000, runsSinceCompaction: 1 }, o)).toMatchObject({ fire: false });
     expect(evaluateGate({ ...base, tokens: 90_000, runsSinceCompaction: 2 }, o).fire).toBe(true);
     expect(evaluateGate({ ...base, contextWindow: 0, tokens: 1 }, o).fire).toBe(false);
+  });
+
+  test("what Pi holds (folds not applied) has its own limit: over it the gate fires with the sent context under its own", () => {
+    expect(o.heldWindows).toBe(3);
+    const two = { ...o, heldWindows: 2 };
+    expect(heldLimit(100_000, o)).toBe(300_000);
+    expect(heldLimit(100_000, two)).toBe(200_000);
+    expect(heldLimit(64_000, { heldWindows: 1.5 })).toBe(96_000);
+    const sent = { ...base, tokens: 30_000 };
+    // Unknown or at the limit: no compaction for it.
+    expect(evaluateGate(sent, o)).toMatchObject({ fire: false });
+    expect(evaluateGate({ ...sent, held: { tokens: 300_000, reclaimable: 250_000 } }, o)).toMatchObject({ fire: false });
+    expect(evaluateGate({ ...sent, held: { tokens: 300_001, reclaimable: 250_000 } }, o)).toMatchObject({ fire: true, trigger: "held", limit: 300_000 });
+    expect(evaluateGate({ ...sent, held: { tokens: 200_000, reclaimable: 150_000 } }, two)).toMatchObject({ fire: false });
+    const over = evaluateGate({ ...sent, held: { tokens: 200_001, reclaimable: 150_000 } }, two);
+    expect(over).toMatchObject({ fire: true, trigger: "held", limit: 200_000 });
+    expect(over.reason).toBe("Pi holds 200% of the window unfolded, over its limit 200%, ~150000 tokens reclaimable");
+    // It must reclaim the minimum share of the window from what Pi holds, and respects the cooldown.
+    const little = evaluateGate({ ...sent, held: { tokens: 250_000, reclaimable: 9_999 } }, two);
+    expect(little).toMatchObject({ fire: false });
+    expect(little.reason).toContain("minimum 10000");
+    expect(evaluateGate({ ...sent, held: { tokens: 250_000, reclaimable: 10_000 } }, two).fire).toBe(true);
+    expect(evaluateGate({ ...sent, runsSinceCompaction: 1, held: { tokens: 250_000, reclaimable: 150_000 } }, two)).toMatchObject({ fire: false });
+    expect(evaluateGate({ ...sent, runsSinceCompaction: 2, held: { tokens: 250_000, reclaimable: 150_000 } }, two).fire).toBe(true);
+    // Over the sent limit the sent context decides (its trigger and reclaimable), held or not.
+    expect(evaluateGate({ ...base, tokens: 80_000, held: { tokens: 250_000, reclaimable: 150_000 } }, two)).toMatchObject({ fire: true, trigger: "soft" });
+    // The limit follows the option.
+    expect(evaluateGate({ ...sent, held: { tokens: 150_000, reclaimable: 100_000 } }, { ...o, heldWindows: 1 })).toMatchObject({ fire: true, trigger: "held", limit: 100_000 });
+    expect(resolveCompactionOptions({}, { CONTEXT_FOLD_COMPACT_HELD: "4" }).options.heldWindows).toBe(4);
+    expect(resolveCompactionOptions({}, { CONTEXT_FOLD_COMPACT_HELD: "0.5" }).warnings.map((w) => w.variable)).toEqual(["CONTEXT_FOLD_COMPACT_HELD"]);
   });
 
   test("a configured threshold replaces the soft limit, both ways", () => {

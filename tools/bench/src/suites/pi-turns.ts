@@ -9,7 +9,7 @@
 // bookkeeping per message (usage, timestamps, provider and model names) that no provider is sent.
 // Floors: ≤ 5 ms per turn at p50 over Pi alone, the folded context peaking at ≤ 0.7× Pi alone's, no
 // model-written compaction.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -84,6 +84,9 @@ interface Run {
 }
 
 async function run(name: string, dir: string, withExtension: boolean, env: Record<string, string>, piCompaction = true): Promise<Run> {
+  // A clean folder: the extension scaffolds its config file here on first load, and a file an earlier
+  // build wrote would pin that build's defaults (and earlier runs' sessions would pile up).
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const [key, value] of Object.entries(env)) process.env[key] = value;
   process.env["PI_CODING_AGENT_DIR"] = dir;

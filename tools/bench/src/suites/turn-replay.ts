@@ -13,7 +13,7 @@
 // `turn_end` boundary Pi builds when any extension handles `turn_end` (a copy of the branch and its
 // projection, before and after each handler). Floors: p50 ≤ 3 ms,
 // p95 ≤ 10 ms per turn, at 1 MB and at 100 MB alike.
-import { copyFileSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { convertToLlm, estimateTokens as piEstimateTokens, SessionManager } from "@earendil-works/pi-coding-agent";
 import { contextFoldExtension, estimateTokens } from "@context-fold/pi-extension";
@@ -28,6 +28,7 @@ const WARMUP = 10;
 const OUTPUT_LINES = 360;
 const WINDOW = 64_000;
 const SYSTEM_PROMPT = "You are a coding agent. ".repeat(200);
+/** BENCH_TURN_REPLAY_DUMP: a folder for each size's per-turn costs by step (`turn-replay-<size>.json`). */
 /** A folder for a CPU profile of the counted turns only (warm-up and the first read left out). */
 const PROFILE_DIR = process.env["BENCH_TURN_REPLAY_PROFILE"];
 
@@ -312,6 +313,8 @@ export const turnReplaySuite: BenchSuite = async (ctx) => {
     if (source === undefined) continue;
     const { turns, piMs, folds, firstTurnMs, compactions } = await replay(source, join(ctx.workDir, size), `turn-replay-${size}`);
     const totals = turns.map((t) => t.total);
+    const dump = process.env["BENCH_TURN_REPLAY_DUMP"];
+    if (dump !== undefined && dump !== "") writeFileSync(join(dump, `turn-replay-${size}.json`), JSON.stringify(turns.map((t) => ({ total: round(t.total), folded: t.folded, ...Object.fromEntries(Object.entries(t.steps).map(([k, v]) => [k, round(v)])) }))));
     const stepRow = (step: Step, label: string): BenchRow => {
       const values = turns.map((t) => t.steps[step]);
       return { suite: "turn-replay", case: `${label} per turn (CPU p50)`, size, value: round(quantile(values, 0.5)), unit: "ms", note: `p95 ${String(round(quantile(values, 0.95)))} ms, max ${String(round(Math.max(...values)))} ms` };
