@@ -6,7 +6,6 @@ import { commandKey, shellWrites, shortCommand } from "../facts/shell-command.js
 import { isContentTool, PATH_KEYS, toolCommand, toolPath } from "../tool-calls/tool-class.js";
 import { estimateTextTokens, INVENTORY_ESTIMATOR } from "./estimate.js";
 import type {
-  BucketAccount,
   ContextInventory,
   FloorAccount,
   FloorInput,
@@ -97,27 +96,330 @@ function subjectOf(call: CallInfo, cwd: string | undefined): Subject {
   return { key: `tool\0${tool}\0${json}`, reason: "rerun", paths, writes: [] };
 }
 
-function account(items: readonly InventoryItem[], pick: (item: InventoryItem) => boolean): BucketAccount {
-  let count = 0;
-  let tokens = 0;
-  for (const item of items) {
-    if (!pick(item)) continue;
-    count += 1;
-    tokens += item.tokens;
-  }
-  return { items: count, tokens };
+/** What an output keeps of its subject once redundancy is settled: what items show and read at the end. */
+interface KeptSubject {
+  readonly display?: string;
+  readonly paths: readonly string[];
 }
 
-interface Draft {
-  index: number;
-  kind: string;
-  turn: number;
-  tokens: number;
-  tool?: string;
-  anchor?: string;
-  subject: Subject;
-  redundantReason?: RedundantReason;
-  supersededBy?: number;
+/** What a tool call leaves for the output answering it: its subject when its tool is named, else its arguments. */
+type CallRecord = { readonly tool: string; readonly subject: Subject } | { readonly tool: undefined; readonly args: Readonly<Record<string, unknown>> | undefined };
+
+const REASONS: readonly (RedundantReason | undefined)[] = [undefined, "reread", "rerun", "superseded"];
+const REASON_CODE: Readonly<Record<RedundantReason, number>> = { reread: 1, rerun: 2, superseded: 3 };
+
+function grownInt32(a: Int32Array, n: number): Int32Array {
+  if (n <= a.length) return a;
+  const b = new Int32Array(Math.max(n, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+function grownFloat64(a: Float64Array, n: number): Float64Array {
+  if (n <= a.length) return a;
+  const b = new Float64Array(Math.max(n, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+function grownUint8(a: Uint8Array, n: number): Uint8Array {
+  if (n <= a.length) return a;
+  const b = new Uint8Array(Math.max(n, a.length * 2));
+  b.set(a);
+  return b;
+}
+
+/**
+ * A list whose elements are made when read (`at(i)`), for an inventory too long to hold as objects:
+ * an array to every reader (length, indexes, iteration, the array methods), holding nothing per element.
+ * Each read makes a new object, equal to the one before.
+ */
+function lazyList<T>(length: number, at: (i: number) => T): readonly T[] {
+  const index = (key: string | symbol): number => {
+    if (typeof key !== "string" || key.length === 0 || key.length > 10) return -1;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57 || (i === 0 && c === 48 && key.length > 1)) return -1;
+    }
+    const n = Number(key);
+    return n < length ? n : -1;
+  };
+  const target: T[] = [];
+  return new Proxy(target, {
+    get(t, key, receiver) {
+      if (key === "length") return length;
+      const i = index(key);
+      return i >= 0 ? at(i) : Reflect.get(t, key, receiver);
+    },
+    has(t, key) {
+      return index(key) >= 0 || Reflect.has(t, key);
+    },
+    getOwnPropertyDescriptor(t, key) {
+      if (key === "length") return { value: length, writable: true, enumerable: false, configurable: false };
+      const i = index(key);
+      return i >= 0 ? { value: at(i), writable: false, enumerable: true, configurable: true } : Reflect.getOwnPropertyDescriptor(t, key);
+    },
+    ownKeys() {
+      const keys: string[] = [];
+      for (let i = 0; i < length; i++) keys.push(String(i));
+      keys.push("length");
+      return keys;
+    },
+  });
+}
+
+export interface InventoryResultOptions {
+  /**
+   * `items` made one at a time as they are read (`lazyList`) instead of held, so an inventory of millions
+   * of items holds a few typed arrays: what the CLI prints on a large session, item by item.
+   */
+  readonly lazyItems?: boolean;
+}
+
+/**
+ * `buildInventory` fed one block at a time: each block is taken in as it comes (its tokens counted, the
+ * paths it names noted, its redundancy settled) and its text let go, so the blocks of a streamed
+ * session need never be held. Per block it keeps a few numbers, its anchor, and for tool output what
+ * the item shows of its subject. `result()` once, after the last block.
+ */
+export class InventoryAccumulator {
+  private readonly estimate: (text: string) => number;
+  private readonly cwd: string | undefined;
+  private readonly calls = new Map<string, CallRecord>();
+  private readonly lastReference = new Map<string, number>();
+  private readonly lastByKey = new Map<string, number>();
+  private readonly openReads = new Map<string, number[]>();
+  private maxTurn = 0;
+  private count = 0;
+  private index: Int32Array = new Int32Array(1024);
+  private turn: Int32Array = new Int32Array(1024);
+  private tokens: Float64Array = new Float64Array(1024);
+  private kind: Uint8Array = new Uint8Array(1024);
+  private reason: Uint8Array = new Uint8Array(1024);
+  private supersededBy: Int32Array = new Int32Array(1024);
+  private readonly kinds: string[] = [];
+  private readonly kindCode = new Map<string, number>();
+  private readonly tool: (string | undefined)[] = [];
+  private readonly anchor: (string | undefined)[] = [];
+  private readonly subject: (KeptSubject | undefined)[] = [];
+
+  constructor(private readonly options: InventoryOptions = {}) {
+    this.estimate = options.estimate ?? estimateTextTokens;
+    this.cwd = options.cwd;
+  }
+
+  private reference(path: string, turn: number): void {
+    if ((this.lastReference.get(path) ?? -1) < turn) this.lastReference.set(path, turn);
+  }
+
+  private markRedundant(slot: number, reason: RedundantReason, by: number): void {
+    if (this.reason[slot] !== 0) return;
+    this.reason[slot] = REASON_CODE[reason];
+    this.supersededBy[slot] = by;
+  }
+
+  private kindOf(kind: string): number {
+    let code = this.kindCode.get(kind);
+    if (code === undefined) {
+      code = this.kinds.length;
+      this.kinds.push(kind);
+      this.kindCode.set(kind, code);
+    }
+    return code;
+  }
+
+  /** Takes in the next in-context block (blocks in context order). */
+  add(block: InventoryBlock): void {
+    const cwd = this.cwd;
+    if (block.turn > this.maxTurn) this.maxTurn = block.turn;
+    const tokens = block.tokens ?? this.estimate(block.text);
+    if (block.kind === "toolCall" && block.toolCallId !== undefined) {
+      // The output answering the call needs its subject (when the call names its tool) or its arguments.
+      const tool = block.toolName;
+      this.calls.set(block.toolCallId, tool === undefined ? { tool: undefined, args: block.args } : { tool, subject: subjectOf({ tool, args: block.args }, cwd) });
+    }
+    if (REFERENCE_KINDS.has(block.kind)) {
+      const text = block.text.length > REFERENCE_SCAN_CHARS ? block.text.slice(0, REFERENCE_SCAN_CHARS) : block.text;
+      for (const token of pathTokens(text)) this.reference(normalizePath(token, cwd), block.turn);
+      if (block.kind === "toolCall") {
+        const path = toolPath(block.toolName, block.args);
+        if (path !== undefined) this.reference(normalizePath(path, cwd), block.turn);
+      }
+    }
+    const slot = this.count++;
+    const n = this.count;
+    if (n > this.index.length) {
+      this.index = grownInt32(this.index, n);
+      this.turn = grownInt32(this.turn, n);
+      this.tokens = grownFloat64(this.tokens, n);
+      this.kind = grownUint8(this.kind, n);
+      this.reason = grownUint8(this.reason, n);
+      this.supersededBy = grownInt32(this.supersededBy, n);
+    }
+    this.index[slot] = block.index;
+    this.turn[slot] = block.turn;
+    this.tokens[slot] = tokens;
+    this.kind[slot] = this.kindOf(block.kind);
+    this.supersededBy[slot] = -1;
+    this.anchor.push(block.anchor);
+    let tool: string | undefined = block.kind === "toolCall" && block.toolName !== undefined ? block.toolName : undefined;
+    let kept: KeptSubject | undefined;
+    if (OUTPUT_KINDS.has(block.kind)) {
+      const call: CallRecord | undefined = block.kind === "bash" ? undefined : block.toolCallId === undefined ? undefined : this.calls.get(block.toolCallId);
+      let subject: Subject;
+      if (call !== undefined && call.tool !== undefined) {
+        tool = call.tool;
+        subject = call.subject;
+      } else {
+        const args = block.kind === "bash" ? block.args : call === undefined ? block.args : call.args;
+        const named = block.kind === "bash" ? "bash" : block.toolName;
+        if (named !== undefined) tool = named;
+        subject = subjectOf({ tool: named, args }, cwd);
+      }
+      if (subject.key !== undefined) {
+        const earlier = this.lastByKey.get(subject.key);
+        if (earlier !== undefined) this.markRedundant(earlier, subject.reason ?? "rerun", block.index);
+        this.lastByKey.set(subject.key, slot);
+      }
+      for (const written of subject.writes) {
+        for (const read of this.openReads.get(written) ?? []) this.markRedundant(read, "superseded", block.index);
+        this.openReads.delete(written);
+      }
+      if (subject.readPath !== undefined) {
+        const reads = this.openReads.get(subject.readPath) ?? [];
+        reads.push(slot);
+        this.openReads.set(subject.readPath, reads);
+      }
+      kept = subject.display === undefined ? { paths: subject.paths } : { display: subject.display, paths: subject.paths };
+    }
+    this.tool.push(tool);
+    this.subject.push(kept);
+  }
+
+  /** The inventory of the blocks taken in. */
+  result(how: InventoryResultOptions = {}): ContextInventory {
+    const options = this.options;
+    const dormantTurns = options.dormantTurns ?? DORMANT_TURNS;
+    const stubTokens = options.stubTokens ?? INVENTORY_STUB_TOKENS;
+    const folded = options.folded ?? new Set<string>();
+    const currentTurn = Math.max(options.currentTurn ?? this.maxTurn, this.maxTurn);
+    const count = this.count;
+    // Codes are handed out in item order (a collision gives the later anchor the longer code): once, here.
+    const assigner = new CodeAssigner(options.codes ?? []);
+    const codes: (string | undefined)[] = new Array<string | undefined>(count);
+    for (let i = 0; i < count; i++) {
+      const anchor = this.anchor[i];
+      if (anchor !== undefined && FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string)) codes[i] = assigner.assign(anchor);
+    }
+    const item = (i: number): InventoryItem => {
+      const kind = this.kinds[this.kind[i] as number] as string;
+      const turn = this.turn[i] as number;
+      const subject = this.subject[i];
+      const anchor = this.anchor[i];
+      const ageTurns = currentTurn - turn;
+      let touched = turn;
+      if (subject !== undefined) for (const path of subject.paths) touched = Math.max(touched, this.lastReference.get(path) ?? turn);
+      const idleTurns = currentTurn - Math.min(touched, currentTurn);
+      const isOutput = OUTPUT_KINDS.has(kind);
+      const dormant = (isOutput || DORMANT_KINDS.has(kind)) && idleTurns >= dormantTurns;
+      const bucket: InventoryBucket = isOutput ? "toolOutput" : dormant ? "dormant" : "live";
+      const reason = REASONS[this.reason[i] as number];
+      const redundant = reason !== undefined;
+      const isFolded = anchor !== undefined && folded.has(anchor);
+      const own = this.tokens[i] as number;
+      // A folded block occupies only its stub in the window (the extension may pass the stub text itself).
+      const tokens = isFolded ? Math.min(own, stubTokens) : own;
+      const foldable = anchor !== undefined && FOLDABLE_KINDS.has(kind) && !isFolded;
+      const reclaimable = foldable && (dormant || redundant) && tokens > stubTokens;
+      const out: {
+        -readonly [K in keyof InventoryItem]: InventoryItem[K];
+      } = {
+        index: this.index[i] as number,
+        kind,
+        bucket,
+        turn,
+        ageTurns,
+        idleTurns,
+        tokens,
+        dormant,
+        redundant,
+        folded: isFolded,
+        reclaimable,
+        reclaimableTokens: reclaimable ? tokens - stubTokens : 0,
+      };
+      const tool = this.tool[i];
+      if (tool !== undefined) out.tool = tool;
+      if (subject?.display !== undefined) out.subject = subject.display;
+      if (anchor !== undefined) {
+        out.anchor = anchor;
+        const code = codes[i];
+        if (code !== undefined) out.code = code;
+      }
+      if (reason !== undefined) out.redundantReason = reason;
+      const by = this.supersededBy[i] as number;
+      if (by >= 0) out.supersededBy = by;
+      return out;
+    };
+
+    const tools = new Map<string, { -readonly [K in keyof ToolSummary]: ToolSummary[K] }>();
+    const kinds = new Map<string, { kind: string; items: number; tokens: number }>();
+    const buckets = { toolOutput: { items: 0, tokens: 0 }, dormant: { items: 0, tokens: 0 }, live: { items: 0, tokens: 0 } };
+    const redundantAccount = { items: 0, tokens: 0 };
+    let conversation = 0;
+    let reclaimableItems = 0;
+    let reclaimableTokens = 0;
+    const held: InventoryItem[] | undefined = how.lazyItems === true ? undefined : new Array<InventoryItem>(count);
+    for (let i = 0; i < count; i++) {
+      const it = item(i);
+      if (held !== undefined) held[i] = it;
+      const b = buckets[it.bucket];
+      b.items += 1;
+      b.tokens += it.tokens;
+      if (it.redundant) {
+        redundantAccount.items += 1;
+        redundantAccount.tokens += it.tokens;
+      }
+      conversation += it.tokens;
+      if (it.reclaimable) reclaimableItems += 1;
+      reclaimableTokens += it.reclaimableTokens;
+      const k = kinds.get(it.kind) ?? { kind: it.kind, items: 0, tokens: 0 };
+      k.items += 1;
+      k.tokens += it.tokens;
+      kinds.set(it.kind, k);
+      if (it.bucket !== "toolOutput") continue;
+      const name = it.tool ?? "(unknown)";
+      let t = tools.get(name);
+      if (t === undefined) {
+        t = { tool: name, items: 0, tokens: 0, dormantItems: 0, redundantItems: 0, reclaimableItems: 0, reclaimableTokens: 0, oldestAgeTurns: 0 };
+        tools.set(name, t);
+      }
+      t.items += 1;
+      t.tokens += it.tokens;
+      if (it.dormant) t.dormantItems += 1;
+      if (it.redundant) t.redundantItems += 1;
+      if (it.reclaimable) t.reclaimableItems += 1;
+      t.reclaimableTokens += it.reclaimableTokens;
+      t.oldestAgeTurns = Math.max(t.oldestAgeTurns, it.ageTurns);
+    }
+    const byTool = [...tools.values()].sort((a, b) => b.tokens - a.tokens || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+    const byKind = [...kinds.values()].sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+    const floor = floorOf(options.floor, this.estimate, options.floorUnknownReason ?? "no live Pi");
+    return {
+      currentTurn,
+      dormantTurns,
+      stubTokens,
+      estimator: options.estimate === undefined ? INVENTORY_ESTIMATOR : "caller's estimator",
+      floor,
+      items: held ?? lazyList(count, item),
+      toolOutput: { ...buckets.toolOutput, byTool },
+      dormant: buckets.dormant,
+      live: buckets.live,
+      byKind,
+      reclaimable: { items: reclaimableItems, tokens: reclaimableTokens },
+      redundant: redundantAccount,
+      total: { tokens: floor.tokens + conversation, conversation },
+    };
+  }
 }
 
 /**
@@ -125,156 +427,7 @@ interface Draft {
  * O(total text) per call, so the extension can run it per command without keeping state.
  */
 export function buildInventory(blocks: Iterable<InventoryBlock>, options: InventoryOptions = {}): ContextInventory {
-  const estimate = options.estimate ?? estimateTextTokens;
-  const dormantTurns = options.dormantTurns ?? DORMANT_TURNS;
-  const stubTokens = options.stubTokens ?? INVENTORY_STUB_TOKENS;
-  const cwd = options.cwd;
-  const folded = options.folded ?? new Set<string>();
-  const calls = new Map<string, CallInfo>();
-  const lastReference = new Map<string, number>();
-  const drafts: Draft[] = [];
-  const lastByKey = new Map<string, Draft>();
-  const openReads = new Map<string, Draft[]>();
-  let maxTurn = 0;
-
-  const reference = (path: string, turn: number): void => {
-    if ((lastReference.get(path) ?? -1) < turn) lastReference.set(path, turn);
-  };
-  const markRedundant = (draft: Draft, reason: RedundantReason, by: number): void => {
-    if (draft.redundantReason !== undefined) return;
-    draft.redundantReason = reason;
-    draft.supersededBy = by;
-  };
-
-  for (const block of blocks) {
-    if (block.turn > maxTurn) maxTurn = block.turn;
-    const tokens = block.tokens ?? estimate(block.text);
-    if (block.kind === "toolCall" && block.toolCallId !== undefined) calls.set(block.toolCallId, { tool: block.toolName, args: block.args });
-    if (REFERENCE_KINDS.has(block.kind)) {
-      const text = block.text.length > REFERENCE_SCAN_CHARS ? block.text.slice(0, REFERENCE_SCAN_CHARS) : block.text;
-      for (const token of pathTokens(text)) reference(normalizePath(token, cwd), block.turn);
-      if (block.kind === "toolCall") {
-        const path = toolPath(block.toolName, block.args);
-        if (path !== undefined) reference(normalizePath(path, cwd), block.turn);
-      }
-    }
-    const draft: Draft = { index: block.index, kind: block.kind, turn: block.turn, tokens, subject: { paths: [], writes: [] } };
-    if (block.anchor !== undefined) draft.anchor = block.anchor;
-    if (block.kind === "toolCall" && block.toolName !== undefined) draft.tool = block.toolName;
-    if (OUTPUT_KINDS.has(block.kind)) {
-      const call: CallInfo =
-        block.kind === "bash"
-          ? { tool: "bash", args: block.args }
-          : (block.toolCallId === undefined ? undefined : calls.get(block.toolCallId)) ?? { tool: block.toolName, args: block.args };
-      const tool = call.tool ?? block.toolName;
-      if (tool !== undefined) draft.tool = tool;
-      const subject = subjectOf({ tool, args: call.args }, cwd);
-      draft.subject = subject;
-      if (subject.key !== undefined) {
-        const earlier = lastByKey.get(subject.key);
-        if (earlier !== undefined) markRedundant(earlier, subject.reason ?? "rerun", block.index);
-        lastByKey.set(subject.key, draft);
-      }
-      for (const written of subject.writes) {
-        for (const read of openReads.get(written) ?? []) markRedundant(read, "superseded", block.index);
-        openReads.delete(written);
-      }
-      if (subject.readPath !== undefined) {
-        const reads = openReads.get(subject.readPath) ?? [];
-        reads.push(draft);
-        openReads.set(subject.readPath, reads);
-      }
-    }
-    drafts.push(draft);
-  }
-
-  const currentTurn = Math.max(options.currentTurn ?? maxTurn, maxTurn);
-  const assigner = new CodeAssigner(options.codes ?? []);
-  const items: InventoryItem[] = drafts.map((d) => {
-    const ageTurns = currentTurn - d.turn;
-    let touched = d.turn;
-    for (const path of d.subject.paths) touched = Math.max(touched, lastReference.get(path) ?? d.turn);
-    const idleTurns = currentTurn - Math.min(touched, currentTurn);
-    const isOutput = OUTPUT_KINDS.has(d.kind);
-    const dormant = (isOutput || DORMANT_KINDS.has(d.kind)) && idleTurns >= dormantTurns;
-    const bucket: InventoryBucket = isOutput ? "toolOutput" : dormant ? "dormant" : "live";
-    const redundant = d.redundantReason !== undefined;
-    const isFolded = d.anchor !== undefined && folded.has(d.anchor);
-    // A folded block occupies only its stub in the window (the extension may pass the stub text itself).
-    const tokens = isFolded ? Math.min(d.tokens, stubTokens) : d.tokens;
-    const foldable = d.anchor !== undefined && FOLDABLE_KINDS.has(d.kind) && !isFolded;
-    const reclaimable = foldable && (dormant || redundant) && tokens > stubTokens;
-    const item: {
-      -readonly [K in keyof InventoryItem]: InventoryItem[K];
-    } = {
-      index: d.index,
-      kind: d.kind,
-      bucket,
-      turn: d.turn,
-      ageTurns,
-      idleTurns,
-      tokens,
-      dormant,
-      redundant,
-      folded: isFolded,
-      reclaimable,
-      reclaimableTokens: reclaimable ? tokens - stubTokens : 0,
-    };
-    if (d.tool !== undefined) item.tool = d.tool;
-    if (d.subject.display !== undefined) item.subject = d.subject.display;
-    if (d.anchor !== undefined) {
-      item.anchor = d.anchor;
-      if (FOLDABLE_KINDS.has(d.kind)) item.code = assigner.assign(d.anchor);
-    }
-    if (d.redundantReason !== undefined) item.redundantReason = d.redundantReason;
-    if (d.supersededBy !== undefined) item.supersededBy = d.supersededBy;
-    return item;
-  });
-
-  const tools = new Map<string, { -readonly [K in keyof ToolSummary]: ToolSummary[K] }>();
-  for (const item of items) {
-    if (item.bucket !== "toolOutput") continue;
-    const name = item.tool ?? "(unknown)";
-    let t = tools.get(name);
-    if (t === undefined) {
-      t = { tool: name, items: 0, tokens: 0, dormantItems: 0, redundantItems: 0, reclaimableItems: 0, reclaimableTokens: 0, oldestAgeTurns: 0 };
-      tools.set(name, t);
-    }
-    t.items += 1;
-    t.tokens += item.tokens;
-    if (item.dormant) t.dormantItems += 1;
-    if (item.redundant) t.redundantItems += 1;
-    if (item.reclaimable) t.reclaimableItems += 1;
-    t.reclaimableTokens += item.reclaimableTokens;
-    t.oldestAgeTurns = Math.max(t.oldestAgeTurns, item.ageTurns);
-  }
-  const byTool = [...tools.values()].sort((a, b) => b.tokens - a.tokens || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-
-  const kinds = new Map<string, { kind: string; items: number; tokens: number }>();
-  for (const item of items) {
-    const k = kinds.get(item.kind) ?? { kind: item.kind, items: 0, tokens: 0 };
-    k.items += 1;
-    k.tokens += item.tokens;
-    kinds.set(item.kind, k);
-  }
-  const byKind = [...kinds.values()].sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
-
-  const floor = floorOf(options.floor, estimate, options.floorUnknownReason ?? "no live Pi");
-  const conversation = items.reduce((sum, item) => sum + item.tokens, 0);
-  const reclaimableTokens = items.reduce((sum, item) => sum + item.reclaimableTokens, 0);
-  return {
-    currentTurn,
-    dormantTurns,
-    stubTokens,
-    estimator: options.estimate === undefined ? INVENTORY_ESTIMATOR : "caller's estimator",
-    floor,
-    items,
-    toolOutput: { ...account(items, (i) => i.bucket === "toolOutput"), byTool },
-    dormant: account(items, (i) => i.bucket === "dormant"),
-    live: account(items, (i) => i.bucket === "live"),
-    byKind,
-    reclaimable: { items: items.filter((i) => i.reclaimable).length, tokens: reclaimableTokens },
-    redundant: account(items, (i) => i.redundant),
-    total: { tokens: floor.tokens + conversation, conversation },
-  };
+  const acc = new InventoryAccumulator(options);
+  for (const block of blocks) acc.add(block);
+  return acc.result();
 }
