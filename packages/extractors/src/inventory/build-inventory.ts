@@ -168,6 +168,77 @@ function lazyList<T>(length: number, at: (i: number) => T): readonly T[] {
   });
 }
 
+/**
+ * Strings appended one after another into one buffer (UTF-8), each read back by its number: an
+ * anchor per block costs its bytes and an offset rather than a string object.
+ */
+class PackedStrings {
+  private bytes = Buffer.allocUnsafe(64 * 1024);
+  private used = 0;
+  /** Start of string k at [k], its end at [k + 1]; -1: no string. */
+  private starts: Int32Array = new Int32Array(1025);
+  private count = 0;
+
+  push(text: string | undefined): void {
+    if (this.count + 2 > this.starts.length) this.starts = grownInt32(this.starts, this.count + 2);
+    if (text === undefined) {
+      this.starts[this.count] = -1;
+    } else {
+      const need = this.used + Buffer.byteLength(text, "utf8");
+      if (need > this.bytes.length) {
+        const grown = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2));
+        this.bytes.copy(grown, 0, 0, this.used);
+        this.bytes = grown;
+      }
+      this.starts[this.count] = this.used;
+      this.used += this.bytes.write(text, this.used, "utf8");
+    }
+    this.count++;
+    this.starts[this.count] = this.used;
+  }
+
+  at(k: number): string | undefined {
+    const start = this.starts[k] as number;
+    if (start < 0) return undefined;
+    // The end is where the next string starts (or, after a missing one, the next start that is one).
+    let j = k + 1;
+    while ((this.starts[j] as number) < 0) j++;
+    return this.bytes.toString("utf8", start, this.starts[j] as number);
+  }
+}
+
+/** Equal values made once and shared (subjects repeat: the same file read, the same command run). */
+class Interner<T> {
+  private readonly held = new Map<string, T>();
+  of(signature: string, make: () => T): T {
+    let value = this.held.get(signature);
+    if (value === undefined) {
+      value = make();
+      this.held.set(signature, value);
+    }
+    return value;
+  }
+  clear(): void {
+    this.held.clear();
+  }
+}
+
+/** `text` as a part of a signature: its length, then it (so no text can run into the next part); "-" when absent. */
+function part(text: string | undefined): string {
+  return text === undefined ? "-" : `${String(text.length)}:${text}`;
+}
+
+function parts(texts: readonly string[]): string {
+  let out = `${String(texts.length)}[`;
+  for (const text of texts) out += part(text);
+  return out;
+}
+
+/** A string naming every field of a subject: equal subjects, equal signatures, and only those. */
+function subjectSignature(subject: Subject): string {
+  return `${part(subject.key)}${part(subject.reason)}${part(subject.display)}${part(subject.readPath)}${parts(subject.paths)}${parts(subject.writes)}`;
+}
+
 export interface InventoryResultOptions {
   /**
    * `items` made one at a time as they are read (`lazyList`) instead of held, so an inventory of millions
@@ -199,9 +270,16 @@ export class InventoryAccumulator {
   private supersededBy: Int32Array = new Int32Array(1024);
   private readonly kinds: string[] = [];
   private readonly kindCode = new Map<string, number>();
-  private readonly tool: (string | undefined)[] = [];
-  private readonly anchor: (string | undefined)[] = [];
+  /** Tool name by slot, as 1 + its place in `tools` (0: none). */
+  private toolOf: Uint16Array = new Uint16Array(1024);
+  private readonly tools: string[] = [];
+  private readonly toolCode = new Map<string, number>();
+  private readonly anchor = new PackedStrings();
+  /** What an output item shows of its subject, by slot (undefined for other blocks); shared between equal ones. */
   private readonly subject: (KeptSubject | undefined)[] = [];
+  private readonly subjects = new Interner<Subject>();
+  private readonly keptSubjects = new Interner<KeptSubject>();
+  private readonly callRecords = new Interner<CallRecord>();
 
   constructor(private readonly options: InventoryOptions = {}) {
     this.estimate = options.estimate ?? estimateTextTokens;
@@ -236,7 +314,11 @@ export class InventoryAccumulator {
     if (block.kind === "toolCall" && block.toolCallId !== undefined) {
       // The output answering the call needs its subject (when the call names its tool) or its arguments.
       const tool = block.toolName;
-      this.calls.set(block.toolCallId, tool === undefined ? { tool: undefined, args: block.args } : { tool, subject: subjectOf({ tool, args: block.args }, cwd) });
+      if (tool === undefined) this.calls.set(block.toolCallId, { tool: undefined, args: block.args });
+      else {
+        const subject = this.shared(subjectOf({ tool, args: block.args }, cwd));
+        this.calls.set(block.toolCallId, this.callRecords.of(`${part(tool)}${subjectSignature(subject)}`, () => ({ tool, subject })));
+      }
     }
     if (REFERENCE_KINDS.has(block.kind)) {
       const text = block.text.length > REFERENCE_SCAN_CHARS ? block.text.slice(0, REFERENCE_SCAN_CHARS) : block.text;
@@ -255,6 +337,11 @@ export class InventoryAccumulator {
       this.kind = grownUint8(this.kind, n);
       this.reason = grownUint8(this.reason, n);
       this.supersededBy = grownInt32(this.supersededBy, n);
+      if (n > this.toolOf.length) {
+        const grown = new Uint16Array(this.index.length);
+        grown.set(this.toolOf);
+        this.toolOf = grown;
+      }
     }
     this.index[slot] = block.index;
     this.turn[slot] = block.turn;
@@ -274,7 +361,7 @@ export class InventoryAccumulator {
         const args = block.kind === "bash" ? block.args : call === undefined ? block.args : call.args;
         const named = block.kind === "bash" ? "bash" : block.toolName;
         if (named !== undefined) tool = named;
-        subject = subjectOf({ tool: named, args }, cwd);
+        subject = this.shared(subjectOf({ tool: named, args }, cwd));
       }
       if (subject.key !== undefined) {
         const earlier = this.lastByKey.get(subject.key);
@@ -290,14 +377,37 @@ export class InventoryAccumulator {
         reads.push(slot);
         this.openReads.set(subject.readPath, reads);
       }
-      kept = subject.display === undefined ? { paths: subject.paths } : { display: subject.display, paths: subject.paths };
+      const shown = subject;
+      kept = this.keptSubjects.of(`${part(shown.display)}${parts(shown.paths)}`, () => (shown.display === undefined ? { paths: shown.paths } : { display: shown.display, paths: shown.paths }));
     }
-    this.tool.push(tool);
+    this.toolOf[slot] = tool === undefined ? 0 : this.toolNumber(tool);
     this.subject.push(kept);
+  }
+
+  private toolNumber(tool: string): number {
+    let code = this.toolCode.get(tool);
+    if (code === undefined) {
+      this.tools.push(tool);
+      code = this.tools.length;
+      this.toolCode.set(tool, code);
+    }
+    return code;
+  }
+
+  /** `subject`, or an equal one met before (many calls share a subject). */
+  private shared(subject: Subject): Subject {
+    return this.subjects.of(subjectSignature(subject), () => subject);
   }
 
   /** The inventory of the blocks taken in. */
   result(how: InventoryResultOptions = {}): ContextInventory {
+    // What only settled redundancy and matched outputs to calls (the items read none of it): let go first.
+    this.calls.clear();
+    this.lastByKey.clear();
+    this.openReads.clear();
+    this.subjects.clear();
+    this.keptSubjects.clear();
+    this.callRecords.clear();
     const options = this.options;
     const dormantTurns = options.dormantTurns ?? DORMANT_TURNS;
     const stubTokens = options.stubTokens ?? INVENTORY_STUB_TOKENS;
@@ -308,14 +418,15 @@ export class InventoryAccumulator {
     const assigner = new CodeAssigner(options.codes ?? []);
     const codes: (string | undefined)[] = new Array<string | undefined>(count);
     for (let i = 0; i < count; i++) {
-      const anchor = this.anchor[i];
+      if (!FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string)) continue;
+      const anchor = this.anchor.at(i);
       if (anchor !== undefined && FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string)) codes[i] = assigner.assign(anchor);
     }
     const item = (i: number): InventoryItem => {
       const kind = this.kinds[this.kind[i] as number] as string;
       const turn = this.turn[i] as number;
       const subject = this.subject[i];
-      const anchor = this.anchor[i];
+      const anchor = this.anchor.at(i);
       const ageTurns = currentTurn - turn;
       let touched = turn;
       if (subject !== undefined) for (const path of subject.paths) touched = Math.max(touched, this.lastReference.get(path) ?? turn);
@@ -347,8 +458,8 @@ export class InventoryAccumulator {
         reclaimable,
         reclaimableTokens: reclaimable ? tokens - stubTokens : 0,
       };
-      const tool = this.tool[i];
-      if (tool !== undefined) out.tool = tool;
+      const toolNumber = this.toolOf[i] as number;
+      if (toolNumber > 0) out.tool = this.tools[toolNumber - 1] as string;
       if (subject?.display !== undefined) out.subject = subject.display;
       if (anchor !== undefined) {
         out.anchor = anchor;
