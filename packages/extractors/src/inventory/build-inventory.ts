@@ -1,6 +1,6 @@
 // The context inventory as a pure function of the in-context blocks: floor, tool output per tool and
 // per item (age, dormant, redundant, reclaimable), dormant content, live rest; totals add up exactly.
-import { CodeAssigner } from "@context-fold/seed-index-format";
+import { ItemCodes } from "./item-codes.js";
 import { normalizePath, pathTokens } from "../lexicon/paths.js";
 import { commandKey, shellWrites, shortCommand } from "../facts/shell-command.js";
 import { isContentTool, PATH_KEYS, toolCommand, toolPath } from "../tool-calls/tool-class.js";
@@ -195,6 +195,10 @@ class PackedStrings {
     }
     this.count++;
     this.starts[this.count] = this.used;
+  }
+
+  has(k: number): boolean {
+    return (this.starts[k] as number) >= 0;
   }
 
   at(k: number): string | undefined {
@@ -414,14 +418,12 @@ export class InventoryAccumulator {
     const folded = options.folded ?? new Set<string>();
     const currentTurn = Math.max(options.currentTurn ?? this.maxTurn, this.maxTurn);
     const count = this.count;
-    // Codes are handed out in item order (a collision gives the later anchor the longer code): once, here.
-    const assigner = new CodeAssigner(options.codes ?? []);
-    const codes: (string | undefined)[] = new Array<string | undefined>(count);
-    for (let i = 0; i < count; i++) {
-      if (!FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string)) continue;
-      const anchor = this.anchor.at(i);
-      if (anchor !== undefined && FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string)) codes[i] = assigner.assign(anchor);
-    }
+    // Codes as the assigner hands them out in item order (a collision gives the later anchor the longer code).
+    let foldable = 0;
+    for (let i = 0; i < count; i++) if (FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string) && this.anchor.has(i)) foldable++;
+    const slots = new Int32Array(foldable);
+    for (let i = 0, k = 0; i < count; i++) if (FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string) && this.anchor.has(i)) slots[k++] = i;
+    const codes = ItemCodes.assign(count, slots, (slot) => this.anchor.at(slot) as string, options.codes ?? []);
     const item = (i: number): InventoryItem => {
       const kind = this.kinds[this.kind[i] as number] as string;
       const turn = this.turn[i] as number;
@@ -463,8 +465,10 @@ export class InventoryAccumulator {
       if (subject?.display !== undefined) out.subject = subject.display;
       if (anchor !== undefined) {
         out.anchor = anchor;
-        const code = codes[i];
-        if (code !== undefined) out.code = code;
+        if (FOLDABLE_KINDS.has(kind)) {
+          const code = codes.code(i, anchor);
+          if (code !== undefined) out.code = code;
+        }
       }
       if (reason !== undefined) out.redundantReason = reason;
       const by = this.supersededBy[i] as number;
