@@ -110,21 +110,21 @@ const REASON_CODE: Readonly<Record<RedundantReason, number>> = { reread: 1, reru
 
 function grownInt32(a: Int32Array, n: number): Int32Array {
   if (n <= a.length) return a;
-  const b = new Int32Array(Math.max(n, a.length * 2));
+  const b = new Int32Array(Math.max(n, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
 }
 
 function grownFloat64(a: Float64Array, n: number): Float64Array {
   if (n <= a.length) return a;
-  const b = new Float64Array(Math.max(n, a.length * 2));
+  const b = new Float64Array(Math.max(n, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
 }
 
 function grownUint8(a: Uint8Array, n: number): Uint8Array {
   if (n <= a.length) return a;
-  const b = new Uint8Array(Math.max(n, a.length * 2));
+  const b = new Uint8Array(Math.max(n, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
 }
@@ -176,8 +176,12 @@ class PackedStrings {
   private bytes = Buffer.allocUnsafe(64 * 1024);
   private used = 0;
   /** Start of string k at [k], its end at [k + 1]; -1: no string. */
-  private starts: Int32Array = new Int32Array(1025);
+  private starts: Int32Array;
   private count = 0;
+
+  constructor(capacity: number) {
+    this.starts = new Int32Array(capacity + 1);
+  }
 
   push(text: string | undefined): void {
     if (this.count + 2 > this.starts.length) this.starts = grownInt32(this.starts, this.count + 2);
@@ -186,7 +190,7 @@ class PackedStrings {
     } else {
       const need = this.used + Buffer.byteLength(text, "utf8");
       if (need > this.bytes.length) {
-        const grown = Buffer.allocUnsafe(Math.max(need, this.bytes.length * 2));
+        const grown = Buffer.allocUnsafe(Math.max(need, Math.ceil(this.bytes.length * 1.5)));
         this.bytes.copy(grown, 0, 0, this.used);
         this.bytes = grown;
       }
@@ -266,26 +270,42 @@ export class InventoryAccumulator {
   private readonly openReads = new Map<string, number[]>();
   private maxTurn = 0;
   private count = 0;
-  private index: Int32Array = new Int32Array(1024);
-  private turn: Int32Array = new Int32Array(1024);
-  private tokens: Float64Array = new Float64Array(1024);
-  private kind: Uint8Array = new Uint8Array(1024);
-  private reason: Uint8Array = new Uint8Array(1024);
-  private supersededBy: Int32Array = new Int32Array(1024);
+  private index: Int32Array;
+  private turn: Int32Array;
+  private tokens: Float64Array;
+  private kind: Uint8Array;
+  private reason: Uint8Array;
+  private supersededBy: Int32Array;
   private readonly kinds: string[] = [];
   private readonly kindCode = new Map<string, number>();
   /** Tool name by slot, as 1 + its place in `tools` (0: none). */
-  private toolOf: Uint16Array = new Uint16Array(1024);
+  private toolOf: Uint16Array;
   private readonly tools: string[] = [];
   private readonly toolCode = new Map<string, number>();
-  private readonly anchor = new PackedStrings();
+  private readonly anchor: PackedStrings;
   /** What an output item shows of its subject, by slot (undefined for other blocks); shared between equal ones. */
   private readonly subject: (KeptSubject | undefined)[] = [];
   private readonly subjects = new Interner<Subject>();
   private readonly keptSubjects = new Interner<KeptSubject>();
   private readonly callRecords = new Interner<CallRecord>();
 
-  constructor(private readonly options: InventoryOptions = {}) {
+  /**
+   * `expectedBlocks`: how many blocks are likely to come (a bound known from a session's shape), so the
+   * per-block arrays are made once at that size rather than grown.
+   */
+  constructor(
+    private readonly options: InventoryOptions = {},
+    expectedBlocks = 1024,
+  ) {
+    const capacity = Math.max(16, expectedBlocks);
+    this.index = new Int32Array(capacity);
+    this.turn = new Int32Array(capacity);
+    this.tokens = new Float64Array(capacity);
+    this.kind = new Uint8Array(capacity);
+    this.reason = new Uint8Array(capacity);
+    this.supersededBy = new Int32Array(capacity);
+    this.toolOf = new Uint16Array(capacity);
+    this.anchor = new PackedStrings(capacity);
     this.estimate = options.estimate ?? estimateTextTokens;
     this.cwd = options.cwd;
   }

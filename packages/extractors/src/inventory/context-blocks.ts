@@ -56,16 +56,22 @@ export interface ContextPlan {
   readonly selected: Uint8Array;
   /** The block as the context holds it (edits applied), or null when an edit hides it. */
   readonly take: (block: Block) => Block | null;
+  /** At most this many context blocks (the selected entries' blocks in the file; `!!` and edits may leave out some). */
+  readonly blocks: number;
 }
 
-export function contextPlan(session: Session): ContextPlan | undefined {
+export function contextPlan(shape: SessionShape): ContextPlan | undefined {
+  const { session, blockStart, blockCount } = shape;
   if (!lineageInFileOrder(session)) return undefined;
   const ids = contextEntryIds(session.lineage);
   const selected = new Uint8Array(session.lineage.length);
+  let blocks = 0;
   session.lineage.forEach((entry, i) => {
-    if (ids.has(entry.id)) selected[i] = 1;
+    if (!ids.has(entry.id)) return;
+    selected[i] = 1;
+    blocks += (blockStart[entry.position + 1] ?? blockCount) - (blockStart[entry.position] ?? blockCount);
   });
-  return { route: lineageRoute(session), selected, take: recordBlockFilter(session, {}) };
+  return { route: lineageRoute(session), selected, take: recordBlockFilter(session, {}), blocks };
 }
 
 /**

@@ -24,7 +24,7 @@ export interface InventoryPlan {
 
 export function inventoryPlan(shape: SessionShape): InventoryPlan {
   const { session } = shape;
-  return { path: session.path, cwd: session.header.cwd, context: contextPlan(session) };
+  return { path: session.path, cwd: session.header.cwd, context: contextPlan(shape) };
 }
 
 /**
@@ -36,7 +36,7 @@ export async function inventoryAlong(plan: InventoryPlan, options: InventoryOpti
   const cwd = options.cwd ?? plan.cwd;
   const withCwd = cwd === undefined ? options : { ...options, cwd };
   if (plan.context === undefined) return buildInventory(contextBlocks(await readSession(plan.path)), withCwd);
-  const acc = new InventoryAccumulator(withCwd);
+  const acc = new InventoryAccumulator(withCwd, plan.context.blocks);
   await forEachContextBlock(plan.context, (block) => acc.add(block));
   return acc.result(how);
 }
