@@ -242,9 +242,23 @@ function parts(texts: readonly string[]): string {
   return out;
 }
 
-/** A string naming every field of a subject: equal subjects, equal signatures, and only those. */
-function subjectSignature(subject: Subject): string {
-  return `${part(subject.key)}${part(subject.reason)}${part(subject.display)}${part(subject.readPath)}${parts(subject.paths)}${parts(subject.writes)}`;
+/** Distinct subjects kept for sharing under one filing (see `shared`). */
+const SUBJECT_VARIANTS = 8;
+
+/** The string equal subjects are filed under: the key, or for a keyless one (a file-changing tool's) its path. */
+function subjectFiling(subject: Subject): string {
+  return subject.key ?? (subject.display === undefined ? "" : `\0${subject.display}`);
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Every field equal. */
+function sameSubject(a: Subject, b: Subject): boolean {
+  return a.key === b.key && a.reason === b.reason && a.display === b.display && a.readPath === b.readPath && sameStrings(a.paths, b.paths) && sameStrings(a.writes, b.writes);
 }
 
 export interface InventoryResultOptions {
@@ -285,9 +299,11 @@ export class InventoryAccumulator {
   private readonly anchor: PackedStrings;
   /** What an output item shows of its subject, by slot (undefined for other blocks); shared between equal ones. */
   private readonly subject: (KeptSubject | undefined)[] = [];
-  private readonly subjects = new Interner<Subject>();
+  /** Subjects met, filed by `subjectFiling` (the key string they hold already): equal ones shared. */
+  private readonly subjects = new Map<string, Subject | Subject[]>();
   private readonly keptSubjects = new Interner<KeptSubject>();
-  private readonly callRecords = new Interner<CallRecord>();
+  /** The record of a call by its subject (shared when the tool name is the same too). */
+  private readonly callRecords = new Map<Subject, CallRecord>();
 
   /**
    * `expectedBlocks`: how many blocks are likely to come (a bound known from a session's shape), so the
@@ -341,7 +357,12 @@ export class InventoryAccumulator {
       if (tool === undefined) this.calls.set(block.toolCallId, { tool: undefined, args: block.args });
       else {
         const subject = this.shared(subjectOf({ tool, args: block.args }, cwd));
-        this.calls.set(block.toolCallId, this.callRecords.of(`${part(tool)}${subjectSignature(subject)}`, () => ({ tool, subject })));
+        let record = this.callRecords.get(subject);
+        if (record?.tool !== tool) {
+          record = { tool, subject };
+          this.callRecords.set(subject, record);
+        }
+        this.calls.set(block.toolCallId, record);
       }
     }
     if (REFERENCE_KINDS.has(block.kind)) {
@@ -420,7 +441,21 @@ export class InventoryAccumulator {
 
   /** `subject`, or an equal one met before (many calls share a subject). */
   private shared(subject: Subject): Subject {
-    return this.subjects.of(subjectSignature(subject), () => subject);
+    const filing = subjectFiling(subject);
+    const met = this.subjects.get(filing);
+    if (met === undefined) {
+      this.subjects.set(filing, subject);
+      return subject;
+    }
+    if (!Array.isArray(met)) {
+      if (sameSubject(met, subject)) return met;
+      this.subjects.set(filing, [met, subject]);
+      return subject;
+    }
+    for (const one of met) if (sameSubject(one, subject)) return one;
+    // Past a few variants under one key (the same command typed many ways), not shared: no scan grows with the session.
+    if (met.length < SUBJECT_VARIANTS) met.push(subject);
+    return subject;
   }
 
   /** The inventory of the blocks taken in. */
