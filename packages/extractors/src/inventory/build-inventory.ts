@@ -1,5 +1,7 @@
 // The context inventory as a pure function of the in-context blocks: floor, tool output per tool and
 // per item (age, dormant, redundant, reclaimable), dormant content, live rest; totals add up exactly.
+// Built by an accumulator that takes the blocks one at a time and keeps no text (InventoryAccumulator),
+// so a streamed session's context is accounted for without holding its blocks (issue 28).
 import { ItemCodes } from "./item-codes.js";
 import { normalizePath, pathTokens } from "../lexicon/paths.js";
 import { commandKey, shellWrites, shortCommand } from "../facts/shell-command.js";
