@@ -1,7 +1,7 @@
 // How every command talks: one JSON document on stdout with --json, human text otherwise,
 // diagnostics on stderr, and the exit codes 0 ok / 1 findings / 2 usage or unreadable input.
 import type { styleText as StyleText } from "node:util";
-import { JSON_PIECE_CHARS, writeJson } from "./json-output.js";
+import { writeJson } from "./json-output.js";
 import { writeToDescriptor } from "./stdout-direct.js";
 
 export const EXIT_OK = 0;
@@ -60,6 +60,12 @@ export function writeStdoutDirectly(guard: (stream: NodeJS.WriteStream) => void)
   };
 }
 
+/**
+ * Characters of JSON gathered before a write: a long document is written as it is made (a few MB held
+ * at a time), a short one in one write.
+ */
+const JSON_WRITE_CHARS = 4 * 1024 * 1024;
+
 /** `JSON.stringify(value, null, 2)` and a newline: one write, or pieces when longer than a string may be. */
 export function printJson(value: unknown): void {
   const pieces: string[] = [];
@@ -67,7 +73,7 @@ export function printJson(value: unknown): void {
   writeJson(value, (piece) => {
     pieces.push(piece);
     size += piece.length;
-    if (size < JSON_PIECE_CHARS) return;
+    if (size < JSON_WRITE_CHARS) return;
     writeOut(pieces.join(""));
     pieces.length = 0;
     size = 0;

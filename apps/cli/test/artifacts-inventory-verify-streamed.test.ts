@@ -1,7 +1,7 @@
 // `artifacts`, `inventory` and `verify` read the session's shape and stream it once, keeping only what
 // their answer needs (the accumulator's state; the context's blocks; the blocks the spans name). Their
 // output must be byte-identical to the whole read's on every shared fixture and on Pi-written sessions.
-import { buildCompactRecord, extractArtifacts, sessionInventory, sessionInventoryStreamed, verifySpans } from "@context-fold/extractors";
+import { buildCompactRecord, extractArtifacts, inventoryAlong, inventoryPlan, renderInventory, sessionInventory, sessionInventoryStreamed, verifySpans } from "@context-fold/extractors";
 import { lineageBlocks, withAnchoredBlocks } from "@context-fold/ledger-reader";
 import { CodeAssigner, type FoldIndexRecord } from "@context-fold/seed-index-format";
 import { expect } from "vitest";
@@ -25,6 +25,10 @@ async function expectSame(file: string): Promise<number> {
     const got = await sessionInventoryStreamed(shape, options);
     expect(JSON.stringify(got)).toBe(JSON.stringify(inventory));
     expect(inventoryBar(got)).toBe(inventoryBar(inventory));
+    // What the CLI prints on a large session: the shape's plan only, the items made as they are read.
+    const lazy = await inventoryAlong(inventoryPlan(shape), options, { lazyItems: true });
+    expect(JSON.stringify(lazy, null, 2)).toBe(JSON.stringify(inventory, null, 2));
+    expect(renderInventory(lazy)).toBe(renderInventory(inventory));
   }
 
   // A record of the whole lineage, plus spans the ledger cannot match: a changed hash, an unknown anchor.

@@ -2,8 +2,19 @@
 // document is long; and a document longer than V8's longest string (which JSON.stringify refuses with
 // "Invalid string length", the internal error `inventory --json` hit on a 1 GB session) is written whole.
 import { describe, expect, it, vi } from "vitest";
-import { writeJson } from "../src/json-output.js";
+import { pieceByPiece, writeJson } from "../src/json-output.js";
 import { printJson } from "../src/output.js";
+
+/** A copy keeping functions, symbols, toJSON and undefined members (what the samples test), containers only copied. */
+function structuredCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v: unknown) => structuredCopy(v)) as T;
+  if (typeof value === "object" && value !== null && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = structuredCopy(v);
+    return out as T;
+  }
+  return value;
+}
 
 function pieces(value: unknown, limit?: number): string[] {
   const out: string[] = [];
@@ -26,6 +37,27 @@ describe("writeJson", () => {
     const expected = JSON.stringify(value, null, 2);
     expect(pieces(value).join("")).toBe(expected);
     for (const limit of [1, 8, 40, 200]) expect(pieces(value, limit).join("")).toBe(expected);
+  });
+
+  it.each(SAMPLES.map((v, i) => [i, v]))("sample %i marked pieceByPiece: the same bytes", (_i, value) => {
+    const expected = JSON.stringify(value, null, 2);
+    const marked = typeof value === "object" && value !== null ? pieceByPiece(structuredCopy(value)) : value;
+    expect(pieces(marked).join("")).toBe(expected);
+  });
+
+  it("a container marked pieceByPiece is never stringified whole: each element of it is read once", () => {
+    let reads = 0;
+    const rows = Array.from({ length: 50 }, (_, i) => ({ i, text: `row ${String(i)}` }));
+    const counted = new Proxy(rows, {
+      get(target, key, receiver) {
+        if (typeof key === "string" && /^[0-9]+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const doc = pieceByPiece({ head: { n: 50 }, rows: pieceByPiece(counted) });
+    // Longer than the piece limit: unmarked, the document and then its rows would each be stringified first.
+    expect(pieces(doc, 100).join("")).toBe(JSON.stringify({ head: { n: 50 }, rows }, null, 2));
+    expect(reads).toBe(50);
   });
 
   it("splits a long document, each container piece within the limit", () => {

@@ -111,10 +111,10 @@ export type {
   RedundantReason,
   ToolSummary,
 } from "./inventory/types.js";
-export { DORMANT_TURNS, INVENTORY_STUB_TOKENS, buildInventory } from "./inventory/build-inventory.js";
+export { DORMANT_TURNS, INVENTORY_STUB_TOKENS, buildInventory, InventoryAccumulator, type InventoryResultOptions } from "./inventory/build-inventory.js";
 export { INVENTORY_ESTIMATOR, estimateTextTokens } from "./inventory/estimate.js";
 export { contextBlocks, contextBlocksStreamed, contextEntryIds } from "./inventory/context-blocks.js";
 export { INVENTORY_IMAGE_TOKENS, messageBlocks, type MessageBlocksOptions } from "./inventory/message-blocks.js";
-export { sessionInventory, sessionInventoryStreamed } from "./inventory/session-inventory.js";
+export { inventoryAlong, inventoryPlan, type InventoryPlan, sessionInventory, sessionInventoryStreamed } from "./inventory/session-inventory.js";
 export { renderInventory, type RenderInventoryOptions } from "./inventory/render-inventory.js";
 // --- end context inventory ---

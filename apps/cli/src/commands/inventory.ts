@@ -3,14 +3,16 @@
 // the same accounting as the Pi extension's /context-inventory, without a live Pi (the floor is unknown
 // unless given).
 //
-// Not yet within 512 MB on a 1 GB session: `--json` prints every in-context item (one per block of
-// Pi's current context, nearly every block of a never-compacted session) as one JSON document, and the
-// streamed read (`sessionInventoryStreamed`) hands `buildInventory` the context's blocks with their
-// text, all at once, since its one pass reads each block's text for tokens and path references.
-// Bounded memory needs that pass fed block by block as the stream meets them, and the JSON written item by item.
-import { type ContextInventory, renderInventory, sessionInventory, sessionInventoryStreamed, type InventoryOptions } from "@context-fold/extractors";
+// A large session (see STREAM_ABOVE_BYTES) is read as its shape, of which only the context plan is kept
+// (`inventoryPlan`: the lineage's route, which lineage entries are in context, the context edits), then
+// streamed once: each context block is taken into the inventory as it goes by and its text let go
+// (`InventoryAccumulator`: a few numbers per block, its anchor, an output's subject). The items are made
+// one at a time as they are printed (`lazyItems`), the JSON written item by item (`pieceByPiece`), and
+// the text output's largest items picked in one pass: nothing holds every item as an object.
+import { type ContextInventory, inventoryAlong, type InventoryPlan, inventoryPlan, renderInventory, sessionInventory, type InventoryOptions } from "@context-fold/extractors";
 import { archivalUnion, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
+import { pieceByPiece } from "../json-output.js";
 import { CliError, emit, warn } from "../output.js";
 import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 import { stackedBar } from "../stacked-bar.js";
@@ -51,6 +53,22 @@ async function seedFolds(file: string): Promise<{ codes: [string, string][]; fol
   return { codes, folded };
 }
 
+/** The seed index beside the session, when its id makes one. */
+function seedIndexOf(file: string, id: string): string | undefined {
+  try {
+    return seedIndexPath(file, id);
+  } catch (error) {
+    if (!(error instanceof SeedIndexError)) throw error;
+    return undefined;
+  }
+}
+
+/** The session's shape read and let go: what the streamed inventory needs of it, and the session id. */
+async function planOf(file: string): Promise<{ plan: InventoryPlan; id: string }> {
+  const shape = await readSessionShapeForCli(file);
+  return { plan: inventoryPlan(shape), id: shape.session.header.id };
+}
+
 /** The context as one stacked bar: floor (when known), tool output, dormant and live other content. */
 export function inventoryBar(inventory: ContextInventory): string {
   const parts = [
@@ -78,16 +96,9 @@ export function registerInventory(program: Command): void {
       const dormantTurns = wholeNumber("--dormant-turns", options.dormantTurns);
       const top = wholeNumber("--top", options.top);
       if (dormantTurns === 0) throw new CliError("--dormant-turns must be at least 1", { code: "BAD_OPTION" });
-      // The shape, then one streamed read keeping only the context's blocks (what the inventory counts).
-      // A large session (over STREAM_ABOVE_BYTES) keeps only the context's blocks, from its shape and one streamed read.
-      const shape = streamsSession(file) ? await readSessionShapeForCli(file) : undefined;
-      const session = shape?.session ?? (await readSessionForCli(file));
-      let indexFile: string | undefined;
-      try {
-        indexFile = seedIndexPath(file, session.header.id);
-      } catch (error) {
-        if (!(error instanceof SeedIndexError)) throw error;
-      }
+      // A large session (over STREAM_ABOVE_BYTES): its shape, of which only the plan is kept, then one streamed read.
+      const read = streamsSession(file) ? await planOf(file) : { session: await readSessionForCli(file) };
+      const indexFile = seedIndexOf(file, "plan" in read ? read.id : read.session.header.id);
       const folds = indexFile === undefined ? { codes: [], folded: new Set<string>() } : await seedFolds(indexFile);
       const floor = { ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(tools === undefined ? {} : { tools }) };
       const options_: InventoryOptions = {
@@ -96,7 +107,12 @@ export function registerInventory(program: Command): void {
         folded: folds.folded,
         ...(dormantTurns === undefined ? {} : { dormantTurns }),
       };
-      const inventory = shape === undefined ? sessionInventory(session, options_) : await sessionInventoryStreamed(shape, options_);
+      let inventory: ContextInventory;
+      if ("plan" in read) {
+        inventory = await inventoryAlong(read.plan, options_, { lazyItems: true });
+        pieceByPiece(inventory);
+        pieceByPiece(inventory.items);
+      } else inventory = sessionInventory(read.session, options_);
       emit(options.json === true, inventory, () => `${inventoryBar(inventory)}\n\n${renderInventory(inventory, top === undefined ? {} : { maxToolItems: top })}`);
     });
 }

@@ -1,5 +1,12 @@
 // `context-fold recall`: search a session (or every session under a sessions dir) through the cached
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
+//
+// The first search of a session builds its index from the session read whole (3,807 MB peak, 62 s CPU on
+// the 1 GB bench session). Not streamed, and why: what the build makes is itself over the 512 MB a
+// command may take (on that session the term index is 352 MB and the block table 254 MB as written), it
+// is held whole while built, and a later search reads both files whole; a build fed block by block would
+// drop the session's text but not those. Bounded memory needs an index built and searched in segments
+// (as the history index of `--sessions` is), which is a format change (README, "Large sessions").
 import { basename } from "node:path";
 import type { Command } from "commander";
 import type { OpenRecallOptions, RecallAnswer, RecallRequest } from "@context-fold/recall-engine";

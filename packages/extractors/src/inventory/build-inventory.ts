@@ -1,12 +1,13 @@
 // The context inventory as a pure function of the in-context blocks: floor, tool output per tool and
 // per item (age, dormant, redundant, reclaimable), dormant content, live rest; totals add up exactly.
-import { CodeAssigner } from "@context-fold/seed-index-format";
+// Built by an accumulator that takes the blocks one at a time and keeps no text (InventoryAccumulator),
+// so a streamed session's context is accounted for without holding its blocks (issue 28).
+import { ItemCodes } from "./item-codes.js";
 import { normalizePath, pathTokens } from "../lexicon/paths.js";
 import { commandKey, shellWrites, shortCommand } from "../facts/shell-command.js";
 import { isContentTool, PATH_KEYS, toolCommand, toolPath } from "../tool-calls/tool-class.js";
 import { estimateTextTokens, INVENTORY_ESTIMATOR } from "./estimate.js";
 import type {
-  BucketAccount,
   ContextInventory,
   FloorAccount,
   FloorInput,
@@ -97,27 +98,500 @@ function subjectOf(call: CallInfo, cwd: string | undefined): Subject {
   return { key: `tool\0${tool}\0${json}`, reason: "rerun", paths, writes: [] };
 }
 
-function account(items: readonly InventoryItem[], pick: (item: InventoryItem) => boolean): BucketAccount {
-  let count = 0;
-  let tokens = 0;
-  for (const item of items) {
-    if (!pick(item)) continue;
-    count += 1;
-    tokens += item.tokens;
-  }
-  return { items: count, tokens };
+/** What an output keeps of its subject once redundancy is settled: what items show and read at the end. */
+interface KeptSubject {
+  readonly display?: string;
+  readonly paths: readonly string[];
 }
 
-interface Draft {
-  index: number;
-  kind: string;
-  turn: number;
-  tokens: number;
-  tool?: string;
-  anchor?: string;
-  subject: Subject;
-  redundantReason?: RedundantReason;
-  supersededBy?: number;
+/** What a tool call leaves for the output answering it: its subject when its tool is named, else its arguments. */
+type CallRecord = { readonly tool: string; readonly subject: Subject } | { readonly tool: undefined; readonly args: Readonly<Record<string, unknown>> | undefined };
+
+const REASONS: readonly (RedundantReason | undefined)[] = [undefined, "reread", "rerun", "superseded"];
+const REASON_CODE: Readonly<Record<RedundantReason, number>> = { reread: 1, rerun: 2, superseded: 3 };
+
+function grownInt32(a: Int32Array, n: number): Int32Array {
+  if (n <= a.length) return a;
+  const b = new Int32Array(Math.max(n, Math.ceil(a.length * 1.5)));
+  b.set(a);
+  return b;
+}
+
+function grownFloat64(a: Float64Array, n: number): Float64Array {
+  if (n <= a.length) return a;
+  const b = new Float64Array(Math.max(n, Math.ceil(a.length * 1.5)));
+  b.set(a);
+  return b;
+}
+
+function grownUint8(a: Uint8Array, n: number): Uint8Array {
+  if (n <= a.length) return a;
+  const b = new Uint8Array(Math.max(n, Math.ceil(a.length * 1.5)));
+  b.set(a);
+  return b;
+}
+
+/**
+ * A list whose elements are made when read (`at(i)`), for an inventory too long to hold as objects:
+ * an array to every reader (length, indexes, iteration, the array methods), holding nothing per element.
+ * Each read makes a new object, equal to the one before.
+ */
+function lazyList<T>(length: number, at: (i: number) => T): readonly T[] {
+  const index = (key: string | symbol): number => {
+    if (typeof key !== "string" || key.length === 0 || key.length > 10) return -1;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57 || (i === 0 && c === 48 && key.length > 1)) return -1;
+    }
+    const n = Number(key);
+    return n < length ? n : -1;
+  };
+  const target: T[] = [];
+  return new Proxy(target, {
+    get(t, key, receiver) {
+      if (key === "length") return length;
+      const i = index(key);
+      return i >= 0 ? at(i) : Reflect.get(t, key, receiver);
+    },
+    has(t, key) {
+      return index(key) >= 0 || Reflect.has(t, key);
+    },
+    getOwnPropertyDescriptor(t, key) {
+      if (key === "length") return { value: length, writable: true, enumerable: false, configurable: false };
+      const i = index(key);
+      return i >= 0 ? { value: at(i), writable: false, enumerable: true, configurable: true } : Reflect.getOwnPropertyDescriptor(t, key);
+    },
+    ownKeys() {
+      const keys: string[] = [];
+      for (let i = 0; i < length; i++) keys.push(String(i));
+      keys.push("length");
+      return keys;
+    },
+  });
+}
+
+/**
+ * Strings appended one after another into one buffer (UTF-8), each read back by its number: an
+ * anchor per block costs its bytes and an offset rather than a string object.
+ */
+class PackedStrings {
+  private bytes = Buffer.allocUnsafe(64 * 1024);
+  private used = 0;
+  /** Start of string k at [k], its end at [k + 1]; -1: no string. */
+  private starts: Int32Array;
+  private count = 0;
+
+  constructor(capacity: number) {
+    this.starts = new Int32Array(capacity + 1);
+  }
+
+  push(text: string | undefined): void {
+    if (this.count + 2 > this.starts.length) this.starts = grownInt32(this.starts, this.count + 2);
+    if (text === undefined) {
+      this.starts[this.count] = -1;
+    } else {
+      const need = this.used + Buffer.byteLength(text, "utf8");
+      if (need > this.bytes.length) {
+        const grown = Buffer.allocUnsafe(Math.max(need, Math.ceil(this.bytes.length * 1.5)));
+        this.bytes.copy(grown, 0, 0, this.used);
+        this.bytes = grown;
+      }
+      this.starts[this.count] = this.used;
+      this.used += this.bytes.write(text, this.used, "utf8");
+    }
+    this.count++;
+    this.starts[this.count] = this.used;
+  }
+
+  has(k: number): boolean {
+    return (this.starts[k] as number) >= 0;
+  }
+
+  at(k: number): string | undefined {
+    const start = this.starts[k] as number;
+    if (start < 0) return undefined;
+    // The end is where the next string starts (or, after a missing one, the next start that is one).
+    let j = k + 1;
+    while ((this.starts[j] as number) < 0) j++;
+    return this.bytes.toString("utf8", start, this.starts[j] as number);
+  }
+}
+
+/** Equal values made once and shared (subjects repeat: the same file read, the same command run). */
+class Interner<T> {
+  private readonly held = new Map<string, T>();
+  of(signature: string, make: () => T): T {
+    let value = this.held.get(signature);
+    if (value === undefined) {
+      value = make();
+      this.held.set(signature, value);
+    }
+    return value;
+  }
+  clear(): void {
+    this.held.clear();
+  }
+}
+
+/** `text` as a part of a signature: its length, then it (so no text can run into the next part); "-" when absent. */
+function part(text: string | undefined): string {
+  return text === undefined ? "-" : `${String(text.length)}:${text}`;
+}
+
+function parts(texts: readonly string[]): string {
+  let out = `${String(texts.length)}[`;
+  for (const text of texts) out += part(text);
+  return out;
+}
+
+/** Distinct subjects kept for sharing under one filing (see `shared`). */
+const SUBJECT_VARIANTS = 8;
+
+/** The string equal subjects are filed under: the key, or for a keyless one (a file-changing tool's) its path. */
+function subjectFiling(subject: Subject): string {
+  return subject.key ?? (subject.display === undefined ? "" : `\0${subject.display}`);
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Every field equal. */
+function sameSubject(a: Subject, b: Subject): boolean {
+  return a.key === b.key && a.reason === b.reason && a.display === b.display && a.readPath === b.readPath && sameStrings(a.paths, b.paths) && sameStrings(a.writes, b.writes);
+}
+
+export interface InventoryResultOptions {
+  /**
+   * `items` made one at a time as they are read (`lazyList`) instead of held, so an inventory of millions
+   * of items holds a few typed arrays: what the CLI prints on a large session, item by item.
+   */
+  readonly lazyItems?: boolean;
+}
+
+/**
+ * `buildInventory` fed one block at a time: each block is taken in as it comes (its tokens counted, the
+ * paths it names noted, its redundancy settled) and its text let go, so the blocks of a streamed
+ * session need never be held. Per block it keeps a few numbers, its anchor, and for tool output what
+ * the item shows of its subject. `result()` once, after the last block.
+ */
+export class InventoryAccumulator {
+  private readonly estimate: (text: string) => number;
+  private readonly cwd: string | undefined;
+  private readonly calls = new Map<string, CallRecord>();
+  private readonly lastReference = new Map<string, number>();
+  private readonly lastByKey = new Map<string, number>();
+  private readonly openReads = new Map<string, number[]>();
+  private maxTurn = 0;
+  private count = 0;
+  private index: Int32Array;
+  private turn: Int32Array;
+  private tokens: Float64Array;
+  private kind: Uint8Array;
+  private reason: Uint8Array;
+  private supersededBy: Int32Array;
+  private readonly kinds: string[] = [];
+  private readonly kindCode = new Map<string, number>();
+  /** Tool name by slot, as 1 + its place in `tools` (0: none). */
+  private toolOf: Uint16Array;
+  private readonly tools: string[] = [];
+  private readonly toolCode = new Map<string, number>();
+  private readonly anchor: PackedStrings;
+  /** What an output item shows of its subject, by slot (undefined for other blocks); shared between equal ones. */
+  private readonly subject: (KeptSubject | undefined)[] = [];
+  /** Subjects met, filed by `subjectFiling` (the key string they hold already): equal ones shared. */
+  private readonly subjects = new Map<string, Subject | Subject[]>();
+  private readonly keptSubjects = new Interner<KeptSubject>();
+  /** The record of a call by its subject (shared when the tool name is the same too). */
+  private readonly callRecords = new Map<Subject, CallRecord>();
+
+  /**
+   * `expectedBlocks`: how many blocks are likely to come (a bound known from a session's shape), so the
+   * per-block arrays are made once at that size rather than grown.
+   */
+  constructor(
+    private readonly options: InventoryOptions = {},
+    expectedBlocks = 1024,
+  ) {
+    const capacity = Math.max(16, expectedBlocks);
+    this.index = new Int32Array(capacity);
+    this.turn = new Int32Array(capacity);
+    this.tokens = new Float64Array(capacity);
+    this.kind = new Uint8Array(capacity);
+    this.reason = new Uint8Array(capacity);
+    this.supersededBy = new Int32Array(capacity);
+    this.toolOf = new Uint16Array(capacity);
+    this.anchor = new PackedStrings(capacity);
+    this.estimate = options.estimate ?? estimateTextTokens;
+    this.cwd = options.cwd;
+  }
+
+  private reference(path: string, turn: number): void {
+    if ((this.lastReference.get(path) ?? -1) < turn) this.lastReference.set(path, turn);
+  }
+
+  private markRedundant(slot: number, reason: RedundantReason, by: number): void {
+    if (this.reason[slot] !== 0) return;
+    this.reason[slot] = REASON_CODE[reason];
+    this.supersededBy[slot] = by;
+  }
+
+  private kindOf(kind: string): number {
+    let code = this.kindCode.get(kind);
+    if (code === undefined) {
+      code = this.kinds.length;
+      this.kinds.push(kind);
+      this.kindCode.set(kind, code);
+    }
+    return code;
+  }
+
+  /** Takes in the next in-context block (blocks in context order). */
+  add(block: InventoryBlock): void {
+    const cwd = this.cwd;
+    if (block.turn > this.maxTurn) this.maxTurn = block.turn;
+    const tokens = block.tokens ?? this.estimate(block.text);
+    if (block.kind === "toolCall" && block.toolCallId !== undefined) {
+      // The output answering the call needs its subject (when the call names its tool) or its arguments.
+      const tool = block.toolName;
+      if (tool === undefined) this.calls.set(block.toolCallId, { tool: undefined, args: block.args });
+      else {
+        const subject = this.shared(subjectOf({ tool, args: block.args }, cwd));
+        let record = this.callRecords.get(subject);
+        if (record?.tool !== tool) {
+          record = { tool, subject };
+          this.callRecords.set(subject, record);
+        }
+        this.calls.set(block.toolCallId, record);
+      }
+    }
+    if (REFERENCE_KINDS.has(block.kind)) {
+      const text = block.text.length > REFERENCE_SCAN_CHARS ? block.text.slice(0, REFERENCE_SCAN_CHARS) : block.text;
+      for (const token of pathTokens(text)) this.reference(normalizePath(token, cwd), block.turn);
+      if (block.kind === "toolCall") {
+        const path = toolPath(block.toolName, block.args);
+        if (path !== undefined) this.reference(normalizePath(path, cwd), block.turn);
+      }
+    }
+    const slot = this.count++;
+    const n = this.count;
+    if (n > this.index.length) {
+      this.index = grownInt32(this.index, n);
+      this.turn = grownInt32(this.turn, n);
+      this.tokens = grownFloat64(this.tokens, n);
+      this.kind = grownUint8(this.kind, n);
+      this.reason = grownUint8(this.reason, n);
+      this.supersededBy = grownInt32(this.supersededBy, n);
+      if (n > this.toolOf.length) {
+        const grown = new Uint16Array(this.index.length);
+        grown.set(this.toolOf);
+        this.toolOf = grown;
+      }
+    }
+    this.index[slot] = block.index;
+    this.turn[slot] = block.turn;
+    this.tokens[slot] = tokens;
+    this.kind[slot] = this.kindOf(block.kind);
+    this.supersededBy[slot] = -1;
+    this.anchor.push(block.anchor);
+    let tool: string | undefined = block.kind === "toolCall" && block.toolName !== undefined ? block.toolName : undefined;
+    let kept: KeptSubject | undefined;
+    if (OUTPUT_KINDS.has(block.kind)) {
+      const call: CallRecord | undefined = block.kind === "bash" ? undefined : block.toolCallId === undefined ? undefined : this.calls.get(block.toolCallId);
+      let subject: Subject;
+      if (call !== undefined && call.tool !== undefined) {
+        tool = call.tool;
+        subject = call.subject;
+      } else {
+        const args = block.kind === "bash" ? block.args : call === undefined ? block.args : call.args;
+        const named = block.kind === "bash" ? "bash" : block.toolName;
+        if (named !== undefined) tool = named;
+        subject = this.shared(subjectOf({ tool: named, args }, cwd));
+      }
+      if (subject.key !== undefined) {
+        const earlier = this.lastByKey.get(subject.key);
+        if (earlier !== undefined) this.markRedundant(earlier, subject.reason ?? "rerun", block.index);
+        this.lastByKey.set(subject.key, slot);
+      }
+      for (const written of subject.writes) {
+        for (const read of this.openReads.get(written) ?? []) this.markRedundant(read, "superseded", block.index);
+        this.openReads.delete(written);
+      }
+      if (subject.readPath !== undefined) {
+        const reads = this.openReads.get(subject.readPath) ?? [];
+        reads.push(slot);
+        this.openReads.set(subject.readPath, reads);
+      }
+      const shown = subject;
+      kept = this.keptSubjects.of(`${part(shown.display)}${parts(shown.paths)}`, () => (shown.display === undefined ? { paths: shown.paths } : { display: shown.display, paths: shown.paths }));
+    }
+    this.toolOf[slot] = tool === undefined ? 0 : this.toolNumber(tool);
+    this.subject.push(kept);
+  }
+
+  private toolNumber(tool: string): number {
+    let code = this.toolCode.get(tool);
+    if (code === undefined) {
+      this.tools.push(tool);
+      code = this.tools.length;
+      this.toolCode.set(tool, code);
+    }
+    return code;
+  }
+
+  /** `subject`, or an equal one met before (many calls share a subject). */
+  private shared(subject: Subject): Subject {
+    const filing = subjectFiling(subject);
+    const met = this.subjects.get(filing);
+    if (met === undefined) {
+      this.subjects.set(filing, subject);
+      return subject;
+    }
+    if (!Array.isArray(met)) {
+      if (sameSubject(met, subject)) return met;
+      this.subjects.set(filing, [met, subject]);
+      return subject;
+    }
+    for (const one of met) if (sameSubject(one, subject)) return one;
+    // Past a few variants under one key (the same command typed many ways), not shared: no scan grows with the session.
+    if (met.length < SUBJECT_VARIANTS) met.push(subject);
+    return subject;
+  }
+
+  /** The inventory of the blocks taken in. */
+  result(how: InventoryResultOptions = {}): ContextInventory {
+    // What only settled redundancy and matched outputs to calls (the items read none of it): let go first.
+    this.calls.clear();
+    this.lastByKey.clear();
+    this.openReads.clear();
+    this.subjects.clear();
+    this.keptSubjects.clear();
+    this.callRecords.clear();
+    const options = this.options;
+    const dormantTurns = options.dormantTurns ?? DORMANT_TURNS;
+    const stubTokens = options.stubTokens ?? INVENTORY_STUB_TOKENS;
+    const folded = options.folded ?? new Set<string>();
+    const currentTurn = Math.max(options.currentTurn ?? this.maxTurn, this.maxTurn);
+    const count = this.count;
+    // Codes as the assigner hands them out in item order (a collision gives the later anchor the longer code).
+    let foldable = 0;
+    for (let i = 0; i < count; i++) if (FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string) && this.anchor.has(i)) foldable++;
+    const slots = new Int32Array(foldable);
+    for (let i = 0, k = 0; i < count; i++) if (FOLDABLE_KINDS.has(this.kinds[this.kind[i] as number] as string) && this.anchor.has(i)) slots[k++] = i;
+    const codes = ItemCodes.assign(count, slots, (slot) => this.anchor.at(slot) as string, options.codes ?? []);
+    const item = (i: number): InventoryItem => {
+      const kind = this.kinds[this.kind[i] as number] as string;
+      const turn = this.turn[i] as number;
+      const subject = this.subject[i];
+      const anchor = this.anchor.at(i);
+      const ageTurns = currentTurn - turn;
+      let touched = turn;
+      if (subject !== undefined) for (const path of subject.paths) touched = Math.max(touched, this.lastReference.get(path) ?? turn);
+      const idleTurns = currentTurn - Math.min(touched, currentTurn);
+      const isOutput = OUTPUT_KINDS.has(kind);
+      const dormant = (isOutput || DORMANT_KINDS.has(kind)) && idleTurns >= dormantTurns;
+      const bucket: InventoryBucket = isOutput ? "toolOutput" : dormant ? "dormant" : "live";
+      const reason = REASONS[this.reason[i] as number];
+      const redundant = reason !== undefined;
+      const isFolded = anchor !== undefined && folded.has(anchor);
+      const own = this.tokens[i] as number;
+      // A folded block occupies only its stub in the window (the extension may pass the stub text itself).
+      const tokens = isFolded ? Math.min(own, stubTokens) : own;
+      const foldable = anchor !== undefined && FOLDABLE_KINDS.has(kind) && !isFolded;
+      const reclaimable = foldable && (dormant || redundant) && tokens > stubTokens;
+      const out: {
+        -readonly [K in keyof InventoryItem]: InventoryItem[K];
+      } = {
+        index: this.index[i] as number,
+        kind,
+        bucket,
+        turn,
+        ageTurns,
+        idleTurns,
+        tokens,
+        dormant,
+        redundant,
+        folded: isFolded,
+        reclaimable,
+        reclaimableTokens: reclaimable ? tokens - stubTokens : 0,
+      };
+      const toolNumber = this.toolOf[i] as number;
+      if (toolNumber > 0) out.tool = this.tools[toolNumber - 1] as string;
+      if (subject?.display !== undefined) out.subject = subject.display;
+      if (anchor !== undefined) {
+        out.anchor = anchor;
+        if (FOLDABLE_KINDS.has(kind)) {
+          const code = codes.code(i, anchor);
+          if (code !== undefined) out.code = code;
+        }
+      }
+      if (reason !== undefined) out.redundantReason = reason;
+      const by = this.supersededBy[i] as number;
+      if (by >= 0) out.supersededBy = by;
+      return out;
+    };
+
+    const tools = new Map<string, { -readonly [K in keyof ToolSummary]: ToolSummary[K] }>();
+    const kinds = new Map<string, { kind: string; items: number; tokens: number }>();
+    const buckets = { toolOutput: { items: 0, tokens: 0 }, dormant: { items: 0, tokens: 0 }, live: { items: 0, tokens: 0 } };
+    const redundantAccount = { items: 0, tokens: 0 };
+    let conversation = 0;
+    let reclaimableItems = 0;
+    let reclaimableTokens = 0;
+    const held: InventoryItem[] | undefined = how.lazyItems === true ? undefined : new Array<InventoryItem>(count);
+    for (let i = 0; i < count; i++) {
+      const it = item(i);
+      if (held !== undefined) held[i] = it;
+      const b = buckets[it.bucket];
+      b.items += 1;
+      b.tokens += it.tokens;
+      if (it.redundant) {
+        redundantAccount.items += 1;
+        redundantAccount.tokens += it.tokens;
+      }
+      conversation += it.tokens;
+      if (it.reclaimable) reclaimableItems += 1;
+      reclaimableTokens += it.reclaimableTokens;
+      const k = kinds.get(it.kind) ?? { kind: it.kind, items: 0, tokens: 0 };
+      k.items += 1;
+      k.tokens += it.tokens;
+      kinds.set(it.kind, k);
+      if (it.bucket !== "toolOutput") continue;
+      const name = it.tool ?? "(unknown)";
+      let t = tools.get(name);
+      if (t === undefined) {
+        t = { tool: name, items: 0, tokens: 0, dormantItems: 0, redundantItems: 0, reclaimableItems: 0, reclaimableTokens: 0, oldestAgeTurns: 0 };
+        tools.set(name, t);
+      }
+      t.items += 1;
+      t.tokens += it.tokens;
+      if (it.dormant) t.dormantItems += 1;
+      if (it.redundant) t.redundantItems += 1;
+      if (it.reclaimable) t.reclaimableItems += 1;
+      t.reclaimableTokens += it.reclaimableTokens;
+      t.oldestAgeTurns = Math.max(t.oldestAgeTurns, it.ageTurns);
+    }
+    const byTool = [...tools.values()].sort((a, b) => b.tokens - a.tokens || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+    const byKind = [...kinds.values()].sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+    const floor = floorOf(options.floor, this.estimate, options.floorUnknownReason ?? "no live Pi");
+    return {
+      currentTurn,
+      dormantTurns,
+      stubTokens,
+      estimator: options.estimate === undefined ? INVENTORY_ESTIMATOR : "caller's estimator",
+      floor,
+      items: held ?? lazyList(count, item),
+      toolOutput: { ...buckets.toolOutput, byTool },
+      dormant: buckets.dormant,
+      live: buckets.live,
+      byKind,
+      reclaimable: { items: reclaimableItems, tokens: reclaimableTokens },
+      redundant: redundantAccount,
+      total: { tokens: floor.tokens + conversation, conversation },
+    };
+  }
 }
 
 /**
@@ -125,156 +599,7 @@ interface Draft {
  * O(total text) per call, so the extension can run it per command without keeping state.
  */
 export function buildInventory(blocks: Iterable<InventoryBlock>, options: InventoryOptions = {}): ContextInventory {
-  const estimate = options.estimate ?? estimateTextTokens;
-  const dormantTurns = options.dormantTurns ?? DORMANT_TURNS;
-  const stubTokens = options.stubTokens ?? INVENTORY_STUB_TOKENS;
-  const cwd = options.cwd;
-  const folded = options.folded ?? new Set<string>();
-  const calls = new Map<string, CallInfo>();
-  const lastReference = new Map<string, number>();
-  const drafts: Draft[] = [];
-  const lastByKey = new Map<string, Draft>();
-  const openReads = new Map<string, Draft[]>();
-  let maxTurn = 0;
-
-  const reference = (path: string, turn: number): void => {
-    if ((lastReference.get(path) ?? -1) < turn) lastReference.set(path, turn);
-  };
-  const markRedundant = (draft: Draft, reason: RedundantReason, by: number): void => {
-    if (draft.redundantReason !== undefined) return;
-    draft.redundantReason = reason;
-    draft.supersededBy = by;
-  };
-
-  for (const block of blocks) {
-    if (block.turn > maxTurn) maxTurn = block.turn;
-    const tokens = block.tokens ?? estimate(block.text);
-    if (block.kind === "toolCall" && block.toolCallId !== undefined) calls.set(block.toolCallId, { tool: block.toolName, args: block.args });
-    if (REFERENCE_KINDS.has(block.kind)) {
-      const text = block.text.length > REFERENCE_SCAN_CHARS ? block.text.slice(0, REFERENCE_SCAN_CHARS) : block.text;
-      for (const token of pathTokens(text)) reference(normalizePath(token, cwd), block.turn);
-      if (block.kind === "toolCall") {
-        const path = toolPath(block.toolName, block.args);
-        if (path !== undefined) reference(normalizePath(path, cwd), block.turn);
-      }
-    }
-    const draft: Draft = { index: block.index, kind: block.kind, turn: block.turn, tokens, subject: { paths: [], writes: [] } };
-    if (block.anchor !== undefined) draft.anchor = block.anchor;
-    if (block.kind === "toolCall" && block.toolName !== undefined) draft.tool = block.toolName;
-    if (OUTPUT_KINDS.has(block.kind)) {
-      const call: CallInfo =
-        block.kind === "bash"
-          ? { tool: "bash", args: block.args }
-          : (block.toolCallId === undefined ? undefined : calls.get(block.toolCallId)) ?? { tool: block.toolName, args: block.args };
-      const tool = call.tool ?? block.toolName;
-      if (tool !== undefined) draft.tool = tool;
-      const subject = subjectOf({ tool, args: call.args }, cwd);
-      draft.subject = subject;
-      if (subject.key !== undefined) {
-        const earlier = lastByKey.get(subject.key);
-        if (earlier !== undefined) markRedundant(earlier, subject.reason ?? "rerun", block.index);
-        lastByKey.set(subject.key, draft);
-      }
-      for (const written of subject.writes) {
-        for (const read of openReads.get(written) ?? []) markRedundant(read, "superseded", block.index);
-        openReads.delete(written);
-      }
-      if (subject.readPath !== undefined) {
-        const reads = openReads.get(subject.readPath) ?? [];
-        reads.push(draft);
-        openReads.set(subject.readPath, reads);
-      }
-    }
-    drafts.push(draft);
-  }
-
-  const currentTurn = Math.max(options.currentTurn ?? maxTurn, maxTurn);
-  const assigner = new CodeAssigner(options.codes ?? []);
-  const items: InventoryItem[] = drafts.map((d) => {
-    const ageTurns = currentTurn - d.turn;
-    let touched = d.turn;
-    for (const path of d.subject.paths) touched = Math.max(touched, lastReference.get(path) ?? d.turn);
-    const idleTurns = currentTurn - Math.min(touched, currentTurn);
-    const isOutput = OUTPUT_KINDS.has(d.kind);
-    const dormant = (isOutput || DORMANT_KINDS.has(d.kind)) && idleTurns >= dormantTurns;
-    const bucket: InventoryBucket = isOutput ? "toolOutput" : dormant ? "dormant" : "live";
-    const redundant = d.redundantReason !== undefined;
-    const isFolded = d.anchor !== undefined && folded.has(d.anchor);
-    // A folded block occupies only its stub in the window (the extension may pass the stub text itself).
-    const tokens = isFolded ? Math.min(d.tokens, stubTokens) : d.tokens;
-    const foldable = d.anchor !== undefined && FOLDABLE_KINDS.has(d.kind) && !isFolded;
-    const reclaimable = foldable && (dormant || redundant) && tokens > stubTokens;
-    const item: {
-      -readonly [K in keyof InventoryItem]: InventoryItem[K];
-    } = {
-      index: d.index,
-      kind: d.kind,
-      bucket,
-      turn: d.turn,
-      ageTurns,
-      idleTurns,
-      tokens,
-      dormant,
-      redundant,
-      folded: isFolded,
-      reclaimable,
-      reclaimableTokens: reclaimable ? tokens - stubTokens : 0,
-    };
-    if (d.tool !== undefined) item.tool = d.tool;
-    if (d.subject.display !== undefined) item.subject = d.subject.display;
-    if (d.anchor !== undefined) {
-      item.anchor = d.anchor;
-      if (FOLDABLE_KINDS.has(d.kind)) item.code = assigner.assign(d.anchor);
-    }
-    if (d.redundantReason !== undefined) item.redundantReason = d.redundantReason;
-    if (d.supersededBy !== undefined) item.supersededBy = d.supersededBy;
-    return item;
-  });
-
-  const tools = new Map<string, { -readonly [K in keyof ToolSummary]: ToolSummary[K] }>();
-  for (const item of items) {
-    if (item.bucket !== "toolOutput") continue;
-    const name = item.tool ?? "(unknown)";
-    let t = tools.get(name);
-    if (t === undefined) {
-      t = { tool: name, items: 0, tokens: 0, dormantItems: 0, redundantItems: 0, reclaimableItems: 0, reclaimableTokens: 0, oldestAgeTurns: 0 };
-      tools.set(name, t);
-    }
-    t.items += 1;
-    t.tokens += item.tokens;
-    if (item.dormant) t.dormantItems += 1;
-    if (item.redundant) t.redundantItems += 1;
-    if (item.reclaimable) t.reclaimableItems += 1;
-    t.reclaimableTokens += item.reclaimableTokens;
-    t.oldestAgeTurns = Math.max(t.oldestAgeTurns, item.ageTurns);
-  }
-  const byTool = [...tools.values()].sort((a, b) => b.tokens - a.tokens || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-
-  const kinds = new Map<string, { kind: string; items: number; tokens: number }>();
-  for (const item of items) {
-    const k = kinds.get(item.kind) ?? { kind: item.kind, items: 0, tokens: 0 };
-    k.items += 1;
-    k.tokens += item.tokens;
-    kinds.set(item.kind, k);
-  }
-  const byKind = [...kinds.values()].sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
-
-  const floor = floorOf(options.floor, estimate, options.floorUnknownReason ?? "no live Pi");
-  const conversation = items.reduce((sum, item) => sum + item.tokens, 0);
-  const reclaimableTokens = items.reduce((sum, item) => sum + item.reclaimableTokens, 0);
-  return {
-    currentTurn,
-    dormantTurns,
-    stubTokens,
-    estimator: options.estimate === undefined ? INVENTORY_ESTIMATOR : "caller's estimator",
-    floor,
-    items,
-    toolOutput: { ...account(items, (i) => i.bucket === "toolOutput"), byTool },
-    dormant: account(items, (i) => i.bucket === "dormant"),
-    live: account(items, (i) => i.bucket === "live"),
-    byKind,
-    reclaimable: { items: items.filter((i) => i.reclaimable).length, tokens: reclaimableTokens },
-    redundant: account(items, (i) => i.redundant),
-    total: { tokens: floor.tokens + conversation, conversation },
-  };
+  const acc = new InventoryAccumulator(options);
+  for (const block of blocks) acc.add(block);
+  return acc.result();
 }

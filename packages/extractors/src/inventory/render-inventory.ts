@@ -28,8 +28,23 @@ function itemLine(item: InventoryItem): string {
   return `  #${String(item.index)} ${what}${code}: ${String(item.tokens)} tok, age ${String(item.ageTurns)}, idle ${String(item.idleTurns)}${flags(item) === "" ? "" : ` — ${flags(item)}`}`;
 }
 
-function largest(items: readonly InventoryItem[], max: number): InventoryItem[] {
-  return [...items].sort((a, b) => b.tokens - a.tokens || a.index - b.index).slice(0, max);
+const byTokens = (a: InventoryItem, b: InventoryItem): number => b.tokens - a.tokens || a.index - b.index;
+
+/**
+ * The `max` largest of the items `pick` takes (tokens down, then `#N`), and how many it takes: one pass
+ * holding at most about 2 × max of them, so an inventory made item by item is never held whole.
+ */
+function largest(items: readonly InventoryItem[], pick: (item: InventoryItem) => boolean, max: number): { top: InventoryItem[]; count: number } {
+  let kept: InventoryItem[] = [];
+  let count = 0;
+  const room = Math.max(2 * max, 64);
+  for (const item of items) {
+    if (!pick(item)) continue;
+    count++;
+    kept.push(item);
+    if (kept.length >= room) kept = kept.sort(byTokens).slice(0, max);
+  }
+  return { top: kept.sort(byTokens).slice(0, max), count };
 }
 
 /** The inventory as text: totals, buckets, per-tool table, largest tool outputs, dormant content. */
@@ -58,16 +73,16 @@ export function renderInventory(inventory: ContextInventory, options: RenderInve
         `  ${t.tool.padEnd(16)}${pad(String(t.items), 6)}${pad(String(t.tokens), 9)}${pad(String(t.dormantItems), 8)}${pad(String(t.redundantItems), 7)}${pad(String(t.reclaimableItems), 8)}${pad(String(t.reclaimableTokens), 12)}${pad(String(t.oldestAgeTurns), 7)}`,
       );
     }
-    const outputs = inv.items.filter((i) => i.bucket === "toolOutput");
     const max = options.maxToolItems ?? 15;
-    out.push("", `Largest tool output (${String(Math.min(max, outputs.length))} of ${String(outputs.length)}):`);
-    for (const item of largest(outputs, max)) out.push(itemLine(item));
+    const outputs = largest(inv.items, (i) => i.bucket === "toolOutput", max);
+    out.push("", `Largest tool output (${String(Math.min(max, outputs.count))} of ${String(outputs.count)}):`);
+    for (const item of outputs.top) out.push(itemLine(item));
   }
-  const dormant = inv.items.filter((i) => i.bucket === "dormant");
-  if (dormant.length > 0) {
-    const max = options.maxDormantItems ?? 10;
-    out.push("", `Dormant content (${String(Math.min(max, dormant.length))} of ${String(dormant.length)}, largest first):`);
-    for (const item of largest(dormant, max)) out.push(itemLine(item));
+  const max = options.maxDormantItems ?? 10;
+  const dormant = largest(inv.items, (i) => i.bucket === "dormant", max);
+  if (dormant.count > 0) {
+    out.push("", `Dormant content (${String(Math.min(max, dormant.count))} of ${String(dormant.count)}, largest first):`);
+    for (const item of dormant.top) out.push(itemLine(item));
   }
   return out.join("\n");
 }

@@ -61,7 +61,7 @@ function editedBlock(block: Block, edit: Entry, first: boolean): Block | null {
  * What a record takes of each active-lineage block, fed in lineage order: the block, its edited form,
  * or null (out of scope, or hidden by an edit). The one rule for both the whole read and the stream.
  */
-function recordBlockFilter(session: Pick<Session, "lineage" | "compactions">, options: SessionBlocksOptions): (block: Block) => Block | null {
+export function recordBlockFilter(session: Pick<Session, "lineage" | "compactions">, options: SessionBlocksOptions): (block: Block) => Block | null {
   const edits = latestEdits(session.lineage);
   let keep: ReadonlySet<string> | undefined;
   if (options.scope === "compacted") {

@@ -13,6 +13,7 @@ import {
   type ContextInventory,
   contextBlocks,
   estimateTextTokens,
+  InventoryAccumulator,
   type InventoryBlock,
   INVENTORY_IMAGE_TOKENS,
   messageBlocks,
@@ -245,6 +246,81 @@ describeShared("real session fixtures", () => {
       for (const item of inv.items) if (item.supersededBy !== undefined) expect(item.supersededBy).toBeGreaterThan(item.index);
       const codes = inv.items.flatMap((i) => (i.code === undefined ? [] : [i.code]));
       expect(new Set(codes).size).toBe(codes.length);
+    }
+  });
+});
+
+describe("InventoryAccumulator (blocks taken in one at a time, their text let go)", () => {
+  // The hand-built case's kinds of redundancy, a call whose output comes without its tool's name, a call
+  // without a name (its output names the tool), an output without a call, and a `!cmd`.
+  function blocks(): InventoryBlock[] {
+    const b = new Blocks();
+    b.user("fix src/a.ts and src/b.ts");
+    b.tool("read", { path: "src/a.ts" }, big("a"), "c1");
+    b.tool("bash", { command: "make test" }, big("FAIL"), "c2");
+    b.user("again");
+    b.tool("read", { path: "src/a.ts" }, big("a"), "c3");
+    b.tool("write", { path: "src/a.ts", content: big("new a") }, "wrote src/a.ts", "c4");
+    b.tool("bash", { command: "make test" }, big("ok"), "c5");
+    const list = [...b.list];
+    const at = list.length;
+    list.push({ index: at, kind: "toolCall", turn: 2, toolCallId: "c6", args: { path: "src/b.ts" }, text: '{"path":"src/b.ts"}' });
+    list.push({ index: at + 1, kind: "toolResult", turn: 2, toolCallId: "c6", toolName: "read", anchor: "r:c6", text: big("b") });
+    list.push({ index: at + 2, kind: "toolResult", turn: 2, toolCallId: "nowhere", toolName: "grep", args: { pattern: "x" }, anchor: "r:nowhere", text: big("x") });
+    list.push({ index: at + 3, kind: "bash", turn: 3, args: { command: "make test" }, text: big("bash output") });
+    list.push({ index: at + 4, kind: "user", turn: 3, text: "done?" });
+    return list;
+  }
+
+  it("gives buildInventory's inventory, byte for byte, with items held or made as they are read", () => {
+    const options = { cwd: "/w", dormantTurns: 1, folded: new Set(["r:c1"]), codes: [["r:c3", "aaaaaaaaaa"]] as [string, string][] };
+    const expected = buildInventory(blocks(), options);
+    for (const lazyItems of [false, true]) {
+      const acc = new InventoryAccumulator(options);
+      for (const block of blocks()) acc.add(block);
+      const got = acc.result({ lazyItems });
+      expect(JSON.stringify(got, null, 2)).toBe(JSON.stringify(expected, null, 2));
+      expect(renderInventory(got, { maxToolItems: 2, maxDormantItems: 1 })).toBe(renderInventory(expected, { maxToolItems: 2, maxDormantItems: 1 }));
+      expect(renderInventory(got)).toBe(renderInventory(expected));
+    }
+    // What the case is for: every kind of redundancy, a fold and a code kept from the seed index.
+    expect(new Set(expected.items.flatMap((i) => (i.redundantReason === undefined ? [] : [i.redundantReason])))).toEqual(new Set(["reread", "rerun", "superseded"]));
+    expect(expected.items.find((i) => i.anchor === "r:c3")?.code).toBe("aaaaaaaaaa");
+    expect(expected.items.find((i) => i.anchor === "r:c1")?.folded).toBe(true);
+    expect(expected.items.find((i) => i.anchor === "r:c6")).toMatchObject({ tool: "read", subject: "src/b.ts" });
+  });
+
+  it("lazily made items read as an array: length, indexes, iteration, array methods", () => {
+    const acc = new InventoryAccumulator({ cwd: "/w" });
+    for (const block of blocks()) acc.add(block);
+    const lazy = acc.result({ lazyItems: true }).items;
+    const held = buildInventory(blocks(), { cwd: "/w" }).items;
+    expect(Array.isArray(lazy)).toBe(true);
+    expect(lazy.length).toBe(held.length);
+    expect([...lazy]).toEqual(held);
+    expect(lazy.map((i) => i.index)).toEqual(held.map((i) => i.index));
+    expect(lazy[3]).toEqual(held[3]);
+    expect(lazy[held.length]).toBeUndefined();
+    expect(Object.keys(lazy)).toEqual(Object.keys(held));
+  });
+
+  it("renders the largest items of a long inventory as sorting them all does", () => {
+    const b = new Blocks();
+    for (let k = 0; k < 500; k++) {
+      if (k % 50 === 0) b.user(`turn ${String(k)}`);
+      // Ties in size among many: the earlier #N first.
+      b.tool("bash", { command: `echo ${String(k)}` }, "x".repeat(((k * 7919) % 37) * 100), `c${String(k)}`);
+    }
+    const inv = buildInventory(b.list);
+    const acc = new InventoryAccumulator();
+    for (const block of b.list) acc.add(block);
+    const lazy = acc.result({ lazyItems: true });
+    for (const maxToolItems of [0, 1, 15, 40, 200, 1000]) {
+      const text = renderInventory(inv, { maxToolItems, maxDormantItems: maxToolItems });
+      expect(renderInventory(lazy, { maxToolItems, maxDormantItems: maxToolItems })).toBe(text);
+      const outputs = inv.items.filter((i) => i.bucket === "toolOutput");
+      const sorted = [...outputs].sort((x, y) => y.tokens - x.tokens || x.index - y.index).slice(0, maxToolItems);
+      for (const item of sorted) expect(text).toContain(`  #${String(item.index)} `);
     }
   });
 });
