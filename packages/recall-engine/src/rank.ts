@@ -49,6 +49,8 @@ const PIECES_LOOSE_WEIGHT = 0.25;
 const PIECES_CHECKS = 200;
 /** Best blocks asked which tool outputs they quote (each ask may read the block's text once). */
 const QUOTE_CHECKS = 20;
+/** Prose quoting a source (quoted-sources.ts) restates it: this factor keeps it below the source it lends its score to. */
+const RESTATEMENT_WEIGHT = 0.8;
 /**
  * What a block's kind weighs. Facts come from what the user said and what the tools returned; the
  * assistant's prose, its thinking and its tool arguments restate or anticipate them (and a summary
@@ -58,7 +60,7 @@ const KIND_WEIGHTS = new Map<string, number>([
   ["user", 1.2],
   ["toolResult", 1],
   ["bash", 1],
-  ["text", 0.8],
+  ["text", 1],
   ["toolCall", 0.7],
   ["compaction", 0.7],
   ["branchSummary", 0.7],
@@ -67,6 +69,17 @@ const KIND_WEIGHTS = new Map<string, number>([
 ]);
 export function kindWeight(kind: string): number {
   return KIND_WEIGHTS.get(kind) ?? 1;
+}
+/**
+ * Prose written as the lead-in to a tool call (the text right before one: "Let me check the config:")
+ * announces what the call will find; the reply that ends the assistant's work (prose no call follows)
+ * states what was found, done or why, often in words no tool printed. The lead-in weighs this.
+ */
+const LEAD_IN_WEIGHT = 0.8;
+
+/** What block `kind` weighs when block `next` (the following block's kind, if any) follows it. */
+export function blockWeight(kind: string, next: string | undefined): number {
+  return kind === "text" && next === "toolCall" ? LEAD_IN_WEIGHT : kindWeight(kind);
 }
 /** The most any block's kind weighs (the default, 1, included). */
 const MAX_KIND_WEIGHT = Math.max(1, ...KIND_WEIGHTS.values());
@@ -730,6 +743,7 @@ export function rankWords(
       if (holdsShape(() => textOf(doc), failed?.(doc) === true, shapes)) scores[doc] = (scores[doc] as number) * VALUE_BOOST;
     }
   }
+  const restated = new Uint8Array(sourcesOf === undefined ? 0 : n);
   if (sourcesOf !== undefined) {
     // The prose's words are the caption of the output it quotes: the output takes the prose's score and
     // coverage when higher (the prose's own kind weight then puts the source first).
@@ -738,13 +752,15 @@ export function rankWords(
       const lent = scores[doc] as number;
       for (const source of sourcesOf(doc)) {
         if (inScope[source] !== 1 || (gate !== null && gate[source] !== 1)) continue;
+        restated[doc] = 1;
         if (scores[source] === 0) touched.push(source);
         if (lent > (scores[source] as number)) scores[source] = lent;
         if ((coverage[doc] as number) > (coverage[source] as number)) coverage[source] = coverage[doc] as number;
       }
     }
   }
-  if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * weightOf(doc);
+  // Prose reading a source back restates it: it weighs no more than RESTATEMENT_WEIGHT, below its source.
+  if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * (restated[doc] === 1 ? Math.min(RESTATEMENT_WEIGHT, weightOf(doc)) : weightOf(doc));
   if (query.verbatim !== null) {
     // Someone pasting a line they remember (an error, a decision) wants the block holding that line.
     const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
