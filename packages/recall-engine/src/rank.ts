@@ -53,8 +53,11 @@ const QUOTE_CHECKS = 20;
 const RESTATEMENT_WEIGHT = 0.8;
 /**
  * What a block's kind weighs. Facts come from what the user said and what the tools returned; the
- * assistant's prose, its thinking and its tool arguments restate or anticipate them (and a summary
- * restates a whole stretch), so where both hold the words the source ranks first.
+ * assistant's thinking, its tool arguments and the prose leading in to a call (`blockWeight`) anticipate
+ * or restate them (and a summary restates a whole stretch), so where both hold the words the source
+ * ranks first. The assistant's reply that ends its work (`text` no call follows) is a source too: it
+ * states what was found, done or why, in words no tool printed; where it reads an output back
+ * (quoted-sources.ts), RESTATEMENT_WEIGHT puts the output first.
  */
 const KIND_WEIGHTS = new Map<string, number>([
   ["user", 1.2],
@@ -743,16 +746,17 @@ export function rankWords(
       if (holdsShape(() => textOf(doc), failed?.(doc) === true, shapes)) scores[doc] = (scores[doc] as number) * VALUE_BOOST;
     }
   }
-  const restated = new Uint8Array(sourcesOf === undefined ? 0 : n);
+  // Prose found quoting a source (allocated when one is).
+  let restated: Uint8Array | null = null;
   if (sourcesOf !== undefined) {
     // The prose's words are the caption of the output it quotes: the output takes the prose's score and
-    // coverage when higher (the prose's own kind weight then puts the source first).
+    // coverage when higher (the prose then weighs RESTATEMENT_WEIGHT at most, which puts the source first).
     const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
     for (const doc of order.slice(0, QUOTE_CHECKS)) {
       const lent = scores[doc] as number;
       for (const source of sourcesOf(doc)) {
         if (inScope[source] !== 1 || (gate !== null && gate[source] !== 1)) continue;
-        restated[doc] = 1;
+        (restated ??= new Uint8Array(n))[doc] = 1;
         if (scores[source] === 0) touched.push(source);
         if (lent > (scores[source] as number)) scores[source] = lent;
         if ((coverage[doc] as number) > (coverage[source] as number)) coverage[source] = coverage[doc] as number;
@@ -760,7 +764,7 @@ export function rankWords(
     }
   }
   // Prose reading a source back restates it: it weighs no more than RESTATEMENT_WEIGHT, below its source.
-  if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * (restated[doc] === 1 ? Math.min(RESTATEMENT_WEIGHT, weightOf(doc)) : weightOf(doc));
+  if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * (restated?.[doc] === 1 ? Math.min(RESTATEMENT_WEIGHT, weightOf(doc)) : weightOf(doc));
   if (query.verbatim !== null) {
     // Someone pasting a line they remember (an error, a decision) wants the block holding that line.
     const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);

@@ -128,6 +128,28 @@ function baseSession(): string {
   });
 }
 
+/**
+ * Why a request broke, three times in the same words: the assistant's lead-in to a grep, the grep's output
+ * (code naming the parts), and the reply that ends its work explaining the cause.
+ */
+function replySession(): string {
+  return writtenByPi((sm) => {
+    filler(sm);
+    sm.appendMessage(user("look into the queue"));
+    sm.appendMessage(
+      assistant([
+        { type: "text", text: "The bash message is saved while the agent is working: let me check how the request is built from it." },
+        { type: "toolCall", id: "c_grep", name: "bash", arguments: { command: "grep -n queue src/agent-session.ts" } },
+      ]),
+    );
+    sm.appendMessage(toolResult("c_grep", "bash", "212: queue.push(entry); // the bash message is saved as it arrives, while the agent is working\n213: return entry.id;\n214: }"));
+    sm.appendMessage(
+      assistant([{ type: "text", text: "Found it: the bash message is saved while the agent is working, between a call and its result, so the request breaks." }]),
+    );
+    filler(sm);
+  });
+}
+
 async function hitsOf(file: string, query: string): Promise<{ kind: string; text: string }[]> {
   const session = await readSession(file);
   return RecallIndex.build(session).search(query).hits.map((h) => ({ kind: h.kind, text: session.blocks[h.index]?.text ?? "" }));
@@ -250,13 +272,24 @@ describe("questions answered by structure", () => {
     const commit = hits.findIndex((h) => h.text.includes("interactive-mode"));
     expect(note < 0 || note > commit).toBe(true);
   });
+  it("the reply that ends the assistant's work states the cause: above the output and the lead-in holding the same words", async () => {
+    const hits = await hitsOf(replySession(), "Why did the bash message saved while the agent was working break the request?");
+    const at = (start: string): number => hits.findIndex((h) => h.text.startsWith(start));
+    const reply = at("Found it:");
+    const output = at("212:");
+    const leadIn = at("The bash message is saved while");
+    expect(reply).toBe(0);
+    // The output still ranks above the prose that only led in to the call that printed it.
+    expect(output).toBeGreaterThan(reply);
+    expect(leadIn < 0 || leadIn > output).toBe(true);
+  });
   it("reads clitics in linear time (a megabyte of apostrophes)", { timeout: LINEAR_TIME_MS }, () => {
     for (const blob of ["a'".repeat(1 << 19), "n'".repeat(1 << 19), "x's".repeat(1 << 18) + "'"]) expect(parseQuery(blob).mode).toBe("words");
   });
   it("ranks the same across a history as in each session alone", async () => {
     const dir = tempDir("question-structure-");
     mkdirSync(join(dir, "--project--"), { recursive: true });
-    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession() };
+    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession(), reply: replySession() };
     for (const [name, file] of Object.entries(files)) copyFileSync(file, join(dir, "--project--", `${name}.jsonl`));
     const history = HistoryIndex.for(dir, { root: tempDir("question-structure-state-") });
     for (const query of [
@@ -267,6 +300,7 @@ describe("questions answered by structure", () => {
       "Which helper did the deduplication add?",
       "Which commit split interactive-mode.ts?",
       "Which TypeScript error did npm run check report after the toolResults type change?",
+      "Why did the bash message saved while the agent was working break the request?",
     ]) {
       const each = await searchSessions(dir, query, { cache: false });
       const across = await history.search(query);
