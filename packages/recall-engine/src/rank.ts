@@ -111,6 +111,20 @@ function relayOf(index: TermIndex, call: number, result: number): number {
   return Math.min(1, Math.max(RELAY_TOKENS, RELAY_RATIO * index.docLength(result)) / asked);
 }
 
+/** What Pi's bash tool returns for a command that printed nothing. */
+const NO_OUTPUT = "(no output)";
+
+/**
+ * Whether tool result `result` says nothing (empty, or Pi's `(no output)`): it takes none of its call's
+ * words, so the call, which holds them (the path, the command), is the hit rather than a page of
+ * `(no output)` lines. Only a result of two terms at most is read.
+ */
+function printedNothing(index: TermIndex, result: number, textOf: (doc: number) => string): boolean {
+  if (index.docLength(result) > 2) return false;
+  const text = textOf(result).trim();
+  return text.length === 0 || text === NO_OUTPUT;
+}
+
 /** Per-document scratch reused across tokens of one query (all zero between tokens). */
 interface Scratch {
   readonly token: Float64Array;
@@ -695,6 +709,7 @@ export function rankWords(
         const call = docs[k] as number;
         const result = resultOf(call);
         if (result < 0 || inScope[result] !== 1 || (gate !== null && gate[result] !== 1)) continue;
+        if (printedNothing(index, result, textOf)) continue;
         const inherited = (scratch.token[call] as number) * relayOf(index, call, result);
         if (scratch.token[result] === 0) docs.push(result);
         if (inherited > (scratch.token[result] as number)) scratch.token[result] = inherited;

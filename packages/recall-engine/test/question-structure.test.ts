@@ -150,6 +150,22 @@ function replySession(): string {
   });
 }
 
+/** Commands that printed nothing (Pi's `(no output)`, an empty result) and one that printed a listing. */
+function silentSession(): string {
+  return writtenByPi((sm) => {
+    filler(sm);
+    const run = (id: string, command: string, output: string): void => {
+      sm.appendMessage(assistant([{ type: "toolCall", id, name: "bash", arguments: { command } }]));
+      sm.appendMessage(toolResult(id, "bash", output));
+    };
+    sm.appendMessage(user("set up a custom theme"));
+    run("c_mk", "mkdir -p ~/.pi/agent/themes && cp src/theme/dark.json ~/.pi/agent/themes/custom.json", "(no output)");
+    run("c_open", "code ~/.pi/agent/themes/custom.json", "");
+    run("c_ls", "ls ~/.pi/agent/themes/", "custom.json\nlight.json");
+    filler(sm);
+  });
+}
+
 async function hitsOf(file: string, query: string): Promise<{ kind: string; text: string }[]> {
   const session = await readSession(file);
   return RecallIndex.build(session).search(query).hits.map((h) => ({ kind: h.kind, text: session.blocks[h.index]?.text ?? "" }));
@@ -283,13 +299,24 @@ describe("questions answered by structure", () => {
     expect(output).toBeGreaterThan(reply);
     expect(leadIn < 0 || leadIn > output).toBe(true);
   });
+  it("a command that printed nothing is found by its call, not by its empty output; an output that printed something still is", async () => {
+    const hits = await hitsOf(silentSession(), "Where are custom themes kept?");
+    const texts = hits.map((h) => h.text);
+    expect(texts.filter((t) => t.trim() === "(no output)" || t.trim() === "")).toEqual([]);
+    expect(hits.some((h) => h.kind === "toolCall" && h.text.includes("mkdir -p ~/.pi/agent/themes"))).toBe(true);
+    // The listing takes its call's words (the folder): it answers, above the call that asked for it.
+    const listing = texts.indexOf("custom.json\nlight.json");
+    expect(listing).toBeGreaterThanOrEqual(0);
+    const asked = texts.findIndex((t) => t.includes("ls ~/.pi/agent/themes/"));
+    expect(asked < 0 || asked > listing).toBe(true);
+  });
   it("reads clitics in linear time (a megabyte of apostrophes)", { timeout: LINEAR_TIME_MS }, () => {
     for (const blob of ["a'".repeat(1 << 19), "n'".repeat(1 << 19), "x's".repeat(1 << 18) + "'"]) expect(parseQuery(blob).mode).toBe("words");
   });
   it("ranks the same across a history as in each session alone", async () => {
     const dir = tempDir("question-structure-");
     mkdirSync(join(dir, "--project--"), { recursive: true });
-    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession(), reply: replySession() };
+    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession(), reply: replySession(), silent: silentSession() };
     for (const [name, file] of Object.entries(files)) copyFileSync(file, join(dir, "--project--", `${name}.jsonl`));
     const history = HistoryIndex.for(dir, { root: tempDir("question-structure-state-") });
     for (const query of [
@@ -301,6 +328,7 @@ describe("questions answered by structure", () => {
       "Which commit split interactive-mode.ts?",
       "Which TypeScript error did npm run check report after the toolResults type change?",
       "Why did the bash message saved while the agent was working break the request?",
+      "Where are custom themes kept?",
     ]) {
       const each = await searchSessions(dir, query, { cache: false });
       const across = await history.search(query);
