@@ -6,6 +6,7 @@
 import { fileBase, piecesOf, type ParsedQuery } from "./query.js";
 import { STOPWORDS } from "./query.js";
 import { nearestCoverage, PROXIMITY_WINDOW } from "./proximity.js";
+import { holds } from "./quoted-sources.js";
 import { stemOf } from "./stem.js";
 import { askedShapes, holdsShape } from "./value-shapes.js";
 import type { PostingList, TermIndex } from "./term-index.js";
@@ -111,18 +112,23 @@ function relayOf(index: TermIndex, call: number, result: number): number {
   return Math.min(1, Math.max(RELAY_TOKENS, RELAY_RATIO * index.docLength(result)) / asked);
 }
 
-/** What Pi's bash tool returns for a command that printed nothing. */
-const NO_OUTPUT = "(no output)";
+/** The terms of what Pi's bash tool returns for a command that printed nothing, `(no output)`. */
+const NO_OUTPUT_TERMS = ["no", "output"];
 
 /**
- * Whether tool result `result` says nothing (empty, or Pi's `(no output)`): it takes none of its call's
- * words, so the call, which holds them (the path, the command), is the hit rather than a page of
- * `(no output)` lines. Only a result of two terms at most is read.
+ * Whether tool result `result` says nothing (no term, or only Pi's `(no output)`): it takes none of its
+ * call's words, so the call, which holds them (the path, the command), is the hit rather than a page of
+ * `(no output)` lines. Read from the block's length and postings (no text is read: a history reads
+ * text from the ledger).
  */
-function printedNothing(index: TermIndex, result: number, textOf: (doc: number) => string): boolean {
-  if (index.docLength(result) > 2) return false;
-  const text = textOf(result).trim();
-  return text.length === 0 || text === NO_OUTPUT;
+function printedNothing(index: TermIndex, result: number): boolean {
+  const length = index.docLength(result);
+  if (length === 0) return true;
+  if (length !== NO_OUTPUT_TERMS.length) return false;
+  return NO_OUTPUT_TERMS.every((term) => {
+    const id = index.termId(term);
+    return id >= 0 && index.postingListsOf(id).some((list) => holds(list, result));
+  });
 }
 
 /** Per-document scratch reused across tokens of one query (all zero between tokens). */
@@ -709,7 +715,7 @@ export function rankWords(
         const call = docs[k] as number;
         const result = resultOf(call);
         if (result < 0 || inScope[result] !== 1 || (gate !== null && gate[result] !== 1)) continue;
-        if (printedNothing(index, result, textOf)) continue;
+        if (printedNothing(index, result)) continue;
         const inherited = (scratch.token[call] as number) * relayOf(index, call, result);
         if (scratch.token[result] === 0) docs.push(result);
         if (inherited > (scratch.token[result] as number)) scratch.token[result] = inherited;
