@@ -7,7 +7,7 @@ import type { BlockTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
 import type { ParsedQuery } from "./query.js";
 import { isProse, quotedSources } from "./quoted-sources.js";
-import { kindWeight, rankWords } from "./rank.js";
+import { blockWeight, rankWords } from "./rank.js";
 import { buildScope, parseScope, type ScopeView } from "./scope.js";
 import type { RankedSession } from "./sessions.js";
 import type { TermIndex } from "./term-index.js";
@@ -59,7 +59,7 @@ export function rankSegment(file: string, s: HistorySession, segment: { readonly
     return sources;
   };
   const ranked = rankWords(terms, parsed, mask, (doc) => table.textOf(doc), {
-    weightOf: (doc) => kindWeight(table.kindOf(doc)),
+    weightOf: (doc) => blockWeight(table.kindOf(doc), doc + 1 < n ? table.kindOf(doc + 1) : undefined),
     resultOf: (doc) => table.resultOf(doc),
     speakerDocs: (word) => (word === "user" ? users : null),
     sourcesOf,

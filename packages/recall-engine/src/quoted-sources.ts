@@ -37,7 +37,7 @@ function hasDigit(term: string): boolean {
 }
 
 /** Whether `doc` is in the [doc, tf, …] list (doc order): a binary search over the even places. */
-function holds(list: ArrayLike<number>, doc: number): boolean {
+export function holds(list: ArrayLike<number>, doc: number): boolean {
   let lo = 0;
   let hi = list.length / 2 - 1;
   while (lo <= hi) {

@@ -6,6 +6,7 @@
 import { fileBase, piecesOf, type ParsedQuery } from "./query.js";
 import { STOPWORDS } from "./query.js";
 import { nearestCoverage, PROXIMITY_WINDOW } from "./proximity.js";
+import { holds } from "./quoted-sources.js";
 import { stemOf } from "./stem.js";
 import { askedShapes, holdsShape } from "./value-shapes.js";
 import type { PostingList, TermIndex } from "./term-index.js";
@@ -49,16 +50,21 @@ const PIECES_LOOSE_WEIGHT = 0.25;
 const PIECES_CHECKS = 200;
 /** Best blocks asked which tool outputs they quote (each ask may read the block's text once). */
 const QUOTE_CHECKS = 20;
+/** Prose quoting a source (quoted-sources.ts) restates it: this factor keeps it below the source it lends its score to. */
+const RESTATEMENT_WEIGHT = 0.8;
 /**
  * What a block's kind weighs. Facts come from what the user said and what the tools returned; the
- * assistant's prose, its thinking and its tool arguments restate or anticipate them (and a summary
- * restates a whole stretch), so where both hold the words the source ranks first.
+ * assistant's thinking, its tool arguments and the prose leading in to a call (`blockWeight`) anticipate
+ * or restate them (and a summary restates a whole stretch), so where both hold the words the source
+ * ranks first. The assistant's reply that ends its work (`text` no call follows) is a source too: it
+ * states what was found, done or why, in words no tool printed; where it reads an output back
+ * (quoted-sources.ts), RESTATEMENT_WEIGHT puts the output first.
  */
 const KIND_WEIGHTS = new Map<string, number>([
   ["user", 1.2],
   ["toolResult", 1],
   ["bash", 1],
-  ["text", 0.8],
+  ["text", 1],
   ["toolCall", 0.7],
   ["compaction", 0.7],
   ["branchSummary", 0.7],
@@ -67,6 +73,17 @@ const KIND_WEIGHTS = new Map<string, number>([
 ]);
 export function kindWeight(kind: string): number {
   return KIND_WEIGHTS.get(kind) ?? 1;
+}
+/**
+ * Prose written as the lead-in to a tool call (the text right before one: "Let me check the config:")
+ * announces what the call will find; the reply that ends the assistant's work (prose no call follows)
+ * states what was found, done or why, often in words no tool printed. The lead-in weighs this.
+ */
+const LEAD_IN_WEIGHT = 0.8;
+
+/** What block `kind` weighs when block `next` (the following block's kind, if any) follows it. */
+export function blockWeight(kind: string, next: string | undefined): number {
+  return kind === "text" && next === "toolCall" ? LEAD_IN_WEIGHT : kindWeight(kind);
 }
 /** The most any block's kind weighs (the default, 1, included). */
 const MAX_KIND_WEIGHT = Math.max(1, ...KIND_WEIGHTS.values());
@@ -93,6 +110,25 @@ function relayOf(index: TermIndex, call: number, result: number): number {
   const asked = index.docLength(call);
   if (asked <= RELAY_TOKENS) return 1;
   return Math.min(1, Math.max(RELAY_TOKENS, RELAY_RATIO * index.docLength(result)) / asked);
+}
+
+/** The terms of what Pi's bash tool returns for a command that printed nothing, `(no output)`. */
+const NO_OUTPUT_TERMS = ["no", "output"];
+
+/**
+ * Whether tool result `result` says nothing (no term, or only Pi's `(no output)`): it takes none of its
+ * call's words, so the call, which holds them (the path, the command), is the hit rather than a page of
+ * `(no output)` lines. Read from the block's length and postings (no text is read: a history reads
+ * text from the ledger).
+ */
+function printedNothing(index: TermIndex, result: number): boolean {
+  const length = index.docLength(result);
+  if (length === 0) return true;
+  if (length !== NO_OUTPUT_TERMS.length) return false;
+  return NO_OUTPUT_TERMS.every((term) => {
+    const id = index.termId(term);
+    return id >= 0 && index.postingListsOf(id).some((list) => holds(list, result));
+  });
 }
 
 /** Per-document scratch reused across tokens of one query (all zero between tokens). */
@@ -708,6 +744,7 @@ export function rankWords(
         const call = docs[k] as number;
         const result = resultOf(call);
         if (result < 0 || inScope[result] !== 1 || (gate !== null && gate[result] !== 1)) continue;
+        if (printedNothing(index, result)) continue;
         const inherited = (scratch.token[call] as number) * relayOf(index, call, result);
         if (scratch.token[result] === 0) docs.push(result);
         if (inherited > (scratch.token[result] as number)) scratch.token[result] = inherited;
@@ -759,21 +796,25 @@ export function rankWords(
       if (holdsShape(() => textOf(doc), failed?.(doc) === true, shapes)) scores[doc] = (scores[doc] as number) * VALUE_BOOST;
     }
   }
+  // Prose found quoting a source (allocated when one is).
+  let restated: Uint8Array | null = null;
   if (sourcesOf !== undefined) {
     // The prose's words are the caption of the output it quotes: the output takes the prose's score and
-    // coverage when higher (the prose's own kind weight then puts the source first).
+    // coverage when higher (the prose then weighs RESTATEMENT_WEIGHT at most, which puts the source first).
     const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
     for (const doc of order.slice(0, QUOTE_CHECKS)) {
       const lent = scores[doc] as number;
       for (const source of sourcesOf(doc)) {
         if (inScope[source] !== 1 || (gate !== null && gate[source] !== 1)) continue;
+        (restated ??= new Uint8Array(n))[doc] = 1;
         if (scores[source] === 0) touched.push(source);
         if (lent > (scores[source] as number)) scores[source] = lent;
         if ((coverage[doc] as number) > (coverage[source] as number)) coverage[source] = coverage[doc] as number;
       }
     }
   }
-  if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * weightOf(doc);
+  // Prose reading a source back restates it: it weighs no more than RESTATEMENT_WEIGHT, below its source.
+  if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * (restated?.[doc] === 1 ? Math.min(RESTATEMENT_WEIGHT, weightOf(doc)) : weightOf(doc));
   if (query.verbatim !== null) {
     // Someone pasting a line they remember (an error, a decision) wants the block holding that line.
     const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);

@@ -4,7 +4,7 @@ import type { Block } from "@context-fold/ledger-reader";
 import { type CallPairing, extendCallPairing } from "./call-results.js";
 import { RecallError } from "./errors.js";
 import { parseQuery, type ParsedQuery } from "./query.js";
-import { kindWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
+import { blockWeight, rankRegex, rankWords, type ScoredDoc } from "./rank.js";
 import { buildBrowse, buildPage, labelOf, type SearchResult } from "./results.js";
 import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scope.js";
 import { type EntrySource, isNotHistory } from "./not-history.js";
@@ -143,7 +143,7 @@ export class RecallIndex {
     const scope = this.scope(options.scope);
     const parsed = parseQuery(query, options.regex === undefined ? {} : { regex: options.regex });
     const textOf = (doc: number): string => (this.session.blocks[doc] as Block).text;
-    const weightOf = (doc: number): number => kindWeight((this.session.blocks[doc] as Block).kind);
+    const weightOf = (doc: number): number => blockWeight((this.session.blocks[doc] as Block).kind, this.session.blocks[doc + 1]?.kind);
     const results = this.resultsOfCalls();
     const resultOf = (doc: number): number => results[doc] ?? -1;
     const skip = this.notHistory();

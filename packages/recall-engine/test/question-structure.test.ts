@@ -128,6 +128,44 @@ function baseSession(): string {
   });
 }
 
+/**
+ * Why a request broke, three times in the same words: the assistant's lead-in to a grep, the grep's output
+ * (code naming the parts), and the reply that ends its work explaining the cause.
+ */
+function replySession(): string {
+  return writtenByPi((sm) => {
+    filler(sm);
+    sm.appendMessage(user("look into the queue"));
+    sm.appendMessage(
+      assistant([
+        { type: "text", text: "The bash message is saved while the agent is working: let me check how the request is built from it." },
+        { type: "toolCall", id: "c_grep", name: "bash", arguments: { command: "grep -n queue src/agent-session.ts" } },
+      ]),
+    );
+    sm.appendMessage(toolResult("c_grep", "bash", "212: queue.push(entry); // the bash message is saved as it arrives, while the agent is working\n213: return entry.id;\n214: }"));
+    sm.appendMessage(
+      assistant([{ type: "text", text: "Found it: the bash message is saved while the agent is working, between a call and its result, so the request breaks." }]),
+    );
+    filler(sm);
+  });
+}
+
+/** Commands that printed nothing (Pi's `(no output)`, an empty result) and one that printed a listing. */
+function silentSession(): string {
+  return writtenByPi((sm) => {
+    filler(sm);
+    const run = (id: string, command: string, output: string): void => {
+      sm.appendMessage(assistant([{ type: "toolCall", id, name: "bash", arguments: { command } }]));
+      sm.appendMessage(toolResult(id, "bash", output));
+    };
+    sm.appendMessage(user("set up a custom theme"));
+    run("c_mk", "mkdir -p ~/.pi/agent/themes && cp src/theme/dark.json ~/.pi/agent/themes/custom.json", "(no output)");
+    run("c_open", "code ~/.pi/agent/themes/custom.json", "");
+    run("c_ls", "ls ~/.pi/agent/themes/", "custom.json\nlight.json");
+    filler(sm);
+  });
+}
+
 async function hitsOf(file: string, query: string): Promise<{ kind: string; text: string }[]> {
   const session = await readSession(file);
   return RecallIndex.build(session).search(query).hits.map((h) => ({ kind: h.kind, text: session.blocks[h.index]?.text ?? "" }));
@@ -145,8 +183,13 @@ describe("questions answered by structure", () => {
   });
   it("a folder a question names is found inside the longer path a command listed", async () => {
     const hits = await hitsOf(toolsSession(), "Which example custom tools ship in examples/custom-tools?");
-    // After the user's own message naming the folder, above the prose naming files in it.
-    expect(hits.slice(0, 2).map((h) => h.text)).toContain("hello.ts\nquestion.ts\nREADME.md\ntodo.ts");
+    // After the user's own message naming the folder (and the reply carrying it out, which states what it
+    // did: a reply no tool call follows weighs as a source), above the prose naming one file in it.
+    const texts = hits.map((h) => h.text);
+    const listing = texts.indexOf("hello.ts\nquestion.ts\nREADME.md\ntodo.ts");
+    expect(listing).toBeGreaterThanOrEqual(0);
+    expect(listing).toBeLessThan(3);
+    expect(listing).toBeLessThan(texts.findIndex((t) => t.startsWith("Custom tools extend the agent")));
   });
   it("a compound name's pieces inside one path match it (pi-tui in …/pi-mono/packages/tui/…), pieces apart do not", async () => {
     const file = writtenByPi((sm) => {
@@ -245,13 +288,35 @@ describe("questions answered by structure", () => {
     const commit = hits.findIndex((h) => h.text.includes("interactive-mode"));
     expect(note < 0 || note > commit).toBe(true);
   });
+  it("the reply that ends the assistant's work states the cause: above the output and the lead-in holding the same words", async () => {
+    const hits = await hitsOf(replySession(), "Why did the bash message saved while the agent was working break the request?");
+    const at = (start: string): number => hits.findIndex((h) => h.text.startsWith(start));
+    const reply = at("Found it:");
+    const output = at("212:");
+    const leadIn = at("The bash message is saved while");
+    expect(reply).toBe(0);
+    // The output still ranks above the prose that only led in to the call that printed it.
+    expect(output).toBeGreaterThan(reply);
+    expect(leadIn < 0 || leadIn > output).toBe(true);
+  });
+  it("a command that printed nothing is found by its call, not by its empty output; an output that printed something still is", async () => {
+    const hits = await hitsOf(silentSession(), "Where are custom themes kept?");
+    const texts = hits.map((h) => h.text);
+    expect(texts.filter((t) => t.trim() === "(no output)" || t.trim() === "")).toEqual([]);
+    expect(hits.some((h) => h.kind === "toolCall" && h.text.includes("mkdir -p ~/.pi/agent/themes"))).toBe(true);
+    // The listing takes its call's words (the folder): it answers, above the call that asked for it.
+    const listing = texts.indexOf("custom.json\nlight.json");
+    expect(listing).toBeGreaterThanOrEqual(0);
+    const asked = texts.findIndex((t) => t.includes("ls ~/.pi/agent/themes/"));
+    expect(asked < 0 || asked > listing).toBe(true);
+  });
   it("reads clitics in linear time (a megabyte of apostrophes)", { timeout: LINEAR_TIME_MS }, () => {
     for (const blob of ["a'".repeat(1 << 19), "n'".repeat(1 << 19), "x's".repeat(1 << 18) + "'"]) expect(parseQuery(blob).mode).toBe("words");
   });
   it("ranks the same across a history as in each session alone", async () => {
     const dir = tempDir("question-structure-");
     mkdirSync(join(dir, "--project--"), { recursive: true });
-    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession() };
+    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession(), reply: replySession(), silent: silentSession() };
     for (const [name, file] of Object.entries(files)) copyFileSync(file, join(dir, "--project--", `${name}.jsonl`));
     const history = HistoryIndex.for(dir, { root: tempDir("question-structure-state-") });
     for (const query of [
@@ -262,6 +327,8 @@ describe("questions answered by structure", () => {
       "Which helper did the deduplication add?",
       "Which commit split interactive-mode.ts?",
       "Which TypeScript error did npm run check report after the toolResults type change?",
+      "Why did the bash message saved while the agent was working break the request?",
+      "Where are custom themes kept?",
     ]) {
       const each = await searchSessions(dir, query, { cache: false });
       const across = await history.search(query);
