@@ -82,6 +82,7 @@ export {
   type SeedFields,
   type SeedFieldsOptions,
   type SeedRecordParams,
+  type SpanSink,
 } from "./seed/accumulator.js";
 export { createSeedScanCache, type SeedScanCache } from "./seed/scan-cache.js";
 export { buildFoldRecord, type ExtractFieldsOptions, extractRecordFields, type FoldRecordInput } from "./seed/build-record.js";
@@ -94,8 +95,9 @@ export {
   recordBlocksAmong,
   type SessionBlocksOptions,
   type SessionRecordOptions,
+  streamCompactRecord,
 } from "./seed/session-record.js";
-export { type SeedVerification, type SpanProblem, verifySpans } from "./seed/verify.js";
+export { type SeedVerification, type SpanProblem, type StreamedRecord, verifySpans, verifySpansStreamed } from "./seed/verify.js";
 // --- end lexicon and seed-index record extraction ---
 
 // --- context inventory (issue 13) ---

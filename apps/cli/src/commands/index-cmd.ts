@@ -3,34 +3,64 @@
 // Two reads, neither holding the session's text: its shape (tree, lineage, edits), then a stream whose
 // lineage blocks are scanned into the record's running fields as they go by.
 //
-// Not yet within 512 MB on a 1 GB session (3.5 GB peak on the bench's): the record is one JSON line with
-// a span per anchorable lineage block (1,052,213 spans, 213 MB), built whole and written in one append
-// under the seed index's lock; the seed accumulator keeps each span's block, text included, until the
-// record asks for its sha256 (computed late on purpose: a fold record spans only the blocks it chose);
-// and the code assigner maps every span's anchor. Bounded memory needs a record writer that streams the
-// spans (they come last in the record) and an accumulator that hashes a span as its block goes by.
-import { buildCompactRecordStreamed, lastEntryTime } from "@context-fold/extractors";
+// The record is one JSON line with a span per anchorable lineage block (1,052,213 spans, 213 MB, on the
+// 1 GB bench session), so its spans are never held as objects: each is made as its block goes by
+// (hashed then, its text dropped), checked, and spooled as JSON (in memory when small, else a temp file
+// beside the seed index); under the seed index's lock the line is then appended in pieces (head, spans,
+// end), byte for byte the line a whole-record append writes. Codes already handed out are read from the
+// existing index span by span (`readSeedIndexLean`), into a code assigner that keeps numbers, not anchors.
+import { streamCompactRecord, lastEntryTime } from "@context-fold/extractors";
 import {
-  appendNextRecord,
-  appendRecord,
+  appendNextRecordStreamed,
+  appendRecordStreamed,
   archivalUnion,
-  CodeAssigner,
+  CompactCodeAssigner,
   type FoldIndexRecord,
-  type ReadOutcome,
-  readSeedIndexFile,
+  forEachSpan,
+  type LeanReadOutcome,
+  readSeedIndexFileLean,
   SeedIndexError,
   seedIndexPath,
   type SeedTrigger,
+  SpanSpool,
+  type SpansInFile,
 } from "@context-fold/seed-index-format";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { CliError, EXIT_USAGE, emit } from "../output.js";
-import { readSessionShapeForCli, refuseSessionTarget } from "../session-input.js";
+import { CliError, EXIT_USAGE, printJsonPieces, printText } from "../output.js";
+import { readSessionShapeForCli, refuseSessionTarget, streamsSession } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
-/** Outcomes of an existing seed index ([] when it does not exist yet). */
-export async function readIndexOutcomes(file: string): Promise<{ outcomes: ReadOutcome[]; exists: boolean }> {
-  return await readSeedIndexFile(file);
+/**
+ * Outcomes of an existing seed index ([] when it does not exist yet). Records on lines too long to hold
+ * come without their spans (`spansInFile` says where they are; read them with `forEachSpan`); with
+ * `holdNone` (a session that streams, see STREAM_ABOVE_BYTES) every record's spans are left in the file.
+ */
+export async function readIndexOutcomes(file: string, holdNone = false): Promise<{ outcomes: LeanReadOutcome[]; exists: boolean }> {
+  return await readSeedIndexFileLean(file, holdNone ? { holdLineUpTo: 0 } : {});
+}
+
+/** Where each record of `outcomes` left its spans (records that hold theirs are absent). */
+export function spansInFileOf(outcomes: readonly LeanReadOutcome[]): Map<FoldIndexRecord, SpansInFile> {
+  const where = new Map<FoldIndexRecord, SpansInFile>();
+  for (const o of outcomes) if (o.outcome === "record" && o.spansInFile !== undefined) where.set(o.record, o.spansInFile);
+  return where;
+}
+
+/** `JSON.stringify(record, null, 2)` of the record with the spooled spans, written piece by piece. */
+function printRecord(record: FoldIndexRecord, spool: SpanSpool): void {
+  printJsonPieces((write) => {
+    const head = JSON.stringify(record, null, 2);
+    const empty = "[]\n}";
+    if (spool.count === 0 || !head.endsWith(empty)) {
+      write(head);
+      return;
+    }
+    write(head.slice(0, head.length - empty.length));
+    write("[");
+    spool.forEach((span, i) => write(`${i === 0 ? "" : ","}\n    ${JSON.stringify(span, null, 2).replaceAll("\n", "\n    ")}`));
+    write("\n  ]\n}");
+  });
 }
 
 function parseSeq(value: string): number {
@@ -66,43 +96,52 @@ export function registerIndex(program: Command): void {
       const session = shape.session;
       const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
       refuseSessionTarget(out, sessionFile, "--out");
+      const streams = streamsSession(sessionFile);
       // Codes already handed out in this index stay with their blocks (read before the lock: a code is a
       // function of its block, so a record appended meanwhile cannot change it).
-      const { outcomes } = await readIndexOutcomes(out);
-      const existing: [string, string][] = [];
-      for (const record of archivalUnion(outcomes)) for (const span of record.spans) existing.push([span.blockId, span.code]);
+      const { outcomes } = await readIndexOutcomes(out, streams);
+      const codes = new CompactCodeAssigner();
+      const where = spansInFileOf(outcomes);
+      for (const record of archivalUnion(outcomes)) forEachSpan(record, where.get(record), (span) => codes.keep(span.blockId, span.code));
       const at = options.now ?? lastEntryTime(session);
       if (at === undefined) {
         throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
       }
-      const codes = new CodeAssigner(existing);
-      // The record is built once (seq 0) outside the lock, then numbered under it: the streamed read is
-      // too long to hold the append lock for, and the seq changes nothing else in the record.
-      const built = await buildCompactRecordStreamed(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, codes, scope: "lineage" });
-      const build = (seq: number): FoldIndexRecord => ({ ...built, seq });
-      // The seq is assigned under the seed index's append lock, from the file's tail: concurrent runs (and
-      // the extension) never share one. An explicit --seq is taken as given.
-      let record: FoldIndexRecord;
+      // A streamed session's spans go to the temp file from the first (what a 1 GB session needs anyway).
+      const spool = new SpanSpool({ target: out, ...(streams ? { holdBytes: 0 } : {}) });
       try {
-        if (options.seq === undefined) record = await appendNextRecord(out, build);
+        // The record is built once (seq 0) outside the lock, then numbered under it: the streamed read is
+        // too long to hold the append lock for, and the seq changes nothing else in the record.
+        const built = await streamCompactRecord(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, scope: "lineage" }, codes, (span) => spool.add(span));
+        // The seq is assigned under the seed index's append lock, from the file's tail: concurrent runs (and
+        // the extension) never share one. An explicit --seq is taken as given.
+        let record: FoldIndexRecord;
+        try {
+          if (options.seq === undefined) record = await appendNextRecordStreamed(out, (seq) => ({ ...built, seq }), spool);
+          else {
+            record = built;
+            await appendRecordStreamed(out, record, spool);
+          }
+        } catch (error) {
+          // InvalidRecordError is a SeedIndexError: both carry their code and are told by the error boundary.
+          if (error instanceof SeedIndexError) throw error;
+          if (error instanceof Error && (error as { code?: unknown }).code === "DURABLE_LOCK_TIMEOUT") {
+            throw new CliError(`${error.message}; if no context-fold process is running, delete that lock file`, { code: "LOCKED", exitCode: EXIT_USAGE });
+          }
+          if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
+          throw error;
+        }
+        if (options.json === true) printRecord(record, spool);
         else {
-          record = built;
-          await appendRecord(out, record);
+          printText(
+            [
+              `appended seq ${String(record.seq)} (${record.trigger}, at ${record.at}) to ${out}`,
+              `  ${String(spool.count)} span(s), ${String(record.files.length)} file(s), ${String(record.commands.length)} command(s), ${String(record.errors.length)} error line(s), ${String(record.identifiers.length)} identifier(s), ${String(record.userMessages.length)} user message(s)`,
+            ].join("\n"),
+          );
         }
-      } catch (error) {
-        // InvalidRecordError is a SeedIndexError: both carry their code and are told by the error boundary.
-        if (error instanceof SeedIndexError) throw error;
-        if (error instanceof Error && (error as { code?: unknown }).code === "DURABLE_LOCK_TIMEOUT") {
-          throw new CliError(`${error.message}; if no context-fold process is running, delete that lock file`, { code: "LOCKED", exitCode: EXIT_USAGE });
-        }
-        if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
-        throw error;
+      } finally {
+        spool.dispose();
       }
-      emit(options.json === true, record, () =>
-        [
-          `appended seq ${String(record.seq)} (${record.trigger}, at ${record.at}) to ${out}`,
-          `  ${String(record.spans.length)} span(s), ${String(record.files.length)} file(s), ${String(record.commands.length)} command(s), ${String(record.errors.length)} error line(s), ${String(record.identifiers.length)} identifier(s), ${String(record.userMessages.length)} user message(s)`,
-        ].join("\n"),
-      );
     });
 }

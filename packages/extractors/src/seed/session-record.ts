@@ -1,8 +1,8 @@
 // Records over a whole read session: the blocks a `compact` record re-extracts (active lineage, current
 // context_edit replacements and omissions applied), and the record itself.
-import { joinTextParts, type CodeAssigner, type FoldIndexRecord, type SeedTrigger, type Usage } from "@context-fold/seed-index-format";
+import { joinTextParts, type CodeAssigner, type FoldIndexRecord, type SeedTrigger, type Span, type Usage } from "@context-fold/seed-index-format";
 import { LedgerError, lineageBlocks, readSession, streamEntries, type Block, type Entry, type Session, type SessionShape } from "@context-fold/ledger-reader";
-import { createSeedAccumulator, type SeedRecordParams } from "./accumulator.js";
+import { createSeedAccumulator, type SeedRecordParams, type SpanSink } from "./accumulator.js";
 
 export interface SessionBlocksOptions {
   /**
@@ -135,19 +135,40 @@ export interface SessionRecordOptions extends SessionBlocksOptions {
  * the two reads).
  */
 export async function buildCompactRecordStreamed(shape: SessionShape, options: SessionRecordOptions): Promise<FoldIndexRecord> {
+  return streamRecord(shape, options, undefined);
+}
+
+/**
+ * `buildCompactRecordStreamed` handing each span to `take` as its block goes by, codes from `codes`
+ * (in the order `buildCompactRecordStreamed` assigns them), and returning the record without them
+ * (`spans: []`): a record of a whole 1 GB session (a million spans) made in memory that does not grow
+ * with its spans. `take` gets exactly the spans `buildCompactRecordStreamed` puts in its record.
+ */
+export async function streamCompactRecord(shape: SessionShape, options: Omit<SessionRecordOptions, "codes">, codes: Pick<CodeAssigner, "assign">, take: (span: Span) => void): Promise<FoldIndexRecord> {
+  return streamRecord(shape, options, { codes, take });
+}
+
+async function streamRecord(shape: SessionShape, options: SessionRecordOptions, sink: SpanSink | undefined): Promise<FoldIndexRecord> {
   const { session } = shape;
   const lineage = session.lineage;
   const ascending = lineage.every((entry, i) => i === 0 || entry.position > (lineage[i - 1]?.position ?? -1));
-  if (!ascending) return buildCompactRecord(await readSession(session.path), options);
+  if (!ascending) {
+    const whole = await readSession(session.path);
+    if (sink === undefined) return buildCompactRecord(whole, options);
+    const blocks = recordBlocks(whole, { scope: options.scope ?? "compacted" });
+    return createSeedAccumulator({ cwd: whole.header.cwd, spanSink: sink }).add(blocks).record(recordParams(whole, options));
+  }
   const take = recordBlockFilter(session, { scope: options.scope ?? "compacted" });
-  const onLineage = new Map<number, string>();
-  for (const entry of lineage) onLineage.set(entry.position, entry.id);
-  const acc = createSeedAccumulator({ cwd: session.header.cwd });
+  // Lineage entries by file position, as one byte each (a Map of 900k positions held 40 MB on 1 GB).
+  const entries = session.entries;
+  const onLineage = new Uint8Array(entries.length);
+  for (const entry of lineage) onLineage[entry.position] = 1;
+  const acc = createSeedAccumulator({ cwd: session.header.cwd, spanSink: sink });
   for await (const item of streamEntries(session.path)) {
     if (item.kind !== "entry") continue;
-    const id = onLineage.get(item.entry.position);
-    if (id === undefined) continue;
-    if (id !== item.entry.id) throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${id} as first read: the file changed between reads; run again`, { line: item.entry.line, byteOffset: item.entry.byteOffset });
+    if (onLineage[item.entry.position] !== 1) continue;
+    const id = entries[item.entry.position]?.id;
+    if (id !== item.entry.id) throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${String(id)} as first read: the file changed between reads; run again`, { line: item.entry.line, byteOffset: item.entry.byteOffset });
     const kept: Block[] = [];
     for (const block of item.blocks) {
       const b = take(block);

@@ -1,7 +1,18 @@
 // Re-locates every span of a seed index's current view in the session ledger and checks its sha256 and
 // extent: the check `context-fold verify` runs and recovery tools rely on.
-import { resolveAnchor, type Session } from "@context-fold/ledger-reader";
-import { verifySpanText, type FoldIndexRecord } from "@context-fold/seed-index-format";
+import { hash } from "node:crypto";
+import { anchorBase, LedgerError, resolveAnchor, streamEntries, type Block, type Session, type SessionShape } from "@context-fold/ledger-reader";
+import {
+  blockLog,
+  forEachSpan,
+  joinTextParts,
+  parseAnchor,
+  sha256Hex,
+  type Span,
+  type SpansInFile,
+  verifySpanText,
+  type FoldIndexRecord,
+} from "@context-fold/seed-index-format";
 
 export interface SpanProblem {
   readonly seq: number;
@@ -47,6 +58,259 @@ export function verifySpans(session: Session, records: readonly FoldIndexRecord[
       else if (span.sha256 === undefined) unverified.push({ ...where, reason: check.reason ?? "no sha256" });
       else mismatched.push({ ...where, reason: `${check.reason ?? "mismatch"} (block #${String(found.block.index)}, line ${String(found.block.line)})` });
     }
+  }
+  return { spans, verified, mismatched, missing, unverified };
+}
+
+/** A record of a current view, and where its spans are when it holds none (see `readSeedIndexLean`). */
+export interface StreamedRecord {
+  readonly record: FoldIndexRecord;
+  readonly spansInFile?: SpansInFile | undefined;
+}
+
+/** 128 bits of sha256(anchor): a block's anchor as four numbers (a wrong match needs a 128-bit collision). */
+function anchorKey(anchor: string, out: Uint32Array): void {
+  const digest = hash("sha256", anchor, "buffer");
+  out[0] = digest.readUInt32LE(0);
+  out[1] = digest.readUInt32LE(4);
+  out[2] = digest.readUInt32LE(8);
+  out[3] = digest.readUInt32LE(12);
+}
+
+/** A slot no key holds. */
+const EMPTY = -2;
+
+/**
+ * The blocks that carry the anchors asked for, each with what a check needs of its text (sha256, log) and
+ * where it is (#N, line, entry): flat typed arrays, about 60 bytes a block, where holding the blocks kept
+ * their texts. Keys open-addressed by their first 32 bits; a key's blocks chained in file order.
+ */
+class AnchoredFacts {
+  #keys: Uint32Array;
+  #first: Int32Array;
+  #last: Int32Array;
+  #mask: number;
+  #size = 0;
+  rows = 0;
+  next: Int32Array;
+  index: Uint32Array;
+  line: Uint32Array;
+  entry: Uint32Array;
+  bytes: Float64Array;
+  lines: Uint32Array;
+  sha: Uint8Array;
+
+  constructor(expected: number) {
+    let slots = 1024;
+    while (slots * 3 < expected * 4) slots *= 2; // a load of at most 3/4
+    this.#keys = new Uint32Array(slots * 4);
+    this.#first = new Int32Array(slots).fill(EMPTY);
+    this.#last = new Int32Array(slots).fill(-1);
+    this.#mask = slots - 1;
+    const rows = Math.max(16, expected);
+    this.next = new Int32Array(rows);
+    this.index = new Uint32Array(rows);
+    this.line = new Uint32Array(rows);
+    this.entry = new Uint32Array(rows);
+    this.bytes = new Float64Array(rows);
+    this.lines = new Uint32Array(rows);
+    this.sha = new Uint8Array(rows * 32);
+  }
+
+  /** The slot holding `key`, or the empty one where it would go. */
+  #slot(key: Uint32Array): number {
+    let at = (key[0] as number) & this.#mask;
+    for (;;) {
+      const base = at * 4;
+      if (this.#first[at] === EMPTY) return at;
+      if (this.#keys[base] === key[0] && this.#keys[base + 1] === key[1] && this.#keys[base + 2] === key[2] && this.#keys[base + 3] === key[3]) return at;
+      at = (at + 1) & this.#mask;
+    }
+  }
+
+  /** Ask for the blocks carrying `key` (before any block is added). */
+  want(key: Uint32Array): void {
+    if (this.#first[this.#slot(key)] !== EMPTY) return;
+    if ((this.#size + 1) * 4 > this.#first.length * 3) this.#grow();
+    const slot = this.#slot(key);
+    this.#keys.set(key, slot * 4);
+    this.#first[slot] = -1;
+    this.#size += 1;
+  }
+
+  #grow(): void {
+    const keys = this.#keys;
+    const first = this.#first;
+    const slots = first.length * 2;
+    this.#keys = new Uint32Array(slots * 4);
+    this.#first = new Int32Array(slots).fill(EMPTY);
+    this.#last = new Int32Array(slots).fill(-1);
+    this.#mask = slots - 1;
+    const key = new Uint32Array(4);
+    for (let i = 0; i < first.length; i++) {
+      if (first[i] === EMPTY) continue;
+      key.set(keys.subarray(i * 4, i * 4 + 4));
+      const at = this.#slot(key);
+      this.#keys.set(key, at * 4);
+      this.#first[at] = -1;
+    }
+  }
+
+  /** Is `key` asked for? Returns its slot, or -1. */
+  slotOf(key: Uint32Array): number {
+    const at = this.#slot(key);
+    return this.#first[at] === EMPTY ? -1 : at;
+  }
+
+  /** The first block row of a slot (-1: none), then `next[row]`. */
+  firstRow(slot: number): number {
+    return this.#first[slot] ?? -1;
+  }
+
+  add(slot: number, block: Block, text: string): void {
+    if (this.rows === this.index.length) this.#growRows();
+    const row = this.rows++;
+    this.next[row] = -1;
+    this.index[row] = block.index;
+    this.line[row] = block.line;
+    this.entry[row] = block.entryPosition;
+    const log = blockLog(text);
+    this.bytes[row] = log.bytes;
+    this.lines[row] = log.lines;
+    this.sha.set(hash("sha256", text, "buffer"), row * 32);
+    const last = this.#last[slot] ?? -1;
+    if (last === -1) this.#first[slot] = row;
+    else this.next[last] = row;
+    this.#last[slot] = row;
+  }
+
+  #growRows(): void {
+    const rows = Math.ceil(this.index.length * 1.5);
+    const grow = <T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(from: T, make: (n: number) => T, per = 1): T => {
+      const to = make(rows * per);
+      to.set(from);
+      return to;
+    };
+    this.next = grow(this.next, (n) => new Int32Array(n));
+    this.index = grow(this.index, (n) => new Uint32Array(n));
+    this.line = grow(this.line, (n) => new Uint32Array(n));
+    this.entry = grow(this.entry, (n) => new Uint32Array(n));
+    this.bytes = grow(this.bytes, (n) => new Float64Array(n));
+    this.lines = grow(this.lines, (n) => new Uint32Array(n));
+    this.sha = grow(this.sha, (n) => new Uint8Array(n), 32);
+  }
+
+  shaHex(row: number): string {
+    return Buffer.from(this.sha.buffer, this.sha.byteOffset + row * 32, 32).toString("hex");
+  }
+}
+
+/**
+ * `verifySpans` for a session read as its shape, with records whose spans may be left in the seed
+ * index's file: three streamed passes — the spans' anchors, the ledger (keeping of each block a span
+ * names its sha256, log and place, never its text), the spans again, each checked as it goes by — in
+ * memory that holds no span and no block text. Same result as `verifySpans` over the whole read.
+ * Throws LedgerError LEDGER_CHANGED when the file no longer holds the shape's entries.
+ */
+export async function verifySpansStreamed(shape: SessionShape, records: readonly StreamedRecord[]): Promise<SeedVerification> {
+  const { session } = shape;
+  const key = new Uint32Array(4);
+  let asked = 0;
+  for (const { record, spansInFile } of records) forEachSpan(record, spansInFile, () => void (asked += 1));
+  const facts = new AnchoredFacts(asked);
+  for (const { record, spansInFile } of records) {
+    forEachSpan(record, spansInFile, (span) => {
+      const base = anchorBase(span.blockId);
+      if (base === undefined) return;
+      anchorKey(base, key);
+      facts.want(key);
+    });
+  }
+  if (asked > 0) {
+    for await (const item of streamEntries(session.path, session.header.fragment === true ? { fragment: true } : {})) {
+      if (item.kind !== "entry") continue;
+      const known = session.entries[item.entry.position];
+      if (known?.id !== item.entry.id) {
+        throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${String(known?.id)} as first read: the file changed between reads; run again`, {
+          line: item.entry.line,
+          byteOffset: item.entry.byteOffset,
+        });
+      }
+      for (const block of item.blocks) {
+        if (block.anchor === undefined) continue;
+        anchorKey(block.anchor, key);
+        const slot = facts.slotOf(key);
+        if (slot >= 0) facts.add(slot, block, block.text);
+      }
+    }
+  }
+  let spans = 0;
+  let verified = 0;
+  const mismatched: SpanProblem[] = [];
+  const missing: SpanProblem[] = [];
+  const unverified: SpanProblem[] = [];
+  // verifySpanText's outcome, from a text's facts instead of the text.
+  const judge = (where: Omit<SpanProblem, "reason">, span: Span, sha256: string, log: { bytes: number; lines: number }, at: { index: number; line: number }): void => {
+    if (span.sha256 === undefined) {
+      unverified.push({ ...where, reason: "span has no sha256 (restored from a pre-v2 record); its text is unverified" });
+      return;
+    }
+    let reason: string | undefined;
+    if (sha256 !== span.sha256) reason = `sha256 mismatch: span says ${span.sha256}, text has ${sha256}`;
+    else if (log.bytes !== span.log.bytes || log.lines !== span.log.lines) {
+      reason = `log mismatch: span says ${span.log.bytes} bytes / ${span.log.lines} lines, text has ${log.bytes} / ${log.lines}`;
+    }
+    if (reason === undefined) verified += 1;
+    else mismatched.push({ ...where, reason: `${reason} (block #${String(at.index)}, line ${String(at.line)})` });
+  };
+  for (const { record, spansInFile } of records) {
+    forEachSpan(record, spansInFile, (span) => {
+      spans += 1;
+      const where = { seq: record.seq, blockId: span.blockId, code: span.code };
+      const parsed = parseAnchor(span.blockId);
+      if (!parsed.ok) {
+        missing.push({ ...where, reason: parsed.reason });
+        return;
+      }
+      const base = anchorBase(span.blockId) ?? span.blockId;
+      anchorKey(base, key);
+      const slot = facts.slotOf(key);
+      const rows: number[] = [];
+      for (let row = slot < 0 ? -1 : facts.firstRow(slot); row >= 0; row = facts.next[row] ?? -1) rows.push(row);
+      const editId = parsed.anchor.editId;
+      if (editId === undefined) {
+        const [row, ...others] = rows;
+        if (row === undefined) {
+          missing.push({ ...where, reason: `no block in ${session.path} carries ${base}` });
+          return;
+        }
+        if (others.length > 0) {
+          missing.push({ ...where, reason: `${String(rows.length)} blocks carry this anchor (#${rows.map((r) => facts.index[r]).join(", #")})` });
+          return;
+        }
+        judge(where, span, facts.shaHex(row), { bytes: facts.bytes[row] ?? 0, lines: facts.lines[row] ?? 0 }, { index: facts.index[row] ?? 0, line: facts.line[row] ?? 0 });
+        return;
+      }
+      const edit = session.byId.get(editId);
+      if (edit === undefined || edit.type !== "context_edit") {
+        missing.push({ ...where, reason: `no context_edit entry ${editId} in ${session.path}` });
+        return;
+      }
+      const target = edit.raw["targetId"];
+      const row = rows.find((r) => session.entries[facts.entry[r] ?? -1]?.id === target);
+      if (row === undefined) {
+        const why = rows.length === 0 ? `no block carries ${base}` : `context_edit ${editId} targets another entry (${String(target)})`;
+        missing.push({ ...where, reason: why });
+        return;
+      }
+      const replacement = edit.raw["replacement"];
+      if (typeof replacement !== "object" || replacement === null || Array.isArray(replacement)) {
+        missing.push({ ...where, reason: `context_edit ${editId} hides its target (replacement null): it has no text` });
+        return;
+      }
+      const text = joinTextParts((replacement as Record<string, unknown>)["content"]);
+      judge(where, span, sha256Hex(text), blockLog(text), { index: facts.index[row] ?? 0, line: facts.line[row] ?? 0 });
+    });
   }
   return { spans, verified, mismatched, missing, unverified };
 }
