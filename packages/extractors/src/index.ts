@@ -95,9 +95,21 @@ export {
   recordBlocksAmong,
   type SessionBlocksOptions,
   type SessionRecordOptions,
+  planRecordStream,
+  type RecordStreamPlan,
   streamCompactRecord,
+  streamPlannedRecord,
 } from "./seed/session-record.js";
-export { type SeedVerification, type SpanProblem, type StreamedRecord, verifySpans, verifySpansStreamed } from "./seed/verify.js";
+export {
+  planSpanVerification,
+  type SeedVerification,
+  type SpanProblem,
+  type SpanVerificationPlan,
+  type StreamedRecord,
+  verifyPlannedSpans,
+  verifySpans,
+  verifySpansStreamed,
+} from "./seed/verify.js";
 // --- end lexicon and seed-index record extraction ---
 
 // --- context inventory (issue 13) ---

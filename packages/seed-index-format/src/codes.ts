@@ -162,7 +162,8 @@ export class CompactCodeAssigner {
   }
 
   #insert(bits: number, print: number): void {
-    if ((this.#used + 1) * 2 > this.#keys.length) {
+    // At most 3/4 full: a million spans fit 2M slots (32 MB), not 4M.
+    if ((this.#used + 1) * 4 > this.#keys.length * 3) {
       const keys = this.#keys;
       const prints = this.#prints;
       this.#keys = new Float64Array(keys.length * 2);

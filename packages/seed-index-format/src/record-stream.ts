@@ -251,7 +251,7 @@ export async function* readSeedIndexLean(path: string, options: LeanReadOptions 
       for (let at = chunk.indexOf(NEWLINE, from); at !== -1; at = chunk.indexOf(NEWLINE, from)) {
         const piece = chunk.subarray(from, at);
         const length = pendingBytes + piece.length;
-        yield long ? lineOutcome(length, false) : lineOutcome(pendingBytes === 0 ? piece : Buffer.concat([...pending, piece], length), false);
+        yield long || length > hold ? lineOutcome(length, false) : lineOutcome(pendingBytes === 0 ? piece : Buffer.concat([...pending, piece], length), false);
         lineStart += length + 1;
         pending = [];
         pendingBytes = 0;
@@ -270,7 +270,7 @@ export async function* readSeedIndexLean(path: string, options: LeanReadOptions 
   } catch (error) {
     throw error instanceof SeedIndexUnreadableError ? error : new SeedIndexUnreadableError(path, error);
   }
-  if (pendingBytes > 0) yield long ? lineOutcome(pendingBytes, true) : lineOutcome(Buffer.concat(pending, pendingBytes), true);
+  if (pendingBytes > 0) yield long || pendingBytes > hold ? lineOutcome(pendingBytes, true) : lineOutcome(Buffer.concat(pending, pendingBytes), true);
 }
 
 /** `readSeedIndexFile` through `readSeedIndexLean`: a missing file is an empty index (`exists: false`). */

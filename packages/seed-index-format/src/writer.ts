@@ -162,15 +162,19 @@ export async function appendNextRecord<R extends AnyRecord>(path: string, build:
   }, lockOptions(options));
 }
 
-/** The record's line up to its spans (`…,"spans":[`), and what follows them (`]}`). */
+/** Stands in for the spans while the rest of a streamed record is serialized (a string no record holds). */
+const SPANS_MARK = "\u0000context-fold: spans go here\u0000";
+
+/** The record's line up to its spans (`…"spans":[`), and from their end (`]…}`). */
 function headAround(path: string, record: FoldIndexRecord): { before: string; after: string } {
   if (record.spans.length > 0) throw new TypeError("a streamed record's spans are in its spool: pass it with `spans: []`");
   checked(path, record);
-  const text = JSON.stringify(record);
-  const tail = '"spans":[]}';
-  // The spans come last in every record this package makes (so a reader meets the small fields first).
-  if (!text.endsWith(tail)) throw new TypeError("a streamed record must have `spans` as its last key");
-  return { before: text.slice(0, -2), after: "]}" };
+  // The mark takes the spans' place in the key order, so the line is the one JSON.stringify gives.
+  const text = JSON.stringify({ ...record, spans: SPANS_MARK });
+  const token = `"spans":${JSON.stringify(SPANS_MARK)}`;
+  const at = text.indexOf(token);
+  if (at === -1 || text.includes(token, at + 1)) throw new TypeError("a streamed record cannot hold the spans mark in its own fields");
+  return { before: `${text.slice(0, at)}"spans":[`, after: `]${text.slice(at + token.length)}` };
 }
 
 /** Refresh the lock's time this often (bytes written) during a long append, so no waiter judges it stale. */

@@ -9,7 +9,7 @@
 // beside the seed index); under the seed index's lock the line is then appended in pieces (head, spans,
 // end), byte for byte the line a whole-record append writes. Codes already handed out are read from the
 // existing index span by span (`readSeedIndexLean`), into a code assigner that keeps numbers, not anchors.
-import { streamCompactRecord, lastEntryTime } from "@context-fold/extractors";
+import { lastEntryTime, planRecordStream, type RecordStreamPlan, streamPlannedRecord } from "@context-fold/extractors";
 import {
   appendNextRecordStreamed,
   appendRecordStreamed,
@@ -47,19 +47,60 @@ export function spansInFileOf(outcomes: readonly LeanReadOutcome[]): Map<FoldInd
   return where;
 }
 
+/**
+ * What the record needs of the session and of the existing index: where it goes, the codes handed out,
+ * and the plan of the streamed read. The session's shape is read and let go here, before the long
+ * stream, so the two are never in memory at once.
+ */
+async function prepareRecord(sessionFile: string, options: IndexOptions): Promise<{ out: string; streams: boolean; codes: CompactCodeAssigner; plan: RecordStreamPlan }> {
+  const shape = await readSessionShapeForCli(sessionFile);
+  const session = shape.session;
+  const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
+  refuseSessionTarget(out, sessionFile, "--out");
+  const streams = streamsSession(sessionFile);
+  // Codes already handed out in this index stay with their blocks (read before the lock: a code is a
+  // function of its block, so a record appended meanwhile cannot change it).
+  const { outcomes } = await readIndexOutcomes(out, streams);
+  const codes = new CompactCodeAssigner();
+  const where = spansInFileOf(outcomes);
+  for (const record of archivalUnion(outcomes)) forEachSpan(record, where.get(record), (span) => codes.keep(span.blockId, span.code));
+  const at = options.now ?? lastEntryTime(session);
+  if (at === undefined) {
+    throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
+  }
+  // The record is built once (seq 0) outside the lock, then numbered under it: the streamed read is
+  // too long to hold the append lock for, and the seq changes nothing else in the record.
+  return { out, streams, codes, plan: planRecordStream(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, scope: "lineage" }) };
+}
+
+/** The record of the session's lineage without its spans (seq 0 unless --seq), and its spans spooled. */
+async function spooledRecord(sessionFile: string, options: IndexOptions): Promise<{ out: string; built: FoldIndexRecord; spool: SpanSpool }> {
+  const { out, streams, codes, plan } = await prepareRecord(sessionFile, options);
+  // A streamed session's spans go to the temp file from the first (what a 1 GB session needs anyway).
+  const spool = new SpanSpool({ target: out, ...(streams ? { holdBytes: 0 } : {}) });
+  try {
+    return { out, built: await streamPlannedRecord(plan, codes, (span) => spool.add(span)), spool };
+  } catch (error) {
+    spool.dispose();
+    throw error;
+  }
+}
+
+/** Stands in for the spans while the rest of the record is printed (a string no record holds). */
+const SPANS_MARK = "\u0000context-fold: spans go here\u0000";
+
 /** `JSON.stringify(record, null, 2)` of the record with the spooled spans, written piece by piece. */
 function printRecord(record: FoldIndexRecord, spool: SpanSpool): void {
   printJsonPieces((write) => {
-    const head = JSON.stringify(record, null, 2);
-    const empty = "[]\n}";
-    if (spool.count === 0 || !head.endsWith(empty)) {
-      write(head);
-      return;
-    }
-    write(head.slice(0, head.length - empty.length));
-    write("[");
+    // The mark takes the spans' place in the key order; the spans go where it stands, as JSON.stringify puts them.
+    const text = JSON.stringify({ ...record, spans: SPANS_MARK }, null, 2);
+    const token = `"spans": ${JSON.stringify(SPANS_MARK)}`;
+    const at = text.indexOf(token);
+    if (at === -1 || text.includes(token, at + 1)) throw new Error("the record holds the spans mark in its own fields");
+    write(`${text.slice(0, at)}"spans": [`);
     spool.forEach((span, i) => write(`${i === 0 ? "" : ","}\n    ${JSON.stringify(span, null, 2).replaceAll("\n", "\n    ")}`));
-    write("\n  ]\n}");
+    write(spool.count === 0 ? "]" : "\n  ]");
+    write(text.slice(at + token.length));
   });
 }
 
@@ -92,27 +133,8 @@ export function registerIndex(program: Command): void {
     .option("--now <iso>", "record time (default: the timestamp of the last entry)", parseNow)
     .option("--json", "print the record as JSON")
     .action(async (sessionFile: string, options: IndexOptions) => {
-      const shape = await readSessionShapeForCli(sessionFile);
-      const session = shape.session;
-      const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
-      refuseSessionTarget(out, sessionFile, "--out");
-      const streams = streamsSession(sessionFile);
-      // Codes already handed out in this index stay with their blocks (read before the lock: a code is a
-      // function of its block, so a record appended meanwhile cannot change it).
-      const { outcomes } = await readIndexOutcomes(out, streams);
-      const codes = new CompactCodeAssigner();
-      const where = spansInFileOf(outcomes);
-      for (const record of archivalUnion(outcomes)) forEachSpan(record, where.get(record), (span) => codes.keep(span.blockId, span.code));
-      const at = options.now ?? lastEntryTime(session);
-      if (at === undefined) {
-        throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
-      }
-      // A streamed session's spans go to the temp file from the first (what a 1 GB session needs anyway).
-      const spool = new SpanSpool({ target: out, ...(streams ? { holdBytes: 0 } : {}) });
+      const { out, built, spool } = await spooledRecord(sessionFile, options);
       try {
-        // The record is built once (seq 0) outside the lock, then numbered under it: the streamed read is
-        // too long to hold the append lock for, and the seq changes nothing else in the record.
-        const built = await streamCompactRecord(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, scope: "lineage" }, codes, (span) => spool.add(span));
         // The seq is assigned under the seed index's append lock, from the file's tail: concurrent runs (and
         // the extension) never share one. An explicit --seq is taken as given.
         let record: FoldIndexRecord;

@@ -1,7 +1,7 @@
 // Records over a whole read session: the blocks a `compact` record re-extracts (active lineage, current
 // context_edit replacements and omissions applied), and the record itself.
 import { joinTextParts, type CodeAssigner, type FoldIndexRecord, type SeedTrigger, type Span, type Usage } from "@context-fold/seed-index-format";
-import { LedgerError, lineageBlocks, readSession, streamEntries, type Block, type Entry, type Session, type SessionShape } from "@context-fold/ledger-reader";
+import { lineageBlocks, lineageInFileOrder, lineageRoute, type LineageRoute, readSession, streamRoute, type Block, type Entry, type Session, type SessionShape } from "@context-fold/ledger-reader";
 import { createSeedAccumulator, type SeedRecordParams, type SpanSink } from "./accumulator.js";
 
 export interface SessionBlocksOptions {
@@ -135,7 +135,7 @@ export interface SessionRecordOptions extends SessionBlocksOptions {
  * the two reads).
  */
 export async function buildCompactRecordStreamed(shape: SessionShape, options: SessionRecordOptions): Promise<FoldIndexRecord> {
-  return streamRecord(shape, options, undefined);
+  return streamRecord(planRecordStream(shape, options), undefined);
 }
 
 /**
@@ -145,30 +145,48 @@ export async function buildCompactRecordStreamed(shape: SessionShape, options: S
  * with its spans. `take` gets exactly the spans `buildCompactRecordStreamed` puts in its record.
  */
 export async function streamCompactRecord(shape: SessionShape, options: Omit<SessionRecordOptions, "codes">, codes: Pick<CodeAssigner, "assign">, take: (span: Span) => void): Promise<FoldIndexRecord> {
-  return streamRecord(shape, options, { codes, take });
+  return streamPlannedRecord(planRecordStream(shape, options), codes, take);
 }
 
-async function streamRecord(shape: SessionShape, options: SessionRecordOptions, sink: SpanSink | undefined): Promise<FoldIndexRecord> {
+/**
+ * What the streamed read of a record needs of the session's shape, and no more: the lineage's entry ids
+ * by file position, the edits to apply and the record's own fields. A caller that lets the shape go
+ * once it has the plan (`streamPlannedRecord`) streams without the shape's entries in memory (on the
+ * 1 GB bench session, 230 MB of a 512 MB budget).
+ */
+export interface RecordStreamPlan {
+  readonly path: string;
+  readonly cwd: string | undefined;
+  /** The lineage's positions and id hashes (`lineageRoute`); undefined when it runs backwards in the file. */
+  readonly route: LineageRoute | undefined;
+  readonly take: (block: Block) => Block | null;
+  readonly params: SeedRecordParams;
+  readonly options: SessionRecordOptions;
+}
+
+/** The plan of a streamed record of `shape` (see RecordStreamPlan). */
+export function planRecordStream(shape: SessionShape, options: SessionRecordOptions): RecordStreamPlan {
   const { session } = shape;
-  const lineage = session.lineage;
-  const ascending = lineage.every((entry, i) => i === 0 || entry.position > (lineage[i - 1]?.position ?? -1));
-  if (!ascending) {
-    const whole = await readSession(session.path);
+  const route = lineageInFileOrder(session) ? lineageRoute(session) : undefined;
+  return { path: session.path, cwd: session.header.cwd, route, take: recordBlockFilter(session, { scope: options.scope ?? "compacted" }), params: recordParams(session, options), options };
+}
+
+/** `streamCompactRecord` from a plan: the shape it was made from need not be held any more. */
+export async function streamPlannedRecord(plan: RecordStreamPlan, codes: Pick<CodeAssigner, "assign">, take: (span: Span) => void): Promise<FoldIndexRecord> {
+  return streamRecord(plan, { codes, take });
+}
+
+async function streamRecord(plan: RecordStreamPlan, sink: SpanSink | undefined): Promise<FoldIndexRecord> {
+  const { path, route, options } = plan;
+  if (route === undefined) {
+    const whole = await readSession(path);
     if (sink === undefined) return buildCompactRecord(whole, options);
     const blocks = recordBlocks(whole, { scope: options.scope ?? "compacted" });
     return createSeedAccumulator({ cwd: whole.header.cwd, spanSink: sink }).add(blocks).record(recordParams(whole, options));
   }
-  const take = recordBlockFilter(session, { scope: options.scope ?? "compacted" });
-  // Lineage entries by file position, as one byte each (a Map of 900k positions held 40 MB on 1 GB).
-  const entries = session.entries;
-  const onLineage = new Uint8Array(entries.length);
-  for (const entry of lineage) onLineage[entry.position] = 1;
-  const acc = createSeedAccumulator({ cwd: session.header.cwd, spanSink: sink });
-  for await (const item of streamEntries(session.path)) {
-    if (item.kind !== "entry") continue;
-    if (onLineage[item.entry.position] !== 1) continue;
-    const id = entries[item.entry.position]?.id;
-    if (id !== item.entry.id) throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${String(id)} as first read: the file changed between reads; run again`, { line: item.entry.line, byteOffset: item.entry.byteOffset });
+  const take = plan.take;
+  const acc = createSeedAccumulator({ cwd: plan.cwd, spanSink: sink });
+  for await (const item of streamRoute(route)) {
     const kept: Block[] = [];
     for (const block of item.blocks) {
       const b = take(block);
@@ -176,7 +194,7 @@ async function streamRecord(shape: SessionShape, options: SessionRecordOptions, 
     }
     acc.add(kept);
   }
-  return acc.record(recordParams(session, options));
+  return acc.record(plan.params);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Re-locates every span of a seed index's current view in the session ledger and checks its sha256 and
 // extent: the check `context-fold verify` runs and recovery tools rely on.
 import { hash } from "node:crypto";
-import { anchorBase, LedgerError, resolveAnchor, streamEntries, type Block, type Session, type SessionShape } from "@context-fold/ledger-reader";
+import { anchorBase, LedgerError, resolveAnchor, streamEntries, type Block, type Entry, type Session, type SessionShape } from "@context-fold/ledger-reader";
 import {
   blockLog,
   forEachSpan,
@@ -85,7 +85,7 @@ const EMPTY = -2;
  * where it is (#N, line, entry): flat typed arrays, about 60 bytes a block, where holding the blocks kept
  * their texts. Keys open-addressed by their first 32 bits; a key's blocks chained in file order.
  */
-class AnchoredFacts {
+export class AnchoredFacts {
   #keys: Uint32Array;
   #first: Int32Array;
   #last: Int32Array;
@@ -213,25 +213,55 @@ class AnchoredFacts {
  * Throws LedgerError LEDGER_CHANGED when the file no longer holds the shape's entries.
  */
 export async function verifySpansStreamed(shape: SessionShape, records: readonly StreamedRecord[]): Promise<SeedVerification> {
+  return verifyPlannedSpans(planSpanVerification(shape, records));
+}
+
+/**
+ * What the streamed check needs of the session's shape (entry ids by position, the context_edit
+ * entries the spans name) with the anchors it asks for (the first pass over the spans): a caller
+ * that lets the shape go once it has the plan checks without the shape's entries in memory.
+ */
+export interface SpanVerificationPlan {
+  readonly path: string;
+  readonly fragment: boolean;
+  readonly entryIds: readonly string[];
+  readonly edits: ReadonlyMap<string, Entry | undefined>;
+  readonly records: readonly StreamedRecord[];
+  readonly asked: number;
+  readonly facts: AnchoredFacts;
+}
+
+/** The plan of a streamed check of `records` against `shape`'s session (see SpanVerificationPlan). */
+export function planSpanVerification(shape: SessionShape, records: readonly StreamedRecord[]): SpanVerificationPlan {
   const { session } = shape;
   const key = new Uint32Array(4);
   let asked = 0;
   for (const { record, spansInFile } of records) forEachSpan(record, spansInFile, () => void (asked += 1));
   const facts = new AnchoredFacts(asked);
+  const edits = new Map<string, Entry | undefined>();
   for (const { record, spansInFile } of records) {
     forEachSpan(record, spansInFile, (span) => {
-      const base = anchorBase(span.blockId);
-      if (base === undefined) return;
-      anchorKey(base, key);
+      const parsed = parseAnchor(span.blockId);
+      if (!parsed.ok) return;
+      const editId = parsed.anchor.editId;
+      if (editId !== undefined && !edits.has(editId)) edits.set(editId, session.byId.get(editId));
+      anchorKey(anchorBase(span.blockId) ?? span.blockId, key);
       facts.want(key);
     });
   }
-  if (asked > 0) {
-    for await (const item of streamEntries(session.path, session.header.fragment === true ? { fragment: true } : {})) {
+  return { path: session.path, fragment: session.header.fragment === true, entryIds: session.entries.map((e) => e.id), edits, records, asked, facts };
+}
+
+/** `verifySpansStreamed` from a plan: the shape it was made from need not be held any more. */
+export async function verifyPlannedSpans(plan: SpanVerificationPlan): Promise<SeedVerification> {
+  const { path, entryIds, edits, records, facts } = plan;
+  const key = new Uint32Array(4);
+  if (plan.asked > 0) {
+    for await (const item of streamEntries(path, plan.fragment ? { fragment: true } : {})) {
       if (item.kind !== "entry") continue;
-      const known = session.entries[item.entry.position];
-      if (known?.id !== item.entry.id) {
-        throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${String(known?.id)} as first read: the file changed between reads; run again`, {
+      const known = entryIds[item.entry.position];
+      if (known !== item.entry.id) {
+        throw new LedgerError("LEDGER_CHANGED", path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${String(known)} as first read: the file changed between reads; run again`, {
           line: item.entry.line,
           byteOffset: item.entry.byteOffset,
         });
@@ -281,7 +311,7 @@ export async function verifySpansStreamed(shape: SessionShape, records: readonly
       if (editId === undefined) {
         const [row, ...others] = rows;
         if (row === undefined) {
-          missing.push({ ...where, reason: `no block in ${session.path} carries ${base}` });
+          missing.push({ ...where, reason: `no block in ${path} carries ${base}` });
           return;
         }
         if (others.length > 0) {
@@ -291,13 +321,13 @@ export async function verifySpansStreamed(shape: SessionShape, records: readonly
         judge(where, span, facts.shaHex(row), { bytes: facts.bytes[row] ?? 0, lines: facts.lines[row] ?? 0 }, { index: facts.index[row] ?? 0, line: facts.line[row] ?? 0 });
         return;
       }
-      const edit = session.byId.get(editId);
+      const edit = edits.get(editId);
       if (edit === undefined || edit.type !== "context_edit") {
-        missing.push({ ...where, reason: `no context_edit entry ${editId} in ${session.path}` });
+        missing.push({ ...where, reason: `no context_edit entry ${editId} in ${path}` });
         return;
       }
       const target = edit.raw["targetId"];
-      const row = rows.find((r) => session.entries[facts.entry[r] ?? -1]?.id === target);
+      const row = rows.find((r) => entryIds[facts.entry[r] ?? -1] === target);
       if (row === undefined) {
         const why = rows.length === 0 ? `no block carries ${base}` : `context_edit ${editId} targets another entry (${String(target)})`;
         missing.push({ ...where, reason: why });

@@ -1,0 +1,15 @@
+import { setFlagsFromString } from "node:v8";
+import { readSessionShape } from "@context-fold/ledger-reader";
+import { streamCompactRecord, lastEntryTime } from "@context-fold/extractors";
+import { CompactCodeAssigner, SpanSpool } from "@context-fold/seed-index-format";
+setFlagsFromString("--heap-growing-percent=10");
+const mem = (what) => { const m = process.memoryUsage(); console.error(what, "rss", (m.rss/1e6).toFixed(0), "heap", (m.heapUsed/1e6).toFixed(0), "ext", (m.external/1e6).toFixed(0), "ab", (m.arrayBuffers/1e6).toFixed(0)); };
+let peak = 0; const timer = setInterval(() => { const r = process.memoryUsage().rss; if (r > peak) peak = r; }, 200);
+const shape = await readSessionShape(process.argv[2]);
+mem("shape"); globalThis.gc?.(); mem("shape-gc");
+const codes = new CompactCodeAssigner();
+const spool = new SpanSpool({ target: "/tmp/w28a/probe/seed.jsonl", holdBytes: 0 });
+let n = 0;
+const head = await streamCompactRecord(shape, { seq: 0, at: lastEntryTime(shape.session), trigger: "compact", scope: "lineage" }, codes, (s) => { spool.add(s); if (++n % 200000 === 0) mem("spans " + n); });
+mem("streamed"); console.error("peak so far", (peak/1e6).toFixed(0)); globalThis.gc?.(); mem("streamed-gc");
+spool.dispose(); clearInterval(timer);
