@@ -85,7 +85,7 @@ const EMPTY = -2;
  * where it is (#N, line, entry): flat typed arrays, about 60 bytes a block, where holding the blocks kept
  * their texts. Keys open-addressed by their first 32 bits; a key's blocks chained in file order.
  */
-export class AnchoredFacts {
+class AnchoredFacts {
   #keys: Uint32Array;
   #first: Int32Array;
   #last: Int32Array;
@@ -217,51 +217,71 @@ export async function verifySpansStreamed(shape: SessionShape, records: readonly
 }
 
 /**
- * What the streamed check needs of the session's shape (entry ids by position, the context_edit
- * entries the spans name) with the anchors it asks for (the first pass over the spans): a caller
- * that lets the shape go once it has the plan checks without the shape's entries in memory.
+ * What the streamed check needs of the session's shape: entry ids by position (to tell a file replaced
+ * between the reads) and the context_edit entries (few). A caller that lets the shape go once it has
+ * the plan checks without the shape's entries in memory; nothing of the check is allocated before.
  */
 export interface SpanVerificationPlan {
   readonly path: string;
   readonly fragment: boolean;
-  readonly entryIds: readonly string[];
-  readonly edits: ReadonlyMap<string, Entry | undefined>;
+  /** `idHash` of each entry's id, by position (4 bytes an entry, where the ids held 30 MB on 1 GB). */
+  readonly idHashes: Int32Array;
+  /** The ids of the entries some context_edit targets, by position (what an `:edit:` span's block is matched by). */
+  readonly targets: ReadonlyMap<number, string>;
+  /** The context_edit entries `byId` answers for their ids. */
+  readonly edits: ReadonlyMap<string, Entry>;
   readonly records: readonly StreamedRecord[];
-  readonly asked: number;
-  readonly facts: AnchoredFacts;
+}
+
+/** FNV-1a over the id's UTF-16 units: tells an entry from another at the same position (as `lineageRoute`). */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h | 0;
 }
 
 /** The plan of a streamed check of `records` against `shape`'s session (see SpanVerificationPlan). */
 export function planSpanVerification(shape: SessionShape, records: readonly StreamedRecord[]): SpanVerificationPlan {
   const { session } = shape;
-  const key = new Uint32Array(4);
-  let asked = 0;
-  for (const { record, spansInFile } of records) forEachSpan(record, spansInFile, () => void (asked += 1));
-  const facts = new AnchoredFacts(asked);
-  const edits = new Map<string, Entry | undefined>();
-  for (const { record, spansInFile } of records) {
-    forEachSpan(record, spansInFile, (span) => {
-      const parsed = parseAnchor(span.blockId);
-      if (!parsed.ok) return;
-      const editId = parsed.anchor.editId;
-      if (editId !== undefined && !edits.has(editId)) edits.set(editId, session.byId.get(editId));
-      anchorKey(anchorBase(span.blockId) ?? span.blockId, key);
-      facts.want(key);
-    });
+  const edits = new Map<string, Entry>();
+  const targetIds = new Set<unknown>();
+  for (const entry of session.entries) {
+    if (entry.type !== "context_edit" || session.byId.get(entry.id) !== entry) continue;
+    edits.set(entry.id, entry);
+    targetIds.add(entry.raw["targetId"]);
   }
-  return { path: session.path, fragment: session.header.fragment === true, entryIds: session.entries.map((e) => e.id), edits, records, asked, facts };
+  const entries = session.entries;
+  const idHashes = new Int32Array(entries.length);
+  const targets = new Map<number, string>();
+  for (let i = 0; i < entries.length; i++) {
+    const id = (entries[i] as Entry).id;
+    idHashes[i] = idHash(id);
+    if (targetIds.has(id)) targets.set(i, id);
+  }
+  return { path: session.path, fragment: session.header.fragment === true, idHashes, targets, edits, records };
 }
 
 /** `verifySpansStreamed` from a plan: the shape it was made from need not be held any more. */
 export async function verifyPlannedSpans(plan: SpanVerificationPlan): Promise<SeedVerification> {
-  const { path, entryIds, edits, records, facts } = plan;
+  const { path, idHashes, targets, edits, records } = plan;
   const key = new Uint32Array(4);
-  if (plan.asked > 0) {
+  let asked = 0;
+  for (const { record, spansInFile } of records) asked += spansInFile?.count ?? record.spans.length;
+  const facts = new AnchoredFacts(asked);
+  for (const { record, spansInFile } of records) {
+    forEachSpan(record, spansInFile, (span) => {
+      const base = anchorBase(span.blockId);
+      if (base === undefined) return;
+      anchorKey(base, key);
+      facts.want(key);
+    });
+  }
+  if (asked > 0) {
     for await (const item of streamEntries(path, plan.fragment ? { fragment: true } : {})) {
       if (item.kind !== "entry") continue;
-      const known = entryIds[item.entry.position];
-      if (known !== item.entry.id) {
-        throw new LedgerError("LEDGER_CHANGED", path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${String(known)} as first read: the file changed between reads; run again`, {
+      const position = item.entry.position;
+      if (position >= idHashes.length || idHashes[position] !== idHash(item.entry.id)) {
+        throw new LedgerError("LEDGER_CHANGED", path, `entry ${String(position)} is ${item.entry.id}, not the entry first read there: the file changed between reads; run again`, {
           line: item.entry.line,
           byteOffset: item.entry.byteOffset,
         });
@@ -327,7 +347,7 @@ export async function verifyPlannedSpans(plan: SpanVerificationPlan): Promise<Se
         return;
       }
       const target = edit.raw["targetId"];
-      const row = rows.find((r) => entryIds[facts.entry[r] ?? -1] === target);
+      const row = rows.find((r) => targets.get(facts.entry[r] ?? -1) === target);
       if (row === undefined) {
         const why = rows.length === 0 ? `no block carries ${base}` : `context_edit ${editId} targets another entry (${String(target)})`;
         missing.push({ ...where, reason: why });
