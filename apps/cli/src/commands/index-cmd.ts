@@ -7,8 +7,9 @@
 // 1 GB bench session), so its spans are never held as objects: each is made as its block goes by
 // (hashed then, its text dropped), checked, and spooled as JSON (in memory when small, else a temp file
 // beside the seed index); under the seed index's lock the line is then appended in pieces (head, spans,
-// end), byte for byte the line a whole-record append writes. Codes already handed out are read from the
-// existing index span by span (`readSeedIndexLean`), into a code assigner that keeps numbers, not anchors.
+// end), byte for byte the line a whole-record append writes. Codes already handed out go into a code
+// assigner that keeps numbers, not anchors; for a streamed session they are read from the existing index
+// span by span (`readSeedIndexLean`), so a second run does not parse the first run's 213 MB line whole.
 import { lastEntryTime, planRecordStream, type RecordStreamPlan, streamPlannedRecord } from "@context-fold/extractors";
 import {
   appendNextRecordStreamed,
