@@ -5,7 +5,7 @@
 // file, where `forEachSpan` reads them again. Any line the scan cannot take exactly (malformed, invalid,
 // not a v2 fold-index record, a key written with escapes) is read whole, as `readSeedIndex` reads it, so
 // every outcome is the one `readSeedIndex` gives.
-import { closeSync, createReadStream, openSync, readSync } from "node:fs";
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
 import { SeedIndexUnreadableError } from "./errors.js";
 import { classifyLine, type LineOutcome, type ReadOutcome } from "./reader.js";
 import { type FoldIndexRecord, type Span, validateRecord, validateSpan } from "./records.js";
@@ -16,6 +16,9 @@ export interface SpansInFile {
   readonly byteOffset: number;
   readonly byteLength: number;
   readonly count: number;
+  /** The file's identity when read: a replaced file is told, not read as the spans first checked. */
+  readonly dev: number;
+  readonly ino: number;
 }
 
 /** A `readSeedIndex` outcome; a record read from a long line has `spans: []` and says where they are. */
@@ -209,7 +212,10 @@ function longLineRead(path: string, start: number, length: number, isLast: boole
       const head = scanned.head as { kind?: unknown; v?: unknown } | null;
       if (valid && typeof head === "object" && head !== null && !Array.isArray(head) && head.kind === "fold-index" && head.v === 2) {
         const checked = validateRecord(head);
-        if (checked.ok) return { outcome: "record", record: head as FoldIndexRecord, spansInFile: { path, byteOffset: start, byteLength: length, count: scanned.count } };
+        if (checked.ok) {
+          const { dev, ino } = fstatSync(fd);
+          return { outcome: "record", record: head as FoldIndexRecord, spansInFile: { path, byteOffset: start, byteLength: length, count: scanned.count, dev, ino } };
+        }
       }
     } catch (error) {
       if (!(error instanceof NotScannable)) throw error;
@@ -301,8 +307,13 @@ export function forEachSpan(record: FoldIndexRecord, spansInFile: SpansInFile | 
   try {
     const fd = openSync(path, "r");
     try {
+      // Each span was checked when the line was first read: the same file (a seed index is only appended
+      // to) still holds those bytes, so they are not checked again (a check per span per pass cost
+      // `verify` 1.2× the CPU on the 1 GB bench session).
+      const now = fstatSync(fd);
+      if (now.dev !== spansInFile.dev || now.ino !== spansInFile.ino || now.size < byteOffset + byteLength) throw new FileChanged("another file is there now, or a shorter one");
       scanLine(fd, byteOffset, byteLength, (value, index) => {
-        if (!validateSpan(value, index).ok) throw new NotScannable("a span no longer valid");
+        if (typeof value !== "object" || value === null || Array.isArray(value)) throw new NotScannable("a span is no object");
         seen = index + 1;
         onSpan(value as Span, index);
       });

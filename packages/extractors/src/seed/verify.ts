@@ -128,14 +128,16 @@ class AnchoredFacts {
     }
   }
 
-  /** Ask for the blocks carrying `key` (before any block is added). */
-  want(key: Uint32Array): void {
-    if (this.#first[this.#slot(key)] !== EMPTY) return;
+  /** Ask for the blocks carrying `key` (before any block is added); returns its slot (final while no more keys than `expected` are asked for). */
+  want(key: Uint32Array): number {
+    const held = this.#slot(key);
+    if (this.#first[held] !== EMPTY) return held;
     if ((this.#size + 1) * 4 > this.#first.length * 3) this.#grow();
     const slot = this.#slot(key);
     this.#keys.set(key, slot * 4);
     this.#first[slot] = -1;
     this.#size += 1;
+    return slot;
   }
 
   #grow(): void {
@@ -268,12 +270,18 @@ export async function verifyPlannedSpans(plan: SpanVerificationPlan): Promise<Se
   let asked = 0;
   for (const { record, spansInFile } of records) asked += spansInFile?.count ?? record.spans.length;
   const facts = new AnchoredFacts(asked);
+  // Each span's slot, in span order (the check pass meets the spans in the same order): each anchor is
+  // hashed once. The table is sized for every span up front, so no slot moves.
+  const slots = new Int32Array(asked).fill(-1);
+  let at = 0;
   for (const { record, spansInFile } of records) {
     forEachSpan(record, spansInFile, (span) => {
       const base = anchorBase(span.blockId);
-      if (base === undefined) return;
-      anchorKey(base, key);
-      facts.want(key);
+      if (base !== undefined) {
+        anchorKey(base, key);
+        slots[at] = facts.want(key);
+      }
+      at += 1;
     });
   }
   if (asked > 0) {
@@ -315,6 +323,7 @@ export async function verifyPlannedSpans(plan: SpanVerificationPlan): Promise<Se
   };
   for (const { record, spansInFile } of records) {
     forEachSpan(record, spansInFile, (span) => {
+      const own = spans;
       spans += 1;
       const where = { seq: record.seq, blockId: span.blockId, code: span.code };
       const parsed = parseAnchor(span.blockId);
@@ -323,8 +332,7 @@ export async function verifyPlannedSpans(plan: SpanVerificationPlan): Promise<Se
         return;
       }
       const base = anchorBase(span.blockId) ?? span.blockId;
-      anchorKey(base, key);
-      const slot = facts.slotOf(key);
+      const slot = slots[own] ?? -1;
       const rows: number[] = [];
       for (let row = slot < 0 ? -1 : facts.firstRow(slot); row >= 0; row = facts.next[row] ?? -1) rows.push(row);
       const editId = parsed.anchor.editId;
