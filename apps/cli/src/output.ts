@@ -82,6 +82,28 @@ export function printJson(value: unknown): void {
   writeOut(pieces.join(""));
 }
 
+/** Characters gathered before a write by `printJsonPieces`. */
+const PIECES_BATCH_CHARS = 1024 * 1024;
+
+/**
+ * A JSON document that `produce` writes piece by piece (one too long to build as one string or value:
+ * `index --json` on a 1 GB session prints a million spans), then a newline; written in batches.
+ */
+export function printJsonPieces(produce: (write: (piece: string) => void) => void): void {
+  const pieces: string[] = [];
+  let size = 0;
+  produce((piece) => {
+    pieces.push(piece);
+    size += piece.length;
+    if (size < PIECES_BATCH_CHARS) return;
+    writeOut(pieces.join(""));
+    pieces.length = 0;
+    size = 0;
+  });
+  pieces.push("\n");
+  writeOut(pieces.join(""));
+}
+
 export function printText(text: string): void {
   writeOut(text.endsWith("\n") ? text : `${text}\n`);
 }

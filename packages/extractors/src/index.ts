@@ -82,6 +82,7 @@ export {
   type SeedFields,
   type SeedFieldsOptions,
   type SeedRecordParams,
+  type SpanSink,
 } from "./seed/accumulator.js";
 export { createSeedScanCache, type SeedScanCache } from "./seed/scan-cache.js";
 export { buildFoldRecord, type ExtractFieldsOptions, extractRecordFields, type FoldRecordInput } from "./seed/build-record.js";
@@ -94,8 +95,21 @@ export {
   recordBlocksAmong,
   type SessionBlocksOptions,
   type SessionRecordOptions,
+  planRecordStream,
+  type RecordStreamPlan,
+  streamCompactRecord,
+  streamPlannedRecord,
 } from "./seed/session-record.js";
-export { type SeedVerification, type SpanProblem, verifySpans } from "./seed/verify.js";
+export {
+  planSpanVerification,
+  type SeedVerification,
+  type SpanProblem,
+  type SpanVerificationPlan,
+  type StreamedRecord,
+  verifyPlannedSpans,
+  verifySpans,
+  verifySpansStreamed,
+} from "./seed/verify.js";
 // --- end lexicon and seed-index record extraction ---
 
 // --- context inventory (issue 13) ---

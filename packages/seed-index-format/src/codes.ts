@@ -37,10 +37,14 @@ const hexValue = (unit: number): number => (unit <= 57 ? unit - 48 : unit - 87);
 
 /** First 10 (or 12) characters of base32(sha256(blockId)). */
 export function codeFor(blockId: string, length: 10 | 12 = 10): string {
+  return codeOfDigest(hash("sha256", blockId, "hex"), length);
+}
+
+/** The code of a block whose sha256(blockId) is `hex`. */
+function codeOfDigest(hex: string, length: 10 | 12): string {
   // Base32 is a prefix stream: 12 characters need 60 bits, so the first 16 hex digits (8 bytes) of the
   // digest suffice. The digest is taken as hex (a string result costs a third of a Buffer's) and its
   // digits read in place (no slices, no parseInt): a record from scratch asks this of every span.
-  const hex = hash("sha256", blockId, "hex");
   let high = 0;
   let low = 0;
   for (let i = 0; i < 8; i++) high = (high << 4) | hexValue(hex.charCodeAt(i));
@@ -95,5 +99,129 @@ export class CodeAssigner {
   /** The blockId holding a code, if any. */
   blockFor(code: string): string | undefined {
     return this.#byCode.get(code);
+  }
+}
+
+/** The 50 bits a 10-character code stands for, or -1 when `code` is not 10 base32 letters. */
+function codeBits(code: string): number {
+  if (code.length !== 10) return -1;
+  let value = 0;
+  for (let i = 0; i < 10; i++) {
+    const digit = ALPHABET.indexOf(code.charAt(i));
+    if (digit < 0) return -1;
+    value = value * 32 + digit;
+  }
+  return value;
+}
+
+/** The first 50 bits of the digest `hex` (what its 10-character code spells) as one exact number. */
+function digestBits(hex: string): number {
+  let high = 0;
+  for (let i = 0; i < 8; i++) high = (high << 4) | hexValue(hex.charCodeAt(i));
+  let next = 0;
+  for (let i = 8; i < 13; i++) next = next * 16 + hexValue(hex.charCodeAt(i)); // 20 more bits, 18 taken
+  return (high >>> 0) * 2 ** 18 + Math.floor(next / 4);
+}
+
+/** 52 bits of the digest `hex` past those a code uses: tells two blocks with one 10-character code apart. */
+function digestPrint(hex: string): number {
+  let value = 0;
+  for (let i = 16; i < 29; i++) value = value * 16 + hexValue(hex.charCodeAt(i));
+  return value;
+}
+
+/**
+ * A `CodeAssigner` for a record of a whole session (a million spans), in memory that does not hold the
+ * anchors: a block whose code is its own 10-character code (nearly all) is kept as two numbers in a flat
+ * table — the code's 50 bits and 52 further bits of sha256(blockId), which tell two blocks sharing a code
+ * apart (a wrong "same block" needs a 102-bit collision) — and only the others (12-character codes,
+ * codes from earlier records that are not their block's own) as strings. Hands out exactly the codes a
+ * `CodeAssigner` given the same pairs and calls would.
+ */
+export class CompactCodeAssigner {
+  /** Code bits + 1 by slot (0: empty), linear probing on the bits' low part. */
+  #keys = new Float64Array(1 << 12);
+  #prints = new Float64Array(1 << 12);
+  #used = 0;
+  readonly #byBlock = new Map<string, string>();
+  readonly #byCode = new Map<string, string>();
+
+  constructor(existing: Iterable<[string, string]> = []) {
+    for (const [blockId, code] of existing) this.keep(blockId, code);
+  }
+
+  /** The slot holding `bits`, or the empty slot where it would go. */
+  #slot(bits: number): number {
+    const mask = this.#keys.length - 1;
+    let at = (bits % 4294967296) & mask;
+    for (;;) {
+      const key = this.#keys[at] ?? 0;
+      if (key === 0 || key === bits + 1) return at;
+      at = (at + 1) & mask;
+    }
+  }
+
+  #insert(bits: number, print: number): void {
+    // At most 3/4 full: a million spans fit 2M slots (32 MB), not 4M.
+    if ((this.#used + 1) * 4 > this.#keys.length * 3) {
+      const keys = this.#keys;
+      const prints = this.#prints;
+      this.#keys = new Float64Array(keys.length * 2);
+      this.#prints = new Float64Array(keys.length * 2);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] ?? 0;
+        if (key === 0) continue;
+        const at = this.#slot(key - 1);
+        this.#keys[at] = key;
+        this.#prints[at] = prints[i] ?? 0;
+      }
+    }
+    const at = this.#slot(bits);
+    this.#keys[at] = bits + 1;
+    this.#prints[at] = print;
+    this.#used += 1;
+  }
+
+  /** The print of the block holding the 10-character code `bits`, or -1 when the table has none. */
+  #holder(bits: number): number {
+    const at = this.#slot(bits);
+    return (this.#keys[at] ?? 0) === 0 ? -1 : (this.#prints[at] ?? 0);
+  }
+
+  /** Take an existing record's pair (a CodeAssigner's constructor rule: a block or code already held is skipped). */
+  keep(blockId: string, code: string): void {
+    if (this.#byBlock.has(blockId) || this.#byCode.has(code)) return;
+    const hex = hash("sha256", blockId, "hex");
+    const bits = digestBits(hex);
+    const print = digestPrint(hex);
+    if (this.#holder(bits) === print) return; // the block holds its own code already
+    const held = codeBits(code);
+    if (held >= 0 && this.#holder(held) >= 0) return; // the code is held
+    if (held === bits) this.#insert(bits, print);
+    else {
+      this.#byBlock.set(blockId, code);
+      this.#byCode.set(code, blockId);
+    }
+  }
+
+  assign(blockId: string): string {
+    const known = this.#byBlock.get(blockId);
+    if (known !== undefined) return known;
+    const hex = hash("sha256", blockId, "hex");
+    const bits = digestBits(hex);
+    const print = digestPrint(hex);
+    const holder = this.#holder(bits);
+    const code = codeOfDigest(hex, 10);
+    if (holder === print) return code;
+    if (holder < 0 && !this.#byCode.has(code)) {
+      this.#insert(bits, print);
+      return code;
+    }
+    const longer = codeOfDigest(hex, 12);
+    const other = this.#byCode.get(longer);
+    if (other !== undefined) throw new CodeCollisionError(blockId, other, longer);
+    this.#byBlock.set(blockId, longer);
+    this.#byCode.set(longer, blockId);
+    return longer;
   }
 }

@@ -156,7 +156,7 @@ export interface ShapeError {
 export type RecordValidation = { ok: true; kind: "record" | "retract" } | { ok: false; errors: ShapeError[] };
 
 function compileChecks() {
-  return { record: Compile(FoldIndexRecordSchema), retract: Compile(FoldRetractRecordSchema), v1: Compile(FoldIndexV1RecordSchema) };
+  return { record: Compile(FoldIndexRecordSchema), retract: Compile(FoldRetractRecordSchema), v1: Compile(FoldIndexV1RecordSchema), span: Compile(SpanSchema) };
 }
 let compiledChecks: ReturnType<typeof compileChecks> | undefined;
 /**
@@ -244,6 +244,20 @@ export function validateRecord(value: unknown): RecordValidation {
     return errors.length === 0 ? { ok: true, kind: "record" } : { ok: false, errors };
   }
   return { ok: false, errors: [{ path: "/kind", message: 'must be "fold-index" or "fold-retract"' }] };
+}
+
+/**
+ * Is `value` a valid span (`index` in its record's `spans`)? A record is valid exactly when it is with
+ * `spans: []` and each of its spans is: what a writer or reader checks of a record whose spans it does
+ * not hold all at once. Errors carry the span's path in the record.
+ */
+export function validateSpan(value: unknown, index: number): { ok: true } | { ok: false; errors: ShapeError[] } {
+  const prefix = `/spans/${String(index)}`;
+  if (!checks().span.Check(value)) {
+    return { ok: false, errors: shapeErrors(checks().span, value).map((e) => ({ path: `${prefix}${e.path}`, message: e.message })) };
+  }
+  const parsed = parseAnchor((value as Span).blockId);
+  return parsed.ok ? { ok: true } : { ok: false, errors: [{ path: `${prefix}/blockId`, message: parsed.reason }] };
 }
 
 /** The JSON Schema 2020-12 document shipped as schema.json: one file, both record kinds. */

@@ -2,11 +2,13 @@
 // (@context-fold/durable-fs: `<seed-index>.lock`, held only for the append), so writers in any process
 // never interleave or share a seq. The next seq is read from the file's tail under that lock (scanning
 // back past a damaged tail to the last valid record), never from a full re-read of a growing index.
-import { closeSync, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
-import { appendFile, type LockOptions, withAppendLock } from "@context-fold/durable-fs";
+import { closeSync, fstatSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readSync, type Stats, statSync, utimesSync } from "node:fs";
+import { dirname } from "node:path";
+import { appendFile, type LockOptions, lockPathFor, syncDirectory, withAppendLock, writeAll } from "@context-fold/durable-fs";
 import { InvalidRecordError } from "./errors.js";
 import { classifyLine } from "./reader.js";
 import { type FoldIndexRecord, type FoldRetractRecord, validateRecord } from "./records.js";
+import type { SpanSpool } from "./span-spool.js";
 
 export interface AppendOptions {
   /** fsync the file after the write (durable against power loss; slower). */
@@ -75,23 +77,26 @@ function lockOptions(options: AppendOptions): LockOptions {
 
 /** The line for `record`, preceded by a newline when the file ends in a torn line (so those bytes stay on their own line, where the reader reports them). */
 function lineFor(path: string, record: AnyRecord): Buffer {
-  let prefix = "";
+  return Buffer.from(`${tornTail(path) ? "\n" : ""}${JSON.stringify(record)}\n`, "utf8");
+}
+
+/** Does the file end in a line without its newline (an interrupted append)? */
+function tornTail(path: string): boolean {
   let fd: number | null = null;
   try {
     fd = openSync(path, "r");
     const size = fstatSync(fd).size;
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      // Under the lock no other appender is mid-write: a missing newline is a torn tail.
-      if (last[0] !== 0x0a) prefix = "\n";
-    }
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    // Under the lock no other appender is mid-write: a missing newline is a torn tail.
+    return last[0] !== 0x0a;
   } catch (error) {
     if ((error as { code?: unknown }).code !== "ENOENT") throw error;
+    return false;
   } finally {
     if (fd !== null) closeSync(fd);
   }
-  return Buffer.from(`${prefix}${JSON.stringify(record)}\n`, "utf8");
 }
 
 function checked<R extends AnyRecord>(path: string, record: R): R {
@@ -153,6 +158,101 @@ export async function appendNextRecord<R extends AnyRecord>(path: string, build:
       const after = statOf(path);
       if (after !== undefined) tail.known = { dev: after.dev, ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, ctimeMs: after.ctimeMs, nextSeq: record.seq + 1 };
     }
+    return record;
+  }, lockOptions(options));
+}
+
+/** Stands in for the spans while the rest of a streamed record is serialized (a string no record holds). */
+const SPANS_MARK = "\u0000context-fold: spans go here\u0000";
+
+/** The record's line up to its spans (`…"spans":[`), and from their end (`]…}`). */
+function headAround(path: string, record: FoldIndexRecord): { before: string; after: string } {
+  if (record.spans.length > 0) throw new TypeError("a streamed record's spans are in its spool: pass it with `spans: []`");
+  checked(path, record);
+  // The mark takes the spans' place in the key order, so the line is the one JSON.stringify gives.
+  const text = JSON.stringify({ ...record, spans: SPANS_MARK });
+  const token = `"spans":${JSON.stringify(SPANS_MARK)}`;
+  const at = text.indexOf(token);
+  if (at === -1 || text.includes(token, at + 1)) throw new TypeError("a streamed record cannot hold the spans mark in its own fields");
+  return { before: `${text.slice(0, at)}"spans":[`, after: `]${text.slice(at + token.length)}` };
+}
+
+/** Refresh the lock's time this often (bytes written) during a long append, so no waiter judges it stale. */
+const LOCK_REFRESH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Writes the record's line at the file's end in pieces (the caller holds the append lock): the head, the
+ * spooled spans, the end. On any failure the file is cut back to where it was, as `appendFile` does; a
+ * crash midway leaves a torn last line, which readers report (torn-tail) and the next append starts a
+ * new line after, as after any interrupted append.
+ */
+function appendLine(path: string, prefix: string, record: FoldIndexRecord, spool: SpanSpool, sync: boolean): void {
+  const { before, after } = headAround(path, record);
+  mkdirSync(dirname(path), { recursive: true });
+  let created = false;
+  let fd: number;
+  try {
+    fd = openSync(path, "r+");
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ENOENT") throw error;
+    fd = openSync(path, "wx+");
+    created = true;
+  }
+  try {
+    const start = fstatSync(fd).size;
+    let at = start;
+    let sinceRefresh = 0;
+    const write = (bytes: Uint8Array): void => {
+      writeAll(fd, bytes, at, path);
+      at += bytes.length;
+      sinceRefresh += bytes.length;
+      if (sinceRefresh >= LOCK_REFRESH_BYTES) {
+        sinceRefresh = 0;
+        const now = new Date();
+        utimesSync(lockPathFor(path), now, now);
+      }
+    };
+    try {
+      write(Buffer.from(`${prefix}${before}`, "utf8"));
+      spool.eachPiece(write);
+      write(Buffer.from(`${after}\n`, "utf8"));
+      if (sync) fsyncSync(fd);
+    } catch (error) {
+      try {
+        ftruncateSync(fd, start);
+        fsyncSync(fd);
+      } catch {
+        if (error instanceof Error) Object.assign(error, { tailDirty: true });
+      }
+      throw error;
+    }
+    if (created && sync) syncDirectory(dirname(path));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `appendRecord` for a record whose spans are in `spool` (`record.spans` is []): the line is written in
+ * pieces under the append lock, byte for byte the line `appendRecord` writes for the record with those
+ * spans. Throws InvalidRecordError (file untouched) when the record does not match the contract.
+ */
+export async function appendRecordStreamed(path: string, record: FoldIndexRecord, spool: SpanSpool, options: AppendOptions = {}): Promise<void> {
+  headAround(path, record);
+  await withAppendLock(path, () => {
+    appendLine(path, tornTail(path) ? "\n" : "", record, spool, options.fsync === true);
+  }, lockOptions(options));
+}
+
+/**
+ * `appendNextRecord` for a record whose spans are in `spool`: the seq is taken under the lock from the
+ * file's tail (at least `minSeq`), `build(seq)` makes the record without its spans. Returns it as built.
+ */
+export async function appendNextRecordStreamed(path: string, build: (seq: number) => FoldIndexRecord, spool: SpanSpool, options: AppendOptions & { minSeq?: number } = {}): Promise<FoldIndexRecord> {
+  return withAppendLock(path, () => {
+    const seq = Math.max(nextSeqFromTail(path), options.minSeq ?? 0);
+    const record = build(seq);
+    appendLine(path, tornTail(path) ? "\n" : "", record, spool, options.fsync === true);
     return record;
   }, lockOptions(options));
 }

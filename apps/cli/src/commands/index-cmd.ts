@@ -3,34 +3,107 @@
 // Two reads, neither holding the session's text: its shape (tree, lineage, edits), then a stream whose
 // lineage blocks are scanned into the record's running fields as they go by.
 //
-// Not yet within 512 MB on a 1 GB session (3.5 GB peak on the bench's): the record is one JSON line with
-// a span per anchorable lineage block (1,052,213 spans, 213 MB), built whole and written in one append
-// under the seed index's lock; the seed accumulator keeps each span's block, text included, until the
-// record asks for its sha256 (computed late on purpose: a fold record spans only the blocks it chose);
-// and the code assigner maps every span's anchor. Bounded memory needs a record writer that streams the
-// spans (they come last in the record) and an accumulator that hashes a span as its block goes by.
-import { buildCompactRecordStreamed, lastEntryTime } from "@context-fold/extractors";
+// The record is one JSON line with a span per anchorable lineage block (1,052,213 spans, 213 MB, on the
+// 1 GB bench session), so its spans are never held as objects: each is made as its block goes by
+// (hashed then, its text dropped), checked, and spooled as JSON (in memory when small, else a temp file
+// beside the seed index); under the seed index's lock the line is then appended in pieces (head, spans,
+// end), byte for byte the line a whole-record append writes. Codes already handed out go into a code
+// assigner that keeps numbers, not anchors; for a streamed session they are read from the existing index
+// span by span (`readSeedIndexLean`), so a second run does not parse the first run's 213 MB line whole.
+import { lastEntryTime, planRecordStream, type RecordStreamPlan, streamPlannedRecord } from "@context-fold/extractors";
 import {
-  appendNextRecord,
-  appendRecord,
+  appendNextRecordStreamed,
+  appendRecordStreamed,
   archivalUnion,
-  CodeAssigner,
+  CompactCodeAssigner,
   type FoldIndexRecord,
-  type ReadOutcome,
-  readSeedIndexFile,
+  forEachSpan,
+  type LeanReadOutcome,
+  readSeedIndexFileLean,
   SeedIndexError,
   seedIndexPath,
   type SeedTrigger,
+  SpanSpool,
+  type SpansInFile,
 } from "@context-fold/seed-index-format";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { CliError, EXIT_USAGE, emit } from "../output.js";
-import { readSessionShapeForCli, refuseSessionTarget } from "../session-input.js";
+import { CliError, EXIT_USAGE, printJsonPieces, printText } from "../output.js";
+import { readSessionShapeForCli, refuseSessionTarget, streamsSession } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
-/** Outcomes of an existing seed index ([] when it does not exist yet). */
-export async function readIndexOutcomes(file: string): Promise<{ outcomes: ReadOutcome[]; exists: boolean }> {
-  return await readSeedIndexFile(file);
+/**
+ * Outcomes of an existing seed index ([] when it does not exist yet). With `lean` (a session that
+ * streams, see STREAM_ABOVE_BYTES) every record comes without its spans (`spansInFile` says where they
+ * are; read them with `forEachSpan`); otherwise every line is read whole, in one parse (a scanned line
+ * costs a parse per span, twice: 1.15× the CPU of `verify` on the 100 MB bench session).
+ */
+export async function readIndexOutcomes(file: string, lean = false): Promise<{ outcomes: LeanReadOutcome[]; exists: boolean }> {
+  return await readSeedIndexFileLean(file, { holdLineUpTo: lean ? 0 : Number.POSITIVE_INFINITY });
+}
+
+/** Where each record of `outcomes` left its spans (records that hold theirs are absent). */
+export function spansInFileOf(outcomes: readonly LeanReadOutcome[]): Map<FoldIndexRecord, SpansInFile> {
+  const where = new Map<FoldIndexRecord, SpansInFile>();
+  for (const o of outcomes) if (o.outcome === "record" && o.spansInFile !== undefined) where.set(o.record, o.spansInFile);
+  return where;
+}
+
+/**
+ * What the record needs of the session and of the existing index: where it goes, the codes handed out,
+ * and the plan of the streamed read. The session's shape is read and let go here, before the long
+ * stream, so the two are never in memory at once.
+ */
+async function prepareRecord(sessionFile: string, options: IndexOptions): Promise<{ out: string; streams: boolean; codes: CompactCodeAssigner; plan: RecordStreamPlan }> {
+  const shape = await readSessionShapeForCli(sessionFile);
+  const session = shape.session;
+  const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
+  refuseSessionTarget(out, sessionFile, "--out");
+  const streams = streamsSession(sessionFile);
+  // Codes already handed out in this index stay with their blocks (read before the lock: a code is a
+  // function of its block, so a record appended meanwhile cannot change it).
+  const { outcomes } = await readIndexOutcomes(out, streams);
+  const codes = new CompactCodeAssigner();
+  const where = spansInFileOf(outcomes);
+  for (const record of archivalUnion(outcomes)) forEachSpan(record, where.get(record), (span) => codes.keep(span.blockId, span.code));
+  const at = options.now ?? lastEntryTime(session);
+  if (at === undefined) {
+    throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
+  }
+  // The record is built once (seq 0) outside the lock, then numbered under it: the streamed read is
+  // too long to hold the append lock for, and the seq changes nothing else in the record.
+  return { out, streams, codes, plan: planRecordStream(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, scope: "lineage" }) };
+}
+
+/** The record of the session's lineage without its spans (seq 0 unless --seq), and its spans spooled. */
+async function spooledRecord(sessionFile: string, options: IndexOptions): Promise<{ out: string; built: FoldIndexRecord; spool: SpanSpool }> {
+  const { out, streams, codes, plan } = await prepareRecord(sessionFile, options);
+  // A streamed session's spans go to the temp file from the first (what a 1 GB session needs anyway).
+  const spool = new SpanSpool({ target: out, ...(streams ? { holdBytes: 0 } : {}) });
+  try {
+    return { out, built: await streamPlannedRecord(plan, codes, (span) => spool.add(span)), spool };
+  } catch (error) {
+    spool.dispose();
+    throw error;
+  }
+}
+
+/** Stands in for the spans while the rest of the record is printed (a string no record holds). */
+const SPANS_MARK = "\u0000context-fold: spans go here\u0000";
+
+/** `JSON.stringify(record, null, 2)` of the record with the spooled spans, written piece by piece. */
+function printRecord(record: FoldIndexRecord, spool: SpanSpool): void {
+  printJsonPieces((write) => {
+    // The mark takes the spans' place in the key order; the spans go where it stands, as JSON.stringify puts them.
+    const text = JSON.stringify({ ...record, spans: SPANS_MARK }, null, 2);
+    const token = `"spans": ${JSON.stringify(SPANS_MARK)}`;
+    const at = text.indexOf(token);
+    if (at === -1 || text.includes(token, at + 1)) throw new Error("the record holds the spans mark in its own fields");
+    write(`${text.slice(0, at)}"spans": [`);
+    spool.forEach((span, i) => write(`${i === 0 ? "" : ","}\n    ${JSON.stringify(span, null, 2).replaceAll("\n", "\n    ")}`));
+    write(spool.count === 0 ? "]" : "\n  ]");
+    write(text.slice(at + token.length));
+  });
 }
 
 function parseSeq(value: string): number {
@@ -62,47 +135,37 @@ export function registerIndex(program: Command): void {
     .option("--now <iso>", "record time (default: the timestamp of the last entry)", parseNow)
     .option("--json", "print the record as JSON")
     .action(async (sessionFile: string, options: IndexOptions) => {
-      const shape = await readSessionShapeForCli(sessionFile);
-      const session = shape.session;
-      const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
-      refuseSessionTarget(out, sessionFile, "--out");
-      // Codes already handed out in this index stay with their blocks (read before the lock: a code is a
-      // function of its block, so a record appended meanwhile cannot change it).
-      const { outcomes } = await readIndexOutcomes(out);
-      const existing: [string, string][] = [];
-      for (const record of archivalUnion(outcomes)) for (const span of record.spans) existing.push([span.blockId, span.code]);
-      const at = options.now ?? lastEntryTime(session);
-      if (at === undefined) {
-        throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
-      }
-      const codes = new CodeAssigner(existing);
-      // The record is built once (seq 0) outside the lock, then numbered under it: the streamed read is
-      // too long to hold the append lock for, and the seq changes nothing else in the record.
-      const built = await buildCompactRecordStreamed(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, codes, scope: "lineage" });
-      const build = (seq: number): FoldIndexRecord => ({ ...built, seq });
-      // The seq is assigned under the seed index's append lock, from the file's tail: concurrent runs (and
-      // the extension) never share one. An explicit --seq is taken as given.
-      let record: FoldIndexRecord;
+      const { out, built, spool } = await spooledRecord(sessionFile, options);
       try {
-        if (options.seq === undefined) record = await appendNextRecord(out, build);
+        // The seq is assigned under the seed index's append lock, from the file's tail: concurrent runs (and
+        // the extension) never share one. An explicit --seq is taken as given.
+        let record: FoldIndexRecord;
+        try {
+          if (options.seq === undefined) record = await appendNextRecordStreamed(out, (seq) => ({ ...built, seq }), spool);
+          else {
+            record = built;
+            await appendRecordStreamed(out, record, spool);
+          }
+        } catch (error) {
+          // InvalidRecordError is a SeedIndexError: both carry their code and are told by the error boundary.
+          if (error instanceof SeedIndexError) throw error;
+          if (error instanceof Error && (error as { code?: unknown }).code === "DURABLE_LOCK_TIMEOUT") {
+            throw new CliError(`${error.message}; if no context-fold process is running, delete that lock file`, { code: "LOCKED", exitCode: EXIT_USAGE });
+          }
+          if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
+          throw error;
+        }
+        if (options.json === true) printRecord(record, spool);
         else {
-          record = built;
-          await appendRecord(out, record);
+          printText(
+            [
+              `appended seq ${String(record.seq)} (${record.trigger}, at ${record.at}) to ${out}`,
+              `  ${String(spool.count)} span(s), ${String(record.files.length)} file(s), ${String(record.commands.length)} command(s), ${String(record.errors.length)} error line(s), ${String(record.identifiers.length)} identifier(s), ${String(record.userMessages.length)} user message(s)`,
+            ].join("\n"),
+          );
         }
-      } catch (error) {
-        // InvalidRecordError is a SeedIndexError: both carry their code and are told by the error boundary.
-        if (error instanceof SeedIndexError) throw error;
-        if (error instanceof Error && (error as { code?: unknown }).code === "DURABLE_LOCK_TIMEOUT") {
-          throw new CliError(`${error.message}; if no context-fold process is running, delete that lock file`, { code: "LOCKED", exitCode: EXIT_USAGE });
-        }
-        if (error instanceof Error && "code" in error) throw new CliError(`cannot write ${out}: ${error.message}`, { code: "WRITE_FAILED", exitCode: EXIT_USAGE });
-        throw error;
+      } finally {
+        spool.dispose();
       }
-      emit(options.json === true, record, () =>
-        [
-          `appended seq ${String(record.seq)} (${record.trigger}, at ${record.at}) to ${out}`,
-          `  ${String(record.spans.length)} span(s), ${String(record.files.length)} file(s), ${String(record.commands.length)} command(s), ${String(record.errors.length)} error line(s), ${String(record.identifiers.length)} identifier(s), ${String(record.userMessages.length)} user message(s)`,
-        ].join("\n"),
-      );
     });
 }

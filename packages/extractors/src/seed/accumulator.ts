@@ -51,6 +51,18 @@ export interface SeedAccumulatorOptions {
    * the same with or without.
    */
   readonly scans?: SeedScanCache | undefined;
+  /**
+   * Hand each span out as its block is added (its code from `codes`) instead of keeping it for `spans`
+   * and `record`, which then give none: a whole-session record (a million spans on a 1 GB session)
+   * written as it is made, in memory that does not grow with its spans. Same spans, same order.
+   */
+  readonly spanSink?: SpanSink | undefined;
+}
+
+/** Where an accumulator with `spanSink` sends its spans. */
+export interface SpanSink {
+  readonly codes: Pick<CodeAssigner, "assign">;
+  readonly take: (span: Span) => void;
 }
 
 export interface SeedFieldsOptions {
@@ -248,6 +260,8 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
   const errors = new Map<string, ErrorStat>();
   const userMessages: UserMessageRef[] = [];
   const spanSources: SpanSource[] = [];
+  const sink = options.spanSink;
+  let sunk = 0;
   let ordinal = 0;
   let highestIndex = -1;
   let lastTimestamp: string | undefined;
@@ -373,12 +387,32 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     if (block.anchor !== undefined && (block.kind === "toolResult" || block.kind === "text" || block.kind === "thinking")) {
       const tool = block.kind === "toolResult" ? block.toolName : undefined;
       const fullOutputPath = block.fullOutputPath !== undefined && block.fullOutputPath.length > 0 ? block.fullOutputPath : undefined;
-      spanSources.push({ block, anchor: block.anchor, text: block.text, tool, turn: block.turn, fullOutputPath, facts: undefined });
+      const source: SpanSource = { block, anchor: block.anchor, text: block.text, tool, turn: block.turn, fullOutputPath, facts: undefined };
+      if (sink === undefined) spanSources.push(source);
+      else {
+        sink.take(spanOf(source, sink.codes));
+        sunk += 1;
+      }
     }
   };
   // A span's sha256 and log are computed when a record first asks for it (a fold record spans only the
   // blocks it chose), once per accumulator, or once per cache when accumulators share one.
   const factsOf = (source: SpanSource): SpanFacts => (source.facts ??= cache === undefined ? spanFacts(source.text) : cache.span(source.block));
+
+  const spanOf = (source: SpanSource, codes: Pick<CodeAssigner, "assign">): Span => {
+    const anchor = source.anchor;
+    // Built field by field in the record's key order (blockId, code, tool?, turn, log, sha256,
+    // fullOutputPath?), not spread from conditional objects: a spread per span cost more than the span.
+    const span = { blockId: anchor, code: codes.assign(anchor) } as Span;
+    if (source.tool !== undefined) span.tool = source.tool;
+    span.turn = source.turn;
+    const facts = factsOf(source);
+    span.log = { bytes: facts.log.bytes, lines: facts.log.lines };
+    span.sha256 = facts.sha256;
+    // An edited block's text is no longer the file's: asked only of the few spans with a file.
+    if (source.fullOutputPath !== undefined && !isEditedAnchor(anchor)) span.fullOutputPath = source.fullOutputPath;
+    return span;
+  };
 
   const fields = (opts: SeedFieldsOptions = {}): SeedFields => {
     const recent = opts.favourRecent === true;
@@ -435,18 +469,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
     for (let i = Math.max(0, from); i < spanSources.length; i++) {
       const source = spanSources[i] as SpanSource;
       if (filter !== undefined && !filter(source.block)) continue;
-      const anchor = source.anchor;
-      // Built field by field in the record's key order (blockId, code, tool?, turn, log, sha256,
-      // fullOutputPath?), not spread from conditional objects: a spread per span cost more than the span.
-      const span = { blockId: anchor, code: codes.assign(anchor) } as Span;
-      if (source.tool !== undefined) span.tool = source.tool;
-      span.turn = source.turn;
-      const facts = factsOf(source);
-      span.log = { bytes: facts.log.bytes, lines: facts.log.lines };
-      span.sha256 = facts.sha256;
-      // An edited block's text is no longer the file's: asked only of the few spans with a file.
-      if (source.fullOutputPath !== undefined && !isEditedAnchor(anchor)) span.fullOutputPath = source.fullOutputPath;
-      out.push(span);
+      out.push(spanOf(source, codes));
     }
     return out;
   };
@@ -460,7 +483,7 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
       return ordinal;
     },
     get spanCount() {
-      return spanSources.length;
+      return spanSources.length + sunk;
     },
     fields,
     spans,

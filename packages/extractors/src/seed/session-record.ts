@@ -1,8 +1,8 @@
 // Records over a whole read session: the blocks a `compact` record re-extracts (active lineage, current
 // context_edit replacements and omissions applied), and the record itself.
-import { joinTextParts, type CodeAssigner, type FoldIndexRecord, type SeedTrigger, type Usage } from "@context-fold/seed-index-format";
-import { LedgerError, lineageBlocks, readSession, streamEntries, type Block, type Entry, type Session, type SessionShape } from "@context-fold/ledger-reader";
-import { createSeedAccumulator, type SeedRecordParams } from "./accumulator.js";
+import { joinTextParts, type CodeAssigner, type FoldIndexRecord, type SeedTrigger, type Span, type Usage } from "@context-fold/seed-index-format";
+import { lineageBlocks, lineageInFileOrder, lineageRoute, type LineageRoute, readSession, streamRoute, type Block, type Entry, type Session, type SessionShape } from "@context-fold/ledger-reader";
+import { createSeedAccumulator, type SeedRecordParams, type SpanSink } from "./accumulator.js";
 
 export interface SessionBlocksOptions {
   /**
@@ -135,19 +135,58 @@ export interface SessionRecordOptions extends SessionBlocksOptions {
  * the two reads).
  */
 export async function buildCompactRecordStreamed(shape: SessionShape, options: SessionRecordOptions): Promise<FoldIndexRecord> {
+  return streamRecord(planRecordStream(shape, options), undefined);
+}
+
+/**
+ * `buildCompactRecordStreamed` handing each span to `take` as its block goes by, codes from `codes`
+ * (in the order `buildCompactRecordStreamed` assigns them), and returning the record without them
+ * (`spans: []`): a record of a whole 1 GB session (a million spans) made in memory that does not grow
+ * with its spans. `take` gets exactly the spans `buildCompactRecordStreamed` puts in its record.
+ */
+export async function streamCompactRecord(shape: SessionShape, options: Omit<SessionRecordOptions, "codes">, codes: Pick<CodeAssigner, "assign">, take: (span: Span) => void): Promise<FoldIndexRecord> {
+  return streamPlannedRecord(planRecordStream(shape, options), codes, take);
+}
+
+/**
+ * What the streamed read of a record needs of the session's shape, and no more: the lineage's entry ids
+ * by file position, the edits to apply and the record's own fields. A caller that lets the shape go
+ * once it has the plan (`streamPlannedRecord`) streams without the shape's entries in memory (on the
+ * 1 GB bench session, 230 MB of a 512 MB budget).
+ */
+export interface RecordStreamPlan {
+  readonly path: string;
+  readonly cwd: string | undefined;
+  /** The lineage's positions and id hashes (`lineageRoute`); undefined when it runs backwards in the file. */
+  readonly route: LineageRoute | undefined;
+  readonly take: (block: Block) => Block | null;
+  readonly params: SeedRecordParams;
+  readonly options: SessionRecordOptions;
+}
+
+/** The plan of a streamed record of `shape` (see RecordStreamPlan). */
+export function planRecordStream(shape: SessionShape, options: SessionRecordOptions): RecordStreamPlan {
   const { session } = shape;
-  const lineage = session.lineage;
-  const ascending = lineage.every((entry, i) => i === 0 || entry.position > (lineage[i - 1]?.position ?? -1));
-  if (!ascending) return buildCompactRecord(await readSession(session.path), options);
-  const take = recordBlockFilter(session, { scope: options.scope ?? "compacted" });
-  const onLineage = new Map<number, string>();
-  for (const entry of lineage) onLineage.set(entry.position, entry.id);
-  const acc = createSeedAccumulator({ cwd: session.header.cwd });
-  for await (const item of streamEntries(session.path)) {
-    if (item.kind !== "entry") continue;
-    const id = onLineage.get(item.entry.position);
-    if (id === undefined) continue;
-    if (id !== item.entry.id) throw new LedgerError("LEDGER_CHANGED", session.path, `entry ${String(item.entry.position)} is ${item.entry.id}, not ${id} as first read: the file changed between reads; run again`, { line: item.entry.line, byteOffset: item.entry.byteOffset });
+  const route = lineageInFileOrder(session) ? lineageRoute(session) : undefined;
+  return { path: session.path, cwd: session.header.cwd, route, take: recordBlockFilter(session, { scope: options.scope ?? "compacted" }), params: recordParams(session, options), options };
+}
+
+/** `streamCompactRecord` from a plan: the shape it was made from need not be held any more. */
+export async function streamPlannedRecord(plan: RecordStreamPlan, codes: Pick<CodeAssigner, "assign">, take: (span: Span) => void): Promise<FoldIndexRecord> {
+  return streamRecord(plan, { codes, take });
+}
+
+async function streamRecord(plan: RecordStreamPlan, sink: SpanSink | undefined): Promise<FoldIndexRecord> {
+  const { path, route, options } = plan;
+  if (route === undefined) {
+    const whole = await readSession(path);
+    if (sink === undefined) return buildCompactRecord(whole, options);
+    const blocks = recordBlocks(whole, { scope: options.scope ?? "compacted" });
+    return createSeedAccumulator({ cwd: whole.header.cwd, spanSink: sink }).add(blocks).record(recordParams(whole, options));
+  }
+  const take = plan.take;
+  const acc = createSeedAccumulator({ cwd: plan.cwd, spanSink: sink });
+  for await (const item of streamRoute(route)) {
     const kept: Block[] = [];
     for (const block of item.blocks) {
       const b = take(block);
@@ -155,7 +194,7 @@ export async function buildCompactRecordStreamed(shape: SessionShape, options: S
     }
     acc.add(kept);
   }
-  return acc.record(recordParams(session, options));
+  return acc.record(plan.params);
 }
 
 /**
