@@ -191,8 +191,8 @@ function scanLine(fd: number, start: number, length: number, onSpan: (value: unk
   return { head: parsed, count };
 }
 
-/** The outcome of the long line at [start, start + length) of `path`, from a scan, or read whole. */
-function longLineOutcome(path: string, start: number, length: number, isLast: boolean): LineOutcome & { spansInFile?: SpansInFile } {
+/** The outcome of the long line at [start, start + length) of `path`, from a scan, or read whole (the writer finds its tail's seq with it too). */
+export function longLineOutcome(path: string, start: number, length: number, isLast: boolean): LineOutcome & { spansInFile?: SpansInFile } {
   try {
     return longLineRead(path, start, length, isLast);
   } catch (error) {

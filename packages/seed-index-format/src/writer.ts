@@ -7,6 +7,7 @@ import { dirname } from "node:path";
 import { appendFile, type LockOptions, lockPathFor, syncDirectory, withAppendLock, writeAll } from "@context-fold/durable-fs";
 import { InvalidRecordError } from "./errors.js";
 import { classifyLine } from "./reader.js";
+import { longLineOutcome } from "./record-stream.js";
 import { type FoldIndexRecord, type FoldRetractRecord, validateRecord } from "./records.js";
 import type { SpanSpool } from "./span-spool.js";
 
@@ -37,38 +38,57 @@ export function nextSeqFromTail(path: string): number {
   }
   try {
     const size = fstatSync(fd).size;
+    // Newlines are found walking back chunk by chunk (no bytes carried between chunks), and each line is
+    // classified from its own offsets once its start is known: a line longer than LINE_HOLD (a whole
+    // session's `index` record is hundreds of megabytes) is scanned span by span rather than held, so the
+    // walk costs the tail's bytes once, whatever the lines' lengths.
+    const chunk = Buffer.alloc(CHUNK);
+    let lineEnd = size;
     let end = size;
-    let carry = Buffer.alloc(0);
     while (end > 0) {
       const start = Math.max(0, end - CHUNK);
-      const chunk = Buffer.alloc(end - start);
-      let got = 0;
-      while (got < chunk.length) {
-        const n = readSync(fd, chunk, got, chunk.length - got, start + got);
-        if (n === 0) break;
-        got += n;
-      }
-      const data = Buffer.concat([chunk.subarray(0, got), carry]);
-      let lineEnd = data.length;
-      // Lines are complete from the last newline found back to the chunk start (or the file start).
-      for (let i = data.length - 1; i >= -1; i--) {
-        if (i >= 0 && data[i] !== 0x0a) continue;
+      const got = readAt(fd, chunk, end - start, start);
+      for (let i = got - 1; i >= -1; i--) {
+        if (i >= 0 && chunk[i] !== 0x0a) continue;
         if (i === -1 && start > 0) break;
-        const line = data.subarray(i + 1, lineEnd);
-        const isLast = start + i + 1 + line.length === size;
-        if (line.length > 0) {
-          const outcome = classifyLine(line.toString("utf8"), isLast);
-          if (outcome.outcome === "record" || outcome.outcome === "retract") return outcome.record.seq + 1;
+        const lineStart = start + i + 1;
+        if (lineEnd > lineStart) {
+          const seq = seqOfLine(path, fd, lineStart, lineEnd - lineStart, lineEnd === size);
+          if (seq !== undefined) return seq + 1;
         }
-        lineEnd = i;
+        lineEnd = lineStart - 1;
       }
-      carry = Buffer.from(data.subarray(0, Math.max(0, lineEnd)));
       end = start;
     }
     return 0;
   } finally {
     closeSync(fd);
   }
+}
+
+/** Lines up to this many bytes are read whole to find their seq; longer ones are scanned. */
+const LINE_HOLD = 8 * 1024 * 1024;
+
+function readAt(fd: number, into: Buffer, length: number, position: number): number {
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, into, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/** The seq of the record or retraction on the line at [start, start + length), if it is a valid one. */
+function seqOfLine(path: string, fd: number, start: number, length: number, isLast: boolean): number | undefined {
+  let outcome;
+  if (length > LINE_HOLD) outcome = longLineOutcome(path, start, length, isLast);
+  else {
+    const line = Buffer.alloc(length);
+    const got = readAt(fd, line, length, start);
+    outcome = classifyLine(line.toString("utf8", 0, got), isLast);
+  }
+  return outcome.outcome === "record" || outcome.outcome === "retract" ? outcome.record.seq : undefined;
 }
 
 function lockOptions(options: AppendOptions): LockOptions {

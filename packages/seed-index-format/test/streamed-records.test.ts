@@ -17,6 +17,7 @@ import {
   HARNESS,
   InvalidRecordError,
   type LeanReadOutcome,
+  nextSeqFromTail,
   type ReadOutcome,
   readSeedIndex,
   readSeedIndexLean,
@@ -128,6 +129,24 @@ describe("appendRecordStreamed", () => {
     expect(appended.seq).toBe(5);
     const lines = readFileSync(file, "utf8").split("\n");
     expect(lines[1]).toBe(JSON.stringify(record(5, [span(2), span(3)])));
+  });
+
+  it("finds the next seq past a record line longer than it holds, a torn tail and an invalid long line", async () => {
+    const file = nextFile();
+    await appendRecord(file, record(3, [span(0)]));
+    const many = Array.from({ length: 60_000 }, (_, i) => span(i));
+    const s = spool(file, many);
+    await appendRecordStreamed(file, record(7), s);
+    s.dispose();
+    expect(readFileSync(file).length).toBeGreaterThan(9 * 1024 * 1024);
+    expect(nextSeqFromTail(file)).toBe(8);
+    // A crash mid-append leaves a torn line, and a long line that is no record is stepped over too.
+    writeFileSync(file, `${readFileSync(file, "utf8")}{"v":2,"kind":"fold-index","seq":99,"spans":[`);
+    expect(nextSeqFromTail(file)).toBe(8);
+    writeFileSync(file, `${readFileSync(file, "utf8")}\n${JSON.stringify({ v: 2, kind: "fold-index", seq: 50, pad: "x".repeat(9 * 1024 * 1024) })}\n`);
+    expect(nextSeqFromTail(file)).toBe(8);
+    await appendRecord(file, record(9));
+    expect(nextSeqFromTail(file)).toBe(10);
   });
 
   it("refuses an invalid span when it is added, naming its path in the record", () => {
