@@ -68,26 +68,13 @@ const JSON_WRITE_CHARS = 4 * 1024 * 1024;
 
 /** `JSON.stringify(value, null, 2)` and a newline: one write, or pieces when longer than a string may be. */
 export function printJson(value: unknown): void {
-  const pieces: string[] = [];
-  let size = 0;
-  writeJson(value, (piece) => {
-    pieces.push(piece);
-    size += piece.length;
-    if (size < JSON_WRITE_CHARS) return;
-    writeOut(pieces.join(""));
-    pieces.length = 0;
-    size = 0;
-  });
-  pieces.push("\n");
-  writeOut(pieces.join(""));
+  printJsonPieces((write) => writeJson(value, write));
 }
-
-/** Characters gathered before a write by `printJsonPieces`. */
-const PIECES_BATCH_CHARS = 1024 * 1024;
 
 /**
  * A JSON document that `produce` writes piece by piece (one too long to build as one string or value:
- * `index --json` on a 1 GB session prints a million spans), then a newline; written in batches.
+ * `index --json` on a 1 GB session prints a million spans), then a newline; written in batches of
+ * `JSON_WRITE_CHARS`.
  */
 export function printJsonPieces(produce: (write: (piece: string) => void) => void): void {
   const pieces: string[] = [];
@@ -95,7 +82,7 @@ export function printJsonPieces(produce: (write: (piece: string) => void) => voi
   produce((piece) => {
     pieces.push(piece);
     size += piece.length;
-    if (size < PIECES_BATCH_CHARS) return;
+    if (size < JSON_WRITE_CHARS) return;
     writeOut(pieces.join(""));
     pieces.length = 0;
     size = 0;

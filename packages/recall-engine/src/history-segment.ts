@@ -145,13 +145,19 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
     postingsLength += t.bytes.length;
     prev = key;
   }
+  const { lens, total } = encodeLengths(lengths);
+  return assemble([sparse.done(), lens.done(), dir.done(), Buffer.concat(postings, postingsLength)], lengths.length, firstDoc, termCount, total, blocks);
+}
+
+/** The lengths section (one varint a block) and the lengths' sum. */
+function encodeLengths(lengths: ArrayLike<number>): { lens: ByteWriter; total: number } {
   const lens = new ByteWriter(lengths.length * 5);
   let total = 0;
   for (let d = 0; d < lengths.length; d++) {
     lens.varint(lengths[d] as number);
     total += lengths[d] as number;
   }
-  return assemble([sparse.done(), lens.done(), dir.done(), Buffer.concat(postings, postingsLength)], lengths.length, firstDoc, termCount, total, blocks);
+  return { lens, total };
 }
 
 /** The segment of its four sections (sparse directory, lengths, terms, postings): magic, head, sections and the sha256 trailer. */
@@ -284,12 +290,7 @@ export function encodeWholeSegment(keys: readonly string[], order: ArrayLike<num
     varintAt(dir, postings.length - start);
     prev = key;
   }
-  const lens = new ByteWriter(lengths.length * 5);
-  let total = 0;
-  for (let d = 0; d < lengths.length; d++) {
-    lens.varint(lengths[d] as number);
-    total += lengths[d] as number;
-  }
+  const { lens, total } = encodeLengths(lengths);
   return { bytes: assemble([sparse.done(), lens.done(), dir.done(), postings.done()], lengths.length, 0, n, total, blocks), df };
 }
 
