@@ -10,7 +10,7 @@ import { readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-forma
 import { tempDir } from "@context-fold/test-support";
 import { estimateTokens } from "../../src/fold/estimate.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
-import { compactions, startPiWith } from "./support/compaction-pi.js";
+import { compactions, isSummaryRequest, startPiWith, textOf } from "./support/compaction-pi.js";
 
 /**
  * A window wide next to what each turn leaves behind once folded (a stub, the prompt, the call): the
@@ -29,13 +29,6 @@ const TURN_TOKENS = 6000;
 
 function needle(step: number): string {
   return `NEEDLE-${String(step)}-${(0xfade00 + step * 7919).toString(16)}`;
-}
-
-function textOf(message: Record<string, unknown> | undefined): string {
-  const content = message?.["content"];
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((p: { type?: string; text?: string }) => (p.type === "text" ? (p.text ?? "") : "")).join("\n");
 }
 
 function toolResults(pi: HeadlessPi, toolName: string): string[] {
@@ -62,9 +55,7 @@ describe("the held limit: what Pi holds stays bounded under folds, by our compac
         tools: ["bash", "context_recall"],
         settings: { compaction: { enabled: true, reserveTokens: RESERVE, keepRecentTokens: 1500 } },
         respond: (messages) => {
-          // The agent's calls declare its tools in a system message; Pi's summary requests declare none.
-          const declaresTools = messages.some((m) => m["role"] === "system" && Array.isArray(m["toolsAdded"]) && m["toolsAdded"].length > 0);
-          if (!declaresTools) {
+          if (isSummaryRequest(messages)) {
             summaryRequests += 1;
             return reply(fauxText("## Goal\nBuild step by step."), false);
           }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AssistantMessage, fauxAssistantMessage, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import { tempDir } from "@context-fold/test-support";
 import type { HeadlessPi } from "../support/headless-pi.js";
-import { startPiWith } from "../compaction/support/compaction-pi.js";
+import { isSummaryRequest, startPiWith, textOf } from "../compaction/support/compaction-pi.js";
 
 const WINDOW = 8000;
 /** Pi compacts by itself over WINDOW − RESERVE tokens (its `shouldCompact`). */
@@ -39,17 +39,13 @@ describe("the fold floor: stubs that fill the threshold lead to our compaction, 
       tools: ["bash"],
       settings: { compaction: { enabled: true, reserveTokens: RESERVE, keepRecentTokens: 1500 } },
       respond: (messages) => {
-        // The agent's calls declare its tools in a system message; Pi's summary requests declare none.
-        const declaresTools = messages.some((m) => m["role"] === "system" && Array.isArray(m["toolsAdded"]) && m["toolsAdded"].length > 0);
-        if (!declaresTools) {
+        if (isSummaryRequest(messages)) {
           summaryRequests += 1;
           return reply(fauxText("## Goal\nBuild step by step."), false);
         }
         const last = messages[messages.length - 1];
         if (last?.["role"] === "toolResult") return reply(fauxText("built"), false);
-        const content = last?.["content"];
-        const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? "").join("\n") : "";
-        const step = /^step (\d+)$/.exec(text.trim())?.[1];
+        const step = /^step (\d+)$/.exec(textOf(last).trim())?.[1];
         if (step === undefined) return reply(fauxText("noted"), false);
         const command = `seq -f 'step ${step} line %g: compiled src/module.ts ok, 0 warnings, cached' 1 ${String(LINES)}`;
         return reply([fauxToolCall("bash", { command }, { id: `call_${step}` })], true);

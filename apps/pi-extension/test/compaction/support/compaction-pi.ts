@@ -13,7 +13,8 @@ export function jobCommand(n: number, lines = 120): string {
   return `seq -f 'job ${String(n)} row %g: the quick brown fox jumps over the lazy dog' 1 ${String(lines)}`;
 }
 
-function textOf(message: Record<string, unknown> | undefined): string {
+/** A message's text: its string content, or its text parts joined by newlines. */
+export function textOf(message: Record<string, unknown> | undefined): string {
   const content = message?.["content"];
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
@@ -39,6 +40,11 @@ export function jobModel(messages: readonly Record<string, unknown>[]): Assistan
 }
 
 /** Start Pi with `env` set while the extension's factory reads it (restored afterwards). */
+/** A faux model's request is Pi's summary request when no system message declares the agent's tools. */
+export function isSummaryRequest(messages: readonly Record<string, unknown>[]): boolean {
+  return !messages.some((m) => m["role"] === "system" && Array.isArray(m["toolsAdded"]) && m["toolsAdded"].length > 0);
+}
+
 export async function startPiWith(env: Record<string, string>, options: HeadlessOptions): Promise<HeadlessPi> {
   const saved = new Map<string, string | undefined>();
   for (const [key, value] of Object.entries(env)) {
