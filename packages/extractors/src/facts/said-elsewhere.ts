@@ -34,18 +34,24 @@ function collapse(text: string): string {
 /** The string leaves of an entry's data, by path (`a.b`, arrays as `[]`), bounded. */
 function stringLeaves(data: unknown): Map<string, string> {
   const out = new Map<string, string>();
-  const walk = (value: unknown, path: string, depth: number): void => {
-    if (out.size >= MAX_LEAVES) return;
-    if (typeof value === "string") {
-      if (value.trim().length > 0 && !out.has(path)) out.set(path, value);
-      return;
-    }
-    if (depth >= MAX_DEPTH) return;
-    if (Array.isArray(value)) for (const item of value) walk(item, `${path}[]`, depth + 1);
-    else if (isRecord(value)) for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`, depth + 1);
-  };
-  walk(data, "", 0);
+  walkLeaves(out, data, "", 0);
   return out;
+}
+
+/**
+ * `stringLeaves`' walk, a function of the module rather than a closure made per call: the compaction hook
+ * reads every custom entry this way, and optimized code that inlined a per-call closure is thrown away
+ * once a full GC frees that closure.
+ */
+function walkLeaves(out: Map<string, string>, value: unknown, path: string, depth: number): void {
+  if (out.size >= MAX_LEAVES) return;
+  if (typeof value === "string") {
+    if (value.trim().length > 0 && !out.has(path)) out.set(path, value);
+    return;
+  }
+  if (depth >= MAX_DEPTH) return;
+  if (Array.isArray(value)) for (const item of value) walkLeaves(out, item, `${path}[]`, depth + 1);
+  else if (isRecord(value)) for (const [k, v] of Object.entries(value)) walkLeaves(out, v, `${path}.${k}`, depth + 1);
 }
 
 /** Does `field` carry `said` (equal once whitespace is collapsed, or a long enough prefix of it)? */
