@@ -100,28 +100,89 @@ function applyEdit(messages: Message[], edit: Entry): Message[] {
   });
 }
 
+/** Does `edit` (a target's latest context_edit) remove its target's messages (`applyEdit` returning none)? */
+function removedByEdit(edit: Entry | undefined): boolean {
+  if (edit === undefined) return false;
+  const replacement = edit.raw["replacement"];
+  return replacement === null || !isRecord(replacement);
+}
+
+/**
+ * The roles of the messages `entryMessages` makes of `entry`, without making them: their count, the roles
+ * left in ROLES[0] and ROLES[1] (an entry makes at most two). The same cases in the same order, so the
+ * roles `contextRoles` lists are those of `contextView`'s items.
+ */
+const ROLES: [string, string] = ["", ""];
+function entryRoles(entry: Entry): number {
+  const raw = entry.raw;
+  switch (entry.type) {
+    case "message": {
+      const message = raw["message"];
+      if (!isRecord(message)) return 0;
+      ROLES[0] = roleOf(message);
+      return 1;
+    }
+    case "custom_message":
+      ROLES[0] = "custom";
+      return 1;
+    case "branch_summary":
+      if (!raw["summary"]) return 0;
+      ROLES[0] = "branchSummary";
+      return 1;
+    case "compaction": {
+      const system = raw["systemMessage"];
+      if (!isRecord(system)) {
+        ROLES[0] = "compactionSummary";
+        return 1;
+      }
+      ROLES[0] = roleOf(system);
+      ROLES[1] = "compactionSummary";
+      return 2;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** A message's role as the context walk reads it ("" when it has none). */
+function roleOf(message: Message): string {
+  const role = message["role"];
+  return typeof role === "string" ? role : "";
+}
+
 /** Takes each message of the context in order (`visitContext`): the items, or only positions and roles. */
 interface ContextSink {
   message(entry: Entry, role: string, message: Message, editId: string | undefined): void;
 }
 
-/** The one walk of Pi's context rule (selection, the newest compaction only, edits applied), message by message. */
-function visitContext(session: Session, sink: ContextSink): void {
+function checkLoaded(session: Session): void {
   if (!session.withText) {
     throw new LedgerError("NOT_LOADED", session.path, "the context view needs message content: read the session with withText: true");
   }
-  const selected = contextEntries(session.lineage);
+}
+
+/** The latest context_edit of each target among the selected entries, by target id. */
+function contextEdits(selected: readonly Entry[]): Map<string, Entry> {
   const edits = new Map<string, Entry>();
-  for (const entry of selected) {
+  for (let i = 0; i < selected.length; i++) {
+    const entry = selected[i] as Entry;
     if (entry.type === "context_edit" && typeof entry.raw["targetId"] === "string") edits.set(entry.raw["targetId"], entry);
   }
+  return edits;
+}
+
+/** The one walk of Pi's context rule (selection, the newest compaction only, edits applied), message by message. */
+function visitContext(session: Session, sink: ContextSink): void {
+  checkLoaded(session);
+  const selected = contextEntries(session.lineage);
+  const edits = contextEdits(selected);
   for (let i = 0; i < selected.length; i++) {
     const entry = selected[i] as Entry;
     // Only the newest compaction (first in the selection) contributes; an older one kept in range is silent.
     if (entry.type === "compaction" && i > 0) continue;
     const edit = edits.get(entry.id);
     const messages = edit === undefined ? entryMessages(entry) : applyEdit(entryMessages(entry), edit);
-    for (const message of messages) sink.message(entry, typeof message["role"] === "string" ? message["role"] : "", message, edit?.id);
+    for (const message of messages) sink.message(entry, roleOf(message), message, edit?.id);
   }
 }
 
@@ -150,24 +211,29 @@ export interface ContextRoles {
   readonly roles: readonly string[];
 }
 
-class RoleSink implements ContextSink {
-  positions = new Int32Array(1024);
-  readonly roles: string[] = [];
-  message(entry: Entry, role: string): void {
-    const at = this.roles.length;
-    if (at === this.positions.length) {
-      const grown = new Int32Array(at * 2);
-      grown.set(this.positions);
-      this.positions = grown;
-    }
-    this.positions[at] = entry.position;
-    this.roles.push(role);
-  }
-}
-
 /** `contextView` as positions and roles only (see ContextRoles): the same messages, in the same order. */
 export function contextRoles(session: Session): ContextRoles {
-  const sink = new RoleSink();
-  visitContext(session, sink);
-  return { positions: sink.positions.subarray(0, sink.roles.length), roles: sink.roles };
+  checkLoaded(session);
+  const selected = contextEntries(session.lineage);
+  const edits = contextEdits(selected);
+  let positions = new Int32Array(1024);
+  const roles: string[] = [];
+  for (let i = 0; i < selected.length; i++) {
+    const entry = selected[i] as Entry;
+    if (entry.type === "compaction" && i > 0) continue;
+    const count = entryRoles(entry);
+    // An edit keeps its target's messages (and roles) unless it removes them (`applyEdit`).
+    if (count === 0 || removedByEdit(edits.get(entry.id))) continue;
+    for (let k = 0; k < count; k++) {
+      const at = roles.length;
+      if (at === positions.length) {
+        const grown = new Int32Array(at * 2);
+        grown.set(positions);
+        positions = grown;
+      }
+      positions[at] = entry.position;
+      roles.push(k === 0 ? ROLES[0] : ROLES[1]);
+    }
+  }
+  return { positions: positions.subarray(0, roles.length), roles };
 }

@@ -3,7 +3,7 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { tempDir } from "@context-fold/test-support";
-import { blocksOfEntry, contextView, isOnLineage, lineageBlocks, readSession, resolveAnchor, streamEntries } from "@context-fold/ledger-reader";
+import { blocksOfEntry, contextRoles, contextView, isOnLineage, lineageBlocks, readSession, resolveAnchor, type Session, streamEntries } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
 import { describe, expect, it } from "vitest";
 import { expectSameAsPi } from "./pi-oracle.js";
@@ -19,6 +19,13 @@ function fileOf(sm: SessionManager): string {
   const file = sm.getSessionFile();
   if (file === undefined) throw new Error("Pi wrote no file");
   return file;
+}
+
+/** `contextRoles` walks the context without making its messages: the same positions and roles as `contextView`'s items. */
+function expectRolesOfView(session: Session): void {
+  const view = contextView(session);
+  const roles = contextRoles(session);
+  expect({ positions: [...roles.positions], roles: roles.roles }).toEqual({ positions: view.map((item) => item.entry.position), roles: view.map((item) => item.role) });
 }
 
 describe("sessions written by Pi's SessionManager", () => {
@@ -104,6 +111,7 @@ describe("sessions written by Pi's SessionManager", () => {
       "Everything before was abandoned.",
     ]);
     expectSameAsPi(session, reopen(sm));
+    expectRolesOfView(session);
   });
 
   it("context_edit: latest per target wins, null hides, :edit: anchors resolve to the replacement", async () => {
@@ -115,9 +123,13 @@ describe("sessions written by Pi's SessionManager", () => {
     sm.appendContextEdit(r1, { content: "[folded]" });
     const e2 = sm.appendContextEdit(r1, { content: "[folded again]" });
     sm.appendContextEdit(a2, null);
+    // A custom message (role "custom") and a custom entry (no message) among them.
+    sm.appendCustomMessageEntry("note", "a note for the model", true);
+    sm.appendCustomEntry("state", { step: 2 });
     sm.appendMessage(user("next"));
     const session = await readSession(fileOf(sm));
     expectSameAsPi(session, reopen(sm));
+    expectRolesOfView(session);
     const view = contextView(session);
     const edited = view.find((item) => item.entry.id === r1);
     expect(edited?.editId).toBe(e2);
@@ -159,6 +171,7 @@ describe("sessions written by Pi's SessionManager", () => {
     expect(two?.entryIds[0]).toBe(ids[4]);
     expect(two?.entryIds.at(-1)).toBe(session.lineage.find((e) => e.raw["message"] !== undefined && (e.raw["message"] as { content?: unknown }).content === "after one")?.id);
     expect(two?.segment?.from).toBe(4);
+    expectRolesOfView(session);
     const view = contextView(session);
     expect(view[0]?.role).toBe("compactionSummary");
     expect(view.map((i) => i.role)).toEqual(["compactionSummary", "user", "assistant"]);

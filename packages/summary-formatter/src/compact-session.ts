@@ -381,11 +381,9 @@ function compactWith(
   extracted: (plan: CutPlan) => Extracted,
   options: CompactOptions,
 ): CompactResult {
-  const plan = planCut(session, {
-    ...(options.keepTail === undefined ? {} : { keepTail: options.keepTail }),
-    ...(options.blockBytes === undefined ? {} : { blockBytes: options.blockBytes }),
-    ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
-  });
+  // One literal (its shape lives as long as this code), not spreads: a shape made by spreading is freed by
+  // the next full GC once no options object holds it, and planCut's optimized code that met it with it.
+  const plan = planCut(session, { keepTail: options.keepTail, blockBytes: options.blockBytes, lineage: options.lineage });
   return compactPlanned(session, wholeReadLookups(session, options.compactionBlocks), plan, { ...extracted(plan), ...outsideWindow(session) }, options);
 }
 

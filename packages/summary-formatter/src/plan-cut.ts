@@ -41,14 +41,14 @@ const SUMMARIZED = 1;
 const KEPT = 2;
 
 export interface PlanCutOptions {
-  readonly keepTail?: KeepTail;
-  readonly blockBytes?: BlockBytes;
+  readonly keepTail?: KeepTail | undefined;
+  readonly blockBytes?: BlockBytes | undefined;
   /**
    * The lineage blocks to cut among, when the caller holds no whole read (a streamed compaction: text-less
    * blocks of the context's entries, sized by `blockBytes`). The cut only weighs the context's blocks, so
    * those suffice; `lineageBefore` then holds only the given blocks before the cut. Default: every lineage block.
    */
-  readonly lineage?: readonly Block[];
+  readonly lineage?: readonly Block[] | undefined;
 }
 
 /**
@@ -197,28 +197,50 @@ export function planCut(session: Session, options: PlanCutOptions = {}): CutPlan
     if ((on & SUMMARIZED) !== 0) summarizedBlocks.push(b);
     if ((on & KEPT) !== 0) keptBlocks.push(b);
   }
-  // Made when asked: only a caller extracting facts afresh reads it (the extension's are accumulated).
-  let lineageBefore: Block[] | undefined;
-  const before = (): Block[] => {
-    if (lineageBefore !== undefined) return lineageBefore;
-    lineageBefore = [];
-    for (const b of lineage) {
-      if (b.entryPosition >= firstKept.position) break;
-      lineageBefore.push(b);
+  return new PlannedCut(firstKept, sides, summarizedBlocks, keptBlocks, lineage);
+}
+
+/**
+ * A cut planned: `lineageBefore` made when first asked (only a caller extracting facts afresh reads it;
+ * the extension's are accumulated). A class with the getter on its prototype, not an object literal with
+ * its own getter (each call's literal then has a shape of its own, so every function reading a plan meets
+ * a new one); one instance is kept as long as the class, so a full GC does not free the instances' shape
+ * (reached from the class only through weak transitions) and throw away the code that read it.
+ */
+class PlannedCut implements CutPlan {
+  static readonly shapeKept = new PlannedCut(undefined, undefined, [], [], []);
+  readonly firstKeptEntryId: string;
+  readonly tokensBefore: number;
+  readonly keptTokens: number;
+  readonly summarizedMessages: number;
+  readonly keptMessages: number;
+  readonly summarizedBlocks: readonly Block[];
+  readonly keptBlocks: readonly Block[];
+  readonly splitTurn: boolean;
+  readonly #firstKeptPosition: number;
+  readonly #lineage: readonly Block[];
+  #lineageBefore: Block[] | undefined = undefined;
+
+  constructor(firstKept: Entry | undefined, sides: CutSides | undefined, summarizedBlocks: readonly Block[], keptBlocks: readonly Block[], lineage: readonly Block[]) {
+    this.firstKeptEntryId = firstKept?.id ?? "";
+    this.tokensBefore = sides?.tokensBefore ?? 0;
+    this.keptTokens = sides?.keptTokens ?? 0;
+    this.summarizedMessages = sides?.summarizedMessages ?? 0;
+    this.keptMessages = sides?.keptMessages ?? 0;
+    this.summarizedBlocks = summarizedBlocks;
+    this.keptBlocks = keptBlocks;
+    this.splitTurn = sides?.splitTurn ?? false;
+    this.#firstKeptPosition = firstKept?.position ?? 0;
+    this.#lineage = lineage;
+  }
+
+  get lineageBefore(): readonly Block[] {
+    if (this.#lineageBefore !== undefined) return this.#lineageBefore;
+    const before: Block[] = [];
+    for (const b of this.#lineage) {
+      if (b.entryPosition >= this.#firstKeptPosition) break;
+      before.push(b);
     }
-    return lineageBefore;
-  };
-  return {
-    firstKeptEntryId: firstKept.id,
-    tokensBefore: sides.tokensBefore,
-    keptTokens: sides.keptTokens,
-    summarizedMessages: sides.summarizedMessages,
-    keptMessages: sides.keptMessages,
-    summarizedBlocks,
-    keptBlocks,
-    get lineageBefore() {
-      return before();
-    },
-    splitTurn: sides.splitTurn,
-  };
+    return (this.#lineageBefore = before);
+  }
 }

@@ -34,18 +34,24 @@ function collapse(text: string): string {
 /** The string leaves of an entry's data, by path (`a.b`, arrays as `[]`), bounded. */
 function stringLeaves(data: unknown): Map<string, string> {
   const out = new Map<string, string>();
-  const walk = (value: unknown, path: string, depth: number): void => {
-    if (out.size >= MAX_LEAVES) return;
-    if (typeof value === "string") {
-      if (value.trim().length > 0 && !out.has(path)) out.set(path, value);
-      return;
-    }
-    if (depth >= MAX_DEPTH) return;
-    if (Array.isArray(value)) for (const item of value) walk(item, `${path}[]`, depth + 1);
-    else if (isRecord(value)) for (const [k, v] of Object.entries(value)) walk(v, `${path}.${k}`, depth + 1);
-  };
-  walk(data, "", 0);
+  walkLeaves(out, data, "", 0);
   return out;
+}
+
+/**
+ * `stringLeaves`' walk, a function of the module rather than a closure made per call: the compaction hook
+ * reads every custom entry this way, and optimized code that inlined a per-call closure is thrown away
+ * once a full GC frees that closure.
+ */
+function walkLeaves(out: Map<string, string>, value: unknown, path: string, depth: number): void {
+  if (out.size >= MAX_LEAVES) return;
+  if (typeof value === "string") {
+    if (value.trim().length > 0 && !out.has(path)) out.set(path, value);
+    return;
+  }
+  if (depth >= MAX_DEPTH) return;
+  if (Array.isArray(value)) for (const item of value) walkLeaves(out, item, `${path}[]`, depth + 1);
+  else if (isRecord(value)) for (const [k, v] of Object.entries(value)) walkLeaves(out, v, `${path}.${k}`, depth + 1);
 }
 
 /** Does `field` carry `said` (equal once whitespace is collapsed, or a long enough prefix of it)? */
@@ -89,6 +95,13 @@ interface Candidate {
  * (`createSaidAlong`), which then holds only the pairings and candidates, never the branch.
  */
 class PromptPairing {
+  /**
+   * One instance kept as long as the class. An instance's shape (V8's map once the constructor's fields
+   * are added) is reached from the class only through weak transitions: with no instance alive a full GC
+   * frees it, and the optimized code of every function that met it is thrown away and compiled again on
+   * the next call (the compaction hook's, after each collection between compactions).
+   */
+  static readonly shapeKept = new PromptPairing();
   private readonly paired = new Map<string, number>();
   private readonly matched = new Map<string, number>();
   private readonly candidates: Candidate[] = [];
@@ -129,17 +142,24 @@ class PromptPairing {
   }
 }
 
-/** Prompts recorded by an extension's custom entry that never became a user message (see the file comment). */
-function lostPrompts(blocksOf: BlocksOfEntry, path: readonly Entry[]): UserStatement[] {
+/**
+ * Prompts recorded by an extension's custom entry that never became a user message (see the file comment).
+ * The blocks of an entry come from `blocksOf(state, entry)`, a function that lives as long as the module
+ * (never a closure made per call: optimized code that inlined one is thrown away once a GC frees it).
+ */
+function lostPrompts<S>(path: readonly Entry[], state: S, blocksOf: (state: S, entry: Entry) => readonly Block[]): UserStatement[] {
   const pairing = new PromptPairing();
   for (let i = 0; i < path.length; i++) {
     const entry = path[i] as Entry;
     if (entry.type !== "custom") continue;
     const next = nextMessage(path, i);
-    pairing.pair(entry, next, next === undefined ? [] : blocksOf(next));
+    pairing.pair(entry, next, next === undefined ? [] : blocksOf(state, next));
   }
   return pairing.prompts();
 }
+
+/** `blocksOf` of `saidAlong`: the caller's lookup called. */
+const callLookup = (lookup: BlocksOfEntry, entry: Entry): readonly Block[] => lookup(entry);
 
 /** Bare messages left out, in #N order: what both readings of the branch return. */
 function spoken(prompts: UserStatement[]): UserStatement[] {
@@ -151,7 +171,7 @@ function spoken(prompts: UserStatement[]): UserStatement[] {
  * comment), in #N order. Bare messages (acknowledgements, bare commands) are left out as everywhere else.
  */
 export function saidElsewhere(session: Session): UserStatement[] {
-  return saidAlong(branchPath(session), (entry) => blocksOfEntry(session, entry));
+  return spoken(lostPrompts(branchPath(session), session, blocksOfEntry));
 }
 
 /**
@@ -160,7 +180,7 @@ export function saidElsewhere(session: Session): UserStatement[] {
  * and its messages' roles and blocks; see `createSaidAlong`).
  */
 export function saidAlong(path: readonly Entry[], blocksOf: BlocksOfEntry): UserStatement[] {
-  return spoken(lostPrompts(blocksOf, path));
+  return spoken(lostPrompts(path, blocksOf, callLookup));
 }
 
 /** `saidAlong` over a branch fed entry by entry (a streamed read), keeping only what it reads. */

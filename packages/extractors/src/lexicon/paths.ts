@@ -192,8 +192,32 @@ function resolvedRoot(cwd: string): string {
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]{1,31}:\//;
 /** A location suffix on the last segment: ":12", ":175-360", ":raw", ":1-5:raw", ":12:3". */
 const LOCATION_SUFFIX = /^(?::(?:\d{1,9}(?:-\d{1,9})?|[A-Za-z]{1,12}))+$/;
-/** Characters that lead a path token in prose or markup but are not part of it. */
-const LEADING_JUNK = /^[^\p{L}\p{N}_./~@+-]+/u;
+/** A letter or number outside ASCII: the only characters `withoutLeadingJunk` asks a regex about. */
+const LETTER_OR_NUMBER = /^[\p{L}\p{N}]/u;
+
+/**
+ * `p` without the characters that lead a path token in prose or markup but are not part of it (all but
+ * letters, numbers and `_./~@+-`). A scan that reads ASCII by its code and asks the Unicode regex only of
+ * a character beyond it: the regex over the whole token (`^[^\p{L}\p{N}_./~@+-]+`, Unicode classes) is
+ * compiled again after each full GC flushed its code, which cost more than every path of a turn.
+ */
+function withoutLeadingJunk(p: string): string {
+  let start = 0;
+  while (start < p.length) {
+    const c = p.charCodeAt(start);
+    if (c < 128) {
+      const keep = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 47 || c === 126 || c === 64 || c === 43 || c === 45;
+      if (keep) break;
+      start += 1;
+      continue;
+    }
+    const code = p.codePointAt(start) ?? c;
+    const width = code > 0xffff ? 2 : 1;
+    if (LETTER_OR_NUMBER.test(p.slice(start, start + width))) break;
+    start += width;
+  }
+  return start === 0 ? p : p.slice(start);
+}
 
 /** `p` without trailing punctuation ("a.ts).", "src/"): a backwards scan, no regex. */
 function trimTrailing(p: string): string {
@@ -217,7 +241,7 @@ export function cleanPath(raw: string, cwd?: string): string | undefined {
   let p = raw.trim();
   if (p.length === 0 || p.length > PATH_MAX || p.includes("\n") || p.includes("\\n") || p.includes("<") || p.includes(">")) return undefined;
   if (p.startsWith("…") || p.startsWith("...") || p.includes("/…") || p.includes("/...")) return undefined;
-  p = p.replace(LEADING_JUNK, "");
+  p = withoutLeadingJunk(p);
   if (SCHEME.test(p)) return undefined;
   const slash = p.lastIndexOf("/");
   const colon = p.indexOf(":", slash + 1);

@@ -64,6 +64,27 @@ describe("cleanPath", () => {
   });
 });
 
+describe("cleanPath's leading junk", () => {
+  // The rule as one regex (what cleanPath applied before it scanned; "<" and ">" are refused before it):
+  // every leading character but letters, numbers (any script) and `_./~@+-` goes. The scan strips exactly that.
+  const LEADING_JUNK = /^[^\p{L}\p{N}_./~@+-]+/u;
+  const asRegex = (raw: string): string | undefined => {
+    const stripped = raw.trim().replace(LEADING_JUNK, "");
+    return stripped.length === 0 ? undefined : cleanPath(stripped);
+  };
+
+  it("strips what the regex strips, on every leading character class and script", () => {
+    const leads = ["", "§", "`", "(", "[\"", "→ ", "「", "★", "\u00a0", "✓ ", "💡", "\ud83d", "\udca1", "＊", "•", "–", "'", "\"", "é", "ß", "한", "٣", "Ⅻ", "_", ".", "/", "~", "@", "+", "-", "0"];
+    const rests = ["src/a.ts", "é/a.ts", "한글/b.md", "٣/c.ts", "a", "/abs/x.ts", "", "💡/d.ts"];
+    for (const lead of leads)
+      for (const second of leads)
+        for (const rest of rests) {
+          const raw = `${lead}${second}${rest}`;
+          expect(cleanPath(raw), JSON.stringify(raw)).toBe(asRegex(raw));
+        }
+  });
+});
+
 describe("filePathsOfList", () => {
   it("splits a list an earlier summary glued with escaped newlines and tags, without its notes", () => {
     const text = "/home/user/raddit\\n/home/user/raddit/AGENTS.md\\n/home/user/raddit/raddit-astro/chart-smoke.html:5\\n… (34 more files omitted)";
