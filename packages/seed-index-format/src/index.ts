@@ -44,4 +44,4 @@ export {
   validateV1Record,
 } from "./records.js";
 export { archivalUnion, currentView, nextSeq } from "./union.js";
-export { type AppendOptions, type AppendTail, appendNextRecord, appendNextRecordStreamed, appendRecord, appendRecordStreamed, nextSeqFromTail } from "./writer.js";
+export { type AppendOptions, type AppendTail, appendNextRecord, appendNextRecordStreamed, appendRecord, appendRecordStreamed, nextSeqFromTail, SpanTexts } from "./writer.js";

@@ -8,7 +8,7 @@ import { appendFile, type LockOptions, lockPathFor, syncDirectory, withAppendLoc
 import { InvalidRecordError } from "./errors.js";
 import { classifyLine } from "./reader.js";
 import { longLineOutcome } from "./record-stream.js";
-import { type FoldIndexRecord, type FoldRetractRecord, validateRecord } from "./records.js";
+import { type FoldIndexRecord, type FoldRetractRecord, type Span, validateRecord, validateSpan } from "./records.js";
 import type { SpanSpool } from "./span-spool.js";
 
 export interface AppendOptions {
@@ -157,11 +157,47 @@ function statOf(path: string): Stats | undefined {
 }
 
 /**
+ * Each span's JSON text, made and checked once per span object: a writer that appends the same spans in
+ * record after record (a `compact` record lists every span of the lineage, most of them listed by the
+ * compaction before) validates and serializes only the spans it has not written yet. Keyed by identity:
+ * a span given to it must never be changed afterwards (records' spans are read-only values).
+ */
+export class SpanTexts {
+  readonly #texts = new WeakMap<Span, string>();
+
+  /** The JSON text of `span` (at `index` in its record's spans); throws InvalidRecordError when it is no valid span. */
+  text(path: string, span: Span, index: number): string {
+    let text = this.#texts.get(span);
+    if (text !== undefined) return text;
+    const result = validateSpan(span, index);
+    if (!result.ok) throw new InvalidRecordError(path, result.errors);
+    text = JSON.stringify(span);
+    this.#texts.set(span, text);
+    return text;
+  }
+}
+
+/**
+ * `JSON.stringify(record)` of a valid record, checked: the record without its spans by the contract's
+ * check, each span by `texts` (once per span object). A record is valid exactly when it is with `spans: []`
+ * and each of its spans is, so this accepts and rejects what `validateRecord` does.
+ */
+function recordText(path: string, record: AnyRecord, texts: SpanTexts | undefined): string {
+  if (texts === undefined || record.kind !== "fold-index" || record.spans.length === 0) return JSON.stringify(checked(path, record));
+  const { before, after } = headAround(path, { ...record, spans: [] });
+  const parts: string[] = new Array<string>(record.spans.length);
+  record.spans.forEach((span, index) => {
+    parts[index] = texts.text(path, span, index);
+  });
+  return `${before}${parts.join(",")}${after}`;
+}
+
+/**
  * Append the record `build` makes for the next seq, assigned under the lock from the file's tail (at
  * least `minSeq`, e.g. a writer's own counter): no two writers ever take the same seq. Returns the record
- * as appended.
+ * as appended. `spanTexts`: the writer's span texts, kept across its appends (see `SpanTexts`).
  */
-export async function appendNextRecord<R extends AnyRecord>(path: string, build: (seq: number) => R, options: AppendOptions & { minSeq?: number; tail?: AppendTail } = {}): Promise<R> {
+export async function appendNextRecord<R extends AnyRecord>(path: string, build: (seq: number) => R, options: AppendOptions & { minSeq?: number; tail?: AppendTail; spanTexts?: SpanTexts } = {}): Promise<R> {
   return withAppendLock(path, () => {
     const tail = options.tail;
     const known = tail?.known;
@@ -172,8 +208,9 @@ export async function appendNextRecord<R extends AnyRecord>(path: string, build:
       unchanged = known !== undefined && now !== undefined && now.dev === known.dev && now.ino === known.ino && now.size === known.size && now.mtimeMs === known.mtimeMs && now.ctimeMs === known.ctimeMs;
     }
     const seq = Math.max(unchanged && known !== undefined ? known.nextSeq : nextSeqFromTail(path), options.minSeq ?? 0);
-    const record = checked(path, build(seq));
-    appendFile(path, unchanged ? Buffer.from(`${JSON.stringify(record)}\n`, "utf8") : lineFor(path, record), { fsync: options.fsync === true });
+    const record = build(seq);
+    const text = recordText(path, record, options.spanTexts);
+    appendFile(path, Buffer.from(`${!unchanged && tornTail(path) ? "\n" : ""}${text}\n`, "utf8"), { fsync: options.fsync === true });
     if (tail !== undefined) {
       const after = statOf(path);
       if (after !== undefined) tail.known = { dev: after.dev, ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, ctimeMs: after.ctimeMs, nextSeq: record.seq + 1 };

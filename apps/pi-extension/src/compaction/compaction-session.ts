@@ -2,7 +2,7 @@
 // compaction, awaited), the `compact` record of the compaction in flight (retracted if Pi then fails),
 // the digest to re-inject once after it, and the run count the gate's cooldown reads.
 import { stat } from "node:fs/promises";
-import { type AppendTail, appendNextRecord, appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
+import { type AppendTail, appendNextRecord, appendRecord, type CodeAssigner, type FoldIndexRecord, type FoldRetractRecord, HARNESS, SpanTexts, type Usage } from "@context-fold/seed-index-format";
 import { HOOK_LOCK_WAIT_MS, isLockTimeout } from "../fold/fold-recorder.js";
 import { buildDigest } from "@context-fold/summary-formatter";
 import type { Session } from "@context-fold/ledger-reader";
@@ -101,6 +101,7 @@ export class CompactionSession {
   /** The compaction computed ahead (between runs or turns) for the session as it was then. */
   #draft: { key: string; computed: HookCompaction } | undefined;
   #draftHits = 0;
+  readonly #spanTexts = new SpanTexts();
 
   constructor(target: CompactionTarget, seq: SeqSource, options: CompactionOptions) {
     this.target = target;
@@ -261,10 +262,14 @@ export class CompactionSession {
     return computed;
   }
 
-  /** The shared tail, as `appendNextRecord` options (none when the seq source keeps none). */
-  #tail(): { tail?: AppendTail } {
+  /**
+   * The shared tail, as `appendNextRecord` options (none when the seq source keeps none), and the span
+   * texts of the records appended so far: each `compact` record lists every span of the lineage, most of
+   * them in the compaction before, so only the spans fed since are checked and serialized.
+   */
+  #tail(): { tail?: AppendTail; spanTexts: SpanTexts } {
     const tail = this.#seq.tail;
-    return tail === undefined ? {} : { tail };
+    return tail === undefined ? { spanTexts: this.#spanTexts } : { tail, spanTexts: this.#spanTexts };
   }
 
   #deferNotice(): void {

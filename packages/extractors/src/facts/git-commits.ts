@@ -27,6 +27,25 @@ export function commitKindOf(command: string | undefined): CommitKind {
   return "commit";
 }
 
+/** Is `code` a lowercase hex digit (what HEX_HASH accepts)? */
+function isHexCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 97 && code <= 102);
+}
+
+/**
+ * Can the line at [start, end) of `text` (starting with `[`) pass BRACKET_LINE with a hash HEX_HASH
+ * accepts? Checked on the text in place, a necessary condition: `[`, 1–300 characters without `]`, `] `,
+ * and the body's last word 7–40 lowercase hex characters after a space that is not the body's first.
+ */
+function mayBeBracketLine(text: string, start: number, end: number): boolean {
+  const close = text.indexOf("]", start + 1);
+  if (close < 0 || close >= end || close - start - 1 < 1 || close - start - 1 > 300 || text.charCodeAt(close + 1) !== 32) return false;
+  let at = close - 1;
+  while (at > start && isHexCode(text.charCodeAt(at))) at--;
+  const hexLength = close - 1 - at;
+  return text.charCodeAt(at) === 32 && at > start + 1 && hexLength >= 7 && hexLength <= 40;
+}
+
 /**
  * Commits git printed in `output`. When the command is unknown or does not run git itself (a script
  * that commits, a custom tool), a bracket line must be followed by git's "N files changed" line.
@@ -41,10 +60,15 @@ export function parseGitCommits(output: string, command: string | undefined): Pa
   while (pos < n) {
     let nl = output.indexOf("\n", pos);
     if (nl < 0) nl = n;
+    const first = output.charCodeAt(pos);
+    // Most lines cannot be either shape: skipped without taking the line out (no string per line).
+    if (first === 91 /* [ */ ? !mayBeBracketLine(output, pos, nl) : first !== 85 /* U */) {
+      pos = nl + 1;
+      continue;
+    }
     const line = output.slice(pos, Math.min(nl, pos + 900));
     const next = nl < n ? output.slice(nl + 1, Math.min(n, nl + 80)) : "";
     pos = nl + 1;
-    const first = line.charCodeAt(0);
     if (first === 91 /* [ */) {
       const m = BRACKET_LINE.exec(line);
       if (m === null) continue;

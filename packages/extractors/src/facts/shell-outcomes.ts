@@ -45,6 +45,12 @@ function failureWindow(output: string): string {
   return `${output.slice(0, WINDOW_HEAD)}\n${output.slice(-WINDOW_TAIL)}`;
 }
 
+/** `mayHoldStrongFailure(failureWindow(output))`, without joining the window. */
+function windowMayHoldStrongFailure(output: string): boolean {
+  if (output.length <= WINDOW_HEAD + WINDOW_TAIL) return mayHoldStrongFailure(output);
+  return mayHoldStrongFailure(output.slice(0, WINDOW_HEAD)) || mayHoldStrongFailure(output.slice(-WINDOW_TAIL));
+}
+
 function isStrongFailure(line: string): boolean {
   return STRONG_FAILURE.test(line);
 }
@@ -101,8 +107,9 @@ export class ShellOutcomes {
     if (shown === 0) {
       if (diagnostics.length === 0) l.outstanding.resolveCommand(key, b.index);
       if (command.length > 0) {
-        const scan = failureWindow(output);
-        if (mayHoldStrongFailure(scan) && !isSearch()) this.addOutputFailures(b, command, key, scan);
+        // The window is joined only when a literal is in it (the literals hold no newline, so looking in
+        // its two parts apart finds what looking in the joined window does): a clean output allocates nothing.
+        if (windowMayHoldStrongFailure(output) && !isSearch()) this.addOutputFailures(b, command, key, failureWindow(output));
       }
       const failed = this.failedCommands.get(key);
       if (failed !== undefined && key.length > 0) {

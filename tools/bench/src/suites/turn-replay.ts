@@ -31,6 +31,10 @@ const SYSTEM_PROMPT = "You are a coding agent. ".repeat(200);
 /** BENCH_TURN_REPLAY_DUMP: a folder for each size's per-turn costs by step (`turn-replay-<size>.json`). */
 /** A folder for a CPU profile of the counted turns only (warm-up and the first read left out). */
 const PROFILE_DIR = process.env["BENCH_TURN_REPLAY_PROFILE"];
+/** BENCH_TURN_REPLAY_PROFILE_US: the profile's sampling interval in µs (V8's default otherwise). */
+const PROFILE_INTERVAL = Number(process.env["BENCH_TURN_REPLAY_PROFILE_US"] ?? "") > 0 ? Number(process.env["BENCH_TURN_REPLAY_PROFILE_US"]) : undefined;
+/** The monotonic clock in µs (the clock of a V8 CPU profile's timestamps). */
+const nowMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
 type Step = "context" | "fold" | "turnEnd" | "background" | "compaction";
@@ -62,9 +66,22 @@ const DRAIN_TICKS = 50;
 /** CPU of DRAIN_TICKS event-loop turns with nothing queued (the median of many): the drain's own cost. */
 let idleDrainMs = 0;
 
+/**
+ * DRAIN_TICKS event-loop turns (each a `setImmediate`, with the microtasks and I/O callbacks between),
+ * chained by callbacks rather than a promise per turn: the drain's own allocations stay few, so a
+ * collection they would start is not charged to the handlers measured around them.
+ */
 async function ticks(): Promise<number> {
   const used = process.cpuUsage();
-  for (let i = 0; i < DRAIN_TICKS; i++) await new Promise((resolve) => setImmediate(resolve));
+  await new Promise<void>((resolve) => {
+    let left = DRAIN_TICKS;
+    const tick = (): void => {
+      left -= 1;
+      if (left === 0) resolve();
+      else setImmediate(tick);
+    };
+    setImmediate(tick);
+  });
   return cpuMs(used);
 }
 
@@ -102,9 +119,13 @@ function quantile(values: readonly number[], q: number): number {
 const round = (n: number): number => Number(n.toFixed(3));
 
 interface TurnCost {
+  /** Monotonic clock (µs, the CPU profile's clock) at the turn's start and end: slices a profile by turn. */
+  readonly at: readonly [number, number];
   readonly total: number;
   readonly steps: Record<Step, number>;
   readonly folded: boolean;
+  /** A compaction's CPU split (dump only): our `session_before_compact` hook, and our `session_compact` after it. */
+  readonly compactionSplit?: { readonly hook: number; readonly after: number };
 }
 
 async function replay(source: string, dir: string, name: string): Promise<{ turns: TurnCost[]; piMs: number[]; folds: number; firstTurnMs: number; compactions: number }> {
@@ -192,6 +213,8 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
   };
   let compactRequested = false;
   let compactions = 0;
+  /** The last compaction's split between our hook and our after-step. */
+  let lastSplit = { hook: 0, after: 0 };
   /** Pi's part of a compaction our gate started: the hook's answer appended as a compaction entry. */
   const compactNow = async (): Promise<number> => {
     compactRequested = false;
@@ -200,6 +223,7 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     const event = { type: "session_before_compact", preparation: { tokensBefore: tokens }, branchEntries: sm.getBranch(), reason: "manual", willRetry: false, signal };
     const out = (await call("session_before_compact", event)) as { compaction?: { summary: string; firstKeptEntryId: string; tokensBefore: number; details?: unknown } } | undefined;
     let spent = cpuMs(used);
+    lastSplit = { hook: spent, after: 0 };
     const compaction = out?.compaction;
     if (compaction === undefined) return spent;
     sm.appendCompaction(compaction.summary, compaction.firstKeptEntryId, compaction.tokensBefore, compaction.details, true);
@@ -207,7 +231,9 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     const entry = sm.getBranch().at(-1);
     const after = process.cpuUsage();
     await call("session_compact", { type: "session_compact", compactionEntry: entry, fromExtension: true, reason: "manual", willRetry: false });
-    spent += cpuMs(after);
+    const afterMs = cpuMs(after);
+    lastSplit = { hook: lastSplit.hook, after: afterMs };
+    spent += afterMs;
     tokens = systemTokens + estimateTokens(sm.buildSessionContext().messages);
     return spent;
   };
@@ -229,7 +255,8 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
   let responses = 0;
   let stopProfile: (() => Promise<void>) | undefined;
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {
-    if (turn === WARMUP) stopProfile = await startProfile(PROFILE_DIR, name);
+    if (turn === WARMUP) stopProfile = await startProfile(PROFILE_DIR, name, PROFILE_INTERVAL);
+    const startedAt = nowMicros();
     const steps: Record<Step, number> = { context: 0, fold: 0, turnEnd: 0, background: 0, compaction: 0 };
     let piCpu = 0;
     let folded = false;
@@ -246,12 +273,25 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
       work();
       piCpu += cpuMs(used);
     };
+    /**
+     * One event-loop turn before a handler is called, counted as Pi's: V8 runs a scavenge it scheduled
+     * (a young generation nearly full: most are started this way, not by a failed allocation) at the next
+     * turn of the loop. Without this turn, the scavenge that Pi's own work (the context clone, the appends)
+     * scheduled would run inside the first await of our handler and count as ours. Ours still count:
+     * what our handlers schedule runs in the drain after them, which is measured as theirs.
+     */
+    const settle = async (): Promise<void> => {
+      const used = process.cpuUsage();
+      await new Promise((resolve) => setImmediate(resolve));
+      piCpu += cpuMs(used);
+    };
     const modelCall = async (): Promise<void> => {
       let event: { type: "context"; messages: object[] } = { type: "context", messages: [] };
       pi(() => {
         event = { type: "context", messages: structuredClone(sm.buildSessionContext().messages) as object[] };
       });
       const recorded = seedBytes();
+      await settle();
       const used = process.cpuUsage();
       const result = (await call("context", event)) as { messages?: object[] } | undefined;
       const spent = cpuMs(used);
@@ -267,6 +307,7 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
       steps.background += await drain();
     };
     const turnEnd = async (message: object, toolResults: object[]): Promise<void> => {
+      await settle();
       const used = process.cpuUsage();
       await piTurnEndBoundary({ type: "turn_end", turnIndex: turn, message, toolResults });
       steps.turnEnd += cpuMs(used);
@@ -290,15 +331,17 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     await call("agent_end", { type: "agent_end", messages: [] });
     steps.turnEnd += cpuMs(used);
     steps.background += await drain();
+    let compactionSplit: TurnCost["compactionSplit"];
     if (compactRequested) {
       steps.compaction += await compactNow();
+      compactionSplit = lastSplit;
       steps.background += await drain();
     }
     const total = steps.context + steps.fold + steps.turnEnd + steps.background + steps.compaction;
     if (turn === 0) firstTurnMs = total;
     if (turn < WARMUP) continue;
     if (folded) folds += 1;
-    turns.push({ total, steps, folded });
+    turns.push({ at: [startedAt, nowMicros()], total, steps, folded, ...(compactionSplit === undefined ? {} : { compactionSplit }) });
     piMs.push(piCpu);
   }
   await stopProfile?.();
@@ -314,7 +357,7 @@ export const turnReplaySuite: BenchSuite = async (ctx) => {
     const { turns, piMs, folds, firstTurnMs, compactions } = await replay(source, join(ctx.workDir, size), `turn-replay-${size}`);
     const totals = turns.map((t) => t.total);
     const dump = process.env["BENCH_TURN_REPLAY_DUMP"];
-    if (dump !== undefined && dump !== "") writeFileSync(join(dump, `turn-replay-${size}.json`), JSON.stringify(turns.map((t) => ({ total: round(t.total), folded: t.folded, ...Object.fromEntries(Object.entries(t.steps).map(([k, v]) => [k, round(v)])) }))));
+    if (dump !== undefined && dump !== "") writeFileSync(join(dump, `turn-replay-${size}.json`), JSON.stringify(turns.map((t) => ({ at: t.at, total: round(t.total), folded: t.folded, ...(t.compactionSplit === undefined ? {} : { compactionHook: round(t.compactionSplit.hook), compactionAfter: round(t.compactionSplit.after) }), ...Object.fromEntries(Object.entries(t.steps).map(([k, v]) => [k, round(v)])) }))));
     const stepRow = (step: Step, label: string): BenchRow => {
       const values = turns.map((t) => t.steps[step]);
       return { suite: "turn-replay", case: `${label} per turn (CPU p50)`, size, value: round(quantile(values, 0.5)), unit: "ms", note: `p95 ${String(round(quantile(values, 0.95)))} ms, max ${String(round(Math.max(...values)))} ms` };
