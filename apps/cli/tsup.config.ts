@@ -89,7 +89,7 @@ function asciiOutput(file: string): () => Promise<void> {
   return () => {
     const path = new URL(`dist/${file}`, import.meta.url).pathname;
     const text = readFileSync(path, "utf8");
-    const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
     if (ascii !== text) writeFileSync(path, ascii);
     return Promise.resolve();
   };
