@@ -29,8 +29,8 @@ export function lockPathFor(target: string): string {
 }
 
 /** This machine's name (asked when a lock is first taken or judged: a process that only reads takes none). */
-let host: string | undefined;
-const thisHost = (): string => (host ??= hostname());
+let ownHost: string | undefined;
+const thisHost = (): string => (ownHost ??= hostname());
 
 function isAlive(pid: number): boolean {
   try {
