@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { defineConfig, type Options } from "tsup";
 import { sharedConfig } from "../../tsup.shared.js";
@@ -19,11 +20,17 @@ const oneShotExternal: Plugin = {
 
 const BUILTIN = new RegExp(`^(?:node:.+|${builtinModules.map((name) => name.replace(/[/\\^$*+?.()|[\]{}]/g, "\\$&")).join("|")})$`);
 
+/** Built-in modules every search uses (taken as the bundle loads); any other is loaded on its first call. */
+const EAGER_BUILTINS = new Set(["node:fs", "node:path"]);
+
 /**
  * Node's built-in modules taken with `process.getBuiltinModule` instead of an ES module import: importing
  * one builds a facade of all its exports, and node:fs's reads its lazily loaded stream classes (some 15 ms
  * of CPU, half a bare Node start). Each module becomes its exports read off the CommonJS object, marked
- * pure, so the bundle keeps only the names it uses; a name the module lacks fails the build.
+ * pure, so the bundle keeps only the names it uses; a name the module lacks fails the build. Past fs and
+ * path, a module's functions (lower-case names: not classes) are loaded on their first call: node:crypto
+ * alone (with the stream classes it loads) costs a start some 10 ms, and a search that reads no text, or
+ * opens no ledger, never needs it, nor zlib, readline, os or fs/promises.
  */
 const builtinsWithoutFacade: Plugin = {
   name: "builtins-without-facade",
@@ -32,16 +39,61 @@ const builtinsWithoutFacade: Plugin = {
     build.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
       const exports = process.getBuiltinModule(args.path) as Record<string, unknown>;
       const names = Object.keys(exports).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== "default");
-      const lines = [
-        `const m = /* @__PURE__ */ process.getBuiltinModule(${JSON.stringify(args.path)});`,
-        "const get = (name) => m[name];",
-        "export default m;",
-        ...names.map((name) => `export const ${name} = /* @__PURE__ */ get(${JSON.stringify(name)});`),
-      ];
+      const eager = EAGER_BUILTINS.has(args.path);
+      const lines = eager
+        ? [`const m = /* @__PURE__ */ process.getBuiltinModule(${JSON.stringify(args.path)});`, "const get = (name) => m[name];", "export default m;"]
+        : [`let loaded;`, `const load = () => (loaded ??= process.getBuiltinModule(${JSON.stringify(args.path)}));`, "const get = (name) => load()[name];", "export default /* @__PURE__ */ load();"];
+      for (const name of names) {
+        const lazy = !eager && typeof exports[name] === "function" && /^[a-z]/.test(name);
+        lines.push(lazy ? `export function ${name}(...args) { return load().${name}(...args); }` : `export const ${name} = /* @__PURE__ */ get(${JSON.stringify(name)});`);
+      }
       return { contents: lines.join("\n"), loader: "js" };
     });
   },
 };
+
+/**
+ * The history search's bundle takes the seed-index-format package's main entry through this module: its
+ * light parts (hashing, paths, anchors, the union of records) as they are, and its record reader (which
+ * loads typebox and the records' schemas, half the bundle's bytes) on the first call of one of its
+ * functions, which only a search reading a session's seed index makes. A name the bundle imports that
+ * this module lacks fails the build.
+ */
+const SEED_INDEX_SRC = new URL("../../packages/seed-index-format/src/", import.meta.url).pathname;
+const seedIndexLight: Plugin = {
+  name: "seed-index-light",
+  setup(build) {
+    build.onResolve({ filter: /^@context-fold\/seed-index-format$/ }, () => ({ path: "seed-index-format", namespace: "seed-index-light" }));
+    build.onLoad({ filter: /.*/, namespace: "seed-index-light" }, () => ({
+      contents: [
+        `export * from "${SEED_INDEX_SRC}block-text.ts";`,
+        `export * from "${SEED_INDEX_SRC}paths.ts";`,
+        `export * from "${SEED_INDEX_SRC}anchors.ts";`,
+        `export * from "${SEED_INDEX_SRC}union.ts";`,
+        `const reader = () => require("${SEED_INDEX_SRC}reader.ts");`,
+        "export function classifyLine(...args) { return reader().classifyLine(...args); }",
+        "export function readSeedIndexFile(...args) { return reader().readSeedIndexFile(...args); }",
+      ].join("\n"),
+      loader: "js",
+      resolveDir: SEED_INDEX_SRC,
+    }));
+  },
+};
+
+/**
+ * A bundle's file left ASCII, once tsup has written it: a character esbuild keeps as it is (one inside a
+ * regular expression literal) becomes its \\u escape, which means the same there as in a string or a
+ * template. One non-ASCII byte makes Node decode the whole file into a two-byte string.
+ */
+function asciiOutput(file: string): () => Promise<void> {
+  return () => {
+    const path = new URL(`dist/${file}`, import.meta.url).pathname;
+    const text = readFileSync(path, "utf8");
+    const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    if (ascii !== text) writeFileSync(path, ascii);
+    return Promise.resolve();
+  };
+}
 
 export default defineConfig([
   // Split into chunks so each command module's dynamic import (commands/index.ts) loads only that command's
@@ -66,9 +118,15 @@ export default defineConfig([
     removeNodeProtocol: false,
     clean: false,
     noExternal: [/^@context-fold\//],
-    esbuildPlugins: [builtinsWithoutFacade],
+    esbuildPlugins: [seedIndexLight, builtinsWithoutFacade],
+    onSuccess: asciiOutput(SESSIONS_ONE_SHOT),
     esbuildOptions(options) {
       options.conditions = ["@context-fold/source"];
+      // ASCII only (other characters escaped, comments dropped with the whitespace, and see asciiOutput):
+      // Node decodes an ASCII source on its fast path, into a one-byte string, before it even looks at
+      // the compile cache, and a smaller file is a smaller cache to read.
+      options.charset = "ascii";
+      options.minifyWhitespace = true;
     },
   }),
   sharedConfig({ "recall-one-shot": "src/recall-one-shot.ts" }, {

@@ -1,6 +1,8 @@
 // The one progress bar: on stderr, if and only if stderr is a terminal and --no-progress was not given.
 // Bytes or items, with an ETA from the rate so far; redrawn at most every 100 ms and cleared when done,
 // so a pipe, a file or a test never sees it and the terminal is left as it was.
+import { isatty } from "node:tty";
+
 /** 1536 → "1.5 KiB": sizes as people read them. */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${String(n)} B`;
@@ -38,8 +40,11 @@ function clock(seconds: number): string {
 }
 
 /** A bar labelled `label`, counting bytes or items; a no-op unless stderr is a TTY and progress is wanted. */
-export function startProgress(label: string, unit: "bytes" | "items", stream: NodeJS.WriteStream = process.stderr): Progress {
-  if (!wanted || stream.isTTY !== true) return NONE;
+export function startProgress(label: string, unit: "bytes" | "items", given?: NodeJS.WriteStream): Progress {
+  // Without a stream given, stderr is asked whether it is a terminal before process.stderr is made (making it loads its modules).
+  if (!wanted || (given === undefined && !isatty(2))) return NONE;
+  const stream = given ?? process.stderr;
+  if (stream.isTTY !== true) return NONE;
   const started = Date.now();
   let last = -Infinity;
   let drawn = false;

@@ -7,13 +7,16 @@
 import { parseSessionsArgv } from "./commands/recall-argv.js";
 import { recallSessions } from "./commands/recall-sessions.js";
 import { endQuietlyOnBrokenPipe, reportError } from "./error-boundary.js";
-import { wantsJson } from "./output.js";
+import { wantsJson, writeStdoutDirectly } from "./output.js";
 
 /** `argv` (the binary's arguments, `recall` first) run as `recall --sessions <folder>`: false when the fast parse does not take them. */
 export async function recallSessionsOneShot(argv: readonly string[]): Promise<boolean> {
   const parsed = parseSessionsArgv(argv.slice(1));
   if (parsed === null) return false;
-  endQuietlyOnBrokenPipe();
+  // The answer is written to the descriptor itself, process.stdout never made (output.ts
+  // writeStdoutDirectly: setting that stream up loads its modules): a closed reader is told by the write's
+  // EPIPE, which the error boundary ends quietly.
+  writeStdoutDirectly(endQuietlyOnBrokenPipe);
   try {
     await recallSessions(parsed.session, parsed.words, parsed.options);
   } catch (error) {

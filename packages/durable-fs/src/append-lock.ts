@@ -28,7 +28,9 @@ export function lockPathFor(target: string): string {
   return `${target}.lock`;
 }
 
-const HOST = hostname();
+/** This machine's name (asked when a lock is first taken or judged: a process that only reads takes none). */
+let ownHost: string | undefined;
+const thisHost = (): string => (ownHost ??= hostname());
 
 function isAlive(pid: number): boolean {
   try {
@@ -58,7 +60,7 @@ function inspectHolder(lock: string, staleMs: number, fs: FileSystem): Holder | 
   }
   const [pidText, host] = text.trim().split(" ");
   const pid = pidText !== undefined && /^\d{1,10}$/.test(pidText) ? Number(pidText) : null;
-  const dead = pid !== null && host === HOST && !isAlive(pid);
+  const dead = pid !== null && host === thisHost() && !isAlive(pid);
   const old = Date.now() - stat.mtimeMs > staleMs;
   return { ino: stat.ino, stale: dead || old, description: pid === null ? "a writer that has not yet signed it" : `pid ${String(pid)} on ${host ?? "?"}` };
 }
@@ -72,7 +74,7 @@ function tryCreate(lock: string, fs: FileSystem): boolean {
     throw error;
   }
   try {
-    writeAll(fd, Buffer.from(`${String(process.pid)} ${HOST}\n`), 0, lock, fs);
+    writeAll(fd, Buffer.from(`${String(process.pid)} ${thisHost()}\n`), 0, lock, fs);
   } finally {
     fs.closeSync(fd);
   }

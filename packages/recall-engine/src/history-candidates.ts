@@ -149,9 +149,9 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
       const own = Buffer.from(prefix, "utf8");
       const left = Buffer.from(except, "utf8");
       // The terms longer than the prefix (as ranking expands it), but the one left out, summed per session.
-      base.eachPrefixed(prefix, (term, o, code) => {
+      base.eachPrefixedEntry(prefix, (term, ordinals, n, codes, codesAt) => {
         if (term.equals(own) || term.equals(left)) return;
-        into.add(o, code);
+        for (let i = 0; i < n; i++) into.add(ordinals[i] as number, codes.readUInt16LE(codesAt + 2 * i));
       });
       prefixRead.set(label, into);
       found = into;

@@ -237,6 +237,8 @@ function bufferSource(buf: Buffer): ByteSource {
 }
 
 const PAGE = 4096;
+/** The ordinals of one entry as a prefix scan decodes them (`DictionaryBase.eachPrefixedEntry`), grown as needed. */
+let prefixScratch = new Uint32Array(1024);
 /** Where a base's entries start: after the magic and the format. */
 const ENTRIES = 8;
 
@@ -265,12 +267,24 @@ class FileSource implements ByteSource {
     }
     return have;
   }
+  /** A long range (a prefix's entries) read whole, past the page cache. */
+  private read(at: number, length: number): Buffer {
+    const out = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(this.fd, out, got, length - got, at + got);
+      if (n === 0) throw new RangeError(`dictionary ends at byte ${String(at + got)}`);
+      got += n;
+    }
+    return out;
+  }
   bytes(at: number, length: number): Buffer {
     if (at < 0 || at + length > this.length) throw new RangeError(`dictionary range at byte ${String(at)} runs past its end`);
     const first = Math.floor(at / PAGE);
     const last = Math.floor((at + length - 1) / PAGE);
     if (length === 0) return Buffer.alloc(0);
     if (first === last) return this.page(first).subarray(at - first * PAGE, at - first * PAGE + length);
+    if (last - first > 2) return this.read(at, length);
     const parts: Buffer[] = [];
     for (let p = first; p <= last; p++) parts.push(this.page(p));
     return Buffer.concat(parts).subarray(at - first * PAGE, at - first * PAGE + length);
@@ -386,7 +400,83 @@ export class DictionaryBase {
 
   /** Adds the sessions holding a term that begins with `prefix` (itself included). */
   prefixed(prefix: string, into: Set<number>): void {
-    this.eachPrefixed(prefix, (_, o) => into.add(o));
+    // A common word begins a thousand terms of a thousand sessions each: each session is added once.
+    let seen = new Uint8Array(1024);
+    this.eachPrefixedEntry(prefix, (_, ordinals, n) => {
+      for (let i = 0; i < n; i++) {
+        const o = ordinals[i] as number;
+        if (o >= seen.length) {
+          const grown = new Uint8Array(Math.max(2 * seen.length, o + 1));
+          grown.set(seen);
+          seen = grown;
+        }
+        if (seen[o] === 1) continue;
+        seen[o] = 1;
+        into.add(o);
+      }
+    });
+  }
+
+  /**
+   * Each entry whose term begins with `prefix` (itself included), in term order: its term's bytes, its
+   * sessions (`ordinals[0, n)`, a scratch array reused for the next entry) and their codes (u16 at
+   * `codes[codesAt + 2i]`). The entries are one range of the base, read at once and decoded in one pass
+   * (a common word begins a thousand terms, each held by hundreds of sessions): the range's end is found
+   * by a binary search (the terms beginning with the prefix follow each other), not term by term.
+   */
+  eachPrefixedEntry(prefix: string, visit: (term: Buffer, ordinals: Uint32Array, n: number, codes: Buffer, codesAt: number) => void): void {
+    const key = Buffer.from(prefix, "utf8");
+    const first = this.lowerBound(key);
+    let lo = first;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const term = this.termAt(mid);
+      if (term.length >= key.length && term.compare(key, 0, key.length, 0, key.length) === 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === first) return;
+    const from = this.entryAt(first);
+    const to = lo < this.count ? this.entryAt(lo) : this.table;
+    const buf = this.src.bytes(from, to - from);
+    let ordinals = prefixScratch;
+    let pos = 0;
+    for (let k = first; k < lo; k++) {
+      if (pos + 2 > buf.length) throw new RangeError(`dictionary entry ${String(k)} runs past its range`);
+      const length = (buf[pos] as number) | ((buf[pos + 1] as number) << 8);
+      const term = buf.subarray(pos + 2, pos + 2 + length);
+      pos += 2 + length;
+      // The count, then the ordinals' deltas: varints, read inline.
+      let n = 0;
+      let scale = 1;
+      for (;;) {
+        const byte = buf[pos++];
+        if (byte === undefined) throw new RangeError(`dictionary entry ${String(k)} runs past its range`);
+        n += (byte & 0x7f) * scale;
+        if (byte < 0x80) break;
+        scale *= 128;
+      }
+      if (n > ordinals.length) ordinals = prefixScratch = new Uint32Array(Math.max(n, 2 * ordinals.length));
+      let prev = 0;
+      for (let i = 0; i < n; i++) {
+        let value = 0;
+        scale = 1;
+        for (;;) {
+          const byte = buf[pos++];
+          if (byte === undefined) throw new RangeError(`dictionary entry ${String(k)} runs past its range`);
+          value += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 128;
+        }
+        prev += value;
+        ordinals[i] = prev;
+      }
+      const codesAt = pos;
+      pos += 2 * n;
+      if (pos > buf.length) throw new RangeError(`dictionary entry ${String(k)} runs past its range`);
+      visit(term, ordinals, n, buf, codesAt);
+    }
+    if (pos !== buf.length) throw new RangeError(`dictionary entries ${String(first)}-${String(lo - 1)} do not fill their range`);
   }
 
   /** Each session holding `term` exactly, with its code. */
@@ -398,12 +488,9 @@ export class DictionaryBase {
 
   /** Each (term, session, code) of the terms beginning with `prefix` (itself included), in term order. */
   eachPrefixed(prefix: string, visit: (term: Buffer, ordinal: number, code: number) => void): void {
-    const key = Buffer.from(prefix, "utf8");
-    for (let k = this.lowerBound(key); k < this.count; k++) {
-      const term = this.termAt(k);
-      if (term.length < key.length || !term.subarray(0, key.length).equals(key)) break;
-      this.eachAt(k, (o, code) => visit(term, o, code));
-    }
+    this.eachPrefixedEntry(prefix, (term, ordinals, n, codes, codesAt) => {
+      for (let i = 0; i < n; i++) visit(term, ordinals[i] as number, codes.readUInt16LE(codesAt + 2 * i));
+    });
   }
 
   /** Every term with its sessions (tests; a merge walks `entries`). */

@@ -11,7 +11,7 @@
 // history-fresh-dictionary.ts (a first build's dictionary, gathered without a log),
 // history-candidates.ts (which sessions can answer) and history-rank-segment.ts (ranking one segment).
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
 import { CACHE_FORMAT, cacheKeyFor, readCacheBytes } from "./index-cache.js";
@@ -19,7 +19,7 @@ import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
 import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
 import { type IndexedSession, indexSession } from "./history-index-session.js";
-import { dropSegment, partPath, SegmentWriter, segmentBase } from "./history-layout.js";
+import { dropSegment, partPath, SegmentWriter, segmentBase, segmentBaseOf, segmentTag } from "./history-layout.js";
 import { mergeDictionary } from "./history-merge.js";
 import { dropRuns, FreshDictionary } from "./history-fresh-dictionary.js";
 import { byteString } from "./history-segment.js";
@@ -58,6 +58,15 @@ const LOG_BATCH = 4 << 20;
 function firstLine(text: string): string {
   const line = text.trimStart().split("\n", 1)[0]?.trim() ?? "";
   return line.length > TITLE_MAX ? `${line.slice(0, TITLE_MAX - 1)}…` : line;
+}
+
+/**
+ * JSON text with every non-ASCII character written as its \u escape (the same JSON): every search reads
+ * the manifest whole, and an ASCII file decodes on Node's fast path into a one-byte string, which parses
+ * faster (a title's ellipsis would otherwise make the whole file a two-byte string).
+ */
+function asciiJson(text: string): string {
+  return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** `path` resolved, each distinct one once per search (sessions share a few project folders; a thousand are checked). */
@@ -170,9 +179,15 @@ export class HistoryIndex {
     return file.startsWith(dir) ? file.slice(dir.length) : relative(this.sessionsDir, file);
   }
 
+  /** The file of a session the manifest names by `path` (as listed: the folder, a separator, the path; see `pathOf`). */
+  private fileOf(path: string): string {
+    if (isAbsolute(path) || path.startsWith("..")) return join(this.sessionsDir, path);
+    return this.sessionsDir.endsWith(sep) ? `${this.sessionsDir}${path}` : `${this.sessionsDir}${sep}${path}`;
+  }
+
   /** Where a session's segment files live: `<base>.seg` (postings) and `<base>.tab` (block table). */
-  private segmentBase(file: string, id: string): string {
-    return segmentBase(this.segments, file, id);
+  private segmentBase(file: string, id: string, tag?: string): string {
+    return tag === undefined ? segmentBase(this.segments, file, id) : segmentBaseOf(this.segments, id, tag);
   }
 
   private dropSegment(file: string, id: string): void {
@@ -206,13 +221,15 @@ export class HistoryIndex {
     for (const [k, file] of files.entries()) {
       const s = read.sessions[k] as HistorySession;
       if (this.pathOf(file) !== s.path) return null;
+      let st;
       try {
-        const st = statSync(file);
-        listing.stats.set(file, { size: st.size, mtimeMs: st.mtimeMs });
-        if (st.size !== s.size || st.mtimeMs !== s.mtimeMs) return null;
+        st = statSync(file, { throwIfNoEntry: false });
       } catch {
         return null;
       }
+      if (st === undefined) return null;
+      listing.stats.set(file, { size: st.size, mtimeMs: st.mtimeMs });
+      if (st.size !== s.size || st.mtimeMs !== s.mtimeMs) return null;
       this.onProgress?.(k + 1, files.length, file);
     }
     this.manifest = read;
@@ -310,7 +327,7 @@ export class HistoryIndex {
           ordinal,
           termCount: indexed.termCount,
           ...(indexed.parts > 0 ? { parts: indexed.parts } : {}),
-          ...(eligible ? { key: cacheKeyFor(file, session) } : { full: true }),
+          ...(eligible ? { tag: segmentTag(this.segments, file, session.header.id), key: cacheKeyFor(file, session) } : { full: true }),
         });
       } catch (error) {
         counts.unreadable++;
@@ -336,7 +353,7 @@ export class HistoryIndex {
     if (merged === "restart") return this.updateLocked();
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
     if (read === null || counts.added + counts.grown + counts.replaced + counts.removed + counts.unreadable > 0 || merged) {
-      const text = JSON.stringify(this.manifest);
+      const text = asciiJson(JSON.stringify(this.manifest));
       replaceFile(this.manifestPath, text, { mode: 0o600 });
       // Kept as read: this process's next search does not parse what it just wrote (another inode, should another process replace it).
       const st = statSync(this.manifestPath, { throwIfNoEntry: false });
@@ -395,7 +412,7 @@ export class HistoryIndex {
   private segmentOf(file: string, s: HistorySession): KeptSegment {
     let kept = this.open.get(file);
     if (kept === undefined || kept.size !== s.size || kept.mtimeMs !== s.mtimeMs) {
-      const base = this.segmentBase(file, s.id);
+      const base = this.segmentBase(file, s.id, s.tag);
       kept = { size: s.size, mtimeMs: s.mtimeMs, base, reader: SegmentParts.open(Array.from({ length: (s.parts ?? 0) + 1 }, (_, k) => partPath(base, k))) };
     }
     const before = this.open.get(file);
@@ -415,7 +432,7 @@ export class HistoryIndex {
   /** The segment and block table of a session, for ranking it. */
   private rankable(file: string, s: HistorySession): { reader: SegmentParts; table: BlockTable } {
     const kept = this.segmentOf(file, s);
-    kept.table ??= BlockTable.read(file, readFileSync(`${kept.base}.tab`), `${kept.base}.tab`);
+    kept.table ??= BlockTable.forRanking(file, `${kept.base}.tab`);
     return { reader: kept.reader, table: kept.table };
   }
 
@@ -442,7 +459,7 @@ export class HistoryIndex {
           continue;
         }
         try {
-          c.bound = wordsScoreBound(this.segmentOf(join(this.sessionsDir, c.s.path), c.s).reader as unknown as TermIndex, words, (word) => word === "user");
+          c.bound = wordsScoreBound(this.segmentOf(this.fileOf(c.s.path), c.s).reader as unknown as TermIndex, words, (word) => word === "user");
         } catch {
           // Left unbounded: ranking it reports what is wrong.
         }
@@ -465,7 +482,7 @@ export class HistoryIndex {
           break;
         }
         const s = c.s;
-        const file = join(this.sessionsDir, s.path);
+        const file = this.fileOf(s.path);
         try {
           // A regex reads every block's text, and a table found stale is not trusted again: those read the ledger in full.
           let item: RankedSession;
@@ -502,7 +519,7 @@ export class HistoryIndex {
       const lastRanked = ranked.at(-1);
       const mode: SessionsSearchResult["mode"] = lastRanked?.item.rank.parsed.mode ?? parsed.mode;
       const scopeName = lastRanked?.scope ?? options.scope ?? "lineage";
-      for (const s of this.manifest.sessions) if (s.ordinal < 0 && s.problem !== undefined) skipped.push({ file: join(this.sessionsDir, s.path), reason: s.problem });
+      for (const s of this.manifest.sessions) if (s.ordinal < 0 && s.problem !== undefined) skipped.push({ file: this.fileOf(s.path), reason: s.problem });
       const firstLabels = new Set(chosen.filter(isFirst).map((s) => s.path));
       const page = pageAcross(opened, merged, options, firstLabels.size === 0 ? undefined : (k) => firstLabels.has((opened[k] as RankedSession).label));
       const shown = new Set(page.hits.map((h) => h.session));
@@ -537,7 +554,7 @@ export class HistoryIndex {
     const known = sessions.find((s) => s.path === path && s.ordinal >= 0 && s.full !== true);
     let table: BlockTable | null = null;
     if (known !== undefined) {
-      const tab = `${this.segmentBase(file, known.id)}.tab`;
+      const tab = `${this.segmentBase(file, known.id, known.tag)}.tab`;
       try {
         table = BlockTable.read(file, readFileSync(tab), tab, true);
       } catch (error) {

@@ -1,6 +1,7 @@
 // Where one session's segment lives in a history: its parts (`<base>.seg`, `<base>.seg.1` …) and its block
 // table (`<base>.tab`), and how they are removed. One home for the naming, shared by indexing and search.
 import { rmSync } from "node:fs";
+import { sep } from "node:path";
 import { type FileSystem, nodeFileSystem, replaceFile, syncDirectory } from "@context-fold/durable-fs";
 import { defaultCachePath } from "./index-cache.js";
 
@@ -10,6 +11,21 @@ export const MAX_PARTS = 8;
 /** Where a session's segment files live under `segments`: `<base>.seg` (postings) and `<base>.tab` (block table). */
 export function segmentBase(segments: string, file: string, id: string): string {
   return defaultCachePath(file, id, segments).replace(/\.recall$/, "");
+}
+
+/** The tag `segmentBase` names a session's files by after its id (a hash of the file's path, index-cache.ts `defaultCachePath`). */
+export function segmentTag(segments: string, file: string, id: string): string {
+  const base = segmentBase(segments, file, id);
+  return base.slice(base.lastIndexOf("-") + 1);
+}
+
+/**
+ * `segmentBase` from the tag the manifest keeps (`segmentTag`), without hashing the file's path again: a
+ * search opening hundreds of sessions in a fresh process spent more on those hashes than on opening them.
+ * `segments` is a normalised path; the id is made safe as defaultCachePath makes it.
+ */
+export function segmentBaseOf(segments: string, id: string, tag: string): string {
+  return `${segments}${segments.endsWith(sep) ? "" : sep}${id.replace(/[^A-Za-z0-9_.-]/g, "_")}-${tag}`;
 }
 
 /** The file of a segment's part `k` (0: the first; later ones hold a grown session's appended blocks). */

@@ -58,7 +58,8 @@ export function rankSegment(file: string, s: HistorySession, segment: { readonly
     }
     return sources;
   };
-  const ranked = rankWords(terms, parsed, mask, (doc) => table.textOf(doc), {
+  // Texts read for ranking are not hashed (history-table.ts `rankText`); those a page shows are.
+  const ranked = rankWords(terms, parsed, mask, (doc) => table.rankText(doc), {
     weightOf: (doc) => blockWeight(table.kindOf(doc), doc + 1 < n ? table.kindOf(doc + 1) : undefined),
     resultOf: (doc) => table.resultOf(doc),
     speakerDocs: (word) => (word === "user" ? users : null),

@@ -5,6 +5,7 @@
 // of results shows. No text is kept: a block's text is read back from the ledger at its offset and
 // checked against its hash (SnapshotStaleError when it differs), as the one-session block table does.
 import { createHash } from "node:crypto";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
@@ -27,6 +28,20 @@ const LINEAGE = 0x10;
 const HAS_PART = 0x20;
 /** The block is a failed tool output (its `isError`), as ranking asks of a question about a failure. */
 const FAILED = 0x40;
+/** Bytes a table read for ranking reads first: its head and, for a session of a few thousand blocks, its rank section. */
+const RANK_READ = 16 * 1024;
+
+/** Reads `fd` from `at` into `buf` until it is full or the file ends; the bytes read. */
+function readFully(fd: number, buf: Buffer, at: number): number {
+  let got = 0;
+  while (at + got < buf.length) {
+    const n = readSync(fd, buf, at + got, buf.length - at - got, at + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
 /** Bytes of a text's sha256 kept per block (a check, not a commitment). */
 const SHA_BYTES = 8;
 const NONE: readonly number[] = [];
@@ -136,7 +151,7 @@ export class QuoteBlock implements Pick<Block, "kind" | "turn" | "text"> {
     return this.table.turnOf(this.index);
   }
   get text(): string {
-    return this.table.textOf(this.index);
+    return this.table.rankText(this.index);
   }
 }
 
@@ -155,12 +170,17 @@ export class BlockTable {
   /** The text locations' varints, decoded on the first text read. */
   private readonly locationBytes: Buffer;
   private locations: { offset: Float64Array; length: Uint32Array; line: Uint32Array; part: Int32Array } | undefined;
-  private readonly pageBytes: Buffer;
+  /** The deflated page fields; null until read (`forRanking` reads a table without them). */
+  private pageBytes: Buffer | null;
+  /** Where the page fields are read from when the table was read without them, and the rank section they must come with. */
+  private readonly pageSource: { readonly path: string; readonly rank: Buffer } | null;
+  /** Texts read back so far (`rankText`), and the blocks whose text was checked against its hash (`textOf`). */
   private readonly texts = new Map<number, string>();
+  private readonly checked = new Set<number>();
   private readonly label: string;
   private page: { blocks: TableBlock[]; source: ScopeSource } | undefined;
 
-  private constructor(file: string, buf: Buffer, label: string) {
+  private constructor(file: string, buf: Buffer, label: string, pagePath: string | null = null) {
     const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${label}: ${why}`);
     if (buf.length < MAGIC.length + 12 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history block table");
     this.file = file;
@@ -168,7 +188,8 @@ export class BlockTable {
     const rankLength = buf.readUInt32LE(MAGIC.length + 4);
     const pageLength = buf.readUInt32LE(MAGIC.length + 8);
     const start = MAGIC.length + 12;
-    if (start + rankLength + pageLength > buf.length) throw bad("block table is shorter than its head says");
+    // Read for ranking (`pagePath`): the head and the rank section; the page fields when a page shows the session.
+    if (start + rankLength + (pagePath === null ? pageLength : 0) > buf.length) throw bad("block table is shorter than its head says");
     this.count = n;
     if (rankLength < n * (1 + SHA_BYTES)) throw bad("block table's rank section is shorter than its blocks");
     this.flags = buf.subarray(start, start + n);
@@ -200,7 +221,8 @@ export class BlockTable {
     }
     this.locationBytes = buf.subarray(c.pos, start + rankLength);
     this.label = label;
-    this.pageBytes = buf.subarray(start + rankLength, start + rankLength + pageLength);
+    this.pageBytes = pagePath === null ? buf.subarray(start + rankLength, start + rankLength + pageLength) : null;
+    this.pageSource = pagePath === null ? null : { path: pagePath, rank: buf.subarray(0, start + rankLength) };
   }
 
   /** The table of `file` from its bytes (structure checked; `checksum`: the sha256 trailer too). */
@@ -210,6 +232,44 @@ export class BlockTable {
       if (buf.length < 32 || !createHash("sha256").update(body).digest().equals(buf.subarray(buf.length - 32))) throw new CorruptIndexError(`${label}: block table checksum does not match its bytes`);
     }
     return new BlockTable(file, buf, label);
+  }
+
+  /**
+   * The table at `path` read for ranking: its head and rank section (kinds, lineage, hashes, turns, pairs,
+   * text locations), not the page fields results show (more than half its bytes), which are read when a
+   * page of results shows the session (and must then come with the same rank section: else the table was
+   * replaced since, SnapshotStaleError). Structure checked, not the checksum (as `read` without it).
+   */
+  static forRanking(file: string, path: string): BlockTable {
+    const fd = openSync(path, "r");
+    try {
+      const head = Buffer.allocUnsafe(RANK_READ);
+      const got = readFully(fd, head, 0);
+      if (got < MAGIC.length + 12) return new BlockTable(file, head.subarray(0, got), path);
+      const end = MAGIC.length + 12 + head.readUInt32LE(MAGIC.length + 4);
+      if (end <= got) return new BlockTable(file, head.subarray(0, end), path, path);
+      const whole = Buffer.allocUnsafe(end);
+      head.copy(whole, 0, 0, got);
+      return new BlockTable(file, whole.subarray(0, got + readFully(fd, whole, got)), path, path);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The deflated page fields, read from the table's file when it was read for ranking. */
+  private pageFields(): Buffer {
+    if (this.pageBytes !== null) return this.pageBytes;
+    const source = this.pageSource as NonNullable<BlockTable["pageSource"]>;
+    let buf: Buffer;
+    try {
+      buf = readFileSync(source.path);
+    } catch (error) {
+      throw new SnapshotStaleError(this.file, `its block table cannot be read again (${error instanceof Error ? error.message : String(error)})`);
+    }
+    const at = source.rank.length;
+    if (buf.length < at || !buf.subarray(0, at).equals(source.rank)) throw new SnapshotStaleError(this.file, "its block table was replaced while it was read");
+    this.pageBytes = buf.subarray(at, at + buf.readUInt32LE(MAGIC.length + 8));
+    return this.pageBytes;
   }
 
   kindOf(doc: number): BlockKind {
@@ -283,8 +343,14 @@ export class BlockTable {
     return loc;
   }
 
-  /** Block `doc`'s text read back from the ledger, checked against its recorded hash. */
-  textOf(doc: number): string {
+  /**
+   * Block `doc`'s text read back from the ledger, for ranking: not checked against its recorded hash.
+   * A search ranks a session only when its ledger's size and modification time are those the history
+   * indexed (HistoryIndex's freshness rule); the texts a page of results shows are checked (`textOf`),
+   * and one found changed there sends the search back to reading ledgers in full. A ranking that reads a
+   * hundred texts of each of hundreds of sessions does not hash them all.
+   */
+  rankText(doc: number): string {
     const have = this.texts.get(doc);
     if (have !== undefined) return have;
     const kind = this.kindOf(doc);
@@ -297,19 +363,32 @@ export class BlockTable {
     } catch (error) {
       throw new SnapshotStaleError(this.file, `block #${String(doc)} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (text === undefined || textHash(text) !== this.hashOf(doc)) {
-      throw new SnapshotStaleError(this.file, `block #${String(doc)} at line ${String(loc.line[doc])}, byte ${String(at.byteOffset)} changed`);
-    }
+    if (text === undefined) throw this.changed(doc);
     this.texts.set(doc, text);
     return text;
+  }
+
+  /** Block `doc`'s text read back from the ledger, checked against its recorded hash (once). */
+  textOf(doc: number): string {
+    const text = this.rankText(doc);
+    if (this.checked.has(doc)) return text;
+    if (textHash(text) !== this.hashOf(doc)) throw this.changed(doc);
+    this.checked.add(doc);
+    return text;
+  }
+
+  private changed(doc: number): SnapshotStaleError {
+    const loc = this.where();
+    return new SnapshotStaleError(this.file, `block #${String(doc)} at line ${String(loc.line[doc])}, byte ${String(loc.offset[doc])} changed`);
   }
 
   /** The blocks as results show them, and what scopes are built from (decoded on first use). */
   source(): { blocks: readonly Block[]; source: ScopeSource } {
     if (this.page !== undefined) return this.page;
+    const fields = this.pageFields();
     let c: PageColumns;
     try {
-      c = JSON.parse(inflateRawSync(this.pageBytes).toString("utf8")) as PageColumns;
+      c = JSON.parse(inflateRawSync(fields).toString("utf8")) as PageColumns;
     } catch (error) {
       throw new CorruptIndexError(`${this.file}: block table fields cannot be read (${error instanceof Error ? error.message : String(error)})`);
     }

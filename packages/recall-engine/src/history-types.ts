@@ -26,6 +26,8 @@ export interface HistorySession {
   readonly termCount: number;
   /** Parts its growths added to its segment after the first (`<base>.seg.1` …), 0 when absent. */
   readonly parts?: number;
+  /** The tag its segment files are named by after its id (history-layout.ts `segmentTag`); absent in a manifest written before it was kept. */
+  readonly tag?: string;
   /** The ledger bytes its segment was built from (how a grown session is told from a rewritten one). */
   readonly key?: CacheKey;
   /** Not served from a segment (a ledger of an older version, or damaged: its bytes are not the blocks' source): read in full when searched. */

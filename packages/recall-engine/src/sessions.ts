@@ -1,7 +1,7 @@
 // Recall across every session under a Pi sessions directory: each session's index opened (cached),
 // hits merged by score, results naming their session. Progress is reported through a callback.
 import { type Dirent, readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { normalize, relative, sep } from "node:path";
 import type { ParsedQuery } from "./query.js";
 import type { ScoredDoc } from "./rank.js";
 import { recallFile } from "./recall-file.js";
@@ -20,13 +20,16 @@ export function listSessionFiles(dir: string): string[] {
     } catch {
       return;
     }
+    // `d` is normalised and a name holds no separator: joined by hand as path.join would join them
+    // (which normalises each of a thousand paths again, most of a cold listing's time).
+    const under = d === "." ? "" : d.endsWith(sep) ? d : `${d}${sep}`;
     for (const e of names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const path = join(d, e.name);
+      const path = `${under}${e.name}`;
       if (e.isDirectory() && e.name !== "context-fold") walk(path);
       else if (e.isFile() && e.name.endsWith(".jsonl")) out.push(path);
     }
   };
-  walk(dir);
+  walk(normalize(dir));
   return out;
 }
 

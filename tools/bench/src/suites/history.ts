@@ -134,7 +134,8 @@ export const historySuite: BenchSuite = async (ctx) => {
       cpus.push(((user ?? Number.NaN) + (sys ?? Number.NaN)) * 1000);
     }
     // The first of these builds the CLI's own history (its state folder differs): measure the later ones.
-    rows.push({ suite: "history", case: "recall --sessions process, CPU p50", size: label, value: round(median(cpus.slice(1))), unit: "ms", target: "≤ 250 ms", note: `wall p50 ${round(median(walls.slice(1)))} ms; first (building) run ${round(walls[0] ?? Number.NaN)} ms` });
+    const each = queries.slice(1, 5).map((q, k) => `${q} ${String(round(cpus[k + 1] ?? Number.NaN, 0))}`).join(", ");
+    rows.push({ suite: "history", case: "recall --sessions process, CPU p50", size: label, value: round(median(cpus.slice(1))), unit: "ms", target: "≤ 250 ms", note: `wall p50 ${round(median(walls.slice(1)))} ms; first (building) run ${round(walls[0] ?? Number.NaN)} ms; CPU per query ${each}` });
   }
 
   // One session grows by 100 KB (message entries after its leaf), then the update that takes it in.
