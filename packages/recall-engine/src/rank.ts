@@ -49,6 +49,14 @@ const PREFIX_LIMIT = 256;
  * match on its own (a word's first letters begin unrelated words too).
  */
 const TRUNCATION_WEIGHT = 0.5;
+
+/**
+ * The truncation stem of a query token (`truncationOf`), or null: none for a token the tokenizer split
+ * into parts (`refreshToken`, `node_modules`: an identifier, matched as typed).
+ */
+export function truncationOfTerm(term: QueryTerm): string | null {
+  return term.parts.length > 0 ? null : truncationOf(term.primary);
+}
 /** A block holding every piece of a compound token, with the token literally in its text / without. */
 const PIECES_LITERAL_WEIGHT = 0.6;
 const PIECES_LOOSE_WEIGHT = 0.25;
@@ -278,7 +286,7 @@ function scoreToken(
  */
 function addTruncations(index: TermIndex, distinct: readonly QueryTerm[], byToken: readonly (readonly number[])[], own: readonly (readonly number[])[], inScope: Uint8Array, matched: Uint8Array, scores: Float64Array, coverage: Uint8Array, s: Scratch): void {
   for (let t = 0; t < distinct.length; t++) {
-    const cut = truncationOf((distinct[t] as QueryTerm).primary);
+    const cut = truncationOfTerm(distinct[t] as QueryTerm);
     if (cut === null) continue;
     const already = new Set(own[t]);
     const ids = index.termsWithPrefix(cut, PREFIX_LIMIT).filter((id) => !already.has(id));
@@ -530,7 +538,7 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
     }
     // A truncation stem's terms (`addTruncations`) score where the token's own matches do not, in a
     // multi-word query: bounded as a prefix match of all the terms it begins.
-    const cut = distinct.length > 1 ? truncationOf(token) : null;
+    const cut = distinct.length > 1 ? truncationOfTerm(term) : null;
     if (cut !== null) {
       let df = 0;
       let factor = 0;
@@ -699,7 +707,7 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
       pieces: pieces.length >= 2 ? pieces : null,
       basePieces: base !== null ? piecesOf(base) : null,
       // Scored in a multi-word query only (`addTruncations`).
-      cut: several ? truncationOf(token) : null,
+      cut: several ? truncationOfTerm(term) : null,
       spoken: speaks(token),
     };
   });
@@ -820,7 +828,7 @@ export function rankWords(
       coverage[doc] = (coverage[doc] as number) + 1;
     }
   }
-  const loose = distinct.length > 1 && distinct.some((t) => truncationOf(t.primary) !== null);
+  const loose = distinct.length > 1 && distinct.some((t) => truncationOfTerm(t) !== null);
   if (loose || boosts.size > 0) {
     const matched = new Uint8Array(n);
     for (const doc of touched) matched[doc] = 1;

@@ -8,8 +8,9 @@ import { join } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
 import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { HistoryIndex, parseQuery, queryTerms, RecallIndex, searchSessions, stemOf } from "../src/index.js";
+import { HistoryIndex, parseQuery, type QueryTerm, queryTerms, RecallIndex, searchSessions, stemOf } from "../src/index.js";
 import { fileBase } from "../src/query.js";
+import { truncationOfTerm } from "../src/rank.js";
 import { truncationOf } from "../src/stem.js";
 import { askedShapes, holdsShape } from "../src/value-shapes.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
@@ -301,6 +302,8 @@ describe("questions answered by structure", () => {
       null,
       null,
     ]);
+    // An identifier the tokenizer splits into parts is matched as typed, whatever its letters.
+    expect(["comparison", "refreshToken", "comparison_table", "node_modules"].map((w) => truncationOfTerm(queryTerms(w)[0] as QueryTerm))).toEqual(["compar", null, null, null]);
     const hits = await hitsOf(truncationSession(), "What should the new entry points be called while the old main.ts is kept for comparison?");
     expect(hits[0]?.text).toContain("compare both in parallel");
     // A block holding the verb and none of the question's other words is not found by the verb's first letters.
