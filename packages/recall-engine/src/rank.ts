@@ -1,13 +1,13 @@
 // Ranking: BM25 over each query token's matches — the token whole, then (lower) the indexed terms it
 // begins or its stem begins, then (lower still) the blocks holding all its pieces (a file's too without
-// its extension) — stopwords and a
-// compound's parts only add to blocks already matched, phrases required, a share-of-query factor, a
-// weight per block kind (what the user and the tools said first), a relative score floor. Regex: re2js.
+// its extension) — stopwords, a compound's parts and a long word's truncation stem (its first six
+// letters) only add to blocks already matched, phrases required, a share-of-query factor, a weight per
+// block kind (what the user and the tools said first), a relative score floor. Regex: re2js.
 import { fileBase, piecesOf, type ParsedQuery } from "./query.js";
 import { STOPWORDS } from "./query.js";
 import { nearestCoverage, PROXIMITY_WINDOW } from "./proximity.js";
 import { holds } from "./quoted-sources.js";
-import { stemOf } from "./stem.js";
+import { stemOf, truncationOf } from "./stem.js";
 import { askedShapes, holdsShape } from "./value-shapes.js";
 import type { PostingList, TermIndex } from "./term-index.js";
 import { MIN_PREFIX } from "./term-prefixes.js";
@@ -43,6 +43,20 @@ const PART_WEIGHT = 0.3;
 const PREFIX_WEIGHT = 0.7;
 /** Terms one prefix expands to, at most (oldest first): a short prefix must not scan the vocabulary. */
 const PREFIX_LIMIT = 256;
+/**
+ * A term a long word's truncation stem begins (`stem.ts` truncationOf: `compar` of `comparison` →
+ * `compare`), counted only in blocks the rest of the query matched: below a prefix match, and never a
+ * match on its own (a word's first letters begin unrelated words too).
+ */
+const TRUNCATION_WEIGHT = 0.5;
+
+/**
+ * The truncation stem of a query token (`truncationOf`), or null: none for a token the tokenizer split
+ * into parts (`refreshToken`, `node_modules`: an identifier, matched as typed).
+ */
+export function truncationOfTerm(term: QueryTerm): string | null {
+  return term.parts.length > 0 ? null : truncationOf(term.primary);
+}
 /** A block holding every piece of a compound token, with the token literally in its text / without. */
 const PIECES_LITERAL_WEIGHT = 0.6;
 const PIECES_LOOSE_WEIGHT = 0.25;
@@ -234,7 +248,10 @@ function prefixTerms(index: TermIndex, token: string, exact: number): number[] {
   return longer;
 }
 
-/** What one query token matches, scored into `s.token` (its blocks listed in `out`). */
+/**
+ * What one query token matches, scored into `s.token` (its blocks listed in `out`); returns the terms it
+ * matched whole or as a prefix.
+ */
 function scoreToken(
   index: TermIndex,
   term: QueryTerm,
@@ -244,7 +261,7 @@ function scoreToken(
   out: number[],
   textOf: (doc: number) => string,
   speakerDocs: BlockFacts["speakerDocs"],
-): void {
+): number[] {
   const token = term.primary;
   const spoken = speakerDocs?.(token) ?? null;
   if (spoken !== null) maxSpeaker(index, spoken, inScope, gate, s, out);
@@ -257,6 +274,36 @@ function scoreToken(
   // name is matched as a compound held inside the block's words, never by pieces apart.
   const base = fileBase(token);
   if (base !== null) maxPieces(index, base, inScope, gate, s, out, textOf, false);
+  if (exact >= 0) longer.push(exact);
+  return longer;
+}
+
+/**
+ * Query tokens' truncation stems (`truncationOf`): each adds, to the blocks `matched` marks (1: matched
+ * by the query's other words) that its token did not match (`byToken`: the token's blocks; `own`: the
+ * terms it matched), the terms its truncation stem begins, as one union × TRUNCATION_WEIGHT, and counts
+ * towards their coverage. `matched` is left as found.
+ */
+function addTruncations(index: TermIndex, distinct: readonly QueryTerm[], byToken: readonly (readonly number[])[], own: readonly (readonly number[])[], inScope: Uint8Array, matched: Uint8Array, scores: Float64Array, coverage: Uint8Array, s: Scratch): void {
+  for (let t = 0; t < distinct.length; t++) {
+    const cut = truncationOfTerm(distinct[t] as QueryTerm);
+    if (cut === null) continue;
+    const already = new Set(own[t]);
+    const ids = index.termsWithPrefix(cut, PREFIX_LIMIT).filter((id) => !already.has(id));
+    if (ids.length === 0) continue;
+    const mine = byToken[t] as readonly number[];
+    for (const doc of mine) matched[doc] = 2;
+    const docs: number[] = [];
+    maxUnion(index, ids, TRUNCATION_WEIGHT, inScope, matched, s, docs);
+    for (const doc of mine) matched[doc] = 1;
+    for (const doc of docs) {
+      const score = s.token[doc] as number;
+      s.token[doc] = 0;
+      if (score <= 0) continue;
+      scores[doc] = (scores[doc] as number) + score;
+      coverage[doc] = (coverage[doc] as number) + 1;
+    }
+  }
 }
 
 /**
@@ -489,6 +536,19 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
       }
       best = Math.max(best, PREFIX_WEIGHT * idfOf(n, df) * Math.min(K1 + 1, factor));
     }
+    // A truncation stem's terms (`addTruncations`) score where the token's own matches do not, in a
+    // multi-word query: bounded as a prefix match of all the terms it begins.
+    const cut = distinct.length > 1 ? truncationOfTerm(term) : null;
+    if (cut !== null) {
+      let df = 0;
+      let factor = 0;
+      for (const id of index.termsWithPrefix(cut, PREFIX_LIMIT)) {
+        const lists = index.postingListsOf(id);
+        df = Math.max(df, dfFloor(lists));
+        factor += factorSum(index, lists);
+      }
+      if (factor > 0) best = Math.max(best, TRUNCATION_WEIGHT * idfOf(n, df) * Math.min(K1 + 1, factor));
+    }
     // Pieces are summed over their count and scaled by at most the literal weight; the token held
     // inside a longer one is at most a prefix match of a term one block holds (a file's name without its
     // extension, `fileBase`, is such a compound too, and its token has pieces).
@@ -633,6 +693,7 @@ function unionBound(prefixed: TermsBound, ...exact: TermsBound[]): number {
 export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, speaks: (word: string) => boolean): (terms: TermBounds) => number {
   if (query.phrases.length > 0) return () => Number.POSITIVE_INFINITY;
   const { primaries, boosts } = queryWords(query);
+  const several = distinctPrimaries(primaries).length > 1;
   const tokens = distinctPrimaries(primaries).map((term) => {
     const token = term.primary;
     const stem = stemOf(token);
@@ -645,6 +706,8 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
       prefix: prefix.length >= MIN_PREFIX ? prefix : null,
       pieces: pieces.length >= 2 ? pieces : null,
       basePieces: base !== null ? piecesOf(base) : null,
+      // Scored in a multi-word query only (`addTruncations`).
+      cut: several ? truncationOfTerm(term) : null,
       spoken: speaks(token),
     };
   });
@@ -672,12 +735,15 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
     const literal = n === undefined ? Number.POSITIVE_INFINITY : PREFIX_WEIGHT * idfOf(n, 1) * (K1 + 1) * MAX_KIND_WEIGHT;
     let sum = 0;
     let held = 0;
-    for (const { token, stem, prefix, pieces, basePieces } of tokens) {
+    for (const { token, stem, prefix, pieces, basePieces, cut } of tokens) {
       let best = terms.exact(token).bound;
       const kept = terms.union?.(token) ?? null;
       const longer = kept === null && prefix !== null ? terms.prefixed(prefix, token) : NO_TERMS;
       // The stem itself is no longer than the prefix (it is the prefix): counted apart, unless it is the token.
       best = Math.max(best, PREFIX_WEIGHT * (kept ?? (stem !== null ? unionBound(longer, terms.exact(stem)) : unionBound(longer))));
+      // The terms its truncation stem begins, where its own matches are not (`addTruncations`): all of them
+      // bounded as one prefix union (those it matched itself included, which only raises the bound).
+      if (cut !== null) best = Math.max(best, TRUNCATION_WEIGHT * unionBound(terms.prefixed(cut, token)));
       if (pieces !== null) {
         const share = shareOf(pieces);
         best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
@@ -735,9 +801,12 @@ export function rankWords(
   const coverage = new Uint8Array(n);
   const distinct = distinctPrimaries(primaries);
   const scratch: Scratch = { token: new Float64Array(n), tf: new Float64Array(n), hits: new Uint8Array(n), piece: new Float64Array(n), touched: [] };
+  const byToken: number[][] = [];
+  const own: number[][] = [];
   for (const term of distinct) {
     const docs: number[] = [];
-    scoreToken(index, term, inScope, gate, scratch, docs, textOf, speakerDocs);
+    byToken.push(docs);
+    own.push(scoreToken(index, term, inScope, gate, scratch, docs, textOf, speakerDocs));
     if (resultOf !== undefined) {
       const count = docs.length;
       for (let k = 0; k < count; k++) {
@@ -759,9 +828,13 @@ export function rankWords(
       coverage[doc] = (coverage[doc] as number) + 1;
     }
   }
-  if (boosts.size > 0) {
+  const loose = distinct.length > 1 && distinct.some((t) => truncationOfTerm(t) !== null);
+  if (loose || boosts.size > 0) {
     const matched = new Uint8Array(n);
     for (const doc of touched) matched[doc] = 1;
+    // A long word's looser forms count in the blocks the rest of the query found (a block no other word
+    // matched is not found by a word's first letters).
+    if (loose) addTruncations(index, distinct, byToken, own, inScope, matched, scores, coverage, scratch);
     for (const term of boosts) addBm25(index, index.postingLists(term), PART_WEIGHT, inScope, scores, matched, touched);
   }
   if (distinct.length > 1) {

@@ -57,3 +57,21 @@ export function stemOf(word: string): string | null {
   if (word.endsWith("y") || word.endsWith("e")) return cut(1);
   return null;
 }
+
+/**
+ * Letters a truncation stem keeps: six, the usual length for English truncation stemming (five joins
+ * unrelated words of a code session: `commit`/`common`, `instal`… would be `insta`).
+ */
+export const TRUNCATION = 6;
+
+/**
+ * The first TRUNCATION letters of a plain lowercase word whose stem (else the word) is longer: a looser
+ * stem that reaches the forms suffix cutting cannot — a noun and its verb (`comparison` → `compar`,
+ * compare), British and American spellings (`reorganisation` → `reorga`, reorganize). Null for shorter
+ * words (their stem is as loose already) and for identifiers, paths and numbers (matched as typed).
+ */
+export function truncationOf(word: string): string | null {
+  if (!/^[a-z]+$/.test(word)) return null;
+  const stem = stemOf(word) ?? word;
+  return stem.length > TRUNCATION ? word.slice(0, TRUNCATION) : null;
+}

@@ -20,7 +20,7 @@ import { BlockTable } from "../src/history-table.js";
 import { quotedSources } from "../src/quoted-sources.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
-const QUERIES = ["which version of node", "what hash did the commit get", "session", "sess", "checksum", "checksum drift", "src/ledger/reader.ts", "src/ledg", "read", "reading the ledger files", "the", "Command exited with code 1", "timeout deadline vitest", "pnpm run typecheck", "ledger"];
+const QUERIES = ["which version of node", "what hash did the commit get", "session", "sess", "checksum", "checksum drift", "src/ledger/reader.ts", "src/ledg", "read", "reading the ledger files", "the", "Command exited with code 1", "timeout deadline vitest", "pnpm run typecheck", "ledger", "normalization of the ledger window"];
 
 const COMPOUND = /[/._:-]/;
 
@@ -159,6 +159,26 @@ describe("history score bounds", () => {
     const alone = parseQuery("zebrafish");
     if (alone.mode !== "words") throw new Error("a word query");
     expect(fromSegment).toBeLessThanOrEqual(wordsScoreBound(terms, alone, (word) => word === "user") * Math.SQRT1_2 * 1.0001);
+  }, 120_000);
+
+  it("bounds a long word matched only by its truncation stem (comparison → compare) in the dictionary and in the segment", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("compare the zebrafish fixture with the old one"));
+      sm.appendMessage(assistant([{ type: "text", text: "The zebrafish fixture waits on a lock; the zebrafish suite passes alone." }]));
+      sm.appendMessage(user("and the parser?"));
+    });
+    const { boundOf } = await oneSessionHistory(file, "history-bounds-truncation-root-");
+    const terms = new TermIndex();
+    const index = RecallIndex.fromTerms(await readSession(file), terms);
+    const query = "zebrafish comparison";
+    let best = 0;
+    for (const scope of ["all", "lineage"]) for (const hit of index.rank(query, { scope }).ranked) best = Math.max(best, hit.score);
+    // The user's message covers both words (`comparison` by `compar`): above what `zebrafish` alone reaches.
+    expect(best).toBeGreaterThan(index.rank("zebrafish", { scope: "all" }).ranked[0]?.score ?? 0);
+    expect(boundOf(query) as number).toBeGreaterThanOrEqual(best);
+    const parsed = parseQuery(query);
+    if (parsed.mode !== "words") throw new Error("a word query");
+    expect(wordsScoreBound(terms, parsed, (word) => word === "user")).toBeGreaterThanOrEqual(best);
   }, 120_000);
 
   it("bounds a word that begins dozens of rare terms by its prefix match as ranking scores it, not by the rarest term's idf", async () => {

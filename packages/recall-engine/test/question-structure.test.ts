@@ -8,8 +8,10 @@ import { join } from "node:path";
 import { readSession } from "@context-fold/ledger-reader";
 import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { HistoryIndex, parseQuery, queryTerms, RecallIndex, searchSessions, stemOf } from "../src/index.js";
+import { HistoryIndex, parseQuery, type QueryTerm, queryTerms, RecallIndex, searchSessions, stemOf } from "../src/index.js";
 import { fileBase } from "../src/query.js";
+import { truncationOfTerm } from "../src/rank.js";
+import { truncationOf } from "../src/stem.js";
 import { askedShapes, holdsShape } from "../src/value-shapes.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
@@ -110,6 +112,23 @@ function nounSession(): string {
     sm.appendMessage(toolResult("c_dedup", "bash", "[refactor 109a30b] Deduplicate interactive-mode: add a showStatus helper\n 1 file changed"));
     filler(sm);
     sm.appendMessage(user("next, add a helper for the footer"));
+  });
+}
+
+/**
+ * The user names what to compare with a verb (`compare`), the question with its noun (`comparison`);
+ * later the same request with another verb (newer, so first on a tie), the assistant's replies holding
+ * the question's other words (entry points, main.ts), and a note holding only the verb.
+ */
+function truncationSession(): string {
+  return writtenByPi((sm) => {
+    filler(sm);
+    sm.appendMessage(user("keep main.ts around; call the new one main-new so I can compare both in parallel"));
+    sm.appendMessage(assistant([{ type: "text", text: "Entry points: main.ts and cli.ts stay where they are." }]));
+    filler(sm);
+    sm.appendMessage(user("keep main.ts around; call the new one main-new so I can run both in parallel"));
+    sm.appendMessage(assistant([{ type: "text", text: "The entry points are main.ts and cli.ts, both at the root." }]));
+    sm.appendMessage(user("compare the bundle sizes later"));
   });
 }
 
@@ -273,6 +292,25 @@ describe("questions answered by structure", () => {
     const note = hits.findIndex((h) => h.text.startsWith("next, add a helper"));
     expect(note < 0 || note > 0).toBe(true);
   });
+  it("a long question word finds the forms its first six letters begin (comparison → compare), only in blocks its other words found", async () => {
+    expect([truncationOf("comparison"), truncationOf("reorganisation"), truncationOf("installed"), truncationOf("working"), truncationOf("entry"), truncationOf("main-new"), truncationOf("v0.8.0")]).toEqual([
+      "compar",
+      "reorga",
+      "instal",
+      null,
+      null,
+      null,
+      null,
+    ]);
+    // An identifier the tokenizer splits into parts is matched as typed, whatever its letters.
+    expect(["comparison", "refreshToken", "comparison_table", "node_modules"].map((w) => truncationOfTerm(queryTerms(w)[0] as QueryTerm))).toEqual(["compar", null, null, null]);
+    const hits = await hitsOf(truncationSession(), "What should the new entry points be called while the old main.ts is kept for comparison?");
+    expect(hits[0]?.text).toContain("compare both in parallel");
+    // A block holding the verb and none of the question's other words is not found by the verb's first letters.
+    expect(hits.some((h) => h.text.startsWith("compare the bundle sizes"))).toBe(false);
+    // One word alone is searched as typed: its first letters find nothing it does not begin.
+    expect(await hitsOf(truncationSession(), "comparison")).toEqual([]);
+  });
   it("a file named with its extension is found where its name is written without it, never by its pieces apart", async () => {
     expect([fileBase("interactive-mode.ts"), fileBase("src/core/agent-session.json"), fileBase("main.ts"), fileBase("readme.md"), fileBase("pi-tui"), fileBase("v0.8.0")]).toEqual([
       "interactive-mode",
@@ -316,7 +354,7 @@ describe("questions answered by structure", () => {
   it("ranks the same across a history as in each session alone", async () => {
     const dir = tempDir("question-structure-");
     mkdirSync(join(dir, "--project--"), { recursive: true });
-    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession(), reply: replySession(), silent: silentSession() };
+    const files = { port: portSession(), tools: toolsSession(), colors: colorsSession(), noun: nounSession(), base: baseSession(), failure: failureSession(), reply: replySession(), silent: silentSession(), truncation: truncationSession() };
     for (const [name, file] of Object.entries(files)) copyFileSync(file, join(dir, "--project--", `${name}.jsonl`));
     const history = HistoryIndex.for(dir, { root: tempDir("question-structure-state-") });
     for (const query of [
@@ -329,6 +367,7 @@ describe("questions answered by structure", () => {
       "Which TypeScript error did npm run check report after the toolResults type change?",
       "Why did the bash message saved while the agent was working break the request?",
       "Where are custom themes kept?",
+      "What should the new entry points be called while the old main.ts is kept for comparison?",
     ]) {
       const each = await searchSessions(dir, query, { cache: false });
       const across = await history.search(query);
