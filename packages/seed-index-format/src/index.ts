@@ -1,7 +1,7 @@
 // Public API of @context-fold/seed-index-format: the seed-index v2 record contract.
 export { type Anchor, type AnchorParse, formatAnchor, isEditedAnchor, isEditId, parseAnchor, partAnchor, resultAnchor } from "./anchors.js";
 export { assistantPartText, blockLog, joinTextParts, sha256Hex, type SpanTextCheck, verifySpanText } from "./block-text.js";
-export { base32Lower, CodeAssigner, codeFor, CompactCodeAssigner } from "./codes.js";
+export { base32Lower, CodeAssigner, codeFor, CompactBlockSet, CompactCodeAssigner } from "./codes.js";
 export {
   AnchorError,
   CodeCollisionError,
