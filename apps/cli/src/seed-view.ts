@@ -1,8 +1,8 @@
 // Reading a seed index for a command: records whole for a session read whole, or, for a session that
 // streams (see STREAM_ABOVE_BYTES), every record without its spans — an `index` record of a 1 GB session
 // is one 213 MB line of a million spans, 1.5 GB as objects — which are read back from the file span by
-// span (`forEachSpan`) when the answer needs them.
-import { type FoldIndexRecord, forEachSpan, type LeanReadOutcome, readSeedIndexFileLean, type Span, type SpansInFile } from "@context-fold/seed-index-format";
+// span (`forEachSpan`, `recordSpans`) when the answer needs them.
+import { type FoldIndexRecord, type LeanReadOutcome, readSeedIndexFileLean, type SpansInFile } from "@context-fold/seed-index-format";
 
 /**
  * Outcomes of a seed index ([] when it does not exist yet). With `lean` every record comes without its
@@ -19,18 +19,4 @@ export function spansInFileOf(outcomes: readonly LeanReadOutcome[]): Map<FoldInd
   const where = new Map<FoldIndexRecord, SpansInFile>();
   for (const o of outcomes) if (o.outcome === "record" && o.spansInFile !== undefined) where.set(o.record, o.spansInFile);
   return where;
-}
-
-/** Calls `onSpan` with every span of `records`, in record order, each read back from the file when it was left there. */
-export function forEachRecordSpan(records: readonly FoldIndexRecord[], outcomes: readonly LeanReadOutcome[], onSpan: (span: Span, record: FoldIndexRecord) => void): void {
-  const where = spansInFileOf(outcomes);
-  for (const record of records) forEachSpan(record, where.get(record), (span) => onSpan(span, record));
-}
-
-/** How many spans `records` hold, those left in the file counted too. */
-export function recordSpanCount(records: readonly FoldIndexRecord[], outcomes: readonly LeanReadOutcome[]): number {
-  const where = spansInFileOf(outcomes);
-  let count = 0;
-  for (const record of records) count += where.get(record)?.count ?? record.spans.length;
-  return count;
 }

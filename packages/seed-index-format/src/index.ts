@@ -13,7 +13,16 @@ export {
 } from "./errors.js";
 export { handoffPath, type ResolvedPath, resolveFullOutputPath, seedIndexPath } from "./paths.js";
 export { classifyLine, type LineOutcome, type ReadOutcome, readSeedIndex, readSeedIndexFile, upgradeV1Record } from "./reader.js";
-export { forEachSpan, type LeanReadOptions, type LeanReadOutcome, readSeedIndexFileLean, readSeedIndexLean, type SpansInFile } from "./record-stream.js";
+export {
+  forEachSpan,
+  type LeanReadOptions,
+  type LeanReadOutcome,
+  readSeedIndexFileLean,
+  readSeedIndexLean,
+  type RecordSpans,
+  recordSpans,
+  type SpansInFile,
+} from "./record-stream.js";
 export { SpanSpool, type SpanSpoolOptions } from "./span-spool.js";
 export {
   type FoldIndexRecord,

@@ -13,6 +13,7 @@ import {
   codeFor,
   CompactBlockSet,
   CompactCodeAssigner,
+  currentView,
   type FoldIndexRecord,
   forEachSpan,
   HARNESS,
@@ -22,6 +23,7 @@ import {
   type ReadOutcome,
   readSeedIndex,
   readSeedIndexLean,
+  recordSpans,
   resultAnchor,
   type Span,
   SpanSpool,
@@ -162,6 +164,27 @@ describe("appendRecordStreamed", () => {
     s.dispose();
     expect(error).toBeInstanceOf(InvalidRecordError);
     expect((error as InvalidRecordError).message).toContain("/spans/1/blockId");
+  });
+});
+
+describe("recordSpans", () => {
+  it("walks the current view's spans as the whole read holds them, in record order, as often as asked", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(recordArb(), retractArb()), { maxLength: 6 }), async (items) => {
+        const file = nextFile();
+        writeFileSync(file, items.map((item) => `${JSON.stringify(item)}\n`).join(""));
+        const expected = currentView(await collect(readSeedIndex(file))).flatMap((record) => record.spans.map((span) => [record.seq, span] as const));
+        const outcomes = await collect(readSeedIndexLean(file, { holdLineUpTo: 0 }));
+        const spans = recordSpans(currentView(outcomes), outcomes);
+        expect(spans.count).toBe(expected.length);
+        for (let pass = 0; pass < 2; pass++) {
+          const walked: (readonly [number, Span])[] = [];
+          spans.forEach((span, record) => walked.push([record.seq, span]));
+          expect(walked).toEqual(expected);
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

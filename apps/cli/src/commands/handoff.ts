@@ -1,12 +1,12 @@
 // `context-fold handoff <session.jsonl>`: write the handoff seed (goal, current state, decisions, open
 // errors, recovery pointers) as handoff-<sessionId>.md beside the seed index, atomically.
 import { resolve } from "node:path";
-import { currentView, handoffPath, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
+import { currentView, handoffPath, recordSpans, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import { readSession, type Session, type SessionHeader, type SessionShape } from "@context-fold/ledger-reader";
 import { type SessionHandoff, type SessionHandoffOptions, sessionHandoff, sessionHandoffStreamed, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
-import { forEachRecordSpan, readIndexOutcomes, recordSpanCount } from "../seed-view.js";
+import { readIndexOutcomes } from "../seed-view.js";
 import { branchCutShort, readSessionForCli, readSessionShapeForCli, refuseSessionTarget, streamsSession, warnOrphanedFounding } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
@@ -30,9 +30,9 @@ async function seedView(file: string, lean: boolean): Promise<Pick<SessionHandof
     const invalid = outcomes.filter((o) => o.outcome === "invalid").length;
     if (invalid > 0) warn(`context-fold: ${file}: ${String(invalid)} invalid line(s) skipped (see \`context-fold records validate\`)`);
     const records = currentView(outcomes);
-    if (!lean) return { seedRecords: records };
-    // Read when the doc is built (a file replaced meanwhile is a SeedIndexUnreadableError, told with its code).
-    return { seedSpans: { count: recordSpanCount(records, outcomes), forEach: (onSpan) => forEachRecordSpan(records, outcomes, (span) => onSpan(span)) } };
+    const spans = recordSpans(records, outcomes);
+    // Walked when the doc is built (a file replaced meanwhile is a SeedIndexUnreadableError, told with its code).
+    return !lean || spans.count === 0 ? { seedRecords: records } : { seedSpans: spans };
   } catch (error) {
     if (error instanceof SeedIndexError) {
       warn(`context-fold: ${error.message}; the handoff lists no fold codes`);

@@ -10,11 +10,11 @@
 // one at a time as they are printed (`lazyItems`), the JSON written item by item (`pieceByPiece`), and
 // the text output's largest items picked in one pass: nothing holds every item as an object.
 import { type ContextInventory, inventoryAlong, type InventoryPlan, inventoryPlan, renderInventory, sessionInventory, type InventoryOptions } from "@context-fold/extractors";
-import { archivalUnion, CompactBlockSet, CompactCodeAssigner, type FoldIndexRecord, type LeanReadOutcome, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
+import { archivalUnion, CompactBlockSet, CompactCodeAssigner, type FoldIndexRecord, type LeanReadOutcome, recordSpans, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { pieceByPiece } from "../json-output.js";
 import { CliError, emit, warn } from "../output.js";
-import { forEachRecordSpan, readIndexOutcomes, recordSpanCount } from "../seed-view.js";
+import { readIndexOutcomes } from "../seed-view.js";
 import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 import { stackedBar } from "../stacked-bar.js";
 
@@ -36,7 +36,7 @@ function wholeNumber(option: string, value: string | undefined): number | undefi
  * From the seed index: the codes already handed out (kept as they are) and the spans the extension's
  * threshold/cap folds put behind stubs (folded in the live context; a `compact` record's spans were compacted).
  */
-function seedFoldsOf(records: readonly FoldIndexRecord[]): Pick<InventoryOptions, "codes" | "folded"> {
+function seedFoldsOf(records: readonly FoldIndexRecord[]): Required<Pick<InventoryOptions, "codes" | "folded">> {
   const codes: [string, string][] = [];
   const folded = new Set<string>();
   for (const record of records) {
@@ -66,11 +66,11 @@ class SeedFoldsOnUse {
   #read(): { codes: CompactCodeAssigner; folded: CompactBlockSet } {
     if (this.#tables !== undefined) return this.#tables;
     // Sized for every span up front: a table grown to a million entries is copied on the way (48 MB at once, not 32).
-    const folds = this.records.filter((record) => record.trigger !== "compact");
-    let folded = new CompactBlockSet(recordSpanCount(folds, this.outcomes));
-    let codes = new CompactCodeAssigner([], recordSpanCount(this.records, this.outcomes));
+    const spans = recordSpans(this.records, this.outcomes);
+    let folded = new CompactBlockSet(recordSpans(this.records.filter((record) => record.trigger !== "compact"), this.outcomes).count);
+    let codes = new CompactCodeAssigner([], spans.count);
     try {
-      forEachRecordSpan(this.records, this.outcomes, (span, record) => {
+      spans.forEach((span, record) => {
         codes.keep(span.blockId, span.code);
         if (record.trigger !== "compact") folded.add(span.blockId);
       });
@@ -102,11 +102,12 @@ class SeedFoldsOnUse {
 }
 
 /** The seed index's codes and folds (`lean`: read on use, see `SeedFoldsOnUse`); a broken index is warned of, never fatal. */
-async function seedFolds(file: string, lean: boolean): Promise<Pick<InventoryOptions, "codes" | "folded">> {
+async function seedFolds(file: string, lean: boolean): Promise<Required<Pick<InventoryOptions, "codes" | "folded">>> {
   try {
     const { outcomes } = await readIndexOutcomes(file, lean);
     const records = archivalUnion(outcomes);
-    if (!lean) return seedFoldsOf(records);
+    // No span to read back (no index yet, or none with spans): the pairs, as a session read whole has them.
+    if (!lean || recordSpans(records, outcomes).count === 0) return seedFoldsOf(records);
     const onUse = new SeedFoldsOnUse(records, outcomes);
     return { codes: onUse, folded: onUse };
   } catch (error) {
