@@ -123,9 +123,6 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
   const { facts, artifacts } = input;
   const file = shellQuote(input.sessionFile);
   const verbatimMax = input.verbatimMax ?? HANDOFF_VERBATIM_MAX;
-  const anchors = new Map<number, string>();
-  for (const block of input.blocks ?? []) if (block.anchor !== undefined) anchors.set(block.index, block.anchor);
-
   const prompts = artifacts.initialPrompts.length > 0 ? artifacts.initialPrompts : facts.goal === null ? [] : [facts.goal];
   const foundingRequests = prompts.map((p) => ({ text: p.text, index: p.index, turn: p.turn }));
   // The facts' goal is the first substantive request (a lone "/mode" typed to the harness is not one).
@@ -160,18 +157,11 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
 
   const pointers: HandoffPointer[] = [];
   const pointed = new Set<number>();
+  const asked: { label: string; index: number; turn: number }[] = [];
   const blockPointer = (label: string, index: number, turn: number): void => {
     if (pointed.has(index)) return;
     pointed.add(index);
-    const anchor = anchors.get(index);
-    pointers.push({
-      kind: "block",
-      label,
-      turn,
-      index,
-      ...(anchor === undefined ? {} : { anchor }),
-      command: `context-fold recall ${file} --expand ${String(index)}`,
-    });
+    asked.push({ label, index, turn });
   };
   if (founding !== null) blockPointer("founding request", founding.index, founding.turn);
   for (const p of foundingRequests) blockPointer("founding request", p.index, p.turn);
@@ -182,6 +172,21 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
     const m = facts.status.lastModification;
     const turn = facts.turns.filter((t) => t.index <= m.index).at(-1)?.turn ?? 0;
     blockPointer("last modification", m.index, turn);
+  }
+  // The anchors of the pointed blocks only, from one pass over the blocks (a 1 GB session has a million:
+  // a map of them all was held while the fold spans are walked).
+  const anchors = new Map<number, string>();
+  for (const block of input.blocks ?? []) if (block.anchor !== undefined && pointed.has(block.index)) anchors.set(block.index, block.anchor);
+  for (const { label, index, turn } of asked) {
+    const anchor = anchors.get(index);
+    pointers.push({
+      kind: "block",
+      label,
+      turn,
+      index,
+      ...(anchor === undefined ? {} : { anchor }),
+      command: `context-fold recall ${file} --expand ${String(index)}`,
+    });
   }
 
   const maxSpans = input.maxSpans ?? HANDOFF_MAX_SPANS;
