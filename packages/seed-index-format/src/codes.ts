@@ -130,6 +130,13 @@ function digestPrint(hex: string): number {
   return value;
 }
 
+/** The smallest power of two at least `least` that holds `expected` entries at most 3/4 full. */
+function tableSize(expected: number, least: number): number {
+  let size = least;
+  while (expected * 4 > size * 3) size *= 2;
+  return size;
+}
+
 /**
  * A `CodeAssigner` for a record of a whole session (a million spans), in memory that does not hold the
  * anchors: a block whose code is its own 10-character code (nearly all) is kept as two numbers in a flat
@@ -146,7 +153,13 @@ export class CompactCodeAssigner {
   readonly #byBlock = new Map<string, string>();
   readonly #byCode = new Map<string, string>();
 
-  constructor(existing: Iterable<[string, string]> = []) {
+  /** `expected`: how many blocks the table is sized for up front (a seed index's span count), so it is not grown and copied. */
+  constructor(existing: Iterable<[string, string]> = [], expected = 0) {
+    const size = tableSize(expected, 1 << 12);
+    if (size > this.#keys.length) {
+      this.#keys = new Float64Array(size);
+      this.#prints = new Float64Array(size);
+    }
     for (const [blockId, code] of existing) this.keep(blockId, code);
   }
 
@@ -204,6 +217,26 @@ export class CompactCodeAssigner {
     }
   }
 
+  /** The code `blockId` already holds (from `keep` or an earlier `assign`), or undefined: nothing is handed out. */
+  codeOf(blockId: string): string | undefined {
+    const known = this.#byBlock.get(blockId);
+    if (known !== undefined) return known;
+    const hex = hash("sha256", blockId, "hex");
+    return this.#holder(digestBits(hex)) === digestPrint(hex) ? codeOfDigest(hex, 10) : undefined;
+  }
+
+  /** Whether some block holds `code`. */
+  holds(code: string): boolean {
+    if (this.#byCode.has(code)) return true;
+    const bits = codeBits(code);
+    return bits >= 0 && this.#holder(bits) >= 0;
+  }
+
+  /** The block holding `code` when it is kept as a string (a 12-character code, or one not its block's own), else undefined. */
+  holderOf(code: string): string | undefined {
+    return this.#byCode.get(code);
+  }
+
   assign(blockId: string): string {
     const known = this.#byBlock.get(blockId);
     if (known !== undefined) return known;
@@ -223,5 +256,73 @@ export class CompactCodeAssigner {
     this.#byBlock.set(blockId, longer);
     this.#byCode.set(longer, blockId);
     return longer;
+  }
+}
+
+/**
+ * A set of block ids in memory that does not hold them (a seed index's million anchors): each is kept as
+ * two numbers of sha256(blockId) — the 50 bits its 10-character code spells and 52 further bits — so a
+ * block taken for another needs a 102-bit collision, the trust `CompactCodeAssigner` already places in them.
+ */
+export class CompactBlockSet {
+  /** Code bits + 1 by slot (0: empty), linear probing on the bits' low part; blocks sharing a code take further slots. */
+  #keys: Float64Array;
+  #prints: Float64Array;
+  #size = 0;
+
+  /** `expected`: how many blocks the table is sized for up front, so it is not grown and copied. */
+  constructor(expected = 0) {
+    const size = tableSize(expected, 1 << 10);
+    this.#keys = new Float64Array(size);
+    this.#prints = new Float64Array(size);
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The slot holding the block (bits, print), or the empty slot where it would go. */
+  #slot(bits: number, print: number): number {
+    const mask = this.#keys.length - 1;
+    let at = (bits % 4294967296) & mask;
+    for (;;) {
+      const key = this.#keys[at] ?? 0;
+      if (key === 0 || (key === bits + 1 && this.#prints[at] === print)) return at;
+      at = (at + 1) & mask;
+    }
+  }
+
+  /** Adds `blockId`; true when it was not there yet. */
+  add(blockId: string): boolean {
+    const hex = hash("sha256", blockId, "hex");
+    const bits = digestBits(hex);
+    const print = digestPrint(hex);
+    let at = this.#slot(bits, print);
+    if ((this.#keys[at] ?? 0) !== 0) return false;
+    // At most 3/4 full: a million blocks fit 2M slots (32 MB).
+    if ((this.#size + 1) * 4 > this.#keys.length * 3) {
+      const keys = this.#keys;
+      const prints = this.#prints;
+      this.#keys = new Float64Array(keys.length * 2);
+      this.#prints = new Float64Array(keys.length * 2);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] ?? 0;
+        if (key === 0) continue;
+        const to = this.#slot(key - 1, prints[i] ?? 0);
+        this.#keys[to] = key;
+        this.#prints[to] = prints[i] ?? 0;
+      }
+      at = this.#slot(bits, print);
+    }
+    this.#keys[at] = bits + 1;
+    this.#prints[at] = print;
+    this.#size += 1;
+    return true;
+  }
+
+  has(blockId: string): boolean {
+    if (this.#size === 0) return false;
+    const hex = hash("sha256", blockId, "hex");
+    return (this.#keys[this.#slot(digestBits(hex), digestPrint(hex))] ?? 0) !== 0;
   }
 }

@@ -1,7 +1,7 @@
 // Public API of @context-fold/seed-index-format: the seed-index v2 record contract.
 export { type Anchor, type AnchorParse, formatAnchor, isEditedAnchor, isEditId, parseAnchor, partAnchor, resultAnchor } from "./anchors.js";
 export { assistantPartText, blockLog, joinTextParts, sha256Hex, type SpanTextCheck, verifySpanText } from "./block-text.js";
-export { base32Lower, CodeAssigner, codeFor, CompactCodeAssigner } from "./codes.js";
+export { base32Lower, CodeAssigner, codeFor, CompactBlockSet, CompactCodeAssigner } from "./codes.js";
 export {
   AnchorError,
   CodeCollisionError,
@@ -13,7 +13,16 @@ export {
 } from "./errors.js";
 export { handoffPath, type ResolvedPath, resolveFullOutputPath, seedIndexPath } from "./paths.js";
 export { classifyLine, type LineOutcome, type ReadOutcome, readSeedIndex, readSeedIndexFile, upgradeV1Record } from "./reader.js";
-export { forEachSpan, type LeanReadOptions, type LeanReadOutcome, readSeedIndexFileLean, readSeedIndexLean, type SpansInFile } from "./record-stream.js";
+export {
+  forEachSpan,
+  type LeanReadOptions,
+  type LeanReadOutcome,
+  readSeedIndexFileLean,
+  readSeedIndexLean,
+  type RecordSpans,
+  recordSpans,
+  type SpansInFile,
+} from "./record-stream.js";
 export { SpanSpool, type SpanSpoolOptions } from "./span-spool.js";
 export {
   type FoldIndexRecord,

@@ -329,3 +329,27 @@ export function forEachSpan(record: FoldIndexRecord, spansInFile: SpansInFile | 
   }
   if (seen !== count) throw new SeedIndexUnreadableError(path, new Error(`the record at byte ${String(byteOffset)} held ${String(count)} spans, now ${String(seen)}: the file changed while read`));
 }
+
+/** The spans of some records of a lean read: how many, and a walk over them (see `recordSpans`). */
+export interface RecordSpans {
+  readonly count: number;
+  /** Calls `onSpan` with every span, in record order, each record's in order. */
+  forEach(onSpan: (span: Span, record: FoldIndexRecord) => void): void;
+}
+
+/**
+ * The spans of `records` (records of `outcomes`, e.g. their `currentView`), those a long line left in the
+ * file read back from it by `forEachSpan` on each walk: nothing of them is held between walks.
+ */
+export function recordSpans(records: readonly FoldIndexRecord[], outcomes: readonly LeanReadOutcome[]): RecordSpans {
+  const where = new Map<FoldIndexRecord, SpansInFile>();
+  for (const o of outcomes) if (o.outcome === "record" && o.spansInFile !== undefined) where.set(o.record, o.spansInFile);
+  let count = 0;
+  for (const record of records) count += where.get(record)?.count ?? record.spans.length;
+  return {
+    count,
+    forEach(onSpan) {
+      for (const record of records) forEachSpan(record, where.get(record), (span) => onSpan(span, record));
+    },
+  };
+}

@@ -11,7 +11,9 @@ import {
   appendRecordStreamed,
   CodeAssigner,
   codeFor,
+  CompactBlockSet,
   CompactCodeAssigner,
+  currentView,
   type FoldIndexRecord,
   forEachSpan,
   HARNESS,
@@ -21,6 +23,7 @@ import {
   type ReadOutcome,
   readSeedIndex,
   readSeedIndexLean,
+  recordSpans,
   resultAnchor,
   type Span,
   SpanSpool,
@@ -164,6 +167,27 @@ describe("appendRecordStreamed", () => {
   });
 });
 
+describe("recordSpans", () => {
+  it("walks the current view's spans as the whole read holds them, in record order, as often as asked", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(recordArb(), retractArb()), { maxLength: 6 }), async (items) => {
+        const file = nextFile();
+        writeFileSync(file, items.map((item) => `${JSON.stringify(item)}\n`).join(""));
+        const expected = currentView(await collect(readSeedIndex(file))).flatMap((record) => record.spans.map((span) => [record.seq, span] as const));
+        const outcomes = await collect(readSeedIndexLean(file, { holdLineUpTo: 0 }));
+        const spans = recordSpans(currentView(outcomes), outcomes);
+        expect(spans.count).toBe(expected.length);
+        for (let pass = 0; pass < 2; pass++) {
+          const walked: (readonly [number, Span])[] = [];
+          spans.forEach((span, record) => walked.push([record.seq, span]));
+          expect(walked).toEqual(expected);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe("readSeedIndexLean", () => {
   it("gives readSeedIndex's outcomes, spans read back in order, on generated files", async () => {
     await fc.assert(
@@ -275,10 +299,60 @@ describe("CompactCodeAssigner", () => {
     expect(compact.assign("r:other")).toBe(taken);
   });
 
+  it("tells the code a block holds, whether a code is held and by which block, as CodeAssigner keeps them", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(blockIdArb, codeArb), { maxLength: 12 }), fc.array(blockIdArb, { maxLength: 10 }), fc.nat(5000), (existing, asked, expected) => {
+        const exact = new CodeAssigner(existing);
+        const compact = new CompactCodeAssigner(existing, expected);
+        const ids = [...new Set([...existing.map(([id]) => id), ...asked])];
+        const codes = [...new Set([...existing.map(([, code]) => code), ...ids.flatMap((id) => [codeFor(id), codeFor(id, 12)])])];
+        for (const code of codes) {
+          const holder = exact.blockFor(code);
+          expect(compact.holds(code)).toBe(holder !== undefined);
+          // A code kept as a string is told with its block; a block's own 10-character code, as numbers, is not.
+          const told = compact.holderOf(code);
+          if (told !== undefined || code.length === 12) expect(told).toBe(holder);
+        }
+        for (const id of ids) {
+          const held = codes.find((code) => exact.blockFor(code) === id);
+          expect(compact.codeOf(id)).toBe(held);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it("keeps its table exact as it grows (many times past its first size)", () => {
     const compact = new CompactCodeAssigner();
     const exact = new CodeAssigner();
     for (let i = 0; i < 50_000; i++) expect(compact.assign(`r:call_${String(i)}`)).toBe(exact.assign(`r:call_${String(i)}`));
     for (let i = 0; i < 50_000; i += 997) expect(compact.assign(`r:call_${String(i)}`)).toBe(codeFor(`r:call_${String(i)}`));
+  });
+});
+
+describe("CompactBlockSet", () => {
+  it("answers as a Set of the block ids added, growing or sized up front", () => {
+    const idArb = fc.oneof(fc.constantFrom("r:a", "r:b", "a:m:p0", "a:m:p1"), fc.string({ minLength: 1, maxLength: 4 }).map((s) => `r:${s}`));
+    fc.assert(
+      fc.property(fc.array(idArb, { maxLength: 60 }), fc.array(idArb, { maxLength: 20 }), fc.nat(3000), (added, asked, expected) => {
+        for (const set of [new CompactBlockSet(), new CompactBlockSet(expected)]) {
+          const exact = new Set<string>();
+          for (const id of added) {
+            expect(set.add(id)).toBe(!exact.has(id));
+            exact.add(id);
+          }
+          expect(set.size).toBe(exact.size);
+          for (const id of [...added, ...asked]) expect(set.has(id)).toBe(exact.has(id));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("stays exact many times past its first size", () => {
+    const set = new CompactBlockSet();
+    for (let i = 0; i < 50_000; i += 2) set.add(`r:call_${String(i)}`);
+    expect(set.size).toBe(25_000);
+    for (let i = 0; i < 50_000; i++) expect(set.has(`r:call_${String(i)}`)).toBe(i % 2 === 0);
   });
 });

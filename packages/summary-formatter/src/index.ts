@@ -73,6 +73,7 @@ export {
   type HandoffDoc,
   type HandoffInput,
   type HandoffPointer,
+  type SeedSpanWalk,
 } from "./handoff/handoff-doc.js";
 export { buildHandoff, renderHandoff } from "./handoff/render-handoff.js";
 export { sessionHandoff, sessionHandoffStreamed, type SessionHandoff, type SessionHandoffOptions } from "./handoff/session-handoff.js";

@@ -1,11 +1,12 @@
 // `context-fold handoff <session.jsonl>`: write the handoff seed (goal, current state, decisions, open
 // errors, recovery pointers) as handoff-<sessionId>.md beside the seed index, atomically.
 import { resolve } from "node:path";
-import { currentView, type FoldIndexRecord, handoffPath, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
+import { currentView, handoffPath, recordSpans, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import { readSession, type Session, type SessionHeader, type SessionShape } from "@context-fold/ledger-reader";
 import { type SessionHandoff, type SessionHandoffOptions, sessionHandoff, sessionHandoffStreamed, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { CliError, emit, warn } from "../output.js";
+import { readIndexOutcomes } from "../seed-view.js";
 import { branchCutShort, readSessionForCli, readSessionShapeForCli, refuseSessionTarget, streamsSession, warnOrphanedFounding } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
@@ -18,17 +19,24 @@ interface HandoffCliOptions {
   json?: boolean;
 }
 
-/** The seed index's current view, [] when there is none; a broken index is reported, never fatal. */
-async function seedRecords(file: string): Promise<FoldIndexRecord[]> {
+/**
+ * The seed index's current view, [] when there is none; a broken index is reported, never fatal. For a
+ * session that streams (`lean`) its records are read without their spans, which the handoff walks from
+ * the file (`seedSpans`): after `index` on a 1 GB session the view holds a million spans on one 213 MB line.
+ */
+async function seedView(file: string, lean: boolean): Promise<Pick<SessionHandoffOptions, "seedRecords" | "seedSpans">> {
   try {
-    const { outcomes } = await readSeedIndexFile(file);
+    const { outcomes } = await readIndexOutcomes(file, lean);
     const invalid = outcomes.filter((o) => o.outcome === "invalid").length;
     if (invalid > 0) warn(`context-fold: ${file}: ${String(invalid)} invalid line(s) skipped (see \`context-fold records validate\`)`);
-    return currentView(outcomes);
+    const records = currentView(outcomes);
+    const spans = recordSpans(records, outcomes);
+    // Walked when the doc is built (a file replaced meanwhile is a SeedIndexUnreadableError, told with its code).
+    return !lean || spans.count === 0 ? { seedRecords: records } : { seedSpans: spans };
   } catch (error) {
     if (error instanceof SeedIndexError) {
       warn(`context-fold: ${error.message}; the handoff lists no fold codes`);
-      return [];
+      return { seedRecords: [] };
     }
     throw error;
   }
@@ -88,7 +96,7 @@ export function registerHandoff(program: Command): void {
       const handoffOptions = {
         sessionFile,
         seedIndexFile: indexFile,
-        seedRecords: await seedRecords(indexFile),
+        ...(await seedView(indexFile, streamsSession(file))),
         ...(options.goal === undefined ? {} : { goal: options.goal }),
         ...(options.now === undefined ? {} : { now: options.now }),
         ...(options.maxSpans === undefined ? {} : { maxSpans: Number(options.maxSpans) }),

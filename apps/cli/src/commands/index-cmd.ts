@@ -18,36 +18,17 @@ import {
   CompactCodeAssigner,
   type FoldIndexRecord,
   forEachSpan,
-  type LeanReadOutcome,
-  readSeedIndexFileLean,
   SeedIndexError,
   seedIndexPath,
   type SeedTrigger,
   SpanSpool,
-  type SpansInFile,
 } from "@context-fold/seed-index-format";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { CliError, EXIT_USAGE, printJsonPieces, printText } from "../output.js";
+import { readIndexOutcomes, spansInFileOf } from "../seed-view.js";
 import { readSessionShapeForCli, refuseSessionTarget, streamsSession } from "../session-input.js";
 
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
-
-/**
- * Outcomes of an existing seed index ([] when it does not exist yet). With `lean` (a session that
- * streams, see STREAM_ABOVE_BYTES) every record comes without its spans (`spansInFile` says where they
- * are; read them with `forEachSpan`); otherwise every line is read whole, in one parse (a scanned line
- * costs a parse per span, twice: 1.15× the CPU of `verify` on the 100 MB bench session).
- */
-export async function readIndexOutcomes(file: string, lean = false): Promise<{ outcomes: LeanReadOutcome[]; exists: boolean }> {
-  return await readSeedIndexFileLean(file, { holdLineUpTo: lean ? 0 : Number.POSITIVE_INFINITY });
-}
-
-/** Where each record of `outcomes` left its spans (records that hold theirs are absent). */
-export function spansInFileOf(outcomes: readonly LeanReadOutcome[]): Map<FoldIndexRecord, SpansInFile> {
-  const where = new Map<FoldIndexRecord, SpansInFile>();
-  for (const o of outcomes) if (o.outcome === "record" && o.spansInFile !== undefined) where.set(o.record, o.spansInFile);
-  return where;
-}
 
 /**
  * What the record needs of the session and of the existing index: where it goes, the codes handed out,

@@ -10,10 +10,11 @@
 // one at a time as they are printed (`lazyItems`), the JSON written item by item (`pieceByPiece`), and
 // the text output's largest items picked in one pass: nothing holds every item as an object.
 import { type ContextInventory, inventoryAlong, type InventoryPlan, inventoryPlan, renderInventory, sessionInventory, type InventoryOptions } from "@context-fold/extractors";
-import { archivalUnion, readSeedIndexFile, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
+import { archivalUnion, CompactBlockSet, CompactCodeAssigner, type FoldIndexRecord, type LeanReadOutcome, recordSpans, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { pieceByPiece } from "../json-output.js";
 import { CliError, emit, warn } from "../output.js";
+import { readIndexOutcomes } from "../seed-view.js";
 import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 import { stackedBar } from "../stacked-bar.js";
 
@@ -35,22 +36,85 @@ function wholeNumber(option: string, value: string | undefined): number | undefi
  * From the seed index: the codes already handed out (kept as they are) and the spans the extension's
  * threshold/cap folds put behind stubs (folded in the live context; a `compact` record's spans were compacted).
  */
-async function seedFolds(file: string): Promise<{ codes: [string, string][]; folded: Set<string> }> {
+function seedFoldsOf(records: readonly FoldIndexRecord[]): Required<Pick<InventoryOptions, "codes" | "folded">> {
   const codes: [string, string][] = [];
   const folded = new Set<string>();
-  try {
-    const { outcomes } = await readSeedIndexFile(file);
-    for (const record of archivalUnion(outcomes)) {
-      for (const span of record.spans) {
-        codes.push([span.blockId, span.code]);
-        if (record.trigger !== "compact") folded.add(span.blockId);
-      }
+  for (const record of records) {
+    for (const span of record.spans) {
+      codes.push([span.blockId, span.code]);
+      if (record.trigger !== "compact") folded.add(span.blockId);
     }
+  }
+  return { codes, folded };
+}
+
+/**
+ * `seedFoldsOf` for a session that streams: the index's records read without their spans (after `index`
+ * on a 1 GB session the index holds a million spans on one 213 MB line), which are read back span by
+ * span into a `CompactCodeAssigner` and a `CompactBlockSet` (tables of numbers, no anchor held) when
+ * first asked — when the items are made, after the streamed read has let its own tables go, so the two
+ * are not in memory at once. A file that no longer reads as it did then is warned of as a broken index is.
+ */
+class SeedFoldsOnUse {
+  #tables: { codes: CompactCodeAssigner; folded: CompactBlockSet } | undefined;
+
+  constructor(
+    private readonly records: readonly FoldIndexRecord[],
+    private readonly outcomes: readonly LeanReadOutcome[],
+  ) {}
+
+  #read(): { codes: CompactCodeAssigner; folded: CompactBlockSet } {
+    if (this.#tables !== undefined) return this.#tables;
+    // Sized for every span up front: a table grown to a million entries is copied on the way (48 MB at once, not 32).
+    const spans = recordSpans(this.records, this.outcomes);
+    let folded = new CompactBlockSet(recordSpans(this.records.filter((record) => record.trigger !== "compact"), this.outcomes).count);
+    let codes = new CompactCodeAssigner([], spans.count);
+    try {
+      spans.forEach((span, record) => {
+        codes.keep(span.blockId, span.code);
+        if (record.trigger !== "compact") folded.add(span.blockId);
+      });
+    } catch (error) {
+      if (!(error instanceof SeedIndexError)) throw error;
+      warn(`context-fold: ${error.message}; folds are not shown`);
+      codes = new CompactCodeAssigner();
+      folded = new CompactBlockSet();
+    }
+    this.#tables = { codes, folded };
+    return this.#tables;
+  }
+
+  codeOf(blockId: string): string | undefined {
+    return this.#read().codes.codeOf(blockId);
+  }
+
+  holds(code: string): boolean {
+    return this.#read().codes.holds(code);
+  }
+
+  holderOf(code: string): string | undefined {
+    return this.#read().codes.holderOf(code);
+  }
+
+  has(anchor: string): boolean {
+    return this.#read().folded.has(anchor);
+  }
+}
+
+/** The seed index's codes and folds (`lean`: read on use, see `SeedFoldsOnUse`); a broken index is warned of, never fatal. */
+async function seedFolds(file: string, lean: boolean): Promise<Required<Pick<InventoryOptions, "codes" | "folded">>> {
+  try {
+    const { outcomes } = await readIndexOutcomes(file, lean);
+    const records = archivalUnion(outcomes);
+    // No span to read back (no index yet, or none with spans): the pairs, as a session read whole has them.
+    if (!lean || recordSpans(records, outcomes).count === 0) return seedFoldsOf(records);
+    const onUse = new SeedFoldsOnUse(records, outcomes);
+    return { codes: onUse, folded: onUse };
   } catch (error) {
     if (!(error instanceof SeedIndexError)) throw error;
     warn(`context-fold: ${error.message}; folds are not shown`);
+    return { codes: [], folded: new Set<string>() };
   }
-  return { codes, folded };
 }
 
 /** The seed index beside the session, when its id makes one. */
@@ -97,9 +161,10 @@ export function registerInventory(program: Command): void {
       const top = wholeNumber("--top", options.top);
       if (dormantTurns === 0) throw new CliError("--dormant-turns must be at least 1", { code: "BAD_OPTION" });
       // A large session (over STREAM_ABOVE_BYTES): its shape, of which only the plan is kept, then one streamed read.
-      const read = streamsSession(file) ? await planOf(file) : { session: await readSessionForCli(file) };
+      const streams = streamsSession(file);
+      const read = streams ? await planOf(file) : { session: await readSessionForCli(file) };
       const indexFile = seedIndexOf(file, "plan" in read ? read.id : read.session.header.id);
-      const folds = indexFile === undefined ? { codes: [], folded: new Set<string>() } : await seedFolds(indexFile);
+      const folds = indexFile === undefined ? { codes: [], folded: new Set<string>() } : await seedFolds(indexFile, streams);
       const floor = { ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(tools === undefined ? {} : { tools }) };
       const options_: InventoryOptions = {
         floor,

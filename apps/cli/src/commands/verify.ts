@@ -9,7 +9,7 @@ import { planSpanVerification, type SeedVerification, type SpanProblem, type Spa
 import { currentView, type FoldIndexRecord, forEachSpan, type Span } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style, warn } from "../output.js";
-import { readIndexOutcomes, spansInFileOf } from "./index-cmd.js";
+import { readIndexOutcomes, spansInFileOf } from "../seed-view.js";
 import { damageFound, readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 
 interface VerifyOptions {

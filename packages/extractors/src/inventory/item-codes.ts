@@ -6,6 +6,55 @@
 import { hash } from "node:crypto";
 import { CodeCollisionError, codeFor } from "@context-fold/seed-index-format";
 
+/**
+ * Codes handed out before the inventory (a seed index's), as a `CodeAssigner`'s constructor keeps them:
+ * what a block already holds, and whether a code is held. `CompactCodeAssigner` is one that keeps a
+ * million of them without their anchors; pairs given as they are go into `KnownCodePairs`.
+ */
+export interface KnownCodes {
+  /** The code `blockId` already holds, or undefined. */
+  codeOf(blockId: string): string | undefined;
+  /** Whether some block holds `code`. */
+  holds(code: string): boolean;
+  /** The block holding `code`, when it is told (always for a 12-character code). */
+  holderOf(code: string): string | undefined;
+}
+
+/** Known codes from pairs, by a `CodeAssigner`'s constructor rule: a block id or code met twice keeps its first pairing. */
+export class KnownCodePairs implements KnownCodes {
+  readonly #byBlock = new Map<string, string>();
+  readonly #byCode = new Map<string, string>();
+
+  constructor(pairs: Iterable<[string, string]>) {
+    for (const [blockId, code] of pairs) {
+      if (this.#byBlock.has(blockId) || this.#byCode.has(code)) continue;
+      this.#byBlock.set(blockId, code);
+      this.#byCode.set(code, blockId);
+    }
+  }
+
+  get empty(): boolean {
+    return this.#byBlock.size === 0;
+  }
+
+  codeOf(blockId: string): string | undefined {
+    return this.#byBlock.get(blockId);
+  }
+
+  holds(code: string): boolean {
+    return this.#byCode.has(code);
+  }
+
+  holderOf(code: string): string | undefined {
+    return this.#byCode.get(code);
+  }
+}
+
+/** `pairs` as known codes: pairs are kept as a `CodeAssigner` keeps them; known codes are taken as they are. */
+export function knownCodes(pairs: Iterable<[string, string]> | KnownCodes): KnownCodes & { readonly empty?: boolean } {
+  return "codeOf" in pairs ? pairs : new KnownCodePairs(pairs);
+}
+
 /** How an item's code is made (0: it has none). */
 const SHORT = 1;
 const LONG = 2;
@@ -20,7 +69,7 @@ function shortCodeValue(blockId: string): number {
 export class ItemCodes {
   private constructor(
     private readonly how: Uint8Array,
-    private readonly knownByBlock: ReadonlyMap<string, string>,
+    private readonly known: KnownCodes,
   ) {}
 
   /** The code of the item at `slot` (its anchor given again), or undefined when it has none. */
@@ -31,7 +80,7 @@ export class ItemCodes {
       case LONG:
         return codeFor(anchor, 12);
       case KNOWN:
-        return this.knownByBlock.get(anchor);
+        return this.known.codeOf(anchor);
       default:
         return undefined;
     }
@@ -43,15 +92,10 @@ export class ItemCodes {
    * code unless an earlier different block id (or an existing code) holds it, then its 12-character code
    * (CodeCollisionError when that is held too). Decided by sorting the 10-character codes as numbers.
    */
-  static assign(count: number, slots: Int32Array, anchorAt: (slot: number) => string, existing: Iterable<[string, string]>): ItemCodes {
-    // The assigner's constructor: a block id or code met twice keeps its first pairing.
-    const byBlock = new Map<string, string>();
-    const byCode = new Map<string, string>();
-    for (const [blockId, code] of existing) {
-      if (byBlock.has(blockId) || byCode.has(code)) continue;
-      byBlock.set(blockId, code);
-      byCode.set(code, blockId);
-    }
+  static assign(count: number, slots: Int32Array, anchorAt: (slot: number) => string, existing: Iterable<[string, string]> | KnownCodes): ItemCodes {
+    const known = knownCodes(existing);
+    // Pairs given as they are and none of them: no code is asked of the known ones.
+    const none = known.empty === true;
     const how = new Uint8Array(count);
     const m = slots.length;
     const values = new Float64Array(m);
@@ -60,7 +104,7 @@ export class ItemCodes {
     for (let k = 0; k < m; k++) {
       const slot = slots[k] as number;
       const anchor = anchorAt(slot);
-      if (byBlock.has(anchor)) {
+      if (!none && known.codeOf(anchor) !== undefined) {
         how[slot] = KNOWN;
         continue;
       }
@@ -75,7 +119,7 @@ export class ItemCodes {
       const first = slots[sorted[g] as number] as number;
       const owner = anchorAt(first);
       // An existing code may be this 10-character code: then no anchor of the group gets it.
-      const held = byCode.size > 0 && byCode.has(codeFor(owner, 10));
+      const held = !none && known.holds(codeFor(owner, 10));
       for (let j = g; j < end; j++) {
         const k = sorted[j] as number;
         const slot = slots[k] as number;
@@ -95,11 +139,11 @@ export class ItemCodes {
       const anchor = anchorAt(slots[k] as number);
       if (longBlocks.has(anchor)) continue;
       const code = codeFor(anchor, 12);
-      const other = byCode.get(code) ?? longBy.get(code);
+      const other = (none ? undefined : known.holderOf(code)) ?? longBy.get(code);
       if (other !== undefined) throw new CodeCollisionError(anchor, other, code);
       longBy.set(code, anchor);
       longBlocks.add(anchor);
     }
-    return new ItemCodes(how, byBlock);
+    return new ItemCodes(how, known);
   }
 }

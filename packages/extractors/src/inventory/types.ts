@@ -42,10 +42,16 @@ export interface InventoryOptions {
   readonly cwd?: string | undefined;
   /** Token estimator (default `estimateTextTokens`: ceil(UTF-8 bytes / 4)). */
   readonly estimate?: (text: string) => number;
-  /** Anchors already folded behind a stub: reported as folded, counted as at most a stub, never reclaimable again. */
-  readonly folded?: ReadonlySet<string>;
-  /** Codes already assigned (blockId → code, e.g. from the seed index), kept as they are. */
-  readonly codes?: Iterable<[string, string]>;
+  /**
+   * Anchors already folded behind a stub: reported as folded, counted as at most a stub, never reclaimable
+   * again. Only asked `has` (a `CompactBlockSet` holds a seed index's million anchors without their text).
+   */
+  readonly folded?: { has(anchor: string): boolean };
+  /**
+   * Codes already assigned (blockId → code, e.g. from the seed index), kept as they are: the pairs, or
+   * codes kept already (a `CompactCodeAssigner` given the pairs, for a million of them).
+   */
+  readonly codes?: Iterable<[string, string]> | { codeOf(blockId: string): string | undefined; holds(code: string): boolean; holderOf(code: string): string | undefined };
 }
 
 /** The three buckets of the window above the floor; every item is in exactly one. */

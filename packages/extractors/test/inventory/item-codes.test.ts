@@ -1,8 +1,9 @@
 // An inventory's fold codes without a map entry per anchor (item-codes.ts) must be exactly the codes
 // CodeAssigner hands out in item order: repeated anchors, codes kept from the seed index, a 10-character
 // code held by an existing code or by an earlier anchor (the later one gets 12 characters), and a
-// 12-character code held too (the assigner's CodeCollisionError).
-import { CodeAssigner, CodeCollisionError, codeFor } from "@context-fold/seed-index-format";
+// 12-character code held too (the assigner's CodeCollisionError) — with the existing codes given as
+// pairs and as a `CompactCodeAssigner`.
+import { CodeAssigner, CodeCollisionError, codeFor, CompactCodeAssigner } from "@context-fold/seed-index-format";
 import { describe, expect, it } from "vitest";
 import { ItemCodes } from "../../src/inventory/item-codes.js";
 
@@ -13,6 +14,9 @@ function both(anchors: readonly (string | undefined)[], existing: [string, strin
   const slots = Int32Array.from(anchors.flatMap((a, i) => (a === undefined ? [] : [i])));
   const codes = ItemCodes.assign(anchors.length, slots, (slot) => anchors[slot] as string, existing);
   const got = anchors.map((a, i) => (a === undefined ? undefined : codes.code(i, a)));
+  // The same codes when the existing ones come kept as numbers (what `inventory` passes for a large seed index).
+  const compact = ItemCodes.assign(anchors.length, slots, (slot) => anchors[slot] as string, new CompactCodeAssigner(existing));
+  expect(anchors.map((a, i) => (a === undefined ? undefined : compact.code(i, a)))).toEqual(got);
   return { expected, got };
 }
 
@@ -68,5 +72,6 @@ describe("ItemCodes gives CodeAssigner's codes", () => {
     ];
     expect(() => new CodeAssigner(existing).assign("r:two")).toThrow(CodeCollisionError);
     expect(() => ItemCodes.assign(1, Int32Array.of(0), () => "r:two", existing)).toThrow(CodeCollisionError);
+    expect(() => ItemCodes.assign(1, Int32Array.of(0), () => "r:two", new CompactCodeAssigner(existing))).toThrow(CodeCollisionError);
   });
 });

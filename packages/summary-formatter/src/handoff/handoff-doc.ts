@@ -1,7 +1,18 @@
 // The handoff seed as data: goal, current state, decisions, open errors and recovery pointers, built
 // deterministically from session facts, durable artifacts and the seed index's current view.
 import type { DurableArtifacts, OutstandingItem, SessionFacts } from "@context-fold/extractors";
-import type { FoldIndexRecord } from "@context-fold/seed-index-format";
+import { CompactBlockSet, type FoldIndexRecord, type Span } from "@context-fold/seed-index-format";
+
+/**
+ * The spans of a seed index's current view, in record order, each record's in order: how a view too
+ * large to hold is given (records read without their spans, `readSeedIndexLean`, and these read back
+ * from the file, `forEachSpan`: a 1 GB session's `index` record holds a million).
+ */
+export interface SeedSpanWalk {
+  /** How many spans `forEach` gives. */
+  readonly count: number;
+  forEach(onSpan: (span: Span) => void): void;
+}
 
 /** What a handoff is built from. Everything is input: no clock, no file access. */
 export interface HandoffInput {
@@ -14,6 +25,8 @@ export interface HandoffInput {
   readonly artifacts: DurableArtifacts;
   /** The seed index's current view (`currentView(outcomes)`); absent or empty without folds. */
   readonly seedRecords?: readonly FoldIndexRecord[];
+  /** The current view's spans walked instead of held (see `SeedSpanWalk`); when given, `seedRecords` is not read. */
+  readonly seedSpans?: SeedSpanWalk;
   /** The goal as the user states it now; default: the founding request. */
   readonly goal?: string;
   /** ISO-8601 time printed as the handoff's time (from input, never the clock). */
@@ -110,9 +123,6 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
   const { facts, artifacts } = input;
   const file = shellQuote(input.sessionFile);
   const verbatimMax = input.verbatimMax ?? HANDOFF_VERBATIM_MAX;
-  const anchors = new Map<number, string>();
-  for (const block of input.blocks ?? []) if (block.anchor !== undefined) anchors.set(block.index, block.anchor);
-
   const prompts = artifacts.initialPrompts.length > 0 ? artifacts.initialPrompts : facts.goal === null ? [] : [facts.goal];
   const foundingRequests = prompts.map((p) => ({ text: p.text, index: p.index, turn: p.turn }));
   // The facts' goal is the first substantive request (a lone "/mode" typed to the harness is not one).
@@ -147,18 +157,11 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
 
   const pointers: HandoffPointer[] = [];
   const pointed = new Set<number>();
+  const asked: { label: string; index: number; turn: number }[] = [];
   const blockPointer = (label: string, index: number, turn: number): void => {
     if (pointed.has(index)) return;
     pointed.add(index);
-    const anchor = anchors.get(index);
-    pointers.push({
-      kind: "block",
-      label,
-      turn,
-      index,
-      ...(anchor === undefined ? {} : { anchor }),
-      command: `context-fold recall ${file} --expand ${String(index)}`,
-    });
+    asked.push({ label, index, turn });
   };
   if (founding !== null) blockPointer("founding request", founding.index, founding.turn);
   for (const p of foundingRequests) blockPointer("founding request", p.index, p.turn);
@@ -170,24 +173,24 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
     const turn = facts.turns.filter((t) => t.index <= m.index).at(-1)?.turn ?? 0;
     blockPointer("last modification", m.index, turn);
   }
-
-  // Fold spans: latest record naming a blockId wins; listed in record order, most recent kept under the cap.
-  const spans = new Map<string, { code: string; blockId: string; tool?: string; turn: number; bytes: number }>();
-  for (const record of input.seedRecords ?? []) {
-    for (const span of record.spans) {
-      spans.delete(span.blockId);
-      spans.set(span.blockId, {
-        code: span.code,
-        blockId: span.blockId,
-        ...(span.tool === undefined ? {} : { tool: span.tool }),
-        turn: span.turn,
-        bytes: span.log.bytes,
-      });
-    }
+  // The anchors of the pointed blocks only, from one pass over the blocks (a 1 GB session has a million:
+  // a map of them all was held while the fold spans are walked).
+  const anchors = new Map<number, string>();
+  for (const block of input.blocks ?? []) if (block.anchor !== undefined && pointed.has(block.index)) anchors.set(block.index, block.anchor);
+  for (const { label, index, turn } of asked) {
+    const anchor = anchors.get(index);
+    pointers.push({
+      kind: "block",
+      label,
+      turn,
+      index,
+      ...(anchor === undefined ? {} : { anchor }),
+      command: `context-fold recall ${file} --expand ${String(index)}`,
+    });
   }
-  const allSpans = [...spans.values()];
+
   const maxSpans = input.maxSpans ?? HANDOFF_MAX_SPANS;
-  const kept = maxSpans <= 0 ? [] : allSpans.slice(-maxSpans);
+  const { kept, distinct } = latestSpans(input, Math.max(0, maxSpans));
   for (const s of kept) {
     pointers.push({
       kind: "span",
@@ -227,6 +230,41 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
     decisions,
     openErrors,
     pointers,
-    spansOmitted: allSpans.length - kept.length,
+    spansOmitted: distinct - kept.length,
   };
+}
+
+interface SpanPointerSource {
+  code: string;
+  blockId: string;
+  tool?: string;
+  turn: number;
+  bytes: number;
+}
+
+/**
+ * Fold spans: the latest span naming a blockId wins; listed in the order of each blockId's latest span,
+ * the `max` most recent kept; and how many blockIds there are. Only the `max` most recent are held: a
+ * blockId that falls out can come back only as the newest, where a whole ordered map would put it too.
+ * The blockIds are counted in a `Set`, or, for a walked view, a `CompactBlockSet` (no anchor held).
+ */
+function latestSpans(input: HandoffInput, max: number): { kept: SpanPointerSource[]; distinct: number } {
+  const recent = new Map<string, SpanPointerSource>();
+  const seen: { add(blockId: string): unknown; readonly size: number } = input.seedSpans === undefined ? new Set<string>() : new CompactBlockSet(input.seedSpans.count);
+  const take = (span: Span): void => {
+    seen.add(span.blockId);
+    if (max === 0) return;
+    recent.delete(span.blockId);
+    recent.set(span.blockId, {
+      code: span.code,
+      blockId: span.blockId,
+      ...(span.tool === undefined ? {} : { tool: span.tool }),
+      turn: span.turn,
+      bytes: span.log.bytes,
+    });
+    if (recent.size > max) recent.delete(recent.keys().next().value as string);
+  };
+  if (input.seedSpans !== undefined) input.seedSpans.forEach(take);
+  else for (const record of input.seedRecords ?? []) for (const span of record.spans) take(span);
+  return { kept: [...recent.values()], distinct: seen.size };
 }

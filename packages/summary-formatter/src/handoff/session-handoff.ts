@@ -4,7 +4,7 @@ import { createFactsAccumulator, type FactsAccumulator, lastEntryTime } from "@c
 import { type LineageRoute, lineageBlocks, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import type { FoldIndexRecord } from "@context-fold/seed-index-format";
 import { HandoffError } from "./errors.js";
-import { buildHandoffDoc, type HandoffDoc } from "./handoff-doc.js";
+import { buildHandoffDoc, type HandoffDoc, type SeedSpanWalk } from "./handoff-doc.js";
 import { renderHandoff } from "./render-handoff.js";
 
 export interface SessionHandoffOptions {
@@ -13,6 +13,8 @@ export interface SessionHandoffOptions {
   readonly now?: string | undefined;
   /** The seed index's current view. */
   readonly seedRecords?: readonly FoldIndexRecord[] | undefined;
+  /** Its spans walked instead of held (a view too large to hold; see `SeedSpanWalk`): `seedRecords` is not read. */
+  readonly seedSpans?: SeedSpanWalk | undefined;
   readonly seedIndexFile?: string | undefined;
   /** The session file as the recall commands should name it (default `session.path`). */
   readonly sessionFile?: string | undefined;
@@ -93,6 +95,7 @@ function handoffOf(
     blocks,
     ...(options.goal === undefined ? {} : { goal: options.goal }),
     ...(options.seedRecords === undefined ? {} : { seedRecords: options.seedRecords }),
+    ...(options.seedSpans === undefined ? {} : { seedSpans: options.seedSpans }),
     ...(options.seedIndexFile === undefined ? {} : { seedIndexFile: options.seedIndexFile }),
     ...(options.maxSpans === undefined ? {} : { maxSpans: options.maxSpans }),
   });

@@ -82,6 +82,42 @@ describe("handoff of a generated session", () => {
   });
 });
 
+describe("fold span pointers: only the newest held", () => {
+  /** Today's rule over the whole view: an ordered map (the latest span of a blockId moves it last), its last `max` listed. */
+  function wholeMapPointers(records: readonly FoldIndexRecord[], max: number): { codes: string[]; omitted: number } {
+    const spans = new Map<string, { code: string; turn: number; bytes: number }>();
+    for (const record of records) {
+      for (const span of record.spans) {
+        spans.delete(span.blockId);
+        spans.set(span.blockId, { code: span.code, turn: span.turn, bytes: span.log.bytes });
+      }
+    }
+    const all = [...spans.values()];
+    const kept = max <= 0 ? [] : all.slice(-max);
+    return { codes: kept.map((s) => `${s.code}/${String(s.turn)}/${String(s.bytes)}`), omitted: all.length - kept.length };
+  }
+
+  it("lists what a whole ordered map lists, blockIds named again in later records, given as records or walked", async () => {
+    const { session, records } = await generated(13);
+    const spans = records.flatMap((r) => r.spans);
+    expect(spans.length).toBeGreaterThan(8);
+    const base = records[0] as FoldIndexRecord;
+    // Later records name earlier blocks again (with other turns and sizes), some of them more than once.
+    const again = (from: number, step: number, turn: number) => spans.filter((_, i) => i >= from && i % step === 0).map((span) => ({ ...span, turn: span.turn + turn, log: { ...span.log, bytes: span.log.bytes + turn } }));
+    const view: FoldIndexRecord[] = [...records, { ...base, seq: 1, spans: again(0, 3, 1) }, { ...base, seq: 2, spans: [...again(1, 5, 2), ...again(0, 7, 3)] }];
+    for (const maxSpans of [0, 1, 3, 7, 40, 10_000]) {
+      const expected = wholeMapPointers(view, maxSpans);
+      const walked = { count: view.reduce((n, r) => n + r.spans.length, 0), forEach: (onSpan: (span: FoldIndexRecord["spans"][number]) => void) => view.forEach((r) => r.spans.forEach((span) => onSpan(span))) };
+      for (const input of [{ seedRecords: view }, { seedSpans: walked }]) {
+        const { doc } = sessionHandoff(session, { ...input, maxSpans });
+        const listed = doc.pointers.filter((p) => p.kind === "span").map((p) => `${p.code ?? ""}/${String(p.turn)}/${String(p.bytes)}`);
+        expect(listed, String(maxSpans)).toEqual(expected.codes);
+        expect(doc.spansOmitted).toBe(expected.omitted);
+      }
+    }
+  });
+});
+
 describe("handoff from hand-built facts", () => {
   const facts: SessionFacts = {
     goal: { text: "build the thing", turn: 1, index: 0 },

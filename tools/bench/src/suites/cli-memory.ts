@@ -1,9 +1,10 @@
 // Whole CLI processes on the generated sessions: peak RSS and CPU of every command that reads a session
 // (`inspect`, `index`, `verify`, `compact`, `facts`, `artifacts`, `handoff`, `inventory`, `eval`, and
-// `recall`'s first search, which builds its index and block table), each in its own Node process (the real binary, as a user runs it). Issue 28's floor is ≤ 512 MB peak RSS on the
+// `recall`'s first search, which builds its index and block table; `inventory` and `handoff` also with
+// the `index` record beside the session, and `index` run again onto it), each in its own Node process (the real binary, as a user runs it). Issue 28's floor is ≤ 512 MB peak RSS on the
 // 1 GB session, which is generated only on request: `pnpm bench --only cli-memory --sizes 1gb`.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, readSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchRow, BenchSuite } from "../types.js";
@@ -18,6 +19,19 @@ process.on("exit", () => { const out = process.env.CF_BENCH_USAGE; if (out) writ
 
 const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
+/** The session id in the header line of a generated session. */
+function sessionIdOf(session: string): string {
+  const fd = openSync(session, "r");
+  try {
+    const head = Buffer.alloc(64 * 1024);
+    const read = readSync(fd, head, 0, head.length, 0);
+    const line = head.subarray(0, read).toString("utf8").split("\n")[0] ?? "";
+    return (JSON.parse(line) as { id: string }).id;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export const cliMemorySuite: BenchSuite = async (ctx) => {
   const rows: BenchRow[] = [];
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build apps/cli first (pnpm bench builds everything)`);
@@ -31,11 +45,27 @@ export const cliMemorySuite: BenchSuite = async (ctx) => {
     const handoff = join(ctx.workDir, `handoff-${size}.md`);
     // Removed before and after: the first search of a session builds the cache (what the row measures).
     const recallCache = join(ctx.workDir, `recall-cache-${size}`);
+    // The session again (a symbolic link) with the seed index `index` writes beside it, where inventory
+    // and handoff look: on 1gb its record is one 213 MB line of a million spans.
+    const seeded = join(ctx.workDir, `seeded-${size}`);
+    const seededSession = join(seeded, "session.jsonl");
+    const besideSeeded = (): void => {
+      const beside = join(seeded, "context-fold", sessionIdOf(session), "seed-index.jsonl");
+      mkdirSync(dirname(beside), { recursive: true });
+      if (!existsSync(beside)) linkSync(seedIndex, beside);
+    };
+    rmSync(seeded, { recursive: true, force: true });
+    mkdirSync(seeded, { recursive: true });
+    symlinkSync(resolve(session), seededSession);
     // `index` writes the seed index `verify` then checks: the order matters.
-    const commands: [string, string[]][] = [
+    const commands: [string, string[], (() => void)?][] = [
       ["inspect", ["inspect", session, "--json"]],
       ["index", ["index", session, "--out", seedIndex, "--seq", "0", "--json"]],
       ["verify", ["verify", seedIndex, "--session", session, "--json"]],
+      ["inventory (the index record beside the session)", ["inventory", seededSession, "--json"], besideSeeded],
+      ["handoff (the index record beside the session)", ["handoff", seededSession, "--out", handoff, "--json"], besideSeeded],
+      // A second record onto the first: the codes it hands out are read from the first's spans.
+      ["index (a second run onto the first record)", ["index", session, "--out", seedIndex, "--seq", "1", "--json"]],
       ["compact", ["compact", session, "--json"]],
       ["facts", ["facts", session, "--json"]],
       ["artifacts", ["artifacts", session, "--json"]],
@@ -47,7 +77,8 @@ export const cliMemorySuite: BenchSuite = async (ctx) => {
     ];
     rmSync(seedIndex, { force: true });
     rmSync(recallCache, { recursive: true, force: true });
-    for (const [name, args] of commands) {
+    for (const [name, args, prepare] of commands) {
+      prepare?.();
       rmSync(handoff, { force: true });
       rmSync(usageFile, { force: true });
       const start = performance.now();
@@ -67,6 +98,7 @@ export const cliMemorySuite: BenchSuite = async (ctx) => {
     rmSync(seedIndex, { force: true });
     rmSync(handoff, { force: true });
     rmSync(recallCache, { recursive: true, force: true });
+    rmSync(seeded, { recursive: true, force: true });
   }
   return rows;
 };
