@@ -124,14 +124,15 @@ export class SessionRecall {
   /** Writes the whole cache (atomically) for the ledger as read now, and drops its tail log. */
   save(): void {
     if (this.cachePath === null) return;
-    const bytes = this.index.serialize(cacheKeyFor(this.file, this.current));
-    writeAtomic(this.cachePath, bytes);
+    // Streamed to the file as views of the index's postings: never a second copy of them in memory.
+    const bytes = this.index.serializeParts(cacheKeyFor(this.file, this.current));
+    writeAtomic(this.cachePath, bytes.chunks);
     // Record the blocks' hashes as first indexed (the block table keeps a hash once recorded), so expand
     // can tell text changed in the ledger since. Not written for ledgers that are not eligible (see snapshot.ts).
     writeSnapshot(this.cachePath, this.current);
     // The old tail chains to the old base, so it could never be applied; removing it saves the read.
     rmSync(tailLogPath(this.cachePath), { force: true });
-    this.disk = { chain: bytes.subarray(bytes.length - 32), baseBytes: bytes.length, tailBytes: 0 };
+    this.disk = { chain: bytes.chain, baseBytes: bytes.byteLength, tailBytes: 0 };
   }
 
   /**
