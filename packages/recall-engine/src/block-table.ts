@@ -98,6 +98,15 @@ function stringColumn(values: readonly (string | null | undefined)[]): { meta: C
 
 /** The table's bytes for `input`. */
 export function encodeBlockTable(input: BlockTableInput): Buffer {
+  const parts = encodeBlockTableParts(input);
+  return Buffer.concat(parts.chunks, parts.byteLength);
+}
+
+/**
+ * The table's bytes for `input` as its sections in order (views of the columns, not a copy of them): what
+ * a write streams to the file, so the table (254 MB for a 1 GB session) never lies in memory twice.
+ */
+export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks: readonly Buffer[]; readonly byteLength: number } {
   if (!LITTLE_ENDIAN) throw new Error("the block table is written little-endian only");
   const blocks = input.blocks;
   const n = blocks.length;
@@ -174,7 +183,7 @@ export function encodeBlockTable(input: BlockTableInput): Buffer {
     put(new Uint8Array(column.lengths.buffer));
     put(column.text);
   }
-  return Buffer.concat(parts, size);
+  return { chunks: parts, byteLength: size };
 }
 
 /** Bytes of a string column read at once (and kept, a few at a time) when a table is read from its file. */

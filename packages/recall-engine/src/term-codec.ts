@@ -35,9 +35,9 @@ export interface TailRecord {
  * The postings of a cache file are checked page by page: the head lists a sha256 per page of this many
  * bytes, so a search reads and checks only the pages its terms' postings lie on (paged-postings.ts). Most
  * terms hold a pair or two: a small page keeps what a lookup hashes small (a query can ask for hundreds
- * of terms), at 8 bytes of digest per 1 KiB of postings in the head.
+ * of terms), at 2 bytes of digest per 1 KiB of postings in the head.
  */
-export const PAGE_BYTES = 4 * 1024;
+export const PAGE_BYTES = 16 * 1024;
 
 /** The fixed counts after the magic: meta, terms (bytes), documents, terms, postings (words), page size. */
 const COUNTS = 24;

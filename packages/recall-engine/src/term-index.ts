@@ -6,7 +6,7 @@ import { SegmentBuilder } from "./segment-build.js";
 import { EMPTY, type FrozenPostings, grow, MAX_SEGMENTS, mergeSegments, slotIn } from "./segments.js";
 import { CorruptIndexError } from "./errors.js";
 import { type ByteSource, decodeHead, decodeMeta, decodeTail, encodeIndex, encodeIndexParts, encodeTail, type IndexBytes, type TailRecord } from "./term-codec.js";
-import { bufferSource, FileSource, PagedPostings } from "./paged-postings.js";
+import { bufferSource, FileSource, HOLD_BYTES, PagedPostings } from "./paged-postings.js";
 import { PackedTerms } from "./packed-terms.js";
 import { RunTable } from "./run-table.js";
 import { MIN_PREFIX, type PrefixLookup, TermPrefixes } from "./term-prefixes.js";
@@ -346,21 +346,24 @@ export class TermIndex {
 
   /**
    * An index over `source` (a cache file): the head read and checked, every postings page checked a
-   * batch at a time, the postings then read by offset per term as searches ask (see paged-postings.ts).
+   * batch at a time, the postings then read by offset per term as searches ask (see paged-postings.ts);
+   * postings of at most `holdBytes` are read whole and kept instead.
    * `chain`: the file's trailer, what its tail records chain to.
    */
-  static openSource(source: ByteSource): { index: TermIndex; chain: Buffer } {
+  static openSource(source: ByteSource, holdBytes = HOLD_BYTES): { index: TermIndex; chain: Buffer } {
     const head = decodeHead(source);
     const base = new PagedPostings(source, head);
-    base.checkAll();
+    // Postings up to `holdBytes` are read whole and kept (as every cache was before format 5).
+    if (4 * base.size <= holdBytes) base.hold();
+    else base.checkAll();
     return { index: new TermIndex(head.terms, head.termCount === 0 ? EMPTY : base, head.lengths), chain: head.chain };
   }
 
   /** `openSource` over the cache file at `path` (read by offset through a descriptor kept open). */
-  static openFile(path: string): { index: TermIndex; chain: Buffer; source: FileSource } {
+  static openFile(path: string, holdBytes = HOLD_BYTES): { index: TermIndex; chain: Buffer; source: FileSource } {
     const source = new FileSource(path);
     try {
-      return { ...TermIndex.openSource(source), source };
+      return { ...TermIndex.openSource(source, holdBytes), source };
     } catch (error) {
       source.close();
       throw error;

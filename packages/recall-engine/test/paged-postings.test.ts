@@ -1,4 +1,5 @@
-// A recall cache's postings are read by offset, page by page (paged-postings.ts): a term's postings read
+// A recall cache's postings are read by offset, page by page (paged-postings.ts; forced here with a hold
+// limit of 0 bytes, as a cache of a 1 GB session is read): a term's postings read
 // from the file are the ones the index was built with, wherever they fall across pages; a search of a
 // loaded cache ranks exactly as the built index; only the pages a term lies on are read, and each is
 // checked against the digest the head lists for it.
@@ -38,7 +39,7 @@ describe("a recall cache's postings read by offset", () => {
     writeFileSync(cachePath, built.serialize({ k: 1 }));
     // Several pages of postings, so terms straddle page boundaries.
     expect(statSync(cachePath).size).toBeGreaterThan(6 * PAGE_BYTES);
-    const { index: back, source } = TermIndex.openFile(cachePath);
+    const { index: back, source } = TermIndex.openFile(cachePath, 0);
     try {
       expect(back.docCount).toBe(built.docCount);
       const terms = built.termTexts();
@@ -52,7 +53,7 @@ describe("a recall cache's postings read by offset", () => {
   it("a search of the loaded cache gives the built index's results (needles, words, both scopes, page 2)", { timeout: 300_000 }, async () => {
     const session = await readSession(file);
     const fresh = RecallIndex.build(session);
-    const { index: terms, source } = TermIndex.openFile(cachePath);
+    const { index: terms, source } = TermIndex.openFile(cachePath, 0);
     try {
       const loaded = RecallIndex.fromTerms(session, terms);
       const queries = [...manifest.needles.map((n) => n.value), "refresh token", "error failed test", "deploy staging", "the user asked"];
@@ -68,7 +69,7 @@ describe("a recall cache's postings read by offset", () => {
 
   it("reads only the pages a term lies on, each checked: a page changed after the load is refused when read", () => {
     const source = new CountingSource(cachePath);
-    const { index: back } = TermIndex.openSource(source);
+    const { index: back } = TermIndex.openSource(source, 0);
     const terms = built.termTexts();
     // Term ids are the order of termTexts: a term's words start at the sum of the earlier terms' postings.
     const starts: number[] = [];
@@ -106,6 +107,8 @@ describe("a recall cache's postings read by offset", () => {
     expect(Array.from(back.postings(terms[other] as string) ?? [])).toEqual(Array.from(built.postings(terms[other] as string) ?? []));
     source.close();
     // Opened again, the load checks every page and refuses the file.
+    expect(() => TermIndex.openFile(cachePath, 0)).toThrow(/checksum mismatch in postings page/);
+    // Small enough to be held whole: read and checked at once, refused the same.
     expect(() => TermIndex.openFile(cachePath)).toThrow(/checksum mismatch in postings page/);
   });
 });
