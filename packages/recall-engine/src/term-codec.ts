@@ -56,8 +56,9 @@ export interface IndexBytes {
 
 /**
  * Binary form: magic, counts, meta JSON, terms ("\n"-joined), padding to 4, doc lengths, term offsets,
- * one sha256 per page of postings (the head ends here), the postings, and the sha256 of the head (the
- * trailer: the page digests in it stand for the postings). Numbers are uint32, little-endian.
+ * one sha256 per page of postings, the sha256 of all the postings (the head ends here: what a reader that
+ * holds them whole checks, in one pass), the postings, and the sha256 of the head (the trailer: the
+ * digests in it stand for the postings). Numbers are uint32, little-endian.
  */
 export function encodeIndexParts(meta: unknown, terms: readonly string[], lengths: readonly number[], all: FrozenPostings): IndexBytes {
   const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
@@ -79,6 +80,7 @@ export function encodeIndexParts(meta: unknown, terms: readonly string[], length
   const pages = Math.ceil(postingBytes.length / PAGE_BYTES);
   const digests = Buffer.alloc(pages * 32);
   for (let p = 0; p < pages; p++) createHash("sha256").update(postingBytes.subarray(p * PAGE_BYTES, (p + 1) * PAGE_BYTES)).digest().copy(digests, p * 32);
+  const allDigest = createHash("sha256").update(postingBytes).digest();
   const head = [
     MAGIC,
     counts,
@@ -88,6 +90,7 @@ export function encodeIndexParts(meta: unknown, terms: readonly string[], length
     Buffer.from(lengthWords.buffer, lengthWords.byteOffset, lengthWords.byteLength),
     Buffer.from(all.offsets.buffer, all.offsets.byteOffset, all.offsets.byteLength),
     digests,
+    allDigest,
   ];
   const hash = createHash("sha256");
   let byteLength = 0;
@@ -226,7 +229,7 @@ function layoutOf(source: ByteSource): HeadLayout {
   if (pageBytes === 0 || pageBytes % 4 !== 0) throw new CorruptIndexError("bad page size");
   const textEnd = h + COUNTS + metaLength + termLength;
   const numStart = textEnd + ((4 - (textEnd % 4)) % 4);
-  const headLength = numStart + 4 * (docCount + termCount + 1) + 32 * Math.ceil((4 * postingWords) / pageBytes);
+  const headLength = numStart + 4 * (docCount + termCount + 1) + 32 * Math.ceil((4 * postingWords) / pageBytes) + 32;
   if (headLength + 4 * postingWords + 32 !== source.size) throw new CorruptIndexError("bad section lengths");
   return { metaLength, termLength, docCount, termCount, postingWords, pageBytes, headLength };
 }
@@ -254,6 +257,8 @@ export interface DecodedHead {
   readonly pageBytes: number;
   /** sha256 per page of postings. */
   readonly digests: Buffer;
+  /** sha256 of all the postings. */
+  readonly allDigest: Buffer;
   /** The trailer (the head's sha256): what tail records chain to. */
   readonly chain: Buffer;
 }
@@ -297,6 +302,7 @@ export function decodeHead(source: ByteSource): DecodedHead {
     const b = offsets[t + 1] as number;
     if (b < a || (b - a) % 2 !== 0) throw new CorruptIndexError(`bad offsets for term ${String(t)}`);
   }
-  const digests = head.subarray(numStart + 4 * words, headLength);
-  return { terms, lengths, offsets, termCount, postingsAt: headLength, postingWords, pageBytes, digests, chain };
+  const digests = head.subarray(numStart + 4 * words, headLength - 32);
+  const allDigest = head.subarray(headLength - 32, headLength);
+  return { terms, lengths, offsets, termCount, postingsAt: headLength, postingWords, pageBytes, digests, allDigest, chain };
 }
