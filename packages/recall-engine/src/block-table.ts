@@ -17,6 +17,8 @@
 import type { Block, BlockKind } from "@context-fold/ledger-reader";
 import { SnapshotStaleError } from "./errors.js";
 import { type CacheKey, isCacheKey } from "./index-cache.js";
+import { bufferSource, FileSource } from "./paged-postings.js";
+import type { ByteSource } from "./term-codec.js";
 
 /** 2: this binary layout (1 was a JSON document). */
 export const BLOCK_TABLE_FORMAT = 2;
@@ -96,6 +98,15 @@ function stringColumn(values: readonly (string | null | undefined)[]): { meta: C
 
 /** The table's bytes for `input`. */
 export function encodeBlockTable(input: BlockTableInput): Buffer {
+  const parts = encodeBlockTableParts(input);
+  return Buffer.concat(parts.chunks, parts.byteLength);
+}
+
+/**
+ * The table's bytes for `input` as its sections in order (views of the columns, not a copy of them): what
+ * a write streams to the file, so the table (254 MB for a 1 GB session) never lies in memory twice.
+ */
+export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks: readonly Buffer[]; readonly byteLength: number } {
   if (!LITTLE_ENDIAN) throw new Error("the block table is written little-endian only");
   const blocks = input.blocks;
   const n = blocks.length;
@@ -172,80 +183,147 @@ export function encodeBlockTable(input: BlockTableInput): Buffer {
     put(new Uint8Array(column.lengths.buffer));
     put(column.text);
   }
-  return Buffer.concat(parts, size);
+  return { chunks: parts, byteLength: size };
 }
 
+/** Bytes of a string column read at once (and kept, a few at a time) when a table is read from its file. */
+const WINDOW_BYTES = 64 * 1024;
+/** Windows kept per column. */
+const WINDOWS_KEPT = 16;
+
 /**
- * One string column as read: its text decoded on first use, each value cut from it on request. Its
- * lengths are checked against the text on first use too (a search reads few columns): a table that
- * fails the check is stale to its reader (SnapshotStaleError), as a changed block is.
+ * One string column as read: its lengths read on first use (and checked against the text's size: a table
+ * that fails the check is stale to its reader, SnapshotStaleError, as a changed block is), each value cut
+ * from its text on request. Read from bytes in memory, the text is decoded whole on first use; read from
+ * its file, only the window of text a value lies in is read (a search asks for the fields of the blocks
+ * on its page, a few dozen values).
  */
 class Strings {
   private readonly name: string;
   private readonly source: string;
-  private readonly lengths: Int32Array;
-  private readonly bytes: Buffer;
+  private readonly bytes: ByteSource;
+  private readonly lengthsAt: number;
+  private readonly textAt: number;
+  private readonly whole: boolean;
   private readonly meta: ColumnMeta;
+  private lengths: Int32Array | undefined;
   private starts: Int32Array | undefined;
   private text: string | undefined;
-  constructor(name: string, source: string, lengths: Int32Array, bytes: Buffer, meta: ColumnMeta) {
+  private readonly windows = new Map<number, string>();
+  constructor(name: string, source: string, bytes: ByteSource, lengthsAt: number, textAt: number, meta: ColumnMeta, whole: boolean) {
     this.name = name;
     this.source = source;
-    this.lengths = lengths;
     this.bytes = bytes;
+    this.lengthsAt = lengthsAt;
+    this.textAt = textAt;
     this.meta = meta;
+    this.whole = whole;
   }
   get count(): number {
-    return this.lengths.length;
+    return this.meta.count;
   }
-  /** Value `i`, or undefined when it has none. */
-  at(i: number): string | undefined {
+  private get unitBytes(): number {
+    return this.meta.latin1 ? 1 : 2;
+  }
+  private decode(buf: Buffer): string {
+    return buf.toString(this.meta.latin1 ? "latin1" : "utf16le");
+  }
+  /** Where each value starts in the text (UTF-16 units), checked to add up to the text on first use. */
+  private startsOf(): Int32Array {
     if (this.starts === undefined) {
-      const starts = new Int32Array(this.lengths.length);
+      const lengths = int32s(this.bytes.read(this.lengthsAt, this.meta.count * 4), this.meta.count);
+      const starts = new Int32Array(lengths.length);
       let at = 0;
       for (let k = 0; k < starts.length; k++) {
         starts[k] = at;
-        const len = this.lengths[k] as number;
+        const len = lengths[k] as number;
         if (len > 0) at += len;
         else if (len < -1) at = Infinity;
       }
       if (at !== this.meta.units) throw new SnapshotStaleError(this.source, `the block table's ${this.name} column does not add up`);
+      this.lengths = lengths;
       this.starts = starts;
-      this.text = this.bytes.toString(this.meta.latin1 ? "latin1" : "utf16le");
     }
-    const len = this.lengths[i] as number;
-    if (len < 0) return undefined;
-    const start = this.starts[i] as number;
-    return (this.text as string).slice(start, start + len);
+    return this.starts;
   }
-  /** Every value (none: null), decoded now. */
+  /** Units [start, start + len) of the text, read from the window they lie in when they fit one. */
+  private cut(start: number, len: number): string {
+    if (this.whole) {
+      this.text ??= this.decode(this.bytes.read(this.textAt, this.meta.bytes));
+      return this.text.slice(start, start + len);
+    }
+    const units = WINDOW_BYTES / this.unitBytes;
+    const w = Math.floor(start / units);
+    if (start + len > (w + 1) * units) return this.decode(this.bytes.read(this.textAt + start * this.unitBytes, len * this.unitBytes));
+    let window = this.windows.get(w);
+    if (window === undefined) {
+      const from = w * WINDOW_BYTES;
+      window = this.decode(this.bytes.read(this.textAt + from, Math.min(WINDOW_BYTES, this.meta.bytes - from)));
+      if (this.windows.size >= WINDOWS_KEPT) this.windows.delete(this.windows.keys().next().value as number);
+      this.windows.set(w, window);
+    }
+    return window.slice(start - w * units, start - w * units + len);
+  }
+  /** Value `i`, or undefined when it has none. */
+  at(i: number): string | undefined {
+    const starts = this.startsOf();
+    const len = (this.lengths as Int32Array)[i] as number;
+    if (len < 0) return undefined;
+    return this.cut(starts[i] as number, len);
+  }
+  /** Every value (none: null), decoded now (the text read whole once). */
   all(): (string | null)[] {
-    return Array.from({ length: this.count }, (_, i) => this.at(i) ?? null);
+    const starts = this.startsOf();
+    const lengths = this.lengths as Int32Array;
+    const text = this.text ?? this.decode(this.bytes.read(this.textAt, this.meta.bytes));
+    return Array.from({ length: this.count }, (_, i) => {
+      const len = lengths[i] as number;
+      return len < 0 ? null : text.slice(starts[i] as number, (starts[i] as number) + len);
+    });
   }
 }
 
-/** A block table read from its bytes: the key and compactions, and each block's fields on request. */
+/** `n` i32 read in place from `buf` when they lie 4-aligned in memory, else from a copy. */
+function int32s(buf: Buffer, n: number): Int32Array {
+  if (buf.byteOffset % 4 === 0) return new Int32Array(buf.buffer, buf.byteOffset, n);
+  return new Int32Array(Uint8Array.from(buf).buffer, 0, n);
+}
+
+/** `n` f64 read in place from `buf` when they lie 8-aligned in memory, else from a copy. */
+function float64s(buf: Buffer, n: number): Float64Array {
+  if (buf.byteOffset % 8 === 0) return new Float64Array(buf.buffer, buf.byteOffset, n);
+  return new Float64Array(Uint8Array.from(buf).buffer, 0, n);
+}
+
+/** Where a table's sections lie: positions in its bytes. */
+interface Sections {
+  readonly offsetsAt: number;
+  readonly intsAt: readonly number[];
+  readonly bytesAt: readonly number[];
+  readonly shaAt: number;
+}
+
+/**
+ * A block table read from its bytes: the key and compactions, and each block's fields on request. Each
+ * fixed-width column is read when first asked for (a search reads the kinds and masks of every block,
+ * the other columns for the blocks on its page only), so a table read from its file holds what its
+ * reader asked for, not the whole file (254 MB for a 1 GB session, most of it strings a search never cuts).
+ */
 export class BlockTable {
   readonly key: CacheKey;
   readonly count: number;
   readonly compactions: readonly TableCompaction[];
-  private readonly byteOffsets: Float64Array;
-  private readonly ints: readonly [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
-  private readonly kinds: Uint8Array;
-  private readonly flags: Uint8Array;
-  private readonly onLineage: Uint8Array;
-  private readonly notHistory: Uint8Array;
-  private readonly sha: Buffer;
+  private readonly bytes: ByteSource;
+  private readonly sections: Sections;
+  private readonly columns: (Float64Array | Int32Array | Uint8Array | Buffer | undefined)[] = [];
   private readonly strings: Record<StringColumn, Strings>;
 
-  private constructor(meta: Meta, byteOffsets: Float64Array, ints: BlockTable["ints"], bytes: readonly [Uint8Array, Uint8Array, Uint8Array, Uint8Array], sha: Buffer, strings: Record<StringColumn, Strings>) {
+  private constructor(meta: Meta, bytes: ByteSource, sections: Sections, strings: Record<StringColumn, Strings>) {
     this.key = meta.key;
     this.count = meta.count;
     this.compactions = meta.compactions;
-    this.byteOffsets = byteOffsets;
-    this.ints = ints;
-    [this.kinds, this.flags, this.onLineage, this.notHistory] = bytes;
-    this.sha = sha;
+    this.bytes = bytes;
+    this.sections = sections;
     this.strings = strings;
   }
 
@@ -254,14 +332,42 @@ export class BlockTable {
    * foreign). `source` names the table in a SnapshotStaleError, should a column fail its check on use.
    */
   static decode(bytes: Buffer, source = "block table"): BlockTable | null {
-    if (!LITTLE_ENDIAN || bytes.length < 12 || bytes.toString("latin1", 0, 4) !== MAGIC || bytes.readUInt32LE(4) !== BLOCK_TABLE_FORMAT) return null;
     // Typed arrays view the bytes in place, which needs the sections aligned in memory as in the file.
     const buf = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
-    const metaLength = buf.readUInt32LE(8);
-    if (12 + metaLength > buf.length) return null;
+    return BlockTable.fromSource(bufferSource(buf), source, true);
+  }
+
+  /**
+   * The table in the file at `path`, read by offset through a descriptor kept open (each column when
+   * first asked for, string values a window at a time); null when there is none, or it is not one of
+   * this format.
+   */
+  static open(path: string): BlockTable | null {
+    let file: FileSource;
+    try {
+      file = new FileSource(path);
+    } catch {
+      return null;
+    }
+    try {
+      const table = BlockTable.fromSource(file, path, false);
+      if (table === null) file.close();
+      return table;
+    } catch (error) {
+      file.close();
+      throw error;
+    }
+  }
+
+  private static fromSource(bytes: ByteSource, source: string, whole: boolean): BlockTable | null {
+    if (!LITTLE_ENDIAN || bytes.size < 12) return null;
+    const fixed = bytes.read(0, 12);
+    if (fixed.toString("latin1", 0, 4) !== MAGIC || fixed.readUInt32LE(4) !== BLOCK_TABLE_FORMAT) return null;
+    const metaLength = fixed.readUInt32LE(8);
+    if (12 + metaLength > bytes.size) return null;
     let meta: Meta;
     try {
-      meta = JSON.parse(buf.toString("utf8", 12, 12 + metaLength)) as Meta;
+      meta = JSON.parse(bytes.read(12, metaLength).toString("utf8")) as Meta;
     } catch {
       return null;
     }
@@ -270,24 +376,23 @@ export class BlockTable {
     let at = pad8(12 + metaLength);
     const take = (length: number): number | null => {
       const start = at;
-      if (start + length > buf.length) return null;
+      if (start + length > bytes.size) return null;
       at = pad8(start + length);
       return start;
     };
     const offsetsAt = take(n * 8);
     if (offsetsAt === null) return null;
-    const byteOffsets = new Float64Array(buf.buffer, buf.byteOffset + offsetsAt, n);
-    const ints: Int32Array[] = [];
+    const intsAt: number[] = [];
     for (let c = 0; c < INT_COLUMNS; c++) {
       const start = take(n * 4);
       if (start === null) return null;
-      ints.push(new Int32Array(buf.buffer, buf.byteOffset + start, n));
+      intsAt.push(start);
     }
-    const byteColumns: Uint8Array[] = [];
+    const bytesAt: number[] = [];
     for (let c = 0; c < 4; c++) {
       const start = take(n);
       if (start === null) return null;
-      byteColumns.push(buf.subarray(start, start + n));
+      bytesAt.push(start);
     }
     const shaAt = take(n * SHA_BYTES);
     if (shaAt === null) return null;
@@ -297,67 +402,88 @@ export class BlockTable {
       if (name !== "lineageIds" && column.count !== n) return null;
       const lengthsAt = take(column.count * 4);
       if (lengthsAt === null) return null;
-      const lengths = new Int32Array(buf.buffer, buf.byteOffset + lengthsAt, column.count);
       const textAt = take(column.bytes);
       if (textAt === null || column.units * (column.latin1 ? 1 : 2) !== column.bytes) return null;
-      strings[name] = new Strings(name, source, lengths, buf.subarray(textAt, textAt + column.bytes), column);
+      strings[name] = new Strings(name, source, bytes, lengthsAt, textAt, column, whole);
     }
-    if (at !== pad8(buf.length)) return null;
-    return new BlockTable(meta, byteOffsets, ints as unknown as BlockTable["ints"], byteColumns as unknown as readonly [Uint8Array, Uint8Array, Uint8Array, Uint8Array], buf.subarray(shaAt, shaAt + n * SHA_BYTES), strings);
+    if (at !== pad8(bytes.size)) return null;
+    return new BlockTable(meta, bytes, { offsetsAt, intsAt, bytesAt, shaAt }, strings);
+  }
+
+  /** Column `slot` (0: byte offsets, 1–7: the i32 columns, 8–11: the u8 ones, 12: hashes), read on first use. */
+  private column(slot: number): Float64Array | Int32Array | Uint8Array | Buffer {
+    let column = this.columns[slot];
+    if (column === undefined) {
+      const n = this.count;
+      const { offsetsAt, intsAt, bytesAt, shaAt } = this.sections;
+      if (slot === 0) {
+        column = float64s(this.bytes.read(offsetsAt, n * 8), n);
+      } else if (slot <= INT_COLUMNS) {
+        column = int32s(this.bytes.read(intsAt[slot - 1] as number, n * 4), n);
+      } else if (slot <= INT_COLUMNS + 4) column = this.bytes.read(bytesAt[slot - INT_COLUMNS - 1] as number, n);
+      else column = this.bytes.read(shaAt, n * SHA_BYTES);
+      this.columns[slot] = column;
+    }
+    return column;
+  }
+  private int(c: number): Int32Array {
+    return this.column(1 + c) as Int32Array;
+  }
+  private byteColumn(c: number): Uint8Array {
+    return this.column(1 + INT_COLUMNS + c) as Buffer;
   }
 
   /** Block `i`'s kind; undefined when the table holds no kind there (then it is not to be trusted). */
   kind(i: number): BlockKind | undefined {
-    return KINDS[this.kinds[i] as number];
+    return KINDS[this.byteColumn(0)[i] as number];
   }
   byteOffset(i: number): number {
-    return this.byteOffsets[i] as number;
+    return (this.column(0) as Float64Array)[i] as number;
   }
   entryPosition(i: number): number {
-    return this.ints[0][i] as number;
+    return this.int(0)[i] as number;
   }
   turn(i: number): number {
-    return this.ints[1][i] as number;
+    return this.int(1)[i] as number;
   }
   partIndex(i: number): number | undefined {
-    const part = this.ints[2][i] as number;
+    const part = this.int(2)[i] as number;
     return part < 0 ? undefined : part;
   }
   line(i: number): number {
-    return this.ints[3][i] as number;
+    return this.int(3)[i] as number;
   }
   byteLength(i: number): number {
-    return this.ints[4][i] as number;
+    return this.int(4)[i] as number;
   }
   exitCode(i: number): number | undefined {
-    return ((this.flags[i] as number) & HAS_EXIT_CODE) === 0 ? undefined : (this.ints[5][i] as number);
+    return ((this.byteColumn(1)[i] as number) & HAS_EXIT_CODE) === 0 ? undefined : (this.int(5)[i] as number);
   }
   isError(i: number): boolean {
-    return ((this.flags[i] as number) & IS_ERROR) !== 0;
+    return ((this.byteColumn(1)[i] as number) & IS_ERROR) !== 0;
   }
   /** `[#N] === 1` for the blocks on the active lineage. */
   lineageMask(): Uint8Array {
-    return this.onLineage;
+    return this.byteColumn(2);
   }
   /** `[#N] === 1` for the blocks that are not history. */
   notHistoryMask(): Uint8Array {
-    return this.notHistory;
+    return this.byteColumn(3);
   }
   /** Tool call `#N` → the `#N` of its result, -1 for other blocks. */
   callResults(): Int32Array {
-    return this.ints[6];
+    return this.int(6);
   }
   /** The first 16 hex digits of the sha256 of block `i`'s text, as recorded. */
   shaHex(i: number): string {
-    return this.sha.toString("hex", i * SHA_BYTES, (i + 1) * SHA_BYTES);
+    return (this.column(1 + INT_COLUMNS + 4) as Buffer).toString("hex", i * SHA_BYTES, (i + 1) * SHA_BYTES);
   }
   string(name: Exclude<StringColumn, "lineageIds">, i: number): string | undefined {
     return this.strings[name].at(i);
   }
   /** The active lineage's entry ids. */
   lineageIds(): string[] {
-    const column = this.strings.lineageIds;
-    return Array.from({ length: column.count }, (_, i) => column.at(i) ?? "");
+    return this.strings.lineageIds.all().map((id) => id ?? "");
   }
   /** Every block's entry id and recorded hash (what a rewrite of the table and expand's check read). */
   recorded(): { readonly entryId: readonly string[]; readonly sha: readonly string[] } {

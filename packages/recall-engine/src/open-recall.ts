@@ -54,6 +54,8 @@ export class SessionRecall {
   private lastReport: CacheReport;
   /** The cache on disk as this process wrote or read it; null: unknown (the next save writes it whole). */
   private disk: DiskState | null = null;
+  /** The read whose block table this process last wrote beside the cache (`save` writes one). */
+  private tableOf: Session | null = null;
 
   private constructor(file: string, session: Session, index: RecallIndex, cachePath: string | null, report: CacheReport) {
     this.file = file;
@@ -124,14 +126,15 @@ export class SessionRecall {
   /** Writes the whole cache (atomically) for the ledger as read now, and drops its tail log. */
   save(): void {
     if (this.cachePath === null) return;
-    const bytes = this.index.serialize(cacheKeyFor(this.file, this.current));
-    writeAtomic(this.cachePath, bytes);
+    // Streamed to the file as views of the index's postings: never a second copy of them in memory.
+    const bytes = this.index.serializeParts(cacheKeyFor(this.file, this.current));
+    writeAtomic(this.cachePath, bytes.chunks);
     // Record the blocks' hashes as first indexed (the block table keeps a hash once recorded), so expand
     // can tell text changed in the ledger since. Not written for ledgers that are not eligible (see snapshot.ts).
-    writeSnapshot(this.cachePath, this.current);
+    this.tableOf = writeSnapshot(this.cachePath, this.current) ? this.current : null;
     // The old tail chains to the old base, so it could never be applied; removing it saves the read.
     rmSync(tailLogPath(this.cachePath), { force: true });
-    this.disk = { chain: bytes.subarray(bytes.length - 32), baseBytes: bytes.length, tailBytes: 0 };
+    this.disk = { chain: bytes.chain, baseBytes: bytes.byteLength, tailBytes: 0 };
   }
 
   /**
@@ -163,7 +166,12 @@ export class SessionRecall {
    * ledger bytes can skip the parse; false when caching is off or the ledger is not eligible (not v3, damaged).
    */
   saveSnapshot(): boolean {
-    return this.cachePath !== null && writeSnapshot(this.cachePath, this.current);
+    if (this.cachePath === null) return false;
+    // Written by `save` for this very read (a first search builds and saves, then asks for the table):
+    // the same bytes again would cost a second pass over every block.
+    if (this.tableOf === this.current) return true;
+    this.tableOf = writeSnapshot(this.cachePath, this.current) ? this.current : null;
+    return this.tableOf !== null;
   }
 
   /** Reads what Pi appended and indexes it; a truncated/replaced ledger is read again and rebuilt. */

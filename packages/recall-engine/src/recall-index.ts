@@ -10,6 +10,7 @@ import { buildScope, parseScope, type ScopeSource, type ScopeView } from "./scop
 import { type EntrySource, isNotHistory } from "./not-history.js";
 import { quotedSources } from "./quoted-sources.js";
 import { TermIndex } from "./term-index.js";
+import type { IndexBytes } from "./term-codec.js";
 import { queryTerms } from "./tokenizer.js";
 
 /** What the index needs from a read session (`Session` of @context-fold/ledger-reader fits). */
@@ -248,6 +249,11 @@ export class RecallIndex {
   /** Cache bytes: the postings plus `meta` (the cache key). */
   serialize(meta: unknown): Buffer {
     return this.terms.serialize(meta);
+  }
+
+  /** `serialize` as the file's pieces in order (views of the postings): what a cache write streams. */
+  serializeParts(meta: unknown): IndexBytes {
+    return this.terms.serializeParts(meta);
   }
 
   /** A tail record of the blocks indexed since the last `serialize`/`serializeTail` (see `TermIndex.serializeTail`). */

@@ -8,6 +8,7 @@ import { readSessionHead } from "./session-head.js";
 import type { SearchResult } from "./results.js";
 import { openSnapshot, type SnapshotSession } from "./snapshot.js";
 import { CorruptIndexError, TermIndex } from "./term-index.js";
+import { FileSource } from "./paged-postings.js";
 
 /** Where a cache's tail log lives: appended records of what refreshes indexed since the base was written. */
 export function tailLogPath(cachePath: string): string {
@@ -32,18 +33,28 @@ export type Loaded = { index: RecallIndex; added: number; same: boolean; disk: D
  * longer matches the ledger is ignored whole.
  */
 export function loadCachedIndex(cachePath: string, sessionFile: string, session: RecallSession & { readonly edges?: KnownEdges }): Loaded {
-  const bytes = readCacheBytes(cachePath);
-  if (bytes === null) return { index: null, reason: null };
+  let source: FileSource;
   try {
-    const meta = TermIndex.readMeta(bytes);
+    source = new FileSource(cachePath);
+  } catch {
+    return { index: null, reason: null };
+  }
+  const loaded = loadFrom(source, cachePath, sessionFile, session);
+  // Kept open while the index reads its postings by offset; closed when the cache is not used.
+  if (loaded.index === null) source.close();
+  return loaded;
+}
+
+function loadFrom(source: FileSource, cachePath: string, sessionFile: string, session: RecallSession & { readonly edges?: KnownEdges }): Loaded {
+  try {
+    const meta = TermIndex.readMeta(source);
     const format = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)["format"] : undefined;
     if (format !== CACHE_FORMAT) return { index: null, reason: `cache was written in index format ${String(format)}, this reader writes ${String(CACHE_FORMAT)}` };
     if (!isCacheKey(meta)) return { index: null, reason: "cache key has an unknown shape" };
     const relation = compareKey(meta, sessionFile, session, session.edges);
     if (typeof relation !== "string") return { index: null, reason: relation.stale };
-    const terms = TermIndex.deserialize(bytes);
+    const { index: terms, chain } = TermIndex.openSource(source);
     if (terms.docCount !== meta.blockCount) return { index: null, reason: "cache holds another block count than its key says" };
-    const chain = bytes.subarray(bytes.length - 32);
     let same = relation === "same";
     let tailBytes = 0;
     let tailProblem: string | null = null;
@@ -67,7 +78,7 @@ export function loadCachedIndex(cachePath: string, sessionFile: string, session:
     }
     const before = terms.docCount;
     const index = RecallIndex.fromTerms(session, terms);
-    return { index, added: index.blockCount - before, same, disk: { chain: Buffer.from(chain), baseBytes: bytes.length, tailBytes }, tailProblem };
+    return { index, added: index.blockCount - before, same, disk: { chain, baseBytes: source.size, tailBytes }, tailProblem };
   } catch (error) {
     if (error instanceof CorruptIndexError) return { index: null, reason: error.message };
     throw error;

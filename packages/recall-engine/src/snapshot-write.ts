@@ -3,7 +3,7 @@
 import { rmSync } from "node:fs";
 import type { Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format/block-text";
-import { encodeBlockTable } from "./block-table.js";
+import { encodeBlockTableParts } from "./block-table.js";
 import { writeAtomic } from "./cache-write.js";
 import { callResultsOf } from "./call-results.js";
 import { cacheKeyFor } from "./index-cache.js";
@@ -23,8 +23,8 @@ export function writeSnapshot(cachePath: string, session: Session): boolean {
   // a custom block's type is read from) by the same rules the index applies (recall-index.ts).
   const notHistory = Uint8Array.from(session.blocks, (b) => (isNotHistory(session, b) ? 1 : 0));
   const callResults = callResultsOf(session.blocks, (b) => notHistory[b.index] === 1);
-  const bytes = encodeBlockTable({ key: cacheKeyFor(session.path, session), blocks: session.blocks, shaHex, lineageIds: session.lineageIds, compactions: session.compactions, notHistory, callResults });
-  writeAtomic(snapshotPath(cachePath), bytes);
+  const bytes = encodeBlockTableParts({ key: cacheKeyFor(session.path, session), blocks: session.blocks, shaHex, lineageIds: session.lineageIds, compactions: session.compactions, notHistory, callResults });
+  writeAtomic(snapshotPath(cachePath), bytes.chunks);
   // The JSON table an earlier version wrote there is never read again.
   rmSync(formerSnapshotPath(cachePath), { force: true });
   return true;

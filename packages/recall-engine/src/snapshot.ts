@@ -4,7 +4,7 @@
 // block, when a result needs it, from the entry's bytes in the ledger, and checked against a hash of the
 // text the full read saw: any difference ends the fast path (SnapshotStaleError) and the caller reads the
 // ledger the full way.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { Block, BlockKind, Session } from "@context-fold/ledger-reader";
 // Subpaths, not the packages' main entries: a one-shot search loads this module (see one-shot.ts).
 import { blockTextAt } from "@context-fold/ledger-reader/block-text";
@@ -108,13 +108,8 @@ export function readRecordedShas(cachePath: string): { readonly entryId: readonl
 
 /** The block table beside `cachePath`, or null when there is none of this format. */
 function readTable(cachePath: string): BlockTable | null {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(snapshotPath(cachePath));
-  } catch {
-    return null;
-  }
-  return BlockTable.decode(bytes, snapshotPath(cachePath));
+  // Read by offset, each column as it is asked for (block-table.ts): a search holds its masks and page.
+  return BlockTable.open(snapshotPath(cachePath));
 }
 
 /** A session served from a snapshot: metadata in memory, each block's text read back on first use. */

@@ -9,8 +9,10 @@ import type { FrozenPostings } from "./segments.js";
 /**
  * 3: compounds also index every joiner-separated piece.
  * 4: pieces of runs over 128 characters, CJK bigrams, name/number parts (`sha256` → sha, 256).
+ * 5: the same index, its postings checked per page (a sha256 each, listed in the head) and read by
+ *    offset, so a search reads only its terms' pages (paged-postings.ts).
  */
-export const INDEX_FORMAT = 4;
+export const INDEX_FORMAT = 5;
 
 const MAGIC = Buffer.from(`CFRECALL${String(INDEX_FORMAT)}\n`, "latin1");
 const TAIL_MAGIC = Buffer.from(`CFRTAIL${String(INDEX_FORMAT)}`, "latin1");
@@ -29,26 +31,81 @@ export interface TailRecord {
   numbers: Uint32Array;
 }
 
-/** Binary form: magic, meta JSON, terms, doc lengths, offsets, postings, sha256 trailer. */
-export function encodeIndex(meta: unknown, terms: readonly string[], lengths: readonly number[], all: FrozenPostings): Buffer {
+/**
+ * The postings of a cache file are checked page by page: the head lists a sha256 per page of this many
+ * bytes, so a search reads and checks only the pages its terms' postings lie on (paged-postings.ts). Most
+ * terms hold a pair or two: a small page keeps what a lookup hashes small (a query can ask for hundreds
+ * of terms), at 2 bytes of digest per 1 KiB of postings in the head.
+ */
+export const PAGE_BYTES = 16 * 1024;
+
+/** The fixed counts after the magic: meta, terms (bytes), documents, terms, postings (words), page size. */
+const COUNTS = 24;
+
+/**
+ * A cache file's bytes in the order they are written, as views of what the index holds (nothing copied
+ * but the small head): the whole postings never lie in a second buffer, which on a 1 GB session was three
+ * copies of ~350 MB (the numbers, the body, the body with its trailer). `chain`: the trailer, what tail
+ * records chain to.
+ */
+export interface IndexBytes {
+  readonly chunks: readonly Uint8Array[];
+  readonly byteLength: number;
+  readonly chain: Buffer;
+}
+
+/**
+ * Binary form: magic, counts, meta JSON, terms ("\n"-joined), padding to 4, doc lengths, term offsets,
+ * one sha256 per page of postings, the sha256 of all the postings (the head ends here: what a reader that
+ * holds them whole checks, in one pass), the postings, and the sha256 of the head (the trailer: the
+ * digests in it stand for the postings). Numbers are uint32, little-endian.
+ */
+export function encodeIndexParts(meta: unknown, terms: readonly string[], lengths: readonly number[], all: FrozenPostings): IndexBytes {
   const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
   const termBytes = Buffer.from(terms.join("\n"), "utf8");
   const termCount = terms.length;
-  const headLength = MAGIC.length + 16 + metaBytes.length + termBytes.length;
+  const headLength = MAGIC.length + COUNTS + metaBytes.length + termBytes.length;
   const headPad = (4 - (headLength % 4)) % 4;
   const docCount = lengths.length;
-  const numbers = new Uint32Array(docCount + termCount + 1 + all.postings.length);
-  numbers.set(lengths, 0);
-  numbers.set(all.offsets, docCount);
-  numbers.set(all.postings, docCount + termCount + 1);
-  const counts = Buffer.alloc(16);
+  const postings = all.postings;
+  const counts = Buffer.alloc(COUNTS);
   counts.writeUInt32LE(metaBytes.length, 0);
   counts.writeUInt32LE(termBytes.length, 4);
   counts.writeUInt32LE(docCount, 8);
   counts.writeUInt32LE(termCount, 12);
-  const body = Buffer.concat([MAGIC, counts, metaBytes, termBytes, Buffer.alloc(headPad), Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength)]);
-  const digest = createHash("sha256").update(body).digest();
-  return Buffer.concat([body, digest]);
+  counts.writeUInt32LE(postings.length, 16);
+  counts.writeUInt32LE(PAGE_BYTES, 20);
+  const lengthWords = Uint32Array.from(lengths);
+  const postingBytes = Buffer.from(postings.buffer, postings.byteOffset, postings.byteLength);
+  const pages = Math.ceil(postingBytes.length / PAGE_BYTES);
+  const digests = Buffer.alloc(pages * 32);
+  for (let p = 0; p < pages; p++) createHash("sha256").update(postingBytes.subarray(p * PAGE_BYTES, (p + 1) * PAGE_BYTES)).digest().copy(digests, p * 32);
+  const allDigest = createHash("sha256").update(postingBytes).digest();
+  const head = [
+    MAGIC,
+    counts,
+    metaBytes,
+    termBytes,
+    Buffer.alloc(headPad),
+    Buffer.from(lengthWords.buffer, lengthWords.byteOffset, lengthWords.byteLength),
+    Buffer.from(all.offsets.buffer, all.offsets.byteOffset, all.offsets.byteLength),
+    digests,
+    allDigest,
+  ];
+  const hash = createHash("sha256");
+  let byteLength = 0;
+  for (const part of head) {
+    hash.update(part);
+    byteLength += part.length;
+  }
+  const chain = hash.digest();
+  return { chunks: [...head, postingBytes, chain], byteLength: byteLength + postingBytes.length + chain.length, chain };
+}
+
+/** `encodeIndexParts` as one buffer (tests, small indexes). */
+export function encodeIndex(meta: unknown, terms: readonly string[], lengths: readonly number[], all: FrozenPostings): Buffer {
+  const parts = encodeIndexParts(meta, terms, lengths, all);
+  return Buffer.concat(parts.chunks, parts.byteLength);
 }
 
 /**
@@ -140,64 +197,112 @@ export function decodeTail(log: Buffer, chain: Buffer): { records: TailRecord[];
   return { records, bytes: at, problem: null };
 }
 
+/** Where a cache file's bytes come from: a buffer, or a file read by offset (paged-postings.ts). */
+export interface ByteSource {
+  readonly size: number;
+  /** `length` bytes at `position` (exactly: fewer is a CorruptIndexError). */
+  read(position: number, length: number): Buffer;
+}
+
+/** The head of a cache file: its counts and where its sections lie. */
+interface HeadLayout {
+  readonly metaLength: number;
+  readonly termLength: number;
+  readonly docCount: number;
+  readonly termCount: number;
+  readonly postingWords: number;
+  readonly pageBytes: number;
+  readonly headLength: number;
+}
+
+function layoutOf(source: ByteSource): HeadLayout {
+  if (source.size < MAGIC.length + COUNTS + 32) throw new CorruptIndexError("bad magic");
+  const fixed = source.read(0, MAGIC.length + COUNTS);
+  if (!fixed.subarray(0, MAGIC.length).equals(MAGIC)) throw new CorruptIndexError("bad magic");
+  const h = MAGIC.length;
+  const metaLength = fixed.readUInt32LE(h);
+  const termLength = fixed.readUInt32LE(h + 4);
+  const docCount = fixed.readUInt32LE(h + 8);
+  const termCount = fixed.readUInt32LE(h + 12);
+  const postingWords = fixed.readUInt32LE(h + 16);
+  const pageBytes = fixed.readUInt32LE(h + 20);
+  if (pageBytes === 0 || pageBytes % 4 !== 0) throw new CorruptIndexError("bad page size");
+  const textEnd = h + COUNTS + metaLength + termLength;
+  const numStart = textEnd + ((4 - (textEnd % 4)) % 4);
+  const headLength = numStart + 4 * (docCount + termCount + 1) + 32 * Math.ceil((4 * postingWords) / pageBytes) + 32;
+  if (headLength + 4 * postingWords + 32 !== source.size) throw new CorruptIndexError("bad section lengths");
+  return { metaLength, termLength, docCount, termCount, postingWords, pageBytes, headLength };
+}
+
 /** Reads the meta JSON only (cheap key check before trusting the rest). */
-export function decodeMeta(buf: Buffer): unknown {
-  if (buf.length < MAGIC.length + 16 + 32 || !buf.subarray(0, MAGIC.length).equals(MAGIC)) throw new CorruptIndexError("bad magic");
-  const metaLength = buf.readUInt32LE(MAGIC.length);
-  const start = MAGIC.length + 16;
-  if (start + metaLength > buf.length - 32) throw new CorruptIndexError("meta length past end");
+export function decodeMeta(source: ByteSource): unknown {
+  const { metaLength } = layoutOf(source);
+  const start = MAGIC.length + COUNTS;
   try {
-    return JSON.parse(buf.toString("utf8", start, start + metaLength)) as unknown;
+    return JSON.parse(source.read(start, metaLength).toString("utf8")) as unknown;
   } catch (error) {
     throw new CorruptIndexError(`meta is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
 }
 
-/** The terms, dense postings and document lengths of an index's bytes, checked (sha256, section lengths, offsets). */
-export function decodeIndex(buf: Buffer): { terms: PackedTerms; base: FrozenPostings; lengths: number[] } {
-  decodeMeta(buf);
-  const body = buf.subarray(0, buf.length - 32);
-  const digest = createHash("sha256").update(body).digest();
-  if (!digest.equals(buf.subarray(buf.length - 32))) throw new CorruptIndexError("checksum mismatch");
-  const metaLength = buf.readUInt32LE(MAGIC.length);
-  const termLength = buf.readUInt32LE(MAGIC.length + 4);
-  const docCount = buf.readUInt32LE(MAGIC.length + 8);
-  const termCount = buf.readUInt32LE(MAGIC.length + 12);
-  const termStart = MAGIC.length + 16 + metaLength;
-  const headLength = termStart + termLength;
-  const numStart = headLength + ((4 - (headLength % 4)) % 4);
-  if (numStart > body.length || (body.length - numStart) % 4 !== 0) throw new CorruptIndexError("bad section lengths");
+/** The sections of a checked head, and where the postings lie (checked page by page when read). */
+export interface DecodedHead {
+  readonly terms: PackedTerms;
+  readonly lengths: number[];
+  readonly offsets: Uint32Array;
+  readonly termCount: number;
+  /** Byte position of the postings in the source. */
+  readonly postingsAt: number;
+  readonly postingWords: number;
+  readonly pageBytes: number;
+  /** sha256 per page of postings. */
+  readonly digests: Buffer;
+  /** sha256 of all the postings. */
+  readonly allDigest: Buffer;
+  /** The trailer (the head's sha256): what tail records chain to. */
+  readonly chain: Buffer;
+}
+
+/**
+ * The head of an index's bytes (terms, document lengths, term offsets, page digests), read and checked
+ * (its sha256, section lengths, offsets); the postings are not read here (see paged-postings.ts).
+ */
+export function decodeHead(source: ByteSource): DecodedHead {
+  const layout = layoutOf(source);
+  const { metaLength, termLength, docCount, termCount, postingWords, pageBytes, headLength } = layout;
+  // A buffer of its own (not a pooled slice), so the numbers lie 4-aligned in it and are read in place.
+  const head = source.read(0, headLength);
+  const chain = Buffer.from(source.read(source.size - 32, 32));
+  if (!createHash("sha256").update(head).digest().equals(chain)) throw new CorruptIndexError("checksum mismatch");
+  const termStart = MAGIC.length + COUNTS + metaLength;
+  const textEnd = termStart + termLength;
+  const numStart = textEnd + ((4 - (textEnd % 4)) % 4);
   // Kept joined (packed-terms.ts): split only when the whole list is needed.
   let terms: PackedTerms;
   try {
-    terms = new PackedTerms(termCount === 0 ? "" : buf.toString("utf8", termStart, termStart + termLength), termCount);
+    terms = new PackedTerms(termCount === 0 ? "" : head.toString("utf8", termStart, textEnd), termCount);
   } catch {
     throw new CorruptIndexError("term count mismatch");
   }
-  // Read in place when the numbers lie 4-aligned (a file read whole has its own buffer, and the format
-  // pads the head to 4); copied into an aligned buffer otherwise (Node may hand back a pooled Buffer at an
-  // odd offset). The index never writes its postings, and its caller (loadCachedIndex) reads `buf` fresh
-  // and never writes to it either, so sharing the bytes is safe.
-  const at = body.byteOffset + numStart;
-  const count = (body.length - numStart) / 4;
+  const words = docCount + termCount + 1;
+  const at = head.byteOffset + numStart;
   let numbers: Uint32Array;
-  if (at % 4 === 0) numbers = new Uint32Array(body.buffer, at, count);
+  if (at % 4 === 0) numbers = new Uint32Array(head.buffer, at, words);
   else {
-    numbers = new Uint32Array(count);
-    new Uint8Array(numbers.buffer).set(body.subarray(numStart));
+    numbers = new Uint32Array(words);
+    new Uint8Array(numbers.buffer).set(head.subarray(numStart, numStart + 4 * words));
   }
-  if (numbers.length < docCount + termCount + 1) throw new CorruptIndexError("truncated numbers");
   // A plain loop: Array.from walks a typed array through its iterator, slow in code this cold.
   const lengths = new Array<number>(docCount);
   for (let d = 0; d < docCount; d++) lengths[d] = numbers[d] as number;
   const offsets = numbers.subarray(docCount, docCount + termCount + 1);
-  const postings = numbers.subarray(docCount + termCount + 1);
-  const total = offsets[termCount] ?? 0;
-  if (total !== postings.length || offsets[0] !== 0) throw new CorruptIndexError("postings length mismatch");
+  if ((offsets[termCount] ?? 0) !== postingWords || offsets[0] !== 0) throw new CorruptIndexError("postings length mismatch");
   for (let t = 0; t < termCount; t++) {
     const a = offsets[t] as number;
     const b = offsets[t + 1] as number;
     if (b < a || (b - a) % 2 !== 0) throw new CorruptIndexError(`bad offsets for term ${String(t)}`);
   }
-  return { terms, base: { offsets, postings, termCount, termIds: null }, lengths };
+  const digests = head.subarray(numStart + 4 * words, headLength - 32);
+  const allDigest = head.subarray(headLength - 32, headLength);
+  return { terms, lengths, offsets, termCount, postingsAt: headLength, postingWords, pageBytes, digests, allDigest, chain };
 }

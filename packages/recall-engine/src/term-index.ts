@@ -5,7 +5,8 @@
 import { SegmentBuilder } from "./segment-build.js";
 import { EMPTY, type FrozenPostings, grow, MAX_SEGMENTS, mergeSegments, slotIn } from "./segments.js";
 import { CorruptIndexError } from "./errors.js";
-import { decodeIndex, decodeMeta, decodeTail, encodeIndex, encodeTail, type TailRecord } from "./term-codec.js";
+import { type ByteSource, decodeHead, decodeMeta, decodeTail, encodeIndex, encodeIndexParts, encodeTail, type IndexBytes, type TailRecord } from "./term-codec.js";
+import { bufferSource, FileSource, HOLD_BYTES, PagedPostings } from "./paged-postings.js";
 import { PackedTerms } from "./packed-terms.js";
 import { RunTable } from "./run-table.js";
 import { MIN_PREFIX, type PrefixLookup, TermPrefixes } from "./term-prefixes.js";
@@ -15,6 +16,11 @@ import { termHash } from "./tokenizer.js";
 export { CorruptIndexError, type TailRecord };
 
 export type PostingList = number[] | Uint32Array;
+
+/** Postings words a segment holds (without reading a paged one). */
+function sizeOf(seg: FrozenPostings): number {
+  return seg.offsets[seg.offsets.length - 1] ?? 0;
+}
 
 /**
  * Lookups a loaded index answers from its packed terms (a native string search each) before it splits
@@ -148,8 +154,8 @@ export class TermIndex {
     while (segs.length > MAX_SEGMENTS) {
       const base = segs[0] as FrozenPostings;
       let rest = 0;
-      for (let k = 1; k < segs.length; k++) rest += (segs[k] as FrozenPostings).postings.length;
-      if (base.termIds !== null || rest * 4 >= base.postings.length) {
+      for (let k = 1; k < segs.length; k++) rest += sizeOf(segs[k] as FrozenPostings);
+      if (base.termIds !== null || rest * 4 >= sizeOf(base)) {
         this.segments = [this.merged(segs, true)];
         // Folded into the base: holding the unsaved segments apart would double their memory; the
         // next save writes the whole index instead of a tail record.
@@ -161,7 +167,7 @@ export class TermIndex {
       let at = 1;
       let least = Infinity;
       for (let k = 1; k + 1 < segs.length; k++) {
-        const size = (segs[k] as FrozenPostings).postings.length + (segs[k + 1] as FrozenPostings).postings.length;
+        const size = sizeOf(segs[k] as FrozenPostings) + sizeOf(segs[k + 1] as FrozenPostings);
         if (size <= least) {
           least = size;
           at = k;
@@ -219,7 +225,8 @@ export class TermIndex {
       if (at < 0) continue;
       const a = seg.offsets[at] as number;
       const b = seg.offsets[at + 1] as number;
-      if (b > a) out.push(seg.postings.subarray(a, b));
+      // A cache's base is read by offset, only the pages this term lies on (paged-postings.ts).
+      if (b > a) out.push(seg instanceof PagedPostings ? seg.slice(a, b) : seg.postings.subarray(a, b));
     }
     return out;
   }
@@ -240,11 +247,25 @@ export class TermIndex {
 
   /** Binary form (term-codec.ts): magic, meta JSON, terms, doc lengths, offsets, postings, sha256 trailer. */
   serialize(meta: unknown): Buffer {
-    const first = this.segments[0];
-    const all = this.segments.length === 1 && first !== undefined && first.termIds === null && first.termCount === this.terms.length ? first : this.merged(this.segments, true);
-    const bytes = encodeIndex(meta, this.terms, this.lengths, all);
+    const bytes = encodeIndex(meta, this.terms, this.lengths, this.whole());
     this.markSaved();
     return bytes;
+  }
+
+  /**
+   * `serialize` as the pieces of the file in order (views of the postings, not a copy of them): what a
+   * cache write streams to disk.
+   */
+  serializeParts(meta: unknown): IndexBytes {
+    const parts = encodeIndexParts(meta, this.terms, this.lengths, this.whole());
+    this.markSaved();
+    return parts;
+  }
+
+  /** Every segment as one dense one (the base as it is when it is the only one). */
+  private whole(): FrozenPostings {
+    const first = this.segments[0];
+    return this.segments.length === 1 && first !== undefined && first.termIds === null && first.termCount === this.terms.length ? first : this.merged(this.segments, true);
   }
 
   private markSaved(): void {
@@ -314,12 +335,38 @@ export class TermIndex {
   }
 
   /** Reads the meta JSON only (cheap key check before trusting the rest). */
-  static readMeta(buf: Buffer): unknown {
-    return decodeMeta(buf);
+  static readMeta(bytes: Buffer | ByteSource): unknown {
+    return decodeMeta(Buffer.isBuffer(bytes) ? bufferSource(bytes) : bytes);
   }
 
-  static deserialize(buf: Buffer): TermIndex {
-    const { terms, base, lengths } = decodeIndex(buf);
-    return new TermIndex(terms, base, lengths);
+  /** An index from its bytes, every page checked (CorruptIndexError when one is not what the head lists). */
+  static deserialize(bytes: Buffer | ByteSource): TermIndex {
+    return TermIndex.openSource(Buffer.isBuffer(bytes) ? bufferSource(bytes) : bytes).index;
+  }
+
+  /**
+   * An index over `source` (a cache file): the head read and checked, every postings page checked a
+   * batch at a time, the postings then read by offset per term as searches ask (see paged-postings.ts);
+   * postings of at most `holdBytes` are read whole and kept instead.
+   * `chain`: the file's trailer, what its tail records chain to.
+   */
+  static openSource(source: ByteSource, holdBytes = HOLD_BYTES): { index: TermIndex; chain: Buffer } {
+    const head = decodeHead(source);
+    const base = new PagedPostings(source, head);
+    // Postings up to `holdBytes` are read whole and kept (as every cache was before format 5).
+    if (4 * base.size <= holdBytes) base.hold();
+    else base.checkAll();
+    return { index: new TermIndex(head.terms, head.termCount === 0 ? EMPTY : base, head.lengths), chain: head.chain };
+  }
+
+  /** `openSource` over the cache file at `path` (read by offset through a descriptor kept open). */
+  static openFile(path: string, holdBytes = HOLD_BYTES): { index: TermIndex; chain: Buffer; source: FileSource } {
+    const source = new FileSource(path);
+    try {
+      return { ...TermIndex.openSource(source, holdBytes), source };
+    } catch (error) {
+      source.close();
+      throw error;
+    }
   }
 }

@@ -1,7 +1,10 @@
 // The block table's bytes (block-table.ts): every field a block can carry comes back exactly as written,
 // whatever its characters, absent fields stay absent, and bytes of another shape are refused (null).
 import type { Block } from "@context-fold/ledger-reader";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "@context-fold/test-support";
 import { BlockTable, encodeBlockTable } from "../src/block-table.js";
 import { SnapshotStaleError } from "../src/errors.js";
 import { CACHE_FORMAT } from "../src/index-cache.js";
@@ -114,5 +117,39 @@ describe("the block table's bytes", () => {
 
   it("are the same for the same input", () => {
     expect(encodeBlockTable({ key, blocks, shaHex, lineageIds: new Set(["e1", "e3", "ü"]), notHistory: Uint8Array.of(0, 1, 0), callResults: Int32Array.of(-1, 2, -1), compactions: [{ number: 1, segment: { from: 0, to: 1 }, entryIds: ["e1"] }] }).equals(bytes)).toBe(true);
+  });
+
+  it("read from their file by offset give what the bytes in memory give: every field of every block, values across text windows", () => {
+    // Enough blocks that every string column's text runs over several 64 KiB windows, in both encodings
+    // (Latin-1 entry ids and roles, UTF-16 anchors), values of every length straddling window edges.
+    const many: Block[] = [];
+    const hashes: string[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const base = blocks[i % 3] as unknown as Record<string, unknown>;
+      many.push({ ...base, index: i, entryId: `entry-${String(i)}-${"x".repeat(i % 37)}`, anchor: i % 5 === 0 ? undefined : `anchor \u4e2d ${"y".repeat(i % 53)} ${String(i)}`, line: i + 2, byteOffset: i * 1000 + 2 ** 33 } as unknown as Block);
+      hashes.push((i * 7919).toString(16).padStart(16, "0"));
+    }
+    const lineage = new Set(many.filter((_, i) => i % 3 !== 1).map((b) => b.entryId));
+    const big = encodeBlockTable({ key: { ...key, blockCount: many.length }, blocks: many, shaHex: hashes, lineageIds: lineage, notHistory: Uint8Array.from(many, (_, i) => (i % 7 === 0 ? 1 : 0)), callResults: Int32Array.from(many, (_, i) => (i % 11 === 0 ? i + 1 : -1)), compactions: [] });
+    expect(big.length).toBeGreaterThan(4 * 64 * 1024);
+    const path = join(tempDir("block-table-file-"), "t.blocks");
+    writeFileSync(path, big);
+    const inMemory = roundTrip(big);
+    const fromFile = BlockTable.open(path);
+    if (fromFile === null) throw new Error("table not opened from its file");
+    const names = ["entryId", "role", "timestamp", "anchor", "toolName", "toolCallId", "command", "fullOutputPath"] as const;
+    const fields = (t: BlockTable, i: number): unknown[] => [t.kind(i), t.byteOffset(i), t.entryPosition(i), t.turn(i), t.partIndex(i), t.line(i), t.byteLength(i), t.exitCode(i), t.isError(i), t.shaHex(i), ...names.map((name) => t.string(name, i))];
+    // Backwards first: values are read in an order where windows are evicted and read again.
+    for (let i = many.length - 1; i >= 0; i--) expect(fields(fromFile, i), `#${String(i)}`).toEqual(fields(inMemory, i));
+    for (let i = 0; i < many.length; i += 97) expect(fields(fromFile, i)).toEqual(fields(inMemory, i));
+    expect([...fromFile.lineageMask()]).toEqual([...inMemory.lineageMask()]);
+    expect([...fromFile.notHistoryMask()]).toEqual([...inMemory.notHistoryMask()]);
+    expect([...fromFile.callResults()]).toEqual([...inMemory.callResults()]);
+    expect(fromFile.lineageIds()).toEqual([...lineage]);
+    expect(fromFile.recorded()).toEqual(inMemory.recorded());
+    expect(fromFile.key).toEqual(inMemory.key);
+    writeFileSync(path, big.subarray(0, big.length - 8));
+    expect(BlockTable.open(path)).toBeNull();
+    expect(BlockTable.open(join(path, "missing"))).toBeNull();
   });
 });

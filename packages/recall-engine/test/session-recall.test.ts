@@ -227,6 +227,21 @@ describe("index cache lifecycle", () => {
     expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
   });
 
+  it("a format-4 cache file (postings checked by one whole-file hash, read whole) is refused and rebuilt", async () => {
+    const dir = tempDir("recall-format4-");
+    const file = join(dir, "s.jsonl");
+    await generateSession(file, { seed: 16, turns: 20 });
+    const cachePath = join(dir, "c.recall");
+    const session = await readSession(file);
+    const bytes = RecallIndex.build(session).serialize({ ...cacheKeyFor(file, session), format: 4 });
+    bytes.write("CFRECALL4\n", 0, "latin1");
+    writeFileSync(cachePath, bytes);
+    const opened = await openRecall(file, { cachePath });
+    expect(opened.cache.status).toBe("rebuilt");
+    expect(opened.cache.reason).toMatch(/bad magic/);
+    expect((await openRecall(file, { cachePath })).cache.status).toBe("loaded");
+  });
+
   it("a truncated ledger is detected and the index rebuilt", async () => {
     const dir = tempDir("recall-trunc-");
     const file = join(dir, "s.jsonl");

@@ -8,9 +8,10 @@
 // within 512 MB on a 1 GB session (3,095 MB peak, 128 s CPU on the 1 GB bench session), and streaming
 // the read alone would not bring it there: the needles are searched and expanded through a recall index
 // of every block, which is itself larger than the budget (on that session the index `recall` caches is
-// 352 MB of postings plus a 254 MB block table, both held whole while built and while searched). The
+// 352 MB of postings plus a 254 MB block table, both held whole while built; a later `recall` search
+// reads them from their files by offset, but eval builds its index in memory and searches it there). The
 // compaction, ground truth and needle sampling could stream as `compact` does; bounded memory needs a
-// recall index built and searched in segments first (README, "Large sessions").
+// recall index whose build spills to disk (sorted runs merged there) first (README, "Large sessions").
 import { performance } from "node:perf_hooks";
 import { LedgerError, type Session } from "@context-fold/ledger-reader";
 import { RecallError } from "@context-fold/recall-engine";
