@@ -138,6 +138,35 @@ function tableSize(expected: number, least: number): number {
 }
 
 /**
+ * In an open-addressed table of (code bits + 1, print) pairs (0: empty; linear probing on the bits' low
+ * part), the slot holding `bits` — and `print` too, when given — or the empty slot where it would go.
+ */
+function probe(keys: Float64Array, prints: Float64Array, bits: number, print: number | undefined): number {
+  const mask = keys.length - 1;
+  let at = (bits % 4294967296) & mask;
+  for (;;) {
+    const key = keys[at] ?? 0;
+    if (key === 0 || (key === bits + 1 && (print === undefined || prints[at] === print))) return at;
+    at = (at + 1) & mask;
+  }
+}
+
+/** Such a table twice as large, every entry placed again (`byPrint`: entries sharing bits told apart by their print). */
+function doubled(keys: Float64Array, prints: Float64Array, byPrint: boolean): [Float64Array, Float64Array] {
+  const toKeys = new Float64Array(keys.length * 2);
+  const toPrints = new Float64Array(keys.length * 2);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] ?? 0;
+    if (key === 0) continue;
+    const print = prints[i] ?? 0;
+    const at = probe(toKeys, toPrints, key - 1, byPrint ? print : undefined);
+    toKeys[at] = key;
+    toPrints[at] = print;
+  }
+  return [toKeys, toPrints];
+}
+
+/**
  * A `CodeAssigner` for a record of a whole session (a million spans), in memory that does not hold the
  * anchors: a block whose code is its own 10-character code (nearly all) is kept as two numbers in a flat
  * table — the code's 50 bits and 52 further bits of sha256(blockId), which tell two blocks sharing a code
@@ -147,8 +176,8 @@ function tableSize(expected: number, least: number): number {
  */
 export class CompactCodeAssigner {
   /** Code bits + 1 by slot (0: empty), linear probing on the bits' low part. */
-  #keys = new Float64Array(1 << 12);
-  #prints = new Float64Array(1 << 12);
+  #keys: Float64Array = new Float64Array(1 << 12);
+  #prints: Float64Array = new Float64Array(1 << 12);
   #used = 0;
   readonly #byBlock = new Map<string, string>();
   readonly #byCode = new Map<string, string>();
@@ -165,30 +194,12 @@ export class CompactCodeAssigner {
 
   /** The slot holding `bits`, or the empty slot where it would go. */
   #slot(bits: number): number {
-    const mask = this.#keys.length - 1;
-    let at = (bits % 4294967296) & mask;
-    for (;;) {
-      const key = this.#keys[at] ?? 0;
-      if (key === 0 || key === bits + 1) return at;
-      at = (at + 1) & mask;
-    }
+    return probe(this.#keys, this.#prints, bits, undefined);
   }
 
   #insert(bits: number, print: number): void {
     // At most 3/4 full: a million spans fit 2M slots (32 MB), not 4M.
-    if ((this.#used + 1) * 4 > this.#keys.length * 3) {
-      const keys = this.#keys;
-      const prints = this.#prints;
-      this.#keys = new Float64Array(keys.length * 2);
-      this.#prints = new Float64Array(keys.length * 2);
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] ?? 0;
-        if (key === 0) continue;
-        const at = this.#slot(key - 1);
-        this.#keys[at] = key;
-        this.#prints[at] = prints[i] ?? 0;
-      }
-    }
+    if ((this.#used + 1) * 4 > this.#keys.length * 3) [this.#keys, this.#prints] = doubled(this.#keys, this.#prints, false);
     const at = this.#slot(bits);
     this.#keys[at] = bits + 1;
     this.#prints[at] = print;
@@ -283,13 +294,7 @@ export class CompactBlockSet {
 
   /** The slot holding the block (bits, print), or the empty slot where it would go. */
   #slot(bits: number, print: number): number {
-    const mask = this.#keys.length - 1;
-    let at = (bits % 4294967296) & mask;
-    for (;;) {
-      const key = this.#keys[at] ?? 0;
-      if (key === 0 || (key === bits + 1 && this.#prints[at] === print)) return at;
-      at = (at + 1) & mask;
-    }
+    return probe(this.#keys, this.#prints, bits, print);
   }
 
   /** Adds `blockId`; true when it was not there yet. */
@@ -301,17 +306,7 @@ export class CompactBlockSet {
     if ((this.#keys[at] ?? 0) !== 0) return false;
     // At most 3/4 full: a million blocks fit 2M slots (32 MB).
     if ((this.#size + 1) * 4 > this.#keys.length * 3) {
-      const keys = this.#keys;
-      const prints = this.#prints;
-      this.#keys = new Float64Array(keys.length * 2);
-      this.#prints = new Float64Array(keys.length * 2);
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] ?? 0;
-        if (key === 0) continue;
-        const to = this.#slot(key - 1, prints[i] ?? 0);
-        this.#keys[to] = key;
-        this.#prints[to] = prints[i] ?? 0;
-      }
+      [this.#keys, this.#prints] = doubled(this.#keys, this.#prints, true);
       at = this.#slot(bits, print);
     }
     this.#keys[at] = bits + 1;
