@@ -129,6 +129,20 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
     send(res, 200, { rssBytes: process.memoryUsage.rss(), maxRssBytes: usage.maxRSS * 1024, pid: process.pid });
   }
 
+  /** Reads and drops what is left of a refused upload — at most 64 MB or 5 s, then the socket is cut. */
+  function discardRest(req: IncomingMessage): void {
+    if (req.complete) return;
+    let dropped = 0;
+    const cut = setTimeout(() => req.destroy(), 5_000);
+    cut.unref();
+    req.on("data", (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > 64 * 1024 * 1024) req.destroy();
+    });
+    req.once("close", () => clearTimeout(cut));
+    req.resume();
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) {
@@ -138,9 +152,10 @@ export async function startLocalBank(options: LocalBankOptions = {}): Promise<Lo
       const code = (error as { code?: unknown }).code;
       if (error instanceof RequestInvalid) send(res, 422, { detail: error.issues });
       else if (error instanceof HttpAnswer) {
-        // A refused upload is not read to its end: close the connection once the answer is out.
-        send(res, error.status, error.body, error.status === 413 ? { connection: "close" } : {});
-        if (error.status === 413) res.once("finish", () => req.destroy());
+        // A refused upload is not kept, but the rest of it is read and dropped (bounded, see discardRest) so a
+        // client still writing reads the 413 instead of a reset socket: closing with unread bytes sends a reset.
+        send(res, error.status, error.body);
+        if (error.status === 413) discardRest(req);
       } else if (code === "ENOSPC" || code === "EDQUOT") send(res, 507, { detail: `Insufficient Storage: the disk is full (${String(code)}); nothing was stored` });
       else send(res, 500, { detail: `Internal Server Error: ${error instanceof Error ? error.message : String(error)}` });
     });
