@@ -33,6 +33,7 @@ import {
   nextSteps,
   preferenceSentences,
   trimmedFirstLine,
+  withoutEnvelope,
 } from "./user-text.js";
 
 export { TYPE_CATALOG_FILES, TYPE_CATALOG_PER_FILE } from "./file-ledger.js";
@@ -122,6 +123,9 @@ class Accumulator implements FactsAccumulator {
 
   private addUser(b: FactsBlock): void {
     const text = b.text;
+    // What the user typed, without a harness's leading markup (a timestamp element) around it: the
+    // message is kept whole, but what it opens with (a correction, a scope change) is read from this.
+    const typed = withoutEnvelope(text);
     const stmt: UserStatement = { text, turn: b.turn, index: b.index };
     const substantive = isSubstantive(text);
     const files = this.l.files;
@@ -141,8 +145,8 @@ class Accumulator implements FactsAccumulator {
         if (substantive) this.goal = stmt;
       }
     } else if (substantive) {
-      if (isCorrection(text)) this.corrections.push(stmt);
-      else if (isScopeChange(text)) this.scopeChanges.push(stmt);
+      if (isCorrection(typed)) this.corrections.push(stmt);
+      else if (isScopeChange(typed)) this.scopeChanges.push(stmt);
     }
     if (this.goal === null && substantive) this.goal = stmt;
     if (this.goal === stmt) this.statements.setGoal(text);
@@ -155,7 +159,7 @@ class Accumulator implements FactsAccumulator {
         this.preferences.push({ text: s, turn: b.turn, index: b.index });
       }
     }
-    const blocker = blockerLine(text);
+    const blocker = blockerLine(typed);
     if (blocker !== null) {
       const item = this.l.outstanding.upsert({
         key: `user|${blocker.toLowerCase()}`,
@@ -171,10 +175,10 @@ class Accumulator implements FactsAccumulator {
       });
       this.openUserBlockers.add(item);
     }
-    if (substantive) this.focus = { text: firstSentence(text, 200), index: b.index };
+    if (substantive) this.focus = { text: firstSentence(typed, 200), index: b.index };
     this.lastAssistantText = null;
     this.lastUser = { text, index: b.index, turn: b.turn };
-    this.l.turns.start(b.turn, b.index, firstSentence(text, 100));
+    this.l.turns.start(b.turn, b.index, firstSentence(typed, 100));
     this.l.hex.addText(text, b.index);
   }
 
@@ -189,7 +193,7 @@ class Accumulator implements FactsAccumulator {
       if (!o.resolved && o.errorId !== undefined && !errorIds.includes(o.errorId)) errorIds.push(o.errorId);
     }
     const steps = this.lastAssistantText !== null ? nextSteps(this.lastAssistantText.text) : [];
-    const focus = this.focus ?? (this.goal !== null ? { text: trimmedFirstLine(this.goal.text, 200), index: this.goal.index } : null);
+    const focus = this.focus ?? (this.goal !== null ? { text: trimmedFirstLine(withoutEnvelope(this.goal.text), 200), index: this.goal.index } : null);
     const lastModification = this.l.files.lastModification;
     return {
       goal: this.goal,
@@ -229,7 +233,7 @@ class Accumulator implements FactsAccumulator {
         index = said.index;
       }
     } else if (said === null && user !== null && user.index > this.lastCallIndex && lastLine(user.text).endsWith("?")) {
-      text = `user asked: ${trimmedFirstLine(user.text, 240)}`;
+      text = `user asked: ${trimmedFirstLine(withoutEnvelope(user.text), 240)}`;
       index = user.index;
     }
     if (text === null) return null;
