@@ -185,7 +185,7 @@ class Accumulator implements FactsAccumulator {
   // ---- snapshots -----------------------------------------------------------------------------
 
   facts(): SessionFacts {
-    const outstanding: OutstandingItem[] = this.l.outstanding.sorted().map(toOutstanding);
+    const outstanding: OutstandingItem[] = withRepeatsMerged(this.l.outstanding.sorted().map(toOutstanding));
     const pending = this.pendingQuestion();
     if (pending !== null) outstanding.push(pending);
     const errorIds: string[] = [];
@@ -264,6 +264,47 @@ class Accumulator implements FactsAccumulator {
       files: this.l.files.modifiedPaths(),
     };
   }
+}
+
+/** Shortest outcome text that marks several failures as one (shorter ones, "exit 1", say too little). */
+const REPEAT_GIST_MIN = 24;
+
+/**
+ * Open failures that gave the same outcome (the text after " → ": one guard refusing every mutation,
+ * one service down for every call) listed once: the latest, at its place, led by how many runs gave it
+ * and where the first was (`×18 since #173: …`, ahead of the text so no clip cuts it off). Resolved items
+ * and the other sources stay as they are.
+ */
+function withRepeatsMerged(items: OutstandingItem[]): OutstandingItem[] {
+  const groups = new Map<string, { n: number; first: number; last: OutstandingItem }>();
+  const keyOf = (o: OutstandingItem): string | null => {
+    if (o.resolved || (o.source !== "bash-exit" && o.source !== "tool")) return null;
+    const arrow = o.text.indexOf(" → ");
+    const gist = arrow < 0 ? "" : o.text.slice(arrow + 3);
+    return gist.length < REPEAT_GIST_MIN ? null : `${o.severity}|${gist}`;
+  };
+  let repeated = false;
+  for (const o of items) {
+    const k = keyOf(o);
+    if (k === null) continue;
+    const g = groups.get(k);
+    if (g === undefined) groups.set(k, { n: 1, first: o.index, last: o });
+    else {
+      repeated = true;
+      g.n += 1;
+      if (o.index < g.first) g.first = o.index;
+      if (o.index >= g.last.index) g.last = o;
+    }
+  }
+  if (!repeated) return items;
+  const out: OutstandingItem[] = [];
+  for (const o of items) {
+    const k = keyOf(o);
+    const g = k === null ? undefined : groups.get(k);
+    if (g === undefined || g.n === 1) out.push(o);
+    else if (g.last === o) out.push({ ...o, text: `×${String(g.n)} since #${String(g.first)}: ${o.text}` });
+  }
+  return out;
 }
 
 /** Last non-empty line of a text, trimmed (reads back from the end only). */
