@@ -31,9 +31,13 @@ describe("exit 1 of a line that ends in a search", () => {
       .bash(`grep -n TODO src/a.ts; python3 scripts/check.py`, "12: // TODO tidy\n", 1)
       .bash(`npm run build && grep -c ready dist/build.log`, "src/a.ts(3,1): error TS2304: Cannot find name 'x'.\n", 1)
       .say("Found width; PriceFormat is not declared there.");
+    // A harness refusing to run a search line flags an error with no exit status: that is not "no match".
+    const refused = `echo "---"; grep -rn innertube lib/`;
+    w.tool("bash", { command: refused }, "Plan phase: mutation tools and patch execution are blocked until the spec is approved.", true);
     const f = extractFacts(await w.blocks(), { cwd: w.cwd });
     const open = f.outstanding.filter((o) => !o.resolved);
     expect(open.filter((o) => o.source === "no-matches").map((o) => o.command)).toEqual([headers.slice(0, 119) + "…"]);
+    expect(open.filter((o) => o.severity === "ERROR").map((o) => o.command)).toContain(refused);
     const errors = open.filter((o) => o.severity === "ERROR").map((o) => o.command);
     expect(errors).toContain("grep -n TODO src/a.ts; python3 scripts/check.py");
     expect(errors).toContain("npm run build && grep -c ready dist/build.log");
