@@ -60,10 +60,22 @@ function withFactsOutside(facts: SessionFacts, t: SessionFacts, from: number, to
   const written: FileFact[] = [];
   for (const f of t.files) if (f.status !== "read" && (f.lastIndex < from || f.lastIndex > to)) written.push(f);
   const files = mergedFiles(facts.files, written);
-  if (statements === facts.statements && commits.length === facts.commits.length && files === facts.files) return facts;
+  const outstanding = t.range !== null && t.range.last > to ? withoutPendingQuestion(facts.outstanding) : facts.outstanding;
+  if (statements === facts.statements && commits.length === facts.commits.length && files === facts.files && outstanding === facts.outstanding) return facts;
   // Lists the blocks added nothing to keep their identity (parts made of them are reused: summary-parts.ts).
   const sortedCommits = commits.length === facts.commits.length && ascending(facts.commits) ? facts.commits : commits.sort(ascendingIndex);
-  return { ...facts, statements: [...statements].sort(ascendingIndex), commits: sortedCommits, files };
+  return { ...facts, statements: [...statements].sort(ascendingIndex), commits: sortedCommits, files, outstanding };
+}
+
+/**
+ * The outstanding items without the question the window ends on, once blocks follow the window (the kept
+ * tail): "the user asked and nothing answered", "the assistant asked and nobody replied" is not where the
+ * session ends — the tail, which stays in context verbatim, holds what came next.
+ */
+function withoutPendingQuestion(outstanding: SessionFacts["outstanding"]): SessionFacts["outstanding"] {
+  let asked = false;
+  for (const o of outstanding) if (o.source === "question") asked = true;
+  return asked ? outstanding.filter((o) => o.source !== "question") : outstanding;
 }
 
 /** Whether `items` are in ascending #N order (sorting a copy would give the same order). */

@@ -33,6 +33,7 @@ import {
   nextSteps,
   preferenceSentences,
   trimmedFirstLine,
+  withoutEnvelope,
 } from "./user-text.js";
 
 export { TYPE_CATALOG_FILES, TYPE_CATALOG_PER_FILE } from "./file-ledger.js";
@@ -122,6 +123,9 @@ class Accumulator implements FactsAccumulator {
 
   private addUser(b: FactsBlock): void {
     const text = b.text;
+    // What the user typed, without a harness's leading markup (a timestamp element) around it: the
+    // message is kept whole, but what it opens with (a correction, a scope change) is read from this.
+    const typed = withoutEnvelope(text);
     const stmt: UserStatement = { text, turn: b.turn, index: b.index };
     const substantive = isSubstantive(text);
     const files = this.l.files;
@@ -141,8 +145,8 @@ class Accumulator implements FactsAccumulator {
         if (substantive) this.goal = stmt;
       }
     } else if (substantive) {
-      if (isCorrection(text)) this.corrections.push(stmt);
-      else if (isScopeChange(text)) this.scopeChanges.push(stmt);
+      if (isCorrection(typed)) this.corrections.push(stmt);
+      else if (isScopeChange(typed)) this.scopeChanges.push(stmt);
     }
     if (this.goal === null && substantive) this.goal = stmt;
     if (this.goal === stmt) this.statements.setGoal(text);
@@ -155,7 +159,7 @@ class Accumulator implements FactsAccumulator {
         this.preferences.push({ text: s, turn: b.turn, index: b.index });
       }
     }
-    const blocker = blockerLine(text);
+    const blocker = blockerLine(typed);
     if (blocker !== null) {
       const item = this.l.outstanding.upsert({
         key: `user|${blocker.toLowerCase()}`,
@@ -171,17 +175,17 @@ class Accumulator implements FactsAccumulator {
       });
       this.openUserBlockers.add(item);
     }
-    if (substantive) this.focus = { text: firstSentence(text, 200), index: b.index };
+    if (substantive) this.focus = { text: firstSentence(typed, 200), index: b.index };
     this.lastAssistantText = null;
     this.lastUser = { text, index: b.index, turn: b.turn };
-    this.l.turns.start(b.turn, b.index, firstSentence(text, 100));
+    this.l.turns.start(b.turn, b.index, firstSentence(typed, 100));
     this.l.hex.addText(text, b.index);
   }
 
   // ---- snapshots -----------------------------------------------------------------------------
 
   facts(): SessionFacts {
-    const outstanding: OutstandingItem[] = this.l.outstanding.sorted().map(toOutstanding);
+    const outstanding: OutstandingItem[] = withRepeatsMerged(this.l.outstanding.sorted().map(toOutstanding));
     const pending = this.pendingQuestion();
     if (pending !== null) outstanding.push(pending);
     const errorIds: string[] = [];
@@ -189,7 +193,7 @@ class Accumulator implements FactsAccumulator {
       if (!o.resolved && o.errorId !== undefined && !errorIds.includes(o.errorId)) errorIds.push(o.errorId);
     }
     const steps = this.lastAssistantText !== null ? nextSteps(this.lastAssistantText.text) : [];
-    const focus = this.focus ?? (this.goal !== null ? { text: trimmedFirstLine(this.goal.text, 200), index: this.goal.index } : null);
+    const focus = this.focus ?? (this.goal !== null ? { text: trimmedFirstLine(withoutEnvelope(this.goal.text), 200), index: this.goal.index } : null);
     const lastModification = this.l.files.lastModification;
     return {
       goal: this.goal,
@@ -229,7 +233,7 @@ class Accumulator implements FactsAccumulator {
         index = said.index;
       }
     } else if (said === null && user !== null && user.index > this.lastCallIndex && lastLine(user.text).endsWith("?")) {
-      text = `user asked: ${trimmedFirstLine(user.text, 240)}`;
+      text = `user asked: ${trimmedFirstLine(withoutEnvelope(user.text), 240)}`;
       index = user.index;
     }
     if (text === null) return null;
@@ -260,6 +264,47 @@ class Accumulator implements FactsAccumulator {
       files: this.l.files.modifiedPaths(),
     };
   }
+}
+
+/** Shortest outcome text that marks several failures as one (shorter ones, "exit 1", say too little). */
+const REPEAT_GIST_MIN = 24;
+
+/**
+ * Open failures that gave the same outcome (the text after " → ": one guard refusing every mutation,
+ * one service down for every call) listed once: the latest, at its place, led by how many runs gave it
+ * and where the first was (`×18 since #173: …`, ahead of the text so no clip cuts it off). Resolved items
+ * and the other sources stay as they are.
+ */
+function withRepeatsMerged(items: OutstandingItem[]): OutstandingItem[] {
+  const groups = new Map<string, { n: number; first: number; last: OutstandingItem }>();
+  const keyOf = (o: OutstandingItem): string | null => {
+    if (o.resolved || (o.source !== "bash-exit" && o.source !== "tool")) return null;
+    const arrow = o.text.indexOf(" → ");
+    const gist = arrow < 0 ? "" : o.text.slice(arrow + 3);
+    return gist.length < REPEAT_GIST_MIN ? null : `${o.severity}|${gist}`;
+  };
+  let repeated = false;
+  for (const o of items) {
+    const k = keyOf(o);
+    if (k === null) continue;
+    const g = groups.get(k);
+    if (g === undefined) groups.set(k, { n: 1, first: o.index, last: o });
+    else {
+      repeated = true;
+      g.n += 1;
+      if (o.index < g.first) g.first = o.index;
+      if (o.index >= g.last.index) g.last = o;
+    }
+  }
+  if (!repeated) return items;
+  const out: OutstandingItem[] = [];
+  for (const o of items) {
+    const k = keyOf(o);
+    const g = k === null ? undefined : groups.get(k);
+    if (g === undefined || g.n === 1) out.push(o);
+    else if (g.last === o) out.push({ ...o, text: `×${String(g.n)} since #${String(g.first)}: ${o.text}` });
+  }
+  return out;
 }
 
 /** Last non-empty line of a text, trimmed (reads back from the end only). */

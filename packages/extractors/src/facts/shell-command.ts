@@ -88,6 +88,71 @@ export function isSearchCommand(command: string): boolean {
   return SEARCH_PROGRAMS.has(programOf(tail)) || SEARCH_PROGRAMS.has(programOf(key));
 }
 
+/**
+ * The pipeline stages of a command line's last statement: what follows its last top-level `;`, `&&`,
+ * `||` or newline, split at top-level `|`. Quotes and backslash escapes are respected (a `"a|b"` pattern
+ * is one word), so the exit status of the whole line is that statement's. One linear walk.
+ */
+export function lastStatementStages(command: string): string[] {
+  const src = command.length > 20_000 ? command.slice(-20_000) : command;
+  let quote = 0;
+  let start = 0;
+  let stages: string[] = [];
+  // Where the statement after the latest separator starts; it replaces the current one only once it
+  // holds something (a trailing `;` or newline does not end the statement before it).
+  let after = -1;
+  for (let i = 0; i < src.length; i++) {
+    const c = src.charCodeAt(i);
+    if (after >= 0 && c > 32 && c !== 59 && c !== 38) {
+      stages = [];
+      start = after;
+      after = -1;
+    }
+    if (c === 92 /* backslash */ && quote !== 39) {
+      i++;
+      continue;
+    }
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+      continue;
+    }
+    if (c === 39 /* ' */ || c === 34 /* " */) {
+      quote = c;
+      continue;
+    }
+    const next = src.charCodeAt(i + 1);
+    if (c === 59 /* ; */ || c === 10 /* newline */ || (c === 38 /* & */ && next === 38) || (c === 124 /* | */ && next === 124)) {
+      if (c === 38 || c === 124) i++;
+      if (after < 0) stages.push(src.slice(start, c === 38 || c === 124 ? i - 1 : i).trim());
+      after = i + 1;
+      continue;
+    }
+    if (c === 124 /* | */ && after < 0) {
+      stages.push(src.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  if (after < 0) stages.push(src.slice(start).trim());
+  return stages.filter((s) => s.length > 0);
+}
+
+/**
+ * Does the command line's last statement run a search (`grep`, `rg`, `git grep`, … in any of its
+ * pipeline stages)? Its exit status 1 then says "nothing matched" (grep's, or with `pipefail` the
+ * filter's), whatever the statements before it printed.
+ */
+export function endsInSearch(command: string): boolean {
+  for (const stage of lastStatementStages(command)) {
+    const program = programOf(stage);
+    if (SEARCH_PROGRAMS.has(program)) return true;
+    if (program === "git") {
+      const words = withoutLeadingCd(stage).split(" ");
+      if (words[words.indexOf("git") + 1] === "grep") return true;
+    }
+  }
+  return false;
+}
+
 const TEST_COMMAND =
   /\b(?:vitest|jest|pytest|mocha|ava|(?:npm|pnpm|yarn|bun)(?: run)? test|go test|cargo test|mix test|rspec|rake test|zig build test|ctest|phpunit|tap)\b/;
 

@@ -7,7 +7,7 @@ import { cleanPath, normalizePath } from "../lexicon/paths.js";
 import { diagnosticsGist, failureGist, parseDiagnostics } from "./diagnostics.js";
 import { parseGitCommits } from "./git-commits.js";
 import type { Ledgers } from "./ledgers.js";
-import { commandDir, commandKey, isSearchCommand, mayWriteFiles, shellWrites, shortCommand } from "./shell-command.js";
+import { commandDir, commandKey, endsInSearch, isSearchCommand, mayWriteFiles, shellWrites, shortCommand } from "./shell-command.js";
 import type { FactsBlock, WorkingCommand } from "./types.js";
 
 /** Failure lines taken from one clean-exit output. */
@@ -122,8 +122,12 @@ export class ShellOutcomes {
     // Pi's "Command exited with code N" trailer cut by position (a `\s*…$` regex would be quadratic on blank runs).
     const trailer = output.lastIndexOf("Command exited with code");
     const trimmed = (trailer >= 0 && trailer >= output.length - 40 ? output.slice(0, trailer) : output).trim();
-    if (exit === 1 && (trimmed.length === 0 || trimmed === "(no output)") && isSearch()) {
-      // A search that found nothing is not a failure.
+    // The exit status was reported (Pi's trailer, a `!cmd`'s exitCode), not inferred from an error flag: a
+    // harness that refused to run the command flags its refusal as an error and reports no status.
+    const reported = (trailer >= 0 && trailer >= output.length - 40) || b.exitCode !== undefined;
+    if (exit === 1 && (((trimmed.length === 0 || trimmed === "(no output)") && isSearch()) || (reported && endsInSearch(command) && errorLines(trimmed).length === 0))) {
+      // A search that found nothing is not a failure: an empty output, or a line whose last statement
+      // searches (`echo "== x =="; grep -n x f`) and printed no error — grep's exit 1 is "no match".
       this.addNoMatches(b, command, key);
       return;
     }

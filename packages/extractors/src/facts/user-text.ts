@@ -110,6 +110,31 @@ function wordCountOf(line: string): number {
   return n;
 }
 
+const OPEN_TAG = /^<([A-Za-z][\w.:-]{0,40})(?:\s[^<>]{0,400})?>/;
+/** Leading elements looked at (a harness may stack a few: time, environment, reminders). */
+const MAX_ENVELOPES = 8;
+
+/**
+ * A user message without the markup elements a harness wraps around what the user typed
+ * (`<user_message_time>…</user_message_time>\n\nReview the parser.`): whole `<name …>…</name>` elements at
+ * the very start, each closed by its own end tag, when text follows them. A message that is one element,
+ * or whose leading tag never closes, is returned as it is. Decided by position and markup, not by tag name.
+ */
+export function withoutEnvelope(text: string): string {
+  let rest = text.trimStart();
+  if (rest.charCodeAt(0) !== 60 /* < */) return text;
+  for (let n = 0; n < MAX_ENVELOPES && rest.charCodeAt(0) === 60; n++) {
+    const open = OPEN_TAG.exec(rest);
+    if (open === null) break;
+    const close = rest.indexOf(`</${open[1] ?? ""}>`, open[0].length);
+    if (close < 0) break;
+    const after = rest.slice(close + (open[1] ?? "").length + 3).trimStart();
+    if (after.length === 0) break;
+    rest = after;
+  }
+  return rest.length === text.trimStart().length ? text : rest;
+}
+
 /**
  * The first substantive sentence of a text, clipped (for one-liners): headings, quotes, fences, rules,
  * table rows and labels are skipped, and the line is cut at its first sentence end. A text made only
