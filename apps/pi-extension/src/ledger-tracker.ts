@@ -4,9 +4,11 @@
 // handlers ask on every turn (the context hook, the compaction's turn end, the gate): when one stat
 // shows the file as it was at the last read, the last snapshot is returned without opening the file.
 // A caller that only needs blocks already read (the fold side: what it folds is older than the protected
-// tail) takes `settled`, the last read's snapshot, with no I/O at all.
+// tail) takes `settled`, the last read's snapshot, with no I/O at all. Once the file was read, a turn's
+// append (up to SYNC_UPDATE_MAX) is read synchronously: one open, one read at the offset already
+// consumed, no thread-pool round trips or stream per call; larger appends and the first read stay async.
 import { statSync } from "node:fs";
-import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
+import { LedgerError, readSession, type Session, updateSession, updateSessionSync } from "@context-fold/ledger-reader";
 
 /** What one stat says about the file: equal stamps mean nothing was appended, replaced or rewritten. */
 interface Stamp {
@@ -51,12 +53,22 @@ export class LedgerTracker {
 
   /** The session file as it is now, or undefined while Pi has not created it. */
   current(): Promise<Session | undefined> {
+    // Nothing queued or running: a small append is read right here, without a queued promise chain.
+    const tried = this.#pending === 0 && this.#session !== undefined;
+    if (tried) {
+      try {
+        const now = this.#readSync();
+        if (now !== undefined) return Promise.resolve(now.session);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
     const previous = this.#reading ?? Promise.resolve(undefined);
     this.#pending += 1;
     const next = previous
       .then(
-        () => this.#read(),
-        () => this.#read(),
+        () => this.#read(!tried),
+        () => this.#read(!tried),
       )
       .finally(() => {
         this.#pending -= 1;
@@ -80,7 +92,41 @@ export class LedgerTracker {
     return this.#reads;
   }
 
-  async #read(): Promise<Session | undefined> {
+  /**
+   * The update read synchronously when the file was read before and little was appended: the session
+   * (undefined: the file is gone or empty), or undefined when the async path must read (no snapshot, a
+   * large append, a replaced or rewritten file). Errors other than the ledger's own are thrown.
+   */
+  #readSync(): { session: Session | undefined } | undefined {
+    const previous = this.#session;
+    if (previous === undefined) return undefined;
+    const stamp = stampOf(this.path);
+    if (stamp !== undefined && sameStamp(this.#stamp, stamp)) return { session: previous };
+    let next: Session | undefined;
+    try {
+      next = updateSessionSync(previous);
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
+      if (error.code === "NOT_FOUND" || error.code === "EMPTY") {
+        this.#stamp = undefined;
+        this.#session = undefined;
+        return { session: undefined };
+      }
+      // Replaced, rewritten or unreadable: the async path reads the file again (and reports what it finds).
+      this.#stamp = undefined;
+      return undefined;
+    }
+    if (next === undefined) return undefined;
+    this.#stamp = stamp;
+    if (next !== previous) this.#reads += 1;
+    this.#session = next;
+    return { session: next };
+  }
+
+  /** Read what changed; `trySync`: try the synchronous update first (unless the caller just did). */
+  async #read(trySync: boolean): Promise<Session | undefined> {
+    const now = trySync ? this.#readSync() : undefined;
+    if (now !== undefined) return now.session;
     // Taken before reading: a write landing during the read changes the stamp, so the next call reads again.
     // A synchronous stat: microseconds, where a promise stat costs a thread-pool round trip per call.
     const stamp = stampOf(this.path);

@@ -29,6 +29,8 @@ export {
   recoveredLineage,
   lineageRoute,
   streamRoute,
+  updateSessionSync,
+  SYNC_UPDATE_MAX,
   type LineageRoute,
   type ReadOptions,
   type SessionShape,

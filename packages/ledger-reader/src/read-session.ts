@@ -1,7 +1,7 @@
 // Reads a session file (read-only, streamed in chunks) into a Session; resumes from the bytes consumed
 // for appended data; streams entries for files of any size; parses in-memory text for tests and tools.
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { LedgerBuilder } from "./ledger-builder.js";
 import { LedgerError } from "./errors.js";
@@ -341,6 +341,83 @@ export async function updateSession(previous: Session): Promise<Session> {
     return session;
   } finally {
     await fh.close();
+  }
+}
+
+/** The largest append `updateSessionSync` reads (a turn appends tens of KB; more goes to `updateSession`). */
+export const SYNC_UPDATE_MAX = 1024 * 1024;
+
+function openReadOnlySync(path: string): number {
+  try {
+    // "r": read-only; never created, truncated, locked or written.
+    return openSync(path, "r");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new LedgerError("NOT_FOUND", path, "no such file (Pi creates it with the first message)", { cause: error });
+    throw new LedgerError("UNREADABLE", path, `cannot open for reading: ${describe(error)}`, { cause: error });
+  }
+}
+
+/** Read `fd` into `buf` from file offset `at` until it is full or the file ends; the bytes read. */
+function readFullySync(path: string, fd: number, buf: Buffer, at: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    let n: number;
+    try {
+      n = readSync(fd, buf, got, buf.length - got, at + got);
+    } catch (error) {
+      throw new LedgerError("UNREADABLE", path, `read failed: ${describe(error)}`, { byteOffset: at + got, cause: error });
+    }
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/**
+ * `updateSession` without a promise, for a small append: one open, one fstat and one read at a known
+ * offset (the last TAIL_CHECK bytes already consumed, to tell a rewrite, and everything after them).
+ * The same checks and the same result as `updateSession` (LEDGER_CHANGED when the file was truncated,
+ * replaced or rewritten; an unterminated last line left for the next read). Returns undefined, having
+ * read nothing, when more than `maxBytes` were appended (read those with `updateSession`: a large read
+ * must not block) or `previous` was not read from a file by this reader. `previous` shares its arrays
+ * with the result and must not be used afterwards.
+ */
+export function updateSessionSync(previous: Session, maxBytes = SYNC_UPDATE_MAX): Session | undefined {
+  const state = stateOf(previous);
+  if (state === undefined) return undefined;
+  const { builder } = state;
+  if (state.dev === -1) {
+    throw new LedgerError("LEDGER_CHANGED", previous.path, "was parsed from memory: there is no file to resume; read the file with readSession");
+  }
+  if (unchangedSince(previous.path, state)) return previous;
+  const fd = openReadOnlySync(previous.path);
+  try {
+    const stats = fstatSync(fd);
+    const changed = (why: string): LedgerError =>
+      new LedgerError("LEDGER_CHANGED", previous.path, `${why} since it was read: read it again from the start`, {
+        byteOffset: builder.byteLength,
+      });
+    if (stats.dev !== state.dev || stats.ino !== state.ino) throw changed("the file was replaced");
+    const consumed = builder.byteLength;
+    if (stats.size < consumed) throw changed("the file was truncated");
+    if (stats.size - consumed > maxBytes) return undefined;
+    const start = Math.max(0, consumed - TAIL_CHECK);
+    const buf = Buffer.allocUnsafe(stats.size - start);
+    const got = readFullySync(previous.path, fd, buf, start);
+    const checked = consumed - start;
+    if (got < checked) throw changed("the file was truncated");
+    if (buf.compare(state.tail, 0, state.tail.length, 0, checked) !== 0) throw changed("the file was rewritten");
+    if (got === checked && builder.tailDamage === undefined) return previous;
+    builder.consume(buf, checked, got, true);
+    const { session, lineage } = snapshot(builder, state.lineage);
+    // The new tail lies in what was read: every byte from `start` on is in `buf`.
+    const end = builder.byteLength - start;
+    const tail = Buffer.from(buf.subarray(Math.max(0, end - TAIL_CHECK), end));
+    remember(session, { builder, lineage, dev: stats.dev, ino: stats.ino, mtimeMs: stats.mtimeMs, tail });
+    return session;
+  } finally {
+    closeSync(fd);
   }
 }
 

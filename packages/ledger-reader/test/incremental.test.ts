@@ -4,7 +4,7 @@ import { appendFileSync, readFileSync, renameSync, truncateSync, writeFileSync }
 import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { tempDir } from "@context-fold/test-support";
-import { LedgerError, readSession, streamEntries, updateSession, type Session } from "@context-fold/ledger-reader";
+import { LedgerError, readSession, streamEntries, updateSession, updateSessionSync, type Session } from "@context-fold/ledger-reader";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { assistant, bashExecution, toolResult, user } from "./pi-messages.js";
@@ -50,7 +50,20 @@ describe("lines longer than a read chunk", () => {
   });
 });
 
-describe("updateSession reads only what was appended", () => {
+/** `updateSessionSync` where a test awaits an update: it must read every append here (all are small). */
+async function viaSync(session: Session): Promise<Session> {
+  const next = updateSessionSync(session);
+  if (next === undefined) throw new Error("updateSessionSync declined an append under its limit");
+  return next;
+}
+
+/** Both ways of reading an append: the async stream and the synchronous read at the consumed offset. */
+const UPDATES: [string, (session: Session) => Promise<Session>][] = [
+  ["updateSession", updateSession],
+  ["updateSessionSync", viaSync],
+];
+
+describe.each(UPDATES)("%s reads only what was appended", (_name, updateSession) => {
   it("equals a full read after every append, branches and compactions included", async () => {
     const sm = SessionManager.create("/project", tempDir());
     const first = sm.appendMessage(user("start"));
@@ -254,8 +267,8 @@ describe("property: Pi appends, then a cut at any byte", () => {
   });
 });
 
-describe("property: incremental reads between random Pi appends equal a full read", () => {
-  it("updateSession after every batch matches readSession of the whole file", async () => {
+describe.each(UPDATES)("property: incremental reads (%s) between random Pi appends equal a full read", (_name, updateSession) => {
+  it("an update after every batch matches readSession of the whole file", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(opArb, { maxLength: 5 }), { minLength: 1, maxLength: 5 }), async (batches) => {
         const dir = tempDir();
@@ -274,3 +287,47 @@ describe("property: incremental reads between random Pi appends equal a full rea
   });
 });
 
+
+describe.each(UPDATES)("property: %s of appends that land in two writes (a torn line between)", (_name, update) => {
+  it("after each write the update equals a full read of the file as it is", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.array(opArb, { minLength: 1, maxLength: 4 }), fc.double({ min: 0, max: 1, noNaN: true })), { minLength: 1, maxLength: 4 }), async (batches) => {
+        const dir = tempDir();
+        const sm = SessionManager.create("/project", dir);
+        const source = play([], dir, sm);
+        // A copy that receives Pi's appended bytes in two writes, cut at any byte (a writer caught mid-line).
+        const file = join(tempDir(), "mirror.jsonl");
+        let copied = readFileSync(source).length;
+        writeFileSync(file, readFileSync(source));
+        let session = await readSession(file);
+        for (const [batch, where] of batches) {
+          play(batch, dir, sm);
+          const bytes = readFileSync(source);
+          const cut = copied + Math.floor(where * (bytes.length - copied));
+          appendFileSync(file, bytes.subarray(copied, cut));
+          session = await update(session);
+          expect(shape(session)).toEqual(shape(await readSession(file)));
+          appendFileSync(file, bytes.subarray(cut));
+          copied = bytes.length;
+          session = await update(session);
+          expect(shape(session)).toEqual(shape(await readSession(file)));
+        }
+        expectSameAsPi(session, SessionManager.open(file, dir));
+      }),
+      { numRuns: 30 },
+    );
+  });
+});
+
+describe("updateSessionSync leaves a large append to updateSession", () => {
+  it("declines past its limit without reading, and the async update then reads it", async () => {
+    const sm = SessionManager.create("/project", tempDir());
+    sm.appendMessage(user("start"));
+    const file = fileOf(sm);
+    const first = await readSession(file);
+    sm.appendMessage(toolResult("c1", "bash", "x".repeat(4096)));
+    expect(updateSessionSync(first, 1024)).toBeUndefined();
+    const next = await updateSession(first);
+    expect(shape(next)).toEqual(shape(await readSession(file)));
+  });
+});
