@@ -5,6 +5,7 @@
 // resolved module, so the test reads what Node loaded, not what a bundle says.
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { generateSession } from "@context-fold/session-gen";
@@ -60,6 +61,21 @@ describe("what a recall process loads (built dist; `pnpm test` builds first)", (
     const urls = loaded(["recall", "--sessions", dir, "shard", "failed", "--cache-dir", state]);
     expect(urls.map((url) => url.slice(url.lastIndexOf("/") + 1))).toEqual(["main.js", "recall-sessions-one-shot.js"]);
     expect(urls.filter((url) => HEAVY.some((heavy) => heavy.test(url)))).toEqual([]);
+  });
+
+  it("the history search's bundle holds no seed index record reader: it requires the file of its own beside it, which reads records as the package does", async () => {
+    const dist = resolve(import.meta.dirname, "../dist");
+    const bundle = readFileSync(join(dist, "recall-sessions-one-shot.js"), "utf8");
+    expect(bundle).toContain('("./recall-sessions-seed-reader.cjs")');
+    // typebox (the records' schemas) is not in the bundle every history search loads.
+    expect(bundle).not.toMatch(/typebox/i);
+    const own = createRequire(import.meta.url)(join(dist, "recall-sessions-seed-reader.cjs")) as typeof import("@context-fold/seed-index-format");
+    const { classifyLine } = await import("@context-fold/seed-index-format");
+    const lines = ["not json", "{", JSON.stringify({ v: 7, kind: "fold-index", z: 1 }), JSON.stringify({ v: 2, kind: "fold-index", session: "s-1", seq: "one" }), JSON.stringify({ v: 1 })];
+    for (const line of lines) {
+      expect(own.classifyLine(line), line).toEqual(classifyLine(line));
+      expect(own.classifyLine(line, true), line).toEqual(classifyLine(line, true));
+    }
   });
 
   it("a search the table cannot answer (expand reads the ledger) loads the package itself", () => {

@@ -7,7 +7,7 @@ import { closeSync, fstatSync, openSync } from "node:fs";
 import { readCacheBytes } from "./index-cache.js";
 import { boundOfCode, DictionaryBase, idfOfCode, logCandidates, unionKey } from "./history-dictionary.js";
 import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
-import { NO_TERMS, type TermsBound, wordsBoundPlan } from "./rank.js";
+import { NO_TERMS, type TermBounds, type TermsBound, wordsBoundPlan } from "./rank.js";
 import { stemOf } from "./stem.js";
 import { MIN_PREFIX } from "./term-prefixes.js";
 
@@ -140,10 +140,15 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
     }
     return found;
   };
-  const prefixRead = new Map<string, SessionColumns>();
+  // By prefix, then the term left out: no key string is built per session asked.
+  const prefixRead = new Map<string, Map<string, SessionColumns>>();
   const prefixOf = (prefix: string, except: string): SessionColumns => {
-    const label = `${prefix}\u0000${except}`;
-    let found = prefixRead.get(label);
+    let byExcept = prefixRead.get(prefix);
+    if (byExcept === undefined) {
+      byExcept = new Map();
+      prefixRead.set(prefix, byExcept);
+    }
+    let found = byExcept.get(except);
     if (found === undefined) {
       const into = new SessionColumns(size);
       const own = Buffer.from(prefix, "utf8");
@@ -153,24 +158,39 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
         if (term.equals(own) || term.equals(left)) return;
         for (let i = 0; i < n; i++) into.add(ordinals[i] as number, codes.readUInt16LE(codesAt + 2 * i));
       });
-      prefixRead.set(label, into);
+      byExcept.set(except, into);
       found = into;
     }
     return found;
   };
   // A token's prefix match, as kept under its union key; 0 where the session holds the token (its code
   // known: built whole, never grown) but kept no union (no longer term begins it); else not kept.
+  const unionRead = new Map<string, SessionColumns>();
   const unionOf = (token: string, o: number): number | null => {
-    const kept = exactOf(unionKey(token));
+    let kept = unionRead.get(token);
+    if (kept === undefined) {
+      kept = exactOf(unionKey(token));
+      unionRead.set(token, kept);
+    }
     if (kept.holds(o)) return Number.isFinite(kept.boundOf(o)) ? kept.boundOf(o) : null;
     const own = exactOf(token);
     return own.holds(o) && Number.isFinite(own.boundOf(o)) ? 0 : null;
   };
   const out = new Map<number, number>();
   const boundOf = wordsBoundPlan(parsed, (word) => word === "user");
+  // One view of the columns, at the session `at` names (a thousand sessions are asked, each of the same terms).
+  let at = 0;
+  const terms: TermBounds = {
+    exact: (term) => exactOf(term).at(at),
+    prefixed: (prefix, except) => prefixOf(prefix, except).at(at),
+    union: (token) => unionOf(token, at),
+    get docCount() {
+      return docCountOf(at);
+    },
+  };
   for (const o of ordinals) {
-    const docCount = docCountOf(o);
-    const bound = boundOf({ exact: (term) => exactOf(term).at(o), prefixed: (prefix, except) => prefixOf(prefix, except).at(o), union: (token) => unionOf(token, o), ...(docCount === undefined ? {} : { docCount }) });
+    at = o;
+    const bound = boundOf(terms);
     if (Number.isFinite(bound)) out.set(o, bound);
   }
   return out;

@@ -3,7 +3,7 @@
 // blocks. Apart from the history's bookkeeping (history-index.ts), which decides when to call it.
 import { readFileSync } from "node:fs";
 import type { Block, Session } from "@context-fold/ledger-reader";
-import { compareKey, isCacheKey } from "./index-cache.js";
+import { type CacheKey, compareKey, isCacheKey } from "./index-cache.js";
 import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
 import { BOUND_UNKNOWN, boundsCode, unionKey } from "./history-dictionary.js";
@@ -44,18 +44,19 @@ export interface IndexedSession {
  * id its earlier parts gave it, a new one takes the next; no earlier part is read past the directory
  * blocks its lookups visit, or rewritten. At MAX_PARTS the segment is rewritten whole (the same ids: the
  * session's first-seen order). Returns the terms the dictionary does not list for it yet (all of them,
- * when built anew), its term count, parts and whether it grew. Its files are written by `writer`.
+ * when built anew), its term count, parts and whether it grew. Its files are written by `writer`;
+ * `wasKey`: the ledger key `was` was indexed at (keys.json), without which the session is built anew.
  */
-export function indexSession(segments: string, file: string, session: Session, was: HistorySession | undefined, writer: SegmentWriter): IndexedSession {
+export function indexSession(segments: string, file: string, session: Session, was: HistorySession | undefined, writer: SegmentWriter, wasKey?: CacheKey): IndexedSession {
   const base = segmentBase(segments, file, session.header.id);
   const wasParts = was?.parts ?? 0;
   let old: { reader: SegmentParts; hashes: string[] } | null = null;
-  if (was !== undefined && was.ordinal >= 0 && was.full !== true && was.id === session.header.id && was.key !== undefined && isCacheKey(was.key) && compareKey(was.key, file, session) === "prefix") {
+  if (was !== undefined && was.ordinal >= 0 && was.full !== true && was.id === session.header.id && wasKey !== undefined && isCacheKey(wasKey) && compareKey(wasKey, file, session) === "prefix") {
     let reader: SegmentParts | undefined;
     try {
       reader = SegmentParts.open(Array.from({ length: wasParts + 1 }, (_, k) => partPath(base, k)));
       const table = BlockTable.read(file, readFileSync(`${base}.tab`), `${base}.tab`, true);
-      if (reader.docCount === was.key.blockCount && table.count === was.key.blockCount && reader.termCount === was.termCount) old = { reader, hashes: table.hashes() };
+      if (reader.docCount === wasKey.blockCount && table.count === wasKey.blockCount && reader.termCount === was.termCount) old = { reader, hashes: table.hashes() };
       else reader.close();
     } catch (error) {
       reader?.close();

@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
-import { CACHE_FORMAT, cacheKeyFor, readCacheBytes } from "./index-cache.js";
+import { CACHE_FORMAT, type CacheKey, cacheKeyFor, isCacheKey, readCacheBytes } from "./index-cache.js";
 import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
 import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
@@ -26,7 +26,7 @@ import { byteString } from "./history-segment.js";
 import { rankSegment } from "./history-rank-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
 import { BlockTable, textHash } from "./history-table.js";
-import { HISTORY_FORMAT, type HistoryFilters, type HistoryOptions, type HistorySearchOptions, type HistorySearchResult, type HistorySession, type HistoryUpdate, type Manifest } from "./history-types.js";
+import { HISTORY_FORMAT, type HistoryFilters, type HistoryOptions, type HistorySearchOptions, type HistorySearchResult, type HistorySession, type HistoryUpdate, type LedgerKeys, type Manifest } from "./history-types.js";
 import { openRecall } from "./open-recall.js";
 import { parseQuery } from "./query.js";
 import { type ScoredDoc, wordsScoreBound } from "./rank.js";
@@ -143,6 +143,33 @@ export class HistoryIndex {
   private get logPath(): string {
     return join(this.dir, "dictionary.log");
   }
+  private get keysPath(): string {
+    return join(this.dir, "keys.json");
+  }
+
+  /**
+   * The ledger keys kept in keys.json, by path: each only while the manifest `read` has its session at the
+   * size and time it was kept with (a crash between the two files' replacements leaves a session's key
+   * unknown: that session, if it grew, is indexed anew rather than extended).
+   */
+  private readKeys(read: Manifest | null): Map<string, CacheKey> {
+    const out = new Map<string, CacheKey>();
+    if (read === null) return out;
+    const bytes = readCacheBytes(this.keysPath);
+    if (bytes === null) return out;
+    let doc: LedgerKeys;
+    try {
+      doc = JSON.parse(bytes.toString("utf8")) as LedgerKeys;
+    } catch {
+      return out;
+    }
+    if (doc.format !== HISTORY_FORMAT || typeof doc.sessions !== "object" || doc.sessions === null) return out;
+    for (const s of read.sessions) {
+      const kept = Object.hasOwn(doc.sessions, s.path) ? doc.sessions[s.path] : undefined;
+      if (kept !== undefined && kept.size === s.size && kept.mtimeMs === s.mtimeMs && isCacheKey(kept.key)) out.set(s.path, kept.key);
+    }
+    return out;
+  }
 
   /** The sessions as last brought up to date. */
   get sessions(): readonly HistorySession[] {
@@ -249,10 +276,14 @@ export class HistoryIndex {
       rmSync(this.segments, { recursive: true, force: true });
       rmSync(this.basePath, { force: true });
       rmSync(this.logPath, { force: true });
+      rmSync(this.keysPath, { force: true });
       dropRuns(this.dir);
       fresh = true;
     }
     const before = new Map((read?.sessions ?? []).map((s) => [s.path, s]));
+    // The ledger keys of the sessions as the manifest has them (kept apart from it: a search never reads them).
+    const keysBefore = this.readKeys(read);
+    const keys: Record<string, { size: number; mtimeMs: number; key: CacheKey }> = {};
     let nextOrdinal = read?.nextOrdinal ?? 0;
     const files = listing?.files ?? listSessionFiles(this.sessionsDir);
     const out: HistorySession[] = [];
@@ -283,6 +314,8 @@ export class HistoryIndex {
       }
       if (was !== undefined && was.size === st.size && was.mtimeMs === st.mtimeMs) {
         out.push(was);
+        const key = keysBefore.get(path);
+        if (key !== undefined) keys[path] = { size: was.size, mtimeMs: was.mtimeMs, key };
         counts.unchanged++;
         this.onProgress?.(++done, files.length, file);
         continue;
@@ -291,7 +324,7 @@ export class HistoryIndex {
         const session = await this.readLedger(file);
         const eligible = snapshotEligible(session);
         let indexed: IndexedSession;
-        if (eligible) indexed = indexSession(this.segments, file, session, was, writer);
+        if (eligible) indexed = indexSession(this.segments, file, session, was, writer, keysBefore.get(path));
         else {
           // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary (no score bounds: it is ranked whenever a term matches).
           const terms = RecallIndex.build(session).termTexts();
@@ -315,6 +348,8 @@ export class HistoryIndex {
         else if (continues) counts.grown++;
         else counts.replaced++;
         const user = session.blocks.find((b) => b.kind === "user");
+        const key = eligible ? cacheKeyFor(file, session) : null;
+        if (key !== null) keys[path] = { size: st.size, mtimeMs: st.mtimeMs, key };
         const header = session.header as { id: string; cwd?: unknown; timestamp?: unknown };
         out.push({
           path,
@@ -327,7 +362,7 @@ export class HistoryIndex {
           ordinal,
           termCount: indexed.termCount,
           ...(indexed.parts > 0 ? { parts: indexed.parts } : {}),
-          ...(eligible ? { tag: segmentTag(this.segments, file, session.header.id), key: cacheKeyFor(file, session) } : { full: true }),
+          ...(key !== null ? { tag: segmentTag(this.segments, file, session.header.id), blocks: key.blockCount } : { full: true }),
         });
       } catch (error) {
         counts.unreadable++;
@@ -353,6 +388,9 @@ export class HistoryIndex {
     if (merged === "restart") return this.updateLocked();
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
     if (read === null || counts.added + counts.grown + counts.replaced + counts.removed + counts.unreadable > 0 || merged) {
+      // The keys first: a manifest names no session whose key is not kept (a crash between the two leaves
+      // keys the manifest does not have its sessions at, which `readKeys` then leaves out).
+      replaceFile(this.keysPath, asciiJson(JSON.stringify({ format: HISTORY_FORMAT, sessions: keys } satisfies LedgerKeys)), { mode: 0o600 });
       const text = asciiJson(JSON.stringify(this.manifest));
       replaceFile(this.manifestPath, text, { mode: 0o600 });
       // Kept as read: this process's next search does not parse what it just wrote (another inode, should another process replace it).
@@ -389,7 +427,7 @@ export class HistoryIndex {
     // A session's block count, as its cache key keeps it (its segment's document count: a session whose
     // segment does not hold as many documents is not served from it, see history-index-session.ts).
     const blocks = new Map<number, number>();
-    for (const s of this.manifest.sessions) if (s.ordinal >= 0 && s.full !== true && s.key !== undefined) blocks.set(s.ordinal, s.key.blockCount);
+    for (const s of this.manifest.sessions) if (s.ordinal >= 0 && s.full !== true && s.blocks !== undefined) blocks.set(s.ordinal, s.blocks);
     return historyCandidates(this.basePath, this.logPath, query, regex, (ordinal) => blocks.get(ordinal));
   }
 

@@ -15,6 +15,9 @@ const AHEAD_BYTES = 1 << 20;
 /** The term a directory walk is at (history-segment-reader.ts `walkBlock`), grown as longer terms come: one for every reader (reads are synchronous). */
 let keyScratch = Buffer.allocUnsafe(256);
 
+/** The first read of every open (reads are synchronous): its bytes are parsed on the spot, none kept. */
+const firstScratch = Buffer.allocUnsafe(FIRST_READ);
+
 /** Where one term's entry led: its id, document frequency and postings' byte range. */
 interface Entry {
   readonly id: number;
@@ -71,8 +74,10 @@ export class SegmentReader {
     this.lengths = lengths;
   }
 
-  private static readAt(fd: number, at: number, length: number): Buffer {
-    const buf = Buffer.alloc(length);
+  /** `length` bytes at `at` (fewer where the file ends), into `into` when given (its start), else into a buffer of their own. */
+  private static readAt(fd: number, at: number, length: number, into?: Buffer): Buffer {
+    // Every byte handed out was read (a short read is cut off): no zero-filling needed.
+    const buf = into ?? Buffer.allocUnsafe(length);
     let got = 0;
     while (got < length) {
       const n = readSync(fd, buf, got, length - got, at + got);
@@ -86,7 +91,8 @@ export class SegmentReader {
   static open(path: string): SegmentReader {
     const fd = openSync(path, "r");
     try {
-      const first = SegmentReader.readAt(fd, 0, FIRST_READ);
+      // Into the shared scratch: only the head is parsed from it, nothing of it is kept.
+      const first = SegmentReader.readAt(fd, 0, FIRST_READ, firstScratch);
       const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${path}: ${why}`);
       if (first.length < MAGIC.length + 4 || !first.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history segment");
       const headLength = first.readUInt32LE(MAGIC.length);

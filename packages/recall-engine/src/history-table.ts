@@ -31,6 +31,9 @@ const FAILED = 0x40;
 /** Bytes a table read for ranking reads first: its head and, for a session of a few thousand blocks, its rank section. */
 const RANK_READ = 16 * 1024;
 
+/** Where `forRanking` reads a table's first RANK_READ bytes (reads are synchronous; what is kept is copied out). */
+const rankScratch = Buffer.allocUnsafe(RANK_READ);
+
 /** Reads `fd` from `at` into `buf` until it is full or the file ends; the bytes read. */
 function readFully(fd: number, buf: Buffer, at: number): number {
   let got = 0;
@@ -243,11 +246,13 @@ export class BlockTable {
   static forRanking(file: string, path: string): BlockTable {
     const fd = openSync(path, "r");
     try {
-      const head = Buffer.allocUnsafe(RANK_READ);
+      // Read into the shared scratch, then the head and rank section copied out at their own size: a
+      // search reads hundreds of tables, and a buffer of RANK_READ bytes kept for each is garbage to collect.
+      const head = rankScratch;
       const got = readFully(fd, head, 0);
-      if (got < MAGIC.length + 12) return new BlockTable(file, head.subarray(0, got), path);
+      if (got < MAGIC.length + 12) return new BlockTable(file, Buffer.from(head.subarray(0, got)), path);
       const end = MAGIC.length + 12 + head.readUInt32LE(MAGIC.length + 4);
-      if (end <= got) return new BlockTable(file, head.subarray(0, end), path, path);
+      if (end <= got) return new BlockTable(file, Buffer.from(head.subarray(0, end)), path, path);
       const whole = Buffer.allocUnsafe(end);
       head.copy(whole, 0, 0, got);
       return new BlockTable(file, whole.subarray(0, got + readFully(fd, whole, got)), path, path);

@@ -4,8 +4,8 @@
 import type { CacheKey } from "./index-cache.js";
 import type { SessionsSearchResult } from "./sessions.js";
 
-/** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. 4: the dictionary's offset table after its entries (streamed by a merge). 5: block tables hold a turn column. 6: the dictionary keeps a score bound per term and session. 7: and the bound of each term's prefix match, under its union key. 8: block tables keep the block each prose block quotes (and bounds reach a quoted kind's weight only through it). 9: block tables flag a failed tool output (a question asking for a failure reads no block fields). */
-export const HISTORY_FORMAT = 9;
+/** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. 4: the dictionary's offset table after its entries (streamed by a merge). 5: block tables hold a turn column. 6: the dictionary keeps a score bound per term and session. 7: and the bound of each term's prefix match, under its union key. 8: block tables keep the block each prose block quotes (and bounds reach a quoted kind's weight only through it). 9: block tables flag a failed tool output (a question asking for a failure reads no block fields). 10: the ledger keys (the hashes of each ledger's head and tail) kept apart from the manifest, in keys.json, which only an update that has work to do reads; the manifest keeps each session's block count. */
+export const HISTORY_FORMAT = 10;
 
 /** What the history knows of one session. */
 export interface HistorySession {
@@ -28,11 +28,21 @@ export interface HistorySession {
   readonly parts?: number;
   /** The tag its segment files are named by after its id (history-layout.ts `segmentTag`); absent in a manifest written before it was kept. */
   readonly tag?: string;
-  /** The ledger bytes its segment was built from (how a grown session is told from a rewritten one). */
-  readonly key?: CacheKey;
+  /**
+   * Its segment's block count (the ledger key's), where served from a segment: a compound query word held
+   * inside a longer token is bounded by it. The ledger key itself (how a grown session is told from a
+   * rewritten one) is kept apart, in the history's keys.json: a search does not read it.
+   */
+  readonly blocks?: number;
   /** Not served from a segment (a ledger of an older version, or damaged: its bytes are not the blocks' source): read in full when searched. */
   readonly full?: boolean;
   readonly problem?: string;
+}
+
+/** The ledger key of each session served from a segment, by path, with the size and time the manifest has for it (keys.json). */
+export interface LedgerKeys {
+  readonly format: number;
+  readonly sessions: Readonly<Record<string, { readonly size: number; readonly mtimeMs: number; readonly key: CacheKey }>>;
 }
 
 export interface Manifest {

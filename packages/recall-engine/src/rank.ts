@@ -661,7 +661,7 @@ export interface TermBounds {
    * The session's block count (its index's docCount), where known: a compound token held inside a longer
    * one scores by the idf of as few as one block of them (`maxPieces`). Unknown: such a session is unbounded.
    */
-  readonly docCount?: number;
+  readonly docCount?: number | undefined;
 }
 
 /**

@@ -35,7 +35,7 @@ async function oneSessionHistory(file: string, prefix: string): Promise<{ histor
   await history.update();
   const state = historyDirFor(dir, root);
   const ordinal = history.sessions[0]?.ordinal ?? -1;
-  const blocks = history.sessions[0]?.key?.blockCount;
+  const blocks = history.sessions[0]?.blocks;
   return { history, state, ordinal, boundOf: (query) => historyCandidates(join(state, "dictionary.bin"), join(state, "dictionary.log"), query, false, (o) => (o === ordinal ? blocks : undefined)).bounds.get(ordinal) };
 }
 
@@ -75,7 +75,7 @@ describe("history score bounds", () => {
     const log = join(state, "dictionary.log");
     const ordinalOf = (file: string): number => history.sessions.find((s) => join(dir, s.path) === file)?.ordinal ?? -1;
     // Each session's block count, as the manifest keeps it (what bounds a compound matched inside a longer token).
-    const blocksOf = (ordinal: number): number | undefined => history.sessions.find((s) => s.ordinal === ordinal)?.key?.blockCount;
+    const blocksOf = (ordinal: number): number | undefined => history.sessions.find((s) => s.ordinal === ordinal)?.blocks;
     let checked = 0;
     let tight = 0;
     let compoundLeft = 0;

@@ -141,6 +141,29 @@ describe("history index", () => {
     await sameAsEachSession(history, dir);
   }, 240_000);
 
+  it("keeps the ledger keys apart from the manifest; a grown session whose key is not kept is indexed anew", async () => {
+    const state = historyDirFor(dir, root);
+    const file = files[5] as string;
+    // The manifest every search reads holds no ledger hash; keys.json holds the key of each session, at the size the manifest has.
+    const manifest = JSON.parse(readFileSync(join(state, "manifest.json"), "utf8")) as { sessions: { path: string; size: number; blocks?: number }[] };
+    expect(readFileSync(join(state, "manifest.json"), "utf8")).not.toMatch(/[0-9a-f]{64}/);
+    const keys = JSON.parse(readFileSync(join(state, "keys.json"), "utf8")) as { sessions: Record<string, { size: number; key: { head: string; blockCount: number } }> };
+    const mine = manifest.sessions.find((s) => s.path === relative(dir, file));
+    expect(keys.sessions[relative(dir, file)]).toMatchObject({ size: mine?.size, key: { head: expect.stringMatching(/^[0-9a-f]{64}$/), blockCount: mine?.blocks } });
+    // A key kept at another size (as a crash between the two files' replacements leaves it) is not trusted: the growth rebuilds the segment.
+    const stale = { ...keys, sessions: { ...keys.sessions, [relative(dir, file)]: { ...keys.sessions[relative(dir, file)], size: 1 } } };
+    writeFileSync(join(state, "keys.json"), JSON.stringify(stale));
+    const grown = SessionManager.open(file, join(dir, "--home-dev-gamma--"));
+    grown.appendMessage(user("the quasimodal wombatron shipped"));
+    const across = await history.search("quasimodal");
+    expect(across.update).toMatchObject({ grown: 0, replaced: 1, added: 0, removed: 0 });
+    expect(across.total).toBe(1);
+    // And kept again for the next growth, which extends the segment.
+    grown.appendMessage(user("the quasimodal wombatron shipped twice"));
+    expect((await history.search("quasimodal")).update).toMatchObject({ grown: 1, replaced: 0 });
+    await sameAsEachSession(history, dir);
+  }, 240_000);
+
   it("two updaters at once leave one whole history", async () => {
     const root2 = tempDir("history-root2-");
     const [a, b] = await Promise.all([HistoryIndex.for(dir, { root: root2 }).update(), HistoryIndex.for(dir, { root: root2 }).update()]);
