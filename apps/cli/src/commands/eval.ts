@@ -20,7 +20,6 @@ import { SummaryError } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
 import { type EvalManifest, readEvalManifest } from "../eval/eval-manifest.js";
 import { evaluateSession, type SessionEval } from "../eval/evaluate-session.js";
-import { evaluateStreamed, StreamedReadError } from "../eval/evaluate-streamed.js";
 import { writeEvalHtml } from "../eval/html-report.js";
 import { renderEval } from "../eval/render-eval.js";
 import { fileSha256 } from "../eval/truth-file.js";
@@ -160,6 +159,8 @@ Exit 0 floors held, 1 a floor not held, 2 usage or no session scored; skipped fi
         let session = item.session;
         item.session = undefined; // held no longer than its evaluation
         if (session === undefined) {
+          // Loaded only here: a session read whole does not pay for the streamed path's modules.
+          const { evaluateStreamed, StreamedReadError } = await import("../eval/evaluate-streamed.js");
           try {
             const streamed = truth === undefined ? await evaluateStreamed(file, { clock, fragment: options.fragment === true, ...(budget === undefined ? {} : { budget }) }) : undefined;
             if (streamed !== undefined) {
