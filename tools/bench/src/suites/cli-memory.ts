@@ -60,7 +60,7 @@ export const cliMemorySuite: BenchSuite = async (ctx) => {
     symlinkSync(resolve(session), seededSession);
     // `index` writes the seed index `verify` then checks: the order matters.
     // [row name, CLI arguments, what to prepare first, environment added]
-    const commands: [string, string[], (() => void)?, Record<string, string>?][] = [
+    const commands: [string, string[], ((() => void) | undefined)?, Record<string, string>?][] = [
       ["inspect", ["inspect", session, "--json"]],
       ["index", ["index", session, "--out", seedIndex, "--seq", "0", "--json"]],
       ["verify", ["verify", seedIndex, "--session", session, "--json"]],
