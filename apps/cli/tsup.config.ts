@@ -79,6 +79,10 @@ const seedIndexLight: Plugin = {
         `const reader = () => (loaded ??= process.getBuiltinModule("node:module").createRequire(import.meta.url)("./${SEED_READER}.cjs"));`,
         "export function classifyLine(...args) { return reader().classifyLine(...args); }",
         "export function readSeedIndexFile(...args) { return reader().readSeedIndexFile(...args); }",
+        // Span recall reads the seed index lean (a long record's spans left in the file): the same, on first call.
+        `const stream = () => require("${SEED_INDEX_SRC}record-stream.ts");`,
+        "export function readSeedIndexFileLean(...args) { return stream().readSeedIndexFileLean(...args); }",
+        "export function forEachSpan(...args) { return stream().forEachSpan(...args); }",
       ].join("\n"),
       loader: "js",
       resolveDir: SEED_INDEX_SRC,

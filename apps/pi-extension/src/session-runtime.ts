@@ -3,7 +3,7 @@
 // sessions, so handlers never depend on the order in which Pi fires events.
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { createSeedScanCache } from "@context-fold/extractors";
-import { currentView, nextSeq, readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
+import { readSeedIndexFileLean, seedIndexPath } from "@context-fold/seed-index-format";
 import { ContextFolder } from "./fold/context-folder.js";
 import { ContextUsageTracker } from "./fold/context-usage.js";
 import { FailureReport } from "./failure-report.js";
@@ -54,8 +54,9 @@ export async function openSessionRuntime(ctx: Pick<ExtensionContext, "sessionMan
     return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex: undefined, folder, recall: undefined, failures, usage: new ContextUsageTracker() };
   }
   const seedIndex = seedIndexPath(sessionFile, sessionId);
-  const { outcomes } = await readSeedIndexFile(seedIndex);
-  const state = FoldState.restore(currentView(outcomes), nextSeq(outcomes), unfoldMarks(ctx));
+  // Lean: an `index` record of a large session (a million spans on one line) is not held as objects.
+  const { outcomes } = await readSeedIndexFileLean(seedIndex);
+  const state = FoldState.restoreLean(outcomes, unfoldMarks(ctx));
   const folder = new ContextFolder(state, options, { sessionId, seedIndex, cwd: ctx.cwd, ledger: new LedgerTracker(sessionFile), scans: createSeedScanCache() });
   return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex, folder, recall: new RecallService(sessionFile, ctx.cwd), failures, usage: new ContextUsageTracker() };
 }

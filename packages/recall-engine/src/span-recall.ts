@@ -9,10 +9,12 @@ import {
   archivalUnion,
   currentView,
   type FoldIndexRecord,
-  readSeedIndexFile,
+  forEachSpan,
+  readSeedIndexFileLean,
   resolveFullOutputPath,
   seedIndexPath,
   type Span,
+  type SpansInFile,
   verifySpanText,
 } from "@context-fold/seed-index-format";
 import { RecallError } from "./errors.js";
@@ -93,14 +95,27 @@ function contains(list: readonly string[], term: string): boolean {
 
 /** Spans chosen by code, anchor or term, latest record first per blockId, in record order. */
 export function pickSpans(records: readonly FoldIndexRecord[], options: Pick<SpanRecallOptions, "code" | "anchor" | "term">): { span: Span; seq: number }[] {
+  return pickSpansIn(records, new Map(), options);
+}
+
+/**
+ * `pickSpans` over a lean read: a record whose long line left its spans in the file (`where`) has them
+ * read back from there one at a time, and only the chosen ones are held (an `index` record of a 1 GB
+ * session is a million spans on one 213 MB line, 1.5 GB as objects).
+ */
+function pickSpansIn(
+  records: readonly FoldIndexRecord[],
+  where: ReadonlyMap<FoldIndexRecord, SpansInFile>,
+  options: Pick<SpanRecallOptions, "code" | "anchor" | "term">,
+): { span: Span; seq: number }[] {
   const term = options.term?.toLowerCase();
   const chosen = new Map<string, { span: Span; seq: number }>();
   for (const record of records) {
     const byTerm = term !== undefined && term.length > 0 && (contains(record.identifiers, term) || contains(record.errors, term) || contains(record.files, term));
-    for (const span of record.spans) {
+    forEachSpan(record, where.get(record), (span) => {
       const hit = byTerm || (options.code !== undefined && span.code === options.code) || (options.anchor !== undefined && span.blockId === options.anchor);
       if (hit) chosen.set(span.blockId, { span, seq: record.seq });
-    }
+    });
   }
   return [...chosen.values()];
 }
@@ -154,13 +169,16 @@ export async function scanFile(path: string, scan: SpanScan, maxLines: number): 
 /** Pulls the chosen spans from `session` (read from `sessionFile`), verified; scans when asked. */
 export async function spanRecall(session: Session, options: SpanRecallOptions): Promise<SpanRecallResult> {
   const seedIndex = options.seedIndex ?? seedIndexPath(session.path, session.header.id);
-  const { outcomes, exists } = await readSeedIndexFile(seedIndex);
+  // Lean: a line too long to hold leaves its spans in the file, read back span by span as they are picked.
+  const { outcomes, exists } = await readSeedIndexFileLean(seedIndex);
   if (!exists) throw new RecallError("SEED_INDEX_MISSING", `no seed index at ${seedIndex} (nothing was folded in this session yet)`, { file: seedIndex });
   const records = options.view === "current" ? currentView(outcomes) : archivalUnion(outcomes);
   if (options.code === undefined && options.anchor === undefined && (options.term === undefined || options.term.length === 0)) {
     throw new RecallError("SPAN_NOT_FOUND", "span recall needs a fold code, an anchor or a term");
   }
-  const picked = pickSpans(records, options);
+  const where = new Map<FoldIndexRecord, SpansInFile>();
+  for (const o of outcomes) if (o.outcome === "record" && o.spansInFile !== undefined) where.set(o.record, o.spansInFile);
+  const picked = pickSpansIn(records, where, options);
   if (picked.length === 0) {
     const what = options.code !== undefined ? `code ${options.code}` : options.anchor !== undefined ? `anchor ${options.anchor}` : `term ${JSON.stringify(options.term)}`;
     throw new RecallError("SPAN_NOT_FOUND", `no record in ${seedIndex} names ${what}`, { file: seedIndex });

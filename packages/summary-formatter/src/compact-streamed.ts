@@ -9,7 +9,7 @@
 // their parent in the file (Pi appends children), so one pass in file order is one pass in lineage order; a
 // file whose branch runs backwards (hand-edited) cannot be, and is read whole instead.
 import { branchPath, createFactsAccumulator, createSaidAlong, type FactsAccumulator, lastEntryTime } from "@context-fold/extractors";
-import { type Block, contextRoles, LedgerError, type LineageRoute, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
+import { type Block, contextRoles, type Entry, LedgerError, type LineageRoute, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import { type BlockLookups, type CompactOptions, type CompactResult, compactPlanned, compactSession } from "./compact-session.js";
 import { LeanWindow } from "./lean-window.js";
 import { type BlockBytes, type CutPlan, cutSides } from "./plan-cut.js";
@@ -164,8 +164,16 @@ interface StreamPlan {
  * the stream, and nothing it hands on holds the shape). `checkCut`, when given, is called with the
  * session and the cut before the stream (the CLI refuses a cut off Pi's branch there). Throws LedgerError
  * LEDGER_CHANGED when the file no longer holds the shape's entries (replaced between the two reads).
+ * `observe`, when given, is handed every lineage entry of the stream with its blocks, in lineage order
+ * (eval reads its ground truth along the same read); it is not called when the session is read whole
+ * (a branch that does not run forward in the file, or one damage cut short).
  */
-export function compactSessionStreamed(shape: SessionShape, options: CompactOptions = {}, checkCut?: (session: Session, firstKeptEntryId: string) => void): Promise<CompactResult> {
+export function compactSessionStreamed(
+  shape: SessionShape,
+  options: CompactOptions = {},
+  checkCut?: (session: Session, firstKeptEntryId: string) => void,
+  observe?: (entry: Entry, blocks: readonly Block[]) => void,
+): Promise<CompactResult> {
   try {
     const { session } = shape;
     // A branch a damaged line cut short is read whole too: what the cut-off part said (extractors'
@@ -176,7 +184,7 @@ export function compactSessionStreamed(shape: SessionShape, options: CompactOpti
     const { cut, firstKeptPosition, marks, windowSize, tailSize } = planOnShape(shape, options.blockBytes ?? shape.blockBytes, options);
     checkCut?.(session, cut.firstKeptEntryId);
     const plan: StreamPlan = { session: slimSession(session), lookups: shapeLookups(shape), route: lineageRoute(session), cut, firstKeptPosition, marks, windowSize, tailSize };
-    return compactAlong(plan, options);
+    return compactAlong(plan, options, observe);
   } catch (error) {
     return Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
@@ -189,7 +197,7 @@ async function compactWhole(path: string, options: CompactOptions, checkCut: ((s
   return result;
 }
 
-async function compactAlong(plan: StreamPlan, options: CompactOptions): Promise<CompactResult> {
+async function compactAlong(plan: StreamPlan, options: CompactOptions, observe: ((entry: Entry, blocks: readonly Block[]) => void) | undefined): Promise<CompactResult> {
   const { session, marks } = plan;
   const cwd = session.header.cwd;
   const acc: FactsAccumulator = createFactsAccumulator(cwd === undefined ? {} : { cwd });
@@ -201,6 +209,7 @@ async function compactAlong(plan: StreamPlan, options: CompactOptions): Promise<
   // Prompts kept only by an extension's entry (extractors' `saidElsewhere`), asked of the stream.
   const said = createSaidAlong();
   for await (const item of streamRoute(plan.route)) {
+    observe?.(item.entry, item.blocks);
     said.add(item.entry, item.blocks);
     if (lineageScope && item.entry.position < plan.firstKeptPosition) acc.add(item.blocks);
     for (const block of item.blocks) {

@@ -3,17 +3,18 @@
 // sizes, times, and the same after N rounds. A file that cannot be read as a session is skipped with its
 // reason and the rest are scored; with nothing scored the command fails (exit 2).
 //
-// Reads each session whole, never streamed: it samples needles from any block's text, builds a recall
-// index over all of them and compacts the lineage several times (whole-session passes by design). Not
-// within 512 MB on a 1 GB session (3,095 MB peak, 128 s CPU on the 1 GB bench session), and streaming
-// the read alone would not bring it there: the needles are searched and expanded through a recall index
-// of every block, which is itself larger than the budget (on that session the index `recall` caches is
-// 352 MB of postings plus a 254 MB block table, both held whole while built; a later `recall` search
-// reads them from their files by offset, but eval builds its index in memory and searches it there). The
-// compaction, ground truth and needle sampling could stream as `compact` does; bounded memory needs a
-// recall index whose build spills to disk (sorted runs merged there) first (README, "Large sessions").
+// A session up to STREAM_ABOVE_BYTES is read whole. A larger one evaluated once with sampled needles is
+// streamed (eval/evaluate-streamed.ts): its shape, then one streamed read that compacts it and reads the
+// ground truth along the way, the sampled needles read back by byte offset, so that part holds what the
+// answer needs, not the session. Its recall part (a recall index over every block, each needle searched
+// and expanded, verified against the ledger) still reads the session whole after the rest is let go: the
+// index build holds the whole session's postings and block table (on the 1 GB bench session the index
+// `recall` caches is 352 MB of postings plus a 254 MB block table); bounded memory there needs the index
+// build that spills to disk (README, "Large sessions"). With --needles, --rounds > 1 or a truth file a
+// large session is read whole as well: needles are located in any entry by id, each round re-parses a
+// byte prefix of the file, and truth scoring reads the recall index and blocks throughout.
 import { performance } from "node:perf_hooks";
-import { LedgerError, type Session } from "@context-fold/ledger-reader";
+import { LedgerError, readSession, type Session } from "@context-fold/ledger-reader";
 import { RecallError } from "@context-fold/recall-engine";
 import { SummaryError } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
@@ -24,7 +25,7 @@ import { renderEval } from "../eval/render-eval.js";
 import { fileSha256 } from "../eval/truth-file.js";
 import { type HashedFile, pairTruths, readTruthSources, type TruthPairing } from "../eval/truth-pairing.js";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
-import { readSessionForCli } from "../session-input.js";
+import { readSessionForCli, streamsSession } from "../session-input.js";
 
 interface EvalCliOptions {
   needles: string[];
@@ -131,8 +132,17 @@ Exit 0 floors held, 1 a floor not held, 2 usage or no session scored; skipped fi
       if (roundFacts !== "window" && roundFacts !== "lineage") throw new CliError(`--round-facts must be window or lineage, got "${roundFacts}"`, { code: "BAD_OPTION" });
       const manifests = await manifestsById(options.needles);
       const skipped: SkippedFile[] = [];
-      const sessions: { file: string; session: Session }[] = [];
+      // A large session (see STREAM_ABOVE_BYTES) evaluated once with sampled needles is streamed when its
+      // turn comes (evaluateStreamed), never held whole beside the others. With --needles (needles located
+      // in any entry by id), --rounds (each round re-parses a byte prefix of the file) or a truth file
+      // (scored against the recall index and blocks throughout) it is read whole.
+      const streamable = manifests.size === 0 && rounds === 1;
+      const sessions: { file: string; session: Session | undefined }[] = [];
       for (const file of files) {
+        if (streamable && streamsSession(file)) {
+          sessions.push({ file, session: undefined });
+          continue;
+        }
         try {
           sessions.push({ file, session: await readSessionForCli(file, { fragment: options.fragment === true }) });
         } catch (error) {
@@ -142,14 +152,42 @@ Exit 0 floors held, 1 a floor not held, 2 usage or no session scored; skipped fi
       const truths = await pairing(files, options.truth);
       const used = new Set<string>();
       const results: SessionEval[] = [];
-      for (const { file, session } of sessions) {
+      const clock = (): number => performance.now();
+      for (const item of sessions) {
+        const { file } = item;
+        const truth = truths.bySession.get(file);
+        let session = item.session;
+        item.session = undefined; // held no longer than its evaluation
+        if (session === undefined) {
+          // Loaded only here: a session read whole does not pay for the streamed path's modules.
+          const { evaluateStreamed, StreamedReadError } = await import("../eval/evaluate-streamed.js");
+          try {
+            const streamed = truth === undefined ? await evaluateStreamed(file, { clock, fragment: options.fragment === true, ...(budget === undefined ? {} : { budget }) }) : undefined;
+            if (streamed !== undefined) {
+              results.push(streamed);
+              continue;
+            }
+          } catch (error) {
+            if (error instanceof StreamedReadError) skipped.push({ file, reason: reasonOf(error.reason) });
+            else if (error instanceof SummaryError || error instanceof RecallError) skipped.push({ file, reason: `${error.code}: ${error.message}` });
+            else throw error;
+            continue;
+          }
+          try {
+            // After a shape read (its damage and fragment already told), quietly; else as any whole read.
+            const fragment = options.fragment === true ? { fragment: true } : {};
+            session = truth === undefined ? await readSession(file, fragment) : await readSessionForCli(file, fragment);
+          } catch (error) {
+            skipped.push({ file, reason: reasonOf(error) });
+            continue;
+          }
+        }
         const given = manifests.get(session.header.id);
         if (given !== undefined) used.add(session.header.id);
-        const truth = truths.bySession.get(file);
         try {
           results.push(
             await evaluateSession(session, {
-              clock: () => performance.now(),
+              clock,
               rounds,
               roundFacts,
               ...(budget === undefined ? {} : { budget }),

@@ -108,7 +108,7 @@ function ratio(before: number, after: number): number {
   return after > 0 ? Number((before / after).toFixed(2)) : 0;
 }
 
-function scored(result: CompactResult, truth: GroundTruth, needles: readonly EvalNeedle[]): CompactionEval {
+export function scored(result: CompactResult, truth: GroundTruth, needles: readonly EvalNeedle[]): CompactionEval {
   return {
     firstKeptEntryId: result.firstKeptEntryId,
     windowBlocks: truth.windowBlocks,
@@ -185,14 +185,7 @@ export async function evaluateSession(session: Session, options: EvalOptions): P
   const groundTruthMs = clock() - t;
   const single = scored(result, truth, needles);
 
-  t = clock();
-  const index = RecallIndex.build(session);
-  const recallIndexMs = clock() - t;
-  t = clock();
-  const recall = recallNeedles(index, ledgerVerifier(session), needles);
-  const recallMs = clock() - t;
-  const byWords = recallNeedles(index, ledgerVerifier(session), needles, "words");
-  const spans = await spanRecallNeedles(session, needles);
+  const { index, ...recalled } = await recallPart(session, needles, clock);
   t = clock();
   const truthScore = options.truth === undefined ? null : evaluateTruth(session, result, index, options.truth);
   const truthMs = options.truth === undefined ? 0 : clock() - t;
@@ -237,30 +230,86 @@ export async function evaluateSession(session: Session, options: EvalOptions): P
     }
   }
 
-  const fixed = (ms: number): number => Number(ms.toFixed(2));
-  return {
+  return assembleEval({
     file: session.path,
     sessionId: session.header.id,
     entries: session.entries.length,
     blocks: session.blocks.length,
     lineageEntries: session.lineage.length,
     needleSource: manifest === undefined ? "sampled" : "manifest",
-    needles: needles.length,
+    needles,
     single,
-    needlesViaRecall: recall,
-    needlesViaWords: byWords,
-    needlesViaSpanRecall: spans,
+    recalled,
     repeated,
     truth: truthScore,
-    floors: floorsOf(single, recall, repeated?.final ?? null, truthScore),
+    times: { groundTruthMs, compactMs, roundsMs, truthMs },
+  });
+}
+
+/** What the recall part of an evaluation found: each needle searched by phrase and by words, and by span. */
+export interface RecallPart {
+  readonly recall: RecallTally;
+  readonly byWords: RecallTally;
+  readonly spans: SpanRecallTally | null;
+  readonly recallIndexMs: number;
+  readonly recallMs: number;
+}
+
+/** The recall part: the session's recall index built, every needle searched (phrase, words) and tried by span. */
+export async function recallPart(session: Session, needles: readonly EvalNeedle[], clock: () => number): Promise<RecallPart & { readonly index: RecallIndex }> {
+  let t = clock();
+  const index = RecallIndex.build(session);
+  const recallIndexMs = clock() - t;
+  t = clock();
+  const recall = recallNeedles(index, ledgerVerifier(session), needles);
+  const recallMs = clock() - t;
+  const byWords = recallNeedles(index, ledgerVerifier(session), needles, "words");
+  const spans = await spanRecallNeedles(session, needles);
+  return { index, recall, byWords, spans, recallIndexMs, recallMs };
+}
+
+/** The parts of a `SessionEval`, in the order its JSON lists them (whole and streamed evaluations alike). */
+export interface EvalParts {
+  readonly file: string;
+  readonly sessionId: string;
+  readonly entries: number;
+  readonly blocks: number;
+  readonly lineageEntries: number;
+  readonly needleSource: SessionEval["needleSource"];
+  readonly needles: readonly EvalNeedle[];
+  readonly single: CompactionEval;
+  readonly recalled: RecallPart;
+  readonly repeated: SessionEval["repeated"];
+  readonly truth: TruthScore | null;
+  readonly times: { readonly groundTruthMs: number; readonly compactMs: number; readonly roundsMs: number; readonly truthMs: number };
+}
+
+export function assembleEval(parts: EvalParts): SessionEval {
+  const { needles, recalled, times } = parts;
+  const fixed = (ms: number): number => Number(ms.toFixed(2));
+  return {
+    file: parts.file,
+    sessionId: parts.sessionId,
+    entries: parts.entries,
+    blocks: parts.blocks,
+    lineageEntries: parts.lineageEntries,
+    needleSource: parts.needleSource,
+    needles: needles.length,
+    single: parts.single,
+    needlesViaRecall: recalled.recall,
+    needlesViaWords: recalled.byWords,
+    needlesViaSpanRecall: recalled.spans,
+    repeated: parts.repeated,
+    truth: parts.truth,
+    floors: floorsOf(parts.single, recalled.recall, parts.repeated?.final ?? null, parts.truth),
     times: {
-      groundTruthMs: fixed(groundTruthMs),
-      compactMs: fixed(compactMs),
-      recallIndexMs: fixed(recallIndexMs),
-      recallMs: fixed(recallMs),
-      recallPerNeedleMs: fixed(needles.length > 0 ? recallMs / needles.length : 0),
-      roundsMs: fixed(roundsMs),
-      truthMs: fixed(truthMs),
+      groundTruthMs: fixed(times.groundTruthMs),
+      compactMs: fixed(times.compactMs),
+      recallIndexMs: fixed(recalled.recallIndexMs),
+      recallMs: fixed(recalled.recallMs),
+      recallPerNeedleMs: fixed(needles.length > 0 ? recalled.recallMs / needles.length : 0),
+      roundsMs: fixed(times.roundsMs),
+      truthMs: fixed(times.truthMs),
     },
   };
 }

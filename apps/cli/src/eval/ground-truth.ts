@@ -193,75 +193,126 @@ export const COMMAND_MATCH_CHARS = 48;
 /** Reads the ground truth of the lineage before `cutEntryId`. Pure. */
 export function groundTruth(session: Session, cutEntryId: string | null, manifest?: EvalManifest): GroundTruth {
   const cut = lineageCut(session, cutEntryId);
-  const lineage = lineageBlocks(session);
-  const window = lineage.filter((b) => inWindow(cut, b));
-  const cwd = session.header.cwd;
+  const along = new GroundTruthAlong(session.header.cwd, manifest);
+  for (const b of lineageBlocks(session)) along.add(b, inWindow(cut, b));
+  return along.truth(cutEntryId);
+}
 
-  // Results by tool call, to tell a successful edit/command from a failed one.
-  const resultOf = new Map<string, Block>();
-  for (const b of lineage) if (b.kind === "toolResult" && b.toolCallId !== undefined) resultOf.set(b.toolCallId, b);
+/** A failing-or-not command on the lineage, kept until the tool results after it are known. */
+interface CommandRun {
+  readonly command: string;
+  readonly index: number;
+  readonly inWindow: boolean;
+  /** A tool call's id (its result decides), or undefined for a `!command` block (its own isError decides). */
+  readonly toolCallId: string | undefined;
+  readonly isError: boolean;
+}
 
-  let foundingRequest: TruthText | null = null;
-  const corrections: TruthText[] = [];
-  const files = new Map<string, TruthFile>();
-  const commits = new Map<string, TruthCommit>();
-  for (const b of window) {
-    if (b.kind === "user") {
-      if (foundingRequest === null) {
-        if (!isHarnessCommand(b.text)) foundingRequest = { text: b.text, index: b.index };
-      } else if (isCorrectionText(b.text)) corrections.push({ text: b.text, index: b.index });
-    } else if (b.kind === "toolCall" && EDIT_TOOLS.has((b.toolName ?? "").toLowerCase())) {
-      const path = pathArg(b.args);
-      const result = b.toolCallId === undefined ? undefined : resultOf.get(b.toolCallId);
-      if (path !== null && result?.isError !== true) files.set(path, { path, forms: pathForms(path, cwd), index: b.index });
-    } else if (isOutput(b) && b.text.includes("] ")) {
-      for (const line of b.text.split("\n")) {
-        const commit = parseCommitLine(line);
-        if (commit !== null && !commits.has(commit.hash)) commits.set(commit.hash, { ...commit, index: b.index });
-      }
-    }
+/**
+ * `groundTruth` read along the lineage, block by block in lineage order (whole or streamed), each told
+ * whether it is before the cut: it keeps the founding request, the corrections and the commits found,
+ * the edits and commands with their #N (not their blocks), and the ids of tool calls whose result failed,
+ * so a streamed read holds what the answer needs and not the session.
+ */
+export class GroundTruthAlong {
+  readonly #cwd: string | undefined;
+  readonly #manifest: EvalManifest | undefined;
+  #windowBlocks = 0;
+  #foundingRequest: TruthText | null = null;
+  readonly #corrections: TruthText[] = [];
+  readonly #edits: { path: string; index: number; toolCallId: string | undefined }[] = [];
+  readonly #commits = new Map<string, TruthCommit>();
+  /** Tool calls whose result (the last one read with their id) is an error. */
+  readonly #failedCalls = new Set<string>();
+  readonly #runs: CommandRun[] = [];
+  /** The manifest's open errors: where each first shows in a tool output, once found. */
+  readonly #manifestAt: ({ index: number; inWindow: boolean } | undefined)[];
+
+  constructor(cwd: string | undefined, manifest?: EvalManifest) {
+    this.#cwd = cwd;
+    this.#manifest = manifest;
+    this.#manifestAt = manifest === undefined ? [] : manifest.errorsOpenAtEnd.map(() => undefined);
   }
 
-  const unresolvedErrors: TruthError[] = [];
-  let errorsInTail = 0;
-  if (manifest !== undefined) {
-    for (const text of manifest.errorsOpenAtEnd) {
-      const at = lineage.find((b) => isOutput(b) && b.text.includes(text));
-      if (at !== undefined && !inWindow(cut, at)) errorsInTail++;
-      else unresolvedErrors.push({ text, index: at?.index ?? null, source: "manifest" });
+  /** The next lineage block; `inWindow`: on the lineage before the cut. */
+  add(b: Block, inWindow: boolean): void {
+    if (b.kind === "toolResult" && b.toolCallId !== undefined) {
+      if (b.isError === true) this.#failedCalls.add(b.toolCallId);
+      else this.#failedCalls.delete(b.toolCallId);
     }
-  } else {
+    if (inWindow) {
+      this.#windowBlocks++;
+      if (b.kind === "user") {
+        if (this.#foundingRequest === null) {
+          if (!isHarnessCommand(b.text)) this.#foundingRequest = { text: b.text, index: b.index };
+        } else if (isCorrectionText(b.text)) this.#corrections.push({ text: b.text, index: b.index });
+      } else if (b.kind === "toolCall" && EDIT_TOOLS.has((b.toolName ?? "").toLowerCase())) {
+        const path = pathArg(b.args);
+        if (path !== null) this.#edits.push({ path, index: b.index, toolCallId: b.toolCallId });
+      } else if (isOutput(b) && b.text.includes("] ")) {
+        for (const line of b.text.split("\n")) {
+          const commit = parseCommitLine(line);
+          if (commit !== null && !this.#commits.has(commit.hash)) this.#commits.set(commit.hash, { ...commit, index: b.index });
+        }
+      }
+    }
+    if (this.#manifest !== undefined) {
+      if (!isOutput(b)) return;
+      this.#manifest.errorsOpenAtEnd.forEach((text, i) => {
+        if (this.#manifestAt[i] === undefined && b.text.includes(text)) this.#manifestAt[i] = { index: b.index, inWindow };
+      });
+      return;
+    }
     // A command that failed and was never run again successfully, later on the lineage (tail included).
-    const lastFailure = new Map<string, Block>();
-    for (const b of lineage) {
-      const isCall = b.kind === "toolCall" && (b.toolName ?? "").toLowerCase() === "bash";
-      if (!isCall && b.kind !== "bash") continue;
-      const command = commandOf(b);
-      if (command === null || isProbe(command)) continue;
-      const failed = isCall ? (b.toolCallId === undefined ? false : resultOf.get(b.toolCallId)?.isError === true) : b.isError === true;
-      if (failed) lastFailure.set(command, b);
-      else lastFailure.delete(command);
-    }
-    for (const [command, b] of lastFailure) {
-      if (!inWindow(cut, b)) {
-        errorsInTail++;
-        continue;
-      }
-      unresolvedErrors.push({ text: command, index: b.index, source: "command" });
-    }
-    unresolvedErrors.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    const isCall = b.kind === "toolCall" && (b.toolName ?? "").toLowerCase() === "bash";
+    if (!isCall && b.kind !== "bash") return;
+    const command = commandOf(b);
+    if (command === null || isProbe(command)) return;
+    this.#runs.push({ command, index: b.index, inWindow, toolCallId: isCall ? b.toolCallId : undefined, isError: !isCall && b.isError === true });
   }
 
-  return {
-    cutEntryId,
-    windowBlocks: window.length,
-    foundingRequest,
-    corrections,
-    modifiedFiles: [...files.values()],
-    commits: [...commits.values()],
-    unresolvedErrors,
-    errorsInTail,
-  };
+  /** The ground truth of the blocks added, for the cut at `cutEntryId`. */
+  truth(cutEntryId: string | null): GroundTruth {
+    const failed = (toolCallId: string | undefined): boolean => toolCallId !== undefined && this.#failedCalls.has(toolCallId);
+    const files = new Map<string, TruthFile>();
+    for (const edit of this.#edits) if (!failed(edit.toolCallId)) files.set(edit.path, { path: edit.path, forms: pathForms(edit.path, this.#cwd), index: edit.index });
+
+    const unresolvedErrors: TruthError[] = [];
+    let errorsInTail = 0;
+    if (this.#manifest !== undefined) {
+      this.#manifest.errorsOpenAtEnd.forEach((text, i) => {
+        const at = this.#manifestAt[i];
+        if (at !== undefined && !at.inWindow) errorsInTail++;
+        else unresolvedErrors.push({ text, index: at?.index ?? null, source: "manifest" });
+      });
+    } else {
+      const lastFailure = new Map<string, CommandRun>();
+      for (const run of this.#runs) {
+        const didFail = run.toolCallId === undefined ? run.isError : failed(run.toolCallId);
+        if (didFail) lastFailure.set(run.command, run);
+        else lastFailure.delete(run.command);
+      }
+      for (const [command, run] of lastFailure) {
+        if (!run.inWindow) {
+          errorsInTail++;
+          continue;
+        }
+        unresolvedErrors.push({ text: command, index: run.index, source: "command" });
+      }
+      unresolvedErrors.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    }
+
+    return {
+      cutEntryId,
+      windowBlocks: this.#windowBlocks,
+      foundingRequest: this.#foundingRequest,
+      corrections: this.#corrections,
+      modifiedFiles: [...files.values()],
+      commits: [...this.#commits.values()],
+      unresolvedErrors,
+      errorsInTail,
+    };
+  }
 }
 
 /** The blocks of a manifest needle's entry that hold its value (the needle's location in the ledger). */

@@ -95,7 +95,7 @@ function middle<T>(items: readonly T[]): T | undefined {
 }
 
 /** The needle of one kind a block offers (the middle candidate, so it is not just the first line). */
-export function candidateOf(block: Block, kind: "identifier" | "hex" | "error-line"): string | undefined {
+export function candidateOf(block: Pick<Block, "text">, kind: "identifier" | "hex" | "error-line"): string | undefined {
   if (kind === "error-line") return middle(block.text.split("\n").filter(isErrorLineCandidate))?.trim();
   const ws = words(block.text);
   return middle(ws.filter(kind === "hex" ? isHexCandidate : isIdentifierCandidate));
@@ -103,22 +103,42 @@ export function candidateOf(block: Block, kind: "identifier" | "hex" | "error-li
 
 const KINDS = ["identifier", "hex", "error-line"] as const;
 
+/** A large tool output of the window: where it is, not its text (read when it is picked). */
+export interface LargeOutput {
+  readonly index: number;
+  readonly anchor?: string | undefined;
+}
+
+/** Is the block a large tool output (a candidate to sample from, when in the window)? */
+export function isLargeOutput(block: Block): boolean {
+  return block.kind === "toolResult" && block.text.length >= LARGE_OUTPUT_CHARS;
+}
+
 /** Up to `max` needles from the window's large tool outputs, evenly spread, kinds rotating. Pure. */
 export function sampleNeedles(session: Session, cutEntryId: string | null, max = SAMPLED_NEEDLES): EvalNeedle[] {
   const cut = lineageCut(session, cutEntryId);
-  const large = lineageBlocks(session).filter((b) => b.kind === "toolResult" && b.text.length >= LARGE_OUTPUT_CHARS && inWindow(cut, b));
+  const large = lineageBlocks(session).filter((b) => isLargeOutput(b) && inWindow(cut, b));
+  return pickNeedles(large, (b) => b.text, max);
+}
+
+/**
+ * The needles of `large` (the window's large tool outputs, in lineage order): `max` of them evenly
+ * spread, each read (`textOf`) only when picked, kinds rotating.
+ */
+export function pickNeedles<L extends LargeOutput>(large: readonly L[], textOf: (output: L) => string, max = SAMPLED_NEEDLES): EvalNeedle[] {
   const picks = Math.min(max, large.length);
   const out: EvalNeedle[] = [];
   const seen = new Set<string>();
   for (let k = 0; k < picks; k++) {
-    const block = large[Math.floor((k * large.length) / picks)];
-    if (block === undefined) continue;
+    const output = large[Math.floor((k * large.length) / picks)];
+    if (output === undefined) continue;
+    const block = { text: textOf(output) };
     for (let j = 0; j < KINDS.length; j++) {
       const kind = KINDS[(k + j) % KINDS.length] ?? "identifier";
       const value = candidateOf(block, kind);
       if (value === undefined || seen.has(value)) continue;
       seen.add(value);
-      out.push({ kind, value, source: "sampled", index: block.index, ...(block.anchor === undefined ? {} : { anchor: block.anchor }), onLineage: true, inWindow: true });
+      out.push({ kind, value, source: "sampled", index: output.index, ...(output.anchor === undefined ? {} : { anchor: output.anchor }), onLineage: true, inWindow: true });
       break;
     }
   }

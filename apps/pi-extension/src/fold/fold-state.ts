@@ -1,6 +1,17 @@
 // Which blocks are folded right now, with their codes and frozen stubs. Rebuilt on restart from the
 // seed index's current view (records of our own fold events) minus the blocks the user unfolded.
-import { CodeAssigner, type FoldIndexRecord, parseAnchor } from "@context-fold/seed-index-format";
+import {
+  CodeAssigner,
+  CompactCodeAssigner,
+  currentView,
+  type FoldIndexRecord,
+  forEachSpan,
+  type LeanReadOutcome,
+  nextSeq,
+  parseAnchor,
+  type Span,
+  type SpansInFile,
+} from "@context-fold/seed-index-format";
 import { renderStub, type StubSpan } from "./stub.js";
 
 /** A folded block: its anchor (blockId), recall code and extent, and the fold event that folded it. */
@@ -24,6 +35,38 @@ const FOLD_TRIGGERS = new Set(["threshold", "cap"]);
 
 function kindOf(blockId: string): "toolResult" | "thinking" {
   return blockId.startsWith("r:") ? "toolResult" : "thinking";
+}
+
+/**
+ * The codes of a seed index whose spans were left in the file (a `context-fold index` record of a large
+ * session: a million spans on one line), kept in a `CompactCodeAssigner` (tables of numbers, no anchor
+ * held: 1.5 GB of span objects, or two maps of a million strings, otherwise). Hands out exactly the codes
+ * a `CodeAssigner` given the same pairs would. It does not hold the anchors, so `blockFor` can name only
+ * the blocks it keeps as text (12-character codes, codes not their block's own); nothing in the extension
+ * asks it (codes are only handed out), and it says so rather than answer "no block" wrongly.
+ */
+class LeanCodeAssigner extends CodeAssigner {
+  readonly #codes: CompactCodeAssigner;
+
+  constructor(expected: number) {
+    super();
+    this.#codes = new CompactCodeAssigner([], expected);
+  }
+
+  /** An existing record's pair (the `CodeAssigner` constructor's rule: a block or code already held is skipped). */
+  keep(blockId: string, code: string): void {
+    this.#codes.keep(blockId, code);
+  }
+
+  override assign(blockId: string): string {
+    return this.#codes.assign(blockId);
+  }
+
+  override blockFor(code: string): string | undefined {
+    const held = this.#codes.holderOf(code);
+    if (held !== undefined || !this.#codes.holds(code)) return held;
+    throw new Error(`code ${code} is held by a block of a seed-index record read lean (its anchor is not kept)`);
+  }
 }
 
 export class FoldState {
@@ -54,6 +97,37 @@ export class FoldState {
       if (!FOLD_TRIGGERS.has(record.trigger)) continue;
       state.#events += 1;
       state.addRecord(record);
+    }
+    return state;
+  }
+
+  /**
+   * `restore` from the outcomes of a lean read (`readSeedIndexFileLean`): its current view, its next seq.
+   * A record whose line was too long to hold has its spans read back from the file: into a table of
+   * codes (`LeanCodeAssigner`), and, for a fold event's record, into the folded spans held anyway. The
+   * state is the one `restore` builds from the same index read whole.
+   */
+  static restoreLean(outcomes: readonly LeanReadOutcome[], unfolds: readonly UnfoldMark[] = []): FoldState {
+    const records = currentView(outcomes);
+    const where = new Map<FoldIndexRecord, SpansInFile>();
+    for (const o of outcomes) if (o.outcome === "record" && o.spansInFile !== undefined) where.set(o.record, o.spansInFile);
+    if (!records.some((record) => where.has(record))) return FoldState.restore(records, nextSeq(outcomes), unfolds);
+    let count = 0;
+    for (const record of records) count += where.get(record)?.count ?? record.spans.length;
+    const codes = new LeanCodeAssigner(count);
+    for (const record of records) forEachSpan(record, where.get(record), (span) => codes.keep(span.blockId, span.code));
+    const state = new FoldState(nextSeq(outcomes), codes);
+    for (const mark of unfolds) state.#pinned.add(mark.blockId);
+    for (const record of records) {
+      if (!FOLD_TRIGGERS.has(record.trigger)) continue;
+      state.#events += 1;
+      const spansInFile = where.get(record);
+      if (spansInFile === undefined) state.addRecord(record);
+      else {
+        const spans: Span[] = [];
+        forEachSpan(record, spansInFile, (span) => spans.push(span));
+        state.addRecord({ ...record, spans });
+      }
     }
     return state;
   }

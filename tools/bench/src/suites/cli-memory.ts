@@ -1,5 +1,6 @@
 // Whole CLI processes on the generated sessions: peak RSS and CPU of every command that reads a session
-// (`inspect`, `index`, `verify`, `compact`, `facts`, `artifacts`, `handoff`, `inventory`, `eval`, and
+// (`inspect`, `index`, `verify`, `compact`, `facts`, `artifacts`, `handoff`, `inventory`, `eval` — also
+// without its recall part, CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1, to measure the rest alone — and
 // `recall`'s first search, which builds its index and block table; `inventory` and `handoff` also with
 // the `index` record beside the session, and `index` run again onto it), each in its own Node process (the real binary, as a user runs it). Issue 28's floor is ≤ 512 MB peak RSS on the
 // 1 GB session, which is generated only on request: `pnpm bench --only cli-memory --sizes 1gb`.
@@ -58,7 +59,8 @@ export const cliMemorySuite: BenchSuite = async (ctx) => {
     mkdirSync(seeded, { recursive: true });
     symlinkSync(resolve(session), seededSession);
     // `index` writes the seed index `verify` then checks: the order matters.
-    const commands: [string, string[], (() => void)?][] = [
+    // [row name, CLI arguments, what to prepare first, environment added]
+    const commands: [string, string[], ((() => void) | undefined)?, Record<string, string>?][] = [
       ["inspect", ["inspect", session, "--json"]],
       ["index", ["index", session, "--out", seedIndex, "--seq", "0", "--json"]],
       ["verify", ["verify", seedIndex, "--session", session, "--json"]],
@@ -73,17 +75,20 @@ export const cliMemorySuite: BenchSuite = async (ctx) => {
       ["inventory", ["inventory", session, "--json"]],
       // Exit 1 when a floor does not hold (a sampled needle recall misses): measured all the same.
       ["eval", ["eval", session, "--json"]],
+      // The streamed eval without its recall part (which reads the session whole to build its index):
+      // what eval holds apart from the recall index build. A measuring switch; the answer is not a verdict.
+      ["eval (recall part left out)", ["eval", session, "--json"], undefined, { CONTEXT_FOLD_EVAL_WITHOUT_RECALL: "1" }],
       ["recall (first search, builds the index)", ["recall", session, "refreshToken", "--cache-dir", recallCache, "--json"]],
     ];
     rmSync(seedIndex, { force: true });
     rmSync(recallCache, { recursive: true, force: true });
-    for (const [name, args, prepare] of commands) {
+    for (const [name, args, prepare, env] of commands) {
       prepare?.();
       rmSync(handoff, { force: true });
       rmSync(usageFile, { force: true });
       const start = performance.now();
       const child = spawnSync(process.execPath, ["--import", preload, CLI, ...args], {
-        env: { ...process.env, CF_BENCH_USAGE: usageFile, NO_COLOR: "1" },
+        env: { ...process.env, ...env, CF_BENCH_USAGE: usageFile, NO_COLOR: "1" },
         stdio: ["ignore", "ignore", "pipe"],
         maxBuffer: 64 << 20,
       });

@@ -1,0 +1,163 @@
+// `eval` of a session too large to hold (see STREAM_ABOVE_BYTES): its shape (entries without content,
+// every block's size), then one streamed read of the lineage that compacts it (`compactSessionStreamed`)
+// and reads the ground truth along the way (`GroundTruthAlong`: the founding request, corrections and
+// commits found, edits and commands by #N, failed tool calls by id), noting each large tool output of the
+// window by #N and location only. The needles are read back by byte offset from the few outputs picked.
+// Memory holds the compaction's window and tail and what the answer needs, never the session's text.
+// Gives the `SessionEval` the whole read gives (times aside); tests compare the two on every fixture.
+//
+// The recall part (a recall index over every block, each needle searched and expanded, verified against
+// the ledger) is `recallPart` on the session read whole, after everything above is let go: it is the one
+// part not bounded yet — its index build holds the postings and block table of the whole session
+// (issue 28's recall-index build, which spills them to disk, is what bounds it). It runs on its own, so
+// its peak is not added to the rest's; CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1 (a measuring switch for the
+// cli-memory bench, never for a verdict) leaves it out to measure the rest alone.
+import { branchPath } from "@context-fold/extractors";
+import { blockTextAt, type Block, LedgerError, lineageInFileOrder, readSession, type SessionShape } from "@context-fold/ledger-reader";
+import { compactSessionStreamed, type CompactResult } from "@context-fold/summary-formatter";
+import { branchCutShort, readSessionShapeForCli } from "../session-input.js";
+import { assembleEval, type RecallPart, recallPart, scored, type SessionEval } from "./evaluate-session.js";
+import { GroundTruthAlong } from "./ground-truth.js";
+import { isLargeOutput, type LargeOutput, pickNeedles } from "./sample-needles.js";
+import type { EvalNeedle } from "./sample-needles.js";
+
+export interface StreamedEvalOptions {
+  readonly budget?: number;
+  readonly fragment: boolean;
+  /** Milliseconds from any fixed origin (e.g. performance.now): time is an input, never read here. */
+  readonly clock: () => number;
+}
+
+/** A large tool output of the window, and where its entry's JSON text sits in the file. */
+interface LargeAt extends LargeOutput {
+  readonly byteOffset: number;
+  readonly byteLength: number;
+  readonly partIndex: number | undefined;
+}
+
+interface Started {
+  readonly head: { readonly path: string; readonly sessionId: string; readonly entries: number; readonly blocks: number; readonly lineageEntries: number };
+  readonly along: GroundTruthAlong;
+  readonly large: LargeAt[];
+  /** The first kept entry the cut was planned with (checked against the result's). */
+  readonly cut: { id: string | null };
+  readonly result: Promise<CompactResult>;
+}
+
+/** The session could not be read (its shape): the caller skips it with the reader's reason, as a whole read's failure. */
+export class StreamedReadError extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
+/** Is the measuring switch that leaves the recall part out set? */
+function withoutRecall(): boolean {
+  return process.env["CONTEXT_FOLD_EVAL_WITHOUT_RECALL"] === "1";
+}
+
+/**
+ * The streamed compaction under way with the ground truth read along it, or undefined when the session
+ * is one `compactSessionStreamed` reads whole (a branch not running forward in the file, or cut short by
+ * damage): eval reads it whole then. Synchronous up to the stream: the shape goes no further than here.
+ */
+function start(shape: SessionShape, budget: number | undefined): Started | undefined {
+  const { session } = shape;
+  if (shape.blockBytes === undefined || branchCutShort(session) !== undefined || !lineageInFileOrder(session) || branchPath(session) !== session.lineage) return undefined;
+  const head = { path: session.path, sessionId: session.header.id, entries: session.entries.length, blocks: shape.blockCount, lineageEntries: session.lineage.length };
+  const along = new GroundTruthAlong(session.header.cwd);
+  const large: LargeAt[] = [];
+  const cut: { id: string | null } = { id: null };
+  // Lineage position the kept tail starts at (`lineageCut`'s cutAt: the last lineage entry with the cut's
+  // id, or past the end), set when the cut is planned, before the stream.
+  let cutAt = 0;
+  let at = 0;
+  const result = compactSessionStreamed(
+    shape,
+    budget === undefined ? {} : { budget },
+    (planned, firstKeptEntryId) => {
+      cut.id = firstKeptEntryId;
+      cutAt = planned.lineage.length;
+      for (let i = planned.lineage.length - 1; i >= 0; i--) {
+        if (planned.lineage[i]?.id === firstKeptEntryId) {
+          cutAt = i;
+          break;
+        }
+      }
+    },
+    (_entry, blocks: readonly Block[]) => {
+      const inWindow = at < cutAt;
+      at++;
+      for (const b of blocks) {
+        along.add(b, inWindow);
+        if (inWindow && isLargeOutput(b)) large.push({ index: b.index, anchor: b.anchor, byteOffset: b.byteOffset, byteLength: b.byteLength, partIndex: b.partIndex });
+      }
+    },
+  );
+  return { head, along, large, cut, result };
+}
+
+/** The recall tallies of a run that leaves the recall part out (CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1). */
+function recallLeftOut(needles: readonly EvalNeedle[]): RecallPart {
+  const results = needles.map((n) => ({ kind: n.kind, value: n.value, found: false, calls: 0, reason: "recall left out (CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1)" }));
+  const tally = { n: results.length, found: 0, maxCalls: 0, results };
+  return { recall: tally, byWords: tally, spans: null, recallIndexMs: 0, recallMs: 0 };
+}
+
+async function readShape(file: string, fragment: boolean): Promise<SessionShape> {
+  try {
+    return await readSessionShapeForCli(file, { blockBytes: true, ...(fragment ? { fragment: true } : {}) });
+  } catch (error) {
+    throw new StreamedReadError(error);
+  }
+}
+
+/**
+ * Evaluates the session in `file` streamed (one compaction, needles sampled, no truth file: what
+ * `eval` streams), or returns undefined when it must be read whole (see `start`).
+ */
+export async function evaluateStreamed(file: string, options: StreamedEvalOptions): Promise<SessionEval | undefined> {
+  const { clock } = options;
+  let t = clock();
+  const started = start(await readShape(file, options.fragment), options.budget);
+  if (started === undefined) return undefined;
+  const { head, along, large, cut } = started;
+  // A SummaryError (nothing to compact) is the whole read's too: the caller skips the file with it.
+  const result = await started.result;
+  const compactMs = clock() - t;
+  if (cut.id !== result.firstKeptEntryId) throw new LedgerError("LEDGER_CHANGED", head.path, `the compaction kept ${result.firstKeptEntryId}, not the planned ${String(cut.id)}: run again`);
+
+  t = clock();
+  const truth = along.truth(result.firstKeptEntryId);
+  const needles = pickNeedles(large, (output) => {
+    const text = blockTextAt(head.path, output, "toolResult", output.partIndex);
+    if (text === undefined) throw new LedgerError("LEDGER_CHANGED", head.path, `block #${String(output.index)} no longer reads at byte ${String(output.byteOffset)}: the file changed while read; run again`);
+    return text;
+  });
+  const groundTruthMs = clock() - t;
+  const single = scored(result, truth, needles);
+
+  let recalled: RecallPart;
+  if (withoutRecall()) recalled = recallLeftOut(needles);
+  else {
+    // Damage and a fragment were told with the shape: the whole read says nothing more.
+    const session = await readSession(file, options.fragment ? { fragment: true } : {});
+    if (session.header.id !== head.sessionId || session.entries.length !== head.entries) throw new LedgerError("LEDGER_CHANGED", head.path, "the file changed between reads: run again");
+    const { index: _index, ...part } = await recallPart(session, needles, clock);
+    recalled = part;
+  }
+  return assembleEval({
+    file: head.path,
+    sessionId: head.sessionId,
+    entries: head.entries,
+    blocks: head.blocks,
+    lineageEntries: head.lineageEntries,
+    needleSource: "sampled",
+    needles,
+    single,
+    recalled,
+    repeated: null,
+    truth: null,
+    times: { groundTruthMs, compactMs, roundsMs: 0, truthMs: 0 },
+  });
+}
