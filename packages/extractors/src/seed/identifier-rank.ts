@@ -144,6 +144,9 @@ export class IdentifierRanker {
   #primary: Int32Array = new Int32Array(0);
   /** Per token id: the call that last read it (`#call`), so a token met twice is counted once. */
   #met: Int32Array = new Int32Array(0);
+  /** `#quotaPool`'s table: PER_BLOCK_QUOTA token ids per home, and how many each holds (0 between calls). */
+  #slots: Int32Array = new Int32Array(0);
+  #filled: Uint8Array = new Uint8Array(0);
   #call = 0;
   /** Calls in this process, and those that ranked every token (the first of each ranker, and each time its candidates were not enough): for tests. */
   static calls = 0;
@@ -165,7 +168,7 @@ export class IdentifierRanker {
     const held = this.#candidates;
     if (held !== undefined) {
       const kept = this.#among(held, count);
-      const pool = this.#quotaPool(kept);
+      const pool = this.#quotaPool(kept, homes);
       if (pool.length >= IDENTIFIER_CAP) {
         // Grown well past what it needs (new tokens within the bound), the set is bounded again among
         // its own members: every other token is past the old bound, so past the new one too.
@@ -268,27 +271,47 @@ export class IdentifierRanker {
     return this.recent ? STAT_LAST : STAT_FIRST;
   }
 
-  /** The best PER_BLOCK_QUOTA of `ids` (by `#better`) of each home. */
-  #quotaPool(ids: readonly number[]): number[] {
+  /**
+   * The best PER_BLOCK_QUOTA of `ids` (by `#better`) of each home, in one flat table kept between calls
+   * (PER_BLOCK_QUOTA slots per home below `homes`, only the homes met reset after): no array per home.
+   */
+  #quotaPool(ids: readonly number[], homes: number): number[] {
     const stats = this.tokens.stats;
     const offset = this.#homeOffset();
     const better = this.#better();
-    const homes = new Map<number, number[]>();
+    if (this.#filled.length < homes) {
+      this.#filled = new Uint8Array(Math.max(homes, this.#filled.length * 2));
+      this.#slots = new Int32Array(this.#filled.length * PER_BLOCK_QUOTA);
+    }
+    const slots = this.#slots;
+    const filled = this.#filled;
+    const met: number[] = [];
     for (const id of ids) {
-      const h = stats[id * STAT_STRIDE + offset] ?? 0;
-      const best = homes.get(h);
-      if (best === undefined) {
-        homes.set(h, [id]);
-        continue;
+      const key = stats[id * STAT_STRIDE + offset] ?? 0;
+      const base = key * PER_BLOCK_QUOTA;
+      let n = filled[key] ?? 0;
+      if (n === 0) met.push(key);
+      if (n >= PER_BLOCK_QUOTA) {
+        if (better(id, slots[base + PER_BLOCK_QUOTA - 1] ?? 0) >= 0) continue;
+        n = PER_BLOCK_QUOTA - 1; // the worst falls off
       }
-      if (best.length >= PER_BLOCK_QUOTA && better(id, best[PER_BLOCK_QUOTA - 1] ?? 0) >= 0) continue;
-      let at = best.length;
-      while (at > 0 && better(id, best[at - 1] ?? 0) < 0) at -= 1;
-      best.splice(at, 0, id);
-      if (best.length > PER_BLOCK_QUOTA) best.pop();
+      let at = n;
+      while (at > 0) {
+        const prev = slots[base + at - 1] ?? 0;
+        if (better(id, prev) >= 0) break;
+        slots[base + at] = prev;
+        at -= 1;
+      }
+      slots[base + at] = id;
+      filled[key] = n + 1;
     }
     const pool: number[] = [];
-    for (const best of homes.values()) for (const id of best) pool.push(id);
+    for (const key of met) {
+      const base = key * PER_BLOCK_QUOTA;
+      const n = filled[key] ?? 0;
+      for (let i = 0; i < n; i++) pool.push(slots[base + i] ?? 0);
+      filled[key] = 0;
+    }
     return pool;
   }
 
