@@ -500,6 +500,24 @@ export class LedgerBuilder {
     return to > from ? [{ index: from }, { index: to - 1 }] : [];
   }
 
+  /**
+   * The blocks of `entries`, in their order, in one array made at its size: no array per entry (the
+   * compaction hook lists a long session's lineage, thousands of entries, and every array is garbage).
+   */
+  blocksOfAll(entries: readonly Entry[]): Block[] {
+    const blocks = this.blocks;
+    const starts = this.blockStart;
+    let total = 0;
+    for (const entry of entries) total += (starts[entry.position + 1] ?? blocks.length) - (starts[entry.position] ?? blocks.length);
+    const out = new Array<Block>(total);
+    let at = 0;
+    for (const entry of entries) {
+      const to = starts[entry.position + 1] ?? blocks.length;
+      for (let i = starts[entry.position] ?? blocks.length; i < to; i++) out[at++] = blocks[i] as Block;
+    }
+    return out;
+  }
+
   /** The blocks of one entry. */
   blocksOf(entry: Entry): Block[] {
     const from = this.blockStart[entry.position] ?? this.blocks.length;

@@ -562,12 +562,8 @@ export async function* streamRoute(route: LineageRoute): AsyncGenerator<{ readon
 
 /** The blocks of the active lineage's entries, in lineage order. */
 export function lineageBlocks(session: Session): Block[] {
-  const out: Block[] = [];
   const state = stateOf(session);
-  if (state !== undefined) {
-    for (const entry of session.lineage) out.push(...state.builder.blocksOf(entry));
-    return out;
-  }
+  if (state !== undefined) return state.builder.blocksOfAll(session.lineage);
   return session.blocks.filter((block) => session.lineageIds.has(block.entryId));
 }
 

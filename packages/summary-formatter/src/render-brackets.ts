@@ -178,6 +178,10 @@ function firstObject(deps: readonly unknown[]): object | undefined {
 }
 
 const NO_LINES: readonly string[] = Object.freeze([]);
+/** UTF-8 bytes of each section's `\n\n[title]\n`, counted once (not a string made per measure). */
+const TITLE_BYTES: readonly number[] = SECTIONS.map((part) => utf8Bytes(`\n\n[${part.title}]\n`));
+/** UTF-8 bytes of `\n\n${renderFooter(footer)}\n` by footer: a fit measures the same footer at every step. */
+const footerBytes = new WeakMap<FooterDoc, number>();
 const NO_SECTION: SectionSize = { deps: [], lines: NO_LINES, bytes: 0, build: -1 };
 
 function sectionPart(at: number, doc: SummaryDoc): SectionSize {
@@ -195,7 +199,7 @@ function sectionPart(at: number, doc: SummaryDoc): SectionSize {
   // The bytes of `\n\n[title]\n` and the lines joined by newlines, summed without making the text.
   let bytes = 0;
   if (lines.length > 0) {
-    bytes = utf8Bytes(`\n\n[${part.title}]\n`) + lines.length - 1;
+    bytes = (TITLE_BYTES[at] ?? 0) + lines.length - 1;
     for (const line of lines) bytes += utf8Bytes(line);
   }
   const made: SectionSize = { deps, lines, bytes, build };
@@ -232,7 +236,9 @@ export function bracketsBodyBytes(doc: SummaryDoc): number {
 
 /** `utf8Bytes(renderBrackets(doc))`, see `bracketsBodyBytes`. */
 export function bracketsBytes(doc: SummaryDoc): number {
-  return bracketsBodyBytes(doc) + utf8Bytes(`\n\n${renderFooter(doc.footer)}\n`);
+  let footer = footerBytes.get(doc.footer);
+  if (footer === undefined) footerBytes.set(doc.footer, (footer = utf8Bytes(`\n\n${renderFooter(doc.footer)}\n`)));
+  return bracketsBodyBytes(doc) + footer;
 }
 
 export function ratioText(windowTokens: number, summaryTokens: number): string {
@@ -249,14 +255,16 @@ export function footerLine(f: FooterDoc): string {
 
 /** The body (marker + sections), without the footer. */
 export function renderBracketsBody(doc: SummaryDoc): string {
-  const parts: string[] = [SUMMARY_MARKER];
-  // The sections' lines as the fit last made them (or as prepared), not built again.
+  // The sections' lines as the fit last made them (or as prepared), not built again; appended to one
+  // string (flattened once, when first read) rather than joined per section and then again as a whole.
+  let body = SUMMARY_MARKER;
   for (let at = 0; at < SECTIONS.length; at++) {
     const lines = sectionPart(at, doc).lines;
     if (lines.length === 0) continue;
-    parts.push(`[${(SECTIONS[at] as SectionPart).title}]\n${lines.join("\n")}`);
+    body += `\n\n[${(SECTIONS[at] as SectionPart).title}]`;
+    for (const line of lines) body += `\n${line}`;
   }
-  return parts.join("\n\n");
+  return body;
 }
 
 export function renderFooter(footer: FooterDoc): string {

@@ -19,13 +19,13 @@ import { cleanPath, isPathToken } from "../lexicon/paths.js";
 import { BlockScanner, type BlockScan } from "./block-scan.js";
 import { RangeInterner } from "./range-interner.js";
 import { ScanCache, spanFacts, type SeedScanCache, type SpanFacts } from "./scan-cache.js";
-import { STAT_DF, STAT_FIRST, STAT_LARGE, STAT_LAST, STAT_STRIDE, TokenTable, type TokenOrder } from "./token-table.js";
+import { IdentifierRanker, topK } from "./identifier-rank.js";
+import { STAT_FIRST, STAT_STRIDE, TokenTable } from "./token-table.js";
 import { classifyTool, isContentTool, toolCommand, toolPath } from "../tool-calls/tool-class.js";
 
 export { tokenParts } from "./token-table.js";
 
-/** At most this many identifiers per record (the contract's cap). */
-export const IDENTIFIER_CAP = 64;
+export { IDENTIFIER_CAP } from "./identifier-rank.js";
 /** At most this many error lines per record; flagged (isError) lines are kept first. */
 export const ERROR_CAP = 128;
 /** A tool output at least this long (UTF-16 units) is "large": its tokens are what summaries lose. */
@@ -137,95 +137,6 @@ interface SpanSource {
 
 type Ranked<T> = (a: T, b: T) => number;
 
-/** The best `cap` items by `better` (negative = a first), in one pass: O(n·cap) worst, O(n) typical. */
-function topK<T>(items: Iterable<T>, cap: number, better: Ranked<T>): T[] {
-  const best: T[] = [];
-  for (const item of items) {
-    if (best.length >= cap) {
-      const worst = best[best.length - 1];
-      if (worst === undefined || better(item, worst) >= 0) continue;
-    }
-    let at = best.length;
-    while (at > 0) {
-      const prev = best[at - 1];
-      if (prev === undefined || better(item, prev) >= 0) break;
-      at -= 1;
-    }
-    best.splice(at, 0, item);
-    if (best.length > cap) best.pop();
-  }
-  return best;
-}
-
-/** At most this many identifiers per source block while other blocks still have candidates. */
-const PER_BLOCK_QUOTA = 8;
-
-/**
- * The best IDENTIFIER_CAP token ids with at most PER_BLOCK_QUOTA from one home block, so one output full
- * of hashes (a `find .git` listing) cannot take every slot; slots left over go to the best of the rest.
- * `primary` holds `rank`'s leading keys as integers (see `leadingKeys`); homes are block ordinals below
- * `homes`.
- */
-function spread(count: number, rank: TokenOrder, primary: Int32Array, home: Int32Array, homes: number): number[] {
-  // Most comparisons are decided by the leading keys: one integer compare, `rank` only on a tie.
-  const better: TokenOrder = (a, b) => {
-    const d = (primary[a] ?? 0) - (primary[b] ?? 0);
-    return d !== 0 ? d : rank(a, b);
-  };
-  // Each home's best, sorted, in one flat table (PER_BLOCK_QUOTA slots per home): no array per block.
-  const slots = new Int32Array(homes * PER_BLOCK_QUOTA);
-  const filled = new Uint8Array(homes);
-  for (let id = 0; id < count; id++) {
-    const key = home[id] ?? 0;
-    const base = key * PER_BLOCK_QUOTA;
-    let n = filled[key] ?? 0;
-    if (n >= PER_BLOCK_QUOTA) {
-      if (better(id, slots[base + PER_BLOCK_QUOTA - 1] ?? 0) >= 0) continue;
-      n = PER_BLOCK_QUOTA - 1; // the worst falls off
-    }
-    let at = n;
-    while (at > 0) {
-      const prev = slots[base + at - 1] ?? 0;
-      if (better(id, prev) >= 0) break;
-      slots[base + at] = prev;
-      at -= 1;
-    }
-    slots[base + at] = id;
-    filled[key] = n + 1;
-  }
-  const pool: number[] = [];
-  for (let key = 0; key < homes; key++) {
-    const base = key * PER_BLOCK_QUOTA;
-    const n = filled[key] ?? 0;
-    for (let i = 0; i < n; i++) pool.push(slots[base + i] ?? 0);
-  }
-  const chosen = topK(pool, IDENTIFIER_CAP, better);
-  if (chosen.length < IDENTIFIER_CAP) {
-    const taken = new Set(chosen);
-    const rest: number[] = [];
-    for (let id = 0; id < count; id++) if (!taken.has(id)) rest.push(id);
-    for (const id of topK(rest, IDENTIFIER_CAP - chosen.length, better)) chosen.push(id);
-  }
-  return chosen;
-}
-
-/**
- * `tokenRank`'s leading keys as one integer per token (large outputs first, then rarer parts first):
- * a smaller value ranks first, equal values are decided by the full order.
- */
-function leadingKeys(stats: Int32Array, rarity: Int32Array, count: number): Int32Array {
-  const out = new Int32Array(count);
-  for (let id = 0; id < count; id++) out[id] = ((stats[id * STAT_STRIDE + STAT_LARGE] ?? 0) === 1 ? 0 : 1 << 30) + Math.min(rarity[id] ?? 0, (1 << 30) - 1);
-  return out;
-}
-
-/** One statistic (a STAT_ offset) of every token, as its own array. */
-function statColumn(stats: Int32Array, offset: number, count: number): Int32Array {
-  const out = new Int32Array(count);
-  for (let id = 0; id < count; id++) out[id] = stats[id * STAT_STRIDE + offset] ?? 0;
-  return out;
-}
-
 /**
  * The seed index's `userMessages[].firstLine`: first non-blank line, trailing whitespace dropped, clipped
  * bare to 200 chars. (The summary's one-liners use facts/user-text.ts `trimmedFirstLine`, which trims
@@ -268,6 +179,8 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
 
   // Query-language keywords in capitals are no identifiers (see query-keywords.ts).
   const tokens = new TokenTable(isQueryKeyword);
+  let recentRanker: IdentifierRanker | undefined;
+  let firstRanker: IdentifierRanker | undefined;
   // Path candidates already judged (and, when paths, normalized: the costly part), found by their range
   // in the scanned text: a repeat is skipped without a substring (most candidates are repeats).
   const seenCandidates = new RangeInterner();
@@ -416,35 +329,11 @@ export function createSeedAccumulator(options: SeedAccumulatorOptions = {}): See
 
   const fields = (opts: SeedFieldsOptions = {}): SeedFields => {
     const recent = opts.favourRecent === true;
-    // Rarity of a token's rarest part is computed once per record (part counts grow as blocks arrive).
-    const rarity = tokens.rarities();
-    const { stats, length } = tokens;
-    const tokenRank: TokenOrder = (a, b) => {
-      const sa = a * STAT_STRIDE;
-      const sb = b * STAT_STRIDE;
-      const largeA = stats[sa + STAT_LARGE] ?? 0;
-      const largeB = stats[sb + STAT_LARGE] ?? 0;
-      if (largeA !== largeB) return largeA === 1 ? -1 : 1;
-      // Made of rare parts: "retryHandle_anYfS" over "JournalLeaseError" built from common words.
-      const rarityA = rarity[a] ?? 0;
-      const rarityB = rarity[b] ?? 0;
-      if (rarityA !== rarityB) return rarityA - rarityB;
-      // rarer and longer: length per block it appears in, compared without division
-      const dfA = stats[sa + STAT_DF] ?? 0;
-      const dfB = stats[sb + STAT_DF] ?? 0;
-      const score = (length[b] ?? 0) * dfA - (length[a] ?? 0) * dfB;
-      if (score !== 0) return score;
-      const lastA = stats[sa + STAT_LAST] ?? 0;
-      const lastB = stats[sb + STAT_LAST] ?? 0;
-      if (recent && lastA !== lastB) return lastB - lastA;
-      if (dfA !== dfB) return dfA - dfB;
-      const firstA = stats[sa + STAT_FIRST] ?? 0;
-      const firstB = stats[sb + STAT_FIRST] ?? 0;
-      if (firstA !== firstB) return recent ? firstB - firstA : firstA - firstB;
-      return tokens.compareText(a, b);
-    };
-    const count = tokens.size;
-    const identifiers = spread(count, tokenRank, leadingKeys(stats, rarity, count), statColumn(stats, recent ? STAT_LAST : STAT_FIRST, count), ordinal + 1)
+    // The ranking keeps, per mode, the tokens that can still be chosen (identifier-rank.ts).
+    const ranker = recent ? (recentRanker ??= new IdentifierRanker(tokens, true)) : (firstRanker ??= new IdentifierRanker(tokens, false));
+    const stats = tokens.stats;
+    const identifiers = ranker
+      .choose(ordinal + 1)
       .sort((a, b) => (stats[a * STAT_STRIDE + STAT_FIRST] ?? 0) - (stats[b * STAT_STRIDE + STAT_FIRST] ?? 0) || tokens.compareText(a, b))
       .map((id) => tokens.text(id));
 

@@ -66,6 +66,13 @@ export class TokenTable {
   /** Per part id: how many distinct tokens hold it (a token holding a part twice counts twice). */
   private partUses = new Int32Array(1024);
 
+  /**
+   * Ids of tokens first counted outside a large output and later seen in one, in the order that happened:
+   * the one way a token's rank can rise other than being new (its rarity and counts only grow), so a
+   * ranking kept across calls re-reads these (see identifier-rank.ts).
+   */
+  readonly largeFlips: number[] = [];
+
   /** Token text by id (made on request: a record prints a few dozen of thousands). */
   text(id: number): string {
     return this.tokens.text(id);
@@ -99,7 +106,10 @@ export class TokenTable {
         stats[at + STAT_DF] = (stats[at + STAT_DF] as number) + 1;
         stats[at + STAT_LAST] = ordinal;
       }
-      if (large) stats[at + STAT_LARGE] = 1;
+      if (large && stats[at + STAT_LARGE] === 0) {
+        stats[at + STAT_LARGE] = 1;
+        this.largeFlips.push(found);
+      }
       return;
     }
     if (this.excluded(source, start, end)) return;
@@ -122,8 +132,9 @@ export class TokenTable {
    * Count the parts of every token added since the last call, as `tokenParts` cuts them, from the pool
    * of token units: once per token, in one pass over units laid side by side, rather than block by block.
    * Parts are looked up WARM_TRIPLES at a time, their slots loaded first (`RangeInterner.warm`).
+   * Called by `rarities`; a caller reading `rarityOf` calls it first.
    */
-  private countParts(): void {
+  countParts(): void {
     const count = this.size;
     if (this.partsCounted === count) return;
     if (count + 1 > this.partStart.length) this.partStart = grown(this.partStart, Math.max(count + 1, this.partStart.length * 2));
@@ -182,16 +193,22 @@ export class TokenTable {
     this.countParts();
     const count = this.size;
     const out = new Int32Array(count);
-    for (let id = 0; id < count; id++) {
-      const from = this.partStart[id] ?? 0;
-      const to = this.partStart[id + 1] ?? 0;
-      let min = Number.MAX_SAFE_INTEGER;
-      for (let p = from; p < to; p++) {
-        const uses = this.partUses[this.parts[p] ?? 0] ?? 0;
-        if (uses < min) min = uses;
-      }
-      out[id] = min === Number.MAX_SAFE_INTEGER ? 1 : min;
-    }
+    for (let id = 0; id < count; id++) out[id] = this.rarityOf(id);
     return out;
+  }
+
+  /**
+   * `rarities()[id]` alone, for a token whose parts are counted (`countParts` since it was added). It
+   * never falls as tokens are added: part counts only grow.
+   */
+  rarityOf(id: number): number {
+    const from = this.partStart[id] ?? 0;
+    const to = this.partStart[id + 1] ?? 0;
+    let min = Number.MAX_SAFE_INTEGER;
+    for (let p = from; p < to; p++) {
+      const uses = this.partUses[this.parts[p] ?? 0] ?? 0;
+      if (uses < min) min = uses;
+    }
+    return min === Number.MAX_SAFE_INTEGER ? 1 : min;
   }
 }
