@@ -18,6 +18,7 @@ import type { Block, BlockKind } from "@context-fold/ledger-reader";
 import { SnapshotStaleError } from "./errors.js";
 import { type CacheKey, isCacheKey } from "./index-cache.js";
 import { bufferSource, FileSource } from "./paged-postings.js";
+import { type ByteSink, MemorySink } from "./spill-files.js";
 import type { ByteSource } from "./term-codec.js";
 
 /** 2: this binary layout (1 was a JSON document). */
@@ -79,21 +80,165 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 const LATIN1 = /^[\0-\xff]*$/;
 
-function stringColumn(values: readonly (string | null | undefined)[]): { meta: ColumnMeta; lengths: Int32Array; text: Buffer } {
-  const lengths = new Int32Array(values.length);
-  const parts: string[] = [];
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (v === null || v === undefined) lengths[i] = -1;
-    else {
-      lengths[i] = v.length;
-      parts.push(v);
-    }
+/** One string column as it is written: each value's length (-1: none), then the text, UTF-16LE until it is known all fits latin1. */
+class StringSink {
+  private readonly lengths: ByteSink;
+  private readonly text: ByteSink;
+  private count = 0;
+  private units = 0;
+  private latin1 = true;
+  constructor(lengths: ByteSink, text: ByteSink) {
+    this.lengths = lengths;
+    this.text = text;
   }
-  const joined = parts.join("");
-  const latin1 = LATIN1.test(joined);
-  const text = Buffer.from(joined, latin1 ? "latin1" : "utf16le");
-  return { meta: { count: values.length, bytes: text.length, units: joined.length, latin1 }, lengths, text };
+  add(v: string | null | undefined): void {
+    this.count++;
+    if (v === null || v === undefined) {
+      this.lengths.i32(-1);
+      return;
+    }
+    this.lengths.i32(v.length);
+    this.text.utf16(v);
+    this.units += v.length;
+    if (this.latin1 && !LATIN1.test(v)) this.latin1 = false;
+  }
+  get meta(): ColumnMeta {
+    return { count: this.count, bytes: this.units * (this.latin1 ? 1 : 2), units: this.units, latin1: this.latin1 };
+  }
+  /** The lengths' pieces and the text's, latin1 (a byte per unit) when every value fits. */
+  pieces(): { readonly lengths: Iterable<Uint8Array>; readonly text: Iterable<Uint8Array> } {
+    const text = this.text.pieces();
+    return { lengths: this.lengths.pieces(), text: this.latin1 ? latin1Of(text) : text };
+  }
+}
+
+/** UTF-16LE pieces (each of an even length) as latin1: the low byte of each unit (every unit fits one). */
+function* latin1Of(pieces: Iterable<Uint8Array>): Iterable<Uint8Array> {
+  for (const piece of pieces) {
+    const out = Buffer.allocUnsafe(piece.length >>> 1);
+    for (let k = 0; k < out.length; k++) out[k] = piece[2 * k] as number;
+    yield out;
+  }
+}
+
+/** Where a table writer puts a column's bytes: a sink per section, named by the column. */
+export type SinkFor = (name: string) => ByteSink;
+
+/**
+ * Writes a block table a block at a time: each column goes to a sink of its own (in memory, or spilled
+ * to a file by a streamed build), so the blocks need not be held; `finish` gives the file's bytes in order.
+ * The one home of how a block's fields are laid out in the table.
+ */
+export class BlockTableWriter {
+  private readonly byteOffset: ByteSink;
+  private readonly ints: readonly ByteSink[];
+  private readonly u8s: readonly ByteSink[];
+  private readonly sha: ByteSink;
+  private readonly strings: Record<StringColumn, StringSink>;
+  private readonly hex = Buffer.alloc(SHA_BYTES);
+  count = 0;
+
+  constructor(sinkFor: SinkFor) {
+    if (!LITTLE_ENDIAN) throw new Error("the block table is written little-endian only");
+    this.byteOffset = sinkFor("byteOffset");
+    // entryPosition, turn, partIndex, line, byteLength, exitCode (callResult comes whole at the end).
+    this.ints = Array.from({ length: INT_COLUMNS - 1 }, (_, c) => sinkFor(`int${String(c)}`));
+    // kind, flags, onLineage, notHistory.
+    this.u8s = Array.from({ length: 4 }, (_, c) => sinkFor(`u8${String(c)}`));
+    this.sha = sinkFor("sha");
+    this.strings = Object.fromEntries(STRING_COLUMNS.map((name) => [name, new StringSink(sinkFor(`${name}.lengths`), sinkFor(`${name}.text`))])) as Record<StringColumn, StringSink>;
+  }
+
+  /** The next block (`#N` = blocks added before it), its text's hex sha256, whether it is on the active lineage and whether it is history. */
+  add(b: Block, shaHex: string, onLineage: boolean, notHistory: boolean): void {
+    const i = this.count;
+    const k = KINDS.indexOf(b.kind);
+    if (k === -1) throw new Error(`block #${String(i)} has an unknown kind ${b.kind}`);
+    this.byteOffset.f64(b.byteOffset);
+    const [entryPosition, turn, partIndex, line, byteLength, exitCode] = this.ints as [ByteSink, ByteSink, ByteSink, ByteSink, ByteSink, ByteSink];
+    entryPosition.i32(b.entryPosition);
+    turn.i32(b.turn);
+    partIndex.i32(b.partIndex ?? -1);
+    line.i32(b.line);
+    byteLength.i32(b.byteLength);
+    exitCode.i32(b.exitCode ?? 0);
+    const [kind, flags, lineage, skip] = this.u8s as [ByteSink, ByteSink, ByteSink, ByteSink];
+    kind.u8(k);
+    flags.u8((b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE));
+    lineage.u8(onLineage ? 1 : 0);
+    skip.u8(notHistory ? 1 : 0);
+    if (this.hex.write(shaHex.slice(0, SHA_BYTES * 2), 0, "hex") !== SHA_BYTES) throw new Error(`block #${String(i)} has no 16-digit hash`);
+    this.sha.bytes(this.hex);
+    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
+    const s = this.strings;
+    s.entryId.add(b.entryId);
+    s.role.add(b.role);
+    s.timestamp.add(b.timestamp);
+    s.anchor.add(b.anchor);
+    s.toolName.add(b.toolName);
+    s.toolCallId.add(b.toolCallId);
+    s.command.add(typeof command === "string" ? command : null);
+    s.fullOutputPath.add(b.fullOutputPath);
+    this.count = i + 1;
+  }
+
+  /** One id of the active lineage (in the lineage's order). */
+  addLineageId(id: string): void {
+    this.strings.lineageIds.add(id);
+  }
+
+  /** The table's bytes in order (each sink's pieces as they are read back), for `key`, `compactions` and the call pairing. */
+  finish(key: CacheKey, compactions: readonly TableCompaction[], callResults: Int32Array): { readonly chunks: Iterable<Uint8Array>; readonly byteLength: number } {
+    const n = this.count;
+    if (callResults.length !== n) throw new Error("the block table's columns must hold one value per block");
+    const meta: Meta = {
+      key,
+      count: n,
+      compactions: compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })),
+      strings: Object.fromEntries(STRING_COLUMNS.map((name) => [name, this.strings[name].meta])) as Record<StringColumn, ColumnMeta>,
+    };
+    const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
+    const head = Buffer.alloc(12);
+    head.write(MAGIC, 0, "latin1");
+    head.writeUInt32LE(BLOCK_TABLE_FORMAT, 4);
+    head.writeUInt32LE(metaBytes.length, 8);
+    const sections: { readonly size: number; readonly pieces: Iterable<Uint8Array> }[] = [
+      { size: 12, pieces: [head] },
+      { size: metaBytes.length, pieces: [metaBytes] },
+      this.section(this.byteOffset),
+      ...this.ints.map((sink) => this.section(sink)),
+      { size: 4 * n, pieces: [new Uint8Array(callResults.buffer, callResults.byteOffset, 4 * n)] },
+      ...this.u8s.map((sink) => this.section(sink)),
+      this.section(this.sha),
+    ];
+    for (const name of STRING_COLUMNS) {
+      const column = this.strings[name];
+      const { lengths, text } = column.pieces();
+      sections.push({ size: 4 * column.meta.count, pieces: lengths }, { size: column.meta.bytes, pieces: text });
+    }
+    // Every section after the head starts at a multiple of 8 (the head is 12 bytes: the meta right after it).
+    let byteLength = 0;
+    const gaps: number[] = [];
+    for (let j = 0; j < sections.length; j++) {
+      byteLength += (sections[j] as { size: number }).size;
+      const gap = j === 0 ? 0 : pad8(byteLength) - byteLength;
+      gaps.push(gap);
+      byteLength += gap;
+    }
+    function* chunks(): Iterable<Uint8Array> {
+      for (let j = 0; j < sections.length; j++) {
+        const section = sections[j] as { pieces: Iterable<Uint8Array> };
+        yield* section.pieces;
+        const gap = gaps[j] as number;
+        if (gap > 0) yield Buffer.alloc(gap);
+      }
+    }
+    return { chunks: chunks(), byteLength };
+  }
+
+  private section(sink: ByteSink): { readonly size: number; readonly pieces: Iterable<Uint8Array> } {
+    return { size: sink.size, pieces: sink.pieces() };
+  }
 }
 
 /** The table's bytes for `input`. */
@@ -103,87 +248,21 @@ export function encodeBlockTable(input: BlockTableInput): Buffer {
 }
 
 /**
- * The table's bytes for `input` as its sections in order (views of the columns, not a copy of them): what
- * a write streams to the file, so the table (254 MB for a 1 GB session) never lies in memory twice.
+ * The table's bytes for `input` as its sections in order: what a write streams to the file, so the table
+ * (254 MB for a 1 GB session) never lies in memory twice.
  */
-export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks: readonly Buffer[]; readonly byteLength: number } {
-  if (!LITTLE_ENDIAN) throw new Error("the block table is written little-endian only");
+export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks: readonly Uint8Array[]; readonly byteLength: number } {
   const blocks = input.blocks;
   const n = blocks.length;
-  const byteOffset = new Float64Array(n);
   if (input.callResults.length !== n || input.notHistory.length !== n) throw new Error("the block table's columns must hold one value per block");
-  const ints = [new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), Int32Array.from(input.callResults)] as const;
-  const [entryPosition, turn, partIndex, line, byteLength, exitCode] = ints;
-  const kind = new Uint8Array(n);
-  const flags = new Uint8Array(n);
-  const onLineage = new Uint8Array(n);
-  const sha = Buffer.alloc(n * SHA_BYTES);
-  const strings: Record<StringColumn, (string | null | undefined)[]> = { entryId: [], role: [], timestamp: [], anchor: [], toolName: [], toolCallId: [], command: [], fullOutputPath: [], lineageIds: [...input.lineageIds] };
+  const writer = new BlockTableWriter((name) => new MemorySink(name.endsWith(".text") ? 16 * n : 8 * n));
   for (let i = 0; i < n; i++) {
     const b = blocks[i] as Block;
-    const k = KINDS.indexOf(b.kind);
-    if (k === -1) throw new Error(`block #${String(i)} has an unknown kind ${b.kind}`);
-    byteOffset[i] = b.byteOffset;
-    entryPosition[i] = b.entryPosition;
-    turn[i] = b.turn;
-    partIndex[i] = b.partIndex ?? -1;
-    line[i] = b.line;
-    byteLength[i] = b.byteLength;
-    exitCode[i] = b.exitCode ?? 0;
-    kind[i] = k;
-    flags[i] = (b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE);
-    onLineage[i] = input.lineageIds.has(b.entryId) ? 1 : 0;
-    const hex = input.shaHex[i] ?? "";
-    if (sha.write(hex.slice(0, SHA_BYTES * 2), i * SHA_BYTES, "hex") !== SHA_BYTES) throw new Error(`block #${String(i)} has no 16-digit hash`);
-    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
-    strings.entryId.push(b.entryId);
-    strings.role.push(b.role);
-    strings.timestamp.push(b.timestamp);
-    strings.anchor.push(b.anchor);
-    strings.toolName.push(b.toolName);
-    strings.toolCallId.push(b.toolCallId);
-    strings.command.push(typeof command === "string" ? command : null);
-    strings.fullOutputPath.push(b.fullOutputPath);
+    writer.add(b, input.shaHex[i] ?? "", input.lineageIds.has(b.entryId), input.notHistory[i] === 1);
   }
-  const columns = STRING_COLUMNS.map((name) => stringColumn(strings[name]));
-  const meta: Meta = {
-    key: input.key,
-    count: n,
-    compactions: input.compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })),
-    strings: Object.fromEntries(STRING_COLUMNS.map((name, j) => [name, (columns[j] as { meta: ColumnMeta }).meta])) as Record<StringColumn, ColumnMeta>,
-  };
-  const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
-  const parts: Buffer[] = [];
-  let size = 0;
-  const put = (bytes: Uint8Array): void => {
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    parts.push(buf);
-    size += buf.length;
-    const gap = pad8(size) - size;
-    if (gap > 0) {
-      parts.push(Buffer.alloc(gap));
-      size += gap;
-    }
-  };
-  const head = Buffer.alloc(12);
-  head.write(MAGIC, 0, "latin1");
-  head.writeUInt32LE(BLOCK_TABLE_FORMAT, 4);
-  head.writeUInt32LE(metaBytes.length, 8);
-  parts.push(head);
-  size += head.length;
-  put(metaBytes);
-  put(new Uint8Array(byteOffset.buffer));
-  for (const column of ints) put(new Uint8Array(column.buffer));
-  put(kind);
-  put(flags);
-  put(onLineage);
-  put(Uint8Array.from(input.notHistory, (x) => (x === 1 ? 1 : 0)));
-  put(sha);
-  for (const column of columns) {
-    put(new Uint8Array(column.lengths.buffer));
-    put(column.text);
-  }
-  return { chunks: parts, byteLength: size };
+  for (const id of input.lineageIds) writer.addLineageId(id);
+  const { chunks, byteLength } = writer.finish(input.key, input.compactions, input.callResults);
+  return { chunks: [...chunks], byteLength };
 }
 
 /** Bytes of a string column read at once (and kept, a few at a time) when a table is read from its file. */
