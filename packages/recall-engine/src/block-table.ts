@@ -18,7 +18,7 @@ import type { Block, BlockKind } from "@context-fold/ledger-reader";
 import { SnapshotStaleError } from "./errors.js";
 import { type CacheKey, isCacheKey } from "./index-cache.js";
 import { bufferSource, FileSource } from "./paged-postings.js";
-import { type ByteSink, MemorySink } from "./spill-files.js";
+import { type ByteSink, MemorySink, MemoryText, type TextSink } from "./spill-files.js";
 import type { ByteSource } from "./term-codec.js";
 
 /** 2: this binary layout (1 was a JSON document). */
@@ -78,16 +78,13 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 /** Whether this machine stores typed arrays little-endian, as the table is laid out. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-const LATIN1 = /^[\0-\xff]*$/;
 
-/** One string column as it is written: each value's length (-1: none), then the text, UTF-16LE until it is known all fits latin1. */
+/** One string column as it is written: each value's length (-1: none), and the text (see TextSink). */
 class StringSink {
   private readonly lengths: ByteSink;
-  private readonly text: ByteSink;
+  private readonly text: TextSink;
   private count = 0;
-  private units = 0;
-  private latin1 = true;
-  constructor(lengths: ByteSink, text: ByteSink) {
+  constructor(lengths: ByteSink, text: TextSink) {
     this.lengths = lengths;
     this.text = text;
   }
@@ -98,31 +95,22 @@ class StringSink {
       return;
     }
     this.lengths.i32(v.length);
-    this.text.utf16(v);
-    this.units += v.length;
-    if (this.latin1 && !LATIN1.test(v)) this.latin1 = false;
+    this.text.add(v);
   }
   get meta(): ColumnMeta {
-    return { count: this.count, bytes: this.units * (this.latin1 ? 1 : 2), units: this.units, latin1: this.latin1 };
+    const latin1 = this.text.latin1();
+    return { count: this.count, bytes: this.text.units * (latin1 ? 1 : 2), units: this.text.units, latin1 };
   }
-  /** The lengths' pieces and the text's, latin1 (a byte per unit) when every value fits. */
   pieces(): { readonly lengths: Iterable<Uint8Array>; readonly text: Iterable<Uint8Array> } {
-    const text = this.text.pieces();
-    return { lengths: this.lengths.pieces(), text: this.latin1 ? latin1Of(text) : text };
+    return { lengths: this.lengths.pieces(), text: this.text.pieces() };
   }
 }
 
-/** UTF-16LE pieces (each of an even length) as latin1: the low byte of each unit (every unit fits one). */
-function* latin1Of(pieces: Iterable<Uint8Array>): Iterable<Uint8Array> {
-  for (const piece of pieces) {
-    const out = Buffer.allocUnsafe(piece.length >>> 1);
-    for (let k = 0; k < out.length; k++) out[k] = piece[2 * k] as number;
-    yield out;
-  }
+/** Where a table writer puts its columns: a sink per fixed-width section and per string column's text, named by the column. */
+export interface TableSinks {
+  bytes(name: string): ByteSink;
+  text(name: string): TextSink;
 }
-
-/** Where a table writer puts a column's bytes: a sink per section, named by the column. */
-export type SinkFor = (name: string) => ByteSink;
 
 /**
  * Writes a block table a block at a time: each column goes to a sink of its own (in memory, or spilled
@@ -135,40 +123,39 @@ export class BlockTableWriter {
   private readonly u8s: readonly ByteSink[];
   private readonly sha: ByteSink;
   private readonly strings: Record<StringColumn, StringSink>;
-  private readonly hex = Buffer.alloc(SHA_BYTES);
   count = 0;
 
-  constructor(sinkFor: SinkFor) {
+  constructor(sinks: TableSinks) {
+    const sinkFor = (name: string): ByteSink => sinks.bytes(name);
     if (!LITTLE_ENDIAN) throw new Error("the block table is written little-endian only");
     this.byteOffset = sinkFor("byteOffset");
     // entryPosition, turn, partIndex, line, byteLength, exitCode (callResult comes whole at the end).
     this.ints = Array.from({ length: INT_COLUMNS - 1 }, (_, c) => sinkFor(`int${String(c)}`));
-    // kind, flags, onLineage, notHistory.
-    this.u8s = Array.from({ length: 4 }, (_, c) => sinkFor(`u8${String(c)}`));
+    // kind, flags, notHistory (onLineage comes whole at the end).
+    this.u8s = Array.from({ length: 3 }, (_, c) => sinkFor(`u8${String(c)}`));
     this.sha = sinkFor("sha");
-    this.strings = Object.fromEntries(STRING_COLUMNS.map((name) => [name, new StringSink(sinkFor(`${name}.lengths`), sinkFor(`${name}.text`))])) as Record<StringColumn, StringSink>;
+    this.strings = Object.fromEntries(STRING_COLUMNS.map((name) => [name, new StringSink(sinkFor(`${name}.lengths`), sinks.text(name))])) as Record<StringColumn, StringSink>;
   }
 
-  /** The next block (`#N` = blocks added before it), its text's hex sha256, whether it is on the active lineage and whether it is history. */
-  add(b: Block, shaHex: string, onLineage: boolean, notHistory: boolean): void {
+  /** The next block (`#N` = blocks added before it), its text's hex sha256, and whether it is history. */
+  add(b: Block, shaHex: string, notHistory: boolean): void {
     const i = this.count;
     const k = KINDS.indexOf(b.kind);
     if (k === -1) throw new Error(`block #${String(i)} has an unknown kind ${b.kind}`);
     this.byteOffset.f64(b.byteOffset);
-    const [entryPosition, turn, partIndex, line, byteLength, exitCode] = this.ints as [ByteSink, ByteSink, ByteSink, ByteSink, ByteSink, ByteSink];
-    entryPosition.i32(b.entryPosition);
-    turn.i32(b.turn);
-    partIndex.i32(b.partIndex ?? -1);
-    line.i32(b.line);
-    byteLength.i32(b.byteLength);
-    exitCode.i32(b.exitCode ?? 0);
-    const [kind, flags, lineage, skip] = this.u8s as [ByteSink, ByteSink, ByteSink, ByteSink];
-    kind.u8(k);
-    flags.u8((b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE));
-    lineage.u8(onLineage ? 1 : 0);
-    skip.u8(notHistory ? 1 : 0);
-    if (this.hex.write(shaHex.slice(0, SHA_BYTES * 2), 0, "hex") !== SHA_BYTES) throw new Error(`block #${String(i)} has no 16-digit hash`);
-    this.sha.bytes(this.hex);
+    // Indexed, not destructured: this runs per block while the code is still cold, where a destructuring walks an iterator.
+    const ints = this.ints;
+    (ints[0] as ByteSink).i32(b.entryPosition);
+    (ints[1] as ByteSink).i32(b.turn);
+    (ints[2] as ByteSink).i32(b.partIndex ?? -1);
+    (ints[3] as ByteSink).i32(b.line);
+    (ints[4] as ByteSink).i32(b.byteLength);
+    (ints[5] as ByteSink).i32(b.exitCode ?? 0);
+    const u8s = this.u8s;
+    (u8s[0] as ByteSink).u8(k);
+    (u8s[1] as ByteSink).u8((b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE));
+    (u8s[2] as ByteSink).u8(notHistory ? 1 : 0);
+    if (this.sha.hex(shaHex.slice(0, SHA_BYTES * 2), SHA_BYTES) !== SHA_BYTES) throw new Error(`block #${String(i)} has no 16-digit hash`);
     const command = b.kind === "bash" ? b.args?.["command"] : undefined;
     const s = this.strings;
     s.entryId.add(b.entryId);
@@ -187,10 +174,13 @@ export class BlockTableWriter {
     this.strings.lineageIds.add(id);
   }
 
-  /** The table's bytes in order (each sink's pieces as they are read back), for `key`, `compactions` and the call pairing. */
-  finish(key: CacheKey, compactions: readonly TableCompaction[], callResults: Int32Array): { readonly chunks: Iterable<Uint8Array>; readonly byteLength: number } {
+  /**
+   * The table's bytes in order (each sink's pieces as they are read back), for `key`, `compactions`, the
+   * call pairing and which blocks are on the active lineage (what is known only once the whole ledger was read).
+   */
+  finish(key: CacheKey, compactions: readonly TableCompaction[], callResults: Int32Array, onLineage: Uint8Array): { readonly chunks: Iterable<Uint8Array>; readonly byteLength: number } {
     const n = this.count;
-    if (callResults.length !== n) throw new Error("the block table's columns must hold one value per block");
+    if (callResults.length !== n || onLineage.length !== n) throw new Error("the block table's columns must hold one value per block");
     const meta: Meta = {
       key,
       count: n,
@@ -208,7 +198,10 @@ export class BlockTableWriter {
       this.section(this.byteOffset),
       ...this.ints.map((sink) => this.section(sink)),
       { size: 4 * n, pieces: [new Uint8Array(callResults.buffer, callResults.byteOffset, 4 * n)] },
-      ...this.u8s.map((sink) => this.section(sink)),
+      this.section(this.u8s[0] as ByteSink),
+      this.section(this.u8s[1] as ByteSink),
+      { size: n, pieces: [onLineage] },
+      this.section(this.u8s[2] as ByteSink),
       this.section(this.sha),
     ];
     for (const name of STRING_COLUMNS) {
@@ -255,13 +248,15 @@ export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks
   const blocks = input.blocks;
   const n = blocks.length;
   if (input.callResults.length !== n || input.notHistory.length !== n) throw new Error("the block table's columns must hold one value per block");
-  const writer = new BlockTableWriter((name) => new MemorySink(name.endsWith(".text") ? 16 * n : 8 * n));
+  const writer = new BlockTableWriter({ bytes: (name) => new MemorySink((name === "byteOffset" ? 8 : name.startsWith("u8") ? 1 : 4) * n), text: () => new MemoryText() });
+  const onLineage = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     const b = blocks[i] as Block;
-    writer.add(b, input.shaHex[i] ?? "", input.lineageIds.has(b.entryId), input.notHistory[i] === 1);
+    writer.add(b, input.shaHex[i] ?? "", input.notHistory[i] === 1);
+    if (input.lineageIds.has(b.entryId)) onLineage[i] = 1;
   }
   for (const id of input.lineageIds) writer.addLineageId(id);
-  const { chunks, byteLength } = writer.finish(input.key, input.compactions, input.callResults);
+  const { chunks, byteLength } = writer.finish(input.key, input.compactions, input.callResults, onLineage);
   return { chunks: [...chunks], byteLength };
 }
 

@@ -8,24 +8,41 @@ import { basename, dirname, join } from "node:path";
 const SINK_BYTES = 64 * 1024;
 const PIECE_BYTES = 1 << 20;
 
+/** Whether this machine stores typed arrays little-endian (the sinks' numbers are written through them). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /**
  * Bytes appended in order, numbers little-endian. In memory (`MemorySink`) the buffer grows; spilled
- * (`FileSink`) it is written out whenever it fills. `pieces` gives what was written, in order.
+ * (`FileSink`) it is written out whenever it fills. `pieces` gives what was written, in order. A sink
+ * written with numbers of one width only (a column) stores them through a typed view of its buffer: a
+ * build writes a few values per block, and a store costs less than a call into Buffer's writers.
  */
 export abstract class ByteSink {
   protected buf: Buffer;
+  private i32s: Int32Array;
+  private f64s: Float64Array;
   protected at = 0;
   /** Bytes written so far. */
   size = 0;
 
   constructor(initial: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(16, initial));
+    if (!LITTLE_ENDIAN) throw new Error("spilled sections are written little-endian only");
+    this.buf = Buffer.allocUnsafeSlow(Math.max(16, initial + (8 - (initial % 8))));
+    this.i32s = new Int32Array(this.buf.buffer, 0, this.buf.length >>> 2);
+    this.f64s = new Float64Array(this.buf.buffer, 0, this.buf.length >>> 3);
   }
 
   /** Makes room for `n` more bytes in `buf` (from `at`). */
   protected abstract room(n: number): void;
   /** What was written, in order (a sink is not written to after). */
   abstract pieces(): Iterable<Uint8Array>;
+
+  /** `buf` replaced by `next` (its own memory, 8-aligned), the typed views with it. */
+  protected use(next: Buffer): void {
+    this.buf = next;
+    this.i32s = new Int32Array(next.buffer, next.byteOffset, next.length >>> 2);
+    this.f64s = new Float64Array(next.buffer, next.byteOffset, next.length >>> 3);
+  }
 
   u8(v: number): void {
     if (this.at + 1 > this.buf.length) this.room(1);
@@ -34,21 +51,28 @@ export abstract class ByteSink {
   }
   i32(v: number): void {
     if (this.at + 4 > this.buf.length) this.room(4);
-    this.buf.writeInt32LE(v, this.at);
+    if ((this.at & 3) === 0) this.i32s[this.at >>> 2] = v;
+    else this.buf.writeInt32LE(v, this.at);
     this.at += 4;
     this.size += 4;
   }
   u32(v: number): void {
-    if (this.at + 4 > this.buf.length) this.room(4);
-    this.buf.writeUInt32LE(v, this.at);
-    this.at += 4;
-    this.size += 4;
+    this.i32(v | 0);
   }
   f64(v: number): void {
     if (this.at + 8 > this.buf.length) this.room(8);
-    this.buf.writeDoubleLE(v, this.at);
+    if ((this.at & 7) === 0) this.f64s[this.at >>> 3] = v;
+    else this.buf.writeDoubleLE(v, this.at);
     this.at += 8;
     this.size += 8;
+  }
+  /** `digits` (hex) as bytes, `length` of them at most; the bytes written. */
+  hex(digits: string, length: number): number {
+    if (this.at + length > this.buf.length) this.room(length);
+    const n = this.buf.write(digits, this.at, length, "hex");
+    this.at += n;
+    this.size += n;
+    return n;
   }
   /** `text` as UTF-16LE code units, exactly (lone surrogates too). */
   utf16(text: string): void {
@@ -76,9 +100,9 @@ export class MemorySink extends ByteSink {
     super(initial);
   }
   protected room(n: number): void {
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.at + n + 8));
     this.buf.copy(grown, 0, 0, this.at);
-    this.buf = grown;
+    this.use(grown);
   }
   pieces(): Iterable<Uint8Array> {
     return [this.buf.subarray(0, this.at)];
@@ -103,7 +127,7 @@ export class FileSink extends ByteSink {
   }
   protected room(n: number): void {
     this.flush();
-    if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n);
+    if (n > this.buf.length) this.use(Buffer.allocUnsafeSlow(n + (8 - (n % 8))));
   }
   /** Closes the file (written out first). */
   close(): void {
@@ -115,6 +139,75 @@ export class FileSink extends ByteSink {
   pieces(): Iterable<Uint8Array> {
     this.close();
     return readPieces(this.path);
+  }
+}
+
+const LATIN1 = /^[\0-\xff]*$/;
+
+/**
+ * Strings appended in order, given back as one text: latin1 (a byte each) when every character fits a
+ * byte, else UTF-16LE, so any string comes back exactly. In memory (`MemoryText`: the strings joined
+ * once at the end) or spilled (`FileText`: written as UTF-16LE, made latin1 as it is read back).
+ */
+export interface TextSink {
+  add(text: string): void;
+  /** UTF-16 units added. */
+  readonly units: number;
+  /** Whether every character added fits a byte. */
+  latin1(): boolean;
+  /** The text in order, latin1 when `latin1()`, else UTF-16LE. */
+  pieces(): Iterable<Uint8Array>;
+}
+
+export class MemoryText implements TextSink {
+  private readonly parts: string[] = [];
+  private joined: string | undefined;
+  units = 0;
+  add(text: string): void {
+    this.parts.push(text);
+    this.units += text.length;
+  }
+  private text(): string {
+    this.joined ??= this.parts.join("");
+    return this.joined;
+  }
+  private fits: boolean | undefined;
+  latin1(): boolean {
+    this.fits ??= LATIN1.test(this.text());
+    return this.fits;
+  }
+  pieces(): Iterable<Uint8Array> {
+    return [Buffer.from(this.text(), this.latin1() ? "latin1" : "utf16le")];
+  }
+}
+
+export class FileText implements TextSink {
+  private readonly sink: FileSink;
+  private fits = true;
+  units = 0;
+  constructor(path: string) {
+    this.sink = new FileSink(path);
+  }
+  add(text: string): void {
+    this.sink.utf16(text);
+    this.units += text.length;
+    if (this.fits && !LATIN1.test(text)) this.fits = false;
+  }
+  latin1(): boolean {
+    return this.fits;
+  }
+  pieces(): Iterable<Uint8Array> {
+    const pieces = this.sink.pieces();
+    return this.fits ? latin1Of(pieces) : pieces;
+  }
+}
+
+/** UTF-16LE pieces (each of an even length) as latin1: the low byte of each unit (every unit fits one). */
+function* latin1Of(pieces: Iterable<Uint8Array>): Iterable<Uint8Array> {
+  for (const piece of pieces) {
+    const out = Buffer.allocUnsafe(piece.length >>> 1);
+    for (let k = 0; k < out.length; k++) out[k] = piece[2 * k] as number;
+    yield out;
   }
 }
 

@@ -11,7 +11,8 @@
 // `snapshotEligible`), so a search could not be answered from the files this writes; it is read whole
 // (`openRecall`). A session below `STREAM_ABOVE` is read whole too: there the whole read costs less
 // CPU than two passes (the shape, then the stream) and stays under the memory bound.
-import { statSync, rmSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { readSessionShape, streamEntries, LedgerError } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format/block-text";
 import { BlockTable, BlockTableWriter, type TableCompaction } from "./block-table.js";
@@ -22,8 +23,8 @@ import { isNotHistoryOf } from "./not-history.js";
 import type { OpenRecallOptions } from "./open-options.js";
 import { formerSnapshotPath, snapshotEligible, snapshotPath } from "./snapshot.js";
 import { tailLogPath } from "./snapshot-recall.js";
-import { dropSpillFolder, FileSink, makeSpillFolder } from "./spill-files.js";
-import { RUN_CHARS, SpilledIndexBuilder } from "./spilled-index.js";
+import { dropSpillFolder, FileSink, FileText, makeSpillFolder } from "./spill-files.js";
+import { RUN_CHARS, type SpilledIndex, SpilledIndexBuilder } from "./spilled-index.js";
 
 /**
  * Sessions of at least this many bytes have their recall files built streamed. Read whole, a session
@@ -54,12 +55,87 @@ function exists(path: string): boolean {
   }
 }
 
-/** What the first pass keeps of the shape: the session's numbers, and what places each block in the table. */
-interface FirstPass {
+/** What the stream pass leaves: the merged index, the table's columns so far, and what the shape completes. */
+interface StreamPass {
   readonly sessionId: string;
+  readonly cachePath: string;
+  readonly replaced: boolean;
+  readonly dir: string;
+  readonly index: SpilledIndex;
+  readonly table: BlockTableWriter;
+  readonly callResults: Int32Array;
+  /** Each block's entry position (what places it on the lineage once the shape is read). */
+  readonly entryPositions: Int32Array;
+  readonly lastEntryId: string | null;
+}
+
+/** A typed array grown (doubled) to hold index `at`, new room filled with `fill`. */
+function room<T extends Int32Array>(array: T, at: number, fill: number, make: (n: number) => T): T {
+  if (at < array.length) return array;
+  const grown = make(Math.max(at + 1, array.length * 2)).fill(fill);
+  grown.set(array);
+  return grown;
+}
+
+/**
+ * The first pass: the ledger streamed entry by entry, each block indexed (its postings spilled in runs,
+ * merged on disk at the end) and written to the table's columns. Null when the session cannot have a
+ * block table (not v3, or a damaged line: see the file comment). A function of its own, so the index
+ * builder's tables are let go when it returns. `onDir` receives the spill folder as soon as it is made.
+ */
+async function streamPass(file: string, options: StreamedBuildOptions, onDir: (dir: string) => void): Promise<StreamPass | null> {
+  let open: { sessionId: string; cachePath: string; replaced: boolean; dir: string; previous: BlockTable | null; table: BlockTableWriter; index: SpilledIndexBuilder } | null = null;
+  let callResults = new Int32Array(1024).fill(-1);
+  let entryPositions = new Int32Array(1024);
+  const calls = new Map<string, number>();
+  let count = 0;
+  let lastEntryId: string | null = null;
+  for await (const item of streamEntries(file, options.fragment === true ? { fragment: true } : {})) {
+    if (item.kind === "header") {
+      if (item.header.version !== 3) return null;
+      const sessionId = item.header.id;
+      const cachePath = options.cachePath ?? defaultCachePath(file, sessionId, options.cacheDir);
+      const replaced = exists(cachePath);
+      const dir = makeSpillFolder(cachePath);
+      onDir(dir);
+      let column = 0;
+      const spilled = (): string => join(dir, `column-${String(column++)}`);
+      const table = new BlockTableWriter({ bytes: () => new FileSink(spilled()), text: () => new FileText(spilled()) });
+      // A stale table beside the cache keeps the hashes it recorded for the blocks it holds (see writeSnapshot).
+      const previous = BlockTable.open(snapshotPath(cachePath));
+      open = { sessionId, cachePath, replaced, dir, previous, table, index: new SpilledIndexBuilder(dir, options.runChars ?? RUN_CHARS) };
+      continue;
+    }
+    // A damaged line: no block table is written for such a session (snapshotEligible).
+    if (item.kind === "damage") return null;
+    if (open === null) throw new LedgerError("NO_HEADER", file, "no header before the first entry");
+    const { previous, table, index } = open;
+    const raw = item.entry.raw;
+    for (const block of item.blocks) {
+      if (block.index !== count) throw new LedgerError("LEDGER_CHANGED", file, `block #${String(block.index)} read where #${String(count)} was expected: run again`);
+      const skip = isNotHistoryOf(raw, block);
+      index.add(skip ? "" : block.text);
+      const kept = previous !== null && count < previous.count && previous.string("entryId", count) === block.entryId ? previous.shaHex(count) : undefined;
+      table.add(block, kept ?? sha256Hex(block.text), skip);
+      callResults = room(callResults, count, -1, (n) => new Int32Array(n));
+      entryPositions = room(entryPositions, count, 0, (n) => new Int32Array(n));
+      entryPositions[count] = block.entryPosition;
+      if (!skip) pairBlock(callResults, calls, block);
+      lastEntryId = block.entryId;
+      count++;
+    }
+  }
+  if (open === null) return null;
+  const { sessionId, cachePath, replaced, dir, table, index } = open;
+  return { sessionId, cachePath, replaced, dir, index: index.finish(), table, callResults: callResults.slice(0, count), entryPositions: entryPositions.slice(0, count), lastEntryId };
+}
+
+/** What the second pass keeps of the shape: the numbers of the read, and the active lineage. */
+interface ShapePass {
   readonly byteLength: number;
   readonly blockCount: number;
-  /** Per entry position, 1 when the entry's id is on the active lineage (what the table's column says per block). */
+  readonly damaged: boolean;
+  /** Per entry position, 1 when the entry's id is on the active lineage (what the table says per block). */
   readonly onLineage: Uint8Array;
   /** The active lineage's ids, in its order. */
   readonly lineageIds: string[];
@@ -67,17 +143,17 @@ interface FirstPass {
 }
 
 /**
- * Reads the shape and keeps what the table needs of it (a function of its own, so nothing of the shape
- * stays reachable from the build's frame); null when the session cannot have a block table.
+ * The second pass: the shape (entries without their text) read for what needs the whole file before it
+ * can be told: the active lineage and the compactions. A function of its own, so the shape is let go
+ * when it returns.
  */
-async function firstPass(file: string, options: StreamedBuildOptions): Promise<FirstPass | null> {
+async function shapePass(file: string, options: StreamedBuildOptions): Promise<ShapePass> {
   const { session, blockCount } = await readSessionShape(file, { ...(options.fragment === true ? { fragment: true } : {}), ...(options.onBytes === undefined ? {} : { onBytes: options.onBytes }) });
-  if (!snapshotEligible(session)) return null;
   const lineage = session.lineageIds;
   const onLineage = new Uint8Array(session.entries.length);
   for (const entry of session.entries) if (lineage.has(entry.id)) onLineage[entry.position] = 1;
   const compactions = session.compactions.map((c) => ({ number: c.number, segment: c.segment, entryIds: c.entryIds }));
-  return { sessionId: session.header.id, byteLength: session.byteLength, blockCount, onLineage, lineageIds: [...lineage], compactions };
+  return { byteLength: session.byteLength, blockCount, damaged: !snapshotEligible(session), onLineage, lineageIds: [...lineage], compactions };
 }
 
 /**
@@ -86,56 +162,26 @@ async function firstPass(file: string, options: StreamedBuildOptions): Promise<F
  * LedgerError LEDGER_CHANGED when the file changed between the two reads.
  */
 export async function buildRecallFilesStreamed(file: string, options: StreamedBuildOptions = {}): Promise<StreamedBuild | null> {
-  const fragment = options.fragment === true ? { fragment: true } : {};
-  const first = await firstPass(file, options);
-  if (first === null) return null;
-  const { sessionId, byteLength, blockCount, onLineage, compactions } = first;
-  const cachePath = options.cachePath ?? defaultCachePath(file, sessionId, options.cacheDir);
-  const replaced = exists(cachePath);
-  const dir = makeSpillFolder(cachePath);
+  let dir: string | null = null;
   try {
-    let column = 0;
-    const table = new BlockTableWriter(() => new FileSink(`${dir}/column-${String(column++)}`));
-    const ids = first.lineageIds;
-    for (let k = 0; k < ids.length; k++) table.addLineageId(ids[k] as string);
-    // Written out: the ids are let go before the second pass.
-    ids.length = 0;
-    const index = new SpilledIndexBuilder(dir, options.runChars ?? RUN_CHARS);
-    // A stale table beside the cache keeps the hashes it recorded for the blocks it holds (see writeSnapshot).
-    const previous = BlockTable.open(snapshotPath(cachePath));
-    let callResults = new Int32Array(Math.max(16, blockCount)).fill(-1);
-    const calls = new Map<string, number>();
-    let count = 0;
-    let lastEntryId: string | null = null;
-    for await (const item of streamEntries(file, fragment)) {
-      if (item.kind !== "entry") continue;
-      const raw = item.entry.raw;
-      for (const block of item.blocks) {
-        if (block.index !== count) throw new LedgerError("LEDGER_CHANGED", file, `block #${String(block.index)} read where #${String(count)} was expected: run again`);
-        const skip = isNotHistoryOf(raw, block);
-        index.add(skip ? "" : block.text);
-        const kept = previous !== null && count < previous.count && previous.string("entryId", count) === block.entryId ? previous.shaHex(count) : undefined;
-        table.add(block, kept ?? sha256Hex(block.text), onLineage[block.entryPosition] === 1, skip);
-        if (count >= callResults.length) {
-          const grown = new Int32Array(callResults.length * 2).fill(-1);
-          grown.set(callResults);
-          callResults = grown;
-        }
-        if (!skip) pairBlock(callResults, calls, block);
-        lastEntryId = block.entryId;
-        count++;
-      }
-    }
-    if (count !== blockCount) throw new LedgerError("LEDGER_CHANGED", file, `the file holds ${String(count)} blocks, ${String(blockCount)} when first read: it changed between reads; run again`);
-    const key = cacheKeyOf(file, { sessionId, byteLength, blockCount, lastEntryId });
-    const merged = index.finish();
-    writeAtomic(cachePath, merged.pieces(key).chunks);
-    writeAtomic(snapshotPath(cachePath), table.finish(key, compactions, callResults.subarray(0, count)).chunks);
+    const streamed = await streamPass(file, options, (made) => (dir = made));
+    if (streamed === null) return null;
+    const shape = await shapePass(file, options);
+    if (shape.damaged) return null;
+    const { cachePath, callResults, entryPositions, lastEntryId, table } = streamed;
+    const count = entryPositions.length;
+    if (count !== shape.blockCount) throw new LedgerError("LEDGER_CHANGED", file, `the file holds ${String(shape.blockCount)} blocks, ${String(count)} when first read: it changed between reads; run again`);
+    const onLineage = new Uint8Array(count);
+    for (let k = 0; k < count; k++) onLineage[k] = shape.onLineage[entryPositions[k] as number] ?? 0;
+    for (const id of shape.lineageIds) table.addLineageId(id);
+    const key = cacheKeyOf(file, { sessionId: streamed.sessionId, byteLength: shape.byteLength, blockCount: count, lastEntryId });
+    writeAtomic(cachePath, streamed.index.pieces(key).chunks);
+    writeAtomic(snapshotPath(cachePath), table.finish(key, shape.compactions, callResults, onLineage).chunks);
     // As a save in memory does: the JSON table of an earlier version and a tail chained to the old base go.
     rmSync(formerSnapshotPath(cachePath), { force: true });
     rmSync(tailLogPath(cachePath), { force: true });
-    return { cachePath, indexed: count, replaced };
+    return { cachePath, indexed: count, replaced: streamed.replaced };
   } finally {
-    dropSpillFolder(dir);
+    if (dir !== null) dropSpillFolder(dir);
   }
 }
