@@ -45,7 +45,7 @@ async function streamedAnswer(file: string, request: RecallRequest): Promise<Rec
   } catch {
     return null;
   }
-  if (size < (open.streamAbove ?? STREAM_ABOVE)) return null;
+  if (size <= (open.streamAbove ?? STREAM_ABOVE)) return null;
   const built = await buildRecallFilesStreamed(file, open);
   if (built === null) return null;
   const answer = recallFromTable(file, { ...request, tables: true, open: { ...open, cachePath: built.cachePath } });

@@ -16,11 +16,13 @@ import { TermTable } from "./term-table.js";
 
 /**
  * Characters of text gathered before a batch is built and spilled: about a term occurrence per 20, so a
- * run holds ≈13 MB of postings and the batch's build arrays ≈20 MB (a 1 GB session spills ≈60 runs).
+ * run holds ≈3 MB of postings and the batch's build arrays ≈5 MB. Larger batches held more of the heap
+ * (16 Mi characters: 588 MB peak RSS for the stream of the 1 GB bench session, 480 MB at this size),
+ * smaller ones more runs to merge (≈230 on that session, a window each).
  */
-export const RUN_CHARS = 16 * 1024 * 1024;
-/** Bytes of each run read at once while the runs are merged. */
-const MERGE_WINDOW = 256 * 1024;
+export const RUN_CHARS = 4 * 1024 * 1024;
+/** Bytes of each run read at once while the runs are merged (≈15 MB for the 1 GB session's runs). */
+const MERGE_WINDOW = 64 * 1024;
 
 /** A run being merged: its next term's id (-1 once it ends) and how many postings words follow. */
 interface RunCursor {

@@ -1,16 +1,15 @@
-// A large session's recall cache and block table built without holding the session: its shape is read
-// first (entries without their text: the lineage, the compactions, the block count) and let go, keeping
-// per entry whether it is on the active lineage; then the ledger is streamed entry by entry and each
-// block is indexed (spilled-index.ts: postings in bounded batches spilled as sorted runs, merged on disk)
-// and written to the block table's columns (each spilled to a file of its own) as it goes by. Block text
-// is never kept. The files are byte for byte those the build in memory writes (open-recall.ts `save`,
-// snapshot-write.ts), and replaced atomically; the spilled files lie in a folder beside the cache,
-// removed however the build ends.
+// A large session's recall cache and block table built without holding the session. First the ledger is
+// streamed entry by entry: each block is indexed (spilled-index.ts: postings in bounded batches spilled as
+// sorted runs, merged on disk once the stream ends) and written to the block table's columns (each spilled
+// to a file of its own) as it goes by; block text is never kept. Then the shape is read (entries without
+// their text) for what only the whole file tells: the active lineage and the compactions. The files are
+// byte for byte those the build in memory writes (open-recall.ts `save`, snapshot-write.ts), replaced
+// atomically; the spilled files lie in a folder beside the cache, removed however the build ends.
 //
 // What does not stream, and why: a session that is not v3 or has damaged lines gets no block table (see
 // `snapshotEligible`), so a search could not be answered from the files this writes; it is read whole
-// (`openRecall`). A session below `STREAM_ABOVE` is read whole too: there the whole read costs less
-// CPU than two passes (the shape, then the stream) and stays under the memory bound.
+// (`openRecall`). A session up to `STREAM_ABOVE` is read whole too: there the whole read costs less
+// CPU than two passes (the stream, then the shape).
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readSessionShape, streamEntries, LedgerError } from "@context-fold/ledger-reader";
@@ -27,10 +26,12 @@ import { dropSpillFolder, FileSink, FileText, makeSpillFolder } from "./spill-fi
 import { RUN_CHARS, type SpilledIndex, SpilledIndexBuilder } from "./spilled-index.js";
 
 /**
- * Sessions of at least this many bytes have their recall files built streamed. Read whole, a session
- * takes about 3.2× its size at peak (≈410 MB here), the streamed build a bounded amount at any size.
+ * Sessions of more than this many bytes have their recall files built streamed, unless the caller says
+ * otherwise (`OpenRecallOptions.streamAbove`; the CLI passes its own limit, STREAM_ABOVE_BYTES with its
+ * CONTEXT_FOLD_STREAM_ABOVE, the same 112 MiB). Read whole, a session peaks near 4.6× its size (484 MB on
+ * the 100 MB bench session); below this, the whole read costs less CPU than the two passes.
  */
-export const STREAM_ABOVE = 128 * 1024 * 1024;
+export const STREAM_ABOVE = 112 * 1024 * 1024;
 
 /** What a streamed build did. */
 export interface StreamedBuild {

@@ -61,10 +61,10 @@ describe("the streamed build of a session's recall files", () => {
   });
 
   it("writes the same bytes on generated sessions (compactions, long tool output), many runs merged", async () => {
-    for (const seed of [3, 17]) {
+    for (const options of [{ seed: 3, turns: 60, compactions: 3 }, { seed: 17, turns: 60 }, { seed: 4, turns: 40, compactions: 2, damage: { tornLines: 2, malformedLines: 2 } }]) {
       const dir = tempDir("streamed-gen-");
       const file = join(dir, "s.jsonl");
-      await generateSession(file, { seed, turns: 60 });
+      await generateSession(file, options);
       await sameBytes(file, dir, [undefined, 1, 997, 20_000]);
     }
   });
