@@ -22,8 +22,11 @@ import { withProgress } from "../progress.js";
 /** `request` answered by reading the ledger (and saving a fresh block table), the table not tried again. */
 async function readInFull(file: string, request: RecallRequest, open: OpenRecallOptions): Promise<RecallAnswer> {
   const { recallFile } = await import("@context-fold/recall-engine");
-  const { streamsSession } = await import("../session-input.js");
-  const streamAbove = streamsSession(file) ? 0 : Infinity;
+  const { growHeapForStreaming, streamsSession } = await import("../session-input.js");
+  const streams = streamsSession(file);
+  // A streamed build reads a stream and a shape, as the streamed commands do: the same heap growth.
+  if (streams) growHeapForStreaming();
+  const streamAbove = streams ? 0 : Infinity;
   return withProgress(`indexing ${basename(file)}`, "bytes", (bar) => recallFile(file, { ...request, tables: false, open: { ...open, streamAbove, onBytes: (read, total) => bar.update(read, total) } }));
 }
 
