@@ -1,15 +1,16 @@
-// A large session's recall cache and block table built without holding the session. First the ledger is
-// streamed entry by entry: each block is indexed (spilled-index.ts: postings in bounded batches spilled as
-// sorted runs, merged on disk once the stream ends) and written to the block table's columns (each spilled
-// to a file of its own) as it goes by; block text is never kept. Then the shape is read (entries without
-// their text) for what only the whole file tells: the active lineage and the compactions. The files are
-// byte for byte those the build in memory writes (open-recall.ts `save`, snapshot-write.ts), replaced
-// atomically; the spilled files lie in a folder beside the cache, removed however the build ends.
+// A large session's recall cache and block table built without holding the session. First the shape is
+// read (entries without their text) for what only the whole file tells: the active lineage and the
+// compactions; it is let go but for a bit per entry. Then the ledger is streamed entry by entry: each block
+// is indexed (spilled-index.ts: postings in bounded batches spilled as sorted runs, merged on disk once the
+// stream ends) and written to the block table's columns (each spilled to a file of its own) as it goes by;
+// block text is never kept. The files are byte for byte those the build in memory writes (open-recall.ts
+// `save`, snapshot-write.ts), replaced atomically; the spilled files lie in a folder beside the cache,
+// removed however the build ends.
 //
 // What does not stream, and why: a session that is not v3 or has damaged lines gets no block table (see
 // `snapshotEligible`), so a search could not be answered from the files this writes; it is read whole
 // (`openRecall`). A session up to `STREAM_ABOVE` is read whole too: there the whole read costs less
-// CPU than two passes (the stream, then the shape).
+// CPU than two passes (the shape, then the stream).
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readSessionShape, streamEntries, LedgerError } from "@context-fold/ledger-reader";
@@ -79,7 +80,7 @@ function room<T extends Int32Array>(array: T, at: number, fill: number, make: (n
 }
 
 /**
- * The first pass: the ledger streamed entry by entry, each block indexed (its postings spilled in runs,
+ * The second pass: the ledger streamed entry by entry, each block indexed (its postings spilled in runs,
  * merged on disk at the end) and written to the table's columns. Null when the session cannot have a
  * block table (not v3, or a damaged line: see the file comment). A function of its own, so the index
  * builder's tables are let go when it returns. `onDir` receives the spill folder as soon as it is made.
@@ -144,7 +145,7 @@ interface ShapePass {
 }
 
 /**
- * The second pass: the shape (entries without their text) read for what needs the whole file before it
+ * The first pass: the shape (entries without their text) read for what needs the whole file before it
  * can be told: the active lineage and the compactions. A function of its own, so the shape is let go
  * when it returns.
  */
@@ -165,13 +166,15 @@ async function shapePass(file: string, options: StreamedBuildOptions): Promise<S
 export async function buildRecallFilesStreamed(file: string, options: StreamedBuildOptions = {}): Promise<StreamedBuild | null> {
   let dir: string | null = null;
   try {
-    const streamed = await streamPass(file, options, (made) => (dir = made));
-    if (streamed === null) return null;
+    // The shape first, on a heap that holds nothing else yet (its 435 MB peak on the 1 GB bench session is
+    // most of the budget); the stream's garbage then reuses what the shape let go.
     const shape = await shapePass(file, options);
     if (shape.damaged) return null;
+    const streamed = await streamPass(file, options, (made) => (dir = made));
+    if (streamed === null) return null;
     const { cachePath, callResults, entryPositions, lastEntryId, table } = streamed;
     const count = entryPositions.length;
-    if (count !== shape.blockCount) throw new LedgerError("LEDGER_CHANGED", file, `the file holds ${String(shape.blockCount)} blocks, ${String(count)} when first read: it changed between reads; run again`);
+    if (count !== shape.blockCount) throw new LedgerError("LEDGER_CHANGED", file, `the file held ${String(shape.blockCount)} blocks when first read, ${String(count)} when streamed: it changed between reads; run again`);
     const onLineage = new Uint8Array(count);
     for (let k = 0; k < count; k++) onLineage[k] = shape.onLineage[entryPositions[k] as number] ?? 0;
     for (const id of shape.lineageIds) table.addLineageId(id);

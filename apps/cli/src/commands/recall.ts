@@ -3,8 +3,8 @@
 //
 // The first search of a session builds its index and block table. A session the CLI streams (over
 // STREAM_ABOVE_BYTES, session-input.ts) has both built streamed (recall-engine's streamed-build.ts: the
-// ledger entry by entry, postings spilled in sorted runs and merged on disk, the table's columns spilled,
-// then the shape for the lineage), byte for byte what the read in memory writes, and the search is
+// shape for the lineage, then the ledger entry by entry, postings spilled in sorted runs and merged on
+// disk, the table's columns spilled), byte for byte what the read in memory writes, and the search is
 // answered from them as a later search is (both read by offset). A smaller one is read whole, as are
 // sessions that can have no block table (not v3, or damaged) and searches the table cannot answer
 // (a regex, --expand, spans).
