@@ -164,9 +164,14 @@ export async function readSessionForCli(file: string, options: { warnDamage?: bo
  */
 export const STREAMED_HEAP_GROWTH_PERCENT = 10;
 
-export async function readSessionShapeForCli(file: string, options: { warnDamage?: boolean; fragment?: boolean; blockBytes?: boolean } = {}): Promise<SessionShape> {
+/** Sets STREAMED_HEAP_GROWTH_PERCENT for this process, from V8's next limit on (see it). */
+export function growHeapForStreaming(): void {
   // Read each time V8 sets its next limit, so it applies from here on (this process only).
   setFlagsFromString(`--heap-growing-percent=${String(STREAMED_HEAP_GROWTH_PERCENT)}`);
+}
+
+export async function readSessionShapeForCli(file: string, options: { warnDamage?: boolean; fragment?: boolean; blockBytes?: boolean } = {}): Promise<SessionShape> {
+  growHeapForStreaming();
   const shape = await withProgress(`reading ${basename(file)}`, "bytes", (bar) =>
     readSessionShape(file, {
       ...(options.fragment === true ? { fragment: true } : {}),

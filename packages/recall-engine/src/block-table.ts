@@ -18,6 +18,7 @@ import type { Block, BlockKind } from "@context-fold/ledger-reader";
 import { SnapshotStaleError } from "./errors.js";
 import { type CacheKey, isCacheKey } from "./index-cache.js";
 import { bufferSource, FileSource } from "./paged-postings.js";
+import { type ByteSink, MemorySink, MemoryText, type TextSink } from "./spill-files.js";
 import type { ByteSource } from "./term-codec.js";
 
 /** 2: this binary layout (1 was a JSON document). */
@@ -77,23 +78,160 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 /** Whether this machine stores typed arrays little-endian, as the table is laid out. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-const LATIN1 = /^[\0-\xff]*$/;
 
-function stringColumn(values: readonly (string | null | undefined)[]): { meta: ColumnMeta; lengths: Int32Array; text: Buffer } {
-  const lengths = new Int32Array(values.length);
-  const parts: string[] = [];
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (v === null || v === undefined) lengths[i] = -1;
-    else {
-      lengths[i] = v.length;
-      parts.push(v);
-    }
+/** One string column as it is written: each value's length (-1: none), and the text (see TextSink). */
+class StringSink {
+  private readonly lengths: ByteSink;
+  private readonly text: TextSink;
+  private count = 0;
+  constructor(lengths: ByteSink, text: TextSink) {
+    this.lengths = lengths;
+    this.text = text;
   }
-  const joined = parts.join("");
-  const latin1 = LATIN1.test(joined);
-  const text = Buffer.from(joined, latin1 ? "latin1" : "utf16le");
-  return { meta: { count: values.length, bytes: text.length, units: joined.length, latin1 }, lengths, text };
+  add(v: string | null | undefined): void {
+    this.count++;
+    if (v === null || v === undefined) {
+      this.lengths.i32(-1);
+      return;
+    }
+    this.lengths.i32(v.length);
+    this.text.add(v);
+  }
+  get meta(): ColumnMeta {
+    const latin1 = this.text.latin1();
+    return { count: this.count, bytes: this.text.units * (latin1 ? 1 : 2), units: this.text.units, latin1 };
+  }
+  pieces(): { readonly lengths: Iterable<Uint8Array>; readonly text: Iterable<Uint8Array> } {
+    return { lengths: this.lengths.pieces(), text: this.text.pieces() };
+  }
+}
+
+/** Where a table writer puts its columns: a sink per fixed-width section and per string column's text, named by the column. */
+export interface TableSinks {
+  bytes(name: string): ByteSink;
+  text(name: string): TextSink;
+}
+
+/**
+ * Writes a block table a block at a time: each column goes to a sink of its own (in memory, or spilled
+ * to a file by a streamed build), so the blocks need not be held; `finish` gives the file's bytes in order.
+ * The one home of how a block's fields are laid out in the table.
+ */
+export class BlockTableWriter {
+  private readonly byteOffset: ByteSink;
+  private readonly ints: readonly ByteSink[];
+  private readonly u8s: readonly ByteSink[];
+  private readonly sha: ByteSink;
+  private readonly strings: Record<StringColumn, StringSink>;
+  count = 0;
+
+  constructor(sinks: TableSinks) {
+    const sinkFor = (name: string): ByteSink => sinks.bytes(name);
+    if (!LITTLE_ENDIAN) throw new Error("the block table is written little-endian only");
+    this.byteOffset = sinkFor("byteOffset");
+    // entryPosition, turn, partIndex, line, byteLength, exitCode (callResult comes whole at the end).
+    this.ints = Array.from({ length: INT_COLUMNS - 1 }, (_, c) => sinkFor(`int${String(c)}`));
+    // kind, flags, notHistory (onLineage comes whole at the end).
+    this.u8s = Array.from({ length: 3 }, (_, c) => sinkFor(`u8${String(c)}`));
+    this.sha = sinkFor("sha");
+    this.strings = Object.fromEntries(STRING_COLUMNS.map((name) => [name, new StringSink(sinkFor(`${name}.lengths`), sinks.text(name))])) as Record<StringColumn, StringSink>;
+  }
+
+  /** The next block (`#N` = blocks added before it), its text's hex sha256, and whether it is history. */
+  add(b: Block, shaHex: string, notHistory: boolean): void {
+    const i = this.count;
+    const k = KINDS.indexOf(b.kind);
+    if (k === -1) throw new Error(`block #${String(i)} has an unknown kind ${b.kind}`);
+    this.byteOffset.f64(b.byteOffset);
+    // Indexed, not destructured: this runs per block while the code is still cold, where a destructuring walks an iterator.
+    const ints = this.ints;
+    (ints[0] as ByteSink).i32(b.entryPosition);
+    (ints[1] as ByteSink).i32(b.turn);
+    (ints[2] as ByteSink).i32(b.partIndex ?? -1);
+    (ints[3] as ByteSink).i32(b.line);
+    (ints[4] as ByteSink).i32(b.byteLength);
+    (ints[5] as ByteSink).i32(b.exitCode ?? 0);
+    const u8s = this.u8s;
+    (u8s[0] as ByteSink).u8(k);
+    (u8s[1] as ByteSink).u8((b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE));
+    (u8s[2] as ByteSink).u8(notHistory ? 1 : 0);
+    if (this.sha.hex(shaHex.slice(0, SHA_BYTES * 2), SHA_BYTES) !== SHA_BYTES) throw new Error(`block #${String(i)} has no 16-digit hash`);
+    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
+    const s = this.strings;
+    s.entryId.add(b.entryId);
+    s.role.add(b.role);
+    s.timestamp.add(b.timestamp);
+    s.anchor.add(b.anchor);
+    s.toolName.add(b.toolName);
+    s.toolCallId.add(b.toolCallId);
+    s.command.add(typeof command === "string" ? command : null);
+    s.fullOutputPath.add(b.fullOutputPath);
+    this.count = i + 1;
+  }
+
+  /** One id of the active lineage (in the lineage's order). */
+  addLineageId(id: string): void {
+    this.strings.lineageIds.add(id);
+  }
+
+  /**
+   * The table's bytes in order (each sink's pieces as they are read back), for `key`, `compactions`, the
+   * call pairing and which blocks are on the active lineage (what is known only once the whole ledger was read).
+   */
+  finish(key: CacheKey, compactions: readonly TableCompaction[], callResults: Int32Array, onLineage: Uint8Array): { readonly chunks: Iterable<Uint8Array>; readonly byteLength: number } {
+    const n = this.count;
+    if (callResults.length !== n || onLineage.length !== n) throw new Error("the block table's columns must hold one value per block");
+    const meta: Meta = {
+      key,
+      count: n,
+      compactions: compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })),
+      strings: Object.fromEntries(STRING_COLUMNS.map((name) => [name, this.strings[name].meta])) as Record<StringColumn, ColumnMeta>,
+    };
+    const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
+    const head = Buffer.alloc(12);
+    head.write(MAGIC, 0, "latin1");
+    head.writeUInt32LE(BLOCK_TABLE_FORMAT, 4);
+    head.writeUInt32LE(metaBytes.length, 8);
+    const sections: { readonly size: number; readonly pieces: Iterable<Uint8Array> }[] = [
+      { size: 12, pieces: [head] },
+      { size: metaBytes.length, pieces: [metaBytes] },
+      this.section(this.byteOffset),
+      ...this.ints.map((sink) => this.section(sink)),
+      { size: 4 * n, pieces: [new Uint8Array(callResults.buffer, callResults.byteOffset, 4 * n)] },
+      this.section(this.u8s[0] as ByteSink),
+      this.section(this.u8s[1] as ByteSink),
+      { size: n, pieces: [onLineage] },
+      this.section(this.u8s[2] as ByteSink),
+      this.section(this.sha),
+    ];
+    for (const name of STRING_COLUMNS) {
+      const column = this.strings[name];
+      const { lengths, text } = column.pieces();
+      sections.push({ size: 4 * column.meta.count, pieces: lengths }, { size: column.meta.bytes, pieces: text });
+    }
+    // Every section after the head starts at a multiple of 8 (the head is 12 bytes: the meta right after it).
+    let byteLength = 0;
+    const gaps: number[] = [];
+    for (let j = 0; j < sections.length; j++) {
+      byteLength += (sections[j] as { size: number }).size;
+      const gap = j === 0 ? 0 : pad8(byteLength) - byteLength;
+      gaps.push(gap);
+      byteLength += gap;
+    }
+    function* chunks(): Iterable<Uint8Array> {
+      for (let j = 0; j < sections.length; j++) {
+        const section = sections[j] as { pieces: Iterable<Uint8Array> };
+        yield* section.pieces;
+        const gap = gaps[j] as number;
+        if (gap > 0) yield Buffer.alloc(gap);
+      }
+    }
+    return { chunks: chunks(), byteLength };
+  }
+
+  private section(sink: ByteSink): { readonly size: number; readonly pieces: Iterable<Uint8Array> } {
+    return { size: sink.size, pieces: sink.pieces() };
+  }
 }
 
 /** The table's bytes for `input`. */
@@ -103,87 +241,23 @@ export function encodeBlockTable(input: BlockTableInput): Buffer {
 }
 
 /**
- * The table's bytes for `input` as its sections in order (views of the columns, not a copy of them): what
- * a write streams to the file, so the table (254 MB for a 1 GB session) never lies in memory twice.
+ * The table's bytes for `input` as its sections in order: what a write streams to the file, so the table
+ * (254 MB for a 1 GB session) never lies in memory twice.
  */
-export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks: readonly Buffer[]; readonly byteLength: number } {
-  if (!LITTLE_ENDIAN) throw new Error("the block table is written little-endian only");
+export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks: readonly Uint8Array[]; readonly byteLength: number } {
   const blocks = input.blocks;
   const n = blocks.length;
-  const byteOffset = new Float64Array(n);
   if (input.callResults.length !== n || input.notHistory.length !== n) throw new Error("the block table's columns must hold one value per block");
-  const ints = [new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), Int32Array.from(input.callResults)] as const;
-  const [entryPosition, turn, partIndex, line, byteLength, exitCode] = ints;
-  const kind = new Uint8Array(n);
-  const flags = new Uint8Array(n);
+  const writer = new BlockTableWriter({ bytes: (name) => new MemorySink((name === "byteOffset" ? 8 : name.startsWith("u8") ? 1 : 4) * n), text: () => new MemoryText() });
   const onLineage = new Uint8Array(n);
-  const sha = Buffer.alloc(n * SHA_BYTES);
-  const strings: Record<StringColumn, (string | null | undefined)[]> = { entryId: [], role: [], timestamp: [], anchor: [], toolName: [], toolCallId: [], command: [], fullOutputPath: [], lineageIds: [...input.lineageIds] };
   for (let i = 0; i < n; i++) {
     const b = blocks[i] as Block;
-    const k = KINDS.indexOf(b.kind);
-    if (k === -1) throw new Error(`block #${String(i)} has an unknown kind ${b.kind}`);
-    byteOffset[i] = b.byteOffset;
-    entryPosition[i] = b.entryPosition;
-    turn[i] = b.turn;
-    partIndex[i] = b.partIndex ?? -1;
-    line[i] = b.line;
-    byteLength[i] = b.byteLength;
-    exitCode[i] = b.exitCode ?? 0;
-    kind[i] = k;
-    flags[i] = (b.isError === true ? IS_ERROR : 0) | (b.exitCode === undefined ? 0 : HAS_EXIT_CODE);
-    onLineage[i] = input.lineageIds.has(b.entryId) ? 1 : 0;
-    const hex = input.shaHex[i] ?? "";
-    if (sha.write(hex.slice(0, SHA_BYTES * 2), i * SHA_BYTES, "hex") !== SHA_BYTES) throw new Error(`block #${String(i)} has no 16-digit hash`);
-    const command = b.kind === "bash" ? b.args?.["command"] : undefined;
-    strings.entryId.push(b.entryId);
-    strings.role.push(b.role);
-    strings.timestamp.push(b.timestamp);
-    strings.anchor.push(b.anchor);
-    strings.toolName.push(b.toolName);
-    strings.toolCallId.push(b.toolCallId);
-    strings.command.push(typeof command === "string" ? command : null);
-    strings.fullOutputPath.push(b.fullOutputPath);
+    writer.add(b, input.shaHex[i] ?? "", input.notHistory[i] === 1);
+    if (input.lineageIds.has(b.entryId)) onLineage[i] = 1;
   }
-  const columns = STRING_COLUMNS.map((name) => stringColumn(strings[name]));
-  const meta: Meta = {
-    key: input.key,
-    count: n,
-    compactions: input.compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })),
-    strings: Object.fromEntries(STRING_COLUMNS.map((name, j) => [name, (columns[j] as { meta: ColumnMeta }).meta])) as Record<StringColumn, ColumnMeta>,
-  };
-  const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
-  const parts: Buffer[] = [];
-  let size = 0;
-  const put = (bytes: Uint8Array): void => {
-    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    parts.push(buf);
-    size += buf.length;
-    const gap = pad8(size) - size;
-    if (gap > 0) {
-      parts.push(Buffer.alloc(gap));
-      size += gap;
-    }
-  };
-  const head = Buffer.alloc(12);
-  head.write(MAGIC, 0, "latin1");
-  head.writeUInt32LE(BLOCK_TABLE_FORMAT, 4);
-  head.writeUInt32LE(metaBytes.length, 8);
-  parts.push(head);
-  size += head.length;
-  put(metaBytes);
-  put(new Uint8Array(byteOffset.buffer));
-  for (const column of ints) put(new Uint8Array(column.buffer));
-  put(kind);
-  put(flags);
-  put(onLineage);
-  put(Uint8Array.from(input.notHistory, (x) => (x === 1 ? 1 : 0)));
-  put(sha);
-  for (const column of columns) {
-    put(new Uint8Array(column.lengths.buffer));
-    put(column.text);
-  }
-  return { chunks: parts, byteLength: size };
+  for (const id of input.lineageIds) writer.addLineageId(id);
+  const { chunks, byteLength } = writer.finish(input.key, input.compactions, input.callResults, onLineage);
+  return { chunks: [...chunks], byteLength };
 }
 
 /** Bytes of a string column read at once (and kept, a few at a time) when a table is read from its file. */

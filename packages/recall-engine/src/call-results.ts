@@ -31,12 +31,26 @@ export function extendCallPairing(pairing: CallPairing | undefined, blocks: read
   const calls = pairing?.calls ?? new Map<string, number>();
   for (let k = from; k < blocks.length; k++) {
     const block = blocks[k] as Block;
-    if (block.toolCallId === undefined || skip(block)) continue;
-    if (block.kind === "toolCall") calls.set(block.toolCallId, block.index);
-    else if (block.kind === "toolResult") {
-      const call = calls.get(block.toolCallId);
-      if (call !== undefined && out[call] === -1) out[call] = block.index;
-    }
+    if (!skip(block)) pairBlock(out, calls, block);
   }
   return { out, calls };
+}
+
+/**
+ * The pairing rule, one block at a time (blocks in `#N` order, those that are not history left out): a
+ * call is remembered by its id, the first result after it carrying the id is its result. A call once
+ * answered is forgotten: a later result with its id would not replace the first, a later call with it
+ * is remembered anew.
+ */
+export function pairBlock(out: Int32Array, calls: Map<string, number>, block: Block): void {
+  const id = block.toolCallId;
+  if (id === undefined) return;
+  if (block.kind === "toolCall") calls.set(id, block.index);
+  else if (block.kind === "toolResult") {
+    const call = calls.get(id);
+    if (call !== undefined && out[call] === -1) {
+      out[call] = block.index;
+      calls.delete(id);
+    }
+  }
 }

@@ -45,9 +45,14 @@ export function ledgerEdges(file: string, byteLength: number): { head: string; t
 }
 
 export function cacheKeyFor(file: string, session: RecallSession): CacheKey {
-  const { head, tail } = ledgerEdges(file, session.byteLength);
   const last = session.blocks[session.blocks.length - 1];
-  return { format: CACHE_FORMAT, sessionId: session.header.id, byteLength: session.byteLength, head, tail, blockCount: session.blocks.length, lastEntryId: last?.entryId ?? null };
+  return cacheKeyOf(file, { sessionId: session.header.id, byteLength: session.byteLength, blockCount: session.blocks.length, lastEntryId: last?.entryId ?? null });
+}
+
+/** The key of a ledger read as `read` says (a streamed build has no session to hand `cacheKeyFor`). */
+export function cacheKeyOf(file: string, read: { readonly sessionId: string; readonly byteLength: number; readonly blockCount: number; readonly lastEntryId: string | null }): CacheKey {
+  const { head, tail } = ledgerEdges(file, read.byteLength);
+  return { format: CACHE_FORMAT, sessionId: read.sessionId, byteLength: read.byteLength, head, tail, blockCount: read.blockCount, lastEntryId: read.lastEntryId };
 }
 
 export function isCacheKey(value: unknown): value is CacheKey {

@@ -22,10 +22,9 @@ export interface EntrySource {
   readonly entries?: readonly { readonly raw: Readonly<Record<string, unknown>> }[];
 }
 
-/** The `customType` of the entry a custom block came from, when the session holds its entries. */
-function customTypeOf(session: EntrySource, block: Block): string | undefined {
+/** The `customType` of the entry (its `raw`) a custom block came from, when it is known. */
+function customTypeOf(raw: Readonly<Record<string, unknown>> | undefined, block: Block): string | undefined {
   if (block.kind !== "custom") return undefined;
-  const raw = session.entries?.[block.entryPosition]?.raw;
   if (raw === undefined) return undefined;
   const direct = raw["customType"];
   if (typeof direct === "string") return direct;
@@ -40,7 +39,12 @@ function customTypeOf(session: EntrySource, block: Block): string | undefined {
 
 /** true when `block` is one of the extension's injected messages or recall traffic, not history. */
 export function isNotHistory(session: EntrySource, block: Block): boolean {
+  return isNotHistoryOf(session.entries?.[block.entryPosition]?.raw, block);
+}
+
+/** `isNotHistory` of a block whose entry (`raw`, as read) is at hand: a streamed read has no session to ask. */
+export function isNotHistoryOf(raw: Readonly<Record<string, unknown>> | undefined, block: Block): boolean {
   if ((block.kind === "toolCall" || block.kind === "toolResult") && block.toolName !== undefined && RECALL_TOOL_NAMES.has(block.toolName)) return true;
-  const type = customTypeOf(session, block);
+  const type = customTypeOf(raw, block);
   return type !== undefined && INJECTED_MESSAGE_TYPES.has(type);
 }

@@ -10,4 +10,10 @@ export interface OpenRecallOptions {
   readonly fragment?: boolean;
   /** Progress of reading the ledger when it has to be read (bytes read, file size). */
   readonly onBytes?: (read: number, total: number) => void;
+  /**
+   * A plain search (words or a browse) of a session file of more than this many bytes, whose cache or
+   * block table does not match it, builds both streamed, in bounded memory, and answers from them
+   * (default 112 MiB: `STREAM_ABOVE`). 0 streams every size; Infinity never.
+   */
+  readonly streamAbove?: number;
 }

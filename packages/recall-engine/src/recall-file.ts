@@ -3,13 +3,15 @@
 // anything else, or a table found stale mid-answer, reads the ledger in full and saves the table for next
 // time. Expand and span recall always read the ledger, so their text is verified against it.
 import type { Block } from "@context-fold/ledger-reader";
-import { openRecall } from "./open-recall.js";
+import { statSync } from "node:fs";
+import { type CacheReport, openRecall } from "./open-recall.js";
 import { parseQuery } from "./query.js";
 import type { RecallAnswer, RecallRequest } from "./recall-request.js";
 import type { RecordedHashes } from "./recorded-hashes.js";
 import type { SearchResult } from "./results.js";
 import { searchSalvaged } from "./salvaged.js";
 import { spanRecall } from "./span-recall.js";
+import { buildRecallFilesStreamed, STREAM_ABOVE } from "./streamed-build.js";
 import { answersFromTable, recallFromTable, searchOptions } from "./table-recall.js";
 
 export type { RecallAnswer, RecallNotes, RecallRequest } from "./recall-request.js";
@@ -31,12 +33,39 @@ export function markChanged(result: SearchResult, blocks: readonly Block[], hash
   return { result: changed.length > 0 ? { ...result, hits } : result, changed };
 }
 
+/**
+ * A large session's answer from its cache and block table built streamed (streamed-build.ts), when it is
+ * large enough and can have a table; null otherwise (the caller reads it whole).
+ */
+async function streamedAnswer(file: string, request: RecallRequest): Promise<RecallAnswer | null> {
+  const open = request.open ?? {};
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return null;
+  }
+  if (size <= (open.streamAbove ?? STREAM_ABOVE)) return null;
+  const built = await buildRecallFilesStreamed(file, open);
+  if (built === null) return null;
+  const answer = recallFromTable(file, { ...request, tables: true, open: { ...open, cachePath: built.cachePath } });
+  if (answer === null) return null;
+  const cache: CacheReport = built.replaced
+    ? { status: "rebuilt", path: built.cachePath, reason: "the cache or its block table did not match the ledger", indexed: built.indexed }
+    : { status: "built", path: built.cachePath, indexed: built.indexed };
+  return { ...answer, notes: { ...answer.notes, cache } };
+}
+
 /** Answers `request` over one session file (see the file comment for the policy). */
 export async function recallFile(file: string, request: RecallRequest = {}): Promise<RecallAnswer> {
   // A table found stale is not read again (`tables: false`), but the full read still saves a fresh one.
   const fast = recallFromTable(file, request);
   if (fast !== null) return fast;
   const plain = answersFromTable(request);
+  if (plain) {
+    const built = await streamedAnswer(file, request);
+    if (built !== null) return built;
+  }
   const recall = await openRecall(file, request.open ?? {});
   let snapshotProblem: string | undefined;
   if (plain) {

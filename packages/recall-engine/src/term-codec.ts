@@ -55,32 +55,72 @@ export interface IndexBytes {
 }
 
 /**
- * Binary form: magic, counts, meta JSON, terms ("\n"-joined), padding to 4, doc lengths, term offsets,
- * one sha256 per page of postings, the sha256 of all the postings (the head ends here: what a reader that
- * holds them whole checks, in one pass), the postings, and the sha256 of the head (the trailer: the
- * digests in it stand for the postings). Numbers are uint32, little-endian.
+ * The page digests of a cache file's postings (a sha256 per PAGE_BYTES, and one of them all), taken as
+ * the postings' bytes go by: from the whole section at once (a build in memory) or piece by piece (a
+ * streamed build, spilled-index.ts), the same digests either way.
  */
-export function encodeIndexParts(meta: unknown, terms: readonly string[], lengths: readonly number[], all: FrozenPostings): IndexBytes {
+export class PostingsDigest {
+  private readonly all = createHash("sha256");
+  private page = createHash("sha256");
+  private inPage = 0;
+  private readonly pages: Buffer[] = [];
+  bytes = 0;
+
+  update(bytes: Uint8Array): void {
+    let at = 0;
+    while (at < bytes.length) {
+      const take = Math.min(PAGE_BYTES - this.inPage, bytes.length - at);
+      this.page.update(bytes.subarray(at, at + take));
+      this.inPage += take;
+      at += take;
+      if (this.inPage === PAGE_BYTES) this.endPage();
+    }
+    this.all.update(bytes);
+    this.bytes += bytes.length;
+  }
+
+  private endPage(): void {
+    this.pages.push(this.page.digest());
+    this.page = createHash("sha256");
+    this.inPage = 0;
+  }
+
+  /** The page digests back to back, and the digest of all the postings. */
+  finish(): { readonly digests: Buffer; readonly allDigest: Buffer } {
+    if (this.inPage > 0) this.endPage();
+    return { digests: Buffer.concat(this.pages), allDigest: this.all.digest() };
+  }
+}
+
+/** What a cache file's head says of its postings (held in memory or streamed from a file). */
+export interface PostingsSummary {
+  readonly offsets: Uint32Array;
+  /** Words of postings. */
+  readonly words: number;
+  readonly digests: Buffer;
+  readonly allDigest: Buffer;
+}
+
+/**
+ * A cache file's head (everything before the postings) and its trailer (`chain`: the head's sha256), the
+ * one home of the head's layout: what `encodeIndexParts` writes before the postings it holds, and what a
+ * streamed build writes before the postings it merged on disk.
+ */
+export function encodeIndexHead(meta: unknown, terms: readonly string[], lengths: readonly number[] | Uint32Array, postings: PostingsSummary): { readonly head: readonly Buffer[]; readonly byteLength: number; readonly chain: Buffer } {
   const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
   const termBytes = Buffer.from(terms.join("\n"), "utf8");
   const termCount = terms.length;
   const headLength = MAGIC.length + COUNTS + metaBytes.length + termBytes.length;
   const headPad = (4 - (headLength % 4)) % 4;
   const docCount = lengths.length;
-  const postings = all.postings;
   const counts = Buffer.alloc(COUNTS);
   counts.writeUInt32LE(metaBytes.length, 0);
   counts.writeUInt32LE(termBytes.length, 4);
   counts.writeUInt32LE(docCount, 8);
   counts.writeUInt32LE(termCount, 12);
-  counts.writeUInt32LE(postings.length, 16);
+  counts.writeUInt32LE(postings.words, 16);
   counts.writeUInt32LE(PAGE_BYTES, 20);
-  const lengthWords = Uint32Array.from(lengths);
-  const postingBytes = Buffer.from(postings.buffer, postings.byteOffset, postings.byteLength);
-  const pages = Math.ceil(postingBytes.length / PAGE_BYTES);
-  const digests = Buffer.alloc(pages * 32);
-  for (let p = 0; p < pages; p++) createHash("sha256").update(postingBytes.subarray(p * PAGE_BYTES, (p + 1) * PAGE_BYTES)).digest().copy(digests, p * 32);
-  const allDigest = createHash("sha256").update(postingBytes).digest();
+  const lengthWords = lengths instanceof Uint32Array ? lengths : Uint32Array.from(lengths);
   const head = [
     MAGIC,
     counts,
@@ -88,9 +128,9 @@ export function encodeIndexParts(meta: unknown, terms: readonly string[], length
     termBytes,
     Buffer.alloc(headPad),
     Buffer.from(lengthWords.buffer, lengthWords.byteOffset, lengthWords.byteLength),
-    Buffer.from(all.offsets.buffer, all.offsets.byteOffset, all.offsets.byteLength),
-    digests,
-    allDigest,
+    Buffer.from(postings.offsets.buffer, postings.offsets.byteOffset, postings.offsets.byteLength),
+    postings.digests,
+    postings.allDigest,
   ];
   const hash = createHash("sha256");
   let byteLength = 0;
@@ -98,7 +138,21 @@ export function encodeIndexParts(meta: unknown, terms: readonly string[], length
     hash.update(part);
     byteLength += part.length;
   }
-  const chain = hash.digest();
+  return { head, byteLength, chain: hash.digest() };
+}
+
+/**
+ * Binary form: magic, counts, meta JSON, terms ("\n"-joined), padding to 4, doc lengths, term offsets,
+ * one sha256 per page of postings, the sha256 of all the postings (the head ends here: what a reader that
+ * holds them whole checks, in one pass), the postings, and the sha256 of the head (the trailer: the
+ * digests in it stand for the postings). Numbers are uint32, little-endian.
+ */
+export function encodeIndexParts(meta: unknown, terms: readonly string[], lengths: readonly number[], all: FrozenPostings): IndexBytes {
+  const postings = all.postings;
+  const postingBytes = Buffer.from(postings.buffer, postings.byteOffset, postings.byteLength);
+  const digest = new PostingsDigest();
+  digest.update(postingBytes);
+  const { head, byteLength, chain } = encodeIndexHead(meta, terms, lengths, { offsets: all.offsets, words: postings.length, ...digest.finish() });
   return { chunks: [...head, postingBytes, chain], byteLength: byteLength + postingBytes.length + chain.length, chain };
 }
 

@@ -1,12 +1,13 @@
 // `context-fold recall`: search a session (or every session under a sessions dir) through the cached
 // recall index; expand `#N` blocks verified against the ledger; pull seed-index spans by code/anchor/term.
 //
-// The first search of a session builds its index from the session read whole (3,807 MB peak, 62 s CPU on
-// the 1 GB bench session). Not streamed, and why: what the build makes is itself over the 512 MB a
-// command may take (on that session the term index is 352 MB and the block table 254 MB as written), it
-// is held whole while built, and a later search reads both files whole; a build fed block by block would
-// drop the session's text but not those. Bounded memory needs an index built and searched in segments
-// (as the history index of `--sessions` is), which is a format change (README, "Large sessions").
+// The first search of a session builds its index and block table. A session the CLI streams (over
+// STREAM_ABOVE_BYTES, session-input.ts) has both built streamed (recall-engine's streamed-build.ts: the
+// shape for the lineage, then the ledger entry by entry, postings spilled in sorted runs and merged on
+// disk, the table's columns spilled), byte for byte what the read in memory writes, and the search is
+// answered from them as a later search is (both read by offset). A smaller one is read whole, as are
+// sessions that can have no block table (not v3, or damaged) and searches the table cannot answer
+// (a regex, --expand, spans).
 import { basename } from "node:path";
 import type { Command } from "commander";
 import type { OpenRecallOptions, RecallAnswer, RecallRequest } from "@context-fold/recall-engine";
@@ -21,7 +22,12 @@ import { withProgress } from "../progress.js";
 /** `request` answered by reading the ledger (and saving a fresh block table), the table not tried again. */
 async function readInFull(file: string, request: RecallRequest, open: OpenRecallOptions): Promise<RecallAnswer> {
   const { recallFile } = await import("@context-fold/recall-engine");
-  return withProgress(`indexing ${basename(file)}`, "bytes", (bar) => recallFile(file, { ...request, tables: false, open: { ...open, onBytes: (read, total) => bar.update(read, total) } }));
+  const { growHeapForStreaming, streamsSession } = await import("../session-input.js");
+  const streams = streamsSession(file);
+  // A streamed build reads a stream and a shape, as the streamed commands do: the same heap growth.
+  if (streams) growHeapForStreaming();
+  const streamAbove = streams ? 0 : Infinity;
+  return withProgress(`indexing ${basename(file)}`, "bytes", (bar) => recallFile(file, { ...request, tables: false, open: { ...open, streamAbove, onBytes: (read, total) => bar.update(read, total) } }));
 }
 
 /**
