@@ -79,10 +79,9 @@ const seedIndexLight: Plugin = {
         `const reader = () => (loaded ??= process.getBuiltinModule("node:module").createRequire(import.meta.url)("./${SEED_READER}.cjs"));`,
         "export function classifyLine(...args) { return reader().classifyLine(...args); }",
         "export function readSeedIndexFile(...args) { return reader().readSeedIndexFile(...args); }",
-        // Span recall reads the seed index lean (a long record's spans left in the file): the same, on first call.
-        `const stream = () => require("${SEED_INDEX_SRC}record-stream.ts");`,
-        "export function readSeedIndexFileLean(...args) { return stream().readSeedIndexFileLean(...args); }",
-        "export function forEachSpan(...args) { return stream().forEachSpan(...args); }",
+        // Span recall reads the seed index lean (a long record's spans left in the file): the same file, on first call.
+        "export function readSeedIndexFileLean(...args) { return reader().readSeedIndexFileLean(...args); }",
+        "export function forEachSpan(...args) { return reader().forEachSpan(...args); }",
       ].join("\n"),
       loader: "js",
       resolveDir: SEED_INDEX_SRC,
@@ -140,7 +139,7 @@ export default defineConfig([
     },
   }),
   // The seed index's record reader the history search's bundle requires on first use (seedIndexLight).
-  sharedConfig({ [SEED_READER]: `${SEED_INDEX_SRC}reader.ts` }, {
+  sharedConfig({ [SEED_READER]: "src/seed-reader.ts" }, {
     format: ["cjs"],
     dts: false,
     clean: false,
