@@ -11,6 +11,7 @@ import { closeSync, openSync, readdirSync, readSync, rmSync, writeSync } from "n
 import { join } from "node:path";
 import { replaceFile } from "@context-fold/durable-fs";
 import { dictionaryChunks, type DictionaryEntry } from "./history-dictionary.js";
+import { MinHeap } from "./min-heap.js";
 
 /** Term occurrences (a term of a session) gathered in memory before a batch is written as a run. */
 const BATCH_TERMS = 300_000;
@@ -125,44 +126,6 @@ class RunCursor {
 /** Cursors ordered by their key, then by run (earlier sessions first). */
 function before(a: RunCursor, b: RunCursor): boolean {
   return a.key < b.key || (a.key === b.key && a.index < b.index);
-}
-
-/** A binary min-heap of run cursors (a few dozen runs). */
-class CursorHeap {
-  readonly items: RunCursor[] = [];
-
-  push(c: RunCursor): void {
-    const items = this.items;
-    items.push(c);
-    let k = items.length - 1;
-    while (k > 0) {
-      const up = (k - 1) >> 1;
-      if (!before(items[k] as RunCursor, items[up] as RunCursor)) break;
-      [items[k], items[up]] = [items[up] as RunCursor, items[k] as RunCursor];
-      k = up;
-    }
-  }
-
-  pop(): RunCursor | undefined {
-    const items = this.items;
-    const top = items[0];
-    const last = items.pop();
-    if (items.length > 0 && last !== undefined) {
-      items[0] = last;
-      let k = 0;
-      for (;;) {
-        const l = 2 * k + 1;
-        const r = l + 1;
-        let m = k;
-        if (l < items.length && before(items[l] as RunCursor, items[m] as RunCursor)) m = l;
-        if (r < items.length && before(items[r] as RunCursor, items[m] as RunCursor)) m = r;
-        if (m === k) break;
-        [items[k], items[m]] = [items[m] as RunCursor, items[k] as RunCursor];
-        k = m;
-      }
-    }
-    return top;
-  }
 }
 
 /**
@@ -351,7 +314,7 @@ export class FreshDictionary {
 
   /** The entries, merged from the runs, sorted by key: sessions `alive` only, each once (of one listed twice, its greatest code). */
   private *entries(cursors: readonly RunCursor[], alive: (ordinal: number) => boolean): Generator<DictionaryEntry> {
-    const heap = new CursorHeap();
+    const heap = new MinHeap<RunCursor>(before);
     for (const c of cursors) if (c.next()) heap.push(c);
     let key: string | null = null;
     let pairs: number[] = [];

@@ -7,6 +7,7 @@
 // written from it (`pieces`) is byte for byte the one `TermIndex.serializeParts` writes for the same
 // documents: the postings of a term are the same pairs in the same order, the terms and lengths the same.
 import { join } from "node:path";
+import { MinHeap } from "./min-heap.js";
 import { RunTable } from "./run-table.js";
 import { SegmentBuilder } from "./segment-build.js";
 import type { FrozenPostings } from "./segments.js";
@@ -41,43 +42,6 @@ function advance(c: RunCursor): void {
 /** Cursors ordered by their next term, then by run (earlier documents first). */
 function before(a: RunCursor, b: RunCursor): boolean {
   return a.term < b.term || (a.term === b.term && a.run < b.run);
-}
-
-/** A binary min-heap of run cursors. */
-class CursorHeap {
-  readonly items: RunCursor[] = [];
-  push(c: RunCursor): void {
-    const items = this.items;
-    items.push(c);
-    let k = items.length - 1;
-    while (k > 0) {
-      const up = (k - 1) >> 1;
-      if (!before(items[k] as RunCursor, items[up] as RunCursor)) break;
-      [items[k], items[up]] = [items[up] as RunCursor, items[k] as RunCursor];
-      k = up;
-    }
-  }
-  /** Restores the order after the top cursor moved on (or removes it when it ended). */
-  settle(): void {
-    const items = this.items;
-    const top = items[0] as RunCursor;
-    if (top.term === -1) {
-      const last = items.pop() as RunCursor;
-      if (items.length === 0) return;
-      items[0] = last;
-    }
-    let k = 0;
-    for (;;) {
-      const l = 2 * k + 1;
-      const r = l + 1;
-      let least = k;
-      if (l < items.length && before(items[l] as RunCursor, items[least] as RunCursor)) least = l;
-      if (r < items.length && before(items[r] as RunCursor, items[least] as RunCursor)) least = r;
-      if (least === k) return;
-      [items[k], items[least]] = [items[least] as RunCursor, items[k] as RunCursor];
-      k = least;
-    }
-  }
 }
 
 /** The merged index: what its cache file is written from. */
@@ -167,7 +131,7 @@ export class SpilledIndexBuilder {
       out.bytes(bytes);
       digest.update(bytes);
     };
-    const heap = new CursorHeap();
+    const heap = new MinHeap<RunCursor>(before);
     const cursors: RunCursor[] = [];
     try {
       for (let run = 0; run < this.runs.length; run++) {
@@ -186,7 +150,8 @@ export class SpilledIndexBuilder {
         words += c.words;
         offsets[t + 1] = words;
         advance(c);
-        heap.settle();
+        if (c.term === -1) heap.pop();
+        else heap.reorderTop();
       }
       for (; t < termCount; t++) offsets[t + 1] = words;
       out.close();

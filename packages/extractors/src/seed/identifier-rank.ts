@@ -39,6 +39,28 @@ export function topK<T>(items: Iterable<T>, cap: number, better: Ranked<T>): T[]
 }
 
 /**
+ * Puts token `id` among the best PER_BLOCK_QUOTA of its home `key` in a flat table (PER_BLOCK_QUOTA slots
+ * per home, kept sorted by `better`; `filled` counts each home's slots): the worst falls off a full home.
+ */
+function keepInHome(slots: Int32Array, filled: Uint8Array, key: number, id: number, better: TokenOrder): void {
+  const base = key * PER_BLOCK_QUOTA;
+  let n = filled[key] ?? 0;
+  if (n >= PER_BLOCK_QUOTA) {
+    if (better(id, slots[base + PER_BLOCK_QUOTA - 1] ?? 0) >= 0) return;
+    n = PER_BLOCK_QUOTA - 1; // the worst falls off
+  }
+  let at = n;
+  while (at > 0) {
+    const prev = slots[base + at - 1] ?? 0;
+    if (better(id, prev) >= 0) break;
+    slots[base + at] = prev;
+    at -= 1;
+  }
+  slots[base + at] = id;
+  filled[key] = n + 1;
+}
+
+/**
  * The best IDENTIFIER_CAP token ids with at most PER_BLOCK_QUOTA from one home block, so one output full
  * of hashes (a `find .git` listing) cannot take every slot; slots left over go to the best of the rest.
  * `primary` holds `rank`'s leading keys as integers (see `leadingKey`); homes are block ordinals below
@@ -55,21 +77,7 @@ function spread(count: number, rank: TokenOrder, primary: Int32Array, home: Int3
   const filled = new Uint8Array(homes);
   for (let id = 0; id < count; id++) {
     const key = home[id] ?? 0;
-    const base = key * PER_BLOCK_QUOTA;
-    let n = filled[key] ?? 0;
-    if (n >= PER_BLOCK_QUOTA) {
-      if (better(id, slots[base + PER_BLOCK_QUOTA - 1] ?? 0) >= 0) continue;
-      n = PER_BLOCK_QUOTA - 1; // the worst falls off
-    }
-    let at = n;
-    while (at > 0) {
-      const prev = slots[base + at - 1] ?? 0;
-      if (better(id, prev) >= 0) break;
-      slots[base + at] = prev;
-      at -= 1;
-    }
-    slots[base + at] = id;
-    filled[key] = n + 1;
+    keepInHome(slots, filled, key, id, better);
   }
   const pool: number[] = [];
   for (let key = 0; key < homes; key++) {
@@ -288,22 +296,8 @@ export class IdentifierRanker {
     const met: number[] = [];
     for (const id of ids) {
       const key = stats[id * STAT_STRIDE + offset] ?? 0;
-      const base = key * PER_BLOCK_QUOTA;
-      let n = filled[key] ?? 0;
-      if (n === 0) met.push(key);
-      if (n >= PER_BLOCK_QUOTA) {
-        if (better(id, slots[base + PER_BLOCK_QUOTA - 1] ?? 0) >= 0) continue;
-        n = PER_BLOCK_QUOTA - 1; // the worst falls off
-      }
-      let at = n;
-      while (at > 0) {
-        const prev = slots[base + at - 1] ?? 0;
-        if (better(id, prev) >= 0) break;
-        slots[base + at] = prev;
-        at -= 1;
-      }
-      slots[base + at] = id;
-      filled[key] = n + 1;
+      if ((filled[key] ?? 0) === 0) met.push(key);
+      keepInHome(slots, filled, key, id, better);
     }
     const pool: number[] = [];
     for (const key of met) {
