@@ -1,7 +1,7 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
+import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, type OutsideFacts, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
 import { type Block, blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
@@ -183,7 +183,7 @@ export interface SummaryPartsInput {
   /** The blocks after those the facts were fed (the tail a compaction now would keep, as it stands). */
   readonly tail: readonly Block[];
   /** The facts of `tail`'s blocks alone, when the caller accumulates them (with `cwd`) as the tail grows. */
-  readonly tailFacts?: SessionFacts | undefined;
+  readonly tailFacts?: OutsideFacts | undefined;
   readonly cwd: string | undefined;
   /** The earlier summaries folded for this lineage (lineage scope), if any. */
   readonly previousBase?: PreviousBase | undefined;
@@ -221,7 +221,7 @@ export function prepareSummaryParts(parts: SummaryParts, input: SummaryPartsInpu
  * `withKeptTail`, a part made of the facts, the tail's first and last blocks (the blocks of one session
  * read: the lineage between two of them is fixed) and the cwd paths are made relative to.
  */
-function keptTailFacts(facts: SessionFacts, tail: readonly Block[], cwd: string | undefined, tailFacts?: SessionFacts): SessionFacts {
+function keptTailFacts(facts: SessionFacts, tail: readonly Block[], cwd: string | undefined, tailFacts?: OutsideFacts): SessionFacts {
   const first = tail[0];
   const last = tail[tail.length - 1];
   const held = reuse(SLOT.keptTail, facts, first, last, cwd) as SessionFacts | undefined;

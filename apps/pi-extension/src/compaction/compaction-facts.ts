@@ -12,6 +12,7 @@ import {
   createSeedAccumulator,
   type DurableArtifacts,
   type FactsAccumulator,
+  type OutsideFacts,
   recordBlocksAmong,
   type SeedAccumulator,
   type SeedScanCache,
@@ -238,16 +239,17 @@ export class CompactionFacts {
 
   /**
    * The facts of the tail's blocks alone, from an accumulator kept while the tail starts at the same block
-   * and only grows (a run's turns append to it): each turn's end reads only the blocks it added.
+   * and only grows (a run's turns append to it): each turn's end reads only the blocks it added. Only the
+   * fields a summary reads of its kept tail are made (`outsideFacts`).
    */
-  #tailFacts(tail: readonly Block[]): SessionFacts | undefined {
+  #tailFacts(tail: readonly Block[]): OutsideFacts | undefined {
     const first = tail[0];
     const last = tail[tail.length - 1];
     if (first === undefined || last === undefined) return undefined;
     let held = this.#tailAcc;
     if (held?.first !== first || held.acc.lastIndex > last.index) held = this.#tailAcc = { first, acc: createFactsAccumulator({ cwd: this.#cwd }) };
     held.acc.add(tail);
-    return held.acc.facts();
+    return held.acc.outsideFacts();
   }
 
   /** The blocks after those fed (before entry position `end` when given: the tail as it stood then). */
