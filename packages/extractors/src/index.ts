@@ -15,6 +15,7 @@ export type {
   FileFact,
   FileStatus,
   HexConstant,
+  OutsideFacts,
   OutstandingItem,
   OutstandingSource,
   SessionFacts,

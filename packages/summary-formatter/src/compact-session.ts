@@ -1,7 +1,7 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
+import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, type OutsideFacts, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
 import { type Block, blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
@@ -12,11 +12,11 @@ import { BRIEF_MAX_LINES, fittedVerbatim, fitToBudget, sharesPrepared } from "./
 import { mergeSummaries } from "./merge-summaries.js";
 import { baseApplies, foldPrevious, type PreviousBase, type PreviousSummaryInput } from "./previous-base.js";
 import { type BlockBytes, type CutPlan, type KeepTail, planCut } from "./plan-cut.js";
-import { bracketsBytes, bracketsBytesKept, renderBrackets, renderBracketsBody, renderFooter } from "./render-brackets.js";
+import { bracketsBodyBytes, bracketsBytes, bracketsBytesKept, renderBrackets, renderBracketsBody, renderFooter } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
 import { withCutOff, withKeptTail, withKeptTailFacts, withStatementsSaid } from "./kept-tail.js";
-import { estimateTokens } from "./tokens.js";
+import { estimateTokens, tokensOfBytes, utf8Bytes } from "./tokens.js";
 import { enterParts, keep, leaveParts, reuse, SLOT, type SummaryParts } from "./summary-parts.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
@@ -146,10 +146,21 @@ function summaryOf(input: BuildSummaryInput): BuiltSummary {
   const body = format === "pi" ? renderPiBody : renderBracketsBody;
   const { doc: fitted, report } = fitToBudget({ ...merged, footer }, render, budget, format === "pi" ? undefined : bracketsBytes);
   const bodyText = body(fitted);
-  const doc: SummaryDoc = { ...fitted, footer: { ...fitted.footer, summaryTokens: estimateTokens(bodyText) } };
+  // The bracketed body's bytes are its sections' sizes the fit measured (the same sum as the text's
+  // own), so the text, appended piece by piece, is not flattened just to be counted.
+  const bodyBytes = format === "pi" ? utf8Bytes(bodyText) : bracketsBodyBytes(fitted);
+  const doc: SummaryDoc = { ...fitted, footer: { ...fitted.footer, summaryTokens: tokensOfBytes(bodyBytes) } };
   // The footer is all that differs between `fitted` and `doc`: the body is not rendered again.
-  const text = format === "pi" ? render(doc) : `${bodyText}\n\n${renderFooter(doc.footer)}\n`;
-  const estimatedTokens = estimateTokens(text);
+  let text: string;
+  let estimatedTokens: number;
+  if (format === "pi") {
+    text = render(doc);
+    estimatedTokens = estimateTokens(text);
+  } else {
+    const end = `\n\n${renderFooter(doc.footer)}\n`;
+    text = bodyText + end;
+    estimatedTokens = tokensOfBytes(bodyBytes + utf8Bytes(end));
+  }
   return {
     text,
     doc,
@@ -172,7 +183,7 @@ export interface SummaryPartsInput {
   /** The blocks after those the facts were fed (the tail a compaction now would keep, as it stands). */
   readonly tail: readonly Block[];
   /** The facts of `tail`'s blocks alone, when the caller accumulates them (with `cwd`) as the tail grows. */
-  readonly tailFacts?: SessionFacts | undefined;
+  readonly tailFacts?: OutsideFacts | undefined;
   readonly cwd: string | undefined;
   /** The earlier summaries folded for this lineage (lineage scope), if any. */
   readonly previousBase?: PreviousBase | undefined;
@@ -210,7 +221,7 @@ export function prepareSummaryParts(parts: SummaryParts, input: SummaryPartsInpu
  * `withKeptTail`, a part made of the facts, the tail's first and last blocks (the blocks of one session
  * read: the lineage between two of them is fixed) and the cwd paths are made relative to.
  */
-function keptTailFacts(facts: SessionFacts, tail: readonly Block[], cwd: string | undefined, tailFacts?: SessionFacts): SessionFacts {
+function keptTailFacts(facts: SessionFacts, tail: readonly Block[], cwd: string | undefined, tailFacts?: OutsideFacts): SessionFacts {
   const first = tail[0];
   const last = tail[tail.length - 1];
   const held = reuse(SLOT.keptTail, facts, first, last, cwd) as SessionFacts | undefined;

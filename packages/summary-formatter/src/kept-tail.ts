@@ -9,6 +9,7 @@ import {
   createFactsAccumulator,
   type FactsBlock,
   type FileFact,
+  type OutsideFacts,
   type SessionFacts,
   statementKey,
   type UserStatement,
@@ -34,19 +35,19 @@ function withBlocksOutside(facts: SessionFacts, blocks: readonly FactsBlock[], c
   if (blocks.length === 0) return facts;
   const acc = createFactsAccumulator(cwd === undefined ? {} : { cwd });
   acc.add(blocks);
-  return withFactsOutside(facts, acc.facts(), from, to);
+  return withFactsOutside(facts, acc.outsideFacts(), from, to);
 }
 
 /**
  * `withKeptTail` from the tail's own facts (a facts accumulator fed the tail's blocks, with the same cwd,
  * e.g. grown turn by turn as the tail grows): the same result without reading the tail's blocks again.
  */
-export function withKeptTailFacts(facts: SessionFacts, tailFacts: SessionFacts): SessionFacts {
+export function withKeptTailFacts(facts: SessionFacts, tailFacts: OutsideFacts): SessionFacts {
   return withFactsOutside(facts, tailFacts, Number.NEGATIVE_INFINITY, facts.range?.last ?? -1);
 }
 
 /** `facts` with what `t` (the facts of other blocks) said, wrote and committed at #N outside [`from`, `to`]. */
-function withFactsOutside(facts: SessionFacts, t: SessionFacts, from: number, to: number): SessionFacts {
+function withFactsOutside(facts: SessionFacts, t: OutsideFacts, from: number, to: number): SessionFacts {
   // Their first substantive message is their own "goal": here it is one more statement.
   const said: UserStatementFact[] = [];
   if (t.goal !== null && (t.goal.index < from || t.goal.index > to)) said.push({ ...t.goal, count: 1 });

@@ -84,30 +84,23 @@ export function cutSides(positions: ArrayLike<number>, roles: readonly string[],
   if (keepTail !== "auto" && (!Number.isInteger(keepTail) || keepTail < 1))
     throw new SummaryError("BAD_OPTION", `keepTail must be "auto" or a whole number ≥ 1, got ${String(keepTail)}`);
   // Plain loops, no callbacks: a closure made per call is compiled again after every full GC (the hook's path).
-  const bytes: number[] = [];
+  // A message's bytes and role are read where they are (no copies per message: the hook's allocation).
   let total = 0;
   // Candidates: context messages other than the previous compaction summary.
   const cand: number[] = [];
-  const candRoles: string[] = [];
   for (let i = 0; i < roles.length; i++) {
-    const b = entryBytes[positions[i] ?? -1] ?? 0;
-    bytes.push(b);
-    total += b;
-    const role = roles[i] ?? "";
-    if (role !== "compactionSummary") {
-      cand.push(i);
-      candRoles.push(role);
-    }
+    total += entryBytes[positions[i] ?? -1] ?? 0;
+    if ((roles[i] ?? "") !== "compactionSummary") cand.push(i);
   }
   const suffix = new Array<number>(cand.length + 1).fill(0);
-  for (let k = cand.length - 1; k >= 0; k--) suffix[k] = (suffix[k + 1] ?? 0) + (bytes[cand[k] ?? -1] ?? 0);
+  for (let k = cand.length - 1; k >= 0; k--) suffix[k] = (suffix[k + 1] ?? 0) + (entryBytes[positions[cand[k] ?? -1] ?? -1] ?? 0);
 
   let cut = -1;
   let splitTurn = false;
   if (keepTail === "auto") {
     let lastUser = -1;
     for (let k = cand.length - 1; k >= 0; k--) {
-      if (candRoles[k] === "user") {
+      if (roles[cand[k] ?? -1] === "user") {
         lastUser = k;
         break;
       }
@@ -121,7 +114,7 @@ export function cutSides(positions: ArrayLike<number>, roles: readonly string[],
       const cap = Math.min(AUTO_TAIL_MAX_TOKENS * 4, all / 2);
       let last = -1;
       for (let k = start + 1; k < cand.length; k++) {
-        if (!CUT_ROLES.has(candRoles[k] ?? "")) continue;
+        if (!CUT_ROLES.has(roles[cand[k] ?? -1] ?? "")) continue;
         last = k;
         if (cut < 0 && (suffix[k] ?? 0) <= cap) cut = k;
       }
@@ -131,7 +124,7 @@ export function cutSides(positions: ArrayLike<number>, roles: readonly string[],
     }
   } else {
     cut = cand.length - keepTail;
-    while (cut > 0 && !CUT_ROLES.has(candRoles[cut] ?? "")) cut--;
+    while (cut > 0 && !CUT_ROLES.has(roles[cand[cut] ?? -1] ?? "")) cut--;
   }
   if (cut <= 0) {
     throw new SummaryError(

@@ -47,6 +47,9 @@ describe("repeated compaction", () => {
     for (let round = 1; round <= 10; round++) {
       const result = compactSession(await readSession(file), previous === undefined ? { scope } : { previous, scope });
       expect(estimateTokens(result.summary), `round ${String(round)}`).toBeLessThanOrEqual(BUDGET);
+      // The sizes are counted from the sections' measured bytes, never from the text: they must be the text's.
+      expect(result.stats.summary.estimatedTokens).toBe(estimateTokens(result.summary));
+      expect(result.summary).toContain(`→ summary ~${String(estimateTokens(result.summary.slice(0, result.summary.lastIndexOf("\n\n---\n"))))} tok`);
       expect(parseSummary(result.summary).goal?.text).toBe(base.foundingRequest);
       previous = result.summary;
       last = result.summary;

@@ -12,6 +12,7 @@ import {
   createSeedAccumulator,
   type DurableArtifacts,
   type FactsAccumulator,
+  type OutsideFacts,
   recordBlocksAmong,
   type SeedAccumulator,
   type SeedScanCache,
@@ -64,6 +65,8 @@ export class CompactionFacts {
   #seedHigh = -1;
   /** The record's spans of every block fed, in feed order, made with `#codes` (empty without codes). */
   #spans: Span[] = [];
+  /** `#spans` was handed out in a record: copied before a later feed adds to it (the record keeps its spans). */
+  #spansShared = false;
   /** The newest block fed (entry id, #N): the check that later feeds continue the same lineage. */
   #last: { entryId: string; index: number } | undefined;
   /** The blocks left unfed by the last feed, for the session as it was read then (same object, size and leaf). */
@@ -133,6 +136,7 @@ export class CompactionFacts {
     this.#seed = createSeedAccumulator({ cwd: this.#cwd, scans: this.#scans });
     this.#seedHigh = -1;
     this.#spans = [];
+    this.#spansShared = false;
     this.#last = undefined;
     this.#rebuilds += 1;
     this.#fed += 1;
@@ -188,7 +192,14 @@ export class CompactionFacts {
     const mark = this.#seed.spanCount;
     this.#seed.add(edited);
     const seedFrom = this.#seedHigh;
-    if (this.#codes !== undefined) for (const span of this.#seed.spans(this.#codes, (block) => block.index > seedFrom, mark)) this.#spans.push(span);
+    if (this.#codes !== undefined) {
+      const made = this.#seed.spans(this.#codes, (block) => block.index > seedFrom, mark);
+      if (made.length > 0 && this.#spansShared) {
+        this.#spans = this.#spans.slice();
+        this.#spansShared = false;
+      }
+      for (const span of made) this.#spans.push(span);
+    }
     this.#seedHigh = high.index;
     this.#last = { entryId: high.entryId, index: high.index };
     this.#rest = { session, bytes: session.byteLength, leaf: session.leafId, last: this.#last, blocks: rest };
@@ -228,16 +239,17 @@ export class CompactionFacts {
 
   /**
    * The facts of the tail's blocks alone, from an accumulator kept while the tail starts at the same block
-   * and only grows (a run's turns append to it): each turn's end reads only the blocks it added.
+   * and only grows (a run's turns append to it): each turn's end reads only the blocks it added. Only the
+   * fields a summary reads of its kept tail are made (`outsideFacts`).
    */
-  #tailFacts(tail: readonly Block[]): SessionFacts | undefined {
+  #tailFacts(tail: readonly Block[]): OutsideFacts | undefined {
     const first = tail[0];
     const last = tail[tail.length - 1];
     if (first === undefined || last === undefined) return undefined;
     let held = this.#tailAcc;
     if (held?.first !== first || held.acc.lastIndex > last.index) held = this.#tailAcc = { first, acc: createFactsAccumulator({ cwd: this.#cwd }) };
     held.acc.add(tail);
-    return held.acc.facts();
+    return held.acc.outsideFacts();
   }
 
   /** The blocks after those fed (before entry position `end` when given: the tail as it stood then). */
@@ -285,7 +297,9 @@ export class CompactionFacts {
     const prepared = this.#prepared;
     const fields = prepared?.fed === this.#fed && params.favourRecent === true ? prepared.fields : undefined;
     const record = this.#seed.record({ ...params, spanFilter: noSpans, fields });
-    return { ...record, spans: this.#spans.slice() };
+    // The spans list itself, not a copy made in the hook: the next feed that adds spans copies it first.
+    this.#spansShared = true;
+    return { ...record, spans: this.#spans };
   }
 
   /** Feed everything before the last user message on the lineage (a compaction never cuts earlier). */

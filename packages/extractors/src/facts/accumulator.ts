@@ -19,6 +19,7 @@ import type {
   ExtractOptions,
   FactsAccumulator,
   FactsBlock,
+  OutsideFacts,
   OutstandingItem,
   SessionFacts,
   UserStatement,
@@ -212,7 +213,22 @@ class Accumulator implements FactsAccumulator {
         nextSteps: steps,
       },
       anchors: { commits: this.l.commits.hashes(), errorIds, keyFiles: this.l.files.keyFiles() },
-      range: this.first >= 0 ? { first: this.first, last: this.last } : null,
+      range: this.range(),
+    };
+  }
+
+  private range(): SessionFacts["range"] {
+    return this.first >= 0 ? { first: this.first, last: this.last } : null;
+  }
+
+  outsideFacts(): OutsideFacts {
+    // The same fields as `facts()`, made by the same calls.
+    return {
+      goal: this.goal,
+      statements: this.statements.snapshot(),
+      files: this.l.files.facts(),
+      commits: this.l.commits.list(),
+      range: this.range(),
     };
   }
 

@@ -209,10 +209,18 @@ export interface ExtractOptions {
 }
 
 /** Incremental extraction: feed blocks turn by turn; snapshots are cheap and never re-scan old blocks. */
+/**
+ * What a summary takes from blocks outside its window (the kept tail, a branch's cut-off part): the goal
+ * and statements said, the files and commits, and the #N range: `facts()`'s fields of those names.
+ */
+export type OutsideFacts = Pick<SessionFacts, "goal" | "statements" | "files" | "commits" | "range">;
+
 export interface FactsAccumulator {
   /** Adds blocks in ascending #N order (blocks at or below the last index seen are ignored). */
   add(blocks: Iterable<FactsBlock>): void;
   facts(): SessionFacts;
+  /** `facts()`'s fields a summary reads of blocks outside its window, made alone (the rest is not made). */
+  outsideFacts(): OutsideFacts;
   artifacts(): DurableArtifacts;
   /** Number of blocks consumed so far. */
   readonly blockCount: number;

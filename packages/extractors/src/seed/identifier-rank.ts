@@ -104,6 +104,13 @@ function leadingKey(large: number, rarity: number): number {
   return (large === 1 ? 0 : NOT_LARGE) + Math.min(rarity, NOT_LARGE - 1);
 }
 
+/** `buffer`'s values in a new Int32Array of `size` (zeros after them). */
+function grownCopy(buffer: Int32Array, size: number): Int32Array {
+  const grown = new Int32Array(size);
+  grown.set(buffer);
+  return grown;
+}
+
 /** Int32Array of at least `size`, `buffer` when it is large enough. */
 function atLeast(buffer: Int32Array, size: number): Int32Array {
   return buffer.length >= size ? buffer : new Int32Array(Math.max(size, buffer.length * 2));
@@ -152,13 +159,33 @@ export class IdentifierRanker {
   #primary: Int32Array = new Int32Array(0);
   /** Per token id: the call that last read it (`#call`), so a token met twice is counted once. */
   #met: Int32Array = new Int32Array(0);
-  /** `#quotaPool`'s table: PER_BLOCK_QUOTA token ids per home, and how many each holds (0 between calls). */
+  /**
+   * `#quotaPool`'s table: PER_BLOCK_QUOTA token ids per home, and how many each holds, kept between calls
+   * (each home's best among the candidates of the last call) while `#poolValid`: a call makes again only
+   * the homes a token entered, left or changed keys in (`#dirty`), since a home's best depends on nothing else.
+   */
   #slots: Int32Array = new Int32Array(0);
   #filled: Uint8Array = new Uint8Array(0);
-  #call = 0;
+  /** The homes holding slots, each once (`#listed` marks them). */
+  #homes: number[] = [];
+  #listed: Uint8Array = new Uint8Array(0);
+  /** Homes to make again this call, each once (`#dirty` marks them). */
+  #dirtyHomes: number[] = [];
+  #dirty: Uint8Array = new Uint8Array(0);
+  /** The table holds the last call's candidates' per-home best (else every home is made again). */
+  #poolValid = false;
+  /** Per token id: the call that last kept it as a candidate, and its home and block count then (with `#rarity`, `#primary`: every key the order reads that can change). */
+  #keptIn: Int32Array = new Int32Array(0);
+  #keptHome: Int32Array = new Int32Array(0);
+  #keptDf: Int32Array = new Int32Array(0);
+  /** From 1: `#keptIn`'s zeros never read as the call before. */
+  #call = 1;
   /** Calls in this process, and those that ranked every token (the first of each ranker, and each time its candidates were not enough): for tests. */
   static calls = 0;
   static rebuilds = 0;
+  /** Homes whose best were made again by calls among candidates, and homes such calls held: for tests. */
+  static homesMade = 0;
+  static homesHeld = 0;
 
   constructor(
     private readonly tokens: TokenTable,
@@ -171,30 +198,50 @@ export class IdentifierRanker {
     const tokens = this.tokens;
     const count = tokens.size;
     tokens.countParts();
-    this.#rarity = atLeast(this.#rarity, count);
-    this.#primary = atLeast(this.#primary, count);
+    if (this.#rarity.length < count) {
+      // The keys last read are lost with the old arrays: every home is made again.
+      this.#rarity = atLeast(this.#rarity, count);
+      this.#primary = atLeast(this.#primary, count);
+      this.#poolValid = false;
+    }
     const held = this.#candidates;
     if (held !== undefined) {
-      const kept = this.#among(held, count);
-      const pool = this.#quotaPool(kept, homes);
+      const kept = this.#among(held, count, homes);
+      const pool = this.#quotaPool(kept);
       if (pool.length >= IDENTIFIER_CAP) {
         // Grown well past what it needs (new tokens within the bound), the set is bounded again among
         // its own members: every other token is past the old bound, so past the new one too.
-        this.#candidates =
-          pool.length > 2 * CANDIDATE_SLACK ? this.#bounded(kept, count) : { bound: held.bound, ids: kept, size: count, flips: tokens.largeFlips.length };
+        if (pool.length > 2 * CANDIDATE_SLACK) {
+          this.#candidates = this.#bounded(kept, count);
+          this.#poolValid = false;
+        } else this.#candidates = { bound: held.bound, ids: kept, size: count, flips: tokens.largeFlips.length };
         return topK(pool, IDENTIFIER_CAP, this.#better());
       }
     }
+    this.#poolValid = false;
     return this.#chooseAll(count, homes);
   }
 
   /** The candidates still at most their bound, with the tokens added or flipped to large since. */
-  #among(held: Candidates, count: number): number[] {
+  #among(held: Candidates, count: number, homes: number): number[] {
     this.#call += 1;
     if (this.#met.length < count) {
-      const met = new Int32Array(Math.max(count, this.#met.length * 2));
-      met.set(this.#met);
-      this.#met = met;
+      const size = Math.max(count, this.#met.length * 2);
+      this.#met = grownCopy(this.#met, size);
+      this.#keptIn = grownCopy(this.#keptIn, size);
+      this.#keptHome = grownCopy(this.#keptHome, size);
+      this.#keptDf = grownCopy(this.#keptDf, size);
+    }
+    if (this.#filled.length < homes) {
+      // A larger table: every home is made again in it.
+      const size = Math.max(homes, this.#filled.length * 2);
+      this.#filled = new Uint8Array(size);
+      this.#slots = new Int32Array(size * PER_BLOCK_QUOTA);
+      this.#listed = new Uint8Array(size);
+      this.#dirty = new Uint8Array(size);
+      this.#homes = [];
+      this.#dirtyHomes = [];
+      this.#poolValid = false;
     }
     const kept: number[] = [];
     for (const id of held.ids) this.#meet(id, held.bound, kept);
@@ -204,17 +251,42 @@ export class IdentifierRanker {
     return kept;
   }
 
+  /**
+   * Keep `id` when within `bound`, reading its keys afresh. A token kept last call that is dropped now,
+   * moved to another home or whose keys changed, and a token kept anew, mark their homes to be made again.
+   */
   #meet(id: number, bound: Bound, kept: number[]): void {
-    if (this.#met[id] === this.#call) return;
-    this.#met[id] = this.#call;
+    const call = this.#call;
+    if (this.#met[id] === call) return;
+    this.#met[id] = call;
+    const wasKept = this.#keptIn[id] === call - 1;
     const rarity = this.tokens.rarityOf(id);
     const stats = this.tokens.stats;
-    const primary = leadingKey(stats[id * STAT_STRIDE + STAT_LARGE] ?? 0, rarity);
-    if (primary > bound.primary) return;
-    if (primary === bound.primary && (this.tokens.length[id] ?? 0) * bound.df < bound.length * (stats[id * STAT_STRIDE + STAT_DF] ?? 0)) return;
+    const at = id * STAT_STRIDE;
+    const primary = leadingKey(stats[at + STAT_LARGE] ?? 0, rarity);
+    const df = stats[at + STAT_DF] ?? 0;
+    if (primary > bound.primary || (primary === bound.primary && (this.tokens.length[id] ?? 0) * bound.df < bound.length * df)) {
+      if (wasKept) this.#markDirty(this.#keptHome[id] ?? 0);
+      return;
+    }
+    const home = stats[at + this.#homeOffset()] ?? 0;
+    if (!wasKept) this.#markDirty(home);
+    else if (this.#keptHome[id] !== home || this.#rarity[id] !== rarity || this.#primary[id] !== primary || this.#keptDf[id] !== df) {
+      this.#markDirty(this.#keptHome[id] ?? 0);
+      this.#markDirty(home);
+    }
+    this.#keptIn[id] = call;
+    this.#keptHome[id] = home;
+    this.#keptDf[id] = df;
     this.#rarity[id] = rarity;
     this.#primary[id] = primary;
     kept.push(id);
+  }
+
+  #markDirty(home: number): void {
+    if (this.#dirty[home] === 1) return;
+    this.#dirty[home] = 1;
+    this.#dirtyHomes.push(home);
   }
 
   /** Every token ranked (the first call, or candidates no longer enough); the candidates chosen again. */
@@ -281,31 +353,55 @@ export class IdentifierRanker {
 
   /**
    * The best PER_BLOCK_QUOTA of `ids` (by `#better`) of each home, in one flat table kept between calls
-   * (PER_BLOCK_QUOTA slots per home below `homes`, only the homes met reset after): no array per home.
+   * (PER_BLOCK_QUOTA slots per home below `homes`): no array per home. Only the homes `#meet` marked are
+   * made again (all of them when the table does not hold the last call's candidates): every other home
+   * holds the same candidates with the same keys, so the same best.
    */
-  #quotaPool(ids: readonly number[], homes: number): number[] {
+  #quotaPool(ids: readonly number[]): number[] {
     const stats = this.tokens.stats;
     const offset = this.#homeOffset();
     const better = this.#better();
-    if (this.#filled.length < homes) {
-      this.#filled = new Uint8Array(Math.max(homes, this.#filled.length * 2));
-      this.#slots = new Int32Array(this.#filled.length * PER_BLOCK_QUOTA);
-    }
     const slots = this.#slots;
     const filled = this.#filled;
-    const met: number[] = [];
+    const dirty = this.#dirty;
+    const listed = this.#listed;
+    const all = !this.#poolValid;
+    if (all) {
+      for (const key of this.#homes) {
+        filled[key] = 0;
+        listed[key] = 0;
+      }
+      this.#homes = [];
+    } else for (const key of this.#dirtyHomes) filled[key] = 0;
+    const list = this.#homes;
     for (const id of ids) {
       const key = stats[id * STAT_STRIDE + offset] ?? 0;
-      if ((filled[key] ?? 0) === 0) met.push(key);
+      if (!all && dirty[key] !== 1) continue;
+      if (listed[key] !== 1) {
+        listed[key] = 1;
+        list.push(key);
+      }
       keepInHome(slots, filled, key, id, better);
     }
+    const dirtyCount = this.#dirtyHomes.length;
+    for (const key of this.#dirtyHomes) dirty[key] = 0;
+    this.#dirtyHomes = [];
     const pool: number[] = [];
-    for (const key of met) {
+    let n = 0;
+    for (const key of list) {
       const base = key * PER_BLOCK_QUOTA;
-      const n = filled[key] ?? 0;
-      for (let i = 0; i < n; i++) pool.push(slots[base + i] ?? 0);
-      filled[key] = 0;
+      const held = filled[key] ?? 0;
+      if (held === 0) {
+        listed[key] = 0;
+        continue;
+      }
+      list[n++] = key;
+      for (let i = 0; i < held; i++) pool.push(slots[base + i] ?? 0);
     }
+    list.length = n;
+    IdentifierRanker.homesMade += all ? n : dirtyCount;
+    IdentifierRanker.homesHeld += n;
+    this.#poolValid = true;
     return pool;
   }
 

@@ -26,12 +26,14 @@ function turns(blocks: readonly Block[]): Block[][] {
  * Feeds `blocks` turn by turn (every `every`-th turn's end asked for fields, both modes), each answer
  * checked against a fresh accumulator's; returns how many calls ranked among candidates.
  */
-function replayMatches(blocks: readonly Block[], cwd: string | undefined, every = 1): { calls: number; rebuilds: number; checked: number } {
+function replayMatches(blocks: readonly Block[], cwd: string | undefined, every = 1): { calls: number; rebuilds: number; checked: number; homesMade: number; homesHeld: number } {
   const scans = createSeedScanCache();
   const live = createSeedAccumulator({ cwd, scans });
   const fed: Block[] = [];
   const calls = IdentifierRanker.calls;
   const rebuilds = IdentifierRanker.rebuilds;
+  const made = IdentifierRanker.homesMade;
+  const held = IdentifierRanker.homesHeld;
   let checked = 0;
   turns(blocks).forEach((turn, i) => {
     live.add(turn);
@@ -41,6 +43,8 @@ function replayMatches(blocks: readonly Block[], cwd: string | undefined, every 
     const modes = i % 2 === 0 ? [true, false] : [false, true];
     for (const favourRecent of modes) {
       const got = live.fields({ favourRecent });
+      const madeHere = IdentifierRanker.homesMade;
+      const heldHere = IdentifierRanker.homesHeld;
       const before = IdentifierRanker.calls;
       const want = createSeedAccumulator({ cwd, scans }).add(fed).fields({ favourRecent });
       // The fresh accumulator's first call ranks every token.
@@ -48,9 +52,18 @@ function replayMatches(blocks: readonly Block[], cwd: string | undefined, every 
       expect(IdentifierRanker.calls).toBe(before + 1);
       expect(got).toEqual(want);
       checked += 1;
+      // The fresh accumulator's calls are no calls among candidates: they count no homes.
+      expect(IdentifierRanker.homesMade).toBe(madeHere);
+      expect(IdentifierRanker.homesHeld).toBe(heldHere);
     }
   });
-  return { calls: IdentifierRanker.calls - calls - checked, rebuilds: IdentifierRanker.rebuilds - rebuilds - checked, checked };
+  return {
+    calls: IdentifierRanker.calls - calls - checked,
+    rebuilds: IdentifierRanker.rebuilds - rebuilds - checked,
+    checked,
+    homesMade: IdentifierRanker.homesMade - made,
+    homesHeld: IdentifierRanker.homesHeld - held,
+  };
 }
 
 describe("identifiers ranked among kept candidates", () => {
@@ -59,11 +72,13 @@ describe("identifiers ranked among kept candidates", () => {
     await generateSession(file, { seed: 11 + compactions, size: 400 << 10, compactions });
     const session = await readSession(file);
     expect(session.compactions.length).toBe(compactions);
-    const { calls, rebuilds, checked } = replayMatches(recordBlocks(session, { scope: "lineage" }), session.header.cwd);
+    const { calls, rebuilds, checked, homesMade, homesHeld } = replayMatches(recordBlocks(session, { scope: "lineage" }), session.header.cwd);
     expect(checked).toBeGreaterThan(40);
     // Most turns' ends ranked among the candidates, not every token.
     expect(calls).toBe(checked);
     expect(rebuilds).toBeLessThan(calls / 4);
+    // And among those, most homes' best were kept from the call before, not made again.
+    expect(homesMade).toBeLessThan(homesHeld * 0.75);
   });
 
   it("re-reads a token first counted in a small output once it turns up in a large one", () => {
