@@ -5,7 +5,7 @@
 // sessions best first and leaves out those that cannot reach the page without opening them.
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { readCacheBytes } from "./index-cache.js";
-import { boundOfCode, DictionaryBase, idfOfCode, logCandidates, unionKey } from "./history-dictionary.js";
+import { boundOfCode, DictionaryBase, idfOfCode, logCandidates, stemKey, unionKey } from "./history-dictionary.js";
 import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
 import { NO_TERMS, type TermBounds, type TermsBound, wordsBoundPlan } from "./rank.js";
 import { stemOf } from "./stem.js";
@@ -176,6 +176,11 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
     const own = exactOf(token);
     return own.holds(o) && Number.isFinite(own.boundOf(o)) ? 0 : null;
   };
+  // The prefix match of a token the session does not hold, as kept under its stem's key; else not kept.
+  const stemUnionOf = (stem: string, o: number): number | null => {
+    const kept = exactOf(stemKey(stem));
+    return kept.holds(o) && Number.isFinite(kept.boundOf(o)) ? kept.boundOf(o) : null;
+  };
   const out = new Map<number, number>();
   const boundOf = wordsBoundPlan(parsed, (word) => word === "user");
   // One view of the columns, at the session `at` names (a thousand sessions are asked, each of the same terms).
@@ -184,6 +189,7 @@ function boundsOf(base: DictionaryBase, parsed: Extract<ParsedQuery, { mode: "wo
     exact: (term) => exactOf(term).at(at),
     prefixed: (prefix, except) => prefixOf(prefix, except).at(at),
     union: (token) => unionOf(token, at),
+    stemUnion: (stem) => stemUnionOf(stem, at),
     get docCount() {
       return docCountOf(at);
     },

@@ -72,6 +72,15 @@ export function unionKey(term: string): string {
   return `\u0000${term}`;
 }
 
+/**
+ * The dictionary key under which a session keeps the bound of the prefix match of a query token it does
+ * not hold whose stem is `stem` (rank.ts `stemUnionScoreBound`). Two NULs first: apart from every term and
+ * every union key (a term holds no NUL), and sorted before them all.
+ */
+export function stemKey(stem: string): string {
+  return `\u0000\u0000${stem}`;
+}
+
 /** Appends `value` (a non-negative integer below 2^53) as a LEB128 varint. */
 export function pushVarint(out: number[], value: number): void {
   let v = value;

@@ -6,7 +6,7 @@ import type { Block, Session } from "@context-fold/ledger-reader";
 import { type CacheKey, compareKey, isCacheKey } from "./index-cache.js";
 import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError } from "./errors.js";
-import { BOUND_UNKNOWN, boundsCode, unionKey } from "./history-dictionary.js";
+import { BOUND_UNKNOWN, boundsCode, stemKey, unionKey } from "./history-dictionary.js";
 import { dropParts, MAX_PARTS, partPath, segmentBase, type SegmentWriter } from "./history-layout.js";
 import { byteString, encodePostings, encodeSegment, encodeWholeSegment, type SegmentTerm } from "./history-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
@@ -14,7 +14,7 @@ import { BlockTable, encodeTable } from "./history-table.js";
 import type { HistorySession } from "./history-types.js";
 import { isNotHistory } from "./not-history.js";
 import { isProse, quotedSources } from "./quoted-sources.js";
-import { prefixScoreBound, termIdf, termScoreBound, weightReach } from "./rank.js";
+import { prefixScoreBound, stemUnionScoreBound, termIdf, termScoreBound, weightReach } from "./rank.js";
 import { RecallIndex } from "./recall-index.js";
 import { EMPTY } from "./segments.js";
 import { stemOf } from "./stem.js";
@@ -118,10 +118,14 @@ export function indexSession(segments: string, file: string, session: Session, w
       const reachOfDoc = reach === null ? null : (doc: number): number => reach[doc] as number;
       // The segment, its terms in that order, coded straight from the postings.
       const whole = encodeWholeSegment(sorted.bytes, sorted.order, (id) => part.postingListsOf(id), lengths);
+      // Each stem a term has (other than the term, long enough to begin terms), with the first such term.
+      const stems = new Map<string, number>();
       for (let i = 0; i < texts.length; i++) {
         const term = texts[i] as string;
         if (i >= known) added.push(term);
         if (codes !== null && reachOfDoc !== null) {
+          const stem = stemOf(term);
+          if (stem !== null && stem !== term && stem.length >= MIN_PREFIX && !stems.has(stem)) stems.set(stem, i);
           const lists = part.postingListsOf(i);
           codes[i] = boundsCode(termScoreBound(part, lists, reachOfDoc), termIdf(part.docCount, whole.df[i] as number));
           // The term as a query token matching longer terms: that union's bound, under its own dictionary key.
@@ -134,18 +138,29 @@ export function indexSession(segments: string, file: string, session: Session, w
           }
         }
       }
-      if (codes !== null && unions.length > 0) {
-        added.push(...unionKeys);
-        const all = new Uint16Array(codes.length + unions.length);
+      // A token the session does not hold, matched by its stem's union (`stemKey`): per stem, in byte order.
+      const stemKeys: { key: string; bytes: string; code: number }[] = [];
+      if (reachOfDoc !== null) {
+        for (const [stem, i] of stems) {
+          const union = stemUnionScoreBound(part, texts[i] as string, reachOfDoc);
+          if (union.bound > 0) stemKeys.push({ key: stemKey(stem), bytes: stemKey(byteString(stem)), code: boundsCode(union.bound, union.idf) });
+        }
+        stemKeys.sort((a, b) => (a.bytes < b.bytes ? -1 : a.bytes > b.bytes ? 1 : 0));
+      }
+      if (codes !== null && unions.length + stemKeys.length > 0) {
+        added.push(...unionKeys, ...stemKeys.map((s) => s.key));
+        const all = new Uint16Array(codes.length + unions.length + stemKeys.length);
         all.set(codes);
         all.set(unions, codes.length);
+        all.set(stemKeys.map((s) => s.code), codes.length + unions.length);
         codes = all;
       }
       if (known === 0) {
-        keys = unionBytes.length === 0 ? sorted.bytes : [...sorted.bytes, ...unionBytes];
-        // Union keys first (a NUL before every term), in their terms' order; then the terms.
+        keys = unionBytes.length + stemKeys.length === 0 ? sorted.bytes : [...sorted.bytes, ...unionBytes, ...stemKeys.map((s) => s.bytes)];
+        // Stem keys first (two NULs), then union keys (one NUL before every term), in their terms' order; then the terms.
         keyOrder = new Int32Array(keys.length);
         let k = 0;
+        for (let j = 0; j < stemKeys.length; j++) keyOrder[k++] = texts.length + unionBytes.length + j;
         if (unionIds.length > 0) {
           // Each term's union key (its index in `keys`), read off in the terms' byte order: no sort.
           const unionAt = new Int32Array(texts.length).fill(-1);

@@ -4,8 +4,8 @@
 import type { CacheKey } from "./index-cache.js";
 import type { SessionsSearchResult } from "./sessions.js";
 
-/** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. 4: the dictionary's offset table after its entries (streamed by a merge). 5: block tables hold a turn column. 6: the dictionary keeps a score bound per term and session. 7: and the bound of each term's prefix match, under its union key. 8: block tables keep the block each prose block quotes (and bounds reach a quoted kind's weight only through it). 9: block tables flag a failed tool output (a question asking for a failure reads no block fields). 10: the ledger keys (the hashes of each ledger's head and tail) kept apart from the manifest, in keys.json, which only an update that has work to do reads; the manifest keeps each session's block count. */
-export const HISTORY_FORMAT = 10;
+/** Bumped when the manifest, the dictionary or the segments' layout change shape: the history is rebuilt. 4: the dictionary's offset table after its entries (streamed by a merge). 5: block tables hold a turn column. 6: the dictionary keeps a score bound per term and session. 7: and the bound of each term's prefix match, under its union key. 8: block tables keep the block each prose block quotes (and bounds reach a quoted kind's weight only through it). 9: block tables flag a failed tool output (a question asking for a failure reads no block fields). 10: the ledger keys (the hashes of each ledger's head and tail) kept apart from the manifest, in keys.json, which only an update that has work to do reads; the manifest keeps each session's block count. 11: the dictionary keeps, per stem of a session's terms, the bound of the prefix match of a word the session does not hold (`stemKey`). */
+export const HISTORY_FORMAT = 11;
 
 /** What the history knows of one session. */
 export interface HistorySession {

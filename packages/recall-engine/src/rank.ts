@@ -608,7 +608,23 @@ export function termScoreBound(index: TermIndex, lists: readonly PostingList[], 
  * it per term and session (`TermBounds.union`). 0 when the token matches no longer term.
  */
 export function prefixScoreBound(index: TermIndex, term: string, reach: (doc: number) => number): { bound: number; idf: number } {
-  const ids = prefixTerms(index, term, index.termId(term));
+  return unionScoreBound(index, prefixTerms(index, term, index.termId(term)), reach);
+}
+
+/**
+ * The same bound for a query token `index` does not hold whose stem is `term`'s (a stem other than
+ * `term`): ranking matches such a token by every term its stem begins (`term` among them) and the stem's
+ * own term, whatever the token (`prefixTerms` with no term of its own left out). The history keeps it per
+ * stem and session (`TermBounds.stemUnion`): a word no session holds (`rotation`) is matched in every
+ * session holding its stem's terms (`rotate`, `rotated`, `rotatetoken`…) by one union, far below the sum of
+ * their bounds.
+ */
+export function stemUnionScoreBound(index: TermIndex, term: string, reach: (doc: number) => number): { bound: number; idf: number } {
+  return unionScoreBound(index, prefixTerms(index, term, -1), reach);
+}
+
+/** The bound of terms `ids` scored as one union (one idf of their union's df, each block's summed tf), × the weight each block can reach. */
+function unionScoreBound(index: TermIndex, ids: readonly number[], reach: (doc: number) => number): { bound: number; idf: number } {
   if (ids.length === 0) return { bound: 0, idf: 0 };
   if (unionTf.length < index.docCount) unionTf = new Float64Array(index.docCount * 2);
   const tf = unionTf;
@@ -657,6 +673,11 @@ export interface TermBounds {
   prefixed(prefix: string, except: string): TermsBound;
   /** The bound of query token `token`'s prefix match as ranking scores it (`prefixScoreBound`), where kept; else null. */
   union?(token: string): number | null;
+  /**
+   * The bound of the prefix match of a token the session does not hold whose stem is `stem`
+   * (`stemUnionScoreBound`), where kept (a term of the session has that stem); else null.
+   */
+  stemUnion?(stem: string): number | null;
   /**
    * The session's block count (its index's docCount), where known: a compound token held inside a longer
    * one scores by the idf of as few as one block of them (`maxPieces`). Unknown: such a session is unbounded.
@@ -737,7 +758,8 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
     let held = 0;
     for (const { token, stem, prefix, pieces, basePieces, cut } of tokens) {
       let best = terms.exact(token).bound;
-      const kept = terms.union?.(token) ?? null;
+      // A token the session does not hold is matched by its stem's union alone, whatever the token.
+      const kept = terms.union?.(token) ?? (stem !== null && terms.exact(token).count === 0 ? (terms.stemUnion?.(stem) ?? null) : null);
       const longer = kept === null && prefix !== null ? terms.prefixed(prefix, token) : NO_TERMS;
       // The stem itself is no longer than the prefix (it is the prefix): counted apart, unless it is the token.
       best = Math.max(best, PREFIX_WEIGHT * (kept ?? (stem !== null ? unionBound(longer, terms.exact(stem)) : unionBound(longer))));

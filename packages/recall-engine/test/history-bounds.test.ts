@@ -18,6 +18,7 @@ import { segmentBase } from "../src/history-layout.js";
 import { mergeDictionary } from "../src/history-merge.js";
 import { BlockTable } from "../src/history-table.js";
 import { quotedSources } from "../src/quoted-sources.js";
+import { stemOf } from "../src/stem.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
 const QUERIES = ["which version of node", "what hash did the commit get", "session", "sess", "checksum", "checksum drift", "src/ledger/reader.ts", "src/ledg", "read", "reading the ledger files", "the", "Command exited with code 1", "timeout deadline vitest", "pnpm run typecheck", "ledger", "normalization of the ledger window"];
@@ -210,6 +211,36 @@ describe("history score bounds", () => {
       // Within the scale's rounding and the weights a block may reach (without the union's own bound: 1.7×).
       expect(bound as number, query).toBeLessThan(best * 1.25);
     }
+  }, 120_000);
+
+  it("bounds a word no term of the session is, matched by its stem's terms (rotation → rotat…), by that union as ranking scores it", async () => {
+    // `rotation` is never written; thirty terms its stem begins are, each once (each rare: a high idf),
+    // and `rotated` (the stem's own word). Ranking scores them as one union of one idf; so must the bound.
+    const names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega", "red", "green", "blue", "cyan", "magenta", "yellow"];
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user(`the keys were rotated: ${Array.from({ length: 400 }, (_, k) => `word${String(k % 50)}`).join(" ")}`));
+      for (const [k, name] of names.entries()) {
+        sm.appendMessage(user(`look at rotate${name} in the store, item ${String(k)}`));
+        sm.appendMessage(assistant([{ type: "text", text: `Nothing else changed in item ${String(k)}; the build passed.` }]));
+      }
+    });
+    expect(stemOf("rotated")).toBe(stemOf("rotation"));
+    const { boundOf } = await oneSessionHistory(file, "history-bounds-stem-union-root-");
+    const terms = new TermIndex();
+    const index = RecallIndex.fromTerms(await readSession(file), terms);
+    expect(terms.termId("rotation")).toBe(-1);
+    const bound = boundOf("rotation");
+    expect(bound).toBeDefined();
+    let best = 0;
+    for (const scope of ["all", "lineage"]) {
+      for (const hit of index.rank("rotation", { scope }).ranked) {
+        expect(hit.score, `(${scope}) #${String(hit.doc)}`).toBeLessThanOrEqual(bound as number);
+        best = Math.max(best, hit.score);
+      }
+    }
+    expect(best).toBeGreaterThan(0);
+    // Within the scale's rounding and the weights a block may reach (the rarest term's idf alone: 1.6×).
+    expect(bound as number).toBeLessThan(best * 1.25);
   }, 120_000);
 
   it("bounds the scores of the question rules: a value of the asked form doubled, the user's message lending the reply's score", async () => {
