@@ -9,7 +9,7 @@
 // bookkeeping per message (usage, timestamps, provider and model names) that no provider is sent.
 // Floors: ≤ 5 ms per turn at p50 over Pi alone, the folded context peaking at ≤ 0.7× Pi alone's, no
 // model-written compaction.
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -25,6 +25,13 @@ const WINDOW = 64_000;
 const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").split(",").map((name) => name.trim()));
 /** A folder for a V8 CPU profile of each run's turns (`pi-turns-<run>.cpuprofile`): Pi's work and ours, one process. */
 const PROFILE_DIR = process.env["BENCH_PI_TURNS_PROFILE"];
+/**
+ * A folder for each run's turns (`pi-turns-<run>.json`: wall and CPU per turn, and each turn's start and
+ * end on the monotonic clock in µs, the clock of a CPU profile's samples, to split a profile by turn).
+ */
+const DUMP_DIR = process.env["BENCH_PI_TURNS_DUMP"];
+/** The monotonic clock in µs (the clock of a V8 CPU profile's timestamps). */
+const nowMicros = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /**
  * apps/pi-extension, loaded by Pi from its package directory as `pi install` would; BENCH_PI_TURNS_EXTENSION
@@ -91,6 +98,9 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   for (const [key, value] of Object.entries(env)) process.env[key] = value;
   process.env["PI_CODING_AGENT_DIR"] = dir;
   let peakChars = 0;
+  // The contexts the model was sent this turn: measured as JSON after the turn's clock stops (stringifying
+  // each one inside the turn would bill the bench's own note to the run, the more so the larger it sends).
+  let sentThisTurn: (readonly unknown[])[] = [];
   let summaryCalls = 0;
   let responses = 0;
   const reply = (content: Parameters<typeof fauxAssistantMessage>[0], toolUse: boolean): AssistantMessage =>
@@ -105,7 +115,7 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
       summaryCalls += 1;
       return reply(fauxText("## Goal\nBuild the project step by step.\n## Progress\nSteps ran and built."), false);
     }
-    peakChars = Math.max(peakChars, JSON.stringify(messages).length);
+    sentThisTurn.push(messages);
     const last = messages[messages.length - 1];
     if (last?.["role"] === "toolResult") return reply(fauxText("built"), false);
     const content = last?.["content"];
@@ -137,8 +147,10 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   await session.bindExtensions({ uiContext: uiStub() });
   const turnMs: number[] = [];
   const turnCpuMs: number[] = [];
+  const turnMicros: [number, number][] = [];
   const stopProfile = await startProfile(PROFILE_DIR, `pi-turns-${name}`, 100);
   for (let turn = 1; turn <= TURNS; turn++) {
+    const startMicros = nowMicros();
     const start = performance.now();
     const cpu = process.cpuUsage();
     await session.prompt(`step ${String(turn)}`);
@@ -149,8 +161,15 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
     turnMs.push(performance.now() - start);
     const spent = process.cpuUsage(cpu);
     turnCpuMs.push((spent.user + spent.system) / 1000);
+    turnMicros.push([startMicros, nowMicros()]);
+    for (const sent of sentThisTurn) peakChars = Math.max(peakChars, JSON.stringify(sent).length);
+    sentThisTurn = [];
   }
   await stopProfile();
+  if (DUMP_DIR !== undefined && DUMP_DIR !== "") {
+    mkdirSync(DUMP_DIR, { recursive: true });
+    writeFileSync(join(DUMP_DIR, `pi-turns-${name}.json`), JSON.stringify({ turnMs, turnCpuMs, turnMicros }));
+  }
   (globalThis as { gc?: () => void }).gc?.();
   const memory = process.memoryUsage();
   const entries = manager.getEntries();
