@@ -7,10 +7,10 @@
 // streamed (eval/evaluate-streamed.ts): its shape, then one streamed read that compacts it and reads the
 // ground truth along the way, the sampled needles read back by byte offset, so that part holds what the
 // answer needs, not the session. Its recall part (a recall index over every block, each needle searched
-// and expanded, verified against the ledger) still reads the session whole after the rest is let go: the
-// index build holds the whole session's postings and block table (on the 1 GB bench session the index
-// `recall` caches is 352 MB of postings plus a 254 MB block table); bounded memory there needs the index
-// build that spills to disk (README, "Large sessions"). With --needles, --rounds > 1 or a truth file a
+// and expanded, verified against the ledger) is built streamed too, into a temporary folder, after the
+// rest is let go (recall-engine's streamed-build.ts: postings spilled to disk and merged there), and
+// searched by offset; a session that can have no block table (not v3, or a damaged line) has that part
+// read whole, as `recall` does. With --needles, --rounds > 1 or a truth file a
 // large session is read whole as well: needles are located in any entry by id, each round re-parses a
 // byte prefix of the file, and truth scoring reads the recall index and blocks throughout.
 import { performance } from "node:perf_hooks";

@@ -261,10 +261,10 @@ export async function recallPart(session: Session, needles: readonly EvalNeedle[
   const index = RecallIndex.build(session);
   const recallIndexMs = clock() - t;
   t = clock();
-  const recall = recallNeedles(index, ledgerVerifier(session), needles);
+  const recall = recallNeedles(index, () => ledgerVerifier(session), needles);
   const recallMs = clock() - t;
-  const byWords = recallNeedles(index, ledgerVerifier(session), needles, "words");
-  const spans = await spanRecallNeedles(session, needles);
+  const byWords = recallNeedles(index, () => ledgerVerifier(session), needles, "words");
+  const spans = await spanRecallNeedles({ path: session.path, sessionId: session.header.id }, needles, () => session);
   return { index, recall, byWords, spans, recallIndexMs, recallMs };
 }
 

@@ -7,17 +7,26 @@
 // Gives the `SessionEval` the whole read gives (times aside); tests compare the two on every fixture.
 //
 // The recall part (a recall index over every block, each needle searched and expanded, verified against
-// the ledger) is `recallPart` on the session read whole, after everything above is let go: it is the one
-// part not bounded yet — its index build holds the postings and block table of the whole session
-// (issue 28's recall-index build, which spills them to disk, is what bounds it). It runs on its own, so
-// its peak is not added to the rest's; CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1 (a measuring switch for the
-// cli-memory bench, never for a verdict) leaves it out to measure the rest alone.
+// the ledger) runs after everything above is let go, over the recall index and block table built streamed
+// (recall-engine's `buildRecallFilesStreamed`: the postings spilled in sorted runs and merged on disk, the
+// table's columns spilled as the blocks go by) into a temporary folder: the needles are searched in the
+// index read by offset and the hits' text read back from the ledger, so this part holds neither the
+// session's text nor its postings. A session that can have no block table (not v3, or a damaged line)
+// has its recall part read whole (`recallPart`), as `recall` does. Span recall (only with a seed index
+// beside the session) resolves the needles' anchors in a view of the shape holding only the blocks that
+// carry them (`withAnchoredBlocks`). CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1 (a measuring switch for the
+// cli-memory bench, never for a verdict) leaves the recall part out to measure the rest alone.
 import { branchPath } from "@context-fold/extractors";
-import { blockTextAt, type Block, LedgerError, lineageInFileOrder, readSession, type SessionShape } from "@context-fold/ledger-reader";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { blockTextAt, type Block, LedgerError, lineageInFileOrder, readSession, readSessionShape, type SessionShape, withAnchoredBlocks } from "@context-fold/ledger-reader";
+import { type BlockVerifier, buildRecallFilesStreamed, openRecallSnapshot } from "@context-fold/recall-engine";
 import { compactSessionStreamed, type CompactResult } from "@context-fold/summary-formatter";
 import { branchCutShort, readSessionShapeForCli } from "../session-input.js";
-import { assembleEval, type RecallPart, recallPart, scored, type SessionEval } from "./evaluate-session.js";
+import { assembleEval, type CompactionEval, type RecallPart, recallPart, scored, type SessionEval } from "./evaluate-session.js";
 import { GroundTruthAlong } from "./ground-truth.js";
+import { recallNeedles, spanRecallNeedles, tableVerifier } from "./recall-check.js";
 import { isLargeOutput, type LargeOutput, pickNeedles } from "./sample-needles.js";
 import type { EvalNeedle } from "./sample-needles.js";
 
@@ -113,10 +122,55 @@ async function readShape(file: string, fragment: boolean): Promise<SessionShape>
 }
 
 /**
- * Evaluates the session in `file` streamed (one compaction, needles sampled, no truth file: what
- * `eval` streams), or returns undefined when it must be read whole (see `start`).
+ * The recall part over the recall index and block table built streamed (`buildRecallFilesStreamed`, into a
+ * folder of its own, removed when done): the needles searched in the index read by offset, the hits'
+ * text read back from the ledger by byte offset and verified (`tableVerifier`), span recall in a view
+ * holding only the needles' anchored blocks. Undefined when the session can have no block table (not v3,
+ * or damaged lines: see streamed-build.ts): the caller reads it whole then.
  */
-export async function evaluateStreamed(file: string, options: StreamedEvalOptions): Promise<SessionEval | undefined> {
+async function streamedRecallPart(file: string, head: Started["head"], needles: readonly EvalNeedle[], options: StreamedEvalOptions): Promise<RecallPart | undefined> {
+  const { clock } = options;
+  const fragment = options.fragment ? { fragment: true } : {};
+  const dir = mkdtempSync(join(tmpdir(), "context-fold-eval-"));
+  try {
+    let t = clock();
+    const cachePath = join(dir, "recall-index");
+    const built = await buildRecallFilesStreamed(file, { cachePath, ...fragment });
+    if (built === null) return undefined;
+    const snapshot = openRecallSnapshot(file, { cachePath });
+    if (snapshot === null || snapshot.session.header.id !== head.sessionId || snapshot.session.blocks.length !== head.blocks) {
+      throw new LedgerError("LEDGER_CHANGED", head.path, "the file changed between reads: run again");
+    }
+    const { index, session } = snapshot;
+    const recallIndexMs = clock() - t;
+    t = clock();
+    const verifierFor = (hits: readonly number[]): BlockVerifier => tableVerifier(file, session.blocks, hits);
+    const recall = recallNeedles(index, verifierFor, needles);
+    const recallMs = clock() - t;
+    const byWords = recallNeedles(index, verifierFor, needles, "words");
+    // Only with a seed index beside the session: its shape, then the blocks carrying the needles' anchors.
+    const spans = await spanRecallNeedles(head, needles, async (anchors) => withAnchoredBlocks(await readSessionShape(file, fragment), anchors));
+    return { recall, byWords, spans, recallIndexMs, recallMs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What the compaction part leaves for the recall part and the answer (the rest of its read let go). */
+interface CompactionPart {
+  readonly head: Started["head"];
+  readonly needles: EvalNeedle[];
+  readonly single: CompactionEval;
+  readonly compactMs: number;
+  readonly groundTruthMs: number;
+}
+
+/**
+ * The shape, the streamed compaction with the ground truth read along it, and the needles read back:
+ * a function of its own, so that what the stream gathered (the ground truth's edits and commands by #N,
+ * the window's large outputs) is let go before the recall part builds its index. Undefined: see `start`.
+ */
+async function compactionPart(file: string, options: StreamedEvalOptions): Promise<CompactionPart | undefined> {
   const { clock } = options;
   let t = clock();
   const started = start(await readShape(file, options.fragment), options.budget);
@@ -135,16 +189,30 @@ export async function evaluateStreamed(file: string, options: StreamedEvalOption
     return text;
   });
   const groundTruthMs = clock() - t;
-  const single = scored(result, truth, needles);
+  return { head, needles, single: scored(result, truth, needles), compactMs, groundTruthMs };
+}
 
+/**
+ * Evaluates the session in `file` streamed (one compaction, needles sampled, no truth file: what
+ * `eval` streams), or returns undefined when it must be read whole (see `start`).
+ */
+export async function evaluateStreamed(file: string, options: StreamedEvalOptions): Promise<SessionEval | undefined> {
+  const scoredPart = await compactionPart(file, options);
+  if (scoredPart === undefined) return undefined;
+  const { head, needles, single, compactMs, groundTruthMs } = scoredPart;
+  const { clock } = options;
   let recalled: RecallPart;
   if (withoutRecall()) recalled = recallLeftOut(needles);
   else {
-    // Damage and a fragment were told with the shape: the whole read says nothing more.
-    const session = await readSession(file, options.fragment ? { fragment: true } : {});
-    if (session.header.id !== head.sessionId || session.entries.length !== head.entries) throw new LedgerError("LEDGER_CHANGED", head.path, "the file changed between reads: run again");
-    const { index: _index, ...part } = await recallPart(session, needles, clock);
-    recalled = part;
+    const streamed = await streamedRecallPart(file, head, needles, options);
+    if (streamed !== undefined) recalled = streamed;
+    else {
+      // Damage and a fragment were told with the shape: the whole read says nothing more.
+      const session = await readSession(file, options.fragment ? { fragment: true } : {});
+      if (session.header.id !== head.sessionId || session.entries.length !== head.entries) throw new LedgerError("LEDGER_CHANGED", head.path, "the file changed between reads: run again");
+      const { index: _index, ...part } = await recallPart(session, needles, clock);
+      recalled = part;
+    }
   }
   return assembleEval({
     file: head.path,

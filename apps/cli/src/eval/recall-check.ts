@@ -3,8 +3,8 @@
 // is verified against the ledger and holds the value. At most two calls per needle. When the session
 // has a seed index, span recall by anchor is tried too (one call, sha256-verified spans).
 import { existsSync } from "node:fs";
-import type { Session } from "@context-fold/ledger-reader";
-import { type BlockVerifier, RecallError, type RecallIndex, spanRecall } from "@context-fold/recall-engine";
+import type { Block, Session } from "@context-fold/ledger-reader";
+import { type BlockVerifier, ledgerVerifier, RecallError, type RecallIndex, spanRecall } from "@context-fold/recall-engine";
 import { seedIndexPath } from "@context-fold/seed-index-format";
 import type { EvalNeedle } from "./sample-needles.js";
 import { collapseWhitespace } from "./text-match.js";
@@ -43,26 +43,31 @@ export function needleQuery(value: string): string {
 /** How a needle is typed into recall: the whole value as a phrase, or its three most distinctive words. */
 export type NeedleQueryKind = "phrase" | "words";
 
-export function recallNeedle(index: RecallIndex, verify: BlockVerifier, needle: EvalNeedle, queryKind: NeedleQueryKind = "phrase"): NeedleRecall {
+/** A needle searched: its answer when the search alone settles it, else the hits to expand. */
+type Searched = { readonly done: NeedleRecall } | { readonly base: { kind: EvalNeedle["kind"]; value: string; query: string }; readonly needle: EvalNeedle; readonly hits: readonly number[] };
+
+function searchNeedle(index: RecallIndex, needle: EvalNeedle, queryKind: NeedleQueryKind): Searched {
   const query = queryKind === "phrase" ? needleQuery(needle.value) : distinctiveQuery(needle.value, (w) => index.documentFrequency(w));
   const base = { kind: needle.kind, value: needle.value, query };
   const options = needle.onLineage ? {} : { scope: "all" };
-  if (query.trim() === "") return { ...base, found: false, calls: 0, reason: "no word to search for" };
+  if (query.trim() === "") return { done: { ...base, found: false, calls: 0, reason: "no word to search for" } };
   let hits;
   try {
     hits = index.search(query, options).hits;
   } catch (error) {
-    return { ...base, found: false, calls: 1, reason: `search failed: ${error instanceof Error ? error.message : String(error)}` };
+    return { done: { ...base, found: false, calls: 1, reason: `search failed: ${error instanceof Error ? error.message : String(error)}` } };
   }
-  if (hits.length === 0) return { ...base, found: false, calls: 1, reason: "no hits" };
+  if (hits.length === 0) return { done: { ...base, found: false, calls: 1, reason: "no hits" } };
+  return { base, needle, hits: hits.map((h) => h.index) };
+}
+
+function expandNeedle(index: RecallIndex, verify: BlockVerifier, searched: Exclude<Searched, { done: NeedleRecall }>): NeedleRecall {
+  const { base, needle, hits } = searched;
   const wanted = collapseWhitespace(needle.value);
-  const expanded = index.expand(
-    hits.map((h) => h.index),
-    verify,
-  );
+  const expanded = index.expand(hits, verify);
   for (const entry of expanded) {
     if (entry.verified && collapseWhitespace(entry.text).includes(wanted)) {
-      const rank = hits.findIndex((h) => h.index === entry.index) + 1;
+      const rank = hits.indexOf(entry.index) + 1;
       return { ...base, found: true, calls: 2, index: entry.index, rank };
     }
   }
@@ -70,8 +75,19 @@ export function recallNeedle(index: RecallIndex, verify: BlockVerifier, needle: 
   return { ...base, found: false, calls: 2, reason: unverified ? "found only in a block that failed verification" : `not on the first page of ${String(hits.length)} hit(s)` };
 }
 
-export function recallNeedles(index: RecallIndex, verify: BlockVerifier, needles: readonly EvalNeedle[], queryKind: NeedleQueryKind = "phrase"): RecallTally {
-  const results = needles.map((n) => recallNeedle(index, verify, n, queryKind));
+/**
+ * The verifier of the blocks to expand, made once every needle was searched: given the `#N` of every hit
+ * (a verifier over a block table resolves the anchors of those blocks only: see evaluate-streamed.ts).
+ */
+export type VerifierFor = (hits: readonly number[]) => BlockVerifier;
+
+/** Every needle searched, then the hits of each expanded and verified (`verifierFor` gets them all first). */
+export function recallNeedles(index: RecallIndex, verifierFor: VerifierFor, needles: readonly EvalNeedle[], queryKind: NeedleQueryKind = "phrase"): RecallTally {
+  const searched = needles.map((n) => searchNeedle(index, n, queryKind));
+  const hits: number[] = [];
+  for (const s of searched) if (!("done" in s)) hits.push(...s.hits);
+  const verify = verifierFor(hits);
+  const results = searched.map((s) => ("done" in s ? s.done : expandNeedle(index, verify, s)));
   return { n: results.length, found: results.filter((r) => r.found).length, maxCalls: Math.max(0, ...results.map((r) => r.calls)), results };
 }
 
@@ -83,13 +99,56 @@ export interface SpanRecallTally {
   readonly results: readonly NeedleRecall[];
 }
 
-/** Span recall by anchor for every anchored lineage needle; null when the session has no seed index. */
-export async function spanRecallNeedles(session: Session, needles: readonly EvalNeedle[]): Promise<SpanRecallTally | null> {
-  const seedIndex = seedIndexPath(session.path, session.header.id);
+/**
+ * `ledgerVerifier` over a session served from its block table (`blocks`: each read back from the ledger
+ * `file` by byte offset): the blocks carrying the anchors of the `hits` are found in one pass over the
+ * table and held in a view with their entries' locations, where the anchor resolution finds them as it
+ * does on the whole read (one block: its text re-read and compared; two or more: ambiguous). A block
+ * without an anchor is checked against its entry's bytes, which needs nothing but the file.
+ */
+export function tableVerifier(file: string, blocks: readonly Block[], hits: readonly number[]): BlockVerifier {
+  const wanted = new Set<string>();
+  for (const n of hits) {
+    const anchor = blocks[n]?.anchor;
+    if (anchor !== undefined) wanted.add(anchor);
+  }
+  const held: Block[] = [];
+  // Sparse, by entry position: where `blockTextFromFile` finds an entry's bytes.
+  const entries: { byteOffset: number; byteLength: number }[] = [];
+  if (wanted.size > 0) {
+    for (const block of blocks) {
+      const anchor = block.anchor;
+      if (anchor === undefined || !wanted.has(anchor)) continue;
+      held.push(block);
+      entries[block.entryPosition] = { byteOffset: block.byteOffset, byteLength: block.byteLength };
+    }
+  }
+  // What ledgerVerifier and resolveAnchor read of a session, for blocks that carry no edit suffix (none does).
+  const view = { path: file, withText: false, blocks: held, entries } as unknown as Session;
+  return ledgerVerifier(view);
+}
+
+/** The anchored lineage needles: the ones span recall tries. */
+function anchoredOnLineage(needles: readonly EvalNeedle[]): (EvalNeedle & { readonly anchor: string })[] {
+  return needles.filter((n): n is EvalNeedle & { readonly anchor: string } => n.anchor !== undefined && n.onLineage);
+}
+
+/**
+ * Span recall by anchor for every anchored lineage needle; null when the session (`path`, its id) has no
+ * seed index. `sessionFor` gives the session the spans resolve in, asked only when there is a seed index,
+ * with the needles' anchors (a large session's view holds only the blocks carrying them: `withAnchoredBlocks`).
+ */
+export async function spanRecallNeedles(
+  where: { readonly path: string; readonly sessionId: string },
+  needles: readonly EvalNeedle[],
+  sessionFor: (anchors: readonly string[]) => Session | Promise<Session>,
+): Promise<SpanRecallTally | null> {
+  const seedIndex = seedIndexPath(where.path, where.sessionId);
   if (!existsSync(seedIndex)) return null;
+  const anchored = anchoredOnLineage(needles);
+  const session = await sessionFor(anchored.map((n) => n.anchor));
   const results: NeedleRecall[] = [];
-  for (const needle of needles) {
-    if (needle.anchor === undefined || !needle.onLineage) continue;
+  for (const needle of anchored) {
     const base = { kind: needle.kind, value: needle.value, calls: 1 };
     try {
       const { spans } = await spanRecall(session, { anchor: needle.anchor, seedIndex });

@@ -75,7 +75,7 @@ export const cliMemorySuite: BenchSuite = async (ctx) => {
       ["inventory", ["inventory", session, "--json"]],
       // Exit 1 when a floor does not hold (a sampled needle recall misses): measured all the same.
       ["eval", ["eval", session, "--json"]],
-      // The streamed eval without its recall part (which reads the session whole to build its index):
+      // The streamed eval without its recall part (its index built streamed, as recall builds it):
       // what eval holds apart from the recall index build. A measuring switch; the answer is not a verdict.
       ["eval (recall part left out)", ["eval", session, "--json"], undefined, { CONTEXT_FOLD_EVAL_WITHOUT_RECALL: "1" }],
       ["recall (first search, builds the index)", ["recall", session, "refreshToken", "--cache-dir", recallCache, "--json"]],
