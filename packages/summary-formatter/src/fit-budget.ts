@@ -3,7 +3,9 @@
 // then verbatim items (founding request whole, corrections newest first) are fitted into half the budget
 // as rendered — the rest clipped or counted with #N pointers, so no number of corrections can push a
 // summary over its budget — then whole items are dropped lowest priority first until the rendered text
-// fits — see TRIM_ORDER. Everything dropped is counted with a recall pointer; nothing is dropped silently.
+// fits — see TRIM_ORDER — first with each section held at its floor (SECTION_FLOORS), so a section of low
+// rank keeps its most important items rather than being emptied, then, only when that cannot fit, without.
+// Everything dropped is counted with a recall pointer; nothing is dropped silently.
 import { briefRef } from "./brief.js";
 import type { CatalogFile, FileItem, LineItem, Omission, OutstandingDoc, PreviousSummaryDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
 import { currentBuild, keep, reuse, SLOT } from "./summary-parts.js";
@@ -483,6 +485,48 @@ const SHARED: [number, (d: SummaryDoc) => number, number][] = [
   [SECTION_SHARES.statements, (d) => sumOf(d.statements, textCost), 12],
 ];
 
+/**
+ * Floors, as parts of the budget: TRIM_ORDER takes a section below its floor only when the summary
+ * cannot fit otherwise, so no section is emptied to keep one of higher priority whole. A shared
+ * section's floor is a quarter of its share; the written files and the commits, which have no share,
+ * keep as much. Together 41 % of the budget, reached only by sections that hold that much; a section cut
+ * to its floor counts what it left out with a recall pointer, like any other cut.
+ */
+export const SECTION_FLOORS = {
+  brief: SECTION_SHARES.brief / 4,
+  previous: SECTION_SHARES.previous / 4,
+  outstanding: SECTION_SHARES.outstanding / 4,
+  earlierTurns: SECTION_SHARES.earlierTurns / 4,
+  typeCatalog: SECTION_SHARES.typeCatalog / 4,
+  statements: SECTION_SHARES.statements / 4,
+  writtenFiles: 0.075,
+  commits: 0.05,
+} as const;
+
+const writtenCost = (d: SummaryDoc): number => {
+  let n = 0;
+  for (const f of d.files) if (f.status !== "read") n += pathCost(f);
+  return n;
+};
+
+/** Per step of STEPS: the floor of the section it trims and that section's size, or null (no floor). */
+const STEP_FLOORS: readonly ([number, (d: SummaryDoc) => number] | null)[] = [
+  [SECTION_FLOORS.brief, (d) => sumOf(d.brief, lineCost)],
+  [SECTION_FLOORS.typeCatalog, (d) => sumOf(d.typeCatalog, catalogCost)],
+  [SECTION_FLOORS.earlierTurns, (d) => sumOf(d.earlierTurns, textCost)],
+  [SECTION_FLOORS.previous, (d) => sumOf(d.previous, previousCost)],
+  [SECTION_FLOORS.outstanding, (d) => sumOf(d.outstanding, textCost)],
+  null,
+  null,
+  null,
+  [SECTION_FLOORS.brief, (d) => sumOf(d.brief, lineCost)],
+  [SECTION_FLOORS.earlierTurns, (d) => sumOf(d.earlierTurns, textCost)],
+  [SECTION_FLOORS.writtenFiles, writtenCost],
+  [SECTION_FLOORS.commits, (d) => sumOf(d.commits, subjectCost)],
+  [SECTION_FLOORS.statements, (d) => sumOf(d.statements, textCost)],
+  null,
+];
+
 /** The two fields of the section each SHARED entry trims (a step of it reads and writes nothing else). */
 const SHARED_FIELDS: readonly (readonly [keyof SummaryDoc, keyof SummaryDoc | null])[] = [
   ["brief", "briefOmitted"],
@@ -564,12 +608,24 @@ export function fitToBudget(
     for (let at = 0; at < SHARED.length; at++) d = withinShare(d, at, limit);
     size = measure(d);
   }
-  for (const step of STEPS) {
-    while (size > limit) {
-      const next = step(d, size - limit);
-      if (next === null) break;
-      d = next;
-      size = measure(d);
+  // First in TRIM_ORDER with every section held at its floor, so that no section is emptied to keep
+  // one of higher priority whole; only when that cannot fit, again without floors.
+  for (const floored of [true, false]) {
+    for (let s = 0; s < STEPS.length && size > limit; s++) {
+      const step = STEPS[s] as Step;
+      const floor = floored ? STEP_FLOORS[s] : null;
+      while (size > limit) {
+        let excess = size - limit;
+        if (floor != null) {
+          const above = floor[1](d) - floor[0] * limit;
+          if (above <= 0) break;
+          excess = Math.min(excess, above);
+        }
+        const next = step(d, excess);
+        if (next === null) break;
+        d = next;
+        size = measure(d);
+      }
     }
     if (size <= limit) break;
   }
