@@ -3,6 +3,8 @@
 import { posix } from "node:path";
 
 const LEADING_CD = /^cd\s+[^&;|\n]{1,500}?\s*&&\s*/;
+/** A leading `cd <dir>` step ended by `&&`, `;` or a newline (a script's first line): where what follows runs. */
+const LEADING_CD_STEP = /^cd\s+([^&;|\n]{1,500}?)\s*(?:&&|;|\n)\s*/;
 const TRAILING_PIPE_FILTER = /\s*\|\s*(?:tail|head)(?:\s+-[\w-]{1,10}(?:\s+\d{1,9})?)?\s*$/;
 const REDIRECT_2_1 = /\s*2>&1/g;
 const SPACES = /\s+/g;
@@ -32,7 +34,7 @@ export function commandKey(command: string, cwd?: string): string {
 }
 
 /**
- * The directory a command runs in: the session cwd, moved by leading `cd <dir> &&` steps (quotes and a
+ * The directory a command runs in: the session cwd, moved by leading `cd <dir> &&` (or `;`, or newline) steps (quotes and a
  * `~` are left alone: such a dir is returned unresolved only when absolute). Undefined without a cwd.
  */
 export function commandDir(command: string, cwd: string | undefined): string | undefined {
@@ -40,9 +42,9 @@ export function commandDir(command: string, cwd: string | undefined): string | u
   let dir = cwd;
   let c = command.length > 2000 ? command.slice(0, 2000).trim() : command.trim();
   for (let i = 0; i < 3; i++) {
-    const m = LEADING_CD.exec(c);
+    const m = LEADING_CD_STEP.exec(c);
     if (m === null) break;
-    const target = m[0].slice(2).replace(/&&\s*$/, "").trim();
+    const target = (m[1] ?? "").trim();
     if (target.length === 0 || target.startsWith("~") || target.startsWith("$") || target.includes("'") || target.includes('"')) break;
     dir = posix.resolve(dir, target);
     c = c.slice(m[0].length);
@@ -251,8 +253,11 @@ export function shortCommand(command: string, max = 120): string {
 
 export interface ShellWrite {
   readonly path: string;
-  /** ">" truncates (a new file when never seen), ">>", "sed -i" and "tee -a" change one in place. */
-  readonly mode: "truncate" | "append" | "in-place";
+  /**
+   * ">" truncates (a new file when never seen), ">>", "sed -i" and "tee -a" change one in place, a
+   * non-recursive `rm` removes one (a change of the working tree too).
+   */
+  readonly mode: "truncate" | "append" | "in-place" | "remove";
 }
 
 const HEREDOC = /<<-?\s{0,4}['"]?([A-Za-z_][\w]{0,40})['"]?/;
@@ -319,12 +324,13 @@ function copyTargets(tokens: readonly string[]): string[] {
 
 /** Does the command text name a program `shellWrites` reads (a cheap test before parsing)? */
 export function mayWriteFiles(command: string): boolean {
-  return command.includes(">") || command.includes("sed") || command.includes("tee") || command.includes("cp ") || command.includes("mv ") || command.includes("install ") || command.includes("ln ");
+  return command.includes(">") || command.includes("sed") || command.includes("tee") || command.includes("cp ") || command.includes("mv ") || command.includes("install ") || command.includes("ln ") || command.includes("rm ");
 }
 
 /**
  * Files a shell command writes: output redirects (`> f`, `>> f`, `cat > f <<EOF`), `sed -i … f`, `tee [-a] f`,
- * the destination of `cp`/`mv`/`install`/`ln` (inside it when it ends in "/" or takes several sources).
+ * the destination of `cp`/`mv`/`install`/`ln` (inside it when it ends in "/" or takes several sources),
+ * the files a non-recursive `rm` removes.
  * Heredoc bodies are skipped; `2>`, `&>` and /dev/* are not files. Conservative by design: a path that
  * cannot be read off the command text (variables, globs, quotes inside) is left out.
  */
@@ -341,6 +347,15 @@ export function shellWrites(command: string): ShellWrite[] {
       if (first === "sed" && tokens.some((t) => t === "-i" || t.startsWith("-i") || t === "--in-place")) {
         const p = unquote(tokens[tokens.length - 1] ?? "");
         if (p !== null && tokens.length >= 3) out.push({ path: p, mode: "in-place" });
+        continue;
+      }
+      if (first === "rm") {
+        // Without -r an operand is a file (rm refuses a directory); with it, it may be a directory: left out.
+        if (tokens.some((t) => t === "--recursive" || (t.startsWith("-") && !t.startsWith("--") && /[rR]/.test(t)))) continue;
+        for (const t of tokens.slice(1)) {
+          const p = unquote(t);
+          if (p !== null) out.push({ path: p, mode: "remove" });
+        }
         continue;
       }
       if (COPIERS.has(first)) {

@@ -194,7 +194,7 @@ export class ShellOutcomes {
     }
   }
 
-  /** Files a successful shell command wrote (`> f`, `sed -i`, `tee`, `cp`/`mv` destinations) count as modified or created. */
+  /** Files a successful shell command wrote (`> f`, `sed -i`, `tee`, `cp`/`mv` destinations) or removed (`rm`) count as modified or created. */
   private addShellWrites(command: string, index: number): void {
     if (!mayWriteFiles(command)) return;
     const writes = shellWrites(command);
@@ -205,7 +205,8 @@ export class ShellOutcomes {
       const path = cleanPath(dir !== undefined && !w.path.startsWith("~") ? posix.resolve(dir, w.path) : w.path, this.l.cwd);
       if (path === undefined) continue;
       const created = w.mode === "truncate" && !this.l.files.has(path);
-      this.l.files.recordModification(path, created ? "created" : "modified", index, created ? `bash > ${JSON.stringify(path)}` : `bash edit ${JSON.stringify(path)}`);
+      const action = created ? `bash > ${JSON.stringify(path)}` : w.mode === "remove" ? `bash rm ${JSON.stringify(path)}` : `bash edit ${JSON.stringify(path)}`;
+      this.l.files.recordModification(path, created ? "created" : "modified", index, action);
       this.l.turns.note(created ? "writes" : "edits", path);
     }
   }
