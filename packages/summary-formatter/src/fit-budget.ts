@@ -488,42 +488,51 @@ const SHARED: [number, (d: SummaryDoc) => number, number][] = [
 /**
  * Floors, as parts of the budget: TRIM_ORDER takes a section below its floor only when the summary
  * cannot fit otherwise, so no section is emptied to keep one of higher priority whole. A shared
- * section's floor is a quarter of its share; the written files and the commits, which have no share,
- * keep as much. Together 41 % of the budget, reached only by sections that hold that much; a section cut
- * to its floor counts what it left out with a recall pointer, like any other cut.
+ * section's floor is a quarter of its share; the commits, which have no share and no other home, keep
+ * 5 %. The outstanding floor holds open items only (ERROR, WARN): resolved ones and notes go first as
+ * always. The brief and the earlier turns keep their line floors (BRIEF_FLOOR, EARLIER_TURNS_FLOOR) until
+ * the step that takes their rest, the type catalog none: they restate the transcript, which recall
+ * returns by #N. The written files have none either: the digest lists every one of them. Together at
+ * most 22 % of the budget, reached only by sections that hold that much; what a floor leaves out is
+ * counted with a recall pointer, like any other cut.
  */
 export const SECTION_FLOORS = {
-  brief: SECTION_SHARES.brief / 4,
   previous: SECTION_SHARES.previous / 4,
   outstanding: SECTION_SHARES.outstanding / 4,
-  earlierTurns: SECTION_SHARES.earlierTurns / 4,
-  typeCatalog: SECTION_SHARES.typeCatalog / 4,
   statements: SECTION_SHARES.statements / 4,
-  writtenFiles: 0.075,
   commits: 0.05,
 } as const;
 
-const writtenCost = (d: SummaryDoc): number => {
-  let n = 0;
-  for (const f of d.files) if (f.status !== "read") n += pathCost(f);
-  return n;
-};
+/** The outstanding items' bytes above their floor: all but the open items (ERROR, WARN) the floor holds. */
+function outstandingAbove(d: SummaryDoc, floorBytes: number): number {
+  let open = 0;
+  for (const o of d.outstanding) if (o.tag === "ERROR" || o.tag === "WARN") open += textCost(o);
+  return sumOf(d.outstanding, textCost) - Math.min(floorBytes, open);
+}
 
-/** Per step of STEPS: the floor of the section it trims and that section's size, or null (no floor). */
-const STEP_FLOORS: readonly ([number, (d: SummaryDoc) => number] | null)[] = [
-  [SECTION_FLOORS.brief, (d) => sumOf(d.brief, lineCost)],
-  [SECTION_FLOORS.typeCatalog, (d) => sumOf(d.typeCatalog, catalogCost)],
-  [SECTION_FLOORS.earlierTurns, (d) => sumOf(d.earlierTurns, textCost)],
-  [SECTION_FLOORS.previous, (d) => sumOf(d.previous, previousCost)],
-  [SECTION_FLOORS.outstanding, (d) => sumOf(d.outstanding, textCost)],
+/** A floor: how many bytes of its section are above it (`floorBytes` given). */
+type Above = (d: SummaryDoc, floorBytes: number) => number;
+
+const aboveOf =
+  (measure: (d: SummaryDoc) => number): Above =>
+  (d, floorBytes) =>
+    measure(d) - floorBytes;
+
+/** Per step of STEPS: the floor of the section it trims (a part of the budget) and its bytes above it, or null (no floor). */
+const STEP_FLOORS: readonly (readonly [number, Above] | null)[] = [
   null,
   null,
   null,
-  [SECTION_FLOORS.brief, (d) => sumOf(d.brief, lineCost)],
-  [SECTION_FLOORS.earlierTurns, (d) => sumOf(d.earlierTurns, textCost)],
-  [SECTION_FLOORS.writtenFiles, writtenCost],
-  [SECTION_FLOORS.commits, (d) => sumOf(d.commits, subjectCost)],
-  [SECTION_FLOORS.statements, (d) => sumOf(d.statements, textCost)],
+  [SECTION_FLOORS.previous, aboveOf((d) => sumOf(d.previous, previousCost))],
+  [SECTION_FLOORS.outstanding, outstandingAbove],
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  [SECTION_FLOORS.commits, aboveOf((d) => sumOf(d.commits, subjectCost))],
+  [SECTION_FLOORS.statements, aboveOf((d) => sumOf(d.statements, textCost))],
   null,
 ];
 
@@ -617,7 +626,7 @@ export function fitToBudget(
       while (size > limit) {
         let excess = size - limit;
         if (floor != null) {
-          const above = floor[1](d) - floor[0] * limit;
+          const above = floor[1](d, floor[0] * limit);
           if (above <= 0) break;
           excess = Math.min(excess, above);
         }
