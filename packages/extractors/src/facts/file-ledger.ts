@@ -91,10 +91,10 @@ export class FileLedger {
       .map((f) => f.path);
   }
 
-  /** Files the session created or modified, in first-seen order. */
+  /** Files the session created or modified, in first-seen order (directories left out, as in `facts`). */
   modifiedPaths(): string[] {
     const files: string[] = [];
-    for (const f of this.files.values()) if (f.status !== "read") files.push(f.path);
+    for (const f of withoutDirectories([...this.files.values()])) if (f.status !== "read") files.push(f.path);
     return files;
   }
 
