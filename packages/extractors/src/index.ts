@@ -67,7 +67,7 @@ export { extractSymbols, languageOf, type SymbolLanguage, type SymbolScan } from
 
 // --- lexicon and seed-index record extraction (issue 5) ---
 export { ERROR_LINE_MAX, clipLine, errorLines, isErrorLine, isFalseAlarm } from "./lexicon/errors.js";
-export { PATH_MAX, cleanPath, filePathsOfList, isPathToken, normalizePath, pathTokens } from "./lexicon/paths.js";
+export { PATH_MAX, cleanPath, filePathsOfList, isPathToken, normalizePath, pathTokens, withoutDirectories } from "./lexicon/paths.js";
 export { IDENTIFIER_MAX, identifierTokens, scanIdentifierRanges, scanIdentifiers } from "./lexicon/identifiers.js";
 export { scanOutputTokens } from "./lexicon/output-tokens.js";
 export {

@@ -1,6 +1,6 @@
 // Facts and artifacts (from @context-fold/extractors) to a SummaryDoc, before merging and budgeting:
 // one-line fields flattened, symbol names and anchor items filtered to what the line grammar can carry.
-import { memoizeText, statementKey, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
+import { memoizeText, statementKey, withoutDirectories, type DurableArtifacts, type SessionFacts } from "@context-fold/extractors";
 import type {
   AnchorsDoc,
   CatalogFile,
@@ -77,10 +77,13 @@ export function withoutStatementEchoes<T extends LineItem>(preferences: readonly
   return out;
 }
 
-/** Files ordered modified, created, then read; first-touched order within each. */
+/**
+ * Files ordered modified, created, then read; first-touched order within each. Every file list of the
+ * summary comes through here: a directory among them (a path another one lies under) is left out.
+ */
 export function orderFiles(files: readonly FileItem[]): FileItem[] {
   // By status, first-touched order kept within one (the sort is stable).
-  return [...files].sort(byStatus);
+  return [...withoutDirectories(files)].sort(byStatus);
 }
 
 const byStatus = (a: FileItem, b: FileItem): number => STATUS_RANK[a.status] - STATUS_RANK[b.status];

@@ -5,6 +5,7 @@ import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryT
 import { type Block, blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, briefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
+import { withBranchSummaries } from "./foreign-summary.js";
 import { windowActivity } from "./carry-outstanding.js";
 import { buildDigest, DEFAULT_DIGEST_BUDGET, type DigestStats, prepareDigestLines } from "./build-digest.js";
 import { SummaryError } from "./errors.js";
@@ -131,7 +132,7 @@ function summaryOf(input: BuildSummaryInput): BuiltSummary {
   const { doc: base, ownBase, foreign } = input.previousBase ?? foldPrevious(input.previous ?? [], input.cwd, covers);
   // Only the last BRIEF_MAX_LINES lines are built; the earlier ones are counted with their #N range.
   const brief = briefTail(input.blocks, BRIEF_MAX_LINES);
-  const fromFacts = docFromFacts(input.facts, input.artifacts, brief.lines, footer);
+  const fromFacts = withBranchSummaries(docFromFacts(input.facts, input.artifacts, brief.lines, footer), input.facts.branchSummaries);
   const firstKept = brief.lines.length > 0 ? briefRef(brief.lines[0] ?? "") : (footer.range?.to ?? 0) + 1;
   const briefOmitted: Omission | null =
     brief.earlier === 0 || footer.range === null
@@ -205,7 +206,7 @@ export function prepareSummaryParts(parts: SummaryParts, input: SummaryPartsInpu
   const scope = enterParts(parts, true);
   try {
     const facts = keptTailFacts(input.facts, input.tail, input.cwd, input.tailFacts);
-    const fresh: SummaryDoc = { ...docFromFacts(facts, input.artifacts, NO_BRIEF, PARTS_FOOTER), briefOmitted: null };
+    const fresh: SummaryDoc = { ...withBranchSummaries(docFromFacts(facts, input.artifacts, NO_BRIEF, PARTS_FOOTER), facts.branchSummaries), briefOmitted: null };
     const base = input.previousBase?.doc ?? null;
     const merged = base === null ? fresh : mergeSummaries(base, fresh, { nextCoversPrevious: true });
     const fitted = fittedVerbatim({ ...merged, footer: PARTS_FOOTER }, input.budget);

@@ -3,7 +3,9 @@
 // then verbatim items (founding request whole, corrections newest first) are fitted into half the budget
 // as rendered — the rest clipped or counted with #N pointers, so no number of corrections can push a
 // summary over its budget — then whole items are dropped lowest priority first until the rendered text
-// fits — see TRIM_ORDER. Everything dropped is counted with a recall pointer; nothing is dropped silently.
+// fits — see TRIM_ORDER — first with each section held at its floor (SECTION_FLOORS), so a section of low
+// rank keeps its most important items rather than being emptied, then, only when that cannot fit, without.
+// Everything dropped is counted with a recall pointer; nothing is dropped silently.
 import { briefRef } from "./brief.js";
 import type { CatalogFile, FileItem, LineItem, Omission, OutstandingDoc, PreviousSummaryDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
 import { currentBuild, keep, reuse, SLOT } from "./summary-parts.js";
@@ -483,6 +485,57 @@ const SHARED: [number, (d: SummaryDoc) => number, number][] = [
   [SECTION_SHARES.statements, (d) => sumOf(d.statements, textCost), 12],
 ];
 
+/**
+ * Floors, as parts of the budget: TRIM_ORDER takes a section below its floor only when the summary
+ * cannot fit otherwise, so no section is emptied to keep one of higher priority whole. A shared
+ * section's floor is a quarter of its share; the commits, which have no share and no other home, keep
+ * 5 %. The outstanding floor holds open items only (ERROR, WARN): resolved ones and notes go first as
+ * always. The brief and the earlier turns keep their line floors (BRIEF_FLOOR, EARLIER_TURNS_FLOOR) until
+ * the step that takes their rest, the type catalog none: they restate the transcript, which recall
+ * returns by #N. The written files have none either: the digest lists every one of them. Together at
+ * most 22 % of the budget, reached only by sections that hold that much; what a floor leaves out is
+ * counted with a recall pointer, like any other cut.
+ */
+export const SECTION_FLOORS = {
+  previous: SECTION_SHARES.previous / 4,
+  outstanding: SECTION_SHARES.outstanding / 4,
+  statements: SECTION_SHARES.statements / 4,
+  commits: 0.05,
+} as const;
+
+/** The outstanding items' bytes above their floor: all but the open items (ERROR, WARN) the floor holds. */
+function outstandingAbove(d: SummaryDoc, floorBytes: number): number {
+  let open = 0;
+  for (const o of d.outstanding) if (o.tag === "ERROR" || o.tag === "WARN") open += textCost(o);
+  return sumOf(d.outstanding, textCost) - Math.min(floorBytes, open);
+}
+
+/** A floor: how many bytes of its section are above it (`floorBytes` given). */
+type Above = (d: SummaryDoc, floorBytes: number) => number;
+
+const aboveOf =
+  (measure: (d: SummaryDoc) => number): Above =>
+  (d, floorBytes) =>
+    measure(d) - floorBytes;
+
+/** Per step of STEPS: the floor of the section it trims (a part of the budget) and its bytes above it, or null (no floor). */
+const STEP_FLOORS: readonly (readonly [number, Above] | null)[] = [
+  null,
+  null,
+  null,
+  [SECTION_FLOORS.previous, aboveOf((d) => sumOf(d.previous, previousCost))],
+  [SECTION_FLOORS.outstanding, outstandingAbove],
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  [SECTION_FLOORS.commits, aboveOf((d) => sumOf(d.commits, subjectCost))],
+  [SECTION_FLOORS.statements, aboveOf((d) => sumOf(d.statements, textCost))],
+  null,
+];
+
 /** The two fields of the section each SHARED entry trims (a step of it reads and writes nothing else). */
 const SHARED_FIELDS: readonly (readonly [keyof SummaryDoc, keyof SummaryDoc | null])[] = [
   ["brief", "briefOmitted"],
@@ -564,12 +617,24 @@ export function fitToBudget(
     for (let at = 0; at < SHARED.length; at++) d = withinShare(d, at, limit);
     size = measure(d);
   }
-  for (const step of STEPS) {
-    while (size > limit) {
-      const next = step(d, size - limit);
-      if (next === null) break;
-      d = next;
-      size = measure(d);
+  // First in TRIM_ORDER with every section held at its floor, so that no section is emptied to keep
+  // one of higher priority whole; only when that cannot fit, again without floors.
+  for (const floored of [true, false]) {
+    for (let s = 0; s < STEPS.length && size > limit; s++) {
+      const step = STEPS[s] as Step;
+      const floor = floored ? STEP_FLOORS[s] : null;
+      while (size > limit) {
+        let excess = size - limit;
+        if (floor != null) {
+          const above = floor[1](d, floor[0] * limit);
+          if (above <= 0) break;
+          excess = Math.min(excess, above);
+        }
+        const next = step(d, excess);
+        if (next === null) break;
+        d = next;
+        size = measure(d);
+      }
     }
     if (size <= limit) break;
   }

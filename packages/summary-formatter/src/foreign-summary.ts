@@ -260,3 +260,19 @@ export function foreignDoc(text: string, label: string, index: number | null, fo
     previous: [{ label, index, lines: foreignSectionLines(split) }],
   };
 }
+
+/** The label a branch summary is kept under in [Previous Summary]. */
+export const BRANCH_SUMMARY_LABEL = "branch summary";
+
+/**
+ * `doc` with the summaries of abandoned branches its facts met (Pi's `branch_summary` entries) kept as
+ * previous summaries: split at their headings like any foreign summary (an index line naming every
+ * section, then the sections shortest first), each pointing to its block, so the budget clips them with
+ * a recall pointer. Their files and commits stay in their sections: they are the other branch's.
+ */
+export function withBranchSummaries(doc: SummaryDoc, summaries: readonly { readonly text: string; readonly index: number }[] | undefined): SummaryDoc {
+  if (summaries === undefined || summaries.length === 0) return doc;
+  const previous: PreviousSummaryDoc[] = [...doc.previous];
+  for (const b of summaries) previous.push({ label: BRANCH_SUMMARY_LABEL, index: b.index, lines: foreignSectionLines(splitForeignSummary(b.text, false)) });
+  return { ...doc, previous };
+}

@@ -49,7 +49,8 @@ export function checkRefs(session: Session, text: string): number {
     if (o.resolvedIndex !== undefined) expect(["toolCall", "toolResult", "bash", "user"]).toContain(kind(o.resolvedIndex));
   }
   if (doc.status.lastAction !== null) expect(["toolCall", "toolResult"]).toContain(kind(doc.status.lastAction.index));
-  for (const p of doc.previous) if (p.index !== null) expect(kind(p.index)).toBe("compaction");
+  // A previous summary points to its compaction block; a branch summary to its branch_summary block.
+  for (const p of doc.previous) if (p.index !== null) expect(kind(p.index)).toBe(p.label === "branch summary" ? "branchSummary" : "compaction");
   return checked;
 }
 

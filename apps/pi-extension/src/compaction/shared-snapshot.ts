@@ -62,6 +62,7 @@ export function sharedWith(
     scopeChanges: keptList(p.scopeChanges, n.scopeChanges),
     preferences: keptList(p.preferences, n.preferences),
     statements: keptList(p.statements, n.statements),
+    ...(n.branchSummaries === undefined ? {} : { branchSummaries: keptList(p.branchSummaries ?? [], n.branchSummaries) }),
     files: keptList(p.files, n.files),
     typeCatalog: keptList(p.typeCatalog, n.typeCatalog),
     commits: keptList(p.commits, n.commits),

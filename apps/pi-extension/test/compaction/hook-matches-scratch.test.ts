@@ -10,6 +10,7 @@ import { lineageBlocks, readSession, type Session } from "@context-fold/ledger-r
 import { CodeAssigner } from "@context-fold/seed-index-format";
 import { generateSession } from "@context-fold/session-gen";
 import { compactSession } from "@context-fold/summary-formatter";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describeShared, sessionFixtures, sharedFixture, tempDir } from "@context-fold/test-support";
 import { CompactionFacts } from "../../src/compaction/compaction-facts.js";
 import { computeHookCompaction } from "../../src/compaction/compute-compaction.js";
@@ -106,4 +107,29 @@ describeShared("the hook's compaction equals compactSession from scratch on the 
       for (const replay of ["fed", "prepared", "stale", "short-tail", "growing-tail"] as const) both(session, replay);
     });
   }
+});
+
+describe("the hook's compaction equals compactSession from scratch with a branch summary", () => {
+  test("a session written by Pi's SessionManager that left a branch with a summary", async () => {
+    const dir = tempDir("hook-branch-summary-");
+    const sm = SessionManager.create(join(dir, "project"), dir);
+    let clock = Date.parse("2026-03-01T09:00:00.000Z");
+    const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    const user = (text: string): void => void sm.appendMessage({ role: "user", content: text, timestamp: (clock += 1000) } as never);
+    const say = (text: string): void =>
+      void sm.appendMessage({ role: "assistant", content: [{ type: "text", text }], api: "anthropic-messages", provider: "anthropic", model: "m", usage, stopReason: "stop", timestamp: (clock += 1000) } as never);
+    user("Speed up session lookups in the auth service without changing the public API.");
+    say("I will profile the lookup path first.");
+    const fork = sm.getLeafId();
+    user("try a redis cache");
+    say("Prototyped a Redis cache; failover drops sessions.");
+    sm.branchWithSummary(fork, "## Goal\nTry a Redis cache.\n\n## Key Decisions\n- Abandoned: failover loses sessions");
+    user("ok, tune the in-memory LRU instead: raise its size to 50000 entries");
+    say("Raised the LRU size to 50000.");
+    user("now run the benchmarks");
+    say("Running them.");
+    const session = await readSession(sm.getSessionFile() ?? "");
+    for (const replay of ["fed", "prepared", "stale", "short-tail", "growing-tail"] as const) both(session, replay);
+    expect(compactSession(session, { budget: SUMMARY_BUDGET }).summary).toContain("- from branch summary (#");
+  });
 });

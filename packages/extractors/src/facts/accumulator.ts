@@ -53,6 +53,8 @@ class Accumulator implements FactsAccumulator {
   private readonly preferenceSeen = new Set<string>();
   private readonly corrections: UserStatement[] = [];
   private readonly statements = new StatementLedger();
+  /** Replaced (never changed in place) when one is added: facts hold it by identity. */
+  private branchSummaries: readonly UserStatement[] = [];
   private readonly openUserBlockers = new Set<Item>();
 
   private readonly l: Ledgers;
@@ -116,6 +118,10 @@ class Accumulator implements FactsAccumulator {
         return;
       case "bash":
         this.shell.add(b, stringArg(b.args, "command") ?? "", b.exitCode ?? (b.isError === true ? 1 : 0), b.text, "!cmd");
+        return;
+      case "branchSummary":
+        // What an abandoned branch did, summarised when the user left it: context the continuation keeps.
+        if (b.text.trim() !== "") this.branchSummaries = [...this.branchSummaries, { text: b.text, turn: b.turn, index: b.index }];
         return;
       default:
         return;
@@ -201,6 +207,7 @@ class Accumulator implements FactsAccumulator {
       scopeChanges: [...this.scopeChanges],
       preferences: [...this.preferences],
       statements: this.statements.snapshot(),
+      branchSummaries: this.branchSummaries,
       files: this.l.files.facts(),
       typeCatalog: this.l.files.typeCatalog(),
       commits: this.l.commits.list(),

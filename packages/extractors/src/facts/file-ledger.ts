@@ -1,6 +1,7 @@
 // The file ledger: every file the session read, edited or wrote, with its strongest status, the symbols
 // seen in it and its latest signatures (for the type catalog). A modification also resolves outstanding
 // items that name the file.
+import { withoutDirectories } from "../lexicon/paths.js";
 import { newContent } from "../tool-calls/tool-class.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
 import type { OutstandingLedger } from "./outstanding-ledger.js";
@@ -77,7 +78,8 @@ export class FileLedger {
         ...(f.lastModifiedIndex !== undefined ? { lastModifiedIndex: f.lastModifiedIndex } : {}),
       });
     }
-    return files;
+    // A path another one lies under is a directory (a `read` of it, a copy into it), not a file.
+    return [...withoutDirectories(files)];
   }
 
   /** The most recently modified files, newest first. */
@@ -89,10 +91,10 @@ export class FileLedger {
       .map((f) => f.path);
   }
 
-  /** Files the session created or modified, in first-seen order. */
+  /** Files the session created or modified, in first-seen order (directories left out, as in `facts`). */
   modifiedPaths(): string[] {
     const files: string[] = [];
-    for (const f of this.files.values()) if (f.status !== "read") files.push(f.path);
+    for (const f of withoutDirectories([...this.files.values()])) if (f.status !== "read") files.push(f.path);
     return files;
   }
 

@@ -3,6 +3,8 @@
 import { posix } from "node:path";
 
 const LEADING_CD = /^cd\s+[^&;|\n]{1,500}?\s*&&\s*/;
+/** A leading `cd <dir>` step ended by `&&`, `;` or a newline (a script's first line): where what follows runs. */
+const LEADING_CD_STEP = /^cd\s+([^&;|\n]{1,500}?)\s*(?:&&|;|\n)\s*/;
 const TRAILING_PIPE_FILTER = /\s*\|\s*(?:tail|head)(?:\s+-[\w-]{1,10}(?:\s+\d{1,9})?)?\s*$/;
 const REDIRECT_2_1 = /\s*2>&1/g;
 const SPACES = /\s+/g;
@@ -32,7 +34,7 @@ export function commandKey(command: string, cwd?: string): string {
 }
 
 /**
- * The directory a command runs in: the session cwd, moved by leading `cd <dir> &&` steps (quotes and a
+ * The directory a command runs in: the session cwd, moved by leading `cd <dir> &&` (or `;`, or newline) steps (quotes and a
  * `~` are left alone: such a dir is returned unresolved only when absolute). Undefined without a cwd.
  */
 export function commandDir(command: string, cwd: string | undefined): string | undefined {
@@ -40,9 +42,9 @@ export function commandDir(command: string, cwd: string | undefined): string | u
   let dir = cwd;
   let c = command.length > 2000 ? command.slice(0, 2000).trim() : command.trim();
   for (let i = 0; i < 3; i++) {
-    const m = LEADING_CD.exec(c);
+    const m = LEADING_CD_STEP.exec(c);
     if (m === null) break;
-    const target = m[0].slice(2).replace(/&&\s*$/, "").trim();
+    const target = (m[1] ?? "").trim();
     if (target.length === 0 || target.startsWith("~") || target.startsWith("$") || target.includes("'") || target.includes('"')) break;
     dir = posix.resolve(dir, target);
     c = c.slice(m[0].length);
@@ -89,25 +91,25 @@ export function isSearchCommand(command: string): boolean {
 }
 
 /**
- * The pipeline stages of a command line's last statement: what follows its last top-level `;`, `&&`,
- * `||` or newline, split at top-level `|`. Quotes and backslash escapes are respected (a `"a|b"` pattern
- * is one word), so the exit status of the whole line is that statement's. One linear walk.
+ * The statements of a command line, each as its pipeline stages: split at top-level `;`, `&&`, `||` and
+ * newlines, then at top-level `|`. Quotes and backslash escapes are respected (a `"a|b"` pattern is one
+ * word); empty statements and stages are left out. One linear walk.
  */
-export function lastStatementStages(command: string): string[] {
-  const src = command.length > 20_000 ? command.slice(-20_000) : command;
+export function statementStages(command: string): string[][] {
+  const src = command;
+  const statements: string[][] = [];
+  let stages: string[] = [];
   let quote = 0;
   let start = 0;
-  let stages: string[] = [];
-  // Where the statement after the latest separator starts; it replaces the current one only once it
-  // holds something (a trailing `;` or newline does not end the statement before it).
-  let after = -1;
+  // Inside `$( … )` (nesting counted) or backticks, separators belong to the substituted command.
+  let depth = 0;
+  let tick = false;
+  const endStage = (at: number): void => {
+    const stage = src.slice(start, at).trim();
+    if (stage.length > 0) stages.push(stage);
+  };
   for (let i = 0; i < src.length; i++) {
     const c = src.charCodeAt(i);
-    if (after >= 0 && c > 32 && c !== 59 && c !== 38) {
-      stages = [];
-      start = after;
-      after = -1;
-    }
     if (c === 92 /* backslash */ && quote !== 39) {
       i++;
       continue;
@@ -121,19 +123,100 @@ export function lastStatementStages(command: string): string[] {
       continue;
     }
     const next = src.charCodeAt(i + 1);
+    if (c === 96 /* ` */) tick = !tick;
+    else if (c === 36 /* $ */ && next === 40 /* ( */) {
+      depth++;
+      i++;
+    } else if (c === 41 /* ) */ && depth > 0) depth--;
+    if (depth > 0 || tick) continue;
     if (c === 59 /* ; */ || c === 10 /* newline */ || (c === 38 /* & */ && next === 38) || (c === 124 /* | */ && next === 124)) {
+      endStage(i);
+      if (stages.length > 0) statements.push(stages);
+      stages = [];
       if (c === 38 || c === 124) i++;
-      if (after < 0) stages.push(src.slice(start, c === 38 || c === 124 ? i - 1 : i).trim());
-      after = i + 1;
+      start = i + 1;
       continue;
     }
-    if (c === 124 /* | */ && after < 0) {
-      stages.push(src.slice(start, i).trim());
+    if (c === 124 /* | */) {
+      endStage(i);
       start = i + 1;
     }
   }
-  if (after < 0) stages.push(src.slice(start).trim());
-  return stages.filter((s) => s.length > 0);
+  endStage(src.length);
+  if (stages.length > 0) statements.push(stages);
+  return statements;
+}
+
+/**
+ * The pipeline stages of a command line's last statement (`statementStages`' last), so the exit status of
+ * the whole line is that statement's. The last 20,000 characters are read.
+ */
+export function lastStatementStages(command: string): string[] {
+  const statements = statementStages(command.length > 20_000 ? command.slice(-20_000) : command);
+  return statements[statements.length - 1] ?? [];
+}
+
+/** Programs whose failure says "no such path" when their operands are missing. */
+const PATH_CHECKS = new Set(["ls", "stat", "test", "["]);
+
+/** The operands of a simple command's words: no flags, redirections, `]`, or the program itself. */
+function pathOperands(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const w of words.slice(1)) {
+    if (w.startsWith("-") || w.includes(">") || w.includes("<") || w === "]" || w === "!") continue;
+    out.push(w.length >= 2 && (w[0] === "'" || w[0] === '"') && w[w.length - 1] === w[0] ? w.slice(1, -1) : w);
+  }
+  return out;
+}
+
+/** Does `name` match the shell glob `pattern` (`*`, `?`; no classes)? Iterative, O(|pattern|·|name|) at worst. */
+function globMatches(pattern: string, name: string): boolean {
+  let p = 0;
+  let n = 0;
+  let star = -1;
+  let mark = 0;
+  while (n < name.length) {
+    const pc = pattern[p];
+    if (pc !== undefined && pc !== "*" && (pc === "?" ? name[n] !== "/" : pc === name[n])) {
+      p++;
+      n++;
+    } else if (pc === "*") {
+      star = p++;
+      mark = n;
+    } else if (star >= 0 && name[mark] !== "/") {
+      p = star + 1;
+      n = ++mark;
+    } else return false;
+  }
+  while (pattern[p] === "*") p++;
+  return p === pattern.length;
+}
+
+/**
+ * Does the command line end by checking for paths an earlier statement of it removed (`rm -f a b; ls a`,
+ * `rm x.html; ls *.html`)? Every operand of the last statement's check (`ls`, `stat`, `test`, `[`) names,
+ * or as a glob matches, a path an `rm` before it was given. Its failure is then the check's expected
+ * answer ("no such file": the removal worked), not an error of the session.
+ */
+export function checksRemovedPaths(command: string): boolean {
+  if (!command.includes("rm ")) return false;
+  const statements = statementStages(command.length > 20_000 ? command.slice(0, 20_000) : command);
+  const last = statements[statements.length - 1]?.[0];
+  if (last === undefined) return false;
+  const checkWords = withoutLeadingCd(last).split(" ");
+  if (!PATH_CHECKS.has(checkWords[0] ?? "")) return false;
+  const checked = pathOperands(checkWords);
+  if (checked.length === 0) return false;
+  const removed: string[] = [];
+  for (const stages of statements.slice(0, -1)) {
+    for (const stage of stages) {
+      const words = withoutLeadingCd(stage).split(" ");
+      if (words[0] === "rm" || (words[0] === "sudo" && words[1] === "rm")) removed.push(...pathOperands(words[0] === "sudo" ? words.slice(1) : words));
+    }
+  }
+  if (removed.length === 0) return false;
+  // A checked path is one removed, inside one removed (`rm -rf dist; ls dist/x`), or a glob matching one.
+  return checked.every((c) => removed.some((r) => r === c || c.startsWith(`${r.replace(/\/+$/, "")}/`) || globMatches(c, r)));
 }
 
 /**
@@ -170,12 +253,14 @@ export function shortCommand(command: string, max = 120): string {
 
 export interface ShellWrite {
   readonly path: string;
-  /** ">" truncates (a new file when never seen), ">>", "sed -i" and "tee -a" change one in place. */
-  readonly mode: "truncate" | "append" | "in-place";
+  /**
+   * ">" truncates (a new file when never seen), ">>", "sed -i" and "tee -a" change one in place, a
+   * non-recursive `rm` removes one (a change of the working tree too).
+   */
+  readonly mode: "truncate" | "append" | "in-place" | "remove";
 }
 
 const HEREDOC = /<<-?\s{0,4}['"]?([A-Za-z_][\w]{0,40})['"]?/;
-const SEGMENT_SPLIT = /&&|\|\||[;|]/;
 
 function unquote(token: string): string | null {
   let t = token;
@@ -183,6 +268,33 @@ function unquote(token: string): string | null {
   if (t.length === 0 || t.length > 1000 || /[$*?`'"(){}<>]/.test(t) || t.startsWith("-") || t.startsWith("&")) return null;
   if (t === "/dev/null" || t.startsWith("/dev/") || t.startsWith("/proc/")) return null;
   return t;
+}
+
+/**
+ * The words of one simple command, split at whitespace outside a command substitution (`$( … )`,
+ * nesting counted, or backticks), so `cp $(npm root -g)/x/a.json b.json` has three words.
+ */
+export function shellWords(segment: string): string[] {
+  const words: string[] = [];
+  let depth = 0;
+  let tick = false;
+  let start = -1;
+  for (let i = 0; i <= segment.length; i++) {
+    const c = i < segment.length ? segment.charCodeAt(i) : 32;
+    if (c === 96 /* ` */) tick = !tick;
+    else if (c === 36 /* $ */ && segment.charCodeAt(i + 1) === 40 /* ( */) {
+      depth++;
+      if (start < 0) start = i;
+      i++;
+      continue;
+    } else if (c === 41 /* ) */ && depth > 0) depth--;
+    const space = c === 32 || c === 9 || c === 10 || c === 13;
+    if (space && depth === 0 && !tick) {
+      if (start >= 0) words.push(segment.slice(start, i));
+      start = -1;
+    } else if (start < 0) start = i;
+  }
+  return words;
 }
 
 /** Programs that create or replace their last operand (or files inside it, when it is a directory). */
@@ -198,24 +310,27 @@ function copyTargets(tokens: readonly string[]): string[] {
   const dest = unquote(operands[operands.length - 1] ?? "");
   if (dest === null) return [];
   const sources = operands.slice(0, -1);
-  if (sources.length === 1 && !dest.endsWith("/")) return [dest];
+  // `.`, `..` and `~` (alone or last) are directories: the copy lands inside them, under its own name.
+  const intoDir = dest.endsWith("/") || dest === "." || dest === ".." || dest === "~" || dest.endsWith("/.") || dest.endsWith("/..");
+  if (sources.length === 1 && !intoDir) return [dest];
   const out: string[] = [];
   for (const src of sources) {
     const s = unquote(src);
     const name = s === null ? "" : s.slice(s.lastIndexOf("/") + 1);
-    if (name !== "") out.push(`${dest.replace(/\/+$/, "")}/${name}`);
+    if (name !== "") out.push(dest.endsWith("/") ? `${dest.replace(/\/+$/, "")}/${name}` : `${dest}/${name}`);
   }
   return out;
 }
 
 /** Does the command text name a program `shellWrites` reads (a cheap test before parsing)? */
 export function mayWriteFiles(command: string): boolean {
-  return command.includes(">") || command.includes("sed") || command.includes("tee") || command.includes("cp ") || command.includes("mv ") || command.includes("install ") || command.includes("ln ");
+  return command.includes(">") || command.includes("sed") || command.includes("tee") || command.includes("cp ") || command.includes("mv ") || command.includes("install ") || command.includes("ln ") || command.includes("rm ");
 }
 
 /**
  * Files a shell command writes: output redirects (`> f`, `>> f`, `cat > f <<EOF`), `sed -i … f`, `tee [-a] f`,
- * the destination of `cp`/`mv`/`install`/`ln` (inside it when it ends in "/" or takes several sources).
+ * the destination of `cp`/`mv`/`install`/`ln` (inside it when it ends in "/" or takes several sources),
+ * the files a non-recursive `rm` removes.
  * Heredoc bodies are skipped; `2>`, `&>` and /dev/* are not files. Conservative by design: a path that
  * cannot be read off the command text (variables, globs, quotes inside) is left out.
  */
@@ -226,12 +341,21 @@ export function shellWrites(command: string): ShellWrite[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
     const doc = HEREDOC.exec(line);
-    for (const segment of line.split(SEGMENT_SPLIT)) {
-      const tokens = segment.trim().split(/\s+/).filter((t) => t.length > 0);
+    for (const segment of statementStages(line).flat()) {
+      const tokens = shellWords(segment);
       const first = tokens[0] ?? "";
       if (first === "sed" && tokens.some((t) => t === "-i" || t.startsWith("-i") || t === "--in-place")) {
         const p = unquote(tokens[tokens.length - 1] ?? "");
         if (p !== null && tokens.length >= 3) out.push({ path: p, mode: "in-place" });
+        continue;
+      }
+      if (first === "rm") {
+        // Without -r an operand is a file (rm refuses a directory); with it, it may be a directory: left out.
+        if (tokens.some((t) => t === "--recursive" || (t.startsWith("-") && !t.startsWith("--") && /[rR]/.test(t)))) continue;
+        for (const t of tokens.slice(1)) {
+          const p = unquote(t);
+          if (p !== null) out.push({ path: p, mode: "remove" });
+        }
         continue;
       }
       if (COPIERS.has(first)) {

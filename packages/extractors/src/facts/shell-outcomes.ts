@@ -7,7 +7,7 @@ import { cleanPath, normalizePath } from "../lexicon/paths.js";
 import { diagnosticsGist, failureGist, parseDiagnostics } from "./diagnostics.js";
 import { parseGitCommits } from "./git-commits.js";
 import type { Ledgers } from "./ledgers.js";
-import { commandDir, commandKey, endsInSearch, isSearchCommand, mayWriteFiles, shellWrites, shortCommand } from "./shell-command.js";
+import { checksRemovedPaths, commandDir, commandKey, endsInSearch, isSearchCommand, mayWriteFiles, shellWrites, shortCommand } from "./shell-command.js";
 import type { FactsBlock, WorkingCommand } from "./types.js";
 
 /** Failure lines taken from one clean-exit output. */
@@ -67,8 +67,12 @@ export class ShellOutcomes {
     return [...this.working.values()].sort((a, b) => a.succeededIndex - b.succeededIndex);
   }
 
-  add(b: FactsBlock, command: string, exit: number, output: string, label: string): void {
+  add(b: FactsBlock, command: string, exitCode: number, output: string, label: string): void {
     const l = this.l;
+    // A line that ends by checking that the paths it removed are gone (`rm -f a; ls a`) fails by design:
+    // "no such file" is the removal confirmed, so the run counts as the success it is.
+    const expected = exitCode !== 0 && checksRemovedPaths(command);
+    const exit = expected ? 0 : exitCode;
     const key = commandKey(command, l.cwd);
     if (command.length > 0) l.turns.note("runs", shortCommand(command, 60));
     l.commits.add(parseGitCommits(output, command.length > 0 ? command : undefined), b.turn, b.index);
@@ -99,7 +103,7 @@ export class ShellOutcomes {
     // Asked at most once per run, and only when needed: it normalises the command several times over.
     let searchMemo: boolean | undefined;
     const isSearch = (): boolean => (searchMemo ??= isSearchCommand(command));
-    if (exit === 0 && command.includes("|") && !isSearch()) {
+    if (exit === 0 && !expected && command.includes("|") && !isSearch()) {
       const tail = output.length > 256 * 1024 ? output.slice(-256 * 1024) : output;
       if (diagnostics.length > 0 || errorLines(tail).length > 0) shown = -1;
     }
@@ -190,7 +194,7 @@ export class ShellOutcomes {
     }
   }
 
-  /** Files a successful shell command wrote (`> f`, `sed -i`, `tee`, `cp`/`mv` destinations) count as modified or created. */
+  /** Files a successful shell command wrote (`> f`, `sed -i`, `tee`, `cp`/`mv` destinations) or removed (`rm`) count as modified or created. */
   private addShellWrites(command: string, index: number): void {
     if (!mayWriteFiles(command)) return;
     const writes = shellWrites(command);
@@ -201,7 +205,8 @@ export class ShellOutcomes {
       const path = cleanPath(dir !== undefined && !w.path.startsWith("~") ? posix.resolve(dir, w.path) : w.path, this.l.cwd);
       if (path === undefined) continue;
       const created = w.mode === "truncate" && !this.l.files.has(path);
-      this.l.files.recordModification(path, created ? "created" : "modified", index, created ? `bash > ${JSON.stringify(path)}` : `bash edit ${JSON.stringify(path)}`);
+      const action = created ? `bash > ${JSON.stringify(path)}` : w.mode === "remove" ? `bash rm ${JSON.stringify(path)}` : `bash edit ${JSON.stringify(path)}`;
+      this.l.files.recordModification(path, created ? "created" : "modified", index, action);
       this.l.turns.note(created ? "writes" : "edits", path);
     }
   }

@@ -139,6 +139,11 @@ export interface SessionFacts {
    * (`isBareMessage`), verbatim, in session order; duplicates once, with a count.
    */
   readonly statements: readonly UserStatementFact[];
+  /**
+   * Summaries of abandoned branches on this lineage (Pi's `branch_summary` entries, written when the
+   * user navigated away from a branch), verbatim, in order. Absent in facts made before they were read.
+   */
+  readonly branchSummaries?: readonly UserStatement[];
   /** Files in first-touched order. */
   readonly files: readonly FileFact[];
   readonly typeCatalog: readonly TypeCatalogEntry[];

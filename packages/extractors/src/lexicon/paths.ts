@@ -270,3 +270,28 @@ export function filePathsOfList(text: string, cwd?: string): string[] {
   }
   return out;
 }
+
+/**
+ * `files` without the directories among them: a path another listed path lies under (`src` beside
+ * `src/a.ts`; a harness's `read` of a directory, an earlier summary listing one) is a directory, never a
+ * file. Order kept; the same list back when none is. Linear in the total length of the paths.
+ */
+export function withoutDirectories<T extends { readonly path: string }>(files: readonly T[]): readonly T[] {
+  if (files.length < 2) return files;
+  const parents = new Set<string>();
+  for (const f of files) {
+    for (let at = f.path.indexOf("/", 1); at > 0; at = f.path.indexOf("/", at + 1)) parents.add(f.path.slice(0, at));
+  }
+  let dirs = 0;
+  for (const f of files) if (parents.has(withoutTrailingSlashes(f.path))) dirs++;
+  if (dirs === 0) return files;
+  const out: T[] = [];
+  for (const f of files) if (!parents.has(withoutTrailingSlashes(f.path))) out.push(f);
+  return out;
+}
+
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === 47) end--;
+  return end === path.length ? path : path.slice(0, end);
+}
