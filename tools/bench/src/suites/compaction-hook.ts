@@ -10,7 +10,8 @@
 // runs the scheduler did not preempt beside the p95 of all (see `unpreemptedP95`). The figures of the
 // method used before (5 warm-up runs; the clock started right after the forced GC) are reported in each
 // row's note, and the first run on each session (code not yet compiled, on the first) as a row of its own. Then the same with its I/O
-// (artifacts written atomically with fsync, record appended). Targets (issue 25): CPU median ≤ 3 ms
+// (artifacts written atomically with fsync, record appended). Beside each session's no-GC row, the machine's own
+// spread at that scale: a loop as long as the hook that allocates nothing, timed the same way. Targets (issue 25): CPU median ≤ 3 ms
 // without a forced GC, ≤ 6 ms with one, p95 ≤ 2× the median; the turn-end work (facts fed, and near a
 // compaction the parts the hook builds from, prepared) ≤ 2 ms per turn.
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -25,7 +26,8 @@ import { generateSession } from "@context-fold/session-gen";
 import { percentile, round } from "../measure.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
-const RUNS = 40;
+/** Timed runs per row: a p95 of 40 runs was their second slowest; of 200, their tenth. */
+const RUNS = 200;
 const SUMMARY_BUDGET = 4000;
 const IO_RUNS = 20;
 /** Warm-up runs of the method used before: V8 was still compiling the hook's code for some 30 runs after. */
@@ -221,11 +223,13 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
     unit: "ms",
     note: `${coldProcess ? "the first in this process: the hook's code not yet compiled" : "the code compiled by the rows above"} (each later row is warm); process CPU`,
   });
+  let noGcWall = 0;
   for (const [name, before, target, old] of [
     ["no forced GC", undefined, 3, oldNoGc],
     ["forced GC before each run", gc, 6, oldGc],
   ] as const) {
     const { wall, cpu, mainCpu, preempted } = await timeRuns(RUNS, work, before, before !== undefined);
+    if (before === undefined) noGcWall = median(wall);
     const p95 = percentile(cpu, 0.95);
     const oldCpu = median(old.cpu);
     rows.push({
@@ -241,6 +245,27 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
         `method before (${String(OLD_WARMUP)} warm-up runs${before === undefined ? "" : ", clock started right after the GC"}): CPU median ${ms(oldCpu)}, mean ${ms(mean(old.cpu))}, p95 ${ms(percentile(old.cpu, 0.95))}, main thread's median ${ms(median(old.mainCpu))}; ${shape}`,
     });
   }
+  // What this machine adds to any run this short: a loop that allocates nothing and calls nothing but the
+  // clock, as long as the hook's no-GC wall median, timed the same way. Its CPU p95 against its median is
+  // the spread of the machine's CPU accounting and scheduling alone, to read the hook's p95 against.
+  const spinFor = noGcWall;
+  const clockReads: number[] = [];
+  const spin = (): void => {
+    const end = performance.now() + spinFor;
+    let reads = 1;
+    while (performance.now() < end) reads++;
+    clockReads.push(reads);
+  };
+  const idle = await timeRuns(RUNS, spin);
+  const idleP95 = percentile(idle.cpu, 0.95);
+  rows.push({
+    suite: "compaction-hook",
+    case: `machine's spread: a no-allocation loop as long as the no-GC hook, ${kind} (CPU median)`,
+    size,
+    value: round(median(idle.cpu), 2),
+    unit: "ms",
+    note: `CPU p95 ${ms(idleP95)} (${String(round(idleP95 / median(idle.cpu), 2))}× median); ${unpreemptedP95(idle.cpu, idle.preempted)}; main thread's CPU median ${ms(median(idle.mainCpu))}, p95 ${ms(percentile(idle.mainCpu, 0.95))}; wall median ${ms(median(idle.wall))}, ${String(median(clockReads))} clock reads per run; ${String(RUNS)} runs: no code of ours, the accounting's own spread`,
+  });
   rows.push({
     suite: "compaction-hook",
     case: `turn-end facts feed, ${kind} (CPU median per turn)`,
