@@ -39,6 +39,7 @@ export { branchPath, cutOffBlocks } from "./facts/cut-off-blocks.js";
 export { commitKindOf, parseGitCommits, reportedCommits, type ParsedCommit } from "./facts/git-commits.js";
 export { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";
 export {
+  checksRemovedPaths,
   commandDir,
   commandKey,
   isSearchCommand,

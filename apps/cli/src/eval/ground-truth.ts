@@ -3,6 +3,7 @@
 // (a lone slash command like "/mode" is typed to the harness and skipped),
 // corrections by their opening words, files from edit/write arguments, commits from git's
 // `[branch hash] subject` lines, and unresolved errors (the manifest's, or failing commands never re-run).
+import { checksRemovedPaths } from "@context-fold/extractors";
 import { blocksOfEntry, lineageBlocks, type Block, type Session } from "@context-fold/ledger-reader";
 import type { EvalManifest } from "./eval-manifest.js";
 import { collapseWhitespace } from "./text-match.js";
@@ -267,7 +268,10 @@ export class GroundTruthAlong {
     const isCall = b.kind === "toolCall" && (b.toolName ?? "").toLowerCase() === "bash";
     if (!isCall && b.kind !== "bash") return;
     const command = commandOf(b);
-    if (command === null || isProbe(command)) return;
+    // A line ending in a check of the paths it removed (`rm -f x; ls x`) fails as the check's answer
+    // ("gone"), as the summary's own outcome rule reads it (one rule: extractors' checksRemovedPaths, on
+    // the command as written, newlines included).
+    if (command === null || isProbe(command) || checksRemovedPaths(b.args?.["command"] as string)) return;
     this.#runs.push({ command, index: b.index, inWindow, toolCallId: isCall ? b.toolCallId : undefined, isError: !isCall && b.isError === true });
   }
 
