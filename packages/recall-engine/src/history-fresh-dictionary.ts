@@ -7,11 +7,12 @@
 // and folded (what an update's merge does, history-merge.ts). The base's bytes are the same as that merge writes from the same
 // sessions' records. The run files are the build's own: a crash leaves them to the next build, which
 // starts over and removes them.
-import { closeSync, openSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { replaceFile } from "@context-fold/durable-fs";
 import { dictionaryChunks, type DictionaryEntry } from "./history-dictionary.js";
 import { MinHeap } from "./min-heap.js";
+import { FileWindow } from "./spill-files.js";
 
 /** Term occurrences (a term of a session) gathered in memory before a batch is written as a run. */
 const BATCH_TERMS = 300_000;
@@ -39,67 +40,41 @@ function cut(key: string): string {
 
 /** A run file read entry by entry: [u16 key length, key, varint count, count × (varint ordinal, u16 code)], sorted by key. */
 class RunCursor {
-  private buf: Buffer;
-  private start = 0;
-  private end = 0;
-  private fileAt = 0;
-  private eof = false;
+  private readonly window: FileWindow;
   key = "";
   ordinals: number[] = [];
   codes: number[] = [];
 
   constructor(
-    private readonly fd: number,
+    fd: number,
     readonly index: number,
     windowBytes: number,
   ) {
-    this.buf = Buffer.allocUnsafe(Math.max(16, windowBytes));
-  }
-
-  /** At least `n` bytes from `start` in the window (false: the run ends first). */
-  private have(n: number): boolean {
-    if (this.end - this.start >= n) return true;
-    if (this.eof) return false;
-    if (n > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(n, this.buf.length * 2));
-      this.buf.copy(grown, 0, this.start, this.end);
-      this.buf = grown;
-    } else this.buf.copy(this.buf, 0, this.start, this.end);
-    this.end -= this.start;
-    this.start = 0;
-    while (this.end < this.buf.length) {
-      const got = readSync(this.fd, this.buf, this.end, this.buf.length - this.end, this.fileAt);
-      if (got === 0) {
-        this.eof = true;
-        break;
-      }
-      this.end += got;
-      this.fileAt += got;
-    }
-    return this.end - this.start >= n;
+    this.window = new FileWindow(fd, windowBytes);
   }
 
   /** Reads the next entry into `key`, `ordinals`, `codes`; false at the run's end. */
   next(): boolean {
-    if (!this.have(2)) return false;
-    const length = this.buf.readUInt16LE(this.start);
+    const w = this.window;
+    if (!w.have(2)) return false;
+    const length = w.buf.readUInt16LE(w.start);
     // The key and the count's varint (at most 5 bytes: fewer at the run's end), then the pairs (at most 7 bytes each).
-    this.have(2 + length + 5);
-    let at = this.start + 2;
-    this.key = this.buf.toString("latin1", at, at + length);
+    w.have(2 + length + 5);
+    let at = w.start + 2;
+    this.key = w.buf.toString("latin1", at, at + length);
     at += length;
     let count = 0;
     let shift = 1;
     for (;;) {
-      const b = this.buf[at++] as number;
+      const b = w.buf[at++] as number;
       count += (b & 0x7f) * shift;
       if (b < 0x80) break;
       shift *= 128;
     }
-    const headBytes = at - this.start;
-    this.have(headBytes + count * 7);
-    const buf = this.buf;
-    at = this.start + headBytes;
+    const headBytes = at - w.start;
+    w.have(headBytes + count * 7);
+    const buf = w.buf;
+    at = w.start + headBytes;
     const ordinals = new Array<number>(count);
     const codes = new Array<number>(count);
     for (let i = 0; i < count; i++) {
@@ -115,10 +90,10 @@ class RunCursor {
       codes[i] = (buf[at] as number) | ((buf[at + 1] as number) << 8);
       at += 2;
     }
-    if (at > this.end) throw new Error("history build: a dictionary run ends inside an entry");
+    if (at > w.end) throw new Error("history build: a dictionary run ends inside an entry");
     this.ordinals = ordinals;
     this.codes = codes;
-    this.start = at;
+    w.start = at;
     return true;
   }
 }

@@ -233,25 +233,35 @@ export function* readPieces(path: string, pieceBytes = PIECE_BYTES): Generator<U
   }
 }
 
-/** A file read in order through a window of bytes (a run of a streamed build, read back while merged). */
+/**
+ * A file read in order through a window of bytes (a run of a streamed build, or of the history's
+ * dictionary, read back while merged). Opened here from a path (and closed by `close`), or read from a
+ * descriptor its caller owns. `buf[start, end)` holds the bytes not yet consumed.
+ */
 export class FileWindow {
-  private buf: Buffer;
-  private start = 0;
-  private end = 0;
+  buf: Buffer;
+  start = 0;
+  end = 0;
   private fileAt = 0;
   private eof = false;
   private fd: number | null;
+  private readonly owned: boolean;
 
-  constructor(path: string, windowBytes: number) {
-    this.fd = openSync(path, "r");
+  constructor(source: string | number, windowBytes: number) {
+    this.owned = typeof source === "string";
+    this.fd = typeof source === "string" ? openSync(source, "r") : source;
     this.buf = Buffer.allocUnsafe(Math.max(16, windowBytes - (windowBytes % 4)));
   }
 
-  /** At least `n` (≤ the window) bytes from `start` in the window; false when the file ends first. */
-  private have(n: number): boolean {
+  /** At least `n` bytes from `start` in the window (grown when `n` exceeds it); false when the file ends first. */
+  have(n: number): boolean {
     if (this.end - this.start >= n) return true;
     if (this.eof || this.fd === null) return false;
-    this.buf.copy(this.buf, 0, this.start, this.end);
+    if (n > this.buf.length) {
+      const grown = Buffer.allocUnsafe(Math.max(n, this.buf.length * 2));
+      this.buf.copy(grown, 0, this.start, this.end);
+      this.buf = grown;
+    } else this.buf.copy(this.buf, 0, this.start, this.end);
     this.end -= this.start;
     this.start = 0;
     while (this.end < this.buf.length) {
@@ -286,9 +296,10 @@ export class FileWindow {
     }
   }
 
+  /** Closes the file if it was opened here (a caller's descriptor stays open); the window reads no more. */
   close(): void {
     if (this.fd === null) return;
-    closeSync(this.fd);
+    if (this.owned) closeSync(this.fd);
     this.fd = null;
   }
 }
