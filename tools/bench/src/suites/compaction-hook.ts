@@ -2,10 +2,11 @@
 // own session) and one never compacted, with facts accumulated during a replay (fed turn by turn, as the
 // extension does between runs, and prepared at each turn's end on the session as it stood then: a copy
 // grown turn by turn and read on with `updateSession`). The hook's own work (cut, top-up, summary, digest,
-// compact record) is timed as CPU beside wall, after warm-up runs until V8 stopped
-// compiling it (steady state), each run once as the hook meets it in a live session and once after a
-// forced GC whose own concurrent work (sweeping) is let finish before the clock starts (so garbage left by
-// earlier runs is not collected on some runs only, and the collection is not charged to the hook); the
+// compact record) is timed as CPU beside wall, each run once as the hook meets it in a live session
+// (after warm-up runs until V8 stopped compiling it: steady state) and once after a forced GC whose own
+// concurrent work (sweeping) is let finish before the clock starts (so garbage left by earlier runs is
+// not collected on some runs only, and the collection is not charged to the hook; warmed by runs each
+// after a forced GC, the code as full GCs leave it: see `hookRows`); the
 // process's CPU (every thread, GC helpers included) beside the main thread's alone, and the p95 of the
 // runs the scheduler did not preempt beside the p95 of all (see `unpreemptedP95`). The figures of the
 // method used before (5 warm-up runs; the clock started right after the forced GC) are reported in each
@@ -227,10 +228,16 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
   for (let run = 1; run < OLD_WARMUP; run++) work();
   const oldNoGc = await timeRuns(RUNS, work);
   const oldGc = await timeRuns(RUNS, work, gc);
-  // Steady state: warm until V8 made no new code for QUIET_RUNS runs in a row.
+  // Each row warmed in its own regime. With a forced GC before each run: right after the method before's
+  // 200 such runs, the hook's code as full GCs leave it (each full GC deoptimizes code the optimizing
+  // compiler made for it, e.g. buildDigest's, traced with --trace-deopt: "weak objects", so a longer
+  // warm-up without GCs only adds a recompile to every run of this row). Without: warm until V8 made no
+  // new code for QUIET_RUNS runs in a row (steady state).
+  const gcWarmRuns = OLD_WARMUP + 2 * RUNS;
+  const timedGc = await timeRuns(RUNS, work, gc, true);
   const warmed = warmUp(work);
-  const warmRuns = OLD_WARMUP + 2 * RUNS + warmed.runs;
-  const warmNote = `after ${String(warmRuns)} warm runs (${warmed.compiling ? `V8 still compiling at ${String(MAX_WARMUP)}` : `the last ${String(QUIET_RUNS)} made no new code`})`;
+  const warmRuns = gcWarmRuns + RUNS + warmed.runs;
+  const timedNoGc = await timeRuns(RUNS, work);
   rows.push({
     suite: "compaction-hook",
     case: `hook CPU, first run on this session, ${kind}`,
@@ -239,15 +246,15 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
     unit: "ms",
     note: `${coldProcess ? "the first in this process: the hook's code not yet compiled" : "the code compiled by the rows above"} (each later row is warm); process CPU`,
   });
-  let noGcWall = 0;
-  for (const [name, before, target, old] of [
-    ["no forced GC", undefined, 3, oldNoGc],
-    ["forced GC before each run", gc, 6, oldGc],
+  const noGcWall = median(timedNoGc.wall);
+  for (const [name, timed, target, old, warmNote] of [
+    ["no forced GC", timedNoGc, 3, oldNoGc, `after ${String(warmRuns)} warm runs (${warmed.compiling ? `V8 still compiling at ${String(MAX_WARMUP)}` : `the last ${String(QUIET_RUNS)} made no new code`})`],
+    ["forced GC before each run", timedGc, 6, oldGc, `after ${String(gcWarmRuns)} warm runs (the last ${String(RUNS)} each after a forced GC), each forced GC's concurrent work let finish first`],
   ] as const) {
-    const { wall, cpu, mainCpu, preempted } = await timeRuns(RUNS, work, before, before !== undefined);
-    if (before === undefined) noGcWall = median(wall);
+    const { wall, cpu, mainCpu, preempted } = timed;
     const p95 = percentile(cpu, 0.95);
     const oldCpu = median(old.cpu);
+    const forced = old === oldGc;
     rows.push({
       suite: "compaction-hook",
       case: `hook CPU, ${name}, ${kind} (median)`,
@@ -257,8 +264,8 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
       target: `≤ ${String(target)} ms, p95 ≤ 2×`,
       note:
         `CPU mean ${ms(mean(cpu))} (main thread's ${ms(mean(mainCpu))}); CPU p95 ${ms(p95)} (${String(round(p95 / median(cpu), 2))}× median); ${unpreemptedP95(cpu, preempted)}; main thread's CPU median ${ms(median(mainCpu))}, p95 ${ms(percentile(mainCpu, 0.95))}; ` +
-        `wall median ${ms(median(wall))}, p95 ${ms(percentile(wall, 0.95))}; ${warmNote}${before === undefined ? "" : ", each forced GC's concurrent work let finish first"}; ` +
-        `method before (${String(OLD_WARMUP)} warm-up runs${before === undefined ? "" : ", clock started right after the GC"}): CPU median ${ms(oldCpu)}, mean ${ms(mean(old.cpu))}, p95 ${ms(percentile(old.cpu, 0.95))}, main thread's median ${ms(median(old.mainCpu))}; ${shape}`,
+        `wall median ${ms(median(wall))}, p95 ${ms(percentile(wall, 0.95))}; ${warmNote}; ` +
+        `method before (${String(OLD_WARMUP)} warm-up runs${forced ? ", clock started right after the GC" : ""}): CPU median ${ms(oldCpu)}, mean ${ms(mean(old.cpu))}, p95 ${ms(percentile(old.cpu, 0.95))}, main thread's median ${ms(median(old.mainCpu))}; ${shape}`,
     });
   }
   // What this machine adds to any run this short: a loop that allocates nothing and calls nothing but the
