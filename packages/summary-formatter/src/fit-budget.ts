@@ -8,7 +8,7 @@
 // Everything dropped is counted with a recall pointer; nothing is dropped silently.
 import { briefRef } from "./brief.js";
 import type { CatalogFile, FileItem, LineItem, Omission, OutstandingDoc, PreviousSummaryDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
-import { currentBuild, keep, reuse, SLOT } from "./summary-parts.js";
+import { buildCache, currentBuild, keep, reuse, SLOT } from "./summary-parts.js";
 import { TAG_CORRECTION, TAG_FOUNDING, verbatimLines } from "./summary-syntax.js";
 import { utf8Bytes, utf8Head } from "./tokens.js";
 
@@ -463,9 +463,9 @@ function sum(xs: readonly string[]): number {
 export const SECTION_SHARES = { brief: 0.25, previous: 0.25, outstanding: 0.15, earlierTurns: 0.1, typeCatalog: 0.08, statements: 0.3 } as const;
 
 /** Sums of line costs by the list they were taken of: a step keeps the lists it does not trim. */
-const sums = new WeakMap<readonly unknown[], { readonly n: number; readonly build: number }>();
+const sums = buildCache<{ readonly n: number; readonly build: number }>();
 
-/** The summed line costs of `items`, remembered for the build running (summary-parts.ts' `currentBuild`). */
+/** The summed line costs of `items`, remembered for the build running (summary-parts.ts' `buildCache`). */
 function sumOf<T>(items: readonly T[], text: (item: T) => number): number {
   const build = currentBuild();
   const held = sums.get(items);

@@ -18,7 +18,7 @@ import {
   refText,
   verbatimLines,
 } from "./summary-syntax.js";
-import { currentBuild, keep, reuse, SECTION_BANK, SLOT } from "./summary-parts.js";
+import { type BuildCache, buildCache, currentBuild, keep, reuse, SECTION_BANK, SLOT } from "./summary-parts.js";
 import { utf8Bytes } from "./tokens.js";
 
 function withOmissions(lines: string[], ...omissions: (Omission | null)[]): string[] {
@@ -162,9 +162,10 @@ interface SectionSize {
  * Per section, sizes keyed by the first field it reads. Trimming a summary to its budget renders it
  * after every step, and a step replaces one or two fields (a new array) and keeps the others: only the
  * sections whose fields changed are made again. Docs are never mutated once built (every step copies).
- * Across builds a section is found only among the parts prepared at a turn's end.
+ * Kept within a build only (`buildCache`): across builds a section is found only among the parts
+ * prepared at a turn's end.
  */
-const sectionSizes: readonly WeakMap<object, SectionSize>[] = SECTIONS.map(() => new WeakMap());
+const sectionSizes: readonly BuildCache<SectionSize>[] = SECTIONS.map(() => buildCache<SectionSize>());
 
 function sameDeps(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;

@@ -6,21 +6,13 @@ import { tempDir } from "@context-fold/test-support";
 import { compactSession, fitToBudget, parseSummary, renderBrackets, utf8Bytes } from "@context-fold/summary-formatter";
 import { describe, expect, it } from "vitest";
 import { bracketsBytes } from "../src/render-brackets.js";
-import { piWriter } from "./pi-session.js";
+import { importerSession } from "./pi-session.js";
 
 const NOW = "2026-03-01T10:00:00.000Z";
 
 describe("bracketsBytes", () => {
   it("is the rendered summary's UTF-8 size at every trimming step, sections replaced one at a time", async () => {
-    const w = piWriter(tempDir());
-    w.user("Build the CSV importer for the billing service — every column kept, rejected rows logged (ünïcödé).");
-    for (let k = 1; k <= 60; k++) {
-      w.assistant([{ type: "toolCall", id: `c${String(k)}`, name: "read", arguments: { path: `src/importer/part-${String(k)}.ts` } }]);
-      w.result(`c${String(k)}`, "read", `export function part${String(k)}(): number { return ${String(k)}; }`);
-      w.user(`Now make batch ${String(k)} stream its rows and report the byte offset of a bad quote in row ${String(k * 7)}.`);
-      w.assistant([{ type: "text", text: `Batch ${String(k)} streams; the offset is reported (→ ${String(k)}).` }]);
-    }
-    w.user("Carry on with the next batch.");
+    const w = importerSession(tempDir(), "Build the CSV importer for the billing service — every column kept, rejected rows logged (ünïcödé).", 60);
     const whole = compactSession(await readSession(w.file), { budget: 40_000, now: NOW });
     const doc = parseSummary(whole.summary);
     let steps = 0;

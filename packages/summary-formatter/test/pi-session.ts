@@ -63,3 +63,17 @@ export function authSession(dir: string): PiWriter {
   w.assistant([{ type: "text", text: "Expiry is one hour; checking the test next." }]);
   return w;
 }
+
+/** A CSV-importer session of `batches` turns (a read, an ask, an answer each), ending on a last ask. */
+export function importerSession(dir: string, founding: string, batches: number): PiWriter {
+  const w = piWriter(dir);
+  w.user(founding);
+  for (let k = 1; k <= batches; k++) {
+    w.assistant([{ type: "toolCall", id: `c${String(k)}`, name: "read", arguments: { path: `src/importer/part-${String(k)}.ts` } }]);
+    w.result(`c${String(k)}`, "read", `export function part${String(k)}(): number { return ${String(k)}; }`);
+    w.user(`Now make batch ${String(k)} stream its rows and report the byte offset of a bad quote in row ${String(k * 7)}.`);
+    w.assistant([{ type: "text", text: `Batch ${String(k)} streams; the offset is reported (→ ${String(k)}).` }]);
+  }
+  w.user("Carry on with the next batch.");
+  return w;
+}

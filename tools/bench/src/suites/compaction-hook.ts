@@ -2,10 +2,11 @@
 // own session) and one never compacted, with facts accumulated during a replay (fed turn by turn, as the
 // extension does between runs, and prepared at each turn's end on the session as it stood then: a copy
 // grown turn by turn and read on with `updateSession`). The hook's own work (cut, top-up, summary, digest,
-// compact record) is timed as CPU beside wall, after warm-up runs until V8 stopped
-// compiling it (steady state), each run once as the hook meets it in a live session and once after a
-// forced GC whose own concurrent work (sweeping) is let finish before the clock starts (so garbage left by
-// earlier runs is not collected on some runs only, and the collection is not charged to the hook); the
+// compact record) is timed as CPU beside wall, each run once as the hook meets it in a live session
+// (after warm-up runs until V8 stopped compiling it: steady state) and once after a forced GC whose own
+// concurrent work (sweeping) is let finish before the clock starts (so garbage left by earlier runs is
+// not collected on some runs only, and the collection is not charged to the hook; warmed by runs each
+// after a forced GC, the code as full GCs leave it: see `hookRows`); the
 // process's CPU (every thread, GC helpers included) beside the main thread's alone, and the p95 of the
 // runs the scheduler did not preempt beside the p95 of all (see `unpreemptedP95`). The figures of the
 // method used before (5 warm-up runs; the clock started right after the forced GC) are reported in each
@@ -17,7 +18,7 @@
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { setFlagsFromString } from "node:v8";
+import { getHeapCodeStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { lineageBlocks, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { CompactionFacts, CompactionSession, computeHookCompaction, DEFAULT_COMPACTION_OPTIONS, LedgerTracker } from "@context-fold/pi-extension";
@@ -32,9 +33,17 @@ const SUMMARY_BUDGET = 4000;
 const IO_RUNS = 20;
 /** Warm-up runs of the method used before: V8 was still compiling the hook's code for some 30 runs after. */
 const OLD_WARMUP = 5;
-/** Warm-up runs at most, and the window of runs in which no code may have been compiled for the hook to be warm. */
-const MAX_WARMUP = 200;
-const QUIET_RUNS = 10;
+/**
+ * Warm-up runs at most, and the window of runs in which V8 may have made no new code for the hook to be
+ * warm. Functions the hook calls once per run reach V8's optimizing compiler only after 600-3000 runs
+ * (traced on 2026-12-02 with --trace-opt: one compile every 50-150 runs until then, none of them undoing
+ * another), each compiled on a helper thread whose CPU lands in the runs beside it: a window of 10 quiet
+ * runs ended the warm-up amid them, and 11 of a row's 200 runs came with a compile.
+ */
+const MAX_WARMUP = 8000;
+const QUIET_RUNS = 2 * RUNS;
+/** Runs between reads of V8's code size (a read walks the code space: ~9 ms on the 4 MB session). */
+const CODE_CHECK = 50;
 
 /** A forced full GC: `gc` when Node runs with --expose-gc (as `pnpm bench` starts suites), else exposed now. */
 function gcFunction(): () => void {
@@ -89,8 +98,11 @@ async function timeRuns(runs: number, work: () => void, before?: () => void, set
     const start = performance.now();
     work();
     wall.push(performance.now() - start);
-    const spentHere = process.threadCpuUsage(usedHere);
+    // The process's clock first: reading it books the running thread's time, which the thread's own
+    // clock (getrusage RUSAGE_THREAD) reads only as last booked (at a scheduler tick or switch). Read the
+    // other way round, the main thread's figure was 0 for most runs (its median 0 ms beside 0.6 ms of wall).
     const spent = process.cpuUsage(used);
+    const spentHere = process.threadCpuUsage(usedHere);
     preempted.push(process.resourceUsage().involuntaryContextSwitches !== switches);
     cpu.push((spent.user + spent.system) / 1000);
     mainCpu.push((spentHere.user + spentHere.system) / 1000);
@@ -111,31 +123,34 @@ function unpreemptedP95(cpu: readonly number[], preempted: readonly boolean[]): 
   return `CPU p95 of the ${String(kept.length)} runs not preempted ${ms(p95)} (${String(round(p95 / median(cpu), 2))}× the median of all)`;
 }
 
+/** Bytes of code V8 holds (every tier: baseline, optimized); grows when it compiles. */
+const codeBytes = (): number => getHeapCodeStatistics().code_and_metadata_size;
+
 /**
- * Warm the hook up until V8 stopped compiling for it: runs until QUIET_RUNS in a row used no CPU on other
- * threads beyond a tenth of the run's own (compiler threads busy mean the code still changes), at most
- * MAX_WARMUP. Returns the number of runs it took.
+ * Warm the hook up until V8 stopped compiling for it: runs until its code did not grow for QUIET_RUNS runs
+ * (read every CODE_CHECK runs), at most MAX_WARMUP. Returns the number of runs it took, and whether the
+ * code was still growing when it stopped.
  */
-function warmUp(work: () => void): number {
-  let quiet = 0;
+function warmUp(work: () => void): { runs: number; compiling: boolean } {
+  let last = codeBytes();
+  let grewAt = 0;
   let run = 0;
-  while (run < MAX_WARMUP && quiet < QUIET_RUNS) {
-    const since = { all: process.cpuUsage(), main: process.threadCpuUsage() };
+  while (run < MAX_WARMUP) {
     work();
     run++;
-    const main = process.threadCpuUsage(since.main);
-    quiet = otherThreadsCpu(since) <= 0.1 * ((main.user + main.system) / 1000) ? quiet + 1 : 0;
+    if (run % CODE_CHECK !== 0) continue;
+    const now = codeBytes();
+    if (now > last) grewAt = run;
+    last = now;
+    if (run - grewAt >= QUIET_RUNS) return { runs: run, compiling: false };
   }
-  return run;
+  return { runs: run, compiling: true };
 }
 
 const median = (values: readonly number[]): number => percentile(values, 0.5);
 /**
- * The mean: a thread's CPU clock (getrusage RUSAGE_THREAD, the main thread's figures) may advance in
- * scheduler ticks (4 ms on a host with HZ=250), so a run of a few ms reads 0 or about 4 ms there; the sum
- * over runs stays exact, so the mean is what a run costs. The process's clock (every thread, the figure
- * the targets are read on) advances in microseconds on such a host (checked on 2026-12-02), so its
- * median and p95 are no tick artefacts.
+ * The mean: what the runs cost together, outliers included. Both clocks advance in microseconds once
+ * read in the order `timeRuns` reads them (the process's first; see there).
  */
 const mean = (values: readonly number[]): number => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 const ms = (n: number): string => `${String(round(n, 2))} ms`;
@@ -213,8 +228,16 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
   for (let run = 1; run < OLD_WARMUP; run++) work();
   const oldNoGc = await timeRuns(RUNS, work);
   const oldGc = await timeRuns(RUNS, work, gc);
-  // Steady state: warm until no compiler work is seen for QUIET_RUNS runs in a row.
-  const warmRuns = OLD_WARMUP + 2 * RUNS + warmUp(work);
+  // Each row warmed in its own regime. With a forced GC before each run: right after the method before's
+  // 200 such runs, the hook's code as full GCs leave it (each full GC deoptimizes code the optimizing
+  // compiler made for it, e.g. buildDigest's, traced with --trace-deopt: "weak objects", so a longer
+  // warm-up without GCs only adds a recompile to every run of this row). Without: warm until V8 made no
+  // new code for QUIET_RUNS runs in a row (steady state).
+  const gcWarmRuns = OLD_WARMUP + 2 * RUNS;
+  const timedGc = await timeRuns(RUNS, work, gc, true);
+  const warmed = warmUp(work);
+  const warmRuns = gcWarmRuns + RUNS + warmed.runs;
+  const timedNoGc = await timeRuns(RUNS, work);
   rows.push({
     suite: "compaction-hook",
     case: `hook CPU, first run on this session, ${kind}`,
@@ -223,15 +246,15 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
     unit: "ms",
     note: `${coldProcess ? "the first in this process: the hook's code not yet compiled" : "the code compiled by the rows above"} (each later row is warm); process CPU`,
   });
-  let noGcWall = 0;
-  for (const [name, before, target, old] of [
-    ["no forced GC", undefined, 3, oldNoGc],
-    ["forced GC before each run", gc, 6, oldGc],
+  const noGcWall = median(timedNoGc.wall);
+  for (const [name, timed, target, old, warmNote] of [
+    ["no forced GC", timedNoGc, 3, oldNoGc, `after ${String(warmRuns)} warm runs (${warmed.compiling ? `V8 still compiling at ${String(MAX_WARMUP)}` : `the last ${String(QUIET_RUNS)} made no new code`})`],
+    ["forced GC before each run", timedGc, 6, oldGc, `after ${String(gcWarmRuns)} warm runs (the last ${String(RUNS)} each after a forced GC), each forced GC's concurrent work let finish first`],
   ] as const) {
-    const { wall, cpu, mainCpu, preempted } = await timeRuns(RUNS, work, before, before !== undefined);
-    if (before === undefined) noGcWall = median(wall);
+    const { wall, cpu, mainCpu, preempted } = timed;
     const p95 = percentile(cpu, 0.95);
     const oldCpu = median(old.cpu);
+    const forced = old === oldGc;
     rows.push({
       suite: "compaction-hook",
       case: `hook CPU, ${name}, ${kind} (median)`,
@@ -241,8 +264,8 @@ async function hookRows(file: string, size: string, label: string, workDir: stri
       target: `≤ ${String(target)} ms, p95 ≤ 2×`,
       note:
         `CPU mean ${ms(mean(cpu))} (main thread's ${ms(mean(mainCpu))}); CPU p95 ${ms(p95)} (${String(round(p95 / median(cpu), 2))}× median); ${unpreemptedP95(cpu, preempted)}; main thread's CPU median ${ms(median(mainCpu))}, p95 ${ms(percentile(mainCpu, 0.95))}; ` +
-        `wall median ${ms(median(wall))}, p95 ${ms(percentile(wall, 0.95))}; after ${String(warmRuns)} warm runs${before === undefined ? "" : ", each forced GC's concurrent work let finish first"}; ` +
-        `method before (${String(OLD_WARMUP)} warm-up runs${before === undefined ? "" : ", clock started right after the GC"}): CPU median ${ms(oldCpu)}, mean ${ms(mean(old.cpu))}, p95 ${ms(percentile(old.cpu, 0.95))}, main thread's median ${ms(median(old.mainCpu))}; ${shape}`,
+        `wall median ${ms(median(wall))}, p95 ${ms(percentile(wall, 0.95))}; ${warmNote}; ` +
+        `method before (${String(OLD_WARMUP)} warm-up runs${forced ? ", clock started right after the GC" : ""}): CPU median ${ms(oldCpu)}, mean ${ms(mean(old.cpu))}, p95 ${ms(percentile(old.cpu, 0.95))}, main thread's median ${ms(median(old.mainCpu))}; ${shape}`,
     });
   }
   // What this machine adds to any run this short: a loop that allocates nothing and calls nothing but the
