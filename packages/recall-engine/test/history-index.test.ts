@@ -201,6 +201,19 @@ describe("history index", () => {
     expect(readdirSync(historyDirFor(dir, root3)).filter((n) => n.endsWith(".lock"))).toEqual([]);
   }, 180_000);
 
+  it("tells its caller when an update has work to do, and only then (a CLI process lets V8 optimize again for it)", async () => {
+    let told = 0;
+    const watched = HistoryIndex.for(dir, { root, onUpdateWork: () => told++ });
+    await watched.search("checksum drift");
+    expect(told).toBe(0);
+    const grown = SessionManager.open(files[5] as string, join(dir, "--home-dev-gamma--"));
+    grown.appendMessage(user("the numbat ledger again"));
+    expect((await watched.search("numbat")).update).toMatchObject({ grown: 1 });
+    expect(told).toBe(1);
+    await watched.search("numbat");
+    expect(told).toBe(1);
+  });
+
   it("filters by project folder and by date", async () => {
     const alpha = await history.search("vitest", { project: "/home/dev/alpha", pageSize: 100 });
     expect(alpha.sessions).toBe(3); // s0 (cut short), s2 and s4
