@@ -14,7 +14,8 @@ import { tempDir } from "@context-fold/test-support";
 import { HistoryIndex, historyDirFor, historyRoot, listHistories, listSessionFiles, renderResults, searchSessions, type SearchResult } from "@context-fold/recall-engine";
 
 // `rotation`: a word no generated session holds, matched by the terms its stem begins (`rotate`, `rotated`…), bounded by their union (stemKey).
-const QUERIES = ["checksum drift", "rotation", "\"Command exited with code 1\"", "src/ledger/reader.ts", "what did the user ask", "quokkasaurus", "/timeout|deadline/"];
+// `refreshToken rotation`: a camelCase compound (its parts only boost) beside such a word; `src/ledger/reader.ts`: a path compound.
+const QUERIES = ["checksum drift", "rotation", "\"Command exited with code 1\"", "src/ledger/reader.ts", "what did the user ask", "quokkasaurus", "/timeout|deadline/", "refreshToken rotation"];
 /** Scope and page per query, taken in turn (every query in each would take minutes on a shared machine). */
 const VIEWS: { scope?: string; page: number }[] = [{ page: 1 }, { scope: "all", page: 1 }, { page: 2 }];
 
