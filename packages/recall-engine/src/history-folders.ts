@@ -1,19 +1,19 @@
 // Where histories are kept (one folder per sessions folder, in the user's state folder) and what each
 // kept one holds on disk: the cache command lists and cleans them without opening a history.
-import { createHash } from "node:crypto";
 import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { stateDir } from "@context-fold/durable-fs";
 import type { Manifest } from "./history-types.js";
+import { sha256Hex } from "./sha256-text.js";
 
 /** `$XDG_STATE_HOME/context-fold/history` (an absolute value only, as XDG says), else `~/.local/state/context-fold/history`. */
 export function historyRoot(env: Readonly<Record<string, string | undefined>> = process.env): string {
   return stateDir("history", env);
 }
 
-/** The folder of one sessions folder's history: keyed by its resolved path. */
+/** The folder of one sessions folder's history: keyed by its resolved path (its SHA-256, hashed without node:crypto: see sha256-text.ts). */
 export function historyDirFor(sessionsDir: string, root: string = historyRoot()): string {
-  return join(root, createHash("sha256").update(resolve(sessionsDir)).digest("hex").slice(0, 16));
+  return join(root, sha256Hex(resolve(sessionsDir)).slice(0, 16));
 }
 
 function sortedNames(entries: Dirent[]): Dirent[] {

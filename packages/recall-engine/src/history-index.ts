@@ -111,6 +111,7 @@ export class HistoryIndex {
   readonly dir: string;
   private readonly segments: string;
   private readonly onProgress: HistoryOptions["onProgress"];
+  private readonly onUpdateWork: HistoryOptions["onUpdateWork"];
   private readonly keepOpen: number;
   private manifest: Manifest;
   /** The manifest last parsed, with the file's identity then (see `readManifest`). */
@@ -125,6 +126,7 @@ export class HistoryIndex {
     this.dir = dir;
     this.segments = join(dir, "segments");
     this.onProgress = options.onProgress;
+    this.onUpdateWork = options.onUpdateWork;
     this.keepOpen = Math.max(1, options.keepOpen ?? KEEP_OPEN);
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal: 0, sessions: [] };
   }
@@ -230,6 +232,7 @@ export class HistoryIndex {
     const listing: Listing = { files: [], stats: new Map() };
     const unchanged = this.unchanged(listing);
     if (unchanged !== null) return unchanged;
+    this.onUpdateWork?.();
     return withAppendLock(join(this.dir, "history"), () => this.updateLocked(listing), { timeoutMs: LOCK_MS, staleMs: LOCK_MS });
   }
 

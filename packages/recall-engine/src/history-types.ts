@@ -106,6 +106,13 @@ export interface HistoryOptions {
   readonly root?: string;
   /** Called as sessions are brought up to date: (done, total, file). */
   readonly onProgress?: (done: number, total: number, file: string) => void;
+  /**
+   * Called once an update finds work to do (a session added, grown, changed or gone, or no history yet),
+   * before it does it: an update may index for seconds, or minutes on a first build, where a search of a
+   * history already up to date takes milliseconds (a CLI process lets V8's optimizing compiler work again
+   * then; see apps/cli compile-tiers.ts).
+   */
+  readonly onUpdateWork?: () => void;
   /** Sessions kept open (segment and block table) between searches of one process (default 2,048). */
   readonly keepOpen?: number;
 }

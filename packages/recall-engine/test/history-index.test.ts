@@ -14,7 +14,8 @@ import { tempDir } from "@context-fold/test-support";
 import { HistoryIndex, historyDirFor, historyRoot, listHistories, listSessionFiles, renderResults, searchSessions, type SearchResult } from "@context-fold/recall-engine";
 
 // `rotation`: a word no generated session holds, matched by the terms its stem begins (`rotate`, `rotated`…), bounded by their union (stemKey).
-const QUERIES = ["checksum drift", "rotation", "\"Command exited with code 1\"", "src/ledger/reader.ts", "what did the user ask", "quokkasaurus", "/timeout|deadline/"];
+// `refreshToken rotation`: a camelCase compound (its parts only boost) beside such a word; `src/ledger/reader.ts`: a path compound.
+const QUERIES = ["checksum drift", "rotation", "\"Command exited with code 1\"", "src/ledger/reader.ts", "what did the user ask", "quokkasaurus", "/timeout|deadline/", "refreshToken rotation"];
 /** Scope and page per query, taken in turn (every query in each would take minutes on a shared machine). */
 const VIEWS: { scope?: string; page: number }[] = [{ page: 1 }, { scope: "all", page: 1 }, { page: 2 }];
 
@@ -200,6 +201,19 @@ describe("history index", () => {
     await sameAsEachSession(after, dir);
     expect(readdirSync(historyDirFor(dir, root3)).filter((n) => n.endsWith(".lock"))).toEqual([]);
   }, 180_000);
+
+  it("tells its caller when an update has work to do, and only then (a CLI process lets V8 optimize again for it)", async () => {
+    let told = 0;
+    const watched = HistoryIndex.for(dir, { root, onUpdateWork: () => told++ });
+    await watched.search("checksum drift");
+    expect(told).toBe(0);
+    const grown = SessionManager.open(files[5] as string, join(dir, "--home-dev-gamma--"));
+    grown.appendMessage(user("the numbat ledger again"));
+    expect((await watched.search("numbat")).update).toMatchObject({ grown: 1 });
+    expect(told).toBe(1);
+    await watched.search("numbat");
+    expect(told).toBe(1);
+  });
 
   it("filters by project folder and by date", async () => {
     const alpha = await history.search("vitest", { project: "/home/dev/alpha", pageSize: 100 });

@@ -8,6 +8,7 @@ import { HistoryIndex, renderExpanded, renderSessionNames, searchSessions } from
 import { renderResults } from "@context-fold/recall-engine/one-shot";
 import type { RecallOptions } from "./recall-options.js";
 import { openOptions, parseIndices, refusePastLastPage, type SearchOptions, searchOptions } from "./recall-search.js";
+import { keepCompilersLight, letCompilersWork } from "../compile-tiers.js";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, warn } from "../output.js";
 import { withProgress } from "../progress.js";
 import { sessionsTarget } from "../sessions-target.js";
@@ -49,8 +50,10 @@ async function recallHistory(
     ...(since === undefined ? {} : { since }),
     ...(until === undefined ? {} : { until }),
   };
+  // A search of a history already up to date is short: V8 keeps to baseline code unless the update indexes (compile-tiers.ts).
+  keepCompilersLight();
   const result = await withProgress("indexing sessions", "items", async (bar) => {
-    const progress = HistoryIndex.for(dir, { ...(root === undefined ? {} : { root }), onProgress: (done, total) => bar.update(done, total) });
+    const progress = HistoryIndex.for(dir, { ...(root === undefined ? {} : { root }), onProgress: (done, total) => bar.update(done, total), onUpdateWork: letCompilersWork });
     return progress.search(query, { ...search, ...filters });
   });
   for (const s of result.skipped) warn(`context-fold: skipped ${s.file}: ${s.reason}`);

@@ -1,0 +1,20 @@
+// How soon V8 optimizes this process's code. A search of a history already up to date is a process of a
+// few hundred ms: with V8's defaults, TurboFan (on threads of its own, counted in the process's CPU)
+// compiles the ranking's functions for a process about to end, at more CPU than the optimized code saves.
+// TurboFan is kept for code run far more often (a function called 20,000 times, not 3,000; a loop OSR'd
+// after 5,000 iterations' worth, not 800): a search that ranks a few dozen sessions stays on baseline
+// code, one ranking hundreds still has its hot loops optimized (turning TurboFan off altogether made such a
+// search some 10% dearer). An update that indexes sessions (seconds; minutes on a first build) gets V8's
+// defaults back (history-index.ts onUpdateWork). Set through node:v8 while the process runs: the counts are
+// read at each tier-up decision, and the modules already loaded keep their compile cache.
+const v8 = (): typeof import("node:v8") => process.getBuiltinModule("node:v8");
+
+/** Defers TurboFan to the hottest code from now on (a short search). */
+export function keepCompilersLight(): void {
+  v8().setFlagsFromString("--invocation-count-for-turbofan=20000 --invocation-count-for-osr=5000");
+}
+
+/** V8's own thresholds again (Node 22's V8 defaults), for a long run of work: indexing sessions. */
+export function letCompilersWork(): void {
+  v8().setFlagsFromString("--invocation-count-for-turbofan=3000 --invocation-count-for-osr=800");
+}
