@@ -260,6 +260,15 @@ export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks
   return { chunks: [...chunks], byteLength };
 }
 
+/**
+ * Blocks above which a table read from its file reads the per-block fields a search asks of a few blocks
+ * only (byte offset and length, part index, line, turn, entry position, exit code, hash) value by value,
+ * not each column whole: a 1 GB session's table (1.5 million blocks) held 46 MB of them for the texts a
+ * search reads (its phrases' candidates), a few thousand blocks. Below it, a column read whole costs less
+ * than the reads of its values (a 100 MB session's table: 150,000 blocks).
+ */
+export const WHOLE_COLUMNS_UP_TO = 1 << 20;
+
 /** Bytes of a string column read at once (and kept, a few at a time) when a table is read from its file. */
 const WINDOW_BYTES = 64 * 1024;
 /** Windows kept per column. */
@@ -400,8 +409,11 @@ export class BlockTable {
   private readonly sections: Sections;
   private readonly columns: (Float64Array | Int32Array | Uint8Array | Buffer | undefined)[] = [];
   private readonly strings: Record<StringColumn, Strings>;
+  /** The per-block fields are read value by value (see WHOLE_COLUMNS_UP_TO). */
+  private readonly byValue: boolean;
 
-  private constructor(meta: Meta, bytes: ByteSource, sections: Sections, strings: Record<StringColumn, Strings>) {
+  private constructor(meta: Meta, bytes: ByteSource, sections: Sections, strings: Record<StringColumn, Strings>, byValue: boolean) {
+    this.byValue = byValue;
     this.key = meta.key;
     this.count = meta.count;
     this.compactions = meta.compactions;
@@ -417,15 +429,15 @@ export class BlockTable {
   static decode(bytes: Buffer, source = "block table"): BlockTable | null {
     // Typed arrays view the bytes in place, which needs the sections aligned in memory as in the file.
     const buf = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
-    return BlockTable.fromSource(bufferSource(buf), source, true);
+    return BlockTable.fromSource(bufferSource(buf), source, true, Infinity);
   }
 
   /**
    * The table in the file at `path`, read by offset through a descriptor kept open (each column when
    * first asked for, string values a window at a time); null when there is none, or it is not one of
-   * this format.
+   * this format. A table of more than `wholeColumnsUpTo` blocks reads its per-block fields value by value.
    */
-  static open(path: string): BlockTable | null {
+  static open(path: string, wholeColumnsUpTo = WHOLE_COLUMNS_UP_TO): BlockTable | null {
     let file: FileSource;
     try {
       file = new FileSource(path);
@@ -433,7 +445,7 @@ export class BlockTable {
       return null;
     }
     try {
-      const table = BlockTable.fromSource(file, path, false);
+      const table = BlockTable.fromSource(file, path, false, wholeColumnsUpTo);
       if (table === null) file.close();
       return table;
     } catch (error) {
@@ -442,7 +454,7 @@ export class BlockTable {
     }
   }
 
-  private static fromSource(bytes: ByteSource, source: string, whole: boolean): BlockTable | null {
+  private static fromSource(bytes: ByteSource, source: string, whole: boolean, wholeColumnsUpTo: number): BlockTable | null {
     if (!LITTLE_ENDIAN || bytes.size < 12) return null;
     const fixed = bytes.read(0, 12);
     if (fixed.toString("latin1", 0, 4) !== MAGIC || fixed.readUInt32LE(4) !== BLOCK_TABLE_FORMAT) return null;
@@ -490,7 +502,7 @@ export class BlockTable {
       strings[name] = new Strings(name, source, bytes, lengthsAt, textAt, column, whole);
     }
     if (at !== pad8(bytes.size)) return null;
-    return new BlockTable(meta, bytes, { offsetsAt, intsAt, bytesAt, shaAt }, strings);
+    return new BlockTable(meta, bytes, { offsetsAt, intsAt, bytesAt, shaAt }, strings, n > wholeColumnsUpTo);
   }
 
   /** Column `slot` (0: byte offsets, 1–7: the i32 columns, 8–11: the u8 ones, 12: hashes), read on first use. */
@@ -515,32 +527,38 @@ export class BlockTable {
   private byteColumn(c: number): Uint8Array {
     return this.column(1 + INT_COLUMNS + c) as Buffer;
   }
+  /** Value `i` of i32 column `c` (0–5: the per-block fields), from the column or read alone (`byValue`). */
+  private intAt(c: number, i: number): number {
+    if (!this.byValue) return this.int(c)[i] as number;
+    return this.bytes.read((this.sections.intsAt[c] as number) + 4 * i, 4).readInt32LE(0);
+  }
 
   /** Block `i`'s kind; undefined when the table holds no kind there (then it is not to be trusted). */
   kind(i: number): BlockKind | undefined {
     return KINDS[this.byteColumn(0)[i] as number];
   }
   byteOffset(i: number): number {
+    if (this.byValue) return this.bytes.read(this.sections.offsetsAt + 8 * i, 8).readDoubleLE(0);
     return (this.column(0) as Float64Array)[i] as number;
   }
   entryPosition(i: number): number {
-    return this.int(0)[i] as number;
+    return this.intAt(0, i);
   }
   turn(i: number): number {
-    return this.int(1)[i] as number;
+    return this.intAt(1, i);
   }
   partIndex(i: number): number | undefined {
-    const part = this.int(2)[i] as number;
+    const part = this.intAt(2, i);
     return part < 0 ? undefined : part;
   }
   line(i: number): number {
-    return this.int(3)[i] as number;
+    return this.intAt(3, i);
   }
   byteLength(i: number): number {
-    return this.int(4)[i] as number;
+    return this.intAt(4, i);
   }
   exitCode(i: number): number | undefined {
-    return ((this.byteColumn(1)[i] as number) & HAS_EXIT_CODE) === 0 ? undefined : (this.int(5)[i] as number);
+    return ((this.byteColumn(1)[i] as number) & HAS_EXIT_CODE) === 0 ? undefined : this.intAt(5, i);
   }
   isError(i: number): boolean {
     return ((this.byteColumn(1)[i] as number) & IS_ERROR) !== 0;
@@ -559,6 +577,7 @@ export class BlockTable {
   }
   /** The first 16 hex digits of the sha256 of block `i`'s text, as recorded. */
   shaHex(i: number): string {
+    if (this.byValue) return this.bytes.read(this.sections.shaAt + i * SHA_BYTES, SHA_BYTES).toString("hex");
     return (this.column(1 + INT_COLUMNS + 4) as Buffer).toString("hex", i * SHA_BYTES, (i + 1) * SHA_BYTES);
   }
   string(name: Exclude<StringColumn, "lineageIds">, i: number): string | undefined {
@@ -570,7 +589,9 @@ export class BlockTable {
   }
   /** Every block's entry id and recorded hash (what a rewrite of the table and expand's check read). */
   recorded(): { readonly entryId: readonly string[]; readonly sha: readonly string[] } {
-    return { entryId: this.strings.entryId.all().map((id) => id ?? ""), sha: Array.from({ length: this.count }, (_, i) => this.shaHex(i)) };
+    // Every hash: the column read whole, however the table reads one block's.
+    const sha = this.column(1 + INT_COLUMNS + 4) as Buffer;
+    return { entryId: this.strings.entryId.all().map((id) => id ?? ""), sha: Array.from({ length: this.count }, (_, i) => sha.toString("hex", i * SHA_BYTES, (i + 1) * SHA_BYTES)) };
   }
 }
 

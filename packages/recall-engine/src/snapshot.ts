@@ -107,9 +107,9 @@ export function readRecordedShas(cachePath: string): { readonly entryId: readonl
 }
 
 /** The block table beside `cachePath`, or null when there is none of this format. */
-function readTable(cachePath: string): BlockTable | null {
+function readTable(cachePath: string, wholeColumnsUpTo?: number): BlockTable | null {
   // Read by offset, each column as it is asked for (block-table.ts): a search holds its masks and page.
-  return BlockTable.open(snapshotPath(cachePath));
+  return BlockTable.open(snapshotPath(cachePath), wholeColumnsUpTo);
 }
 
 /** A session served from a snapshot: metadata in memory, each block's text read back on first use. */
@@ -322,10 +322,11 @@ class SnapshotBlock {
  * The session as the snapshot beside `cachePath` recorded it, when that snapshot was read from exactly the
  * bytes `sessionFile` holds now (id, length, first and last 64 KiB); null otherwise (missing, another
  * format, unreadable, or the ledger changed). `textChars`: how much block text it keeps once read
- * (SNAPSHOT_TEXT_CHARS; a test makes it small to see texts read back again).
+ * (SNAPSHOT_TEXT_CHARS; a test makes it small to see texts read back again); `wholeColumnsUpTo`: see
+ * block-table.ts's WHOLE_COLUMNS_UP_TO (a test makes it 0 to read a small table value by value).
  */
-export function openSnapshot(cachePath: string, sessionFile: string, textChars = SNAPSHOT_TEXT_CHARS): SnapshotSession | null {
-  const table = readTable(cachePath);
+export function openSnapshot(cachePath: string, sessionFile: string, textChars = SNAPSHOT_TEXT_CHARS, wholeColumnsUpTo?: number): SnapshotSession | null {
+  const table = readTable(cachePath, wholeColumnsUpTo);
   if (table === null) return null;
   let size: number;
   try {

@@ -110,7 +110,8 @@ async function streamPass(file: string, options: StreamedBuildOptions, onDir: (d
       const spilled = (): string => join(dir, `column-${String(column++)}`);
       const table = new BlockTableWriter({ bytes: () => new FileSink(spilled()), text: () => new FileText(spilled()) });
       // A stale table beside the cache keeps the hashes it recorded for the blocks it holds (see writeSnapshot).
-      const previous = BlockTable.open(snapshotPath(cachePath));
+      // Asked for every block's hash: its columns read whole, whatever its size.
+      const previous = BlockTable.open(snapshotPath(cachePath), Infinity);
       open = { sessionId, cachePath, replaced, dir, previous, table, index: new SpilledIndexBuilder(dir, options.runChars ?? RUN_CHARS) };
       continue;
     }

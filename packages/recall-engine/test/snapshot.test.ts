@@ -173,6 +173,21 @@ describe("recall from the snapshot, without parsing the ledger", () => {
     expect(() => small?.blocks[first.index]?.text).toThrow(SnapshotStaleError);
   });
 
+  it("a table read value by value (as a table of over a million blocks is) gives every block's fields and text as read whole", async () => {
+    const full = await openRecall(file, { cacheDir });
+    full.saveSnapshot();
+    const cachePath = full.cachePath ?? "";
+    const whole = openSnapshot(cachePath, file);
+    const byValue = openSnapshot(cachePath, file, undefined, 0);
+    expect(whole).not.toBeNull();
+    expect(byValue?.blocks.length).toBe(whole?.blocks.length);
+    const fields = (b: unknown): unknown => {
+      const x = b as Record<string, unknown>;
+      return ["index", "entryId", "entryPosition", "kind", "role", "turn", "timestamp", "line", "byteOffset", "byteLength", "partIndex", "anchor", "toolName", "toolCallId", "args", "isError", "exitCode", "fullOutputPath", "text"].map((k) => x[k]);
+    };
+    for (const [i, b] of (whole?.blocks ?? []).entries()) expect(fields(byValue?.blocks[i]), `block #${String(i)}`).toEqual(fields(b));
+  });
+
   it("a corrupt or foreign snapshot file is ignored (null), never trusted", async () => {
     const full = await openRecall(file, { cacheDir });
     full.saveSnapshot();
