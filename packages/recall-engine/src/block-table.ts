@@ -260,6 +260,15 @@ export function encodeBlockTableParts(input: BlockTableInput): { readonly chunks
   return { chunks: [...chunks], byteLength };
 }
 
+/**
+ * Blocks above which a table read from its file reads the per-block fields a search asks of a few blocks
+ * only (byte offset and length, part index, line, turn, entry position, exit code, hash) value by value,
+ * not each column whole: a 1 GB session's table (1.5 million blocks) held 46 MB of them for the texts a
+ * search reads (its phrases' candidates), a few thousand blocks. Below it, a column read whole costs less
+ * than the reads of its values (a 100 MB session's table: 150,000 blocks).
+ */
+export const WHOLE_COLUMNS_UP_TO = 1 << 20;
+
 /** Bytes of a string column read at once (and kept, a few at a time) when a table is read from its file. */
 const WINDOW_BYTES = 64 * 1024;
 /** Windows kept per column. */
@@ -280,8 +289,14 @@ class Strings {
   private readonly textAt: number;
   private readonly whole: boolean;
   private readonly meta: ColumnMeta;
-  private lengths: Int32Array | undefined;
+  /**
+   * Where each value starts in the text (UTF-16 units), and where the last ends (`count + 1` of them): a
+   * value's length is the next start less its own. Its lengths as stored are not kept beside them (a
+   * column of the 1 GB bench session's 1.5 million blocks: 5.8 MB each that a search read whole).
+   */
   private starts: Int32Array | undefined;
+  /** Bit `i` set: value `i` is none (its length stored as -1), not "". */
+  private none: Uint8Array | undefined;
   private text: string | undefined;
   private readonly windows = new Map<number, string>();
   constructor(name: string, source: string, bytes: ByteSource, lengthsAt: number, textAt: number, meta: ColumnMeta, whole: boolean) {
@@ -302,23 +317,31 @@ class Strings {
   private decode(buf: Buffer): string {
     return buf.toString(this.meta.latin1 ? "latin1" : "utf16le");
   }
-  /** Where each value starts in the text (UTF-16 units), checked to add up to the text on first use. */
+  /** Where each value starts in the text (UTF-16 units; see `starts`), checked to add up to the text on first use. */
   private startsOf(): Int32Array {
     if (this.starts === undefined) {
-      const lengths = int32s(this.bytes.read(this.lengthsAt, this.meta.count * 4), this.meta.count);
-      const starts = new Int32Array(lengths.length);
+      const count = this.meta.count;
+      const lengths = int32s(this.bytes.read(this.lengthsAt, count * 4), count);
+      const starts = new Int32Array(count + 1);
+      const none = new Uint8Array((count + 7) >> 3);
       let at = 0;
-      for (let k = 0; k < starts.length; k++) {
+      for (let k = 0; k < count; k++) {
         starts[k] = at;
         const len = lengths[k] as number;
         if (len > 0) at += len;
+        else if (len === -1) none[k >> 3] = (none[k >> 3] as number) | (1 << (k & 7));
         else if (len < -1) at = Infinity;
       }
       if (at !== this.meta.units) throw new SnapshotStaleError(this.source, `the block table's ${this.name} column does not add up`);
-      this.lengths = lengths;
+      starts[count] = at;
+      this.none = none;
       this.starts = starts;
     }
     return this.starts;
+  }
+  /** Whether value `i` is none (see `none`; `startsOf` first). */
+  private isNone(i: number): boolean {
+    return (((this.none as Uint8Array)[i >> 3] as number) & (1 << (i & 7))) !== 0;
   }
   /** Units [start, start + len) of the text, read from the window they lie in when they fit one. */
   private cut(start: number, len: number): string {
@@ -341,19 +364,14 @@ class Strings {
   /** Value `i`, or undefined when it has none. */
   at(i: number): string | undefined {
     const starts = this.startsOf();
-    const len = (this.lengths as Int32Array)[i] as number;
-    if (len < 0) return undefined;
-    return this.cut(starts[i] as number, len);
+    if (i < 0 || i >= this.meta.count || this.isNone(i)) return undefined;
+    return this.cut(starts[i] as number, (starts[i + 1] as number) - (starts[i] as number));
   }
   /** Every value (none: null), decoded now (the text read whole once). */
   all(): (string | null)[] {
     const starts = this.startsOf();
-    const lengths = this.lengths as Int32Array;
     const text = this.text ?? this.decode(this.bytes.read(this.textAt, this.meta.bytes));
-    return Array.from({ length: this.count }, (_, i) => {
-      const len = lengths[i] as number;
-      return len < 0 ? null : text.slice(starts[i] as number, (starts[i] as number) + len);
-    });
+    return Array.from({ length: this.count }, (_, i) => (this.isNone(i) ? null : text.slice(starts[i] as number, starts[i + 1] as number)));
   }
 }
 
@@ -391,8 +409,11 @@ export class BlockTable {
   private readonly sections: Sections;
   private readonly columns: (Float64Array | Int32Array | Uint8Array | Buffer | undefined)[] = [];
   private readonly strings: Record<StringColumn, Strings>;
+  /** The per-block fields are read value by value (see WHOLE_COLUMNS_UP_TO). */
+  private readonly byValue: boolean;
 
-  private constructor(meta: Meta, bytes: ByteSource, sections: Sections, strings: Record<StringColumn, Strings>) {
+  private constructor(meta: Meta, bytes: ByteSource, sections: Sections, strings: Record<StringColumn, Strings>, byValue: boolean) {
+    this.byValue = byValue;
     this.key = meta.key;
     this.count = meta.count;
     this.compactions = meta.compactions;
@@ -408,15 +429,15 @@ export class BlockTable {
   static decode(bytes: Buffer, source = "block table"): BlockTable | null {
     // Typed arrays view the bytes in place, which needs the sections aligned in memory as in the file.
     const buf = bytes.byteOffset % 8 === 0 ? bytes : Buffer.from(bytes);
-    return BlockTable.fromSource(bufferSource(buf), source, true);
+    return BlockTable.fromSource(bufferSource(buf), source, true, Infinity);
   }
 
   /**
    * The table in the file at `path`, read by offset through a descriptor kept open (each column when
    * first asked for, string values a window at a time); null when there is none, or it is not one of
-   * this format.
+   * this format. A table of more than `wholeColumnsUpTo` blocks reads its per-block fields value by value.
    */
-  static open(path: string): BlockTable | null {
+  static open(path: string, wholeColumnsUpTo = WHOLE_COLUMNS_UP_TO): BlockTable | null {
     let file: FileSource;
     try {
       file = new FileSource(path);
@@ -424,7 +445,7 @@ export class BlockTable {
       return null;
     }
     try {
-      const table = BlockTable.fromSource(file, path, false);
+      const table = BlockTable.fromSource(file, path, false, wholeColumnsUpTo);
       if (table === null) file.close();
       return table;
     } catch (error) {
@@ -433,7 +454,7 @@ export class BlockTable {
     }
   }
 
-  private static fromSource(bytes: ByteSource, source: string, whole: boolean): BlockTable | null {
+  private static fromSource(bytes: ByteSource, source: string, whole: boolean, wholeColumnsUpTo: number): BlockTable | null {
     if (!LITTLE_ENDIAN || bytes.size < 12) return null;
     const fixed = bytes.read(0, 12);
     if (fixed.toString("latin1", 0, 4) !== MAGIC || fixed.readUInt32LE(4) !== BLOCK_TABLE_FORMAT) return null;
@@ -481,7 +502,7 @@ export class BlockTable {
       strings[name] = new Strings(name, source, bytes, lengthsAt, textAt, column, whole);
     }
     if (at !== pad8(bytes.size)) return null;
-    return new BlockTable(meta, bytes, { offsetsAt, intsAt, bytesAt, shaAt }, strings);
+    return new BlockTable(meta, bytes, { offsetsAt, intsAt, bytesAt, shaAt }, strings, n > wholeColumnsUpTo);
   }
 
   /** Column `slot` (0: byte offsets, 1–7: the i32 columns, 8–11: the u8 ones, 12: hashes), read on first use. */
@@ -506,32 +527,38 @@ export class BlockTable {
   private byteColumn(c: number): Uint8Array {
     return this.column(1 + INT_COLUMNS + c) as Buffer;
   }
+  /** Value `i` of i32 column `c` (0–5: the per-block fields), from the column or read alone (`byValue`). */
+  private intAt(c: number, i: number): number {
+    if (!this.byValue) return this.int(c)[i] as number;
+    return this.bytes.read((this.sections.intsAt[c] as number) + 4 * i, 4).readInt32LE(0);
+  }
 
   /** Block `i`'s kind; undefined when the table holds no kind there (then it is not to be trusted). */
   kind(i: number): BlockKind | undefined {
     return KINDS[this.byteColumn(0)[i] as number];
   }
   byteOffset(i: number): number {
+    if (this.byValue) return this.bytes.read(this.sections.offsetsAt + 8 * i, 8).readDoubleLE(0);
     return (this.column(0) as Float64Array)[i] as number;
   }
   entryPosition(i: number): number {
-    return this.int(0)[i] as number;
+    return this.intAt(0, i);
   }
   turn(i: number): number {
-    return this.int(1)[i] as number;
+    return this.intAt(1, i);
   }
   partIndex(i: number): number | undefined {
-    const part = this.int(2)[i] as number;
+    const part = this.intAt(2, i);
     return part < 0 ? undefined : part;
   }
   line(i: number): number {
-    return this.int(3)[i] as number;
+    return this.intAt(3, i);
   }
   byteLength(i: number): number {
-    return this.int(4)[i] as number;
+    return this.intAt(4, i);
   }
   exitCode(i: number): number | undefined {
-    return ((this.byteColumn(1)[i] as number) & HAS_EXIT_CODE) === 0 ? undefined : (this.int(5)[i] as number);
+    return ((this.byteColumn(1)[i] as number) & HAS_EXIT_CODE) === 0 ? undefined : this.intAt(5, i);
   }
   isError(i: number): boolean {
     return ((this.byteColumn(1)[i] as number) & IS_ERROR) !== 0;
@@ -550,6 +577,7 @@ export class BlockTable {
   }
   /** The first 16 hex digits of the sha256 of block `i`'s text, as recorded. */
   shaHex(i: number): string {
+    if (this.byValue) return this.bytes.read(this.sections.shaAt + i * SHA_BYTES, SHA_BYTES).toString("hex");
     return (this.column(1 + INT_COLUMNS + 4) as Buffer).toString("hex", i * SHA_BYTES, (i + 1) * SHA_BYTES);
   }
   string(name: Exclude<StringColumn, "lineageIds">, i: number): string | undefined {
@@ -561,7 +589,9 @@ export class BlockTable {
   }
   /** Every block's entry id and recorded hash (what a rewrite of the table and expand's check read). */
   recorded(): { readonly entryId: readonly string[]; readonly sha: readonly string[] } {
-    return { entryId: this.strings.entryId.all().map((id) => id ?? ""), sha: Array.from({ length: this.count }, (_, i) => this.shaHex(i)) };
+    // Every hash: the column read whole, however the table reads one block's.
+    const sha = this.column(1 + INT_COLUMNS + 4) as Buffer;
+    return { entryId: this.strings.entryId.all().map((id) => id ?? ""), sha: Array.from({ length: this.count }, (_, i) => sha.toString("hex", i * SHA_BYTES, (i + 1) * SHA_BYTES)) };
   }
 }
 

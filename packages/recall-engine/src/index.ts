@@ -27,7 +27,7 @@ export { type CacheReport, openRecall, type OpenRecallOptions, SessionRecall } f
 export { loadCachedIndex, openRecallSnapshot, type SnapshotRecall, tailLogPath } from "./snapshot-recall.js";
 export { formerSnapshotPath, openSnapshot, readRecordedShas, snapshotEligible, snapshotPath, type SnapshotSession } from "./snapshot.js";
 export { writeSnapshot } from "./snapshot-write.js";
-export { buildRecallFilesStreamed, STREAM_ABOVE, type StreamedBuild, type StreamedBuildOptions } from "./streamed-build.js";
+export { buildRecallFilesStreamed, type RecallShape, recallShapeOf, STREAM_ABOVE, type StreamedBuild, type StreamedBuildOptions } from "./streamed-build.js";
 export { RUN_CHARS } from "./spilled-index.js";
 export {
   pickSpans,

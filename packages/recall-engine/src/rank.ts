@@ -647,6 +647,24 @@ function unionScoreBound(index: TermIndex, ids: readonly number[], reach: (doc: 
 /** `prefixScoreBound`'s summed tf per block, zeroed after each use (a build asks it for thousands of terms). */
 let unionTf = new Float64Array(0);
 
+/** `rankWords`' per-block numbers, kept for the next search of as many blocks (see `wordsScratch`). */
+let rankArrays: { readonly scores: Float64Array; readonly token: Float64Array; readonly tf: Float64Array; readonly piece: Float64Array } | undefined;
+
+/**
+ * `rankWords`' four per-block arrays of numbers, all zero: those of the last search when it ranked as many
+ * blocks (zeroed now), else new ones. Made anew per search, a session of 1.5 million blocks (the 1 GB bench
+ * session) left 48 MB of them behind each search until a collection took them, several searches' worth at
+ * a time, and the allocator's heap kept what they freed (eval's 46 searches: ~100 MB more resident).
+ */
+function wordsScratch(n: number): NonNullable<typeof rankArrays> {
+  if (rankArrays?.scores.length === n) {
+    for (const a of Object.values(rankArrays)) a.fill(0);
+    return rankArrays;
+  }
+  rankArrays = { scores: new Float64Array(n), token: new Float64Array(n), tf: new Float64Array(n), piece: new Float64Array(n) };
+  return rankArrays;
+}
+
 /** The idf of a term held by `df` of `n` blocks (what `termScoreBound` multiplies by; the history keeps it beside the bound). */
 export function termIdf(n: number, df: number): number {
   return idfOf(n, df);
@@ -798,19 +816,34 @@ export function rankWords(
 ): ScoredDoc[] {
   const { weightOf, resultOf, speakerDocs, sourcesOf, failed } = facts;
   const n = index.docCount;
-  const scores = new Float64Array(n);
+  const { scores, token, tf, piece } = wordsScratch(n);
   const touched: number[] = [];
   const { primaries, boosts } = queryWords(query);
   let gate: Uint8Array | null = null;
   if (query.phrases.length > 0) {
     // Phrases are required: intersect their terms' postings, then check the phrase itself.
-    gate = new Uint8Array(n);
+    const marks = new Uint8Array(n);
+    gate = marks;
+    // The blocks holding every term of every phrase, in the first term's postings order. A term's blocks
+    // are marked in `marks` (the gate to be; zeroed after each term), not gathered in a Set: a common
+    // word of a phrase ("no" in "no span left") is held by most of a large session's blocks.
     let candidates: number[] | null = null;
     for (const phrase of query.phrases) {
       for (const term of phrase.terms) {
-        const docs = new Set<number>();
-        for (const list of index.postingLists(term)) for (let k = 0; k < list.length; k += 2) docs.add(list[k] as number);
-        candidates = candidates === null ? [...docs].filter((d) => inScope[d] === 1) : candidates.filter((d) => docs.has(d));
+        const lists = index.postingLists(term);
+        if (candidates === null) {
+          candidates = [];
+          for (const list of lists) for (let k = 0; k < list.length; k += 2) {
+            const d = list[k] as number;
+            if (marks[d] === 1) continue;
+            marks[d] = 1;
+            if (inScope[d] === 1) candidates.push(d);
+          }
+        } else {
+          for (const list of lists) for (let k = 0; k < list.length; k += 2) marks[list[k] as number] = 1;
+          candidates = candidates.filter((d) => marks[d] === 1);
+        }
+        for (const list of lists) for (let k = 0; k < list.length; k += 2) marks[list[k] as number] = 0;
       }
     }
     for (const doc of candidates ?? []) {
@@ -822,7 +855,7 @@ export function rankWords(
   // Distinct primaries per block: a block naming more of the query ranks above one repeating a common word.
   const coverage = new Uint8Array(n);
   const distinct = distinctPrimaries(primaries);
-  const scratch: Scratch = { token: new Float64Array(n), tf: new Float64Array(n), hits: new Uint8Array(n), piece: new Float64Array(n), touched: [] };
+  const scratch: Scratch = { token, tf, hits: new Uint8Array(n), piece, touched: [] };
   const byToken: number[][] = [];
   const own: number[][] = [];
   for (const term of distinct) {

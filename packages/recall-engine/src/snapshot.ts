@@ -107,9 +107,9 @@ export function readRecordedShas(cachePath: string): { readonly entryId: readonl
 }
 
 /** The block table beside `cachePath`, or null when there is none of this format. */
-function readTable(cachePath: string): BlockTable | null {
+function readTable(cachePath: string, wholeColumnsUpTo?: number): BlockTable | null {
   // Read by offset, each column as it is asked for (block-table.ts): a search holds its masks and page.
-  return BlockTable.open(snapshotPath(cachePath));
+  return BlockTable.open(snapshotPath(cachePath), wholeColumnsUpTo);
 }
 
 /** A session served from a snapshot: metadata in memory, each block's text read back on first use. */
@@ -179,28 +179,65 @@ export abstract class ReadBackBlock implements Block, OptionalFields {
 }
 
 /**
+ * Characters of block text a snapshot keeps once read (about 8 MB of one-byte text). A search reads the
+ * text of every candidate of its phrases, then reads again only the few best of them (at most the
+ * proximity, value and verbatim checks' hundreds, and its page), so what it reads once need not stay:
+ * kept whole, the texts a search ever read stayed for as long as the session did (eval's needles over
+ * the 1 GB bench session: 110 MB of text, in ~45,000 blocks). The newest reads are kept, the oldest let
+ * go first; a text let go is read back (and checked) again when asked for, so every answer is the same.
+ */
+export const SNAPSHOT_TEXT_CHARS = 8 * 1024 * 1024;
+
+/** The block texts a snapshot keeps (see SNAPSHOT_TEXT_CHARS): by `#N`, oldest read first. */
+class TextsKept {
+  private readonly texts = new Map<number, string>();
+  private chars = 0;
+  constructor(private readonly limit: number) {}
+  get(index: number): string | undefined {
+    return this.texts.get(index);
+  }
+  keep(index: number, text: string): void {
+    this.texts.set(index, text);
+    this.chars += text.length;
+    while (this.chars > this.limit && this.texts.size > 1) {
+      const [oldest, dropped] = this.texts.entries().next().value as [number, string];
+      this.texts.delete(oldest);
+      this.chars -= dropped.length;
+    }
+  }
+}
+
+/** What every block of one snapshot shares: one field per block, not three. */
+interface SnapshotShared {
+  readonly table: BlockTable;
+  readonly file: string;
+  readonly texts: TextsKept;
+}
+
+/**
  * A block of the table: each field read from the table's columns when asked for (a search asks most
- * blocks for a few fields only), its text read back from the ledger and checked on first use. A field
- * the block does not have reads undefined, as on the blocks the ledger reader builds (which is why it is
- * not declared `implements Block`: an optional field there is absent, here a getter that returns undefined).
+ * blocks for a few fields only), its text read back from the ledger and checked when asked for (kept
+ * among the snapshot's latest texts read: SNAPSHOT_TEXT_CHARS). A field the block does not have reads
+ * undefined, as on the blocks the ledger reader builds (which is why it is not declared `implements
+ * Block`: an optional field there is absent, here a getter that returns undefined).
  */
 class SnapshotBlock {
   // Declared, not defined as class fields (as on ReadBackBlock): a search opens a table of thousands of
   // these while the code is still cold, where defining each field costs a store of its own before the
-  // constructor's (about half the cost of building them on a 4 MB session). The two set later stay
+  // constructor's (about half the cost of building them on a 4 MB session). The one set later stays
   // absent until then.
   declare readonly index: number;
   /** A field of its own: the one a search reads of every block in scope (where segments start). */
   declare readonly kind: BlockKind;
-  private declare readonly table: BlockTable;
-  private declare readonly file: string;
-  private declare cached: string | undefined;
+  private declare readonly shared: SnapshotShared;
   private declare command: { readonly command: string } | undefined;
-  constructor(table: BlockTable, file: string, index: number, kind: BlockKind) {
-    this.table = table;
-    this.file = file;
+  constructor(shared: SnapshotShared, index: number, kind: BlockKind) {
+    this.shared = shared;
     this.index = index;
     this.kind = kind;
+  }
+  private get table(): BlockTable {
+    return this.shared.table;
   }
   get entryId(): string {
     return this.table.string("entryId", this.index) ?? "";
@@ -258,18 +295,24 @@ class SnapshotBlock {
   }
   /** The block's text from the ledger, verified; throws SnapshotStaleError when it cannot be read or changed. */
   get text(): string {
-    this.cached ??= this.readText();
-    return this.cached;
+    const { texts } = this.shared;
+    let text = texts.get(this.index);
+    if (text === undefined) {
+      text = this.readText();
+      texts.keep(this.index, text);
+    }
+    return text;
   }
   private readText(): string {
+    const { file } = this.shared;
     let text: string | undefined;
     try {
-      text = blockTextAt(this.file, this as unknown as Block, this.kind, this.partIndex);
+      text = blockTextAt(file, this as unknown as Block, this.kind, this.partIndex);
     } catch (error) {
-      throw new SnapshotStaleError(this.file, `block #${String(this.index)} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+      throw new SnapshotStaleError(file, `block #${String(this.index)} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (text === undefined || sha256Hex(text).slice(0, SHA_CHARS) !== this.table.shaHex(this.index)) {
-      throw new SnapshotStaleError(this.file, `block #${String(this.index)} at line ${String(this.line)}, byte ${String(this.byteOffset)} changed`);
+      throw new SnapshotStaleError(file, `block #${String(this.index)} at line ${String(this.line)}, byte ${String(this.byteOffset)} changed`);
     }
     return text;
   }
@@ -278,10 +321,12 @@ class SnapshotBlock {
 /**
  * The session as the snapshot beside `cachePath` recorded it, when that snapshot was read from exactly the
  * bytes `sessionFile` holds now (id, length, first and last 64 KiB); null otherwise (missing, another
- * format, unreadable, or the ledger changed).
+ * format, unreadable, or the ledger changed). `textChars`: how much block text it keeps once read
+ * (SNAPSHOT_TEXT_CHARS; a test makes it small to see texts read back again); `wholeColumnsUpTo`: see
+ * block-table.ts's WHOLE_COLUMNS_UP_TO (a test makes it 0 to read a small table value by value).
  */
-export function openSnapshot(cachePath: string, sessionFile: string): SnapshotSession | null {
-  const table = readTable(cachePath);
+export function openSnapshot(cachePath: string, sessionFile: string, textChars = SNAPSHOT_TEXT_CHARS, wholeColumnsUpTo?: number): SnapshotSession | null {
+  const table = readTable(cachePath, wholeColumnsUpTo);
   if (table === null) return null;
   let size: number;
   try {
@@ -293,10 +338,11 @@ export function openSnapshot(cachePath: string, sessionFile: string): SnapshotSe
   const edges = ledgerEdges(sessionFile, size);
   if (edges.head !== table.key.head || edges.tail !== table.key.tail) return null;
   const built = new Array<SnapshotBlock>(table.count);
+  const shared: SnapshotShared = { table, file: sessionFile, texts: new TextsKept(textChars) };
   for (let i = 0; i < table.count; i++) {
     const kind = table.kind(i);
     if (kind === undefined) return null;
-    built[i] = new SnapshotBlock(table, sessionFile, i, kind);
+    built[i] = new SnapshotBlock(shared, i, kind);
   }
   // Every field of Block is there (see SnapshotBlock); only the optional ones' absence is a getter's undefined.
   const blocks = built as unknown as Block[];

@@ -13,7 +13,7 @@
 // CPU than two passes (the shape, then the stream).
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readSessionShape, streamEntries, LedgerError } from "@context-fold/ledger-reader";
+import { readSessionShape, type SessionShape, streamEntries, LedgerError } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format/block-text";
 import { BlockTable, BlockTableWriter, type TableCompaction } from "./block-table.js";
 import { writeAtomic } from "./cache-write.js";
@@ -46,6 +46,12 @@ export interface StreamedBuild {
 export interface StreamedBuildOptions extends Pick<OpenRecallOptions, "cacheDir" | "cachePath" | "fragment" | "onBytes"> {
   /** Characters of text per spilled run (default RUN_CHARS; a test forces many small runs). */
   readonly runChars?: number;
+  /**
+   * What the first pass reads (`recallShapeOf`), when the caller read the session's shape already (with
+   * the same `fragment`): the build then reads the file once, not twice. The stream's block count and
+   * the cache key's edges still find a file changed since.
+   */
+  readonly shape?: RecallShape;
 }
 
 function exists(path: string): boolean {
@@ -104,7 +110,8 @@ async function streamPass(file: string, options: StreamedBuildOptions, onDir: (d
       const spilled = (): string => join(dir, `column-${String(column++)}`);
       const table = new BlockTableWriter({ bytes: () => new FileSink(spilled()), text: () => new FileText(spilled()) });
       // A stale table beside the cache keeps the hashes it recorded for the blocks it holds (see writeSnapshot).
-      const previous = BlockTable.open(snapshotPath(cachePath));
+      // Asked for every block's hash: its columns read whole, whatever its size.
+      const previous = BlockTable.open(snapshotPath(cachePath), Infinity);
       open = { sessionId, cachePath, replaced, dir, previous, table, index: new SpilledIndexBuilder(dir, options.runChars ?? RUN_CHARS) };
       continue;
     }
@@ -133,7 +140,7 @@ async function streamPass(file: string, options: StreamedBuildOptions, onDir: (d
 }
 
 /** What the second pass keeps of the shape: the numbers of the read, and the active lineage. */
-interface ShapePass {
+export interface RecallShape {
   readonly byteLength: number;
   readonly blockCount: number;
   readonly damaged: boolean;
@@ -149,8 +156,13 @@ interface ShapePass {
  * can be told: the active lineage and the compactions. A function of its own, so the shape is let go
  * when it returns.
  */
-async function shapePass(file: string, options: StreamedBuildOptions): Promise<ShapePass> {
-  const { session, blockCount } = await readSessionShape(file, { ...(options.fragment === true ? { fragment: true } : {}), ...(options.onBytes === undefined ? {} : { onBytes: options.onBytes }) });
+async function shapePass(file: string, options: StreamedBuildOptions): Promise<RecallShape> {
+  return recallShapeOf(await readSessionShape(file, { ...(options.fragment === true ? { fragment: true } : {}), ...(options.onBytes === undefined ? {} : { onBytes: options.onBytes }) }));
+}
+
+/** What a streamed build needs of a session's shape (its first pass): a few bytes per entry and the lineage's ids. */
+export function recallShapeOf(shape: Pick<SessionShape, "session" | "blockCount">): RecallShape {
+  const { session, blockCount } = shape;
   const lineage = session.lineageIds;
   const onLineage = new Uint8Array(session.entries.length);
   for (const entry of session.entries) if (lineage.has(entry.id)) onLineage[entry.position] = 1;
@@ -168,7 +180,7 @@ export async function buildRecallFilesStreamed(file: string, options: StreamedBu
   try {
     // The shape first, on a heap that holds nothing else yet (its 435 MB peak on the 1 GB bench session is
     // most of the budget); the stream's garbage then reuses what the shape let go.
-    const shape = await shapePass(file, options);
+    const shape = options.shape ?? (await shapePass(file, options));
     if (shape.damaged) return null;
     const streamed = await streamPass(file, options, (made) => (dir = made));
     if (streamed === null) return null;

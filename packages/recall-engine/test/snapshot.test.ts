@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, openRecallSnapshot, RecallError, searchSessions, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
+import { openRecall, openRecallSnapshot, openSnapshot, RecallError, searchSessions, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
 
 const QUERIES = ["checksum drift", "vitest", "\"Command exited with code 1\"", "src/ledger/reader.ts", "refreshToken", "shard lease", "zzzz-not-there"];
 const SCOPES = [undefined, "all", "compaction:1", "compaction:latest"];
@@ -143,6 +143,49 @@ describe("recall from the snapshot, without parsing the ledger", () => {
     expect(stale).toMatchObject({ code: "SNAPSHOT_STALE", file: copy });
     // A page that shows it (here: every block of every branch) ends the fast path.
     expect(() => fast?.browse({ scope: "all", count: 1_000_000 })).toThrow(SnapshotStaleError);
+  });
+
+  it("keeps only its latest texts read: one let go reads back the same, and is checked again when read back", async () => {
+    const copy = join(dir, "texts-kept.jsonl");
+    copyFileSync(file, copy);
+    const full = await openRecall(copy, { cacheDir });
+    full.saveSnapshot();
+    const cachePath = full.cachePath ?? "";
+    const session = await readSession(copy);
+    // A limit of one character: every text read lets the one before go.
+    const small = openSnapshot(cachePath, copy, 1);
+    expect(small).not.toBeNull();
+    for (const b of session.blocks) expect(small?.blocks[b.index]?.text).toBe(b.text);
+    for (const b of session.blocks.slice(0, 20)) expect(small?.blocks[b.index]?.text).toBe(b.text);
+    // The first block's text was let go: rewritten in the file since (same length, edges untouched), it
+    // is read back and found changed; kept, it would be answered from memory unchecked.
+    const first = session.blocks.find((b) => b.kind === "toolResult" && /[a-z]{8}/.test(b.text) && b.byteOffset > 128 * 1024);
+    if (first === undefined) throw new Error("no tool result past the head");
+    const kept = openSnapshot(cachePath, copy);
+    expect(kept?.blocks[first.index]?.text).toBe(first.text);
+    expect(small?.blocks[first.index]?.text).toBe(first.text);
+    expect(small?.blocks[0]?.text).toBe(session.blocks[0]?.text);
+    const bytes = readFileSync(copy);
+    const word = /[a-z]{8}/.exec(first.text)?.[0] ?? "";
+    bytes.write(word.toUpperCase(), bytes.indexOf(word, first.byteOffset));
+    writeFileSync(copy, bytes);
+    expect(kept?.blocks[first.index]?.text).toBe(first.text);
+    expect(() => small?.blocks[first.index]?.text).toThrow(SnapshotStaleError);
+  });
+
+  it("a table read value by value (as a table of over a million blocks is) gives every block's fields and text as read whole", async () => {
+    const full = await openRecall(file, { cacheDir });
+    full.saveSnapshot();
+    const cachePath = full.cachePath ?? "";
+    const whole = openSnapshot(cachePath, file);
+    const byValue = openSnapshot(cachePath, file, undefined, 0);
+    expect(whole).not.toBeNull();
+    expect(byValue?.blocks.length).toBe(whole?.blocks.length);
+    const fields = (b: unknown): unknown => {
+      const x = b as Record<string, unknown>;
+      return ["index", "entryId", "entryPosition", "kind", "role", "turn", "timestamp", "line", "byteOffset", "byteLength", "partIndex", "anchor", "toolName", "toolCallId", "args", "isError", "exitCode", "fullOutputPath", "text"].map((k) => x[k]);
+    };
+    for (const [i, b] of (whole?.blocks ?? []).entries()) expect(fields(byValue?.blocks[i]), `block #${String(i)}`).toEqual(fields(b));
   });
 
   it("a corrupt or foreign snapshot file is ignored (null), never trusted", async () => {

@@ -7,7 +7,8 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateSession } from "@context-fold/session-gen";
 import { sessionFixtures, tempDir } from "@context-fold/test-support";
-import { buildRecallFilesStreamed, openRecall, recallFile, snapshotPath } from "@context-fold/recall-engine";
+import { readSessionShape } from "@context-fold/ledger-reader";
+import { buildRecallFilesStreamed, openRecall, recallFile, recallShapeOf, snapshotPath } from "@context-fold/recall-engine";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
 /** The files the build in memory writes for `file` (cache, block table or null), at `cachePath`. */
@@ -32,6 +33,13 @@ async function sameBytes(file: string, dir: string, runSizes: readonly (number |
     expect(built?.cachePath).toBe(cachePath);
     expect(readFileSync(cachePath).equals(want.cache), `cache of ${file}, runs of ${String(runChars)} characters`).toBe(true);
     expect(readFileSync(snapshotPath(cachePath)).equals(want.table), `block table of ${file}, runs of ${String(runChars)} characters`).toBe(true);
+  }
+  if (want.table !== null) {
+    // Given the shape its caller read (eval's compaction part), the build reads the file once: the same bytes.
+    const cachePath = join(dir, "streamed-given-shape.recall");
+    await buildRecallFilesStreamed(file, { cachePath, shape: recallShapeOf(await readSessionShape(file)) });
+    expect(readFileSync(cachePath).equals(want.cache), `cache of ${file}, shape given`).toBe(true);
+    expect(readFileSync(snapshotPath(cachePath)).equals(want.table), `block table of ${file}, shape given`).toBe(true);
   }
   expect(readdirSync(dir).filter((name) => name.includes(".build-") || name.includes(".tmp"))).toEqual([]);
 }

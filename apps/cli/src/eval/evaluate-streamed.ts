@@ -16,15 +16,22 @@
 // beside the session) resolves the needles' anchors in a view of the shape holding only the blocks that
 // carry them (`withAnchoredBlocks`). CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1 (a measuring switch for the
 // cli-memory bench, never for a verdict) leaves the recall part out to measure the rest alone.
+//
+// Memory between the parts (1 GB bench session): the shape the compaction part read is the build's first
+// pass (`recallShapeOf`: the file is not read a third time); V8's emptied pages go back to the system after
+// the compaction part and after the build (free-heap-pages.ts: they stayed resident, 273 MB of them, under
+// the search); the searches collect their garbage after each needle (each reads tens of MB of candidate
+// texts that V8 otherwise let pile up to several times what was live).
 import { branchPath } from "@context-fold/extractors";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { blockTextAt, type Block, LedgerError, lineageInFileOrder, readSession, readSessionShape, type SessionShape, withAnchoredBlocks } from "@context-fold/ledger-reader";
-import { type BlockVerifier, buildRecallFilesStreamed, openRecallSnapshot } from "@context-fold/recall-engine";
+import { type BlockVerifier, buildRecallFilesStreamed, openRecallSnapshot, type RecallShape, recallShapeOf } from "@context-fold/recall-engine";
 import { compactSessionStreamed, type CompactResult } from "@context-fold/summary-formatter";
 import { branchCutShort, readSessionShapeForCli } from "../session-input.js";
 import { assembleEval, type CompactionEval, type RecallPart, recallPart, scored, type SessionEval } from "./evaluate-session.js";
+import { collectGarbage, freeHeapPages } from "./free-heap-pages.js";
 import { GroundTruthAlong } from "./ground-truth.js";
 import { recallNeedles, spanRecallNeedles, tableVerifier } from "./recall-check.js";
 import { isLargeOutput, type LargeOutput, pickNeedles } from "./sample-needles.js";
@@ -106,6 +113,11 @@ function start(shape: SessionShape, budget: number | undefined): Started | undef
   return { head, along, large, cut, result };
 }
 
+/** `start`, and what the recall part's streamed build needs of the shape (`recallShapeOf`: its first pass). */
+function startWithRecallShape(shape: SessionShape, budget: number | undefined): { readonly started: Started | undefined; readonly shape: RecallShape } {
+  return { shape: recallShapeOf(shape), started: start(shape, budget) };
+}
+
 /** The recall tallies of a run that leaves the recall part out (CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1). */
 function recallLeftOut(needles: readonly EvalNeedle[]): RecallPart {
   const results = needles.map((n) => ({ kind: n.kind, value: n.value, found: false, calls: 0, reason: "recall left out (CONTEXT_FOLD_EVAL_WITHOUT_RECALL=1)" }));
@@ -121,6 +133,13 @@ async function readShape(file: string, fragment: boolean): Promise<SessionShape>
   }
 }
 
+/** The build's option of the shape, taken out of `shaped` (held by nothing else once the build returns). */
+function takeShape(shaped: { shape: RecallShape | undefined }): { shape?: RecallShape } {
+  const { shape } = shaped;
+  shaped.shape = undefined;
+  return shape === undefined ? {} : { shape };
+}
+
 /**
  * The recall part over the recall index and block table built streamed (`buildRecallFilesStreamed`, into a
  * folder of its own, removed when done): the needles searched in the index read by offset, the hits'
@@ -128,15 +147,19 @@ async function readShape(file: string, fragment: boolean): Promise<SessionShape>
  * holding only the needles' anchored blocks. Undefined when the session can have no block table (not v3,
  * or damaged lines: see streamed-build.ts): the caller reads it whole then.
  */
-async function streamedRecallPart(file: string, head: Started["head"], needles: readonly EvalNeedle[], options: StreamedEvalOptions): Promise<RecallPart | undefined> {
+async function streamedRecallPart(file: string, head: Started["head"], shaped: { shape: RecallShape | undefined }, needles: readonly EvalNeedle[], options: StreamedEvalOptions): Promise<RecallPart | undefined> {
   const { clock } = options;
   const fragment = options.fragment ? { fragment: true } : {};
   const dir = mkdtempSync(join(tmpdir(), "context-fold-eval-"));
   try {
     let t = clock();
     const cachePath = join(dir, "recall-index");
-    const built = await buildRecallFilesStreamed(file, { cachePath, ...fragment });
+    // The shape the compaction part read (with the same `fragment`) is the build's first pass: the file is
+    // read once more, not twice. Taken from `shaped`, so that the lineage's ids go when the build returns.
+    const built = await buildRecallFilesStreamed(file, { cachePath, ...takeShape(shaped), ...fragment });
     if (built === null) return undefined;
+    // The build's spilled runs and columns are let go: its pages go back before the search's heap grows.
+    freeHeapPages();
     const snapshot = openRecallSnapshot(file, { cachePath });
     if (snapshot === null || snapshot.session.header.id !== head.sessionId || snapshot.session.blocks.length !== head.blocks) {
       throw new LedgerError("LEDGER_CHANGED", head.path, "the file changed between reads: run again");
@@ -145,9 +168,9 @@ async function streamedRecallPart(file: string, head: Started["head"], needles: 
     const recallIndexMs = clock() - t;
     t = clock();
     const verifierFor = (hits: readonly number[]): BlockVerifier => tableVerifier(file, session.blocks, hits);
-    const recall = recallNeedles(index, verifierFor, needles);
+    const recall = recallNeedles(index, verifierFor, needles, "phrase", collectGarbage);
     const recallMs = clock() - t;
-    const byWords = recallNeedles(index, verifierFor, needles, "words");
+    const byWords = recallNeedles(index, verifierFor, needles, "words", collectGarbage);
     // Only with a seed index beside the session: its shape, then the blocks carrying the needles' anchors.
     const spans = await spanRecallNeedles(head, needles, async (anchors) => withAnchoredBlocks(await readSessionShape(file, fragment), anchors));
     return { recall, byWords, spans, recallIndexMs, recallMs };
@@ -159,6 +182,8 @@ async function streamedRecallPart(file: string, head: Started["head"], needles: 
 /** What the compaction part leaves for the recall part and the answer (the rest of its read let go). */
 interface CompactionPart {
   readonly head: Started["head"];
+  /** What the recall part's streamed build needs of the shape (its first pass, not read again); taken by it. */
+  shape: RecallShape | undefined;
   readonly needles: EvalNeedle[];
   readonly single: CompactionEval;
   readonly compactMs: number;
@@ -173,7 +198,8 @@ interface CompactionPart {
 async function compactionPart(file: string, options: StreamedEvalOptions): Promise<CompactionPart | undefined> {
   const { clock } = options;
   let t = clock();
-  const started = start(await readShape(file, options.fragment), options.budget);
+  // The shape itself is held by nothing past `start` (as a local here it would stay for the whole stream).
+  const { started, shape } = startWithRecallShape(await readShape(file, options.fragment), options.budget);
   if (started === undefined) return undefined;
   const { head, along, large, cut } = started;
   // A SummaryError (nothing to compact) is the whole read's too: the caller skips the file with it.
@@ -189,7 +215,7 @@ async function compactionPart(file: string, options: StreamedEvalOptions): Promi
     return text;
   });
   const groundTruthMs = clock() - t;
-  return { head, needles, single: scored(result, truth, needles), compactMs, groundTruthMs };
+  return { head, shape, needles, single: scored(result, truth, needles), compactMs, groundTruthMs };
 }
 
 /**
@@ -199,12 +225,15 @@ async function compactionPart(file: string, options: StreamedEvalOptions): Promi
 export async function evaluateStreamed(file: string, options: StreamedEvalOptions): Promise<SessionEval | undefined> {
   const scoredPart = await compactionPart(file, options);
   if (scoredPart === undefined) return undefined;
+  // What the compaction part read is unreachable now: its heap pages go back to the system before the
+  // recall part builds and searches (see free-heap-pages.ts).
+  freeHeapPages();
   const { head, needles, single, compactMs, groundTruthMs } = scoredPart;
   const { clock } = options;
   let recalled: RecallPart;
   if (withoutRecall()) recalled = recallLeftOut(needles);
   else {
-    const streamed = await streamedRecallPart(file, head, needles, options);
+    const streamed = await streamedRecallPart(file, head, scoredPart, needles, options);
     if (streamed !== undefined) recalled = streamed;
     else {
       // Damage and a fragment were told with the shape: the whole read says nothing more.

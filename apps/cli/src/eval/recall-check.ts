@@ -81,13 +81,25 @@ function expandNeedle(index: RecallIndex, verify: BlockVerifier, searched: Exclu
  */
 export type VerifierFor = (hits: readonly number[]) => BlockVerifier;
 
-/** Every needle searched, then the hits of each expanded and verified (`verifierFor` gets them all first). */
-export function recallNeedles(index: RecallIndex, verifierFor: VerifierFor, needles: readonly EvalNeedle[], queryKind: NeedleQueryKind = "phrase"): RecallTally {
-  const searched = needles.map((n) => searchNeedle(index, n, queryKind));
+/**
+ * Every needle searched, then the hits of each expanded and verified (`verifierFor` gets them all first).
+ * `between` runs after each search and each expand (eval of a large session collects garbage there).
+ */
+export function recallNeedles(index: RecallIndex, verifierFor: VerifierFor, needles: readonly EvalNeedle[], queryKind: NeedleQueryKind = "phrase", between?: () => void): RecallTally {
+  const searched = needles.map((n) => {
+    const s = searchNeedle(index, n, queryKind);
+    between?.();
+    return s;
+  });
   const hits: number[] = [];
   for (const s of searched) if (!("done" in s)) hits.push(...s.hits);
   const verify = verifierFor(hits);
-  const results = searched.map((s) => ("done" in s ? s.done : expandNeedle(index, verify, s)));
+  const results = searched.map((s) => {
+    if ("done" in s) return s.done;
+    const r = expandNeedle(index, verify, s);
+    between?.();
+    return r;
+  });
   return { n: results.length, found: results.filter((r) => r.found).length, maxCalls: Math.max(0, ...results.map((r) => r.calls)), results };
 }
 
