@@ -14,12 +14,13 @@ import { planCut } from "@context-fold/summary-formatter";
 import type { Usage } from "@context-fold/seed-index-format";
 import type { ContextFolder } from "../fold/context-folder.js";
 import type { UsageContext } from "../fold/context-usage.js";
+import { tokensOfChars } from "../fold/estimate.js";
 import { thresholdTokens } from "../fold/fold-planner.js";
 import type { RuntimeRegistry } from "../runtime-registry.js";
 import type { SessionRuntime } from "../session-runtime.js";
 import type { CompactionOptions } from "./compaction-options.js";
 import { CompactionSession } from "./compaction-session.js";
-import { evaluateGate, type GateVerdict, heldLimit, softLimit } from "./gate.js";
+import { evaluateGate, type GateVerdict, heldBound, softLimit } from "./gate.js";
 import { nextStepMode } from "./next-step.js";
 import { thresholdFor, type ResolvedThreshold } from "./thresholds.js";
 
@@ -47,6 +48,8 @@ export class CompactionRegistry {
   #gateStarted = false;
   /** The compaction in flight (or last run) was automatic: nobody asked for it. */
   #automatic = false;
+  /** The folder's `heldCopied` at each session's last compaction (0 before one). */
+  readonly #copiedAt = new WeakMap<SessionRuntime, number>();
 
   constructor(runtimes: RuntimeRegistry, options: CompactionOptions) {
     this.#runtimes = runtimes;
@@ -99,6 +102,15 @@ export class CompactionRegistry {
   }
   resetAdvice(session: CompactionSession): void {
     this.#advised.delete(session);
+  }
+
+  /** A compaction went through: Pi's copies are counted from here. */
+  noteCompacted(runtime: SessionRuntime): void {
+    this.#copiedAt.set(runtime, runtime.folder.heldCopied);
+  }
+  /** What Pi held at each model call since the session's last compaction, summed (tokens). */
+  copiedSinceCompaction(runtime: SessionRuntime): number {
+    return runtime.folder.heldCopied - (this.#copiedAt.get(runtime) ?? 0);
   }
 
   /** Our gate is starting a compaction (automatic, though Pi sees `ctx.compact` as manual). */
@@ -202,6 +214,7 @@ async function afterCompact(pi: ExtensionAPI, registry: CompactionRegistry, ctx:
   try {
     const got = await registry.get(ctx);
     runtime = got.runtime;
+    registry.noteCompacted(runtime);
     const session = got.session;
     if (session === undefined) return;
     registry.resetAdvice(session);
@@ -262,9 +275,11 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   const options = registry.options;
   const threshold = gateThreshold(options, ctx, runtime.folder, reported.contextWindow);
   // What Pi holds, folds not applied (known once folding ran a call): over its limit, the cut is planned
-  // whatever the sent context's size.
+  // whatever the sent context's size. The limit falls to one window once Pi's copies since the last
+  // compaction add up to the session file (what a compaction reads and re-lists): see `heldBound`.
   const held = runtime.folder.heldTokens;
-  const heldOver = held !== undefined && held > heldLimit(reported.contextWindow, options);
+  const copies = heldCopies(registry, runtime, ledger.byteLength);
+  const heldOver = held !== undefined && held > heldBound(reported.contextWindow, options, copies);
   // Far under the limit (Pi's count below PREPARE_AHEAD_AT of it) the verdict is "under the limit"
   // whatever a compaction would reclaim: no cut to plan, nothing to prepare or write. This keeps the
   // gate's cost per run independent of the session's length until a compaction nears.
@@ -285,7 +300,7 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   // tail and the summary (otherwise the fold floor would compact again and again for nothing).
   const reclaimable = Math.max(0, Math.min(cut.tokensBefore, tokens) - cut.keptTokens - options.summaryBudget);
   // From what Pi holds, a compaction takes out everything before the cut (the ledger's count of it).
-  const heldInput = heldOver ? { tokens: held, reclaimable: Math.max(0, cut.tokensBefore - cut.keptTokens - options.summaryBudget) } : undefined;
+  const heldInput = heldOver ? { tokens: held, reclaimable: Math.max(0, cut.tokensBefore - cut.keptTokens - options.summaryBudget), ...copies } : undefined;
   // Only the sent context's nearing is worth drafting ahead: over the held limit the gate compacts now.
   if (isNear(options, reported.contextWindow, tokens, threshold)) await session.prepareAhead();
   const verdict = evaluateGate({ tokens, contextWindow: reported.contextWindow, reclaimable, runsSinceCompaction: session.runsSinceCompaction, threshold, held: heldInput }, options);
@@ -300,6 +315,11 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
     ctx.ui.notify(`context-fold: a compaction is worth it now (${verdict.reason}); run /context-fold compact.`, "info");
   }
   return verdict;
+}
+
+/** Pi's copies since the last compaction, and the session file they are weighed against (`heldBound`), in tokens. */
+function heldCopies(registry: CompactionRegistry, runtime: SessionRuntime, sessionBytes: number): { copied: number; history: number } {
+  return { copied: registry.copiedSinceCompaction(runtime), history: tokensOfChars(sessionBytes) };
 }
 
 /** Fraction of the compaction limit from which the compaction is computed ahead, between turns. */

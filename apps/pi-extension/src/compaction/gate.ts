@@ -3,7 +3,12 @@
 // A configured model threshold replaces the soft threshold. A second limit bounds what Pi holds: folds
 // shrink what is sent, never the branch Pi keeps in memory and copies before every model call, so
 // past `heldWindows` windows of it a compaction runs even with the sent context under its limit (as
-// Pi alone compacts at its threshold). Pure: usage and counts are its inputs.
+// Pi alone compacts at its threshold). Below that cap, past PAID_HELD_WINDOWS windows, it runs once
+// Pi's copies since the last compaction cost what a compaction costs: a compaction reads
+// and re-lists the session's history (the `compact` record lists every span of it), so its cost grows
+// with the session file, while each call's copy costs what Pi holds. A short session is compacted at
+// that lower limit; a long one holds more between its costlier compactions.
+// Pure: usage and counts are its inputs.
 import type { CompactionOptions } from "./compaction-options.js";
 import type { ResolvedThreshold } from "./thresholds.js";
 
@@ -21,7 +26,17 @@ export interface GateInput {
    * What Pi holds (the branch since its last compaction, folds not applied) when it is known: its
    * tokens, and what a compaction would take out of it (what is summarized minus the summary).
    */
-  readonly held?: { readonly tokens: number; readonly reclaimable: number } | undefined;
+  readonly held?: HeldInput | undefined;
+}
+
+/** What Pi holds (see `GateInput.held`). */
+export interface HeldInput {
+  readonly tokens: number;
+  readonly reclaimable: number;
+  /** What Pi held at each model call since the last compaction, summed: what its copies cost (tokens). */
+  readonly copied?: number | undefined;
+  /** The session file in tokens (its bytes / 4): what a compaction reads and re-lists. */
+  readonly history?: number | undefined;
 }
 
 export type GateVerdict =
@@ -39,6 +54,25 @@ export function heldLimit(contextWindow: number, options: Pick<CompactionOptions
   return Math.floor(contextWindow * options.heldWindows);
 }
 
+/**
+ * Windows of branch Pi may hold once its copies have paid for a compaction (see `heldBound`): over one
+ * window (about where Pi alone compacts), and low enough that a short session's copies stay near Pi
+ * alone's. Two, so a compaction's own turn (a few ms for a short session) comes seldom enough that the
+ * slowest twentieth of turns is still an ordinary one.
+ */
+export const PAID_HELD_WINDOWS = 2;
+
+/**
+ * The limit over which what Pi holds is compacted: `heldLimit`, or PAID_HELD_WINDOWS windows once Pi's
+ * copies since the last compaction add up to the session file (`copied ≥ history`): a compaction then
+ * costs no more than those copies already did. Never over `heldLimit`.
+ */
+export function heldBound(contextWindow: number, options: Pick<CompactionOptions, "heldWindows">, held: Pick<HeldInput, "copied" | "history">): number {
+  const cap = heldLimit(contextWindow, options);
+  const paid = held.copied !== undefined && held.history !== undefined && held.copied >= held.history;
+  return paid ? Math.min(cap, Math.floor(contextWindow * PAID_HELD_WINDOWS)) : cap;
+}
+
 export function evaluateGate(input: GateInput, options: CompactionOptions): GateVerdict {
   if (!(input.contextWindow > 0)) return { fire: false, reason: "no context window known" };
   const limit = input.threshold?.tokens ?? softLimit(input.contextWindow, options);
@@ -49,12 +83,14 @@ export function evaluateGate(input: GateInput, options: CompactionOptions): Gate
   const cooldown = `cooldown: ${String(input.runsSinceCompaction)} of ${String(options.cooldownRuns)} runs since the last compaction`;
   if (input.tokens <= limit) {
     const held = input.held;
-    const bound = heldLimit(input.contextWindow, options);
     const under = `usage ${pct(input.tokens)} is under the ${trigger} limit ${pct(limit)}`;
-    if (held === undefined || held.tokens <= bound) return { fire: false, reason: under };
+    if (held === undefined) return { fire: false, reason: under };
+    const bound = heldBound(input.contextWindow, options, held);
+    if (held.tokens <= bound) return { fire: false, reason: under };
     if (held.reclaimable < minSavings) return { fire: false, reason: `${under}; Pi holds ${pct(held.tokens)} but only ~${String(Math.max(0, held.reclaimable))} tokens of it are reclaimable (minimum ${String(minSavings)})` };
     if (cooling) return { fire: false, reason: cooldown };
-    return { fire: true, trigger: "held", limit: bound, reason: `Pi holds ${pct(held.tokens)} of the window unfolded, over its limit ${pct(bound)}, ~${String(held.reclaimable)} tokens reclaimable` };
+    const paid = bound < heldLimit(input.contextWindow, options) ? " (its copies since the last compaction cost what a compaction does)" : "";
+    return { fire: true, trigger: "held", limit: bound, reason: `Pi holds ${pct(held.tokens)} of the window unfolded, over its limit ${pct(bound)}${paid}, ~${String(held.reclaimable)} tokens reclaimable` };
   }
   if (input.reclaimable < minSavings) {
     return { fire: false, reason: `only ~${String(Math.max(0, input.reclaimable))} tokens reclaimable (minimum ${String(minSavings)})` };

@@ -89,6 +89,8 @@ export class ContextFolder {
   #masked: { readonly version: number; readonly tokens: number } | undefined;
   /** Estimated tokens of the messages Pi handed the last call, folds not applied (undefined: folding off, or no call yet). */
   #heldTokens: number | undefined;
+  /** `#heldTokens` summed over the calls so far: what Pi's copies before each call have cost, in tokens. */
+  #heldCopied = 0;
 
   constructor(state: FoldState, options: FoldOptions, target: FoldTarget | undefined, blocked?: string) {
     this.state = state;
@@ -153,6 +155,15 @@ export class ContextFolder {
   }
 
   /**
+   * What Pi held at each model call so far, summed (estimated tokens, folds not applied): Pi copies all
+   * it holds before every call, so this is what those copies cost. The gate compares what they added up
+   * to since the last compaction with what a compaction costs (see `evaluateGate`).
+   */
+  get heldCopied(): number {
+    return this.#heldCopied;
+  }
+
+  /**
    * Usage for the ladder: Pi's count when it has one, else an estimate of the outgoing messages plus
    * `floorTokens` (system prompt and tools). Undefined without a context window (no model).
    */
@@ -169,6 +180,7 @@ export class ContextFolder {
     const folded = applyFolds(messages, this.state);
     const outgoing = folded ?? messages;
     this.#heldTokens = this.options.enabled ? estimateTokens(messages) : undefined;
+    this.#heldCopied += this.#heldTokens ?? 0;
     const usage = this.usageOf(reported, outgoing, floorTokens);
     if (usage !== undefined) this.#lastUsage = usage;
     const target = this.target;

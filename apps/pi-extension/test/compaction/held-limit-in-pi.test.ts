@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type AssistantMessage, fauxAssistantMessage, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import { readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
+import { DEFAULT_COMPACTION_OPTIONS } from "../../src/compaction/compaction-options.js";
+import { PAID_HELD_WINDOWS } from "../../src/compaction/gate.js";
 import { estimateTokens } from "../../src/fold/estimate.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
 import { compactions, isSummaryRequest, startPiWith, textOf } from "./support/compaction-pi.js";
@@ -37,53 +39,63 @@ function toolResults(pi: HeadlessPi, toolName: string): string[] {
   );
 }
 
-describe("the held limit: what Pi holds stays bounded under folds, by our compaction, and stays recallable", () => {
-  let pi: HeadlessPi;
+/** TURNS steps in a real Pi with `env`: the Pi, what it held after each turn, and the summary requests a model answered. */
+async function runSteps(env: Record<string, string>, name: string): Promise<{ pi: HeadlessPi; held: number[]; summaryRequests: () => number }> {
   let summaryRequests = 0;
   /** Estimated tokens of the branch Pi holds (its built context) after each turn, once Pi is idle. */
   const held: number[] = [];
+  let responses = 0;
+  const reply = (content: Parameters<typeof fauxAssistantMessage>[0], toolUse: boolean): AssistantMessage =>
+    fauxAssistantMessage(content, { responseId: `hresp_${String((responses += 1))}`, stopReason: toolUse ? "toolUse" : "stop" });
+  const pi = await startPiWith(
+    { CONTEXT_FOLD_SUMMARY_BUDGET: "600", CONTEXT_FOLD_DIGEST_BUDGET: "200", ...env },
+    {
+      dir: tempDir(name),
+      contextWindow: WINDOW,
+      tools: ["bash", "context_recall"],
+      settings: { compaction: { enabled: true, reserveTokens: RESERVE, keepRecentTokens: 1500 } },
+      respond: (messages) => {
+        if (isSummaryRequest(messages)) {
+          summaryRequests += 1;
+          return reply(fauxText("## Goal\nBuild step by step."), false);
+        }
+        const last = messages[messages.length - 1];
+        if (last?.["role"] === "toolResult") return reply(fauxText("built"), false);
+        const text = textOf(last).trim();
+        const step = /^step (\d+)$/.exec(text)?.[1];
+        if (step !== undefined) {
+          const half = LINES / 2;
+          const row = `step ${step} line %g: compiled src/module.ts ok, 0 warnings, cached`;
+          const command = `seq -f '${row}' 1 ${String(half)}; echo '${needle(Number(step))}'; seq -f '${row}' ${String(half + 1)} ${String(LINES)}`;
+          return reply([fauxToolCall("bash", { command }, { id: `hcall_${step}` })], true);
+        }
+        const find = /^find (\S+)$/.exec(text)?.[1];
+        if (find !== undefined) return reply([fauxToolCall("context_recall", { query: find }, { id: `hfind_${String(responses)}` })], true);
+        const code = /^code ([a-z2-7]+)$/.exec(text)?.[1];
+        if (code !== undefined) return reply([fauxToolCall("context_recall", { code }, { id: `hcode_${String(responses)}` })], true);
+        return reply(fauxText("noted"), false);
+      },
+    },
+  );
+  for (let turn = 1; turn <= TURNS; turn++) {
+    await pi.session.prompt(`step ${String(turn)}`);
+    // Our compaction starts after the run ends: let it run, as the time before a user's next prompt does.
+    await new Promise((resolve) => setImmediate(resolve));
+    await pi.session.waitForIdle();
+    held.push(estimateTokens(pi.manager.buildSessionContext().messages as never));
+  }
+  return { pi, held, summaryRequests: () => summaryRequests };
+}
+
+describe("the held limit: what Pi holds stays bounded under folds, by our compaction, and stays recallable", () => {
+  let pi: HeadlessPi;
+  let summaryRequests = 0;
+  let held: number[] = [];
 
   beforeAll(async () => {
-    let responses = 0;
-    const reply = (content: Parameters<typeof fauxAssistantMessage>[0], toolUse: boolean): AssistantMessage =>
-      fauxAssistantMessage(content, { responseId: `hresp_${String((responses += 1))}`, stopReason: toolUse ? "toolUse" : "stop" });
-    pi = await startPiWith(
-      { CONTEXT_FOLD_COMPACT_HELD: String(HELD_WINDOWS), CONTEXT_FOLD_SUMMARY_BUDGET: "600", CONTEXT_FOLD_DIGEST_BUDGET: "200" },
-      {
-        dir: tempDir("pi-held-limit-"),
-        contextWindow: WINDOW,
-        tools: ["bash", "context_recall"],
-        settings: { compaction: { enabled: true, reserveTokens: RESERVE, keepRecentTokens: 1500 } },
-        respond: (messages) => {
-          if (isSummaryRequest(messages)) {
-            summaryRequests += 1;
-            return reply(fauxText("## Goal\nBuild step by step."), false);
-          }
-          const last = messages[messages.length - 1];
-          if (last?.["role"] === "toolResult") return reply(fauxText("built"), false);
-          const text = textOf(last).trim();
-          const step = /^step (\d+)$/.exec(text)?.[1];
-          if (step !== undefined) {
-            const half = LINES / 2;
-            const row = `step ${step} line %g: compiled src/module.ts ok, 0 warnings, cached`;
-            const command = `seq -f '${row}' 1 ${String(half)}; echo '${needle(Number(step))}'; seq -f '${row}' ${String(half + 1)} ${String(LINES)}`;
-            return reply([fauxToolCall("bash", { command }, { id: `hcall_${step}` })], true);
-          }
-          const find = /^find (\S+)$/.exec(text)?.[1];
-          if (find !== undefined) return reply([fauxToolCall("context_recall", { query: find }, { id: `hfind_${String(responses)}` })], true);
-          const code = /^code ([a-z2-7]+)$/.exec(text)?.[1];
-          if (code !== undefined) return reply([fauxToolCall("context_recall", { code }, { id: `hcode_${String(responses)}` })], true);
-          return reply(fauxText("noted"), false);
-        },
-      },
-    );
-    for (let turn = 1; turn <= TURNS; turn++) {
-      await pi.session.prompt(`step ${String(turn)}`);
-      // Our compaction starts after the run ends: let it run, as the time before a user's next prompt does.
-      await new Promise((resolve) => setImmediate(resolve));
-      await pi.session.waitForIdle();
-      held.push(estimateTokens(pi.manager.buildSessionContext().messages as never));
-    }
+    const run = await runSteps({ CONTEXT_FOLD_COMPACT_HELD: String(HELD_WINDOWS) }, "pi-held-limit-");
+    ({ pi, held } = run);
+    summaryRequests = run.summaryRequests();
   }, 180_000);
   afterAll(() => pi.dispose());
 
@@ -132,5 +144,31 @@ describe("the held limit: what Pi holds stays bounded under folds, by our compac
     const recalled = toolResults(pi, "context_recall").at(-1) ?? "";
     expect(recalled).toContain("verified: sha256 matches the session file");
     expect(recalled).toMatch(/step \d+ line 1: compiled/);
+  });
+});
+
+describe("the held limit once Pi's copies have paid for a compaction: a short session is compacted at PAID_HELD_WINDOWS windows", () => {
+  let pi: HeadlessPi;
+  let held: number[] = [];
+  let summaryRequests = 0;
+
+  beforeAll(async () => {
+    // The default cap (heldWindows 3): only the copies' rule can compact before three windows.
+    const run = await runSteps({}, "pi-held-paid-");
+    ({ pi, held } = run);
+    summaryRequests = run.summaryRequests();
+  }, 180_000);
+  afterAll(() => pi.dispose());
+
+  test("what Pi holds stays under PAID_HELD_WINDOWS windows, by our compaction (no model summary)", () => {
+    expect(DEFAULT_COMPACTION_OPTIONS.heldWindows).toBe(3);
+    // Unbounded by the copies' rule, Pi would hold up to three windows before the first compaction.
+    expect(TURNS * TURN_TOKENS).toBeGreaterThan(3 * WINDOW);
+    const done = compactions(pi.manager);
+    expect(done.length).toBeGreaterThanOrEqual(1);
+    expect(done.every((c) => c.fromHook)).toBe(true);
+    expect(summaryRequests).toBe(0);
+    expect(pi.notices.some((n) => n.text.includes("its copies since the last compaction cost what a compaction does"))).toBe(true);
+    expect(Math.max(...held)).toBeLessThanOrEqual(PAID_HELD_WINDOWS * WINDOW + 100);
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "@context-fold/test-support";
 import { DEFAULT_COMPACTION_OPTIONS, parseThresholdConfig, resolveCompactionOptions, type ThresholdConfig } from "../../src/compaction/compaction-options.js";
-import { evaluateGate, heldLimit, softLimit } from "../../src/compaction/gate.js";
+import { evaluateGate, heldBound, heldLimit, PAID_HELD_WINDOWS, softLimit } from "../../src/compaction/gate.js";
 import { thresholdFor } from "../../src/compaction/thresholds.js";
 
 describe("compaction options", () => {
@@ -127,6 +127,26 @@ describe("the gate", () => {
     expect(evaluateGate({ ...sent, held: { tokens: 150_000, reclaimable: 100_000 } }, { ...o, heldWindows: 1 })).toMatchObject({ fire: true, trigger: "held", limit: 100_000 });
     expect(resolveCompactionOptions({}, { CONTEXT_FOLD_COMPACT_HELD: "4" }).options.heldWindows).toBe(4);
     expect(resolveCompactionOptions({}, { CONTEXT_FOLD_COMPACT_HELD: "0.5" }).warnings.map((w) => w.variable)).toEqual(["CONTEXT_FOLD_COMPACT_HELD"]);
+  });
+
+  test("what Pi holds is compacted at PAID_HELD_WINDOWS windows once its copies since the last compaction add up to the session file", () => {
+    const sent = { ...base, tokens: 30_000 };
+    expect(PAID_HELD_WINDOWS).toBe(2);
+    // Copies short of the history: the cap (heldWindows windows) stays the limit.
+    expect(heldBound(100_000, o, {})).toBe(300_000);
+    expect(heldBound(100_000, o, { copied: 999_999, history: 1_000_000 })).toBe(300_000);
+    // Paid for: two windows, never more than the cap.
+    expect(heldBound(100_000, o, { copied: 1_000_000, history: 1_000_000 })).toBe(200_000);
+    expect(heldBound(100_000, { heldWindows: 1.5 }, { copied: 1, history: 0 })).toBe(150_000);
+    const paid = { copied: 2_000_000, history: 1_500_000 };
+    expect(evaluateGate({ ...sent, held: { tokens: 200_000, reclaimable: 60_000, ...paid } }, o)).toMatchObject({ fire: false });
+    const over = evaluateGate({ ...sent, held: { tokens: 200_001, reclaimable: 60_000, ...paid } }, o);
+    expect(over).toMatchObject({ fire: true, trigger: "held", limit: 200_000 });
+    expect(over.reason).toBe("Pi holds 200% of the window unfolded, over its limit 200% (its copies since the last compaction cost what a compaction does), ~60000 tokens reclaimable");
+    expect(evaluateGate({ ...sent, held: { tokens: 250_000, reclaimable: 60_000, copied: 1_000_000, history: 1_500_000 } }, o)).toMatchObject({ fire: false });
+    // The minimum saving and the cooldown still hold.
+    expect(evaluateGate({ ...sent, held: { tokens: 250_000, reclaimable: 9_999, ...paid } }, o)).toMatchObject({ fire: false });
+    expect(evaluateGate({ ...sent, runsSinceCompaction: 1, held: { tokens: 250_000, reclaimable: 60_000, ...paid } }, o)).toMatchObject({ fire: false });
   });
 
   test("a configured threshold replaces the soft limit, both ways", () => {
