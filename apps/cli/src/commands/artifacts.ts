@@ -3,6 +3,7 @@
 import { createFactsAccumulator, extractArtifacts, type DurableArtifacts } from "@context-fold/extractors";
 import { type LineageRoute, lineageBlocks, lineageInFileOrder, lineageRoute, readSession, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
+import { freeHeapPagesOnce } from "../free-heap-pages.js";
 import { emit, style } from "../output.js";
 import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 
@@ -57,7 +58,12 @@ async function wholeArtifacts(path: string, options: { cwd?: string }): Promise<
 
 async function artifactsAlong(route: LineageRoute, options: { cwd?: string }): Promise<DurableArtifacts> {
   const acc = createFactsAccumulator(options);
-  for await (const { blocks } of streamRoute(route)) acc.add(blocks);
+  // The shape's pages go back at the first entry, the shape let go by then (free-heap-pages.ts).
+  const freePages = freeHeapPagesOnce();
+  for await (const { blocks } of streamRoute(route)) {
+    freePages();
+    acc.add(blocks);
+  }
   return acc.artifacts();
 }
 

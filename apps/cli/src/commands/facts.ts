@@ -3,6 +3,7 @@
 import { createFactsAccumulator, extractFacts, type SessionFacts } from "@context-fold/extractors";
 import { type LineageRoute, lineageBlocks, lineageInFileOrder, lineageRoute, readSession, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import type { Command } from "commander";
+import { freeHeapPagesOnce } from "../free-heap-pages.js";
 import { emit, style } from "../output.js";
 import { readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
 
@@ -94,7 +95,12 @@ async function wholeFacts(path: string, fragment: boolean, options: { cwd?: stri
 
 async function factsAlong(route: LineageRoute, options: { cwd?: string }): Promise<SessionFacts> {
   const acc = createFactsAccumulator(options);
-  for await (const { blocks } of streamRoute(route)) acc.add(blocks);
+  // The shape's pages go back at the first entry, the shape let go by then (free-heap-pages.ts).
+  const freePages = freeHeapPagesOnce();
+  for await (const { blocks } of streamRoute(route)) {
+    freePages();
+    acc.add(blocks);
+  }
   return acc.facts();
 }
 

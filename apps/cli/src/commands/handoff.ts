@@ -5,6 +5,7 @@ import { currentView, handoffPath, recordSpans, SeedIndexError, seedIndexPath } 
 import { readSession, type Session, type SessionHeader, type SessionShape } from "@context-fold/ledger-reader";
 import { type SessionHandoff, type SessionHandoffOptions, sessionHandoff, sessionHandoffStreamed, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
+import { freeHeapPagesOnce } from "../free-heap-pages.js";
 import { CliError, emit, warn } from "../output.js";
 import { readIndexOutcomes } from "../seed-view.js";
 import { branchCutShort, readSessionForCli, readSessionShapeForCli, refuseSessionTarget, streamsSession, warnOrphanedFounding } from "../session-input.js";
@@ -56,7 +57,8 @@ async function handoffInput(file: string): Promise<{ header: SessionHeader; hand
           const taken = slot.shape;
           delete slot.shape;
           if (taken === undefined) return Promise.reject(new Error("handoff: the session was already streamed"));
-          return sessionHandoffStreamed(taken, options);
+          // V8's emptied pages go back at the stream's first entry, the shape let go by then (free-heap-pages.ts).
+          return sessionHandoffStreamed(taken, options, freeHeapPagesOnce());
         },
       };
     }

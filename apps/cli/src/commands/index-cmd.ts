@@ -24,6 +24,7 @@ import {
   SpanSpool,
 } from "@context-fold/seed-index-format";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { freeHeapPages } from "../free-heap-pages.js";
 import { CliError, EXIT_USAGE, printJsonPieces, printText } from "../output.js";
 import { readIndexOutcomes, spansInFileOf } from "../seed-view.js";
 import { readSessionShapeForCli, refuseSessionTarget, streamsSession } from "../session-input.js";
@@ -31,34 +32,44 @@ import { readSessionShapeForCli, refuseSessionTarget, streamsSession } from "../
 const ISO_8601 = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$/;
 
 /**
- * What the record needs of the session and of the existing index: where it goes, the codes handed out,
- * and the plan of the streamed read. The session's shape is read and let go here, before the long
- * stream, so the two are never in memory at once.
+ * What the record needs of the session: where it goes and the plan of the streamed read. The session's
+ * shape is read and let go here, before the existing index's codes are read and before the long stream,
+ * so it is never in memory beside either (a second run's codes are a million spans on the 1 GB bench
+ * session: read beside the shape, they made its peak).
  */
-async function prepareRecord(sessionFile: string, options: IndexOptions): Promise<{ out: string; streams: boolean; codes: CompactCodeAssigner; plan: RecordStreamPlan }> {
+async function prepareRecord(sessionFile: string, options: IndexOptions): Promise<{ out: string; streams: boolean; plan: RecordStreamPlan }> {
   const shape = await readSessionShapeForCli(sessionFile);
   const session = shape.session;
   const out = options.out ?? seedIndexPath(sessionFile, session.header.id);
   refuseSessionTarget(out, sessionFile, "--out");
   const streams = streamsSession(sessionFile);
-  // Codes already handed out in this index stay with their blocks (read before the lock: a code is a
-  // function of its block, so a record appended meanwhile cannot change it).
-  const { outcomes } = await readIndexOutcomes(out, streams);
-  const codes = new CompactCodeAssigner();
-  const where = spansInFileOf(outcomes);
-  for (const record of archivalUnion(outcomes)) forEachSpan(record, where.get(record), (span) => codes.keep(span.blockId, span.code));
   const at = options.now ?? lastEntryTime(session);
   if (at === undefined) {
     throw new CliError(`${sessionFile} has no entry timestamp to date the record; pass --now <iso>`, { code: "NO_TIME", exitCode: EXIT_USAGE });
   }
   // The record is built once (seq 0) outside the lock, then numbered under it: the streamed read is
   // too long to hold the append lock for, and the seq changes nothing else in the record.
-  return { out, streams, codes, plan: planRecordStream(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, scope: "lineage" }) };
+  return { out, streams, plan: planRecordStream(shape, { seq: options.seq ?? 0, at, trigger: options.trigger, scope: "lineage" }) };
+}
+
+/**
+ * Codes already handed out in the index at `out` stay with their blocks (read before the lock: a code is
+ * a function of its block, so a record appended meanwhile cannot change it).
+ */
+async function codesHandedOut(out: string, streams: boolean): Promise<CompactCodeAssigner> {
+  const { outcomes } = await readIndexOutcomes(out, streams);
+  const codes = new CompactCodeAssigner();
+  const where = spansInFileOf(outcomes);
+  for (const record of archivalUnion(outcomes)) forEachSpan(record, where.get(record), (span) => codes.keep(span.blockId, span.code));
+  return codes;
 }
 
 /** The record of the session's lineage without its spans (seq 0 unless --seq), and its spans spooled. */
 async function spooledRecord(sessionFile: string, options: IndexOptions): Promise<{ out: string; built: FoldIndexRecord; spool: SpanSpool }> {
-  const { out, streams, codes, plan } = await prepareRecord(sessionFile, options);
+  const { out, streams, plan } = await prepareRecord(sessionFile, options);
+  // The shape is let go with prepareRecord: its pages go back before the codes and the stream (free-heap-pages.ts).
+  if (streams) freeHeapPages();
+  const codes = await codesHandedOut(out, streams);
   // A streamed session's spans go to the temp file from the first (what a 1 GB session needs anyway).
   const spool = new SpanSpool({ target: out, ...(streams ? { holdBytes: 0 } : {}) });
   try {

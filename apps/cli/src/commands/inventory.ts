@@ -12,6 +12,7 @@
 import { type ContextInventory, inventoryAlong, type InventoryPlan, inventoryPlan, renderInventory, sessionInventory, type InventoryOptions } from "@context-fold/extractors";
 import { archivalUnion, CompactBlockSet, CompactCodeAssigner, type FoldIndexRecord, type LeanReadOutcome, recordSpans, SeedIndexError, seedIndexPath } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
+import { freeHeapPages } from "../free-heap-pages.js";
 import { pieceByPiece } from "../json-output.js";
 import { CliError, emit, warn } from "../output.js";
 import { readIndexOutcomes } from "../seed-view.js";
@@ -163,6 +164,8 @@ export function registerInventory(program: Command): void {
       // A large session (over STREAM_ABOVE_BYTES): its shape, of which only the plan is kept, then one streamed read.
       const streams = streamsSession(file);
       const read = streams ? await planOf(file) : { session: await readSessionForCli(file) };
+      // The shape is let go with planOf: its pages go back before the stream (free-heap-pages.ts).
+      if (streams) freeHeapPages();
       const indexFile = seedIndexOf(file, "plan" in read ? read.id : read.session.header.id);
       const folds = indexFile === undefined ? { codes: [], folded: new Set<string>() } : await seedFolds(indexFile, streams);
       const floor = { ...(systemPrompt === undefined ? {} : { systemPrompt }), ...(tools === undefined ? {} : { tools }) };

@@ -8,6 +8,7 @@
 import { planSpanVerification, type SeedVerification, type SpanProblem, type SpanVerificationPlan, verifyPlannedSpans, verifySpans } from "@context-fold/extractors";
 import { currentView, type FoldIndexRecord, forEachSpan, type Span } from "@context-fold/seed-index-format";
 import type { Command } from "commander";
+import { freeHeapPages } from "../free-heap-pages.js";
 import { CliError, EXIT_FINDINGS, EXIT_USAGE, emit, setExit, style, warn } from "../output.js";
 import { readIndexOutcomes, spansInFileOf } from "../seed-view.js";
 import { damageFound, readSessionForCli, readSessionShapeForCli, streamsSession } from "../session-input.js";
@@ -38,6 +39,8 @@ export function registerVerify(program: Command): void {
     .option("--json", "print {spans, verified, mismatched, missing, unverified} as JSON")
     .action(async (indexFile: string, options: VerifyOptions) => {
       const checked = await prepareCheck(indexFile, options);
+      // The shape is let go with prepareCheck: its pages go back before the streamed passes (free-heap-pages.ts).
+      if (checked.plan !== undefined) freeHeapPages();
       const result = checked.plan === undefined ? checked.result : await verifyPlannedSpans(checked.plan);
       const failed = result.mismatched.length + result.missing.length > 0;
       // verify checks: a damaged ledger is a finding (named on stderr by the read), as in inspect.

@@ -31,7 +31,7 @@ import { type BlockVerifier, buildRecallFilesStreamed, openRecallSnapshot, type 
 import { compactSessionStreamed, type CompactResult } from "@context-fold/summary-formatter";
 import { branchCutShort, readSessionShapeForCli } from "../session-input.js";
 import { assembleEval, type CompactionEval, type RecallPart, recallPart, scored, type SessionEval } from "./evaluate-session.js";
-import { collectGarbage, freeHeapPages } from "./free-heap-pages.js";
+import { collectGarbage, freeHeapPages, freeHeapPagesOnce } from "../free-heap-pages.js";
 import { GroundTruthAlong } from "./ground-truth.js";
 import { recallNeedles, spanRecallNeedles, tableVerifier } from "./recall-check.js";
 import { isLargeOutput, type LargeOutput, pickNeedles } from "./sample-needles.js";
@@ -88,6 +88,8 @@ function start(shape: SessionShape, budget: number | undefined): Started | undef
   // id, or past the end), set when the cut is planned, before the stream.
   let cutAt = 0;
   let at = 0;
+  // V8's emptied pages go back at the stream's first entry, the shape let go by then (free-heap-pages.ts).
+  const freePages = freeHeapPagesOnce();
   const result = compactSessionStreamed(
     shape,
     budget === undefined ? {} : { budget },
@@ -102,6 +104,7 @@ function start(shape: SessionShape, budget: number | undefined): Started | undef
       }
     },
     (_entry, blocks: readonly Block[]) => {
+      freePages();
       const inWindow = at < cutAt;
       at++;
       for (const b of blocks) {

@@ -1,7 +1,7 @@
 // A handoff straight from a read session: facts and artifacts over the active lineage, `now` defaulting
 // to the last entry's time. What the CLI and the Pi extension call.
 import { createFactsAccumulator, type FactsAccumulator, lastEntryTime } from "@context-fold/extractors";
-import { type LineageRoute, lineageBlocks, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
+import { type Block, type Entry, type LineageRoute, lineageBlocks, lineageInFileOrder, lineageRoute, readSession, type Session, type SessionShape, streamRoute } from "@context-fold/ledger-reader";
 import type { FoldIndexRecord } from "@context-fold/seed-index-format";
 import { HandoffError } from "./errors.js";
 import { buildHandoffDoc, type HandoffDoc, type SeedSpanWalk } from "./handoff-doc.js";
@@ -39,21 +39,31 @@ export function sessionHandoff(session: Session, options: SessionHandoffOptions 
  * `sessionHandoff` from a session's shape (`readSessionShape`) and one streamed read of its lineage:
  * each entry's blocks are fed to the facts accumulator and dropped, only the `#N` anchors the pointers
  * name are kept. Output is identical. A lineage that runs backwards in the file is read whole.
+ * `observe`, when given, is handed every lineage entry of the stream with its blocks, in lineage order
+ * (as `compactSessionStreamed`'s; the CLI gives V8's emptied pages back at the first, the shape let go by
+ * then); it is not called when the session is read whole.
  */
-export async function sessionHandoffStreamed(shape: SessionShape, options: SessionHandoffOptions = {}): Promise<SessionHandoff> {
+export async function sessionHandoffStreamed(shape: SessionShape, options: SessionHandoffOptions = {}, observe?: (entry: Entry, blocks: readonly Block[]) => void): Promise<SessionHandoff> {
   const { session } = shape;
   if (!lineageInFileOrder(session)) return sessionHandoff(await readSession(session.path), options);
   // Of the shape only the lineage's route, the header and the time are kept: it is garbage before the
   // stream starts (≈230 MB of heap on a 1 GB session).
-  return handoffAlong({ path: session.path, header: session.header }, lineageRoute(session), handoffTime(session, options), options);
+  return handoffAlong({ path: session.path, header: session.header }, lineageRoute(session), handoffTime(session, options), options, observe);
 }
 
-async function handoffAlong(session: HandoffSession, route: LineageRoute, now: string, options: SessionHandoffOptions): Promise<SessionHandoff> {
+async function handoffAlong(
+  session: HandoffSession,
+  route: LineageRoute,
+  now: string,
+  options: SessionHandoffOptions,
+  observe: ((entry: Entry, blocks: readonly Block[]) => void) | undefined,
+): Promise<SessionHandoff> {
   const acc = createFactsAccumulator(session.header.cwd === undefined ? {} : { cwd: session.header.cwd });
   // Each anchor by #N in one slot, not an {index, anchor} object per block (≈1 M on a 1 GB session):
   // the objects are made one at a time as the doc reads them (`anchoredBlocks`).
   const anchors: (string | undefined)[] = [];
-  for await (const { blocks } of streamRoute(route)) {
+  for await (const { entry, blocks } of streamRoute(route)) {
+    observe?.(entry, blocks);
     acc.add(blocks);
     for (const b of blocks) if (b.anchor !== undefined) anchors[b.index] = b.anchor;
   }

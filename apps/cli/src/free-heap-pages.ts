@@ -1,8 +1,10 @@
 // V8 keeps the pages of old space a collection emptied in a pool of its own, still mapped and resident,
 // for the heap to grow into again; an ordinary collection (even a full one) does not give them back to
-// the system, only a last-resort one does (what V8 runs when memory is critical). eval's compaction part
-// of the 1 GB bench session grows the heap to ~310 MB of which ~40 MB stay live: 273 MB of pooled pages
-// stayed resident under the recall part, whose own heap never needed all of them while its column
+// the system, only a last-resort one does (what V8 runs when memory is critical). A command that reads a
+// large session's shape, keeps a plan of it and lets it go, then streams the file, had the shape's pages
+// pooled and resident under the whole stream: on the 1 GB bench session `verify` held ~150 MB of them
+// (peak 517 MB), and eval's compaction part ~310 MB of heap of which ~40 MB stayed live: 273 MB of pooled
+// pages stayed resident under the recall part, whose own heap never needed all of them while its column
 // arrays (malloc'd, outside V8's pages) came on top of them. The hook to ask for that collection is the
 // `gc` function V8 exposes with --expose-gc: the flag is set at run time and the function taken from a
 // context made after it (node's documented v8.setFlagsFromString use); the process's own global `gc`
@@ -35,4 +37,19 @@ export function freeHeapPages(): void {
  */
 export function collectGarbage(): void {
   collector()({ type: "major", execution: "sync", flavor: "regular" });
+}
+
+/**
+ * `freeHeapPages` at the first call only: an `observe` of a stream, called for its first entry when the
+ * shape the stream was planned on has been let go (the planning function returned at the stream's first
+ * read), so that the stream does not grow its heap on top of the shape's pooled pages. Later calls cost
+ * a test.
+ */
+export function freeHeapPagesOnce(): () => void {
+  let freed = false;
+  return () => {
+    if (freed) return;
+    freed = true;
+    freeHeapPages();
+  };
 }
