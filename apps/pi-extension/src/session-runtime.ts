@@ -57,6 +57,9 @@ export async function openSessionRuntime(ctx: Pick<ExtensionContext, "sessionMan
   // Lean: an `index` record of a large session (a million spans on one line) is not held as objects.
   const { outcomes } = await readSeedIndexFileLean(seedIndex);
   const state = FoldState.restoreLean(outcomes, unfoldMarks(ctx));
-  const folder = new ContextFolder(state, options, { sessionId, seedIndex, cwd: ctx.cwd, ledger: new LedgerTracker(sessionFile), scans: createSeedScanCache() });
+  // Scans are shared between the fold stretch and the compaction's facts; with folding off the stretch
+  // never reads one, and a cache would only keep every scan the compaction made until the session ends.
+  const scans = options.enabled ? createSeedScanCache() : undefined;
+  const folder = new ContextFolder(state, options, { sessionId, seedIndex, cwd: ctx.cwd, ledger: new LedgerTracker(sessionFile), scans });
   return { key: runtimeKey(ctx), sessionId, sessionFile, seedIndex, folder, recall: new RecallService(sessionFile, ctx.cwd), failures, usage: new ContextUsageTracker() };
 }

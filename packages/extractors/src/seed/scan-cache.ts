@@ -1,7 +1,10 @@
 // Scans shared between seed accumulators fed the same block objects (the live extension feeds each
 // block to the fold stretch's accumulator and to the compaction gate's): the second feed applies the
-// first's scan instead of walking the text again. Keyed by the block object, weakly: a scan lives as
-// long as its block does, and a block is never scanned twice while it does.
+// first's scan instead of walking the text again. Keyed by the block object, weakly. A scan is kept
+// until a second feed takes it, then dropped: the two readers are all the extension has, and holding
+// every block's ranges for the session's lifetime made the process larger (and each fork for a shell
+// command, and each collection, dearer) on every turn. A third reader (rare: a branch switch, a fold of
+// a block from before the stretch) scans again, with the same result.
 import type { Block } from "@context-fold/ledger-reader";
 import { blockLog, sha256Hex } from "@context-fold/seed-index-format";
 import { BlockScanner, type BlockScan } from "./block-scan.js";
@@ -14,7 +17,7 @@ export interface SpanFacts {
 
 /** Pass one to every seed accumulator that is fed the same block objects (`createSeedAccumulator({ scans })`). */
 export interface SeedScanCache {
-  /** Blocks scanned through this cache (each at most once while it lives, unless a later feed needs path candidates its scan skipped). */
+  /** Blocks scanned through this cache (each once for two feeds, unless a later feed needs path candidates its scan skipped; a third feed scans again). */
   readonly scans: number;
   /** Feeds served from an earlier scan. */
   readonly hits: number;
@@ -23,7 +26,8 @@ export interface SeedScanCache {
 }
 
 interface Entry {
-  scan?: BlockScan;
+  /** Until a second feed takes it. */
+  scan?: BlockScan | undefined;
   span?: SpanFacts;
 }
 
@@ -50,6 +54,9 @@ export class ScanCache implements SeedScanCache {
     const held = entry?.scan;
     if (held !== undefined && (held.paths !== undefined || !paths)) {
       this.#hits += 1;
+      // Served to its second reader: no one asks again (an accumulator takes a block once), so the scan
+      // (token and path ranges, tens of KB for a long output) is not kept for the session's lifetime.
+      if (entry !== undefined) entry.scan = undefined;
       return held;
     }
     const scan = this.#scanner.scan(block, paths, true);

@@ -96,6 +96,20 @@ describe("seed scan cache", () => {
     }
   });
 
+  it("keeps a scan only until a second feed takes it: a third feed scans again, and its record is the same", () => {
+    const blocks = sample();
+    const plain = createSeedAccumulator({ cwd: CWD }).add(blocks);
+    const cache = createSeedScanCache();
+    createSeedAccumulator({ cwd: CWD, scans: cache }).add(blocks);
+    const scanned = cache.scans;
+    createSeedAccumulator({ cwd: CWD, scans: cache }).add(blocks);
+    expect(cache.scans).toBe(scanned);
+    // The second feed took every scan: none is held for the session's lifetime.
+    const third = createSeedAccumulator({ cwd: CWD, scans: cache }).add(blocks);
+    expect(cache.scans).toBe(2 * scanned);
+    for (const trigger of ["compact", "threshold"] as const) expect(record(third, trigger)).toBe(record(plain, trigger));
+  });
+
   it("refuses a cache it did not make", () => {
     expect(() => createSeedAccumulator({ scans: { scans: 0, hits: 0, hashes: 0 } })).toThrow(/createSeedScanCache/);
   });
