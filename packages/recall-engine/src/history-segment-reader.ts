@@ -18,6 +18,29 @@ let keyScratch = Buffer.allocUnsafe(256);
 /** The first read of every open (reads are synchronous): its bytes are parsed on the spot, none kept. */
 const firstScratch = Buffer.allocUnsafe(FIRST_READ);
 
+/**
+ * `a[aFrom, aEnd)` against `b[0, bEnd)` in byte order (negative, 0, positive: as Buffer's `compare` of
+ * the same ranges signs it). A loop, not Buffer's `compare`: a query compares a few keys of a few bytes in
+ * each directory block it walks, and the method's argument checks and native call cost more than the bytes.
+ */
+export function compareBytes(a: Uint8Array, aFrom: number, aEnd: number, b: Uint8Array, bEnd: number): number {
+  const n = Math.min(aEnd - aFrom, bEnd);
+  for (let i = 0; i < n; i++) {
+    const d = (a[aFrom + i] as number) - (b[i] as number);
+    if (d !== 0) return d;
+  }
+  return aEnd - aFrom - bEnd;
+}
+
+/**
+ * `n` bytes of `from` at `at` into `to` at `into`, byte by byte: a term's own bytes past the prefix it
+ * shares are a few, fewer than Buffer's `copy` checks arguments for (a loop of its own, so the walk that
+ * calls it is not the function V8 optimizes for it).
+ */
+function copyBytes(from: Uint8Array, at: number, n: number, to: Uint8Array, into: number): void {
+  for (let i = 0; i < n; i++) to[into + i] = from[at + i] as number;
+}
+
 /** Where one term's entry led: its id, document frequency and postings' byte range. */
 interface Entry {
   readonly id: number;
@@ -66,6 +89,7 @@ export class SegmentReader {
     this.path = path;
     this.size = size;
     this.head = head;
+    this.firstDoc = head.firstDoc ?? 0;
     this.meta = firsts.meta;
     this.firstAt = firsts.at;
     this.firstEnd = firsts.end;
@@ -157,9 +181,7 @@ export class SegmentReader {
   }
 
   /** The first document this segment holds (0 but for a later part of a grown session). */
-  get firstDoc(): number {
-    return this.head.firstDoc ?? 0;
-  }
+  readonly firstDoc: number;
   /** Documents numbered below this segment's end (its earlier parts' included). */
   get docCount(): number {
     return this.firstDoc + this.head.docCount;
@@ -211,7 +233,7 @@ export class SegmentReader {
           keyScratch.copy(grown, 0, 0, shared);
           keyScratch = grown;
         }
-        buf.copy(keyScratch, shared, c.pos, c.pos + rest);
+        copyBytes(buf, c.pos, rest, keyScratch, shared);
         c.pos += rest;
         length = shared + rest;
         const id = c.next();
@@ -242,7 +264,7 @@ export class SegmentReader {
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.meta.compare(key, 0, key.length, this.firstAt[mid] as number, this.firstEnd[mid] as number) <= 0) {
+      if (compareBytes(this.meta, this.firstAt[mid] as number, this.firstEnd[mid] as number, key, key.length) <= 0) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
@@ -259,7 +281,7 @@ export class SegmentReader {
     // Terms sorted by their bytes: the walk stops at the term or at the first one past it.
     if (b >= 0)
       this.walkBlock(b, (length, id, df, at, bytes) => {
-        const c = keyScratch.compare(key, 0, key.length, 0, length);
+        const c = compareBytes(keyScratch, 0, length, key, key.length);
         if (c === 0) entry = this.known(id, df, at, bytes);
         return c < 0;
       });
@@ -320,7 +342,7 @@ export class SegmentReader {
       let past = false;
       this.walkBlock(b, (length, id, df, at, bytes) => {
         // The term's first bytes (as many as the prefix has) against the prefix.
-        const c = keyScratch.compare(key, 0, key.length, 0, Math.min(length, key.length));
+        const c = compareBytes(keyScratch, 0, Math.min(length, key.length), key, key.length);
         if (c < 0 || (c === 0 && length < key.length)) return true;
         if (c > 0) {
           past = true;

@@ -280,6 +280,21 @@ export class BlockTable {
   kindOf(doc: number): BlockKind {
     return KINDS[(this.flags[doc] as number) & 0x0f] as BlockKind;
   }
+  /** Per block, 1 where the active lineage holds it (`inLineage` of each block, read in one pass over the flags: a search ranks hundreds of tables). */
+  lineageMask(): Uint8Array {
+    const n = this.count;
+    const mask = new Uint8Array(n);
+    for (let i = 0; i < n; i++) if (((this.flags[i] as number) & LINEAGE) !== 0) mask[i] = 1;
+    return mask;
+  }
+  /** The blocks of kind `kind`, in order (`kindOf` of each block, in one pass over the flags). */
+  blocksOfKind(kind: BlockKind): number[] {
+    const want = KINDS.indexOf(kind);
+    const out: number[] = [];
+    const n = this.count;
+    for (let i = 0; i < n; i++) if (((this.flags[i] as number) & 0x0f) === want) out.push(i);
+    return out;
+  }
   inLineage(doc: number): boolean {
     return ((this.flags[doc] as number) & LINEAGE) !== 0;
   }
