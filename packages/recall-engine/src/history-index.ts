@@ -25,7 +25,7 @@ import { dropRuns, FreshDictionary } from "./history-fresh-dictionary.js";
 import { byteString } from "./history-segment.js";
 import { rankSegment } from "./history-rank-segment.js";
 import { SegmentParts } from "./history-segment-parts.js";
-import { BlockTable, textHash } from "./history-table.js";
+import { BlockTable, shownTextHash } from "./history-table.js";
 import { HISTORY_FORMAT, type HistoryFilters, type HistoryOptions, type HistorySearchOptions, type HistorySearchResult, type HistorySession, type HistoryUpdate, type LedgerKeys, type Manifest } from "./history-types.js";
 import { openRecall } from "./open-recall.js";
 import { parseQuery } from "./query.js";
@@ -611,7 +611,7 @@ export class HistoryIndex {
     const recall = await openRecall(file, { cache: false });
     const entries = recall.index.expand(indices, (block) => {
       if (block.index >= recorded.count) return `#${String(block.index)} was appended after the history last indexed this session`;
-      return textHash(block.text) === recorded.hashOf(block.index) ? null : `#${String(block.index)} text differs from what the history indexed`;
+      return shownTextHash(block.text) === recorded.hashOf(block.index) ? null : `#${String(block.index)} text differs from what the history indexed`;
     });
     return { file, entries: entries.map((e) => ({ ...e, verifiedAgainst: e.index < recorded.count ? "block-table" : "none" })) };
   }

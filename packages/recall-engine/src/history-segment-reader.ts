@@ -65,8 +65,8 @@ export class SegmentReader {
   private readonly meta: Buffer;
   private readonly firstAt: Uint32Array;
   private readonly firstEnd: Uint32Array;
-  private readonly blockAt: number[];
-  private readonly postingsAt: number[];
+  private readonly blockAt: Float64Array;
+  private readonly postingsAt: Float64Array;
   private readonly lengths: Uint32Array;
   private readonly byId = new Map<number, Entry>();
   private readonly byTerm = new Map<string, Entry | null>();
@@ -85,7 +85,7 @@ export class SegmentReader {
   private readonly postingsAhead = new Map<number, Buffer>();
   private fd = -1;
 
-  private constructor(path: string, size: number, head: Head, firsts: { meta: Buffer; at: Uint32Array; end: Uint32Array }, blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
+  private constructor(path: string, size: number, head: Head, firsts: { meta: Buffer; at: Uint32Array; end: Uint32Array }, blockAt: Float64Array, postingsAt: Float64Array, lengths: Uint32Array) {
     this.path = path;
     this.size = size;
     this.head = head;
@@ -136,13 +136,14 @@ export class SegmentReader {
       if (meta.length !== to - from) throw bad("segment is shorter than its head says");
       const firstAt = new Uint32Array(head.blocks);
       const firstEnd = new Uint32Array(head.blocks);
-      const blockAt: number[] = [];
-      const postingsAt: number[] = [];
+      // Typed columns, not arrays grown by push: a search opens hundreds of segments of hundreds of blocks.
+      const blockAt = new Float64Array(head.blocks);
+      const postingsAt = new Float64Array(head.blocks);
       const c = new VarintCursor(meta);
       const sparseEnd = head.sparse[1];
       for (let b = 0; b < head.blocks; b++) {
-        blockAt.push(c.next());
-        postingsAt.push(c.next());
+        blockAt[b] = c.next();
+        postingsAt[b] = c.next();
         const v = c.next();
         if (c.pos + v > meta.length) throw bad(`directory start ${String(b)} runs past its range`);
         firstAt[b] = c.pos;
