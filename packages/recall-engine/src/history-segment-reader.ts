@@ -7,8 +7,11 @@ import { VarintCursor } from "./history-dictionary.js";
 import { type Head, isHead, MAGIC, SPARSE } from "./history-segment.js";
 import type { PostingList } from "./term-index.js";
 
-/** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
-const FIRST_READ = 4096;
+/**
+ * Bytes read first on open: the magic, the head's length, the head and (a session of up to a few thousand
+ * blocks) the directory starts and document lengths that follow it, copied out of this one read.
+ */
+const FIRST_READ = 8192;
 /** The most postings bytes one prefix's terms are read ahead in (more: read term by term, as ranking asks). */
 const AHEAD_BYTES = 1 << 20;
 
@@ -115,7 +118,7 @@ export class SegmentReader {
   static open(path: string): SegmentReader {
     const fd = openSync(path, "r");
     try {
-      // Into the shared scratch: only the head is parsed from it, nothing of it is kept.
+      // Into the shared scratch: the head is parsed from it, the directory starts and lengths copied out.
       const first = SegmentReader.readAt(fd, 0, FIRST_READ, firstScratch);
       const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${path}: ${why}`);
       if (first.length < MAGIC.length + 4 || !first.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history segment");
@@ -132,7 +135,8 @@ export class SegmentReader {
       // The directory starts and the lengths sit side by side: one read.
       const from = head.sparse[0];
       const to = head.lengths[0] + head.lengths[1];
-      const meta = SegmentReader.readAt(fd, from, to - from);
+      // Out of the first read when it holds them (a copy: that scratch is the next open's), else read.
+      const meta = to <= first.length ? Buffer.from(first.subarray(from, to)) : SegmentReader.readAt(fd, from, to - from);
       if (meta.length !== to - from) throw bad("segment is shorter than its head says");
       const firstAt = new Uint32Array(head.blocks);
       const firstEnd = new Uint32Array(head.blocks);

@@ -711,12 +711,12 @@ export interface TermBounds {
  * and, when ranking takes every one of them (no more than PREFIX_LIMIT begin the prefix), below the least
  * idf of them × the most a tf-and-length factor and a kind weight reach (the union's df is at least each one's).
  */
-function unionBound(prefixed: TermsBound, ...exact: TermsBound[]): number {
+function unionBound(prefixed: TermsBound, exact?: TermsBound): number {
   let bound = prefixed.bound;
   let idf = prefixed.idf;
-  for (const t of exact) {
-    bound += t.bound;
-    idf = Math.min(idf, t.idf);
+  if (exact !== undefined) {
+    bound += exact.bound;
+    idf = Math.min(idf, exact.idf);
   }
   return prefixed.count <= PREFIX_LIMIT ? Math.min(bound, idf * (K1 + 1) * MAX_KIND_WEIGHT) : bound;
 }
@@ -777,7 +777,9 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
     const literal = n === undefined ? Number.POSITIVE_INFINITY : PREFIX_WEIGHT * idfOf(n, 1) * (K1 + 1) * MAX_KIND_WEIGHT;
     let sum = 0;
     let held = 0;
-    for (const { token, stem, prefix, pieces, basePieces, cut } of tokens) {
+    // Indexed: run per candidate session, on baseline code (an iterator step per token is garbage).
+    for (let i = 0; i < tokens.length; i++) {
+      const { token, stem, prefix, pieces, basePieces, cut } = tokens[i] as (typeof tokens)[number];
       let best = terms.exact(token).bound;
       // A token the session does not hold is matched by its stem's union alone, whatever the token.
       const kept = terms.union?.(token) ?? (stem !== null && terms.exact(token).count === 0 ? (terms.stemUnion?.(stem) ?? null) : null);
