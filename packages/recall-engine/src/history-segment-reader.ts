@@ -26,7 +26,7 @@ const firstScratch = Buffer.allocUnsafe(FIRST_READ);
  * the same ranges signs it). A loop, not Buffer's `compare`: a query compares a few keys of a few bytes in
  * each directory block it walks, and the method's argument checks and native call cost more than the bytes.
  */
-export function compareBytes(a: Uint8Array, aFrom: number, aEnd: number, b: Uint8Array, bEnd: number): number {
+function compareBytes(a: Uint8Array, aFrom: number, aEnd: number, b: Uint8Array, bEnd: number): number {
   const n = Math.min(aEnd - aFrom, bEnd);
   for (let i = 0; i < n; i++) {
     const d = (a[aFrom + i] as number) - (b[i] as number);
