@@ -29,15 +29,13 @@ export function rankSegment(file: string, s: HistorySession, segment: { readonly
     mask = new Uint8Array(n).fill(1);
     name = "all";
   } else if (spec.kind === "lineage") {
-    mask = new Uint8Array(n);
-    for (let i = 0; i < n; i++) if (table.inLineage(i)) mask[i] = 1;
+    mask = table.lineageMask();
     name = "lineage";
   } else {
     mask = fullScope().mask;
     name = fullScope().name;
   }
-  const users: number[] = [];
-  for (let i = 0; i < n; i++) if (table.kindOf(i) === "user") users.push(i);
+  const users = table.blocksOfKind("user");
   // The segment's parts answer what rank.ts asks of a term index (see SegmentParts).
   const terms = reader as unknown as TermIndex;
   // The outputs a prose block quotes, as the one-session index finds them (quoted-sources.ts), unless the

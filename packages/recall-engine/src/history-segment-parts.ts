@@ -13,7 +13,20 @@ import type { PostingList } from "./term-index.js";
  * its parts' lists in document order; prefix expansions the oldest ids across the parts.
  */
 export class SegmentParts {
-  private constructor(private readonly parts: readonly SegmentReader[]) {}
+  /** The document count and average length (the parts are fixed once open): ranking asks them per posting. */
+  readonly docCount: number;
+  readonly averageLength: number;
+  /** The only part of a segment never grown (most of them): asked directly, no loop over parts. */
+  private readonly only: SegmentReader | null;
+
+  private constructor(private readonly parts: readonly SegmentReader[]) {
+    const last = parts[parts.length - 1] as SegmentReader;
+    this.docCount = last.docCount;
+    let total = 0;
+    for (let k = 0; k < parts.length; k++) total += (parts[k] as SegmentReader).totalLength;
+    this.averageLength = this.docCount === 0 ? 0 : total / this.docCount;
+    this.only = parts.length === 1 ? last : null;
+  }
 
   /** Opens the parts at `paths`, in order; throws CorruptIndexError when one does not continue the one before. */
   static open(paths: readonly string[]): SegmentParts {
@@ -40,19 +53,11 @@ export class SegmentParts {
   private get last(): SegmentReader {
     return this.parts[this.parts.length - 1] as SegmentReader;
   }
-  get docCount(): number {
-    return this.last.docCount;
-  }
   get termCount(): number {
     return this.last.termCount;
   }
-  get averageLength(): number {
-    const n = this.docCount;
-    let total = 0;
-    for (const p of this.parts) total += p.totalLength;
-    return n === 0 ? 0 : total / n;
-  }
   docLength(doc: number): number {
+    if (this.only !== null) return this.only.docLength(doc);
     for (let k = this.parts.length - 1; k >= 0; k--) {
       const p = this.parts[k] as SegmentReader;
       if (doc >= p.firstDoc) return p.docLength(doc);
@@ -61,6 +66,7 @@ export class SegmentParts {
   }
   /** The id of `term` (looked up in every part, so each can then give its postings by id), or -1. */
   termId(term: string): number {
+    if (this.only !== null) return this.only.termId(term);
     let id = -1;
     for (const p of this.parts) {
       const own = p.termId(term);
@@ -93,6 +99,8 @@ export class SegmentParts {
     return [...ids].sort((a, b) => a - b).slice(0, limit);
   }
   postingListsOf(id: number): PostingList[] {
+    // The part's own list (read-only to its callers, as every term index's lists are).
+    if (this.only !== null) return this.only.postingListsOf(id);
     const out: PostingList[] = [];
     for (const p of this.parts) out.push(...p.postingListsOf(id));
     return out;

@@ -7,8 +7,11 @@ import { VarintCursor } from "./history-dictionary.js";
 import { type Head, isHead, MAGIC, SPARSE } from "./history-segment.js";
 import type { PostingList } from "./term-index.js";
 
-/** Bytes read first on open: the magic, the head's length and (usually) the head itself. */
-const FIRST_READ = 4096;
+/**
+ * Bytes read first on open: the magic, the head's length, the head and (a session of up to a few thousand
+ * blocks) the directory starts and document lengths that follow it, copied out of this one read.
+ */
+const FIRST_READ = 8192;
 /** The most postings bytes one prefix's terms are read ahead in (more: read term by term, as ranking asks). */
 const AHEAD_BYTES = 1 << 20;
 
@@ -17,6 +20,29 @@ let keyScratch = Buffer.allocUnsafe(256);
 
 /** The first read of every open (reads are synchronous): its bytes are parsed on the spot, none kept. */
 const firstScratch = Buffer.allocUnsafe(FIRST_READ);
+
+/**
+ * `a[aFrom, aEnd)` against `b[0, bEnd)` in byte order (negative, 0, positive: as Buffer's `compare` of
+ * the same ranges signs it). A loop, not Buffer's `compare`: a query compares a few keys of a few bytes in
+ * each directory block it walks, and the method's argument checks and native call cost more than the bytes.
+ */
+function compareBytes(a: Uint8Array, aFrom: number, aEnd: number, b: Uint8Array, bEnd: number): number {
+  const n = Math.min(aEnd - aFrom, bEnd);
+  for (let i = 0; i < n; i++) {
+    const d = (a[aFrom + i] as number) - (b[i] as number);
+    if (d !== 0) return d;
+  }
+  return aEnd - aFrom - bEnd;
+}
+
+/**
+ * `n` bytes of `from` at `at` into `to` at `into`, byte by byte: a term's own bytes past the prefix it
+ * shares are a few, fewer than Buffer's `copy` checks arguments for (a loop of its own, so the walk that
+ * calls it is not the function V8 optimizes for it).
+ */
+function copyBytes(from: Uint8Array, at: number, n: number, to: Uint8Array, into: number): void {
+  for (let i = 0; i < n; i++) to[into + i] = from[at + i] as number;
+}
 
 /** Where one term's entry led: its id, document frequency and postings' byte range. */
 interface Entry {
@@ -42,8 +68,8 @@ export class SegmentReader {
   private readonly meta: Buffer;
   private readonly firstAt: Uint32Array;
   private readonly firstEnd: Uint32Array;
-  private readonly blockAt: number[];
-  private readonly postingsAt: number[];
+  private readonly blockAt: Float64Array;
+  private readonly postingsAt: Float64Array;
   private readonly lengths: Uint32Array;
   private readonly byId = new Map<number, Entry>();
   private readonly byTerm = new Map<string, Entry | null>();
@@ -62,10 +88,11 @@ export class SegmentReader {
   private readonly postingsAhead = new Map<number, Buffer>();
   private fd = -1;
 
-  private constructor(path: string, size: number, head: Head, firsts: { meta: Buffer; at: Uint32Array; end: Uint32Array }, blockAt: number[], postingsAt: number[], lengths: Uint32Array) {
+  private constructor(path: string, size: number, head: Head, firsts: { meta: Buffer; at: Uint32Array; end: Uint32Array }, blockAt: Float64Array, postingsAt: Float64Array, lengths: Uint32Array) {
     this.path = path;
     this.size = size;
     this.head = head;
+    this.firstDoc = head.firstDoc ?? 0;
     this.meta = firsts.meta;
     this.firstAt = firsts.at;
     this.firstEnd = firsts.end;
@@ -91,7 +118,7 @@ export class SegmentReader {
   static open(path: string): SegmentReader {
     const fd = openSync(path, "r");
     try {
-      // Into the shared scratch: only the head is parsed from it, nothing of it is kept.
+      // Into the shared scratch: the head is parsed from it, the directory starts and lengths copied out.
       const first = SegmentReader.readAt(fd, 0, FIRST_READ, firstScratch);
       const bad = (why: string): CorruptIndexError => new CorruptIndexError(`${path}: ${why}`);
       if (first.length < MAGIC.length + 4 || !first.subarray(0, MAGIC.length).equals(MAGIC)) throw bad("not a history segment");
@@ -108,17 +135,19 @@ export class SegmentReader {
       // The directory starts and the lengths sit side by side: one read.
       const from = head.sparse[0];
       const to = head.lengths[0] + head.lengths[1];
-      const meta = SegmentReader.readAt(fd, from, to - from);
+      // Out of the first read when it holds them (a copy: that scratch is the next open's), else read.
+      const meta = to <= first.length ? Buffer.from(first.subarray(from, to)) : SegmentReader.readAt(fd, from, to - from);
       if (meta.length !== to - from) throw bad("segment is shorter than its head says");
       const firstAt = new Uint32Array(head.blocks);
       const firstEnd = new Uint32Array(head.blocks);
-      const blockAt: number[] = [];
-      const postingsAt: number[] = [];
+      // Typed columns, not arrays grown by push: a search opens hundreds of segments of hundreds of blocks.
+      const blockAt = new Float64Array(head.blocks);
+      const postingsAt = new Float64Array(head.blocks);
       const c = new VarintCursor(meta);
       const sparseEnd = head.sparse[1];
       for (let b = 0; b < head.blocks; b++) {
-        blockAt.push(c.next());
-        postingsAt.push(c.next());
+        blockAt[b] = c.next();
+        postingsAt[b] = c.next();
         const v = c.next();
         if (c.pos + v > meta.length) throw bad(`directory start ${String(b)} runs past its range`);
         firstAt[b] = c.pos;
@@ -157,9 +186,7 @@ export class SegmentReader {
   }
 
   /** The first document this segment holds (0 but for a later part of a grown session). */
-  get firstDoc(): number {
-    return this.head.firstDoc ?? 0;
-  }
+  readonly firstDoc: number;
   /** Documents numbered below this segment's end (its earlier parts' included). */
   get docCount(): number {
     return this.firstDoc + this.head.docCount;
@@ -211,7 +238,7 @@ export class SegmentReader {
           keyScratch.copy(grown, 0, 0, shared);
           keyScratch = grown;
         }
-        buf.copy(keyScratch, shared, c.pos, c.pos + rest);
+        copyBytes(buf, c.pos, rest, keyScratch, shared);
         c.pos += rest;
         length = shared + rest;
         const id = c.next();
@@ -242,7 +269,7 @@ export class SegmentReader {
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.meta.compare(key, 0, key.length, this.firstAt[mid] as number, this.firstEnd[mid] as number) <= 0) {
+      if (compareBytes(this.meta, this.firstAt[mid] as number, this.firstEnd[mid] as number, key, key.length) <= 0) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
@@ -259,7 +286,7 @@ export class SegmentReader {
     // Terms sorted by their bytes: the walk stops at the term or at the first one past it.
     if (b >= 0)
       this.walkBlock(b, (length, id, df, at, bytes) => {
-        const c = keyScratch.compare(key, 0, key.length, 0, length);
+        const c = compareBytes(keyScratch, 0, length, key, key.length);
         if (c === 0) entry = this.known(id, df, at, bytes);
         return c < 0;
       });
@@ -320,7 +347,7 @@ export class SegmentReader {
       let past = false;
       this.walkBlock(b, (length, id, df, at, bytes) => {
         // The term's first bytes (as many as the prefix has) against the prefix.
-        const c = keyScratch.compare(key, 0, key.length, 0, Math.min(length, key.length));
+        const c = compareBytes(keyScratch, 0, Math.min(length, key.length), key, key.length);
         if (c < 0 || (c === 0 && length < key.length)) return true;
         if (c > 0) {
           past = true;

@@ -12,6 +12,7 @@ import { sha256Hex } from "@context-fold/seed-index-format";
 import { callResultsOf } from "./call-results.js";
 import { CorruptIndexError, SnapshotStaleError } from "./errors.js";
 import { pushVarint, VarintCursor } from "./history-dictionary.js";
+import { sha256Hex as plainSha256Hex } from "./sha256-text.js";
 import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
 import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFields } from "./snapshot.js";
@@ -57,9 +58,22 @@ interface PageColumns extends OptionalColumns {
   readonly compactions: ScopeSource["compactions"];
 }
 
-/** Hex sha256 prefix of a block text, as the table keeps it. */
+/** Hex sha256 prefix of a block text, as the table keeps it (node:crypto: a table hashes every block of its session). */
 export function textHash(text: string): string {
   return sha256Hex(text).slice(0, SHA_BYTES * 2);
+}
+
+/** Texts up to this many characters are checked by `shownTextHash` in plain code. */
+const PLAIN_HASH_MAX = 64 * 1024;
+
+/**
+ * `textHash` of a text read back to be shown or expanded: a page of results checks a few blocks (some
+ * 2 KB of text in all at 1,000 sessions), hashed in plain code (sha256-text.ts) so that a search does not
+ * load node:crypto, whose module (its cipher and stream classes) costs the process more CPU than the
+ * hashes; a longer text by node:crypto. The same digest either way.
+ */
+export function shownTextHash(text: string): string {
+  return text.length <= PLAIN_HASH_MAX ? plainSha256Hex(text).slice(0, SHA_BYTES * 2) : textHash(text);
 }
 
 /**
@@ -280,6 +294,21 @@ export class BlockTable {
   kindOf(doc: number): BlockKind {
     return KINDS[(this.flags[doc] as number) & 0x0f] as BlockKind;
   }
+  /** Per block, 1 where the active lineage holds it (`inLineage` of each block, read in one pass over the flags: a search ranks hundreds of tables). */
+  lineageMask(): Uint8Array {
+    const n = this.count;
+    const mask = new Uint8Array(n);
+    for (let i = 0; i < n; i++) if (((this.flags[i] as number) & LINEAGE) !== 0) mask[i] = 1;
+    return mask;
+  }
+  /** The blocks of kind `kind`, in order (`kindOf` of each block, in one pass over the flags). */
+  blocksOfKind(kind: BlockKind): number[] {
+    const want = KINDS.indexOf(kind);
+    const out: number[] = [];
+    const n = this.count;
+    for (let i = 0; i < n; i++) if (((this.flags[i] as number) & 0x0f) === want) out.push(i);
+    return out;
+  }
   inLineage(doc: number): boolean {
     return ((this.flags[doc] as number) & LINEAGE) !== 0;
   }
@@ -377,7 +406,7 @@ export class BlockTable {
   textOf(doc: number): string {
     const text = this.rankText(doc);
     if (this.checked.has(doc)) return text;
-    if (textHash(text) !== this.hashOf(doc)) throw this.changed(doc);
+    if (shownTextHash(text) !== this.hashOf(doc)) throw this.changed(doc);
     this.checked.add(doc);
     return text;
   }

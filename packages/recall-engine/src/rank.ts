@@ -181,9 +181,9 @@ function addBm25(
 ): void {
   if (lists.length === 0) return;
   let df = 0;
-  for (const list of lists) df += list.length / 2;
+  for (let l = 0; l < lists.length; l++) df += (lists[l] as PostingList).length / 2;
   const idf = idfOf(index.docCount, df);
-  for (const list of lists) for (let k = 0; k < list.length; k += 2) {
+  for (let l = 0; l < lists.length; l++) for (let k = 0, list = lists[l] as PostingList; k < list.length; k += 2) {
     const doc = list[k] as number;
     if (inScope[doc] !== 1) continue;
     if (gate !== null && gate[doc] !== 1) continue;
@@ -198,7 +198,9 @@ function addBm25(
  */
 function unionDocs(index: TermIndex, ids: readonly number[], s: Scratch): number[] {
   const docs: number[] = [];
-  for (const id of ids) for (const list of index.postingListsOf(id)) for (let k = 0; k < list.length; k += 2) {
+  // Indexed loops, not for…of: a short search runs this on baseline code, where each step of an array's
+  // iterator is an object to collect (a common word's prefix unions hundreds of terms per session).
+  for (let i = 0; i < ids.length; i++) for (let l = 0, lists = index.postingListsOf(ids[i] as number); l < lists.length; l++) for (let k = 0, list = lists[l] as PostingList; k < list.length; k += 2) {
     const doc = list[k] as number;
     if (s.tf[doc] === 0) docs.push(doc);
     s.tf[doc] = (s.tf[doc] as number) + (list[k + 1] as number);
@@ -213,7 +215,8 @@ function unionDocs(index: TermIndex, ids: readonly number[], s: Scratch): number
 function maxUnion(index: TermIndex, ids: readonly number[], weight: number, inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[]): void {
   const docs = unionDocs(index, ids, s);
   const idf = idfOf(index.docCount, docs.length);
-  for (const doc of docs) {
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i] as number;
     const tf = s.tf[doc] as number;
     s.tf[doc] = 0;
     if (inScope[doc] !== 1 || (gate !== null && gate[doc] !== 1)) continue;
@@ -708,12 +711,12 @@ export interface TermBounds {
  * and, when ranking takes every one of them (no more than PREFIX_LIMIT begin the prefix), below the least
  * idf of them × the most a tf-and-length factor and a kind weight reach (the union's df is at least each one's).
  */
-function unionBound(prefixed: TermsBound, ...exact: TermsBound[]): number {
+function unionBound(prefixed: TermsBound, exact?: TermsBound): number {
   let bound = prefixed.bound;
   let idf = prefixed.idf;
-  for (const t of exact) {
-    bound += t.bound;
-    idf = Math.min(idf, t.idf);
+  if (exact !== undefined) {
+    bound += exact.bound;
+    idf = Math.min(idf, exact.idf);
   }
   return prefixed.count <= PREFIX_LIMIT ? Math.min(bound, idf * (K1 + 1) * MAX_KIND_WEIGHT) : bound;
 }
@@ -774,7 +777,9 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
     const literal = n === undefined ? Number.POSITIVE_INFINITY : PREFIX_WEIGHT * idfOf(n, 1) * (K1 + 1) * MAX_KIND_WEIGHT;
     let sum = 0;
     let held = 0;
-    for (const { token, stem, prefix, pieces, basePieces, cut } of tokens) {
+    // Indexed: run per candidate session, on baseline code (an iterator step per token is garbage).
+    for (let i = 0; i < tokens.length; i++) {
+      const { token, stem, prefix, pieces, basePieces, cut } = tokens[i] as (typeof tokens)[number];
       let best = terms.exact(token).bound;
       // A token the session does not hold is matched by its stem's union alone, whatever the token.
       const kept = terms.union?.(token) ?? (stem !== null && terms.exact(token).count === 0 ? (terms.stemUnion?.(stem) ?? null) : null);
@@ -874,7 +879,8 @@ export function rankWords(
         if (inherited > (scratch.token[result] as number)) scratch.token[result] = inherited;
       }
     }
-    for (const doc of docs) {
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i] as number;
       const score = scratch.token[doc] as number;
       scratch.token[doc] = 0;
       if (score <= 0) continue;
@@ -893,7 +899,8 @@ export function rankWords(
     for (const term of boosts) addBm25(index, index.postingLists(term), PART_WEIGHT, inScope, scores, matched, touched);
   }
   if (distinct.length > 1) {
-    for (const doc of touched) {
+    for (let i = 0; i < touched.length; i++) {
+      const doc = touched[i] as number;
       const share = Math.min(1, (coverage[doc] as number) / distinct.length);
       // √share: more of the query ranks higher, but a block holding a few rare words of a long
       // question (the tool output that answers it) is not buried under prose repeating its common ones.
@@ -942,7 +949,10 @@ export function rankWords(
     }
   }
   // Prose reading a source back restates it: it weighs no more than RESTATEMENT_WEIGHT, below its source.
-  if (weightOf !== undefined) for (const doc of touched) scores[doc] = (scores[doc] as number) * (restated?.[doc] === 1 ? Math.min(RESTATEMENT_WEIGHT, weightOf(doc)) : weightOf(doc));
+  if (weightOf !== undefined) for (let i = 0; i < touched.length; i++) {
+    const doc = touched[i] as number;
+    scores[doc] = (scores[doc] as number) * (restated?.[doc] === 1 ? Math.min(RESTATEMENT_WEIGHT, weightOf(doc)) : weightOf(doc));
+  }
   if (query.verbatim !== null) {
     // Someone pasting a line they remember (an error, a decision) wants the block holding that line.
     const order = touched.slice().sort((a, b) => (scores[b] as number) - (scores[a] as number) || b - a);
@@ -951,14 +961,15 @@ export function rankWords(
     }
   }
   let top = 0;
-  for (const doc of touched) top = Math.max(top, scores[doc] as number);
+  for (let i = 0; i < touched.length; i++) top = Math.max(top, scores[touched[i] as number] as number);
   const floor = top * SCORE_FLOOR;
   // The floor drops weak partial hits (a block matching one common word of several, or only a piece of
   // one), never a block holding every word of the query: a long file read back that names the word still
   // answers a one-word search, however far below a short message it ranks.
   const whole = distinct.length;
   const out: ScoredDoc[] = [];
-  for (const doc of touched) {
+  for (let i = 0; i < touched.length; i++) {
+    const doc = touched[i] as number;
     const score = scores[doc] as number;
     if (score > 0 && (score >= floor || (whole > 0 && (coverage[doc] as number) >= whole))) out.push({ doc, score });
   }

@@ -10,10 +10,6 @@ const K = Uint32Array.from([
   0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ]);
 
-function rotr(x: number, n: number): number {
-  return (x >>> n) | (x << (32 - n));
-}
-
 /** The SHA-256 of `text`'s UTF-8 bytes, as lowercase hex (what node:crypto's `createHash("sha256").update(text).digest("hex")` gives). */
 export function sha256Hex(text: string): string {
   const data = Buffer.from(text, "utf8");
@@ -27,19 +23,28 @@ export function sha256Hex(text: string): string {
   msg.writeUInt32BE(bits >>> 0, msg.length - 4);
   const h = Uint32Array.from([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
   const w = new Uint32Array(64);
+  // Rotations written out and words read byte by byte, no call per step: a short process runs this on
+  // V8's baseline code, which inlines no function (a search checks the texts a page shows with it, history-table.ts).
   for (let b = 0; b < blocks; b++) {
-    for (let t = 0; t < 16; t++) w[t] = msg.readUInt32BE(b * 64 + t * 4);
+    for (let t = 0, at = b * 64; t < 16; t++, at += 4) w[t] = ((msg[at] as number) << 24) | ((msg[at + 1] as number) << 16) | ((msg[at + 2] as number) << 8) | (msg[at + 3] as number);
     for (let t = 16; t < 64; t++) {
       const x = w[t - 15] as number;
       const y = w[t - 2] as number;
-      const s0 = rotr(x, 7) ^ rotr(x, 18) ^ (x >>> 3);
-      const s1 = rotr(y, 17) ^ rotr(y, 19) ^ (y >>> 10);
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
       w[t] = (w[t - 16] as number) + s0 + (w[t - 7] as number) + s1;
     }
-    let [a, bb, c, d, e, f, g, hh] = h as unknown as [number, number, number, number, number, number, number, number];
+    let a = h[0] as number;
+    let bb = h[1] as number;
+    let c = h[2] as number;
+    let d = h[3] as number;
+    let e = h[4] as number;
+    let f = h[5] as number;
+    let g = h[6] as number;
+    let hh = h[7] as number;
     for (let t = 0; t < 64; t++) {
-      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + (K[t] as number) + (w[t] as number)) >>> 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c))) >>> 0;
+      const t1 = (hh + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))) + ((e & f) ^ (~e & g)) + (K[t] as number) + (w[t] as number)) >>> 0;
+      const t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))) + ((a & bb) ^ (a & c) ^ (bb & c))) >>> 0;
       hh = g;
       g = f;
       f = e;
