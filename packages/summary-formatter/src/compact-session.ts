@@ -131,7 +131,7 @@ function summaryOf(input: BuildSummaryInput): BuiltSummary {
   const covers = input.factsCoverPrevious === true;
   const { doc: base, ownBase, foreign } = input.previousBase ?? foldPrevious(input.previous ?? [], input.cwd, covers);
   // Only the last BRIEF_MAX_LINES lines are built; the earlier ones are counted with their #N range.
-  const brief = briefTail(input.blocks, BRIEF_MAX_LINES);
+  const brief = briefOf(input.blocks);
   const fromFacts = withBranchSummaries(docFromFacts(input.facts, input.artifacts, brief.lines, footer), input.facts.branchSummaries);
   const firstKept = brief.lines.length > 0 ? briefRef(brief.lines[0] ?? "") : (footer.range?.to ?? 0) + 1;
   const briefOmitted: Omission | null =
@@ -175,6 +175,12 @@ function summaryOf(input: BuildSummaryInput): BuiltSummary {
       clippedVerbatim: report.clippedVerbatim,
     },
   };
+}
+
+/** `briefTail` of the window's blocks, a part made of them (the blocks of a cut prepared at a turn's end). */
+function briefOf(blocks: readonly BriefBlock[]): { lines: string[]; earlier: number } {
+  const held = reuse(SLOT.brief, blocks) as { lines: string[]; earlier: number } | undefined;
+  return held ?? keep(SLOT.brief, briefTail(blocks, BRIEF_MAX_LINES), blocks);
 }
 
 /** What `prepareSummaryParts` builds the parts from: the facts as the turn left them, with the tail as it stands. */
@@ -393,10 +399,57 @@ function compactWith(
   extracted: (plan: CutPlan) => Extracted,
   options: CompactOptions,
 ): CompactResult {
+  const scope = enterParts(options.parts, false);
+  try {
+    const plan = cutOf(session, options);
+    return compactPlanned(session, wholeReadLookups(session, options.compactionBlocks), plan, { ...extracted(plan), ...outsideOf(session) }, options);
+  } finally {
+    leaveParts(scope);
+  }
+}
+
+/**
+ * The cut of `session`, a part made of the session read (the same object at the same size and leaf: an
+ * append-only file read again is a new size or leaf) and the tail kept; `blockBytes` and `lineage` only
+ * spare the work of sizing and listing the blocks, the cut is the same without them.
+ */
+function cutOf(session: Session, options: Pick<CompactOptions, "keepTail" | "blockBytes" | "lineage">): CutPlan {
+  const keepTail = options.keepTail ?? "auto";
+  const held = reuse(SLOT.cut, session, session.byteLength, session.leafId, keepTail) as CutPlan | undefined;
+  if (held !== undefined) return held;
   // One literal (its shape lives as long as this code), not spreads: a shape made by spreading is freed by
   // the next full GC once no options object holds it, and planCut's optimized code that met it with it.
   const plan = planCut(session, { keepTail: options.keepTail, blockBytes: options.blockBytes, lineage: options.lineage });
-  return compactPlanned(session, wholeReadLookups(session, options.compactionBlocks), plan, { ...extracted(plan), ...outsideWindow(session) }, options);
+  return keep(SLOT.cut, plan, session, session.byteLength, session.leafId, keepTail);
+}
+
+/** `outsideWindow`, a part made of the session read (see `cutOf`). */
+function outsideOf(session: Session): OutsideWindow {
+  const held = reuse(SLOT.outside, session, session.byteLength, session.leafId) as OutsideWindow | undefined;
+  return held ?? keep(SLOT.outside, outsideWindow(session), session, session.byteLength, session.leafId);
+}
+
+/**
+ * At a turn's end: the cut a compaction of `session` as it stands would make, what the user said outside
+ * the branch's blocks, and the brief of the window the cut summarizes, kept as parts the hook reuses while
+ * the session read is the same (a turn appended nothing since). Nothing is kept when there is nothing to
+ * compact yet (the hook reports that itself).
+ */
+export function prepareCutParts(parts: SummaryParts, session: Session, options: Pick<CompactOptions, "keepTail" | "blockBytes" | "lineage"> = {}): void {
+  const scope = enterParts(parts, true);
+  try {
+    let plan: CutPlan;
+    try {
+      plan = cutOf(session, options);
+    } catch (error) {
+      if (error instanceof SummaryError && error.code === "NOTHING_TO_COMPACT") return;
+      throw error;
+    }
+    outsideOf(session);
+    briefOf(plan.summarizedBlocks);
+  } finally {
+    leaveParts(scope);
+  }
 }
 
 /** What the user said and did outside the branch's blocks (see `compactPlanned`), from a whole read. */
