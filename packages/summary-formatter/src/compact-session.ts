@@ -88,16 +88,11 @@ function rangeOf(blocks: readonly BriefBlock[]): FooterDoc["range"] {
 }
 
 function omissionsOf(doc: SummaryDoc): Omission[] {
-  return [
-    doc.scopeOmitted,
-    doc.correctionsOmitted,
-    ...doc.filesOmitted,
-    doc.commitsOmitted,
-    doc.typeCatalogOmitted,
-    doc.outstandingOmitted,
-    doc.earlierTurnsOmitted,
-    doc.briefOmitted,
-  ].filter((o): o is Omission => o !== null);
+  // A loop, not a filter callback made per call (compiled again after every full GC: the hook's path).
+  const out: Omission[] = [];
+  for (const o of [doc.scopeOmitted, doc.correctionsOmitted, ...doc.filesOmitted, doc.commitsOmitted, doc.typeCatalogOmitted, doc.outstandingOmitted, doc.earlierTurnsOmitted, doc.briefOmitted])
+    if (o !== null) out.push(o);
+  return out;
 }
 
 /** Facts (+ previous summaries) to a rendered summary within budget. Pure. */
@@ -331,6 +326,11 @@ export function lineagePrevious(
   });
 }
 
+/** A user statement of the summary's at block #`index` (a module function: no closure made per digest). */
+function said(lookups: BlockLookups, index: number, text: string): UserStatement {
+  return { text, index, turn: lookups.turnOf(index) ?? 0 };
+}
+
 /**
  * The artifacts the digest re-injects, seen through the merged summary. When the facts cover only this
  * window, their "initial prompts" are the window's first messages, not the founding request: the digest
@@ -340,15 +340,14 @@ export function lineagePrevious(
 function digestArtifacts(lookups: BlockLookups, artifacts: DurableArtifacts, doc: SummaryDoc): DurableArtifacts {
   const goal = doc.goal;
   if (goal === null || artifacts.initialPrompts.some((p) => p.index === goal.index)) return artifacts;
-  const said = (index: number, text: string): UserStatement => ({ text, index, turn: lookups.turnOf(index) ?? 0 });
   const corrections = new Map<number, UserStatement>();
-  for (const c of doc.corrections) corrections.set(c.index, said(c.index, c.text));
+  for (const c of doc.corrections) corrections.set(c.index, said(lookups, c.index, c.text));
   // The window's own texts are whole (the summary may have clipped them to its budget).
   for (const p of artifacts.initialPrompts) if (corrections.has(p.index)) corrections.set(p.index, p);
   for (const c of artifacts.corrections) corrections.set(c.index, c);
   return {
     ...artifacts,
-    initialPrompts: [said(goal.index, goal.text)],
+    initialPrompts: [said(lookups, goal.index, goal.text)],
     corrections: [...corrections.values()].sort((a, b) => a.index - b.index),
   };
 }
@@ -375,20 +374,37 @@ export interface BlockLookups {
   compactionBlock(entryId: string): number | undefined;
 }
 
+/**
+ * A class, not an object of closures made per call: the hook makes one per compaction, and a closure made
+ * per call is compiled again after every full GC (a compile on V8's helper thread in the run after it).
+ */
+class WholeReadLookups implements BlockLookups {
+  readonly #session: Session;
+  readonly #known: ReadonlyMap<string, number> | undefined;
+  #compactionBlocks: Map<string, number> | undefined = undefined;
+
+  constructor(session: Session, known: ReadonlyMap<string, number> | undefined) {
+    this.#session = session;
+    this.#known = known;
+  }
+
+  turnOf(index: number): number | undefined {
+    return blockAt(this.#session, index)?.turn;
+  }
+
+  compactionBlock(entryId: string): number | undefined {
+    const met = this.#known?.get(entryId);
+    if (met !== undefined) return met;
+    if (this.#compactionBlocks === undefined) {
+      this.#compactionBlocks = new Map();
+      for (const b of this.#session.blocks) if (b.kind === "compaction") this.#compactionBlocks.set(b.entryId, b.index);
+    }
+    return this.#compactionBlocks.get(entryId);
+  }
+}
+
 function wholeReadLookups(session: Session, known?: ReadonlyMap<string, number>): BlockLookups {
-  let compactionBlocks: Map<string, number> | undefined;
-  return {
-    turnOf: (index) => blockAt(session, index)?.turn,
-    compactionBlock: (entryId) => {
-      const met = known?.get(entryId);
-      if (met !== undefined) return met;
-      if (compactionBlocks === undefined) {
-        compactionBlocks = new Map();
-        for (const b of session.blocks) if (b.kind === "compaction") compactionBlocks.set(b.entryId, b.index);
-      }
-      return compactionBlocks.get(entryId);
-    },
-  };
+  return new WholeReadLookups(session, known);
 }
 
 /** The facts and artifacts a compaction is built from. */
