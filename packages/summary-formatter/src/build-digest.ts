@@ -153,14 +153,14 @@ function render(s: State, memo: Memo): Rendered {
 
 /** `item`'s rendered line and its UTF-8 bytes, made by `make` the first time this digest needs it. */
 function heldLine<T extends object>(memo: Memo, item: T, make: (item: T) => string): ItemLine {
+  // Prepared at a turn's end (summary-parts.ts): the artifacts' and statements' items keep their identity.
+  // Read there each time, not copied into this digest's memo (an entry per item, the hook's allocation).
+  const prepared = preparedLine(item);
+  if (prepared !== undefined) return prepared;
   let held = memo.lines.get(item);
   if (held === undefined) {
-    // Prepared at a turn's end (summary-parts.ts): the artifacts' and statements' items keep their identity.
-    held = preparedLine(item);
-    if (held === undefined) {
-      const line = make(item);
-      held = keepLine(item, { line, bytes: utf8Bytes(line) });
-    }
+    const line = make(item);
+    held = keepLine(item, { line, bytes: utf8Bytes(line) });
     memo.lines.set(item, held);
   }
   return held;
@@ -184,10 +184,10 @@ export function prepareDigestLines(artifacts: DurableArtifacts, statements: read
  * any run of it are two lookups (each item's line made and sized once per digest).
  */
 class RunBytes {
-  readonly #prefix: number[] = [0];
-  constructor(sizes: readonly number[]) {
-    let sum = 0;
-    for (const size of sizes) this.#prefix.push((sum += size));
+  readonly #prefix: number[];
+  /** `prefix`: 0, then the sizes of the list's items summed one by one (`prefixOf`). */
+  constructor(prefix: number[]) {
+    this.#prefix = prefix;
   }
   /** Bytes of the `length` items from `start`. */
   of(start: number, length: number): number {
@@ -207,10 +207,13 @@ export interface Sizes {
 }
 
 export function sizesOf(s: State, memo: Memo): Sizes {
-  const hex: number[] = [];
-  for (const h of s.hex) hex.push(utf8Bytes(hexItem(h)));
-  const files: number[] = [];
-  for (const f of s.files) files.push(utf8Bytes(f));
+  // Each list's running sums made in one pass (no array of sizes first).
+  let sum = 0;
+  const hex = [0];
+  for (const h of s.hex) hex.push((sum += utf8Bytes(hexItem(h))));
+  sum = 0;
+  const files = [0];
+  for (const f of s.files) files.push((sum += utf8Bytes(f)));
   return {
     corrections: new RunBytes(lineSizes(memo, s.corrections, verbatimLine)),
     statements: new RunBytes(lineSizes(memo, s.statements, statementItemLine)),
@@ -221,10 +224,11 @@ export function sizesOf(s: State, memo: Memo): Sizes {
   };
 }
 
-/** The bytes of each item's line, in order (made and held by `heldLine`). */
+/** 0, then the bytes of each item's line summed in order (lines made and held by `heldLine`): `RunBytes`' prefix. */
 function lineSizes<T extends object>(memo: Memo, items: readonly T[], make: (item: T) => string): number[] {
-  const out: number[] = [];
-  for (const item of items) out.push(heldLine(memo, item, make).bytes);
+  const out = [0];
+  let sum = 0;
+  for (const item of items) out.push((sum += heldLine(memo, item, make).bytes));
   return out;
 }
 
@@ -304,13 +308,21 @@ export interface DigestOptions {
   readonly statements?: readonly UserStatementFact[];
 }
 
+/** The error ledger, its unresolved entries first (each part in ledger order), in one array. */
+function unresolvedFirst(errors: readonly ErrorLedgerEntry[]): ErrorLedgerEntry[] {
+  const out: ErrorLedgerEntry[] = [];
+  for (const e of errors) if (!e.resolved) out.push(e);
+  for (const e of errors) if (e.resolved) out.push(e);
+  return out;
+}
+
 /** The digest of everything, before trimming: unresolved errors first, so trimming from the end drops resolved ones first. */
 export function digestState(artifacts: DurableArtifacts, statements: readonly UserStatementFact[]): State {
   return {
     prompts: [...artifacts.initialPrompts],
     corrections: [...artifacts.corrections],
     statements: [...statements],
-    errors: [...artifacts.errorLedger.filter((e) => !e.resolved), ...artifacts.errorLedger.filter((e) => e.resolved)],
+    errors: unresolvedFirst(artifacts.errorLedger),
     commands: [...artifacts.workingCommands],
     hex: [...artifacts.hexConstants],
     files: [...artifacts.files],
@@ -376,6 +388,13 @@ function batchFor(s: State, step: number, need: number): number {
   return batch;
 }
 
+/** Initial prompts clipped (a loop: no callback made per digest). */
+function clippedCount(s: State): number {
+  let n = 0;
+  for (const p of s.prompts) if (s.clipped.includes(p.index)) n++;
+  return n;
+}
+
 /** Digest of `artifacts` within `budget` tokens (ceil(bytes / 4)). Pure. */
 export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions = {}): Digest {
   const budget = options.budget ?? DEFAULT_DIGEST_BUDGET;
@@ -384,8 +403,8 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
   const limit = budget * 4;
   const memo: Memo = { lines: new Map(), textBytes: new Map() };
   const sizes = sizesOf(s, memo);
-  const size = (): number => measure(s, memo, sizes);
-  let current = size();
+  // `measure` called as is, not through a closure made per digest (compiled again after every full GC).
+  let current = measure(s, memo, sizes);
   for (let step = 0; step < STEPS; step++) {
     while (current > limit) {
       // Drop about as many items as cover the excess, then re-measure.
@@ -393,7 +412,7 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
       let dropped = false;
       for (let k = 0; k < Math.max(1, batch); k++) if (dropOne(s, step)) dropped = true;
       if (!dropped) break;
-      current = size();
+      current = measure(s, memo, sizes);
     }
   }
   // Still over: clip the initial prompts (last first) down to what fits, keeping a recall pointer.
@@ -403,7 +422,7 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
     const keep = Math.max(0, utf8Bytes(p.text) - (current - limit) - 8);
     s.prompts[i] = clipTo(p, keep);
     s.clipped.push(p.index);
-    current = size();
+    current = measure(s, memo, sizes);
   }
   const text = textOf(render(s, memo));
   const acc = accounting(s, memo);
@@ -412,7 +431,7 @@ export function buildDigest(artifacts: DurableArtifacts, options: DigestOptions 
     stats: {
       budget,
       estimatedTokens: estimateTokens(text),
-      initialPrompts: s.prompts.length - s.prompts.filter((p) => s.clipped.includes(p.index)).length,
+      initialPrompts: s.prompts.length - clippedCount(s),
       corrections: s.corrections.length,
       statements: s.statements.length,
       verbatimBytes: acc.bytes,

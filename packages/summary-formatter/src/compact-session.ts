@@ -88,16 +88,11 @@ function rangeOf(blocks: readonly BriefBlock[]): FooterDoc["range"] {
 }
 
 function omissionsOf(doc: SummaryDoc): Omission[] {
-  return [
-    doc.scopeOmitted,
-    doc.correctionsOmitted,
-    ...doc.filesOmitted,
-    doc.commitsOmitted,
-    doc.typeCatalogOmitted,
-    doc.outstandingOmitted,
-    doc.earlierTurnsOmitted,
-    doc.briefOmitted,
-  ].filter((o): o is Omission => o !== null);
+  // A loop, not a filter callback made per call (compiled again after every full GC: the hook's path).
+  const out: Omission[] = [];
+  for (const o of [doc.scopeOmitted, doc.correctionsOmitted, ...doc.filesOmitted, doc.commitsOmitted, doc.typeCatalogOmitted, doc.outstandingOmitted, doc.earlierTurnsOmitted, doc.briefOmitted])
+    if (o !== null) out.push(o);
+  return out;
 }
 
 /** Facts (+ previous summaries) to a rendered summary within budget. Pure. */
@@ -131,7 +126,7 @@ function summaryOf(input: BuildSummaryInput): BuiltSummary {
   const covers = input.factsCoverPrevious === true;
   const { doc: base, ownBase, foreign } = input.previousBase ?? foldPrevious(input.previous ?? [], input.cwd, covers);
   // Only the last BRIEF_MAX_LINES lines are built; the earlier ones are counted with their #N range.
-  const brief = briefTail(input.blocks, BRIEF_MAX_LINES);
+  const brief = briefOf(input.blocks);
   const fromFacts = withBranchSummaries(docFromFacts(input.facts, input.artifacts, brief.lines, footer), input.facts.branchSummaries);
   const firstKept = brief.lines.length > 0 ? briefRef(brief.lines[0] ?? "") : (footer.range?.to ?? 0) + 1;
   const briefOmitted: Omission | null =
@@ -175,6 +170,12 @@ function summaryOf(input: BuildSummaryInput): BuiltSummary {
       clippedVerbatim: report.clippedVerbatim,
     },
   };
+}
+
+/** `briefTail` of the window's blocks, a part made of them (the blocks of a cut prepared at a turn's end). */
+function briefOf(blocks: readonly BriefBlock[]): { lines: string[]; earlier: number } {
+  const held = reuse(SLOT.brief, blocks) as { lines: string[]; earlier: number } | undefined;
+  return held ?? keep(SLOT.brief, briefTail(blocks, BRIEF_MAX_LINES), blocks);
 }
 
 /** What `prepareSummaryParts` builds the parts from: the facts as the turn left them, with the tail as it stands. */
@@ -325,6 +326,11 @@ export function lineagePrevious(
   });
 }
 
+/** A user statement of the summary's at block #`index` (a module function: no closure made per digest). */
+function said(lookups: BlockLookups, index: number, text: string): UserStatement {
+  return { text, index, turn: lookups.turnOf(index) ?? 0 };
+}
+
 /**
  * The artifacts the digest re-injects, seen through the merged summary. When the facts cover only this
  * window, their "initial prompts" are the window's first messages, not the founding request: the digest
@@ -334,15 +340,14 @@ export function lineagePrevious(
 function digestArtifacts(lookups: BlockLookups, artifacts: DurableArtifacts, doc: SummaryDoc): DurableArtifacts {
   const goal = doc.goal;
   if (goal === null || artifacts.initialPrompts.some((p) => p.index === goal.index)) return artifacts;
-  const said = (index: number, text: string): UserStatement => ({ text, index, turn: lookups.turnOf(index) ?? 0 });
   const corrections = new Map<number, UserStatement>();
-  for (const c of doc.corrections) corrections.set(c.index, said(c.index, c.text));
+  for (const c of doc.corrections) corrections.set(c.index, said(lookups, c.index, c.text));
   // The window's own texts are whole (the summary may have clipped them to its budget).
   for (const p of artifacts.initialPrompts) if (corrections.has(p.index)) corrections.set(p.index, p);
   for (const c of artifacts.corrections) corrections.set(c.index, c);
   return {
     ...artifacts,
-    initialPrompts: [said(goal.index, goal.text)],
+    initialPrompts: [said(lookups, goal.index, goal.text)],
     corrections: [...corrections.values()].sort((a, b) => a.index - b.index),
   };
 }
@@ -369,20 +374,37 @@ export interface BlockLookups {
   compactionBlock(entryId: string): number | undefined;
 }
 
+/**
+ * A class, not an object of closures made per call: the hook makes one per compaction, and a closure made
+ * per call is compiled again after every full GC (a compile on V8's helper thread in the run after it).
+ */
+class WholeReadLookups implements BlockLookups {
+  readonly #session: Session;
+  readonly #known: ReadonlyMap<string, number> | undefined;
+  #compactionBlocks: Map<string, number> | undefined = undefined;
+
+  constructor(session: Session, known: ReadonlyMap<string, number> | undefined) {
+    this.#session = session;
+    this.#known = known;
+  }
+
+  turnOf(index: number): number | undefined {
+    return blockAt(this.#session, index)?.turn;
+  }
+
+  compactionBlock(entryId: string): number | undefined {
+    const met = this.#known?.get(entryId);
+    if (met !== undefined) return met;
+    if (this.#compactionBlocks === undefined) {
+      this.#compactionBlocks = new Map();
+      for (const b of this.#session.blocks) if (b.kind === "compaction") this.#compactionBlocks.set(b.entryId, b.index);
+    }
+    return this.#compactionBlocks.get(entryId);
+  }
+}
+
 function wholeReadLookups(session: Session, known?: ReadonlyMap<string, number>): BlockLookups {
-  let compactionBlocks: Map<string, number> | undefined;
-  return {
-    turnOf: (index) => blockAt(session, index)?.turn,
-    compactionBlock: (entryId) => {
-      const met = known?.get(entryId);
-      if (met !== undefined) return met;
-      if (compactionBlocks === undefined) {
-        compactionBlocks = new Map();
-        for (const b of session.blocks) if (b.kind === "compaction") compactionBlocks.set(b.entryId, b.index);
-      }
-      return compactionBlocks.get(entryId);
-    },
-  };
+  return new WholeReadLookups(session, known);
 }
 
 /** The facts and artifacts a compaction is built from. */
@@ -393,10 +415,57 @@ function compactWith(
   extracted: (plan: CutPlan) => Extracted,
   options: CompactOptions,
 ): CompactResult {
+  const scope = enterParts(options.parts, false);
+  try {
+    const plan = cutOf(session, options);
+    return compactPlanned(session, wholeReadLookups(session, options.compactionBlocks), plan, { ...extracted(plan), ...outsideOf(session) }, options);
+  } finally {
+    leaveParts(scope);
+  }
+}
+
+/**
+ * The cut of `session`, a part made of the session read (the same object at the same size and leaf: an
+ * append-only file read again is a new size or leaf) and the tail kept; `blockBytes` and `lineage` only
+ * spare the work of sizing and listing the blocks, the cut is the same without them.
+ */
+function cutOf(session: Session, options: Pick<CompactOptions, "keepTail" | "blockBytes" | "lineage">): CutPlan {
+  const keepTail = options.keepTail ?? "auto";
+  const held = reuse(SLOT.cut, session, session.byteLength, session.leafId, keepTail) as CutPlan | undefined;
+  if (held !== undefined) return held;
   // One literal (its shape lives as long as this code), not spreads: a shape made by spreading is freed by
   // the next full GC once no options object holds it, and planCut's optimized code that met it with it.
   const plan = planCut(session, { keepTail: options.keepTail, blockBytes: options.blockBytes, lineage: options.lineage });
-  return compactPlanned(session, wholeReadLookups(session, options.compactionBlocks), plan, { ...extracted(plan), ...outsideWindow(session) }, options);
+  return keep(SLOT.cut, plan, session, session.byteLength, session.leafId, keepTail);
+}
+
+/** `outsideWindow`, a part made of the session read (see `cutOf`). */
+function outsideOf(session: Session): OutsideWindow {
+  const held = reuse(SLOT.outside, session, session.byteLength, session.leafId) as OutsideWindow | undefined;
+  return held ?? keep(SLOT.outside, outsideWindow(session), session, session.byteLength, session.leafId);
+}
+
+/**
+ * At a turn's end: the cut a compaction of `session` as it stands would make, what the user said outside
+ * the branch's blocks, and the brief of the window the cut summarizes, kept as parts the hook reuses while
+ * the session read is the same (a turn appended nothing since). Nothing is kept when there is nothing to
+ * compact yet (the hook reports that itself).
+ */
+export function prepareCutParts(parts: SummaryParts, session: Session, options: Pick<CompactOptions, "keepTail" | "blockBytes" | "lineage"> = {}): void {
+  const scope = enterParts(parts, true);
+  try {
+    let plan: CutPlan;
+    try {
+      plan = cutOf(session, options);
+    } catch (error) {
+      if (error instanceof SummaryError && error.code === "NOTHING_TO_COMPACT") return;
+      throw error;
+    }
+    outsideOf(session);
+    briefOf(plan.summarizedBlocks);
+  } finally {
+    leaveParts(scope);
+  }
 }
 
 /** What the user said and did outside the branch's blocks (see `compactPlanned`), from a whole read. */

@@ -48,6 +48,7 @@ export {
   compactSession,
   compactWithFacts,
   lineagePrevious,
+  prepareCutParts,
   prepareSummaryParts,
   type SummaryPartsInput,
   DEFAULT_SUMMARY_BUDGET,

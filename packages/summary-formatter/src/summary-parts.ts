@@ -44,8 +44,14 @@ export const SLOT = {
   cappedStatements: 28,
   verbatim: 29,
   keptTail: 30,
-  /** One slot per section fitted to its share of the budget (fit-budget's SHARED order) from here. */
+  /** The cut planned for a session read (`prepareCutParts`: the same object, at the same size and leaf, and tail kept). */
+  cut: 31,
+  /** One slot per section fitted to its share of the budget (fit-budget's SHARED order: 6 sections) from here. */
   shared: 32,
+  /** The brief's last lines and their count before, for the summarized window's blocks (by identity). */
+  brief: 38,
+  /** What the user said and did outside the branch's blocks, for a session read (as `cut`). */
+  outside: 39,
   /**
    * Two slots per rendered section (render-brackets' SECTIONS order) from here: the sections before the
    * shares are fitted, then the sections after (`SECTION_BANK` apart).

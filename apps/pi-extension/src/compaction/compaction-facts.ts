@@ -29,6 +29,7 @@ import {
   foldPrevious,
   lineagePrevious,
   parseOwnSummary,
+  prepareCutParts,
   prepareSummaryParts,
   type PreviousBase,
   type SummaryDoc,
@@ -85,6 +86,8 @@ export class CompactionFacts {
   #base: PreviousBase | undefined;
   /** The summary's parts as the last `prepare` left them (the hook reads them; only `prepare` makes them). */
   readonly #parts = new SummaryParts();
+  /** The lineage's blocks as the last `prepare` listed them, for the session read it met (see `lineage`). */
+  #lineage: { session: Session; bytes: number; leaf: string | null; blocks: readonly Block[] } | undefined;
   /** The tail's own facts, accumulated from its first block as it grows (see `#tailFacts`). */
   #tailAcc: { first: Block; acc: FactsAccumulator } | undefined;
   /** What the parts were last made of: the snapshot, the budget, the earlier summaries and the tail (its length and last block). */
@@ -222,6 +225,11 @@ export class CompactionFacts {
    */
   prepare(session: Session, summaryBudget: number = DEFAULT_SUMMARY_BUDGET, tailEnd?: number): void {
     this.#prepareBase(session);
+    // The lineage's blocks and the cut of the session as it stands (with what it summarizes and keeps
+    // aside), for a hook that meets the same session read (nothing appended since).
+    const lineage = this.#lineageOf(session);
+    if (this.#lineage?.blocks !== lineage) this.#lineage = { session, bytes: session.byteLength, leaf: session.leafId, blocks: lineage };
+    prepareCutParts(this.#parts, session, { blockBytes: this.#bytes, lineage });
     let prepared = this.#prepared;
     if (prepared?.fed !== this.#fed) {
       const taken = { facts: this.#facts.facts(), artifacts: this.#facts.artifacts() };
@@ -259,6 +267,21 @@ export class CompactionFacts {
     let n = 0;
     while (n < unfed.length && (unfed[n] as Block).entryPosition < end) n++;
     return n === unfed.length ? unfed : unfed.slice(0, n);
+  }
+
+  /**
+   * The lineage's blocks (ledger-reader's `lineageBlocks`): as the last `prepare` listed them while the
+   * session read is the same (the same object at the same size and leaf), else listed now (not kept: only
+   * `prepare` keeps, so a hook never finds an earlier hook's work).
+   */
+  lineage(session: Session): readonly Block[] {
+    return this.#lineageOf(session);
+  }
+
+  #lineageOf(session: Session): readonly Block[] {
+    const held = this.#lineage;
+    if (held !== undefined && held.session === session && held.bytes === session.byteLength && held.leaf === session.leafId) return held.blocks;
+    return lineageBlocks(session);
   }
 
   /** The summary's parts prepared at the last turn's end (read, never made, by the hook). */

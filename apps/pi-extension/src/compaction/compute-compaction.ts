@@ -2,7 +2,7 @@
 // session: cut at a task boundary, top the accumulators up to the cut, render the summary and the digest,
 // and build the `compact` record. Pure given its inputs (time comes from the session); no I/O here.
 import { type DurableArtifacts, lastEntryTime, type SessionFacts } from "@context-fold/extractors";
-import { type Block, lineageBlocks, type Session } from "@context-fold/ledger-reader";
+import type { Block, Session } from "@context-fold/ledger-reader";
 import { type CodeAssigner, type FoldIndexRecord, HARNESS, type Usage } from "@context-fold/seed-index-format";
 import { type CompactResult, compactWithFacts } from "@context-fold/summary-formatter";
 import type { ArtifactsDocument } from "./artifacts-file.js";
@@ -78,7 +78,7 @@ export function computeHookCompaction(input: HookCompactionInput): HookCompactio
   const at = lastEntryTime(session) ?? new Date(0).toISOString();
   // Earlier compactions' summaries were parsed, and blocks sized for the cut, when they were fed.
   // The lineage's blocks are listed once: the cut and the check below both walk them.
-  const lineage = lineageBlocks(session);
+  const lineage = facts.lineage(session);
   const options = {
     budget: input.summaryBudget,
     digestBudget: input.digestBudget,
