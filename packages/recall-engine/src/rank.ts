@@ -650,22 +650,49 @@ function unionScoreBound(index: TermIndex, ids: readonly number[], reach: (doc: 
 /** `prefixScoreBound`'s summed tf per block, zeroed after each use (a build asks it for thousands of terms). */
 let unionTf = new Float64Array(0);
 
-/** `rankWords`' per-block numbers, kept for the next search of as many blocks (see `wordsScratch`). */
-let rankArrays: { readonly scores: Float64Array; readonly token: Float64Array; readonly tf: Float64Array; readonly piece: Float64Array } | undefined;
+/** `rankWords`' per-block arrays (see `wordsScratch`). */
+interface WordsScratch {
+  readonly scores: Float64Array;
+  readonly token: Float64Array;
+  readonly tf: Float64Array;
+  readonly piece: Float64Array;
+  readonly hits: Uint8Array;
+  readonly coverage: Uint8Array;
+  readonly matched: Uint8Array;
+}
+
+/** The arrays `wordsScratch` hands out views of, each `capacity` long. */
+let rankArrays: (WordsScratch & { readonly capacity: number }) | undefined;
+
+/** Capacity past which the kept arrays are dropped for a search this many times smaller (a 1 GB session's are ~50 MB). */
+const SCRATCH_KEEP_BLOCKS = 1 << 16;
+const SCRATCH_SHRINK = 4;
 
 /**
- * `rankWords`' four per-block arrays of numbers, all zero: those of the last search when it ranked as many
- * blocks (zeroed now), else new ones. Made anew per search, a session of 1.5 million blocks (the 1 GB bench
- * session) left 48 MB of them behind each search until a collection took them, several searches' worth at
- * a time, and the allocator's heap kept what they freed (eval's 46 searches: ~100 MB more resident).
+ * `rankWords`' per-block arrays (four of numbers, three of marks), all zero: views of `n` blocks over the
+ * arrays the last search used, zeroed now, when they are long enough (and not far longer than needed past
+ * SCRATCH_KEEP_BLOCKS), else new ones kept for the next. Made anew per search, a session of 1.5 million
+ * blocks (the 1 GB bench session) left 48 MB of them behind each search until a collection took them,
+ * several searches' worth at a time, and the allocator's heap kept what they freed (eval's 46 searches:
+ * ~100 MB more resident); a history search ranks hundreds of sessions of as many sizes, and seven arrays
+ * made per session were a good part of its collector's work.
  */
-function wordsScratch(n: number): NonNullable<typeof rankArrays> {
-  if (rankArrays?.scores.length === n) {
-    for (const a of Object.values(rankArrays)) a.fill(0);
-    return rankArrays;
+function wordsScratch(n: number): WordsScratch {
+  let kept = rankArrays;
+  if (kept === undefined || kept.capacity < n || (kept.capacity > SCRATCH_KEEP_BLOCKS && kept.capacity > SCRATCH_SHRINK * n)) {
+    kept = { capacity: n, scores: new Float64Array(n), token: new Float64Array(n), tf: new Float64Array(n), piece: new Float64Array(n), hits: new Uint8Array(n), coverage: new Uint8Array(n), matched: new Uint8Array(n) };
+    rankArrays = kept;
+  } else {
+    kept.scores.fill(0, 0, n);
+    kept.token.fill(0, 0, n);
+    kept.tf.fill(0, 0, n);
+    kept.piece.fill(0, 0, n);
+    kept.hits.fill(0, 0, n);
+    kept.coverage.fill(0, 0, n);
+    kept.matched.fill(0, 0, n);
   }
-  rankArrays = { scores: new Float64Array(n), token: new Float64Array(n), tf: new Float64Array(n), piece: new Float64Array(n) };
-  return rankArrays;
+  if (kept.capacity === n) return kept;
+  return { scores: kept.scores.subarray(0, n), token: kept.token.subarray(0, n), tf: kept.tf.subarray(0, n), piece: kept.piece.subarray(0, n), hits: kept.hits.subarray(0, n), coverage: kept.coverage.subarray(0, n), matched: kept.matched.subarray(0, n) };
 }
 
 /** The idf of a term held by `df` of `n` blocks (what `termScoreBound` multiplies by; the history keeps it beside the bound). */
@@ -821,7 +848,7 @@ export function rankWords(
 ): ScoredDoc[] {
   const { weightOf, resultOf, speakerDocs, sourcesOf, failed } = facts;
   const n = index.docCount;
-  const { scores, token, tf, piece } = wordsScratch(n);
+  const { scores, token, tf, piece, hits, coverage, matched } = wordsScratch(n);
   const touched: number[] = [];
   const { primaries, boosts } = queryWords(query);
   let gate: Uint8Array | null = null;
@@ -858,9 +885,8 @@ export function rankWords(
     for (const phrase of query.phrases) for (const term of phrase.terms) addBm25(index, index.postingLists(term), 1, inScope, scores, gate, touched);
   }
   // Distinct primaries per block: a block naming more of the query ranks above one repeating a common word.
-  const coverage = new Uint8Array(n);
   const distinct = distinctPrimaries(primaries);
-  const scratch: Scratch = { token, tf, hits: new Uint8Array(n), piece, touched: [] };
+  const scratch: Scratch = { token, tf, hits, piece, touched: [] };
   const byToken: number[][] = [];
   const own: number[][] = [];
   for (const term of distinct) {
@@ -891,7 +917,6 @@ export function rankWords(
   }
   const loose = distinct.length > 1 && distinct.some((t) => truncationOfTerm(t) !== null);
   if (loose || boosts.size > 0) {
-    const matched = new Uint8Array(n);
     for (const doc of touched) matched[doc] = 1;
     // A long word's looser forms count in the blocks the rest of the query found (a block no other word
     // matched is not found by a word's first letters).

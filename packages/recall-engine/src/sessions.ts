@@ -175,18 +175,22 @@ export function pageAcross(
   const bySession = new Map<number, ScoredDoc[]>();
   for (const m of slice) bySession.set(m.s, [...(bySession.get(m.s) ?? []), m.hit]);
   let segmentCount = 0;
+  // Each session's page gives its hits in the order of its docs: the k-th of a session's slice entries is
+  // its page's k-th hit (a hit is made of its own block, score and the query only), ranked here across sessions.
+  const hitsOf = new Map<number, readonly RecallHit[]>();
   for (const [s, docs] of bySession) {
     const item = opened[s] as RankedSession;
     const r = item.rank;
     const view = buildPage(item.blocks, r.scope, r.parsed, docs, { page: 1, pageSize: docs.length, session: item.label });
     segments.push(...view.segments);
     segmentCount += view.segmentCount;
+    hitsOf.set(s, view.hits);
   }
+  const taken = new Map<number, number>();
   slice.forEach((m, k) => {
-    const item = opened[m.s] as RankedSession;
-    const r = item.rank;
-    const one = buildPage(item.blocks, r.scope, r.parsed, [m.hit], { page: 1, pageSize: 1, session: item.label });
-    const hit = one.hits[0];
+    const at = taken.get(m.s) ?? 0;
+    taken.set(m.s, at + 1);
+    const hit = hitsOf.get(m.s)?.[at];
     if (hit !== undefined) hits.push({ ...hit, rank: (page - 1) * pageSize + k + 1 });
   });
   return { total, page, pages, pageSize, hits, segments, segmentCount };

@@ -1,7 +1,7 @@
 // Recall over real session files: generated sessions with planted facts, the shared Pi fixtures,
 // and the on-disk cache lifecycle (stale, truncated, foreign, corrupt, appended).
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
@@ -372,5 +372,28 @@ describe("searchSessions across a sessions directory", () => {
     const other = m1.needles.find((n) => n.onLineage && n.kind === "hex");
     const r1 = await searchSessions(dir, other?.value ?? "", { cacheDir: join(dir, ".cache") });
     expect(r1.hits[0]?.session).toBe(join("--home-dev-a--", "one.jsonl"));
+  });
+
+  it("a page holding several hits of one session shows each of them once, as that session's own search shows it", async () => {
+    const dir = tempDir("recall-page-");
+    mkdirSync(join(dir, "--home-dev-a--"));
+    mkdirSync(join(dir, "--home-dev-b--"));
+    const files = [join(dir, "--home-dev-a--", "one.jsonl"), join(dir, "--home-dev-b--", "two.jsonl")];
+    await generateSession(files[0] as string, { seed: 43, turns: 30 });
+    await generateSession(files[1] as string, { seed: 44, turns: 30 });
+    const result = await searchSessions(dir, "error", { cacheDir: join(dir, ".cache"), pageSize: 12 });
+    expect(result.hits.map((h) => h.rank)).toEqual(result.hits.map((_, k) => k + 1));
+    const perSession = new Map<string, number>();
+    for (const h of result.hits) perSession.set(h.session ?? "", (perSession.get(h.session ?? "") ?? 0) + 1);
+    expect(Math.max(...perSession.values())).toBeGreaterThan(1);
+    expect(new Set(result.hits.map((h) => `${h.session ?? ""}#${String(h.index)}`)).size).toBe(result.hits.length);
+    for (const file of files) {
+      const label = relative(dir, file);
+      const own = RecallIndex.build(await readSession(file)).search("error", { pageSize: 1000 }).hits;
+      for (const h of result.hits.filter((x) => x.session === label)) {
+        const same = own.find((o) => o.index === h.index);
+        expect({ ...h, rank: 0, session: undefined }, `${label} #${String(h.index)}`).toEqual({ ...same, rank: 0, session: undefined });
+      }
+    }
   });
 });
