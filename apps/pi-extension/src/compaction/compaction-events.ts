@@ -284,9 +284,12 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   // Far under the limit (Pi's count below PREPARE_AHEAD_AT of it) the verdict is "under the limit"
   // whatever a compaction would reclaim: no cut to plan, nothing to read, feed, prepare or write. The
   // facts wait in the session file: the first run near a compaction feeds what every run since appended
-  // (the same facts, fed in one go), so a run far from one costs a stat, whatever it appended.
+  // (the same facts, fed in one go), so a run far from one costs a stat, whatever it appended. Until
+  // the facts hold anything (a session's first runs, or the history of a session resumed in this
+  // process) the gate reads and feeds at every run: that first read is the session's, not a run's.
   const near = reported.tokens == null || isNear(options, reported.contextWindow, reported.tokens, threshold);
   if (!near && !heldOver) {
+    if (session.facts.lastIndex < 0 && (await session.sync(false)) === undefined) return undefined;
     return evaluateGate({ tokens: reported.tokens ?? 0, contextWindow: reported.contextWindow, reclaimable: 0, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
   }
   const ledger = await session.sync(false);
