@@ -2,11 +2,10 @@
 // an anchor no block carries is answered from that index, never by scanning every block (a caller
 // asking whether a snapshot already holds a newly appended anchor misses often, and on a 100 MB
 // session a scan per miss costs milliseconds).
-import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { tempDir } from "@context-fold/test-support";
 import { blocksWithAnchor, readSession, updateSession } from "@context-fold/ledger-reader";
 import { describe, expect, it } from "vitest";
-import { assistant, toolResult, user } from "./pi-messages.js";
+import { assistant, lsSession, toolResult } from "./pi-messages.js";
 
 /** Make any scan of the session's blocks fail the test. */
 function forbidScans(blocks: readonly unknown[]): void {
@@ -22,12 +21,7 @@ function forbidScans(blocks: readonly unknown[]): void {
 
 describe("blocksWithAnchor", () => {
   it("finds an anchor from the read's index and answers a miss without scanning the blocks", async () => {
-    const sm = SessionManager.create("/project", tempDir());
-    sm.appendMessage(user("first"));
-    sm.appendMessage(assistant([{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls" } }], "r1"));
-    sm.appendMessage(toolResult("c1", "bash", "a\nb"));
-    const file = sm.getSessionFile();
-    if (file === undefined) throw new Error("Pi wrote no file");
+    const { sm, file } = lsSession(tempDir());
     const session = await readSession(file);
     const anchored = session.blocks.filter((block) => block.anchor !== undefined);
     const anchor = anchored[0]?.anchor;
