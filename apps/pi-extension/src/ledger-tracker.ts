@@ -87,6 +87,11 @@ export class LedgerTracker {
     return this.#pending === 0 ? this.#session : undefined;
   }
 
+  /** The file's size now, by one stat (nothing read), or undefined while Pi has not created it. */
+  size(): number | undefined {
+    return stampOf(this.path)?.size;
+  }
+
   /** Times the file was opened and read (the first read and every update that found a change). */
   get reads(): number {
     return this.#reads;

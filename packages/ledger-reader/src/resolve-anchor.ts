@@ -66,8 +66,13 @@ const anchoredViews = new WeakMap<Session, ReadonlyMap<string, readonly Block[]>
 export function blocksWithAnchor(session: Session, anchor: string): Block[] {
   const held = anchoredViews.get(session);
   if (held !== undefined) return [...(held.get(anchor) ?? [])];
-  const indexes = stateOf(session)?.builder.anchors.get(anchor);
-  if (indexes !== undefined) return indexes.flatMap((i) => session.blocks[i] ?? []);
+  const state = stateOf(session);
+  if (state !== undefined) {
+    // The read's builder indexed the anchor of every block it took: a miss is no block, never a scan
+    // of all of them (a caller asking whether a snapshot already holds a new anchor misses often).
+    const indexes = state.builder.anchors.get(anchor);
+    return indexes === undefined ? [] : indexes.flatMap((i) => session.blocks[i] ?? []);
+  }
   return session.blocks.filter((block) => block.anchor === anchor);
 }
 

@@ -1,19 +1,13 @@
 // lineageBlocksAfter on a file Pi's SessionManager writes: after appends it gives exactly the blocks
 // the lineage gained; after a branch switch it says to start over.
-import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { tempDir } from "@context-fold/test-support";
 import { lineageBlocks, lineageBlocksAfter, readSession, updateSession } from "@context-fold/ledger-reader";
 import { describe, expect, it } from "vitest";
-import { assistant, toolResult, user } from "./pi-messages.js";
+import { assistant, lsSession, user } from "./pi-messages.js";
 
 describe("lineageBlocksAfter", () => {
   it("gives the blocks appended on the lineage since an entry, and undefined once that entry left it", async () => {
-    const sm = SessionManager.create("/project", tempDir());
-    sm.appendMessage(user("first"));
-    sm.appendMessage(assistant([{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls" } }], "r1"));
-    sm.appendMessage(toolResult("c1", "bash", "a\nb"));
-    const file = sm.getSessionFile();
-    if (file === undefined) throw new Error("Pi wrote no file");
+    const { sm, file } = lsSession(tempDir());
     const before = await readSession(file);
     const seen = lineageBlocks(before).length;
     const leaf = before.leafId;

@@ -1,5 +1,6 @@
 // Message objects shaped the way Pi stores them, for sessions written in tests.
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 
 type Part =
   | { type: "text"; text: string }
@@ -48,4 +49,15 @@ export function toolResult(toolCallId: string, toolName: string, text: string, d
 
 export function bashExecution(command: string, output: string, exitCode: number): AgentMessage {
   return { role: "bashExecution", command, output, exitCode, cancelled: false, truncated: false, timestamp: tick() } as unknown as AgentMessage;
+}
+
+/** A session Pi's SessionManager writes: a prompt, an `ls` call (`c1`) and its output; the manager and its file. */
+export function lsSession(dir: string): { sm: SessionManager; file: string } {
+  const sm = SessionManager.create("/project", dir);
+  sm.appendMessage(user("first"));
+  sm.appendMessage(assistant([{ type: "toolCall", id: "c1", name: "bash", arguments: { command: "ls" } }], "r1"));
+  sm.appendMessage(toolResult("c1", "bash", "a\nb"));
+  const file = sm.getSessionFile();
+  if (file === undefined) throw new Error("Pi wrote no file");
+  return { sm, file };
 }

@@ -269,24 +269,31 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   const { runtime, session } = await registry.get(ctx);
   if (session === undefined || session.inFlight !== undefined) return undefined;
   if (event === "agent_end") session.noteRunEnded();
-  const ledger = await session.sync(false);
+  // The session file's size by one stat (undefined: Pi has not created it yet); nothing is read here.
+  const bytes = session.target.ledger.size();
   const reported = runtime.usage.usage(ctx);
-  if (ledger === undefined || reported === undefined || !(reported.contextWindow > 0)) return undefined;
+  if (bytes === undefined || reported === undefined || !(reported.contextWindow > 0)) return undefined;
   const options = registry.options;
   const threshold = gateThreshold(options, ctx, runtime.folder, reported.contextWindow);
   // What Pi holds, folds not applied (known once folding ran a call): over its limit, the cut is planned
   // whatever the sent context's size. The limit falls to PAID_HELD_WINDOWS windows once Pi's copies since the last
   // compaction add up to the session file (what a compaction reads and re-lists): see `heldBound`.
   const held = runtime.folder.heldTokens;
-  const copies = heldCopies(registry, runtime, ledger.byteLength);
+  const copies = heldCopies(registry, runtime, bytes);
   const heldOver = held !== undefined && held > heldBound(reported.contextWindow, options, copies);
   // Far under the limit (Pi's count below PREPARE_AHEAD_AT of it) the verdict is "under the limit"
-  // whatever a compaction would reclaim: no cut to plan, nothing to prepare or write. This keeps the
-  // gate's cost per run independent of the session's length until a compaction nears.
+  // whatever a compaction would reclaim: no cut to plan, nothing to read, feed, prepare or write. The
+  // facts wait in the session file: the first run near a compaction feeds what every run since appended
+  // (the same facts, fed in one go), so a run far from one costs a stat, whatever it appended. Until
+  // the facts hold anything (a session's first runs, or the history of a session resumed in this
+  // process) the gate reads and feeds at every run: that first read is the session's, not a run's.
   const near = reported.tokens == null || isNear(options, reported.contextWindow, reported.tokens, threshold);
   if (!near && !heldOver) {
+    if (session.facts.lastIndex < 0 && (await session.sync(false)) === undefined) return undefined;
     return evaluateGate({ tokens: reported.tokens ?? 0, contextWindow: reported.contextWindow, reclaimable: 0, runsSinceCompaction: session.runsSinceCompaction, threshold }, options);
   }
+  const ledger = await session.sync(false);
+  if (ledger === undefined) return undefined;
   await session.persist(ledger);
   let cut;
   try {

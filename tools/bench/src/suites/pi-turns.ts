@@ -14,7 +14,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { type AssistantMessage, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
-import { createAgentSession, DefaultResourceLoader, type ExtensionUIContext, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent";
+import {
+  createAgentSession,
+  DefaultResourceLoader,
+  type ExtensionUIContext,
+  type LoadExtensionsResult,
+  ModelRuntime,
+  SessionManager,
+  SettingsManager,
+} from "@earendil-works/pi-coding-agent";
 import { startProfile } from "../profile.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
@@ -26,8 +34,9 @@ const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").sp
 /** A folder for a V8 CPU profile of each run's turns (`pi-turns-<run>.cpuprofile`): Pi's work and ours, one process. */
 const PROFILE_DIR = process.env["BENCH_PI_TURNS_PROFILE"];
 /**
- * A folder for each run's turns (`pi-turns-<run>.json`: wall and CPU per turn, and each turn's start and
- * end on the monotonic clock in µs, the clock of a CPU profile's samples, to split a profile by turn).
+ * A folder for each run's turns (`pi-turns-<run>.json`: wall and CPU per turn, the CPU inside the
+ * extension's handlers per turn, in all and by event, and each turn's start and end on the monotonic
+ * clock in µs, the clock of a CPU profile's samples, to split a profile by turn).
  */
 const DUMP_DIR = process.env["BENCH_PI_TURNS_DUMP"];
 /** The monotonic clock in µs (the clock of a V8 CPU profile's timestamps). */
@@ -67,6 +76,61 @@ function uiStub(): ExtensionUIContext {
   return ui as unknown as ExtensionUIContext;
 }
 
+/**
+ * CPU spent inside the loaded extensions' event handlers (awaited to the end, so the async work a handler
+ * awaits counts, and the Pi calls it makes): the time while at least one handler runs, so handlers that
+ * overlap are counted once. The rest of a turn's CPU is Pi's own work (and the GC's), which the
+ * extension may still cause: e.g. Pi copying a branch it holds because nothing compacted it.
+ */
+class HandlerClock {
+  #active = 0;
+  #since: NodeJS.CpuUsage | undefined;
+  #spentMicros = 0;
+  /** The event of the outermost handler running (overlapping handlers are charged to it). */
+  #event = "";
+  /** CPU by event (µs), for the dump. */
+  readonly byEvent = new Map<string, number>();
+
+  /** Wrap every event handler of every loaded extension (a resource loader's `extensionsOverride`). */
+  readonly wrap = (base: LoadExtensionsResult): LoadExtensionsResult => {
+    for (const extension of base.extensions) {
+      for (const [event, handlers] of extension.handlers) {
+        extension.handlers.set(
+          event,
+          handlers.map((handler) => async (...args: unknown[]) => {
+            this.#enter(event);
+            try {
+              return await handler(...args);
+            } finally {
+              this.#leave();
+            }
+          }),
+        );
+      }
+    }
+    return base;
+  };
+
+  #enter(event: string): void {
+    if (this.#active++ > 0) return;
+    this.#event = event;
+    this.#since = process.cpuUsage();
+  }
+
+  #leave(): void {
+    if (--this.#active === 0 && this.#since !== undefined) {
+      const spent = process.cpuUsage(this.#since);
+      this.#spentMicros += spent.user + spent.system;
+      this.byEvent.set(this.#event, (this.byEvent.get(this.#event) ?? 0) + spent.user + spent.system);
+    }
+  }
+
+  /** CPU spent in handlers so far, in ms (a handler still running is not counted yet). */
+  get spentMs(): number {
+    return this.#spentMicros / 1000;
+  }
+}
+
 /** The prompt tokens an assistant message was billed for (the faux provider counts role and text / 4). */
 function promptTokens(message: unknown): number {
   const usage = (message as { role?: unknown; usage?: { input?: number; cacheRead?: number; cacheWrite?: number } }).usage;
@@ -78,6 +142,8 @@ interface Run {
   readonly turnMs: number[];
   /** CPU of the whole process per turn (Pi's work and every extension's, this process only). */
   readonly turnCpuMs: number[];
+  /** CPU inside the extensions' event handlers per turn (see HandlerClock). */
+  readonly handlerCpuMs: number[];
   /** The largest prompt the model was billed for, in tokens. */
   readonly peakTokens: number;
   /** The largest context as the messages' JSON (with Pi's per-message bookkeeping). */
@@ -130,7 +196,8 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   const runtime = await ModelRuntime.create({ authPath: join(dir, "auth.json"), modelsPath: null });
   runtime.registerNativeProvider(faux.provider);
   await runtime.setRuntimeApiKey(faux.provider.id, "faux-key");
-  const loader = new DefaultResourceLoader({ cwd: dir, agentDir: dir, additionalExtensionPaths: withExtension ? [extensionDir()] : [] });
+  const clock = new HandlerClock();
+  const loader = new DefaultResourceLoader({ cwd: dir, agentDir: dir, additionalExtensionPaths: withExtension ? [extensionDir()] : [], extensionsOverride: clock.wrap });
   await loader.reload();
   const manager = SessionManager.create(dir, join(dir, "sessions"));
   const { session } = await createAgentSession({
@@ -147,12 +214,17 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   await session.bindExtensions({ uiContext: uiStub() });
   const turnMs: number[] = [];
   const turnCpuMs: number[] = [];
+  const handlerCpuMs: number[] = [];
+  /** Per turn, the handlers' CPU by event (ms), for the dump. */
+  const handlerEvents: Record<string, number>[] = [];
   const turnMicros: [number, number][] = [];
   const stopProfile = await startProfile(PROFILE_DIR, `pi-turns-${name}`, 100);
   for (let turn = 1; turn <= TURNS; turn++) {
     const startMicros = nowMicros();
     const start = performance.now();
     const cpu = process.cpuUsage();
+    const inHandlers = clock.spentMs;
+    const byEvent = new Map(clock.byEvent);
     await session.prompt(`step ${String(turn)}`);
     // A compaction an extension started at the run's end begins after this macrotask; wait for it,
     // as a user's next prompt would (Pi refuses a prompt while one runs).
@@ -161,6 +233,8 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
     turnMs.push(performance.now() - start);
     const spent = process.cpuUsage(cpu);
     turnCpuMs.push((spent.user + spent.system) / 1000);
+    handlerCpuMs.push(clock.spentMs - inHandlers);
+    handlerEvents.push(Object.fromEntries([...clock.byEvent].map(([event, micros]) => [event, (micros - (byEvent.get(event) ?? 0)) / 1000])));
     turnMicros.push([startMicros, nowMicros()]);
     for (const sent of sentThisTurn) peakChars = Math.max(peakChars, JSON.stringify(sent).length);
     sentThisTurn = [];
@@ -168,7 +242,7 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   await stopProfile();
   if (DUMP_DIR !== undefined && DUMP_DIR !== "") {
     mkdirSync(DUMP_DIR, { recursive: true });
-    writeFileSync(join(DUMP_DIR, `pi-turns-${name}.json`), JSON.stringify({ turnMs, turnCpuMs, turnMicros }));
+    writeFileSync(join(DUMP_DIR, `pi-turns-${name}.json`), JSON.stringify({ turnMs, turnCpuMs, handlerCpuMs, handlerEvents, turnMicros }));
   }
   (globalThis as { gc?: () => void }).gc?.();
   const memory = process.memoryUsage();
@@ -178,7 +252,7 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   for (const entry of entries) if (entry.type === "message") peakTokens = Math.max(peakTokens, promptTokens(entry.message));
   session.dispose();
   for (const key of Object.keys(env)) Reflect.deleteProperty(process.env, key);
-  return { turnMs, turnCpuMs, peakTokens, peakChars, summaryCalls, compactions, rssMb: Math.round(memory.rss / 1e6), heapMb: Math.round(memory.heapUsed / 1e6) };
+  return { turnMs, turnCpuMs, handlerCpuMs, peakTokens, peakChars, summaryCalls, compactions, rssMb: Math.round(memory.rss / 1e6), heapMb: Math.round(memory.heapUsed / 1e6) };
 }
 
 function quantile(values: readonly number[], q: number): number {
@@ -209,6 +283,18 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
       },
       { suite: "pi-turns", case: `${name}: turn p50 (CPU, whole process)`, size, value: round(quantile(r.turnCpuMs, 0.5)), unit: "ms", note: `p95 ${String(round(quantile(r.turnCpuMs, 0.95)))} ms; at the end RSS ${String(r.rssMb)} MB, heap ${String(r.heapMb)} MB` },
     );
+    // With an extension: the turn's CPU split into its handlers' and the rest (Pi's own work and the GC's).
+    if (r.handlerCpuMs.some((ms) => ms > 0)) {
+      const rest = r.turnCpuMs.map((ms, i) => ms - (r.handlerCpuMs[i] ?? 0));
+      rows.push({
+        suite: "pi-turns",
+        case: `${name}: CPU in the extension's handlers, p50 per turn`,
+        size,
+        value: round(quantile(r.handlerCpuMs, 0.5)),
+        unit: "ms",
+        note: `p95 ${String(round(quantile(r.handlerCpuMs, 0.95)))} ms; the rest of the turn (Pi and GC) p50 ${String(round(quantile(rest, 0.5)))} ms, p95 ${String(round(quantile(rest, 0.95)))} ms`,
+      });
+    }
   }
   const alone = runs.find(([key]) => key === "alone")?.[2];
   const fold = runs.find(([key]) => key === "fold")?.[2];
