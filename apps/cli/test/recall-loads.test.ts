@@ -95,6 +95,24 @@ describe("what a recall process loads (built dist; `pnpm test` builds first)", (
     expect(existsSync(cache)).toBe(true);
   });
 
+  it("with NODE_COMPILE_CACHE set (Node turns the cache on itself), a warm word search loads no node:module and still runs from the cache", () => {
+    loaded(["recall", file, "shard"]);
+    const cache = join(dir, "compile-cache");
+    const list = join(dir, "builtins.txt");
+    const preload = join(dir, "list-builtins.cjs");
+    writeFileSync(preload, 'process.on("exit", () => require("node:fs").writeFileSync(process.env.CF_BUILTINS_LOG, process.moduleLoadList.join("\\n")));\n');
+    rmSync(cache, { recursive: true, force: true });
+    for (let run = 0; run < 2; run++) {
+      const p = spawnSync(process.execPath, ["--require", preload, mainJs, "recall", file, "shard", "failed"], {
+        encoding: "utf8",
+        env: { ...process.env, NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: "COMPILE_CACHE", CF_BUILTINS_LOG: list },
+      });
+      expect(p.status, p.stderr).toBe(0);
+      if (run === 1) expect(p.stderr).toMatch(/cache for file:\/\/\S+\/recall-one-shot\.js was accepted/);
+    }
+    expect(readFileSync(list, "utf8").split("\n")).not.toContain("NativeModule module");
+  });
+
   it("a warm word search leaves TurboFan to the hottest code: with V8's thresholds lowered, none of the one-shot bundle's functions is marked", () => {
     loaded(["recall", file, "shard"]);
     const bundle = readFileSync(resolve(import.meta.dirname, "../dist/recall-one-shot.js"), "utf8");
