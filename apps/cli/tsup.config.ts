@@ -5,6 +5,9 @@ import { sharedConfig } from "../../tsup.shared.js";
 
 type Plugin = NonNullable<Options["esbuildPlugins"]>[number];
 
+/** The CLI's version (its package.json's), written into the build as CONTEXT_FOLD_VERSION (src/version.ts). */
+const VERSION = (JSON.parse(readFileSync(new URL("package.json", import.meta.url), "utf8")) as { version: string }).version;
+
 /** The one-shot search's bundle (src/recall-one-shot.ts), beside the split build's files in dist/. */
 const ONE_SHOT = "recall-one-shot.js";
 /** The history search's bundle (src/recall-sessions-one-shot.ts), likewise. */
@@ -113,6 +116,7 @@ export default defineConfig([
     // Both builds write dist/ at once: this one's clean leaves the other's file.
     clean: [`!${ONE_SHOT}`, `!${ONE_SHOT}.map`, `!${SESSIONS_ONE_SHOT}`, `!${SESSIONS_ONE_SHOT}.map`, `!${SEED_READER}.cjs`, `!${SEED_READER}.cjs.map`],
     esbuildPlugins: [oneShotExternal],
+    define: { CONTEXT_FOLD_VERSION: JSON.stringify(VERSION) },
   }),
   // The one-shot search as one file: its CLI modules and the recall-engine, ledger-reader and seed-index-format
   // code it reaches through their subpath entries, compiled from their sources (only what it uses), so a

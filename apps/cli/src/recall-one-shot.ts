@@ -6,6 +6,7 @@
 // the fast parse does not take, the ledger read for what the table cannot answer.
 import { recallFromTable, renderResults } from "@context-fold/recall-engine/one-shot";
 import { parseRecallArgv } from "./commands/recall-argv.js";
+import { keepCompilersLight, letCompilersWork } from "./compile-tiers.js";
 import { checkSearch, fileRecall, type FileRecall, warnNotes } from "./commands/recall-search.js";
 import { endQuietlyOnBrokenPipe, reportError } from "./error-boundary.js";
 import { emit, wantsJson, writeStdoutDirectly } from "./output.js";
@@ -17,6 +18,10 @@ export type OneShot = "answered" | "commander" | "ledger";
 export function recallOneShot(argv: readonly string[]): OneShot {
   const parsed = parseRecallArgv(argv.slice(1));
   if (parsed === null) return "commander";
+  // A search the table answers is a short process: V8 keeps to baseline code (compile-tiers.ts; with its
+  // defaults TurboFan compiled some ten functions for a process about to end, ~10% of its CPU); the
+  // ledger read a table cannot answer gets V8's defaults back.
+  keepCompilersLight();
   let plan: FileRecall;
   let answer: ReturnType<typeof recallFromTable>;
   try {
@@ -28,7 +33,10 @@ export function recallOneShot(argv: readonly string[]): OneShot {
     return "answered";
   }
   // A table answer is a search without salvaged blocks (those come from reading the ledger).
-  if (answer === null || answer.kind !== "search" || answer.salvaged.length > 0) return "ledger";
+  if (answer === null || answer.kind !== "search" || answer.salvaged.length > 0) {
+    letCompilersWork();
+    return "ledger";
+  }
   // The answer is written to the descriptor itself, process.stdout never made (see writeStdoutDirectly):
   // a closed reader is told by the write's EPIPE, which the error boundary ends quietly.
   writeStdoutDirectly(endQuietlyOnBrokenPipe);

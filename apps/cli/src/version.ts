@@ -1,4 +1,6 @@
-// The CLI's own version, read from its package.json (one level above both src/ and dist/). node:fs is
-// taken without an ES module import (see main.ts): `--version` loads this module alone.
-const pkg = JSON.parse(process.getBuiltinModule("node:fs").readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
-export const version: string = pkg.version;
+// The CLI's own version: its package.json's. The build writes it into the binary (tsup.config.ts defines
+// CONTEXT_FOLD_VERSION from that file), so printing it reads no file; the sources run as they are (tests)
+// read it from package.json (one level above src/), node:fs taken without an ES module import (see main.ts).
+const read = (): string =>
+  (JSON.parse(process.getBuiltinModule("node:fs").readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+export const version: string = typeof CONTEXT_FOLD_VERSION === "string" ? CONTEXT_FOLD_VERSION : read();

@@ -4,7 +4,7 @@
 // and typebox, the history index). A search that needs the ledger read in full still loads them. Seen through a module loader hook that records every
 // resolved module, so the test reads what Node loaded, not what a bundle says.
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -76,6 +76,55 @@ describe("what a recall process loads (built dist; `pnpm test` builds first)", (
       expect(own.classifyLine(line), line).toEqual(classifyLine(line));
       expect(own.classifyLine(line, true), line).toEqual(classifyLine(line, true));
     }
+  });
+
+  it("a bare --version loads the binary's entry alone and makes no compile cache (a search does)", () => {
+    expect(loaded(["--version"]).map((url) => url.slice(url.lastIndexOf("/") + 1))).toEqual(["main.js"]);
+    // Node's default compile cache folder is under the temporary folder; the search beside is the control.
+    const env = { ...process.env, TMPDIR: join(dir, "tmp") };
+    delete env.NODE_COMPILE_CACHE;
+    delete env.NODE_DISABLE_COMPILE_CACHE;
+    const cache = join(dir, "tmp", "node-compile-cache");
+    rmSync(join(dir, "tmp"), { recursive: true, force: true });
+    mkdirSync(join(dir, "tmp"));
+    const version = spawnSync(process.execPath, [mainJs, "--version"], { encoding: "utf8", env });
+    expect(version.status, version.stderr).toBe(0);
+    expect(existsSync(cache)).toBe(false);
+    const search = spawnSync(process.execPath, [mainJs, "recall", file, "shard"], { encoding: "utf8", env });
+    expect(search.status, search.stderr).toBe(0);
+    expect(existsSync(cache)).toBe(true);
+  });
+
+  it("with NODE_COMPILE_CACHE set (Node turns the cache on itself), a warm word search loads no node:module and still runs from the cache", () => {
+    loaded(["recall", file, "shard"]);
+    const cache = join(dir, "compile-cache");
+    const list = join(dir, "builtins.txt");
+    const preload = join(dir, "list-builtins.cjs");
+    writeFileSync(preload, 'process.on("exit", () => require("node:fs").writeFileSync(process.env.CF_BUILTINS_LOG, process.moduleLoadList.join("\\n")));\n');
+    rmSync(cache, { recursive: true, force: true });
+    for (let run = 0; run < 2; run++) {
+      const p = spawnSync(process.execPath, ["--require", preload, mainJs, "recall", file, "shard", "failed"], {
+        encoding: "utf8",
+        env: { ...process.env, NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: "COMPILE_CACHE", CF_BUILTINS_LOG: list },
+      });
+      expect(p.status, p.stderr).toBe(0);
+      if (run === 1) expect(p.stderr).toMatch(/cache for file:\/\/\S+\/recall-one-shot\.js was accepted/);
+    }
+    expect(readFileSync(list, "utf8").split("\n")).not.toContain("NativeModule module");
+  });
+
+  it("a warm word search leaves TurboFan to the hottest code: with V8's thresholds lowered, none of the one-shot bundle's functions is marked", () => {
+    loaded(["recall", file, "shard"]);
+    const bundle = readFileSync(resolve(import.meta.dirname, "../dist/recall-one-shot.js"), "utf8");
+    // --trace-opt names each function marked for TurboFan; Node's own (its start, before the search) are not the bundle's.
+    const p = spawnSync(process.execPath, ["--trace-opt", "--invocation-count-for-turbofan=50", "--invocation-count-for-osr=50", mainJs, "recall", file, "shard", "failed"], { encoding: "utf8" });
+    expect(p.status, p.stderr).toBe(0);
+    const marked = [...p.stdout.matchAll(/\[marking 0x[0-9a-f]+ <JSFunction ([\w$]+) /g)].map((m) => m[1] ?? "");
+    expect(marked.length).toBeGreaterThan(0);
+    // The bundle's own: a function, a class or a method it defines under that name.
+    const defines = (name: string): boolean =>
+      new RegExp(`(?:\\bfunction ${name}\\(|\\b${name} = class\\b|^\\s+(?:static |get |set |async )*${name}\\()`, "m").test(bundle);
+    expect(marked.filter((name) => defines(name.replace(/\$/g, "\\$")))).toEqual([]);
   });
 
   it("a search the table cannot answer (expand reads the ledger) loads the package itself", () => {
