@@ -41,7 +41,7 @@ export class AnchorsByIndex implements Iterable<{ readonly index: number; readon
   }
 }
 
-function grown(array: Int32Array): Int32Array {
+function grown(array: Int32Array): Int32Array<ArrayBuffer> {
   const out = new Int32Array(array.length * 2);
   out.set(array);
   return out;

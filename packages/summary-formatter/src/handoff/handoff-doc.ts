@@ -259,7 +259,7 @@ export interface FoldSpans {
  * blockId that falls out can come back only as the newest, where a whole ordered map would put it too.
  * The blockIds are counted in a `Set`, or, for a walked view, a `CompactBlockSet` (no anchor held).
  */
-export function latestFoldSpans(input: Pick<HandoffInput, "seedRecords" | "seedSpans">, maxSpans = HANDOFF_MAX_SPANS): FoldSpans {
+export function latestFoldSpans(input: { readonly seedRecords?: readonly FoldIndexRecord[] | undefined; readonly seedSpans?: SeedSpanWalk | undefined }, maxSpans = HANDOFF_MAX_SPANS): FoldSpans {
   const max = Math.max(0, maxSpans);
   const recent = new Map<string, SpanPointerSource>();
   const seen: { add(blockId: string): unknown; readonly size: number } = input.seedSpans === undefined ? new Set<string>() : new CompactBlockSet(input.seedSpans.count);
