@@ -4,9 +4,10 @@
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { extractFacts } from "@context-fold/extractors";
-import { lineageBlocks, lineageInFileOrder, readSessionShape, streamLineage } from "@context-fold/ledger-reader";
+import { lineageBlocks, lineageInFileOrder, readSessionShape, type Session, streamLineage } from "@context-fold/ledger-reader";
+import type { Span } from "@context-fold/seed-index-format";
 import { generateSession } from "@context-fold/session-gen";
-import { sessionHandoff, sessionHandoffStreamed } from "@context-fold/summary-formatter";
+import { type SeedSpanWalk, sessionHandoff, sessionHandoffStreamed } from "@context-fold/summary-formatter";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
 import { factsText, streamedFacts } from "../src/commands/facts.js";
@@ -22,6 +23,22 @@ async function expectSameFacts(file: string, fragment = false): Promise<void> {
   expect(factsText(got)).toBe(factsText(expected));
 }
 
+/**
+ * A walked seed view (as the CLI gives a large one) naming every anchored lineage block, twice over the
+ * lineage's last ones; `log` records when it is walked.
+ */
+function seedWalk(whole: Session, log: string[]): SeedSpanWalk {
+  const anchored = lineageBlocks(whole).filter((b) => b.anchor !== undefined);
+  const spans: Span[] = [...anchored, ...anchored.slice(-3)].map((b, i) => ({ code: `c${String(i)}`, blockId: b.anchor as string, turn: b.turn, log: { bytes: b.text.length, lines: 1 } }) as Span);
+  return {
+    count: spans.length,
+    forEach(onSpan) {
+      log.push("walk");
+      spans.forEach(onSpan);
+    },
+  };
+}
+
 async function expectSameHandoff(file: string): Promise<void> {
   const { whole, shape } = await readBoth(file);
   for (const options of [{}, { now: NOW, maxSpans: 2, goal: "finish the port" }]) {
@@ -30,6 +47,24 @@ async function expectSameHandoff(file: string): Promise<void> {
     expect(got.markdown).toBe(expected.markdown);
     expect(JSON.stringify(got.doc)).toBe(JSON.stringify(expected.doc));
   }
+  // Options given by a function (the CLI reads the seed index once the shape is let go): asked for before
+  // the stream, the walked view's fold spans picked then too, not after the stream; same output.
+  if (!lineageInFileOrder(whole)) return;
+  const log: string[] = [];
+  const expected = sessionHandoff(whole, { seedSpans: seedWalk(whole, []), sessionFile: "/s.jsonl" });
+  const got = await sessionHandoffStreamed(
+    shape,
+    () => {
+      log.push("options");
+      return Promise.resolve({ seedSpans: seedWalk(whole, log), sessionFile: "/s.jsonl" });
+    },
+    () => {
+      if (log.at(-1) !== "entry") log.push("entry");
+    },
+  );
+  expect(got.markdown).toBe(expected.markdown);
+  expect(JSON.stringify(got.doc)).toBe(JSON.stringify(expected.doc));
+  expect(log).toEqual(["options", "walk", "entry"]);
 }
 
 describeStreamedComparison({

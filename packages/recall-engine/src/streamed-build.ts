@@ -91,13 +91,14 @@ function room<T extends Int32Array>(array: T, at: number, fill: number, make: (n
  * block table (not v3, or a damaged line: see the file comment). A function of its own, so the index
  * builder's tables are let go when it returns. `onDir` receives the spill folder as soon as it is made.
  */
-async function streamPass(file: string, options: StreamedBuildOptions, onDir: (dir: string) => void): Promise<StreamPass | null> {
+async function streamPass(file: string, options: StreamedBuildOptions, shape: RecallShape, onDir: (dir: string) => void): Promise<StreamPass | null> {
   let open: { sessionId: string; cachePath: string; replaced: boolean; dir: string; previous: BlockTable | null; table: BlockTableWriter; index: SpilledIndexBuilder } | null = null;
   let callResults = new Int32Array(1024).fill(-1);
   let entryPositions = new Int32Array(1024);
   const calls = new Map<string, number>();
   let count = 0;
   let lastEntryId: string | null = null;
+  const lineage = new LineageIdsAlong(shape.lineagePositions);
   for await (const item of streamEntries(file, options.fragment === true ? { fragment: true } : {})) {
     if (item.kind === "header") {
       if (item.header.version !== 3) return null;
@@ -119,6 +120,7 @@ async function streamPass(file: string, options: StreamedBuildOptions, onDir: (d
     if (item.kind === "damage") return null;
     if (open === null) throw new LedgerError("NO_HEADER", file, "no header before the first entry");
     const { previous, table, index } = open;
+    lineage.add(item.entry, table);
     const raw = item.entry.raw;
     for (const block of item.blocks) {
       if (block.index !== count) throw new LedgerError("LEDGER_CHANGED", file, `block #${String(block.index)} read where #${String(count)} was expected: run again`);
@@ -136,6 +138,7 @@ async function streamPass(file: string, options: StreamedBuildOptions, onDir: (d
   }
   if (open === null) return null;
   const { sessionId, cachePath, replaced, dir, table, index } = open;
+  if (!lineage.finish(table)) throw new LedgerError("LEDGER_CHANGED", file, "the active lineage's entries were not all found where the first read found them: the file changed between reads; run again");
   return { sessionId, cachePath, replaced, dir, index: index.finish(), table, callResults: callResults.slice(0, count), entryPositions: entryPositions.slice(0, count), lastEntryId };
 }
 
@@ -146,8 +149,11 @@ export interface RecallShape {
   readonly damaged: boolean;
   /** Per entry position, 1 when the entry's id is on the active lineage (what the table says per block). */
   readonly onLineage: Uint8Array;
-  /** The active lineage's ids, in its order. */
-  readonly lineageIds: string[];
+  /**
+   * The active lineage's entry positions, in its order: its ids are taken from the stream (the ids
+   * themselves, ≈20 MB on the 1 GB bench session, were held from the shape through eval's compaction).
+   */
+  readonly lineagePositions: Int32Array;
   readonly compactions: readonly TableCompaction[];
 }
 
@@ -160,14 +166,58 @@ async function shapePass(file: string, options: StreamedBuildOptions): Promise<R
   return recallShapeOf(await readSessionShape(file, { ...(options.fragment === true ? { fragment: true } : {}), ...(options.onBytes === undefined ? {} : { onBytes: options.onBytes }) }));
 }
 
-/** What a streamed build needs of a session's shape (its first pass): a few bytes per entry and the lineage's ids. */
+/** What a streamed build needs of a session's shape (its first pass): a few bytes per entry (its lineage's ids are taken from the stream). */
 export function recallShapeOf(shape: Pick<SessionShape, "session" | "blockCount">): RecallShape {
   const { session, blockCount } = shape;
   const lineage = session.lineageIds;
   const onLineage = new Uint8Array(session.entries.length);
   for (const entry of session.entries) if (lineage.has(entry.id)) onLineage[entry.position] = 1;
   const compactions = session.compactions.map((c) => ({ number: c.number, segment: c.segment, entryIds: c.entryIds }));
-  return { byteLength: session.byteLength, blockCount, damaged: !snapshotEligible(session), onLineage, lineageIds: [...lineage], compactions };
+  const lineagePositions = Int32Array.from(session.lineage, (entry) => entry.position);
+  return { byteLength: session.byteLength, blockCount, damaged: !snapshotEligible(session), onLineage, lineagePositions, compactions };
+}
+
+/**
+ * The active lineage's ids written to the table in lineage order from the entries the stream meets: as
+ * they go by when the lineage runs forward in the file (what Pi writes), else held by lineage index until
+ * the stream ends. `finish` says whether every lineage position was met.
+ */
+class LineageIdsAlong {
+  private next = 0;
+  private readonly forward: boolean;
+  /** Lineage index by entry position (−1: off the lineage), and the ids met, when not `forward`. */
+  private readonly indexAt: Int32Array | undefined;
+  private readonly ids: (string | undefined)[] = [];
+  constructor(private readonly positions: Int32Array) {
+    let forward = true;
+    for (let k = 1; k < positions.length; k++) if ((positions[k] as number) <= (positions[k - 1] as number)) forward = false;
+    this.forward = forward;
+    if (!forward) {
+      let size = 0;
+      for (const p of positions) size = Math.max(size, p + 1);
+      this.indexAt = new Int32Array(size).fill(-1);
+      positions.forEach((p, k) => ((this.indexAt as Int32Array)[p] = k));
+    }
+  }
+  add(entry: { readonly id: string; readonly position: number }, table: BlockTableWriter): void {
+    if (this.forward) {
+      if (entry.position !== this.positions[this.next]) return;
+      table.addLineageId(entry.id);
+      this.next++;
+      return;
+    }
+    const k = this.indexAt?.[entry.position] ?? -1;
+    if (k >= 0) this.ids[k] = entry.id;
+  }
+  finish(table: BlockTableWriter): boolean {
+    if (this.forward) return this.next === this.positions.length;
+    for (let k = 0; k < this.positions.length; k++) {
+      const id = this.ids[k];
+      if (id === undefined) return false;
+      table.addLineageId(id);
+    }
+    return true;
+  }
 }
 
 /**
@@ -182,14 +232,13 @@ export async function buildRecallFilesStreamed(file: string, options: StreamedBu
     // most of the budget); the stream's garbage then reuses what the shape let go.
     const shape = options.shape ?? (await shapePass(file, options));
     if (shape.damaged) return null;
-    const streamed = await streamPass(file, options, (made) => (dir = made));
+    const streamed = await streamPass(file, options, shape, (made) => (dir = made));
     if (streamed === null) return null;
     const { cachePath, callResults, entryPositions, lastEntryId, table } = streamed;
     const count = entryPositions.length;
     if (count !== shape.blockCount) throw new LedgerError("LEDGER_CHANGED", file, `the file held ${String(shape.blockCount)} blocks when first read, ${String(count)} when streamed: it changed between reads; run again`);
     const onLineage = new Uint8Array(count);
     for (let k = 0; k < count; k++) onLineage[k] = shape.onLineage[entryPositions[k] as number] ?? 0;
-    for (const id of shape.lineageIds) table.addLineageId(id);
     const key = cacheKeyOf(file, { sessionId: streamed.sessionId, byteLength: shape.byteLength, blockCount: count, lastEntryId });
     writeAtomic(cachePath, streamed.index.pieces(key).chunks);
     writeAtomic(snapshotPath(cachePath), table.finish(key, shape.compactions, callResults, onLineage).chunks);

@@ -84,6 +84,26 @@ describe("the streamed build of a session's recall files", () => {
     }
   });
 
+  it("writes the same bytes when the lineage does not run forward in the file (hand-edited): its ids held until the stream ends", async () => {
+    const dir = tempDir();
+    const file = join(dir, "backwards.jsonl");
+    const at = (s: number): string => `2026-03-01T10:00:${String(s).padStart(2, "0")}.000Z`;
+    const line = (id: string, parentId: string | null, s: number, message: unknown): string => JSON.stringify({ type: "message", id, parentId, timestamp: at(s), message });
+    const header = JSON.stringify({ type: "session", version: 3, id: "019ca8a0-0000-7000-8000-000000000001", timestamp: at(0), cwd: "/p" });
+    // File order a, c, b, d; lineage a → b → c → d (c's parent b comes after it).
+    writeFileSync(
+      file,
+      [
+        header,
+        line("aaaa0001", null, 1, { role: "user", content: "rotate the lease token" }),
+        line("cccc0003", "bbbb0002", 3, { role: "user", content: "no, debounce the renewals" }),
+        line("bbbb0002", "aaaa0001", 2, { role: "assistant", content: [{ type: "text", text: "renewing the lease twice" }], responseId: "r1" }),
+        line("dddd0004", "cccc0003", 4, { role: "assistant", content: [{ type: "text", text: "debounced the lease renewals" }], responseId: "r2" }),
+      ].join("\n") + "\n",
+    );
+    await sameBytes(file, dir, [undefined]);
+  });
+
   it("answers a plain search from the files it built, as the read in memory answers it", async () => {
     const dir = tempDir("streamed-answer-");
     const file = join(dir, "s.jsonl");

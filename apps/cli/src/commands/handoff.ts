@@ -5,7 +5,7 @@ import { currentView, handoffPath, recordSpans, SeedIndexError, seedIndexPath } 
 import { readSession, type Session, type SessionHeader, type SessionShape } from "@context-fold/ledger-reader";
 import { type SessionHandoff, type SessionHandoffOptions, sessionHandoff, sessionHandoffStreamed, writeHandoff } from "@context-fold/summary-formatter";
 import type { Command } from "commander";
-import { freeHeapPagesOnce } from "../free-heap-pages.js";
+import { freeHeapPages, freeHeapPagesOnce } from "../free-heap-pages.js";
 import { CliError, emit, warn } from "../output.js";
 import { readIndexOutcomes } from "../seed-view.js";
 import { branchCutShort, readSessionForCli, readSessionShapeForCli, refuseSessionTarget, streamsSession, warnOrphanedFounding } from "../session-input.js";
@@ -43,8 +43,12 @@ async function seedView(file: string, lean: boolean): Promise<Pick<SessionHandof
   }
 }
 
-/** The session's header and how to make its handoff: streamed from its shape, or from a whole read. */
-async function handoffInput(file: string): Promise<{ header: SessionHeader; handoff: (options: SessionHandoffOptions) => Promise<SessionHandoff> }> {
+/**
+ * The session's header and how to make its handoff: streamed from its shape, or from a whole read. The
+ * handoff asks for its options (`optionsOf`) once the shape is let go when it streams: what they read
+ * (the seed index) then does not come on top of the shape.
+ */
+async function handoffInput(file: string): Promise<{ header: SessionHeader; handoff: (optionsOf: () => Promise<SessionHandoffOptions>) => Promise<SessionHandoff> }> {
   let session: Session;
   if (streamsSession(file)) {
     const shape = await readSessionShapeForCli(file);
@@ -53,11 +57,16 @@ async function handoffInput(file: string): Promise<{ header: SessionHeader; hand
       const slot: { shape?: SessionShape } = { shape };
       return {
         header: shape.session.header,
-        handoff: (options) => {
+        handoff: (optionsOf) => {
           const taken = slot.shape;
           delete slot.shape;
           if (taken === undefined) return Promise.reject(new Error("handoff: the session was already streamed"));
-          // V8's emptied pages go back at the stream's first entry, the shape let go by then (free-heap-pages.ts).
+          // V8's emptied pages go back when the options are asked for, the shape let go by then, and at
+          // the stream's first entry, the fold spans walked by then (free-heap-pages.ts).
+          const options = (): Promise<SessionHandoffOptions> => {
+            freeHeapPages();
+            return optionsOf();
+          };
           return sessionHandoffStreamed(taken, options, freeHeapPagesOnce());
         },
       };
@@ -65,7 +74,7 @@ async function handoffInput(file: string): Promise<{ header: SessionHeader; hand
     session = await readSession(file);
   } else session = await readSessionForCli(file);
   warnOrphanedFounding(session, "handoff");
-  return { header: session.header, handoff: (options) => Promise.resolve(sessionHandoff(session, options)) };
+  return { header: session.header, handoff: async (optionsOf) => sessionHandoff(session, await optionsOf()) };
 }
 
 export function registerHandoff(program: Command): void {
@@ -88,21 +97,21 @@ export function registerHandoff(program: Command): void {
       // The shape, then one streamed read of the lineage (facts accumulated entry by entry, no text kept).
       // A branch cut short by damage is read whole: its warning quotes founding requests by their text.
       // (A session up to STREAM_ABOVE_BYTES is read whole: one parse.) Nothing here holds the shape past
-      // the call that streams: `sessionHandoffStreamed` keeps only its lineage's route.
+      // the call that streams: `sessionHandoffStreamed` keeps only its lineage's route, then reads the seed index.
       const read = await handoffInput(file);
       const { header } = read;
       const sessionFile = resolve(file);
       const indexFile = seedIndexPath(sessionFile, header.id);
       const target = options.out === undefined ? handoffPath(sessionFile, header.id) : resolve(options.out);
       refuseSessionTarget(target, sessionFile, "--out");
-      const handoffOptions = {
+      const handoffOptions = async (): Promise<SessionHandoffOptions> => ({
         sessionFile,
         seedIndexFile: indexFile,
         ...(await seedView(indexFile, streamsSession(file))),
         ...(options.goal === undefined ? {} : { goal: options.goal }),
         ...(options.now === undefined ? {} : { now: options.now }),
         ...(options.maxSpans === undefined ? {} : { maxSpans: Number(options.maxSpans) }),
-      };
+      });
       const { doc, markdown } = await read.handoff(handoffOptions);
       const written = await writeHandoff(sessionFile, header.id, markdown, { out: target });
       emit(options.json === true, { path: written.path, bytes: written.bytes, goal: doc.goal, openErrors: doc.openErrors, pointers: doc.pointers }, () => written.path);

@@ -158,7 +158,7 @@ async function streamedRecallPart(file: string, head: Started["head"], shaped: {
     let t = clock();
     const cachePath = join(dir, "recall-index");
     // The shape the compaction part read (with the same `fragment`) is the build's first pass: the file is
-    // read once more, not twice. Taken from `shaped`, so that the lineage's ids go when the build returns.
+    // read once more, not twice. Taken from `shaped`, so that it goes when the build returns.
     const built = await buildRecallFilesStreamed(file, { cachePath, ...takeShape(shaped), ...fragment });
     if (built === null) return undefined;
     // The build's spilled runs and columns are let go: its pages go back before the search's heap grows.

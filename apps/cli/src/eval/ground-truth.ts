@@ -225,7 +225,13 @@ export class GroundTruthAlong {
   readonly #commits = new Map<string, TruthCommit>();
   /** Tool calls whose result (the last one read with their id) is an error. */
   readonly #failedCalls = new Set<string>();
-  readonly #runs: CommandRun[] = [];
+  /**
+   * The last run of each command: only it decides whether the command is left failing (a run that
+   * failed is undone by a later one that did not, and the other way round), and the errors are listed
+   * by `#N`, not in the order the commands were met. One slot per command, not per run (the runs of the
+   * 1 GB bench session were ~14 MB under eval's compaction).
+   */
+  readonly #lastRuns = new Map<string, CommandRun>();
   /** The manifest's open errors: where each first shows in a tool output, once found. */
   readonly #manifestAt: ({ index: number; inWindow: boolean } | undefined)[];
 
@@ -272,7 +278,7 @@ export class GroundTruthAlong {
     // ("gone"), as the summary's own outcome rule reads it (one rule: extractors' checksRemovedPaths, on
     // the command as written, newlines included).
     if (command === null || isProbe(command) || checksRemovedPaths(b.args?.["command"] as string)) return;
-    this.#runs.push({ command, index: b.index, inWindow, toolCallId: isCall ? b.toolCallId : undefined, isError: !isCall && b.isError === true });
+    this.#lastRuns.set(command, { command, index: b.index, inWindow, toolCallId: isCall ? b.toolCallId : undefined, isError: !isCall && b.isError === true });
   }
 
   /** The ground truth of the blocks added, for the cut at `cutEntryId`. */
@@ -290,13 +296,9 @@ export class GroundTruthAlong {
         else unresolvedErrors.push({ text, index: at?.index ?? null, source: "manifest" });
       });
     } else {
-      const lastFailure = new Map<string, CommandRun>();
-      for (const run of this.#runs) {
+      for (const [command, run] of this.#lastRuns) {
         const didFail = run.toolCallId === undefined ? run.isError : failed(run.toolCallId);
-        if (didFail) lastFailure.set(run.command, run);
-        else lastFailure.delete(run.command);
-      }
-      for (const [command, run] of lastFailure) {
+        if (!didFail) continue;
         if (!run.inWindow) {
           errorsInTail++;
           continue;

@@ -27,6 +27,12 @@ export interface HandoffInput {
   readonly seedRecords?: readonly FoldIndexRecord[];
   /** The current view's spans walked instead of held (see `SeedSpanWalk`); when given, `seedRecords` is not read. */
   readonly seedSpans?: SeedSpanWalk;
+  /**
+   * The fold spans already picked from the view (`latestFoldSpans` with this input's `maxSpans`), when the
+   * caller walked them earlier: then neither `seedRecords` nor `seedSpans` is read. A streamed handoff
+   * walks a large view before its stream, on a heap that holds little else (see session-handoff.ts).
+   */
+  readonly foldSpans?: FoldSpans;
   /** The goal as the user states it now; default: the founding request. */
   readonly goal?: string;
   /** ISO-8601 time printed as the handoff's time (from input, never the clock). */
@@ -189,8 +195,7 @@ export function buildHandoffDoc(input: HandoffInput): HandoffDoc {
     });
   }
 
-  const maxSpans = input.maxSpans ?? HANDOFF_MAX_SPANS;
-  const { kept, distinct } = latestSpans(input, Math.max(0, maxSpans));
+  const { kept, distinct } = input.foldSpans ?? latestFoldSpans(input, input.maxSpans);
   for (const s of kept) {
     pointers.push({
       kind: "span",
@@ -242,13 +247,20 @@ interface SpanPointerSource {
   bytes: number;
 }
 
+/** The fold spans a handoff lists (the most recent kept) and how many blockIds the view names. */
+export interface FoldSpans {
+  readonly kept: readonly SpanPointerSource[];
+  readonly distinct: number;
+}
+
 /**
  * Fold spans: the latest span naming a blockId wins; listed in the order of each blockId's latest span,
- * the `max` most recent kept; and how many blockIds there are. Only the `max` most recent are held: a
+ * the `maxSpans` most recent kept; and how many blockIds there are. Only the `max` most recent are held: a
  * blockId that falls out can come back only as the newest, where a whole ordered map would put it too.
  * The blockIds are counted in a `Set`, or, for a walked view, a `CompactBlockSet` (no anchor held).
  */
-function latestSpans(input: HandoffInput, max: number): { kept: SpanPointerSource[]; distinct: number } {
+export function latestFoldSpans(input: { readonly seedRecords?: readonly FoldIndexRecord[] | undefined; readonly seedSpans?: SeedSpanWalk | undefined }, maxSpans = HANDOFF_MAX_SPANS): FoldSpans {
+  const max = Math.max(0, maxSpans);
   const recent = new Map<string, SpanPointerSource>();
   const seen: { add(blockId: string): unknown; readonly size: number } = input.seedSpans === undefined ? new Set<string>() : new CompactBlockSet(input.seedSpans.count);
   const take = (span: Span): void => {
