@@ -14,7 +14,7 @@ import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
-import { CACHE_FORMAT, type CacheKey, cacheKeyFor, isCacheKey, readCacheBytes } from "./index-cache.js";
+import { CACHE_FORMAT, cacheKeyFor, isCacheKey, readCacheBytes } from "./index-cache.js";
 import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
 import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
@@ -91,6 +91,9 @@ function inFilters(s: HistorySession, filters: HistoryFilters, resolved: (path: 
   return true;
 }
 
+/** A session's ledger key as keys.json keeps it: at the size and time it was taken at. */
+type KeptKey = LedgerKeys["sessions"][string];
+
 /** The sessions listed, and those stat-ed, by an update before it takes the lock. */
 interface Listing {
   files: string[];
@@ -116,6 +119,18 @@ export class HistoryIndex {
   private manifest: Manifest;
   /** The manifest last parsed, with the file's identity then (see `readManifest`). */
   private manifestRead: { readonly ino: number; readonly size: number; readonly mtimeMs: number; readonly doc: Manifest } | null = null;
+  /**
+   * The ledger keys `readKeys` gave (or an update wrote) for the manifest object `manifest`: while that
+   * manifest is still the one read (its file unchanged, `readManifest`), its keys are these, whatever
+   * keys.json holds since (another process's keys, written before a manifest it has not replaced yet).
+   */
+  private keysRead: { readonly manifest: Manifest; readonly keys: Map<string, KeptKey> } | null = null;
+  /**
+   * JSON text (`asciiJson`) of manifest entries and kept keys, by the object encoded: a session an update
+   * leaves as it was keeps the same objects, so an update encodes only the sessions it changed (both
+   * files encoded whole cost an update at 1,000 sessions some 10 ms of CPU). Those objects are never changed.
+   */
+  private readonly json = new WeakMap<object, string>();
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
   private readonly open = new Map<string, KeptSegment>();
   /** The ledgers this process's updates read last (KEEP_READ), by file, most recent last. */
@@ -154,9 +169,11 @@ export class HistoryIndex {
    * size and time it was kept with (a crash between the two files' replacements leaves a session's key
    * unknown: that session, if it grew, is indexed anew rather than extended).
    */
-  private readKeys(read: Manifest | null): Map<string, CacheKey> {
-    const out = new Map<string, CacheKey>();
+  private readKeys(read: Manifest | null): Map<string, KeptKey> {
+    const out = new Map<string, KeptKey>();
     if (read === null) return out;
+    if (this.keysRead?.manifest === read) return this.keysRead.keys;
+    this.keysRead = { manifest: read, keys: out };
     const bytes = readCacheBytes(this.keysPath);
     if (bytes === null) return out;
     let doc: LedgerKeys;
@@ -168,9 +185,32 @@ export class HistoryIndex {
     if (doc.format !== HISTORY_FORMAT || typeof doc.sessions !== "object" || doc.sessions === null) return out;
     for (const s of read.sessions) {
       const kept = Object.hasOwn(doc.sessions, s.path) ? doc.sessions[s.path] : undefined;
-      if (kept !== undefined && kept.size === s.size && kept.mtimeMs === s.mtimeMs && isCacheKey(kept.key)) out.set(s.path, kept.key);
+      if (kept !== undefined && kept.size === s.size && kept.mtimeMs === s.mtimeMs && isCacheKey(kept.key)) out.set(s.path, { size: kept.size, mtimeMs: kept.mtimeMs, key: kept.key });
     }
     return out;
+  }
+
+  /** `value`'s JSON text as asciiJson writes it, each object encoded once (`json`). */
+  private jsonOf(value: object): string {
+    let text = this.json.get(value);
+    if (text === undefined) {
+      text = asciiJson(JSON.stringify(value));
+      this.json.set(value, text);
+    }
+    return text;
+  }
+
+  /** The text of `asciiJson(JSON.stringify(manifest))`, each session's entry as kept (`jsonOf`): its fields in their order. */
+  private manifestText(m: Manifest): string {
+    const head = `{"format":${JSON.stringify(m.format)},"indexFormat":${JSON.stringify(m.indexFormat)},"sessionsDir":${asciiJson(JSON.stringify(m.sessionsDir))},"nextOrdinal":${JSON.stringify(m.nextOrdinal)}`;
+    return `${head},"sessions":[${m.sessions.map((s) => this.jsonOf(s)).join(",")}]}`;
+  }
+
+  /** The text of `asciiJson(JSON.stringify({ format, sessions }))` (LedgerKeys) of `keys` by path (a path ends in .jsonl: never an object's index key, so in this order), each key as kept (`jsonOf`). */
+  private keysText(keys: ReadonlyMap<string, KeptKey>): string {
+    const entries: string[] = [];
+    for (const [path, key] of keys) entries.push(`${asciiJson(JSON.stringify(path))}:${this.jsonOf(key)}`);
+    return `{"format":${JSON.stringify(HISTORY_FORMAT)},"sessions":{${entries.join(",")}}}`;
   }
 
   /** The sessions as last brought up to date. */
@@ -288,7 +328,7 @@ export class HistoryIndex {
     const before = new Map((read?.sessions ?? []).map((s) => [s.path, s]));
     // The ledger keys of the sessions as the manifest has them (kept apart from it: a search never reads them).
     const keysBefore = this.readKeys(read);
-    const keys: Record<string, { size: number; mtimeMs: number; key: CacheKey }> = {};
+    const keys = new Map<string, KeptKey>();
     let nextOrdinal = read?.nextOrdinal ?? 0;
     const files = listing?.files ?? listSessionFiles(this.sessionsDir);
     const out: HistorySession[] = [];
@@ -320,7 +360,7 @@ export class HistoryIndex {
       if (was !== undefined && was.size === st.size && was.mtimeMs === st.mtimeMs) {
         out.push(was);
         const key = keysBefore.get(path);
-        if (key !== undefined) keys[path] = { size: was.size, mtimeMs: was.mtimeMs, key };
+        if (key !== undefined) keys.set(path, key);
         counts.unchanged++;
         this.onProgress?.(++done, files.length, file);
         continue;
@@ -329,7 +369,7 @@ export class HistoryIndex {
         const session = await this.readLedger(file);
         const eligible = snapshotEligible(session);
         let indexed: IndexedSession;
-        if (eligible) indexed = indexSession(this.segments, file, session, was, writer, keysBefore.get(path));
+        if (eligible) indexed = indexSession(this.segments, file, session, was, writer, keysBefore.get(path)?.key);
         else {
           // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary (no score bounds: it is ranked whenever a term matches).
           const terms = RecallIndex.build(session).termTexts();
@@ -354,7 +394,7 @@ export class HistoryIndex {
         else counts.replaced++;
         const user = session.blocks.find((b) => b.kind === "user");
         const key = eligible ? cacheKeyFor(file, session) : null;
-        if (key !== null) keys[path] = { size: st.size, mtimeMs: st.mtimeMs, key };
+        if (key !== null) keys.set(path, { size: st.size, mtimeMs: st.mtimeMs, key });
         const header = session.header as { id: string; cwd?: unknown; timestamp?: unknown };
         out.push({
           path,
@@ -394,13 +434,19 @@ export class HistoryIndex {
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
     if (read === null || counts.added + counts.grown + counts.replaced + counts.removed + counts.unreadable > 0 || merged) {
       // The keys first: a manifest names no session whose key is not kept (a crash between the two leaves
-      // keys the manifest does not have its sessions at, which `readKeys` then leaves out).
-      replaceFile(this.keysPath, asciiJson(JSON.stringify({ format: HISTORY_FORMAT, sessions: keys } satisfies LedgerKeys)), { mode: 0o600 });
-      const text = asciiJson(JSON.stringify(this.manifest));
+      // keys the manifest does not have its sessions at, which `readKeys` then leaves out). Replaced
+      // atomically but not fsynced: keys.json is a cache. Lost, cut short or older than the manifest after
+      // a crash, it only holds fewer keys `readKeys` trusts (each only at its session's size and time in
+      // the manifest, then checked against the ledger's bytes and the segment's counts by indexSession): a
+      // grown session without one is indexed anew rather than extended, never answered wrongly. The
+      // manifest's fsync, next, makes its folder entry durable with the manifest's.
+      replaceFile(this.keysPath, this.keysText(keys), { mode: 0o600, fsync: false });
+      const text = this.manifestText(this.manifest);
       replaceFile(this.manifestPath, text, { mode: 0o600 });
       // Kept as read: this process's next search does not parse what it just wrote (another inode, should another process replace it).
       const st = statSync(this.manifestPath, { throwIfNoEntry: false });
       this.manifestRead = st !== undefined && st.size === Buffer.byteLength(text) ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, doc: this.manifest } : null;
+      this.keysRead = this.manifestRead === null ? null : { manifest: this.manifest, keys };
     }
     return { ...counts, merged };
   }
