@@ -10,7 +10,7 @@
 // history-index-session.ts (indexing one session), history-merge.ts (folding the dictionary log),
 // history-fresh-dictionary.ts (a first build's dictionary, gathered without a log),
 // history-candidates.ts (which sessions can answer) and history-rank-segment.ts (ranking one segment).
-import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
@@ -52,6 +52,12 @@ const KEEP_OPEN = 2048;
  * writing grows again and again, and its next update then parses only the bytes appended since.
  */
 const KEEP_READ = 4;
+/**
+ * keys.log (the keys of the sessions updates changed since keys.json was written whole, appended) is
+ * folded into keys.json once it would pass this size: a growth appends its session's key (some 400
+ * bytes) where it rewrote every session's (at 1,000 sessions some 360 KB).
+ */
+const KEYS_LOG_MAX = 64 * 1024;
 /** Dictionary log records are appended once this many bytes of them wait (a first build never holds every session's terms). */
 const LOG_BATCH = 4 << 20;
 
@@ -163,6 +169,9 @@ export class HistoryIndex {
   private get keysPath(): string {
     return join(this.dir, "keys.json");
   }
+  private get keysLogPath(): string {
+    return join(this.dir, "keys.log");
+  }
 
   /**
    * The ledger keys kept in keys.json, by path: each only while the manifest `read` has its session at the
@@ -175,17 +184,39 @@ export class HistoryIndex {
     if (this.keysRead?.manifest === read) return this.keysRead.keys;
     this.keysRead = { manifest: read, keys: out };
     const bytes = readCacheBytes(this.keysPath);
-    if (bytes === null) return out;
-    let doc: LedgerKeys;
+    let doc: LedgerKeys | null = null;
     try {
-      doc = JSON.parse(bytes.toString("utf8")) as LedgerKeys;
+      if (bytes !== null) doc = JSON.parse(bytes.toString("utf8")) as LedgerKeys;
     } catch {
-      return out;
+      // Unreadable (cut short by a crash: it is not fsynced): no key from it.
     }
-    if (doc.format !== HISTORY_FORMAT || typeof doc.sessions !== "object" || doc.sessions === null) return out;
+    const whole = doc !== null && doc.format === HISTORY_FORMAT && typeof doc.sessions === "object" && doc.sessions !== null ? doc.sessions : null;
+    // keys.log: one key per line, the last line of a session the newest; a line a crash cut short (or
+    // left as zeros) does not parse and is passed over (every append begins with a newline).
+    const logged = new Map<string, KeptKey>();
+    const log = readCacheBytes(this.keysLogPath);
+    if (log !== null) {
+      for (const line of log.toString("utf8").split("\n")) {
+        if (line === "") continue;
+        try {
+          const entry = JSON.parse(line) as { path?: unknown; size?: unknown; mtimeMs?: unknown; key?: unknown };
+          if (typeof entry.path === "string" && typeof entry.size === "number" && typeof entry.mtimeMs === "number" && isCacheKey(entry.key)) logged.set(entry.path, { size: entry.size, mtimeMs: entry.mtimeMs, key: entry.key });
+        } catch {
+          // cut short
+        }
+      }
+    }
+    // A session's key from the log, else from keys.json: whichever is at its size and time in the manifest
+    // (a crash while keys.json was written whole leaves the log's older keys beside it).
+    const at = (kept: KeptKey | undefined, s: HistorySession): boolean => kept !== undefined && kept.size === s.size && kept.mtimeMs === s.mtimeMs && isCacheKey(kept.key);
     for (const s of read.sessions) {
-      const kept = Object.hasOwn(doc.sessions, s.path) ? doc.sessions[s.path] : undefined;
-      if (kept !== undefined && kept.size === s.size && kept.mtimeMs === s.mtimeMs && isCacheKey(kept.key)) out.set(s.path, { size: kept.size, mtimeMs: kept.mtimeMs, key: kept.key });
+      const fromLog = logged.get(s.path);
+      if (fromLog !== undefined && at(fromLog, s)) {
+        out.set(s.path, fromLog);
+        continue;
+      }
+      const kept = whole !== null && Object.hasOwn(whole, s.path) ? whole[s.path] : undefined;
+      if (kept !== undefined && at(kept, s)) out.set(s.path, { size: kept.size, mtimeMs: kept.mtimeMs, key: kept.key });
     }
     return out;
   }
@@ -204,6 +235,26 @@ export class HistoryIndex {
   private manifestText(m: Manifest): string {
     const head = `{"format":${JSON.stringify(m.format)},"indexFormat":${JSON.stringify(m.indexFormat)},"sessionsDir":${asciiJson(JSON.stringify(m.sessionsDir))},"nextOrdinal":${JSON.stringify(m.nextOrdinal)}`;
     return `${head},"sessions":[${m.sessions.map((s) => this.jsonOf(s)).join(",")}]}`;
+  }
+
+  /**
+   * Keeps `keys` (every session's, as the manifest written next has them): the keys not in `before` (those
+   * the update took anew) appended to keys.log, or, on a first build and once the log would pass
+   * KEYS_LOG_MAX, keys.json written whole and the log removed. Neither is fsynced: see `updateLocked`.
+   */
+  private writeKeys(keys: ReadonlyMap<string, KeptKey>, before: ReadonlyMap<string, KeptKey>, whole: boolean): void {
+    const lines: string[] = [];
+    if (!whole) {
+      for (const [path, key] of keys) if (before.get(path) !== key) lines.push(`{"path":${asciiJson(JSON.stringify(path))},${this.jsonOf(key).slice(1)}`);
+      if (lines.length === 0) return;
+    }
+    const text = `\n${lines.join("\n")}\n`;
+    const logSize = whole ? undefined : statSync(this.keysLogPath, { throwIfNoEntry: false })?.size;
+    if (whole || (logSize ?? 0) + text.length > KEYS_LOG_MAX || (logSize === undefined && !existsSync(this.keysPath))) {
+      replaceFile(this.keysPath, this.keysText(keys), { mode: 0o600, fsync: false });
+      rmSync(this.keysLogPath, { force: true });
+    } else if (logSize === undefined) replaceFile(this.keysLogPath, text, { mode: 0o600, fsync: false });
+    else appendFile(this.keysLogPath, Buffer.from(text, "latin1"), { fsync: false });
   }
 
   /** The text of `asciiJson(JSON.stringify({ format, sessions }))` (LedgerKeys) of `keys` by path (a path ends in .jsonl: never an object's index key, so in this order), each key as kept (`jsonOf`). */
@@ -322,6 +373,7 @@ export class HistoryIndex {
       rmSync(this.basePath, { force: true });
       rmSync(this.logPath, { force: true });
       rmSync(this.keysPath, { force: true });
+      rmSync(this.keysLogPath, { force: true });
       dropRuns(this.dir);
       fresh = true;
     }
@@ -434,13 +486,13 @@ export class HistoryIndex {
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
     if (read === null || counts.added + counts.grown + counts.replaced + counts.removed + counts.unreadable > 0 || merged) {
       // The keys first: a manifest names no session whose key is not kept (a crash between the two leaves
-      // keys the manifest does not have its sessions at, which `readKeys` then leaves out). Replaced
-      // atomically but not fsynced: keys.json is a cache. Lost, cut short or older than the manifest after
-      // a crash, it only holds fewer keys `readKeys` trusts (each only at its session's size and time in
-      // the manifest, then checked against the ledger's bytes and the segment's counts by indexSession): a
-      // grown session without one is indexed anew rather than extended, never answered wrongly. The
-      // manifest's fsync, next, makes its folder entry durable with the manifest's.
-      replaceFile(this.keysPath, this.keysText(keys), { mode: 0o600, fsync: false });
+      // keys the manifest does not have its sessions at, which `readKeys` then leaves out). Not fsynced:
+      // keys.json and keys.log are a cache. Lost, cut short or older than the manifest after a crash, they
+      // only hold fewer keys `readKeys` trusts (each only at its session's size and time in the manifest,
+      // then checked against the ledger's bytes and the segment's counts by indexSession): a grown session
+      // without one is indexed anew rather than extended, never answered wrongly. The manifest's fsync,
+      // next, makes their folder entries durable with the manifest's.
+      this.writeKeys(keys, keysBefore, read === null);
       const text = this.manifestText(this.manifest);
       replaceFile(this.manifestPath, text, { mode: 0o600 });
       // Kept as read: this process's next search does not parse what it just wrote (another inode, should another process replace it).
