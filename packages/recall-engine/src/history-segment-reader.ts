@@ -36,6 +36,24 @@ function compareBytes(a: Uint8Array, aFrom: number, aEnd: number, b: Uint8Array,
 }
 
 /**
+ * The next directory term rebuilt in `keyScratch` (its shared prefix of the `length` bytes there, the term
+ * before it, then its own bytes read at the cursor): its length. A RangeError naming term `k` when it runs past `buf` (`where`).
+ */
+function nextKey(c: VarintCursor, buf: Uint8Array, length: number, k: number, where: string): number {
+  const shared = c.next();
+  const rest = c.next();
+  if (shared > length || c.pos + rest > buf.length) throw new RangeError(`term ${String(k)} runs past ${where}`);
+  if (shared + rest > keyScratch.length) {
+    const grown = Buffer.allocUnsafe(Math.max(2 * keyScratch.length, shared + rest));
+    keyScratch.copy(grown, 0, 0, shared);
+    keyScratch = grown;
+  }
+  copyBytes(buf, c.pos, rest, keyScratch, shared);
+  c.pos += rest;
+  return shared + rest;
+}
+
+/**
  * `n` bytes of `from` at `at` into `to` at `into`, byte by byte: a term's own bytes past the prefix it
  * shares are a few, fewer than Buffer's `copy` checks arguments for (a loop of its own, so the walk that
  * calls it is not the function V8 optimizes for it).
@@ -230,17 +248,7 @@ export class SegmentReader {
     let count = 0;
     try {
       while (c.pos < buf.length) {
-        const shared = c.next();
-        const rest = c.next();
-        if (shared > length || c.pos + rest > buf.length) throw new RangeError(`term ${String(count)} runs past its block`);
-        if (shared + rest > keyScratch.length) {
-          const grown = Buffer.allocUnsafe(Math.max(2 * keyScratch.length, shared + rest));
-          keyScratch.copy(grown, 0, 0, shared);
-          keyScratch = grown;
-        }
-        copyBytes(buf, c.pos, rest, keyScratch, shared);
-        c.pos += rest;
-        length = shared + rest;
+        length = nextKey(c, buf, length, count, "its block");
         const id = c.next();
         const df = c.next();
         const bytes = c.next();
@@ -316,17 +324,7 @@ export class SegmentReader {
       while (c.pos < buf.length && q < order.length) {
         // Each directory block's first term is written whole (its shared count is 0).
         if (k % SPARSE === 0) have = 0;
-        const shared = c.next();
-        const rest = c.next();
-        if (shared > have || c.pos + rest > buf.length) throw new RangeError(`term ${String(k)} runs past the directory`);
-        if (shared + rest > keyScratch.length) {
-          const grown = Buffer.allocUnsafe(Math.max(2 * keyScratch.length, shared + rest));
-          keyScratch.copy(grown, 0, 0, shared);
-          keyScratch = grown;
-        }
-        copyBytes(buf, c.pos, rest, keyScratch, shared);
-        c.pos += rest;
-        have = shared + rest;
+        have = nextKey(c, buf, have, k, "the directory");
         const id = c.next();
         c.next(); // df
         c.next(); // postings' byte length
