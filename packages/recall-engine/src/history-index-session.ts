@@ -83,8 +83,10 @@ export function indexSession(segments: string, file: string, session: Session, w
     let keyOrder: Int32Array | null = null;
     if (extend && old !== null) {
       termCount = old.reader.termCount;
-      const keys = texts.map((t) => Buffer.from(t, "utf8"));
-      const known = old.reader.termIds(texts);
+      // The terms in byte order, once: their ids are looked up in that order and the part written in it.
+      const sorted = byteOrder(texts);
+      const keys = keyBuffers(sorted.bytes);
+      const known = old.reader.termIds(keys, sorted.order);
       for (let i = 0; i < texts.length; i++) {
         let id = known[i] as number;
         // New terms take the next ids in the order the appended blocks first hold them (first-seen order).
@@ -95,7 +97,7 @@ export function indexSession(segments: string, file: string, session: Session, w
         terms.push({ key: keys[i] as Buffer, id, ...encodePostings(part.postingListsOf(i), 0) });
       }
       parts = wasParts + 1;
-      writer.write(partPath(base, parts), encodeSegment(terms, lengths, from, termCount));
+      writer.write(partPath(base, parts), encodeSegment(terms, lengths, from, termCount, sorted.order));
     } else {
       // Ids are the session's first-seen order, as its earlier parts gave them: the terms past those are new.
       const known = old?.reader.termCount ?? 0;
@@ -177,6 +179,24 @@ export function indexSession(segments: string, file: string, session: Session, w
   } finally {
     old?.reader.close();
   }
+}
+
+/**
+ * Each byte string (`byteString`: one character per byte) as its bytes: views over one buffer, filled in
+ * plain code (a growth's thousands of terms each made by Buffer.from cost more than looking them up).
+ */
+function keyBuffers(bytes: readonly string[]): Buffer[] {
+  let total = 0;
+  for (const b of bytes) total += b.length;
+  const all = Buffer.allocUnsafe(total);
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const b of bytes) {
+    for (let i = 0; i < b.length; i++) all[at + i] = b.charCodeAt(i);
+    out.push(all.subarray(at, at + b.length));
+    at += b.length;
+  }
+  return out;
 }
 
 /** A session's terms in the byte order of their UTF-8: `bytes` per term (as `byteString`), `order` (term ids in that order) and `place` (each id's position in it). */

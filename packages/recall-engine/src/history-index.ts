@@ -10,11 +10,11 @@
 // history-index-session.ts (indexing one session), history-merge.ts (folding the dictionary log),
 // history-fresh-dictionary.ts (a first build's dictionary, gathered without a log),
 // history-candidates.ts (which sessions can answer) and history-rank-segment.ts (ranking one segment).
-import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
-import { CACHE_FORMAT, type CacheKey, cacheKeyFor, isCacheKey, readCacheBytes } from "./index-cache.js";
+import { CACHE_FORMAT, cacheKeyFor, isCacheKey, readCacheBytes } from "./index-cache.js";
 import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
 import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
@@ -52,6 +52,12 @@ const KEEP_OPEN = 2048;
  * writing grows again and again, and its next update then parses only the bytes appended since.
  */
 const KEEP_READ = 4;
+/**
+ * keys.log (the keys of the sessions updates changed since keys.json was written whole, appended) is
+ * folded into keys.json once it would pass this size: a growth appends its session's key (some 400
+ * bytes) where it rewrote every session's (at 1,000 sessions some 360 KB).
+ */
+const KEYS_LOG_MAX = 64 * 1024;
 /** Dictionary log records are appended once this many bytes of them wait (a first build never holds every session's terms). */
 const LOG_BATCH = 4 << 20;
 
@@ -91,6 +97,9 @@ function inFilters(s: HistorySession, filters: HistoryFilters, resolved: (path: 
   return true;
 }
 
+/** A session's ledger key as keys.json keeps it: at the size and time it was taken at. */
+type KeptKey = LedgerKeys["sessions"][string];
+
 /** The sessions listed, and those stat-ed, by an update before it takes the lock. */
 interface Listing {
   files: string[];
@@ -116,6 +125,18 @@ export class HistoryIndex {
   private manifest: Manifest;
   /** The manifest last parsed, with the file's identity then (see `readManifest`). */
   private manifestRead: { readonly ino: number; readonly size: number; readonly mtimeMs: number; readonly doc: Manifest } | null = null;
+  /**
+   * The ledger keys `readKeys` gave (or an update wrote) for the manifest object `manifest`: while that
+   * manifest is still the one read (its file unchanged, `readManifest`), its keys are these, whatever
+   * keys.json holds since (another process's keys, written before a manifest it has not replaced yet).
+   */
+  private keysRead: { readonly manifest: Manifest; readonly keys: Map<string, KeptKey> } | null = null;
+  /**
+   * JSON text (`asciiJson`) of manifest entries and kept keys, by the object encoded: a session an update
+   * leaves as it was keeps the same objects, so an update encodes only the sessions it changed (both
+   * files encoded whole cost an update at 1,000 sessions some 10 ms of CPU). Those objects are never changed.
+   */
+  private readonly json = new WeakMap<object, string>();
   /** Sessions answered from their block table by an earlier search of this process, while their bytes stay the same. */
   private readonly open = new Map<string, KeptSegment>();
   /** The ledgers this process's updates read last (KEEP_READ), by file, most recent last. */
@@ -148,29 +169,99 @@ export class HistoryIndex {
   private get keysPath(): string {
     return join(this.dir, "keys.json");
   }
+  private get keysLogPath(): string {
+    return join(this.dir, "keys.log");
+  }
 
   /**
    * The ledger keys kept in keys.json, by path: each only while the manifest `read` has its session at the
    * size and time it was kept with (a crash between the two files' replacements leaves a session's key
    * unknown: that session, if it grew, is indexed anew rather than extended).
    */
-  private readKeys(read: Manifest | null): Map<string, CacheKey> {
-    const out = new Map<string, CacheKey>();
+  private readKeys(read: Manifest | null): Map<string, KeptKey> {
+    const out = new Map<string, KeptKey>();
     if (read === null) return out;
+    if (this.keysRead?.manifest === read) return this.keysRead.keys;
+    this.keysRead = { manifest: read, keys: out };
     const bytes = readCacheBytes(this.keysPath);
-    if (bytes === null) return out;
-    let doc: LedgerKeys;
+    let doc: LedgerKeys | null = null;
     try {
-      doc = JSON.parse(bytes.toString("utf8")) as LedgerKeys;
+      if (bytes !== null) doc = JSON.parse(bytes.toString("utf8")) as LedgerKeys;
     } catch {
-      return out;
+      // Unreadable (cut short by a crash: it is not fsynced): no key from it.
     }
-    if (doc.format !== HISTORY_FORMAT || typeof doc.sessions !== "object" || doc.sessions === null) return out;
+    const whole = doc !== null && doc.format === HISTORY_FORMAT && typeof doc.sessions === "object" && doc.sessions !== null ? doc.sessions : null;
+    // keys.log: one key per line, the last line of a session the newest; a line a crash cut short (or
+    // left as zeros) does not parse and is passed over (every append begins with a newline).
+    const logged = new Map<string, KeptKey>();
+    const log = readCacheBytes(this.keysLogPath);
+    if (log !== null) {
+      for (const line of log.toString("utf8").split("\n")) {
+        if (line === "") continue;
+        try {
+          const entry = JSON.parse(line) as { path?: unknown; size?: unknown; mtimeMs?: unknown; key?: unknown };
+          if (typeof entry.path === "string" && typeof entry.size === "number" && typeof entry.mtimeMs === "number" && isCacheKey(entry.key)) logged.set(entry.path, { size: entry.size, mtimeMs: entry.mtimeMs, key: entry.key });
+        } catch {
+          // cut short
+        }
+      }
+    }
+    // A session's key from the log, else from keys.json: whichever is at its size and time in the manifest
+    // (a crash while keys.json was written whole leaves the log's older keys beside it).
+    const at = (kept: KeptKey | undefined, s: HistorySession): boolean => kept !== undefined && kept.size === s.size && kept.mtimeMs === s.mtimeMs && isCacheKey(kept.key);
     for (const s of read.sessions) {
-      const kept = Object.hasOwn(doc.sessions, s.path) ? doc.sessions[s.path] : undefined;
-      if (kept !== undefined && kept.size === s.size && kept.mtimeMs === s.mtimeMs && isCacheKey(kept.key)) out.set(s.path, kept.key);
+      const fromLog = logged.get(s.path);
+      if (fromLog !== undefined && at(fromLog, s)) {
+        out.set(s.path, fromLog);
+        continue;
+      }
+      const kept = whole !== null && Object.hasOwn(whole, s.path) ? whole[s.path] : undefined;
+      if (kept !== undefined && at(kept, s)) out.set(s.path, { size: kept.size, mtimeMs: kept.mtimeMs, key: kept.key });
     }
     return out;
+  }
+
+  /** `value`'s JSON text as asciiJson writes it, each object encoded once (`json`). */
+  private jsonOf(value: object): string {
+    let text = this.json.get(value);
+    if (text === undefined) {
+      text = asciiJson(JSON.stringify(value));
+      this.json.set(value, text);
+    }
+    return text;
+  }
+
+  /** The text of `asciiJson(JSON.stringify(manifest))`, each session's entry as kept (`jsonOf`): its fields in their order. */
+  private manifestText(m: Manifest): string {
+    const head = `{"format":${JSON.stringify(m.format)},"indexFormat":${JSON.stringify(m.indexFormat)},"sessionsDir":${asciiJson(JSON.stringify(m.sessionsDir))},"nextOrdinal":${JSON.stringify(m.nextOrdinal)}`;
+    return `${head},"sessions":[${m.sessions.map((s) => this.jsonOf(s)).join(",")}]}`;
+  }
+
+  /**
+   * Keeps `keys` (every session's, as the manifest written next has them): the keys not in `before` (those
+   * the update took anew) appended to keys.log, or, on a first build and once the log would pass
+   * KEYS_LOG_MAX, keys.json written whole and the log removed. Neither is fsynced: see `updateLocked`.
+   */
+  private writeKeys(keys: ReadonlyMap<string, KeptKey>, before: ReadonlyMap<string, KeptKey>, whole: boolean): void {
+    const lines: string[] = [];
+    if (!whole) {
+      for (const [path, key] of keys) if (before.get(path) !== key) lines.push(`{"path":${asciiJson(JSON.stringify(path))},${this.jsonOf(key).slice(1)}`);
+      if (lines.length === 0) return;
+    }
+    const text = `\n${lines.join("\n")}\n`;
+    const logSize = whole ? undefined : statSync(this.keysLogPath, { throwIfNoEntry: false })?.size;
+    if (whole || (logSize ?? 0) + text.length > KEYS_LOG_MAX || (logSize === undefined && !existsSync(this.keysPath))) {
+      replaceFile(this.keysPath, this.keysText(keys), { mode: 0o600, fsync: false });
+      rmSync(this.keysLogPath, { force: true });
+    } else if (logSize === undefined) replaceFile(this.keysLogPath, text, { mode: 0o600, fsync: false });
+    else appendFile(this.keysLogPath, Buffer.from(text, "latin1"), { fsync: false });
+  }
+
+  /** The text of `asciiJson(JSON.stringify({ format, sessions }))` (LedgerKeys) of `keys` by path (a path ends in .jsonl: never an object's index key, so in this order), each key as kept (`jsonOf`). */
+  private keysText(keys: ReadonlyMap<string, KeptKey>): string {
+    const entries: string[] = [];
+    for (const [path, key] of keys) entries.push(`${asciiJson(JSON.stringify(path))}:${this.jsonOf(key)}`);
+    return `{"format":${JSON.stringify(HISTORY_FORMAT)},"sessions":{${entries.join(",")}}}`;
   }
 
   /** The sessions as last brought up to date. */
@@ -282,13 +373,14 @@ export class HistoryIndex {
       rmSync(this.basePath, { force: true });
       rmSync(this.logPath, { force: true });
       rmSync(this.keysPath, { force: true });
+      rmSync(this.keysLogPath, { force: true });
       dropRuns(this.dir);
       fresh = true;
     }
     const before = new Map((read?.sessions ?? []).map((s) => [s.path, s]));
     // The ledger keys of the sessions as the manifest has them (kept apart from it: a search never reads them).
     const keysBefore = this.readKeys(read);
-    const keys: Record<string, { size: number; mtimeMs: number; key: CacheKey }> = {};
+    const keys = new Map<string, KeptKey>();
     let nextOrdinal = read?.nextOrdinal ?? 0;
     const files = listing?.files ?? listSessionFiles(this.sessionsDir);
     const out: HistorySession[] = [];
@@ -320,7 +412,7 @@ export class HistoryIndex {
       if (was !== undefined && was.size === st.size && was.mtimeMs === st.mtimeMs) {
         out.push(was);
         const key = keysBefore.get(path);
-        if (key !== undefined) keys[path] = { size: was.size, mtimeMs: was.mtimeMs, key };
+        if (key !== undefined) keys.set(path, key);
         counts.unchanged++;
         this.onProgress?.(++done, files.length, file);
         continue;
@@ -329,7 +421,7 @@ export class HistoryIndex {
         const session = await this.readLedger(file);
         const eligible = snapshotEligible(session);
         let indexed: IndexedSession;
-        if (eligible) indexed = indexSession(this.segments, file, session, was, writer, keysBefore.get(path));
+        if (eligible) indexed = indexSession(this.segments, file, session, was, writer, keysBefore.get(path)?.key);
         else {
           // Served by reading the ledger in full when searched: only its terms are kept, in the dictionary (no score bounds: it is ranked whenever a term matches).
           const terms = RecallIndex.build(session).termTexts();
@@ -354,7 +446,7 @@ export class HistoryIndex {
         else counts.replaced++;
         const user = session.blocks.find((b) => b.kind === "user");
         const key = eligible ? cacheKeyFor(file, session) : null;
-        if (key !== null) keys[path] = { size: st.size, mtimeMs: st.mtimeMs, key };
+        if (key !== null) keys.set(path, { size: st.size, mtimeMs: st.mtimeMs, key });
         const header = session.header as { id: string; cwd?: unknown; timestamp?: unknown };
         out.push({
           path,
@@ -394,13 +486,19 @@ export class HistoryIndex {
     this.manifest = { format: HISTORY_FORMAT, indexFormat: CACHE_FORMAT, sessionsDir: this.sessionsDir, nextOrdinal, sessions: out };
     if (read === null || counts.added + counts.grown + counts.replaced + counts.removed + counts.unreadable > 0 || merged) {
       // The keys first: a manifest names no session whose key is not kept (a crash between the two leaves
-      // keys the manifest does not have its sessions at, which `readKeys` then leaves out).
-      replaceFile(this.keysPath, asciiJson(JSON.stringify({ format: HISTORY_FORMAT, sessions: keys } satisfies LedgerKeys)), { mode: 0o600 });
-      const text = asciiJson(JSON.stringify(this.manifest));
+      // keys the manifest does not have its sessions at, which `readKeys` then leaves out). Not fsynced:
+      // keys.json and keys.log are a cache. Lost, cut short or older than the manifest after a crash, they
+      // only hold fewer keys `readKeys` trusts (each only at its session's size and time in the manifest,
+      // then checked against the ledger's bytes and the segment's counts by indexSession): a grown session
+      // without one is indexed anew rather than extended, never answered wrongly. The manifest's fsync,
+      // next, makes their folder entries durable with the manifest's.
+      this.writeKeys(keys, keysBefore, read === null);
+      const text = this.manifestText(this.manifest);
       replaceFile(this.manifestPath, text, { mode: 0o600 });
       // Kept as read: this process's next search does not parse what it just wrote (another inode, should another process replace it).
       const st = statSync(this.manifestPath, { throwIfNoEntry: false });
       this.manifestRead = st !== undefined && st.size === Buffer.byteLength(text) ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, doc: this.manifest } : null;
+      this.keysRead = this.manifestRead === null ? null : { manifest: this.manifest, keys };
     }
     return { ...counts, merged };
   }

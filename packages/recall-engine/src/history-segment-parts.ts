@@ -2,7 +2,6 @@
 // segment of its own (history-segment-reader.ts), answering ranking as the segment written whole would.
 import { CorruptIndexError } from "./errors.js";
 import { SegmentReader } from "./history-segment-reader.js";
-import { byteString } from "./history-segment.js";
 import type { PostingList } from "./term-index.js";
 
 
@@ -75,21 +74,12 @@ export class SegmentParts {
     return id;
   }
   /**
-   * The ids of `terms` (-1 for those no part holds), looked up in each part's
-   * whole directory read at once (`SegmentReader.termMap`): a growth asks for thousands.
+   * The ids of the terms `keys` (their UTF-8 bytes; -1 for those no part holds), `order` their indices in
+   * byte order: each part's whole directory walked beside them (`SegmentReader.termIds`): a growth asks for thousands.
    */
-  termIds(terms: readonly string[]): Int32Array {
-    const ids = new Int32Array(terms.length).fill(-1);
-    // Each term as its UTF-8 bytes read as latin1, the maps' keys.
-    const bytes = terms.map(byteString);
-    for (const p of this.parts) {
-      const map = p.termMap();
-      for (let k = 0; k < bytes.length; k++) {
-        if ((ids[k] as number) >= 0) continue;
-        const id = map.get(bytes[k] as string);
-        if (id !== undefined) ids[k] = id;
-      }
-    }
+  termIds(keys: readonly Uint8Array[], order: ArrayLike<number>): Int32Array {
+    const ids = new Int32Array(keys.length).fill(-1);
+    for (const p of this.parts) p.termIds(keys, order, ids);
     return ids;
   }
   termsWithPrefix(prefix: string, limit: number): number[] {

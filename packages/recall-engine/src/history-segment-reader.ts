@@ -36,6 +36,24 @@ function compareBytes(a: Uint8Array, aFrom: number, aEnd: number, b: Uint8Array,
 }
 
 /**
+ * The next directory term rebuilt in `keyScratch` (its shared prefix of the `length` bytes there, the term
+ * before it, then its own bytes read at the cursor): its length. A RangeError naming term `k` when it runs past `buf` (`where`).
+ */
+function nextKey(c: VarintCursor, buf: Uint8Array, length: number, k: number, where: string): number {
+  const shared = c.next();
+  const rest = c.next();
+  if (shared > length || c.pos + rest > buf.length) throw new RangeError(`term ${String(k)} runs past ${where}`);
+  if (shared + rest > keyScratch.length) {
+    const grown = Buffer.allocUnsafe(Math.max(2 * keyScratch.length, shared + rest));
+    keyScratch.copy(grown, 0, 0, shared);
+    keyScratch = grown;
+  }
+  copyBytes(buf, c.pos, rest, keyScratch, shared);
+  c.pos += rest;
+  return shared + rest;
+}
+
+/**
  * `n` bytes of `from` at `at` into `to` at `into`, byte by byte: a term's own bytes past the prefix it
  * shares are a few, fewer than Buffer's `copy` checks arguments for (a loop of its own, so the walk that
  * calls it is not the function V8 optimizes for it).
@@ -230,17 +248,7 @@ export class SegmentReader {
     let count = 0;
     try {
       while (c.pos < buf.length) {
-        const shared = c.next();
-        const rest = c.next();
-        if (shared > length || c.pos + rest > buf.length) throw new RangeError(`term ${String(count)} runs past its block`);
-        if (shared + rest > keyScratch.length) {
-          const grown = Buffer.allocUnsafe(Math.max(2 * keyScratch.length, shared + rest));
-          keyScratch.copy(grown, 0, 0, shared);
-          keyScratch = grown;
-        }
-        copyBytes(buf, c.pos, rest, keyScratch, shared);
-        c.pos += rest;
-        length = shared + rest;
+        length = nextKey(c, buf, length, count, "its block");
         const id = c.next();
         const df = c.next();
         const bytes = c.next();
@@ -300,38 +308,47 @@ export class SegmentReader {
   }
 
   /**
-   * Every term of the segment, as its UTF-8 bytes read as latin1 (one character per byte), with its id:
-   * the whole directory read at once and decoded into strings (a growth looks up the thousands of terms
-   * its appended blocks hold; a block read and a Buffer per entry would cost more than the growth's tokenizing).
+   * The ids of `keys` (terms' UTF-8 bytes) this segment holds, written into `ids` where it is still -1:
+   * `order` lists the keys' indices in byte order, and the whole directory is read at once and walked
+   * beside them (a growth looks up the thousands of terms its appended blocks hold; the directory's terms
+   * are rebuilt in one scratch buffer and compared in place, no string or map per term).
    */
-  termMap(): Map<string, number> {
+  termIds(keys: readonly Uint8Array[], order: ArrayLike<number>, ids: Int32Array): void {
     const [from, length] = this.head.terms;
     const buf = this.read(from, length);
-    const out = new Map<string, number>();
     const c = new VarintCursor(buf);
-    let prev = "";
+    let have = 0;
     let k = 0;
+    let q = 0;
     try {
-      while (c.pos < buf.length) {
+      while (c.pos < buf.length && q < order.length) {
         // Each directory block's first term is written whole (its shared count is 0).
-        if (k % SPARSE === 0) prev = "";
-        const shared = c.next();
-        const rest = c.next();
-        if (shared > prev.length || c.pos + rest > buf.length) throw new RangeError(`term ${String(k)} runs past the directory`);
-        const key = prev.slice(0, shared) + buf.toString("latin1", c.pos, c.pos + rest);
-        c.pos += rest;
+        if (k % SPARSE === 0) have = 0;
+        have = nextKey(c, buf, have, k, "the directory");
         const id = c.next();
         c.next(); // df
         c.next(); // postings' byte length
-        out.set(key, id);
-        prev = key;
         k++;
+        // The keys before this term are not held; one equal to it takes its id.
+        while (q < order.length) {
+          const at = order[q] as number;
+          const key = keys[at] as Uint8Array;
+          const cmp = compareBytes(keyScratch, 0, have, key, key.length);
+          if (cmp > 0) {
+            q++;
+            continue;
+          }
+          if (cmp === 0) {
+            if ((ids[at] as number) < 0) ids[at] = id;
+            q++;
+          }
+          break;
+        }
       }
     } catch (error) {
       if (error instanceof RangeError) throw new CorruptIndexError(`${this.path}: directory: ${error.message}`);
       throw error;
     }
-    return out;
   }
 
   /** Ids of the terms longer than `prefix` that begin with it, the `limit` oldest (lowest ids). */

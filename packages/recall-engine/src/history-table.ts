@@ -87,7 +87,9 @@ export function encodeTable(session: Session, kept: readonly string[] = [], quot
   const flags = Buffer.alloc(session.blocks.length);
   const locations: number[] = [];
   const lineage = session.recoveredLineageIds;
-  const shas: Buffer[] = [];
+  // One column written in place: a Buffer per block's hash cost a growth's table more than the rest of it.
+  const shas = Buffer.alloc(session.blocks.length * SHA_BYTES);
+  let at = 0;
   const page: PageColumns = { entryId: [], entryPosition: [], role: [], anchor: [], toolName: [], toolCallId: [], isError: [], exitCode: [], command: [], fullOutputPath: [], timestamp: [], compactions: session.compactions.map((c) => ({ number: c.number, segment: c.segment === null ? null : { from: c.segment.from, to: c.segment.to }, entryIds: [...c.entryIds] })) };
   for (const b of session.blocks) {
     const kind = KINDS.indexOf(b.kind);
@@ -98,7 +100,8 @@ export function encodeTable(session: Session, kept: readonly string[] = [], quot
     pushVarint(locations, b.line);
     if (b.partIndex !== undefined) pushVarint(locations, b.partIndex);
     const earlier = kept[b.index];
-    shas.push(Buffer.from(earlier ?? textHash(b.text), "hex"));
+    shas.write(earlier ?? textHash(b.text), at, SHA_BYTES, "hex");
+    at += SHA_BYTES;
     page.entryId.push(b.entryId);
     page.entryPosition.push(b.entryPosition);
     page.role.push(b.role);
@@ -132,7 +135,7 @@ export function encodeTable(session: Session, kept: readonly string[] = [], quot
     }
   }
   // Flags and hashes are fixed-width columns (read in place); the turns and the call/result pairs, then the text locations (decoded when a text is first read).
-  const rankBytes = Buffer.concat([flags, ...shas, Buffer.from(pairBytes), Buffer.from(locations)]);
+  const rankBytes = Buffer.concat([flags, shas, Buffer.from(pairBytes), Buffer.from(locations)]);
   const pageBytes = deflateRawSync(Buffer.from(JSON.stringify(page), "utf8"));
   const head = Buffer.alloc(12);
   head.writeUInt32LE(session.blocks.length, 0);

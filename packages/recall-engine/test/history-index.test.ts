@@ -150,19 +150,54 @@ describe("history index", () => {
     const manifest = JSON.parse(readFileSync(join(state, "manifest.json"), "utf8")) as { sessions: { path: string; size: number; blocks?: number }[] };
     expect(readFileSync(join(state, "manifest.json"), "utf8")).not.toMatch(/[0-9a-f]{64}/);
     const keys = JSON.parse(readFileSync(join(state, "keys.json"), "utf8")) as { sessions: Record<string, { size: number; key: { head: string; blockCount: number } }> };
+    // A growth appends its session's key to keys.log (one per line, the last the newest) rather than rewriting keys.json.
+    const log = existsSync(join(state, "keys.log")) ? readFileSync(join(state, "keys.log"), "utf8").split("\n").filter((l) => l !== "") : [];
+    expect(log.length).toBeGreaterThan(0);
+    for (const line of log) {
+      const { path, ...kept } = JSON.parse(line) as { path: string; size: number; key: { head: string; blockCount: number } };
+      keys.sessions[path] = kept;
+    }
     const mine = manifest.sessions.find((s) => s.path === relative(dir, file));
     expect(keys.sessions[relative(dir, file)]).toMatchObject({ size: mine?.size, key: { head: expect.stringMatching(/^[0-9a-f]{64}$/), blockCount: mine?.blocks } });
-    // A key kept at another size (as a crash between the two files' replacements leaves it) is not trusted: the growth rebuilds the segment.
+    // Both files as written, in the order of JSON.stringify (each entry is encoded once per process and kept).
+    for (const name of ["manifest.json", "keys.json", ...log.map((_, k) => `keys.log:${String(k)}`)]) {
+      const text = name.startsWith("keys.log:") ? (log[Number(name.slice(9))] as string) : readFileSync(join(state, name), "utf8");
+      expect(text, name).toBe(JSON.stringify(JSON.parse(text)).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+    }
+    // A key kept at another size (as a crash between the two files' replacements leaves it) is not trusted
+    // by the process that starts next: the growth rebuilds the segment.
     const stale = { ...keys, sessions: { ...keys.sessions, [relative(dir, file)]: { ...keys.sessions[relative(dir, file)], size: 1 } } };
     writeFileSync(join(state, "keys.json"), JSON.stringify(stale));
+    rmSync(join(state, "keys.log"));
     const grown = SessionManager.open(file, join(dir, "--home-dev-gamma--"));
     grown.appendMessage(user("the quasimodal wombatron shipped"));
-    const across = await history.search("quasimodal");
+    const restarted = HistoryIndex.for(dir, { root });
+    const across = await restarted.search("quasimodal");
     expect(across.update).toMatchObject({ grown: 0, replaced: 1, added: 0, removed: 0 });
     expect(across.total).toBe(1);
     // And kept again for the next growth, which extends the segment.
     grown.appendMessage(user("the quasimodal wombatron shipped twice"));
-    expect((await history.search("quasimodal")).update).toMatchObject({ grown: 1, replaced: 0 });
+    expect((await restarted.search("quasimodal")).update).toMatchObject({ grown: 1, replaced: 0 });
+    await sameAsEachSession(restarted, dir);
+    // keys.json and keys.log are a cache (written without fsync): lost or cut short, as a crash may leave
+    // them, the next process indexes a grown session anew and answers as before.
+    for (const [k, loss] of (["lost", "cut short"] as const).entries()) {
+      if (loss === "lost") for (const name of ["keys.json", "keys.log"]) rmSync(join(state, name), { force: true });
+      else {
+        writeFileSync(join(state, "keys.json"), readFileSync(join(state, "keys.json")).subarray(0, 100));
+        // The log's last line (this session's newest key) torn: the next append still reads whole.
+        const bytes = readFileSync(join(state, "keys.log"));
+        writeFileSync(join(state, "keys.log"), bytes.subarray(0, bytes.length - 10));
+      }
+      grown.appendMessage(user(`the quasimodal wombatron shipped, ${loss} ${String(k)}`));
+      const after = HistoryIndex.for(dir, { root });
+      const found = await after.search("quasimodal wombatron", { scope: "all" });
+      expect(found.update, loss).toMatchObject({ grown: 0, replaced: 1, added: 0, removed: 0 });
+      expectSamePage(found, await searchSessions(dir, "quasimodal wombatron", { scope: "all", cache: false }), loss);
+      // Its key kept again by that update: the growth after extends the segment.
+      grown.appendMessage(user(`the quasimodal wombatron shipped again, ${loss}`));
+      expect((await after.search("quasimodal")).update, loss).toMatchObject({ grown: 1, replaced: 0 });
+    }
     await sameAsEachSession(history, dir);
   }, 240_000);
 
