@@ -23,11 +23,12 @@ export interface CacheKey {
   readonly lastEntryId: string | null;
 }
 
-function hashRange(fd: number, start: number, end: number): string {
-  const buf = Buffer.alloc(Math.max(0, end - start));
+/** The sha256 of bytes [start, end) of `fd` (fewer when the file ends first), read into `buf` (at least end - start bytes). */
+function hashRange(fd: number, buf: Buffer, start: number, end: number): string {
+  const want = Math.max(0, end - start);
   let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, start + got);
+  while (got < want) {
+    const n = readSync(fd, buf, got, want - got, start + got);
     if (n === 0) break;
     got += n;
   }
@@ -38,7 +39,10 @@ function hashRange(fd: number, start: number, end: number): string {
 export function ledgerEdges(file: string, byteLength: number): { head: string; tail: string } {
   const fd = openSync(file, "r");
   try {
-    return { head: hashRange(fd, 0, Math.min(EDGE, byteLength)), tail: hashRange(fd, Math.max(0, byteLength - EDGE), byteLength) };
+    // One buffer for both edges, not filled with zeros first (each byte hashed is one read): every
+    // recall of a session file takes these two hashes, a one-shot search among the first things it does.
+    const buf = Buffer.allocUnsafeSlow(Math.min(EDGE, byteLength));
+    return { head: hashRange(fd, buf, 0, Math.min(EDGE, byteLength)), tail: hashRange(fd, buf, Math.max(0, byteLength - EDGE), byteLength) };
   } finally {
     closeSync(fd);
   }

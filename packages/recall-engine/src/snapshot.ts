@@ -337,13 +337,11 @@ export function openSnapshot(cachePath: string, sessionFile: string, textChars =
   if (size !== table.key.byteLength) return null;
   const edges = ledgerEdges(sessionFile, size);
   if (edges.head !== table.key.head || edges.tail !== table.key.tail) return null;
-  const built = new Array<SnapshotBlock>(table.count);
+  const kinds = table.kinds();
+  if (kinds === null) return null;
+  const built = new Array<SnapshotBlock>(kinds.length);
   const shared: SnapshotShared = { table, file: sessionFile, texts: new TextsKept(textChars) };
-  for (let i = 0; i < table.count; i++) {
-    const kind = table.kind(i);
-    if (kind === undefined) return null;
-    built[i] = new SnapshotBlock(shared, i, kind);
-  }
+  for (let i = 0; i < kinds.length; i++) built[i] = new SnapshotBlock(shared, i, kinds[i] as BlockKind);
   // Every field of Block is there (see SnapshotBlock); only the optional ones' absence is a getter's undefined.
   const blocks = built as unknown as Block[];
   let lineage: ReadonlySet<string> | undefined;

@@ -351,10 +351,11 @@ export function decodeHead(source: ByteSource): DecodedHead {
   for (let d = 0; d < docCount; d++) lengths[d] = numbers[d] as number;
   const offsets = numbers.subarray(docCount, docCount + termCount + 1);
   if ((offsets[termCount] ?? 0) !== postingWords || offsets[0] !== 0) throw new CorruptIndexError("postings length mismatch");
-  for (let t = 0; t < termCount; t++) {
-    const a = offsets[t] as number;
+  // Each offset read once (the previous one carried over; offsets[0] is 0, checked above).
+  for (let t = 0, a = 0; t < termCount; t++) {
     const b = offsets[t + 1] as number;
-    if (b < a || (b - a) % 2 !== 0) throw new CorruptIndexError(`bad offsets for term ${String(t)}`);
+    if (b < a || ((b - a) & 1) !== 0) throw new CorruptIndexError(`bad offsets for term ${String(t)}`);
+    a = b;
   }
   const digests = head.subarray(numStart + 4 * words, headLength - 32);
   const allDigest = head.subarray(headLength - 32, headLength);

@@ -241,6 +241,9 @@ describe("questions answered by structure", () => {
     });
     const terms = parseQuery("What hash didn't the release's commit get?");
     expect(terms.mode === "words" ? terms.terms.map((t) => t.primary) : []).toEqual(["what", "hash", "did", "not", "the", "release", "commit", "get"]);
+    // The same read with typographic apostrophes only (a query is read for clitics when it has either).
+    const curly = parseQuery("What hash didn’t the release’s commit get?");
+    expect(curly.mode === "words" ? curly.terms.map((t) => t.primary) : []).toEqual(["what", "hash", "did", "not", "the", "release", "commit", "get"]);
     const hits = await hitsOf(file, "What hash did the release's commit get?");
     expect(hits[0]?.text).toContain("5e5bdad");
   });
