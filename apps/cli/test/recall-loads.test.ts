@@ -55,6 +55,13 @@ describe("what a recall process loads (built dist; `pnpm test` builds first)", (
     expect(urls.filter((url) => ON_DEMAND.some((lazy) => lazy.test(url)))).toEqual([]);
   });
 
+  it("both one-shot bundles are ASCII only (Node decodes such a source on its fast path, into a one-byte string)", () => {
+    for (const bundle of ["recall-one-shot.js", "recall-sessions-one-shot.js"]) {
+      const bytes = readFileSync(resolve(import.meta.dirname, "../dist", bundle));
+      expect(bytes.findIndex((b) => b > 0x7f), bundle).toBe(-1);
+    }
+  });
+
   it("a search across a history loads the binary's entry and the history search's bundle alone", () => {
     const state = join(dir, "state");
     loaded(["recall", "--sessions", dir, "shard", "--cache-dir", state]); // builds the history
