@@ -484,6 +484,9 @@ const SHARED: [number, (d: SummaryDoc) => number, number][] = [
   [SECTION_SHARES.typeCatalog, (d) => sumOf(d.typeCatalog, catalogCost), 1],
   [SECTION_SHARES.statements, (d) => sumOf(d.statements, textCost), 12],
 ];
+// Each SHARED entry keeps its part in slot SLOT.shared + its position; the slots after them belong to
+// other parts (SLOT.brief first): a seventh entry would overwrite the brief's part without a word.
+if (SLOT.shared + SHARED.length > SLOT.brief) throw new Error(`fit-budget: ${String(SHARED.length)} shared sections need more slots than summary-parts.ts gives them (${String(SLOT.brief - SLOT.shared)})`);
 
 /**
  * Floors, as parts of the budget: TRIM_ORDER takes a section below its floor only when the summary

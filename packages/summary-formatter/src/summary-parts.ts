@@ -48,7 +48,7 @@ export const SLOT = {
   cut: 31,
   /** One slot per section fitted to its share of the budget (fit-budget's SHARED order: 6 sections) from here. */
   shared: 32,
-  /** The brief's last lines and their count before, for the summarized window's blocks (by identity). */
+  /** The brief's last lines and their count before, for the summarized window's blocks (by identity); right after the shared slots (fit-budget.ts checks SHARED fits before it). */
   brief: 38,
   /** What the user said and did outside the branch's blocks, for a session read (as `cut`). */
   outside: 39,
