@@ -167,15 +167,17 @@ function breaksChains(damaged: readonly Damage[]): boolean {
 
 /**
  * Crossing a break whose parent id is unreadable: Pi appends every entry under the current leaf, so an
- * orphan right after a damaged line (or after a recovered object) most likely continued the entry
- * before that line in file order. Decided by position only; undefined when no damage lies between.
+ * orphan right after a damaged line (or after a recovered object, or itself recovered from a damaged
+ * line) most likely continued the entry before that line in file order. Decided by position only; undefined when no damage lies between.
  */
 function acrossBreak(entries: readonly Entry[], damaged: readonly Damage[]): (orphan: Entry) => Entry | undefined {
   return (orphan) => {
     const prev = entries[orphan.position - 1];
     if (prev === undefined) return undefined;
     if (prev.recovered) return prev;
-    return damaged.some((d) => d.line > prev.line && d.line < orphan.line && d.kind !== "blank") ? prev : undefined;
+    // A recovered orphan came from a damaged line itself: that line is part of the break.
+    const last = orphan.recovered ? orphan.line : orphan.line - 1;
+    return damaged.some((d) => d.line > prev.line && d.line <= last && d.kind !== "blank") ? prev : undefined;
   };
 }
 

@@ -138,6 +138,19 @@ describe("generated damage: the Pi view equals Pi's, the recovered view loses no
     expect(session.damaged.at(-1)).toMatchObject({ kind: "no-trailing-newline", salvage: { text: "answer" } });
   });
 
+  it("an entry lost whole, then glued into the next line: the recovered view crosses to the founding request", async () => {
+    // Found by the property below (seed 1689512521): the assistant line after the founding request is
+    // cut to "{" and glued to the next two lines. The first glued object's parent is nowhere readable,
+    // and the break is the recovered object's own line.
+    const dir = tempDir();
+    const { lines } = cleanSession(dir);
+    const body = lines.slice(1);
+    const cut = [body[0] ?? "", `{${body[2] ?? ""}${body[3] ?? ""}`, ...body.slice(4)];
+    const session = await checkAgainstPi(dir, "lost-whole.jsonl", `${lines[0] ?? ""}\n${cut.join("\n")}\n`);
+    expect(recoveredLineage(session)[0]?.raw["message"]).toMatchObject({ content: "founding request: build the parser" });
+    expect(searchable(session)).toContain("founding request: build the parser");
+  });
+
   it("v1: a torn line in the middle leaves Pi's chain running past it; compare by position and content", async () => {
     const dir = tempDir();
     const header = JSON.stringify({ type: "session", id: "v1-session", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" });
