@@ -166,19 +166,18 @@ function breaksChains(damaged: readonly Damage[]): boolean {
 }
 
 /**
- * Crossing a break whose parent id is unreadable: Pi appends every entry under the current leaf, so an
- * orphan right after a damaged line (or after a recovered object, or itself recovered from a damaged
- * line) most likely continued the entry before that line in file order. Decided by position only; undefined when no damage lies between.
+ * Crossing a break whose parent id is unreadable: Pi appends every entry under the current leaf, and
+ * a parent id that no line holds (not an entry, not a salvaged line) means the parent's line was lost —
+ * torn, cut to nothing, or removed whole without a trace. The orphan most likely continued the entry
+ * before it in file order. Decided by position only; undefined at the first entry.
  */
-function acrossBreak(entries: readonly Entry[], damaged: readonly Damage[]): (orphan: Entry) => Entry | undefined {
-  return (orphan) => {
-    const prev = entries[orphan.position - 1];
-    if (prev === undefined) return undefined;
-    if (prev.recovered) return prev;
-    // A recovered orphan came from a damaged line itself: that line is part of the break.
-    const last = orphan.recovered ? orphan.line : orphan.line - 1;
-    return damaged.some((d) => d.line > prev.line && d.line <= last && d.kind !== "blank") ? prev : undefined;
-  };
+function acrossBreak(entries: readonly Entry[]): (orphan: Entry) => Entry | undefined {
+  return (orphan) => entries[orphan.position - 1];
+}
+
+/** A root whose parent id names no entry: a line was lost even where no damaged line is left. */
+function danglingRoot(builder: LedgerBuilder): boolean {
+  return builder.roots.some((id) => builder.byId.get(id)?.parentId != null);
 }
 
 /**
@@ -187,11 +186,11 @@ function acrossBreak(entries: readonly Entry[], damaged: readonly Damage[]): (or
  * when nothing was recovered and no line broke a chain.
  */
 function recoveredLineageIds(builder: LedgerBuilder, damaged: readonly Damage[], piIds: ReadonlySet<string>): ReadonlySet<string> {
-  if (builder.recoveredCount === 0 && !breaksChains(damaged)) return piIds;
+  if (builder.recoveredCount === 0 && !breaksChains(damaged) && !danglingRoot(builder)) return piIds;
   const ids = new Set(piIds);
   for (const entry of builder.entries) if (entry.recovered) ids.add(entry.id);
   const last = builder.entries[builder.entries.length - 1];
-  for (const entry of walkRecovered(builder.byId, last?.id ?? null, bridgesOf(damaged), acrossBreak(builder.entries, damaged))) ids.add(entry.id);
+  for (const entry of walkRecovered(builder.byId, last?.id ?? null, bridgesOf(damaged), acrossBreak(builder.entries))) ids.add(entry.id);
   return ids;
 }
 
@@ -201,7 +200,7 @@ function recoveredLineageIds(builder: LedgerBuilder, damaged: readonly Damage[],
  */
 export function recoveredLineage(session: Session): Entry[] {
   const last = session.entries[session.entries.length - 1];
-  return walkRecovered(session.byId, last?.id ?? null, bridgesOf(session.damaged), acrossBreak(session.entries, session.damaged));
+  return walkRecovered(session.byId, last?.id ?? null, bridgesOf(session.damaged), acrossBreak(session.entries));
 }
 
 /** Build the public Session from the builder's current state (sharing its arrays: no copies). */

@@ -151,6 +151,18 @@ describe("generated damage: the Pi view equals Pi's, the recovered view loses no
     expect(searchable(session)).toContain("founding request: build the parser");
   });
 
+  it("a line removed whole, no damage left: the orphan crosses to the entry before it", async () => {
+    // Found by the property below: a line cut to "{", glued to the line before, and that line cut back
+    // to its own bytes leaves a clean file with one line missing. Pi starts a second root there.
+    const dir = tempDir();
+    const { lines } = cleanSession(dir);
+    const session = await checkAgainstPi(dir, "removed.jsonl", joinLines([...lines.slice(0, 4), ...lines.slice(5)]));
+    expect(session.damaged).toEqual([]);
+    expect(session.roots).toHaveLength(2);
+    expect(recoveredLineage(session).map((e) => e.id)).toEqual(session.entries.map((e) => e.id));
+    expect(session.recoveredLineageIds.size).toBe(session.entries.length);
+  });
+
   it("v1: a torn line in the middle leaves Pi's chain running past it; compare by position and content", async () => {
     const dir = tempDir();
     const header = JSON.stringify({ type: "session", id: "v1-session", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" });

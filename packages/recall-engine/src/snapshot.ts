@@ -95,7 +95,9 @@ export function setOptionalFields(b: OptionalFields, c: OptionalColumns, i: numb
  * torn line has no entry bytes of its own to read back).
  */
 export function snapshotEligible(session: Session): boolean {
-  return session.header.version === 3 && session.damaged.length === 0;
+  // The table stores Pi's lineage: a session whose recovered view reaches further (a line lost without
+  // a trace, so an orphan crosses to the entry before it) is searched from the ledger, as damage is.
+  return session.header.version === 3 && session.damaged.length === 0 && session.recoveredLineageIds.size === session.lineageIds.size;
 }
 
 /**

@@ -211,6 +211,29 @@ describe("recall from the snapshot, without parsing the ledger", () => {
   });
 });
 
+describe("a session with a line lost without a trace", () => {
+  it("gets no table (it stores Pi's lineage, shorter than the recovered view); the lineage scope reaches the founding request", async () => {
+    const dir = tempDir("recall-snapshot-lost-");
+    const whole = join(dir, "whole.jsonl");
+    await generateSession(whole, { seed: 43, turns: 12 });
+    const lines = readFileSync(whole, "utf8").split("\n");
+    // Remove the line after the founding request whole: Pi starts a second root at the entry after it.
+    const at = lines.findIndex((l) => l.includes('"role":"user"'));
+    const file = join(dir, "lost.jsonl");
+    writeFileSync(file, [...lines.slice(0, at + 1), ...lines.slice(at + 2)].join("\n"));
+    const text = (JSON.parse(lines[at] ?? "{}") as { message: { content: string } }).message.content;
+    const founding = (JSON.parse(lines[at] ?? "{}") as { id: string }).id;
+    const cacheDir = join(dir, "cache");
+    const full = await openRecall(file, { cacheDir });
+    expect(full.session.damaged).toEqual([]);
+    expect(full.saveSnapshot()).toBe(false);
+    expect(openRecallSnapshot(file, { cacheDir })).toBeNull();
+    const hits = full.search(`"${text.split(/\s+/).slice(0, 4).join(" ")}"`);
+    expect(full.session.roots).toHaveLength(2);
+    expect(hits.hits.map((h) => h.entryId)).toContain(founding);
+  });
+});
+
 describeShared("snapshots of the shared Pi sessions", () => {
   it("v3 files get one that answers like the full read; v1/v2 files (migrated in memory) get none", async () => {
     const dir = tempDir("recall-snapshot-shared-");
