@@ -15,7 +15,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { constants as perfConstants, performance, PerformanceObserver } from "node:perf_hooks";
+import { constants as perfConstants, performance, PerformanceObserver, type PerformanceObserverEntryList } from "node:perf_hooks";
 import { type AssistantMessage, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import {
   createAgentSession,
@@ -180,7 +180,7 @@ function watchGc(): () => Promise<GcTally> {
   const tally: GcTally = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
   const take = (list: PerformanceObserverEntryList): void => {
     for (const entry of list.getEntries()) {
-      const kind = (entry.detail as { kind?: number } | undefined)?.kind;
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
       if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
         tally.major += 1;
         tally.majorMs += entry.duration;
