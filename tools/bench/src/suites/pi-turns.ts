@@ -7,16 +7,20 @@
 // compactions happened and how many summary requests a model answered (Pi's summary requests carry
 // no tools). The largest context as the messages' JSON is in the note: that JSON also carries Pi's
 // bookkeeping per message (usage, timestamps, provider and model names) that no provider is sent.
+// The CPU row's note says what Pi held after each turn (mean and peak: the list Pi structuredClones
+// before every model call, with or without an extension) and the collections during the turns: with
+// folds Pi compacts less often, so it holds and copies more per call, and what our process keeps adds up.
 // Floors: ≤ 5 ms per turn at p50 over Pi alone, the folded context peaking at ≤ 0.7× Pi alone's, no
 // model-written compaction.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { performance } from "node:perf_hooks";
+import { constants as perfConstants, performance, PerformanceObserver, type PerformanceObserverEntryList } from "node:perf_hooks";
 import { type AssistantMessage, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import {
   createAgentSession,
   DefaultResourceLoader,
+  estimateTokens as piEstimateTokens,
   type ExtensionUIContext,
   type LoadExtensionsResult,
   ModelRuntime,
@@ -154,6 +158,47 @@ interface Run {
   /** Resident set and V8 heap in use (after a full GC when exposed) at the run's end, in MB: forking each bash command costs more the larger the process. */
   readonly rssMb: number;
   readonly heapMb: number;
+  /**
+   * What Pi holds after each turn (its built context, Pi's estimate in tokens): the message list it
+   * structuredClones before every model call (its runner copies it whether or not an extension listens),
+   * so a larger one costs every call a larger copy and the collector the garbage.
+   */
+  readonly heldTokens: number[];
+  /** Collections while the turns ran (wall ms, by kind): Pi's copies and everything else allocated. */
+  readonly gc: GcTally;
+}
+
+interface GcTally {
+  minor: number;
+  minorMs: number;
+  major: number;
+  majorMs: number;
+}
+
+/** Count collections from now until the returned function is called (which returns the tally). */
+function watchGc(): () => Promise<GcTally> {
+  const tally: GcTally = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
+  const take = (list: PerformanceObserverEntryList): void => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+        tally.major += 1;
+        tally.majorMs += entry.duration;
+      } else if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
+        tally.minor += 1;
+        tally.minorMs += entry.duration;
+      }
+    }
+  };
+  const observer = new PerformanceObserver(take);
+  observer.observe({ entryTypes: ["gc"] });
+  return async () => {
+    // Entries are delivered after the collection, on a later tick: let the last ones arrive.
+    await new Promise((resolve) => setImmediate(resolve));
+    take({ getEntries: () => observer.takeRecords() } as PerformanceObserverEntryList);
+    observer.disconnect();
+    return tally;
+  };
 }
 
 async function run(name: string, dir: string, withExtension: boolean, env: Record<string, string>, piCompaction = true): Promise<Run> {
@@ -218,6 +263,8 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   /** Per turn, the handlers' CPU by event (ms), for the dump. */
   const handlerEvents: Record<string, number>[] = [];
   const turnMicros: [number, number][] = [];
+  const heldTokens: number[] = [];
+  const stopGc = watchGc();
   const stopProfile = await startProfile(PROFILE_DIR, `pi-turns-${name}`, 100);
   for (let turn = 1; turn <= TURNS; turn++) {
     const startMicros = nowMicros();
@@ -238,11 +285,15 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
     turnMicros.push([startMicros, nowMicros()]);
     for (const sent of sentThisTurn) peakChars = Math.max(peakChars, JSON.stringify(sent).length);
     sentThisTurn = [];
+    let held = 0;
+    for (const message of manager.buildSessionContext().messages) held += piEstimateTokens(message);
+    heldTokens.push(held);
   }
   await stopProfile();
+  const gc = await stopGc();
   if (DUMP_DIR !== undefined && DUMP_DIR !== "") {
     mkdirSync(DUMP_DIR, { recursive: true });
-    writeFileSync(join(DUMP_DIR, `pi-turns-${name}.json`), JSON.stringify({ turnMs, turnCpuMs, handlerCpuMs, handlerEvents, turnMicros }));
+    writeFileSync(join(DUMP_DIR, `pi-turns-${name}.json`), JSON.stringify({ turnMs, turnCpuMs, handlerCpuMs, handlerEvents, turnMicros, heldTokens, gc }));
   }
   (globalThis as { gc?: () => void }).gc?.();
   const memory = process.memoryUsage();
@@ -252,7 +303,7 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   for (const entry of entries) if (entry.type === "message") peakTokens = Math.max(peakTokens, promptTokens(entry.message));
   session.dispose();
   for (const key of Object.keys(env)) Reflect.deleteProperty(process.env, key);
-  return { turnMs, turnCpuMs, handlerCpuMs, peakTokens, peakChars, summaryCalls, compactions, rssMb: Math.round(memory.rss / 1e6), heapMb: Math.round(memory.heapUsed / 1e6) };
+  return { turnMs, turnCpuMs, handlerCpuMs, peakTokens, peakChars, summaryCalls, compactions, rssMb: Math.round(memory.rss / 1e6), heapMb: Math.round(memory.heapUsed / 1e6), heldTokens, gc };
 }
 
 function quantile(values: readonly number[], q: number): number {
@@ -260,6 +311,12 @@ function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 const round = (n: number): number => Number(n.toFixed(2));
+
+/** What Pi held after each turn: its mean and peak, in thousands of tokens. */
+function heldNote(held: readonly number[]): string {
+  const mean = held.reduce((sum, tokens) => sum + tokens, 0) / Math.max(1, held.length);
+  return `${String(Math.round(mean / 1000))}k tokens on average, ${String(Math.round(Math.max(0, ...held) / 1000))}k at most`;
+}
 
 export const piTurnsSuite: BenchSuite = async (ctx) => {
   const runs: [string, string, Run][] = [];
@@ -281,7 +338,7 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
         unit: "ms",
         note: `p95 ${String(round(quantile(r.turnMs, 0.95)))} ms; context peak ${String(r.peakTokens)} prompt tokens (${String(r.peakChars)} chars of message JSON); ${String(r.compactions)} compactions, ${String(r.summaryCalls)} summary requests to the model`,
       },
-      { suite: "pi-turns", case: `${name}: turn p50 (CPU, whole process)`, size, value: round(quantile(r.turnCpuMs, 0.5)), unit: "ms", note: `p95 ${String(round(quantile(r.turnCpuMs, 0.95)))} ms; at the end RSS ${String(r.rssMb)} MB, heap ${String(r.heapMb)} MB` },
+      { suite: "pi-turns", case: `${name}: turn p50 (CPU, whole process)`, size, value: round(quantile(r.turnCpuMs, 0.5)), unit: "ms", note: `p95 ${String(round(quantile(r.turnCpuMs, 0.95)))} ms; at the end RSS ${String(r.rssMb)} MB, heap ${String(r.heapMb)} MB; Pi holds (and copies before each call) ${heldNote(r.heldTokens)}; collections during the turns: ${String(r.gc.minor)} minor (${String(Math.round(r.gc.minorMs))} ms), ${String(r.gc.major)} major (${String(Math.round(r.gc.majorMs))} ms)` },
     );
     // With an extension: the turn's CPU split into its handlers' and the rest (Pi's own work and the GC's).
     if (r.handlerCpuMs.some((ms) => ms > 0)) {
