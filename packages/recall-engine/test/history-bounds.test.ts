@@ -13,7 +13,7 @@ import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
 import { HistoryIndex, historyDirFor, parseQuery, RecallIndex, TermIndex, wordsScoreBound } from "@context-fold/recall-engine";
 import { historyCandidates } from "../src/history-candidates.js";
-import { BOUND_UNKNOWN, boundOfCode, boundsCode, idfOfCode } from "../src/history-dictionary.js";
+import { BOUND_UNKNOWN, boundOfCode, boundsCode, DictionaryPages, idfOfCode } from "../src/history-dictionary.js";
 import { segmentBase } from "../src/history-layout.js";
 import { mergeDictionary } from "../src/history-merge.js";
 import { BlockTable } from "../src/history-table.js";
@@ -323,6 +323,39 @@ describe("history score bounds", () => {
         expect(hit.score, `(${scope}) #${String(hit.doc)}, segment`).toBeLessThanOrEqual(fromSegment);
       }
     }
+  }, 120_000);
+
+  it("answers from the base pages an earlier search kept while the base is the same file, and from the new base once it is replaced", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("the zebrafish fixture times out on CI"));
+      sm.appendMessage(assistant([{ type: "text", text: "The zebrafish fixture waits on a lock." }]));
+    });
+    const dir = dirname(file);
+    const { history, state } = await oneSessionHistory(file, "history-bounds-pages-root-");
+    const base = join(state, "dictionary.bin");
+    const log = join(state, "dictionary.log");
+    const kept = new DictionaryPages();
+    const blocksOf = (o: number): number | undefined => history.sessions.find((s) => s.ordinal === o)?.blocks;
+    const ask = (query: string, pages?: DictionaryPages): { want: number[] | "all"; bounds: [number, number][] } => {
+      const c = historyCandidates(base, log, query, false, blocksOf, pages);
+      return { want: c.want === "all" ? "all" : [...c.want].sort((a, b) => a - b), bounds: [...c.bounds] };
+    };
+    expect(ask("zebrafish", kept)).toEqual(ask("zebrafish"));
+    const read = kept.pages.size;
+    expect(read).toBeGreaterThan(0);
+    // The same lookups again: every page they visit is kept (none read again, none added).
+    expect(ask("zebrafish", kept)).toEqual(ask("zebrafish"));
+    expect(kept.pages.size).toBe(read);
+    // A second session, its terms folded into a new base (replaced whole): the kept pages are not its.
+    const other = join(dir, "second.jsonl");
+    const sm = SessionManager.open(other, dir);
+    sm.appendMessage(user("the quokka parser drops a field") as unknown as AgentMessage);
+    await history.update();
+    expect(mergeDictionary({ basePath: base, logPath: log, manifestPath: join(state, "manifest.json") }, history.sessions, true)).toBe(true);
+    const now = ask("quokka");
+    expect(now.want).not.toEqual([]);
+    expect(ask("quokka", kept)).toEqual(now);
+    expect(ask("zebrafish", kept)).toEqual(ask("zebrafish"));
   }, 120_000);
 
   it("bounds a file token matched by its name without the extension, and a noun matched by its verb", async () => {
