@@ -5,7 +5,7 @@
 // sessions best first and leaves out those that cannot reach the page without opening them.
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { readCacheBytes } from "./index-cache.js";
-import { boundOfCode, DictionaryBase, idfOfCode, logCandidates, stemKey, unionKey } from "./history-dictionary.js";
+import { boundOfCode, DictionaryBase, type DictionaryPages, idfOfCode, logCandidates, stemKey, unionKey } from "./history-dictionary.js";
 import { parseQuery, piecesOf, type ParsedQuery } from "./query.js";
 import { NO_TERMS, type TermBounds, type TermsBound, wordsBoundPlan } from "./rank.js";
 import { stemOf } from "./stem.js";
@@ -28,16 +28,18 @@ const NONE: ReadonlyMap<number, number> = new Map();
 /**
  * The sessions the dictionary says may hold a hit of `query`, and their score bounds. `docCountOf`: a
  * session's block count, where the manifest keeps it (a compound token's match inside a longer one is
- * bounded by it; without it such a session is left unbounded).
+ * bounded by it; without it such a session is left unbounded). `kept`: the base's pages an earlier search
+ * of the process read (reused while the base file is the same one; a search adds those it reads).
  */
-export function historyCandidates(basePath: string, logPath: string, query: string, regex: boolean, docCountOf: (ordinal: number) => number | undefined = () => undefined): HistoryCandidates {
+export function historyCandidates(basePath: string, logPath: string, query: string, regex: boolean, docCountOf: (ordinal: number) => number | undefined = () => undefined, kept?: DictionaryPages): HistoryCandidates {
   const parsed = parseQuery(query, regex ? { regex: true } : {});
   if (parsed.mode !== "words") return { want: "all", bounds: NONE };
   let fd = -1;
   let base: DictionaryBase;
   try {
     fd = openSync(basePath, "r");
-    base = DictionaryBase.inPlace(fd, fstatSync(fd).size, basePath);
+    const st = fstatSync(fd);
+    base = DictionaryBase.inPlace(fd, st.size, basePath, kept?.forFile(st));
   } catch (error) {
     if (fd >= 0) closeSync(fd);
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return candidatesIn(logPath, parsed, DictionaryBase.empty(), docCountOf);

@@ -251,13 +251,36 @@ let prefixScratch = new Uint32Array(1024);
 /** Where a base's entries start: after the magic and the format. */
 const ENTRIES = 8;
 
+/**
+ * Pages a process keeps of one base file between its searches (`DictionaryPages`) at most: a search's
+ * lookups visit a few hundred (each binary search some forty), and every query shares the first levels.
+ */
+const KEPT_PAGES = 4096;
+
+/**
+ * The pages of a base file read so far, by page number, and the file they were read from (its inode,
+ * size and time): a history keeps them between searches while the file stays the one read (a base is
+ * replaced whole, by rename, never written in place), so a warm search reads only pages no search read.
+ */
+export class DictionaryPages {
+  readonly pages = new Map<number, Buffer>();
+  private identity = "";
+  /** The pages for a base file of this identity (fstat of the descriptor read): these, or none when the file is another. */
+  forFile(st: { readonly ino: number; readonly size: number; readonly mtimeMs: number }): Map<number, Buffer> {
+    const identity = `${String(st.ino)}:${String(st.size)}:${String(st.mtimeMs)}`;
+    if (identity !== this.identity || this.pages.size > KEPT_PAGES) this.pages.clear();
+    this.identity = identity;
+    return this.pages;
+  }
+}
+
 /** A file's bytes read on demand by aligned pages (kept), so a lookup reads the few pages its binary search visits. */
 class FileSource implements ByteSource {
   readonly length: number;
-  private readonly pages = new Map<number, Buffer>();
   constructor(
     private readonly fd: number,
     length: number,
+    private readonly pages: Map<number, Buffer>,
   ) {
     this.length = length;
   }
@@ -265,7 +288,8 @@ class FileSource implements ByteSource {
     let have = this.pages.get(p);
     if (have === undefined) {
       const size = Math.min(PAGE, this.length - p * PAGE);
-      have = Buffer.alloc(Math.max(0, size));
+      // Filled whole by the reads below (or thrown away): not zeroed first.
+      have = Buffer.allocUnsafe(Math.max(0, size));
       let got = 0;
       while (got < have.length) {
         const n = readSync(this.fd, have, got, have.length - got, p * PAGE + got);
@@ -336,9 +360,9 @@ export class DictionaryBase {
    * A base read in place from open file `fd` of `size` bytes, for one query: only the pages its lookups
    * visit are read, and its checksum is not (a wrong claim costs a needless open, never a wrong hit).
    */
-  static inPlace(fd: number, size: number, label: string): DictionaryBase {
+  static inPlace(fd: number, size: number, label: string, pages: Map<number, Buffer> = new Map()): DictionaryBase {
     if (size < 12 + 32) throw new RangeError(`${label}: not a history dictionary`);
-    const src = new FileSource(fd, size - 32);
+    const src = new FileSource(fd, size - 32, pages);
     const head = src.bytes(0, 8);
     if (!head.subarray(0, 4).equals(MAGIC)) throw new RangeError(`${label}: not a history dictionary`);
     if (head.readUInt32LE(4) !== DICTIONARY_FORMAT) throw new RangeError(`${label}: dictionary format ${String(head.readUInt32LE(4))}, this reader reads ${String(DICTIONARY_FORMAT)}`);

@@ -15,7 +15,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { LedgerError, readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { appendFile, replaceFile, withAppendLock } from "@context-fold/durable-fs";
 import { CACHE_FORMAT, cacheKeyFor, isCacheKey, readCacheBytes } from "./index-cache.js";
-import { BOUND_UNKNOWN, encodeLogRecord } from "./history-dictionary.js";
+import { BOUND_UNKNOWN, DictionaryPages, encodeLogRecord } from "./history-dictionary.js";
 import { historyDirFor } from "./history-folders.js";
 import { type HistoryCandidates, historyCandidates } from "./history-candidates.js";
 import { type IndexedSession, indexSession } from "./history-index-session.js";
@@ -122,6 +122,8 @@ export class HistoryIndex {
   private readonly onProgress: HistoryOptions["onProgress"];
   private readonly onUpdateWork: HistoryOptions["onUpdateWork"];
   private readonly keepOpen: number;
+  /** The dictionary base's pages earlier searches read, kept while its file is the same (history-dictionary.ts DictionaryPages). */
+  private readonly dictionaryPages = new DictionaryPages();
   private manifest: Manifest;
   /** The manifest last parsed, with the file's identity then (see `readManifest`). */
   private manifestRead: { readonly ino: number; readonly size: number; readonly mtimeMs: number; readonly doc: Manifest } | null = null;
@@ -531,7 +533,7 @@ export class HistoryIndex {
     // segment does not hold as many documents is not served from it, see history-index-session.ts).
     const blocks = new Map<number, number>();
     for (const s of this.manifest.sessions) if (s.ordinal >= 0 && s.full !== true && s.blocks !== undefined) blocks.set(s.ordinal, s.blocks);
-    return historyCandidates(this.basePath, this.logPath, query, regex, (ordinal) => blocks.get(ordinal));
+    return historyCandidates(this.basePath, this.logPath, query, regex, (ordinal) => blocks.get(ordinal), this.dictionaryPages);
   }
 
   /** Every hit of `query` across the history (brought up to date first), merged by score and paged. */

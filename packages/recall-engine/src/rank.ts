@@ -272,11 +272,11 @@ function scoreToken(
   if (exact >= 0) maxUnion(index, [exact], 1, inScope, gate, s, out);
   const longer = prefixTerms(index, token, exact);
   if (longer.length > 0) maxUnion(index, longer, PREFIX_WEIGHT, inScope, gate, s, out);
-  maxPieces(index, token, inScope, gate, s, out, textOf, out.length === 0);
+  maxPieces(index, token, exact, inScope, gate, s, out, textOf, out.length === 0);
   // A file is also named without its extension (`interactive-mode` for `interactive-mode.ts`): its
   // name is matched as a compound held inside the block's words, never by pieces apart.
   const base = fileBase(token);
-  if (base !== null) maxPieces(index, base, inScope, gate, s, out, textOf, false);
+  if (base !== null) maxPieces(index, base, exact, inScope, gate, s, out, textOf, false);
   if (exact >= 0) longer.push(exact);
   return longer;
 }
@@ -318,7 +318,7 @@ function addTruncations(index: TermIndex, distinct: readonly QueryTerm[], byToke
  * holding the pieces apart (`orm … drizzle` for `drizzle-orm`) match only when nothing holds the token
  * (`loose`), lowest.
  */
-function maxPieces(index: TermIndex, token: string, inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[], textOf: (doc: number) => string, loose: boolean): void {
+function maxPieces(index: TermIndex, token: string, whole: number, inScope: Uint8Array, gate: Uint8Array | null, s: Scratch, out: number[], textOf: (doc: number) => string, loose: boolean): void {
   const pieces = piecesOf(token);
   if (pieces.length < 2) return;
   const found: number[] = [];
@@ -355,11 +355,17 @@ function maxPieces(index: TermIndex, token: string, inScope: Uint8Array, gate: U
   // (`pi-tui` in `…/pi-mono/packages/tui/…`) is marked -1: a loose match, kept even when `loose` is off.
   // A block the token already matched whole or as a prefix holds it literally (a compound has no stem)
   // and scores higher so: counted in the df, its text not read.
+  // Those counted are marked in `s.hits` (all zero here), so that the blocks holding the query token whole
+  // (`whole`, its term's id, or -1) count too, once each, in scope or not, holding every piece or not
+  // (pieces apart from the token are the tokenizer's business): as its whole match's df counts them. The
+  // df is thus at least that term's in every session, which its score bound reads from the dictionary
+  // alone (`wordsBoundPlan`: the idf of as few blocks as hold the token whole, not of one block).
   let literal = 0;
   let checks = 0;
   for (const doc of all) {
     if ((s.token[doc] as number) > 0) {
       literal++;
+      s.hits[doc] = 1;
       continue;
     }
     if (checks++ >= PIECES_CHECKS) continue;
@@ -367,9 +373,20 @@ function maxPieces(index: TermIndex, token: string, inScope: Uint8Array, gate: U
     const times = occurrences(text, token);
     if (times > 0) {
       literal++;
+      s.hits[doc] = 1;
       s.tf[doc] = times;
     } else if (!loose && oneWordHolds(text, pieces)) s.tf[doc] = -1;
   }
+  if (whole >= 0) {
+    for (let l = 0, lists = index.postingListsOf(whole); l < lists.length; l++) for (let k = 0, list = lists[l] as PostingList; k < list.length; k += 2) {
+      const doc = list[k] as number;
+      if (s.hits[doc] === 1) continue;
+      literal++;
+      s.hits[doc] = 1;
+    }
+    for (let l = 0, lists = index.postingListsOf(whole); l < lists.length; l++) for (let k = 0, list = lists[l] as PostingList; k < list.length; k += 2) s.hits[list[k] as number] = 0;
+  }
+  for (const doc of all) s.hits[doc] = 0;
   const idf = idfOf(index.docCount, literal);
   for (const doc of all) {
     const mark = s.tf[doc] as number;
@@ -555,7 +572,8 @@ export function wordsScoreBound(index: TermIndex, query: Extract<ParsedQuery, { 
     // Pieces are summed over their count and scaled by at most the literal weight; the token held
     // inside a longer one is at most a prefix match of a term one block holds (a file's name without its
     // extension, `fileBase`, is such a compound too, and its token has pieces).
-    if (piecesOf(token).length >= 2) best = Math.max(best, Math.max(PIECES_LITERAL_WEIGHT, PREFIX_WEIGHT) * any);
+    // (Blocks holding the token whole count among those holding it literally: at most the idf of their df.)
+    if (piecesOf(token).length >= 2) best = Math.max(best, PIECES_LITERAL_WEIGHT * any, PREFIX_WEIGHT * (exact >= 0 ? most(dfFloor(index.postingListsOf(exact))) : any));
     sum += best;
     if (best > 0) held++;
   }
@@ -798,16 +816,22 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
       return share;
     };
     // A block holding every piece of a compound may hold the token inside a longer one (`maxPieces`),
-    // scored as a prefix match by the idf of as few as one block, its tf-and-length factor below K1 + 1, then
-    // by its kind weight (as `wordsScoreBound` bounds it): a figure of the session's block count alone.
+    // scored as a prefix match by the idf of as few blocks as hold it literally, its tf-and-length factor
+    // below K1 + 1, then by its kind weight (as `wordsScoreBound` bounds it). Those blocks count every block
+    // holding the token whole: at most the idf of that term where the session holds it (the code's idf,
+    // rounded up), else of one block (a figure of the session's block count alone).
     const n = terms.docCount;
-    const literal = n === undefined ? Number.POSITIVE_INFINITY : PREFIX_WEIGHT * idfOf(n, 1) * (K1 + 1) * MAX_KIND_WEIGHT;
+    const literalOf = (whole: TermsBound): number => {
+      const idf = Math.min(n === undefined ? Number.POSITIVE_INFINITY : idfOf(n, 1), whole.count > 0 ? whole.idf : Number.POSITIVE_INFINITY);
+      return idf === Number.POSITIVE_INFINITY ? idf : PREFIX_WEIGHT * idf * (K1 + 1) * MAX_KIND_WEIGHT;
+    };
     let sum = 0;
     let held = 0;
     // Indexed: run per candidate session, on baseline code (an iterator step per token is garbage).
     for (let i = 0; i < tokens.length; i++) {
       const { token, stem, prefix, pieces, basePieces, cut } = tokens[i] as (typeof tokens)[number];
-      let best = terms.exact(token).bound;
+      const whole = terms.exact(token);
+      let best = whole.bound;
       // A token the session does not hold is matched by its stem's union alone, whatever the token.
       const kept = terms.union?.(token) ?? (stem !== null && terms.exact(token).count === 0 ? (terms.stemUnion?.(stem) ?? null) : null);
       const longer = kept === null && prefix !== null ? terms.prefixed(prefix, token) : NO_TERMS;
@@ -819,12 +843,12 @@ export function wordsBoundPlan(query: Extract<ParsedQuery, { mode: "words" }>, s
       if (pieces !== null) {
         const share = shareOf(pieces);
         best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / pieces.length);
-        if (share > 0) best = Math.max(best, literal);
+        if (share > 0) best = Math.max(best, literalOf(whole));
       }
       // The same for a file's name without its extension (`fileBase`), matched like a compound token.
       if (basePieces !== null) {
         const share = shareOf(basePieces);
-        if (share > 0) best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / basePieces.length, literal);
+        if (share > 0) best = Math.max(best, (PIECES_LITERAL_WEIGHT * share) / basePieces.length, literalOf(whole));
       }
       if (best === Number.POSITIVE_INFINITY) return best;
       sum += best;

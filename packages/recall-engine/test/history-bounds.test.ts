@@ -13,11 +13,12 @@ import { generateSession } from "@context-fold/session-gen";
 import { tempDir } from "@context-fold/test-support";
 import { HistoryIndex, historyDirFor, parseQuery, RecallIndex, TermIndex, wordsScoreBound } from "@context-fold/recall-engine";
 import { historyCandidates } from "../src/history-candidates.js";
-import { BOUND_UNKNOWN, boundOfCode, boundsCode, idfOfCode } from "../src/history-dictionary.js";
+import { BOUND_UNKNOWN, boundOfCode, boundsCode, DictionaryPages, idfOfCode } from "../src/history-dictionary.js";
 import { segmentBase } from "../src/history-layout.js";
 import { mergeDictionary } from "../src/history-merge.js";
 import { BlockTable } from "../src/history-table.js";
 import { quotedSources } from "../src/quoted-sources.js";
+import { NO_TERMS, type TermsBound, wordsBoundPlan } from "../src/rank.js";
 import { stemOf } from "../src/stem.js";
 import { assistant, toolResult, user, writtenByPi } from "./support/pi-session.js";
 
@@ -268,6 +269,93 @@ describe("history score bounds", () => {
       }
     }
     expect(checked).toBeGreaterThan(8);
+  }, 120_000);
+
+  it("bounds a compound matched inside longer tokens by the idf of the blocks holding it whole, where the session holds it whole", () => {
+    // What the dictionary says of one session: the token held whole by a few blocks (idf 2), every piece
+    // and part held (bound 1, idf 5), no longer term begun; a session of 1,000 blocks.
+    const parsed = parseQuery("src/ledger/reader.ts");
+    if (parsed.mode !== "words") throw new Error("a word query");
+    const plan = wordsBoundPlan(parsed, () => false);
+    const held = (idf: number): TermsBound => ({ bound: 1, idf, count: 1 });
+    const whole = plan({ exact: (term) => held(term === "src/ledger/reader.ts" ? 2 : 5), prefixed: () => NO_TERMS, docCount: 1000 });
+    const never = plan({ exact: (term) => (term === "src/ledger/reader.ts" ? NO_TERMS : held(5)), prefixed: () => NO_TERMS, docCount: 1000 });
+    // Held inside a longer token: a prefix match (0.7) by at most that idf, a tf-and-length factor below
+    // K1 + 1 (2.2), the user's weight (1.2); plus the five parts' boosts (0.3 × their bound, 1).
+    expect(whole).toBeCloseTo(0.7 * 2 * 2.2 * 1.2 + 0.3 * 5, 6);
+    // Not held whole: as few as one block of the thousand may hold it literally.
+    expect(never).toBeCloseTo(0.7 * Math.log(1 + 999.5 / 1.5) * 2.2 * 1.2 + 0.3 * 5, 6);
+  });
+
+  it("counts the blocks holding a compound whole among those holding it literally, off the lineage too, as its bound reads them", async () => {
+    // The token is written whole only on an abandoned branch (twelve times); on the lineage, once, inside a
+    // longer path. Ranking the lineage counts the twelve with the one: the dictionary's bound (the idf
+    // of the twelve) holds.
+    const file = writtenByPi((sm) => {
+      for (let k = 0; k < 60; k++) {
+        sm.appendMessage(user(`step ${String(k)}: tidy the parser module and rerun the checks`));
+        sm.appendMessage(assistant([{ type: "text", text: `Done with step ${String(k)}; the writer and the parser both pass.` }]));
+      }
+      const fork = sm.getLeafId();
+      for (let k = 0; k < 12; k++) {
+        sm.appendMessage(user(`look at src/ledger/reader.ts again, attempt ${String(k)}`));
+        sm.appendMessage(assistant([{ type: "text", text: `Attempt ${String(k)} failed.` }]));
+      }
+      if (fork !== null) sm.branch(fork);
+      sm.appendMessage(user("the bug is in packages/core/src/ledger/reader.ts"));
+      sm.appendMessage(assistant([{ type: "text", text: "Fixed it there." }]));
+    });
+    const { boundOf } = await oneSessionHistory(file, "history-bounds-literal-root-");
+    const terms = new TermIndex();
+    const index = RecallIndex.fromTerms(await readSession(file), terms);
+    const query = "src/ledger/reader.ts";
+    const bound = boundOf(query);
+    expect(bound).toBeDefined();
+    const parsed = parseQuery(query);
+    if (parsed.mode !== "words") throw new Error("a word query");
+    const fromSegment = wordsScoreBound(terms, parsed, (word) => word === "user");
+    const lineage = index.rank(query, { scope: "lineage" }).ranked;
+    // The message naming the longer path is the lineage's hit.
+    expect(lineage.length).toBeGreaterThan(0);
+    for (const scope of ["all", "lineage"]) {
+      for (const hit of index.rank(query, { scope }).ranked) {
+        expect(hit.score, `(${scope}) #${String(hit.doc)}`).toBeLessThanOrEqual(bound as number);
+        expect(hit.score, `(${scope}) #${String(hit.doc)}, segment`).toBeLessThanOrEqual(fromSegment);
+      }
+    }
+  }, 120_000);
+
+  it("answers from the base pages an earlier search kept while the base is the same file, and from the new base once it is replaced", async () => {
+    const file = writtenByPi((sm) => {
+      sm.appendMessage(user("the zebrafish fixture times out on CI"));
+      sm.appendMessage(assistant([{ type: "text", text: "The zebrafish fixture waits on a lock." }]));
+    });
+    const dir = dirname(file);
+    const { history, state } = await oneSessionHistory(file, "history-bounds-pages-root-");
+    const base = join(state, "dictionary.bin");
+    const log = join(state, "dictionary.log");
+    const kept = new DictionaryPages();
+    const blocksOf = (o: number): number | undefined => history.sessions.find((s) => s.ordinal === o)?.blocks;
+    const ask = (query: string, pages?: DictionaryPages): { want: number[] | "all"; bounds: [number, number][] } => {
+      const c = historyCandidates(base, log, query, false, blocksOf, pages);
+      return { want: c.want === "all" ? "all" : [...c.want].sort((a, b) => a - b), bounds: [...c.bounds] };
+    };
+    expect(ask("zebrafish", kept)).toEqual(ask("zebrafish"));
+    const read = kept.pages.size;
+    expect(read).toBeGreaterThan(0);
+    // The same lookups again: every page they visit is kept (none read again, none added).
+    expect(ask("zebrafish", kept)).toEqual(ask("zebrafish"));
+    expect(kept.pages.size).toBe(read);
+    // A second session, its terms folded into a new base (replaced whole): the kept pages are not its.
+    const other = join(dir, "second.jsonl");
+    const sm = SessionManager.open(other, dir);
+    sm.appendMessage(user("the quokka parser drops a field") as unknown as AgentMessage);
+    await history.update();
+    expect(mergeDictionary({ basePath: base, logPath: log, manifestPath: join(state, "manifest.json") }, history.sessions, true)).toBe(true);
+    const now = ask("quokka");
+    expect(now.want).not.toEqual([]);
+    expect(ask("quokka", kept)).toEqual(now);
+    expect(ask("zebrafish", kept)).toEqual(ask("zebrafish"));
   }, 120_000);
 
   it("bounds a file token matched by its name without the extension, and a noun matched by its verb", async () => {
