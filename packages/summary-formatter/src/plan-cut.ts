@@ -258,8 +258,8 @@ export function planCutCarried(session: Session, options: PlanCutOptions, carrie
   const lineage = options.lineage ?? lineageBlocks(session);
   if (carried !== undefined && carried.keepTail === keepTail && startsWith(lineage, carried.lineage, carried.lineageLength)) {
     const context = contextRolesGrown(session, carried.context);
-    if (context.grown) return cutGrown(session, lineage, context, carried, options.blockBytes) ?? cutWhole(session, lineage, contextRolesGrown(session), keepTail, options.blockBytes);
-    return cutWhole(session, lineage, context, keepTail, options.blockBytes);
+    // Grown or listed whole, `context` lists the session's context: a cut that moved back is weighed whole on it.
+    return (context.grown ? cutGrown(session, lineage, context, carried, options.blockBytes) : undefined) ?? cutWhole(session, lineage, context, keepTail, options.blockBytes);
   }
   return cutWhole(session, lineage, contextRolesGrown(session), keepTail, options.blockBytes);
 }
