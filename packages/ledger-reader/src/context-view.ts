@@ -213,12 +213,91 @@ export interface ContextRoles {
 
 /** `contextView` as positions and roles only (see ContextRoles): the same messages, in the same order. */
 export function contextRoles(session: Session): ContextRoles {
+  const listed = listRoles(session);
+  return { positions: listed.positions, roles: listed.roles };
+}
+
+/** Positions written by the context roles listed in it so far (`used`), in a buffer that grows by doubling. */
+interface PositionBuffer {
+  buffer: Int32Array;
+  used: number;
+}
+
+/**
+ * `contextRoles` of one read of a session, carried to the next read of it (`contextRolesGrown`): the
+ * lineage it was listed from and the selection's edits, so a later read that only appended entries to
+ * that lineage lists just their messages.
+ */
+export class GrowingContextRoles implements ContextRoles {
+  readonly positions: Int32Array;
+  readonly roles: readonly string[];
+  /** true when made from an earlier read's (only the entries appended since were read); false: listed whole. */
+  readonly grown: boolean;
+  /** The lineage's entries listed, as they were: their count (an update of a read extends its lineage array in place). */
+  readonly #lineage: readonly Entry[];
+  readonly #lineageLength: number;
+  readonly #edits: ReadonlyMap<string, Entry>;
+  readonly #positions: PositionBuffer;
+
+  constructor(roles: readonly string[], grown: boolean, lineage: readonly Entry[], edits: ReadonlyMap<string, Entry>, positions: PositionBuffer) {
+    this.positions = positions.buffer.subarray(0, roles.length);
+    this.roles = roles;
+    this.grown = grown;
+    this.#lineage = lineage;
+    this.#lineageLength = lineage.length;
+    this.#edits = edits;
+    this.#positions = positions;
+  }
+
+  /**
+   * The roles of `session`, whose lineage holds this one's entries first (the same objects: a later read of
+   * the same file) followed only by entries that change no earlier message (neither a compaction, which
+   * starts a new selection, nor a context_edit, which edits an earlier entry); undefined otherwise.
+   */
+  grownTo(session: Session): GrowingContextRoles | undefined {
+    const was = this.#lineage;
+    const listed = this.#lineageLength;
+    const lineage = session.lineage;
+    if (lineage.length < listed) return undefined;
+    if (lineage !== was) for (let i = listed - 1; i >= 0; i--) if (lineage[i] !== was[i]) return undefined;
+    for (let i = listed; i < lineage.length; i++) {
+      const type = (lineage[i] as Entry).type;
+      if (type === "compaction" || type === "context_edit") return undefined;
+    }
+    // The positions after this one's are written in place when no later list wrote there, else in a copy.
+    let positions = this.#positions;
+    if (positions.used !== this.roles.length) positions = { buffer: positions.buffer.slice(0, Math.max(1024, this.roles.length)), used: this.roles.length };
+    const roles = this.roles.slice();
+    appendRoles(lineage, listed, this.#edits, positions, roles);
+    return new GrowingContextRoles(roles, true, lineage, this.#edits, positions);
+  }
+}
+
+/**
+ * `contextRoles` of `session` carried on from `earlier` (an earlier read's, see `GrowingContextRoles.grownTo`)
+ * when it applies, else listed whole: the same positions and roles either way.
+ */
+export function contextRolesGrown(session: Session, earlier?: GrowingContextRoles): GrowingContextRoles {
+  checkLoaded(session);
+  return earlier?.grownTo(session) ?? listRoles(session);
+}
+
+function listRoles(session: Session): GrowingContextRoles {
   checkLoaded(session);
   const selected = contextEntries(session.lineage);
   const edits = contextEdits(selected);
-  let positions = new Int32Array(1024);
+  const positions: PositionBuffer = { buffer: new Int32Array(1024), used: 0 };
   const roles: string[] = [];
-  for (let i = 0; i < selected.length; i++) {
+  appendRoles(selected, 0, edits, positions, roles);
+  return new GrowingContextRoles(roles, false, session.lineage, edits, positions);
+}
+
+/**
+ * The roles of the messages of `selected` from `from` on, appended to `roles` and their entries' positions
+ * to `positions`. Only the newest compaction (first in the selection) contributes.
+ */
+function appendRoles(selected: readonly Entry[], from: number, edits: ReadonlyMap<string, Entry>, positions: PositionBuffer, roles: string[]): void {
+  for (let i = from; i < selected.length; i++) {
     const entry = selected[i] as Entry;
     if (entry.type === "compaction" && i > 0) continue;
     const count = entryRoles(entry);
@@ -226,14 +305,14 @@ export function contextRoles(session: Session): ContextRoles {
     if (count === 0 || removedByEdit(edits.get(entry.id))) continue;
     for (let k = 0; k < count; k++) {
       const at = roles.length;
-      if (at === positions.length) {
+      if (at === positions.buffer.length) {
         const grown = new Int32Array(at * 2);
-        grown.set(positions);
-        positions = grown;
+        grown.set(positions.buffer);
+        positions.buffer = grown;
       }
-      positions[at] = entry.position;
+      positions.buffer[at] = entry.position;
+      positions.used = at + 1;
       roles.push(k === 0 ? ROLES[0] : ROLES[1]);
     }
   }
-  return { positions: positions.subarray(0, roles.length), roles };
 }

@@ -36,7 +36,7 @@ export {
   type SessionShape,
   type ShapeOptions,
 } from "./read-session.js";
-export { contextView, contextEntries, contextRoles, type ContextRoles } from "./context-view.js";
+export { contextView, contextEntries, contextRoles, contextRolesGrown, GrowingContextRoles, type ContextRoles } from "./context-view.js";
 export { lineageBlocksAfter } from "./lineage-tail.js";
 export { resolveAnchor, blocksWithAnchor, anchorBase, withAnchoredBlocks } from "./resolve-anchor.js";
 export { walkLineage, walkRecovered } from "./lineage.js";

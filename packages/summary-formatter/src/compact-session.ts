@@ -12,13 +12,13 @@ import { SummaryError } from "./errors.js";
 import { BRIEF_MAX_LINES, fittedVerbatim, fitToBudget, sharesPrepared } from "./fit-budget.js";
 import { mergeSummaries } from "./merge-summaries.js";
 import { baseApplies, foldPrevious, type PreviousBase, type PreviousSummaryInput } from "./previous-base.js";
-import { type BlockBytes, type CutPlan, type KeepTail, planCut } from "./plan-cut.js";
+import { type BlockBytes, type CutPlan, type KeepTail, planCut, planCutCarried } from "./plan-cut.js";
 import { bracketsBodyBytes, bracketsBytes, bracketsBytesKept, renderBrackets, renderBracketsBody, renderFooter } from "./render-brackets.js";
 import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
 import { withCutOff, withKeptTail, withKeptTailFacts, withStatementsSaid } from "./kept-tail.js";
 import { estimateTokens, tokensOfBytes, utf8Bytes } from "./tokens.js";
-import { enterParts, keep, leaveParts, reuse, SLOT, type SummaryParts } from "./summary-parts.js";
+import { enterParts, keep, keepCutCarry, leaveParts, preparing, reuse, SLOT, type SummaryParts, takeCutCarry } from "./summary-parts.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
 export const DEFAULT_SUMMARY_BUDGET = 4000;
@@ -435,8 +435,12 @@ function cutOf(session: Session, options: Pick<CompactOptions, "keepTail" | "blo
   if (held !== undefined) return held;
   // One literal (its shape lives as long as this code), not spreads: a shape made by spreading is freed by
   // the next full GC once no options object holds it, and planCut's optimized code that met it with it.
-  const plan = planCut(session, { keepTail: options.keepTail, blockBytes: options.blockBytes, lineage: options.lineage });
-  return keep(SLOT.cut, plan, session, session.byteLength, session.leafId, keepTail);
+  const planOptions = { keepTail: options.keepTail, blockBytes: options.blockBytes, lineage: options.lineage };
+  if (!preparing()) return planCut(session, planOptions);
+  // A turn's end carries the last turn's cut on over what the turn appended (the same plan).
+  const made = planCutCarried(session, planOptions, takeCutCarry());
+  keepCutCarry(made.carry);
+  return keep(SLOT.cut, made.plan, session, session.byteLength, session.leafId, keepTail);
 }
 
 /** `outsideWindow`, a part made of the session read (see `cutOf`). */

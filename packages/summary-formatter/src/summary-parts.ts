@@ -11,6 +11,8 @@
 // runs. Every step is pure and nothing it returns is mutated later, so a reused part is the part that
 // would be made again: the output is the same byte for byte.
 
+import type { CutCarry } from "./plan-cut.js";
+
 /** The steps kept, one slot each. */
 export const SLOT = {
   goal: 0,
@@ -83,6 +85,8 @@ export class SummaryParts {
   readonly slots: (Part | undefined)[] = new Array<Part | undefined>(SLOTS).fill(undefined);
   /** The digest's line of each item (an artifact or a statement of the facts), with its UTF-8 bytes. */
   readonly lines = new WeakMap<object, ItemLine>();
+  /** What the last prepare's cut carries to the next (`planCutCarried`): only a prepare reads or writes it. */
+  cutCarry: CutCarry | undefined = undefined;
   /** Times a part was made while preparing (a turn's end), and found (while preparing or building). */
   made = 0;
   found = 0;
@@ -184,6 +188,24 @@ export function keep<T>(slot: number, value: T, a: unknown, b?: unknown, c?: unk
     active.made += 1;
   }
   return value;
+}
+
+/** Are the parts in use kept (`prepareSummaryParts`, `prepareCutParts`)? */
+export function preparing(): boolean {
+  return writable && active !== undefined;
+}
+
+/** The cut the last prepare carried (taken over: see `CutCarry`), while preparing only. */
+export function takeCutCarry(): CutCarry | undefined {
+  if (!writable || active === undefined) return undefined;
+  const carry = active.cutCarry;
+  active.cutCarry = undefined;
+  return carry;
+}
+
+/** `carry`, kept for the next prepare's cut while preparing. */
+export function keepCutCarry(carry: CutCarry): void {
+  if (writable && active !== undefined) active.cutCarry = carry;
 }
 
 /** The digest line of `item` prepared at a turn's end, if any. */
