@@ -256,6 +256,8 @@ export interface ByteSource {
   readonly size: number;
   /** `length` bytes at `position` (exactly: fewer is a CorruptIndexError). */
   read(position: number, length: number): Buffer;
+  /** `out.length` bytes at `position` read into `out` (as `read`, into a buffer the caller holds). */
+  readInto?(out: Buffer, position: number): void;
 }
 
 /** The head of a cache file: its counts and where its sections lie. */

@@ -348,14 +348,19 @@ export class TermIndex {
    * An index over `source` (a cache file): the head read and checked, every postings page checked a
    * batch at a time, the postings then read by offset per term as searches ask (see paged-postings.ts);
    * postings of at most `holdBytes` are read whole and kept instead.
+   * `asRead`: for an index that serves one search (a one-shot search), no page is read at load: each
+   * is checked when a search first reads it (kept, up to `holdBytes`: see `PagedPostings.holdAsRead`), so
+   * a page the search never reads is never checked either (CorruptIndexError then comes from the search).
    * `chain`: the file's trailer, what its tail records chain to.
    */
-  static openSource(source: ByteSource, holdBytes = HOLD_BYTES): { index: TermIndex; chain: Buffer } {
+  static openSource(source: ByteSource, holdBytes = HOLD_BYTES, asRead = false): { index: TermIndex; chain: Buffer } {
     const head = decodeHead(source);
     const base = new PagedPostings(source, head);
     // Postings up to `holdBytes` are read whole and kept (as every cache was before format 5).
-    if (4 * base.size <= holdBytes) base.hold();
-    else base.checkAll();
+    if (4 * base.size <= holdBytes) {
+      if (asRead) base.holdAsRead();
+      else base.hold();
+    } else if (!asRead) base.checkAll();
     return { index: new TermIndex(head.terms, head.termCount === 0 ? EMPTY : base, head.lengths), chain: head.chain };
   }
 

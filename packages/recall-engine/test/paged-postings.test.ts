@@ -13,12 +13,12 @@ import { CorruptIndexError, RecallIndex, TermIndex } from "@context-fold/recall-
 import { FileSource } from "../src/paged-postings.js";
 import { PAGE_BYTES } from "../src/term-codec.js";
 
-/** A cache file read through a real descriptor, counting the bytes each read asks for. */
+/** A cache file read through a real descriptor, counting the bytes each read asks for (`read` reads through `readInto`). */
 class CountingSource extends FileSource {
   bytesRead = 0;
-  override read(position: number, length: number): Buffer {
-    this.bytesRead += length;
-    return super.read(position, length);
+  override readInto(out: Buffer, position: number): void {
+    this.bytesRead += out.length;
+    super.readInto(out, position);
   }
 }
 
@@ -62,6 +62,32 @@ describe("a recall cache's postings read by offset", () => {
           for (const page of [1, 2]) expect(loaded.search(query, { scope, page }), `${query} ${scope} ${String(page)}`).toEqual(fresh.search(query, { scope, page }));
         }
       }
+    } finally {
+      source.close();
+    }
+  });
+
+  it("a load for one search (as read) reads no postings until a term's are asked for, then each page once, and gives the built index's", () => {
+    const source = new CountingSource(cachePath);
+    try {
+      const { index: back } = TermIndex.openSource(source, undefined, true);
+      const terms = built.termTexts();
+      const postingBytes = 4 * terms.reduce((sum, term) => sum + (built.postings(term)?.length ?? 0), 0);
+      // The head only (terms, lengths, offsets, digests, the trailer), not one page of postings.
+      expect(source.bytesRead).toBeLessThan(source.size - postingBytes + PAGE_BYTES);
+      expect(source.bytesRead).toBeLessThan(postingBytes);
+      const rare = terms.find((term, t) => t > terms.length / 2 && built.postings(term)?.length === 2) ?? "";
+      source.bytesRead = 0;
+      expect(Array.from(back.postings(rare) ?? [])).toEqual(Array.from(built.postings(rare) ?? []));
+      expect(source.bytesRead).toBeGreaterThan(0);
+      expect(source.bytesRead).toBeLessThanOrEqual(2 * PAGE_BYTES);
+      // Held once read: the same term again reads nothing.
+      source.bytesRead = 0;
+      expect(Array.from(back.postings(rare) ?? [])).toEqual(Array.from(built.postings(rare) ?? []));
+      expect(source.bytesRead).toBe(0);
+      // Every term's, reading each page at most once in all.
+      for (const term of terms) expect(Array.from(back.postings(term) ?? []), term).toEqual(Array.from(built.postings(term) ?? []));
+      expect(source.bytesRead).toBeLessThanOrEqual(postingBytes);
     } finally {
       source.close();
     }
