@@ -6,11 +6,15 @@
 // code, one ranking hundreds still has its hot loops optimized (turning TurboFan off altogether made such a
 // search some 10% dearer). An update that indexes sessions (seconds; minutes on a first build) gets V8's
 // defaults back (history-index.ts onUpdateWork). Set through node:v8 while the process runs: the counts are
-// read at each tier-up decision, and the modules already loaded keep their compile cache.
+// read at each tier-up decision, and the modules already loaded keep their compile cache. A module
+// compiled while they are changed does not: V8 refuses a code cache made under other flags (it checks a
+// hash of them), so a built-in module loaded then is compiled from source (node:crypto's sixteen modules,
+// some 4 ms of a start), and one the process will load is best loaded first (`builtins`).
 const v8 = (): typeof import("node:v8") => process.getBuiltinModule("node:v8");
 
-/** Defers TurboFan to the hottest code from now on (a short search). */
-export function keepCompilersLight(): void {
+/** Defers TurboFan to the hottest code from now on (a short search); `builtins` (that it will load) are loaded first. */
+export function keepCompilersLight(builtins: readonly string[] = []): void {
+  for (const name of builtins) process.getBuiltinModule(name);
   v8().setFlagsFromString("--invocation-count-for-turbofan=20000 --invocation-count-for-osr=5000");
 }
 

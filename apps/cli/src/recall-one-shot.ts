@@ -20,8 +20,9 @@ export function recallOneShot(argv: readonly string[]): OneShot {
   if (parsed === null) return "commander";
   // A search the table answers is a short process: V8 keeps to baseline code (compile-tiers.ts; with its
   // defaults TurboFan compiled some ten functions for a process about to end, ~10% of its CPU); the
-  // ledger read a table cannot answer gets V8's defaults back.
-  keepCompilersLight();
+  // ledger read a table cannot answer gets V8's defaults back. Every table answer hashes (the ledger's
+  // edges first): node:crypto is loaded before the flags change, with its code cache (compile-tiers.ts).
+  keepCompilersLight(["node:crypto"]);
   let plan: FileRecall;
   let answer: ReturnType<typeof recallFromTable>;
   try {

@@ -55,6 +55,17 @@ describe("what a recall process loads (built dist; `pnpm test` builds first)", (
     expect(urls.filter((url) => ON_DEMAND.some((lazy) => lazy.test(url)))).toEqual([]);
   });
 
+  it("a warm word search compiles no built-in module from source: the one-shot changes V8's flags after loading what it hashes with", () => {
+    loaded(["recall", file, "shard"]);
+    // Node tells each built-in module's code cache it consults (accepted, or rejected: V8 refuses a cache
+    // made under other flags, and the one-shot changes V8's compiler flags: compile-tiers.ts).
+    const p = spawnSync(process.execPath, [mainJs, "recall", file, "shard", "failed"], { encoding: "utf8", env: { ...process.env, NODE_DEBUG_NATIVE: "CODE_CACHE" } });
+    expect(p.status, p.stderr).toBe(0);
+    const told = p.stderr.split("\n").filter((line) => line.startsWith("Code cache of "));
+    expect(told.filter((line) => line.startsWith("Code cache of crypto ")).length, p.stderr).toBe(1);
+    expect(told.filter((line) => !line.endsWith(" is accepted"))).toEqual([]);
+  });
+
   it("both one-shot bundles are ASCII only (Node decodes such a source on its fast path, into a one-byte string)", () => {
     for (const bundle of ["recall-one-shot.js", "recall-sessions-one-shot.js"]) {
       const bytes = readFileSync(resolve(import.meta.dirname, "../dist", bundle));

@@ -53,13 +53,19 @@ export class FileSource implements ByteSource {
     if (position < 0 || position + length > this.size) throw new CorruptIndexError("read past the end");
     // Its own buffer (not from the pool): the numbers in it are then 4-aligned at a 4-aligned position.
     const out = Buffer.allocUnsafeSlow(length);
+    this.readInto(out, position);
+    return out;
+  }
+
+  readInto(out: Buffer, position: number): void {
+    if (this.fd === null) throw new RangeError("the cache file was closed");
+    if (position < 0 || position + out.length > this.size) throw new CorruptIndexError("read past the end");
     let got = 0;
-    while (got < length) {
-      const n = readSync(this.fd, out, got, length - got, position + got);
+    while (got < out.length) {
+      const n = readSync(this.fd, out, got, out.length - got, position + got);
       if (n === 0) throw new CorruptIndexError("cache file ends early");
       got += n;
     }
-    return out;
   }
 
   close(): void {
@@ -95,6 +101,8 @@ export class PagedPostings implements FrozenPostings {
   private readonly digests: Buffer;
   private readonly allDigest: Buffer;
   private whole: Uint32Array | undefined;
+  /** The section's bytes as read so far, page by page (`holdAsRead`), and which pages are read and checked. */
+  private asRead: { readonly bytes: Buffer; readonly checked: Uint8Array } | undefined;
 
   constructor(source: ByteSource, head: DecodedHead) {
     this.source = source;
@@ -156,12 +164,48 @@ export class PagedPostings implements FrozenPostings {
     }
   }
 
+  /**
+   * Holds the section as searches read it, instead of reading and checking it all at load (`hold`,
+   * `checkAll`): each page is read into one buffer of the section's size (its memory untouched until then)
+   * and checked against its digest the first time a slice reaches it, never again. What a load that
+   * serves one search does: a word query over a 4 MB session's cache reads a page or two of its 1.5 MB of
+   * postings (each byte it uses still checked), and a process's start is mostly such costs (reading,
+   * hashing, and the memory they touch).
+   */
+  holdAsRead(): void {
+    if (this.whole !== undefined || this.asRead !== undefined) return;
+    this.asRead = { bytes: Buffer.allocUnsafeSlow(4 * this.words), checked: new Uint8Array(Math.ceil((4 * this.words) / this.pageBytes)) };
+  }
+
+  /** Pages `first`..`last` of the section held as read (`holdAsRead`), each run of unread ones read and checked. */
+  private readAsHeld(held: { readonly bytes: Buffer; readonly checked: Uint8Array }, first: number, last: number): void {
+    for (let p = first; p <= last; p++) {
+      if (held.checked[p] === 1) continue;
+      let end = p;
+      while (end < last && held.checked[end + 1] !== 1) end++;
+      // Read into the held buffer itself where the source can (a file), so no page is copied.
+      const start = p * this.pageBytes;
+      const into = held.bytes.subarray(start, Math.min(4 * this.words, (end + 1) * this.pageBytes));
+      if (this.source.readInto === undefined) into.set(this.source.read(this.at + start, into.length));
+      else this.source.readInto(into, this.at + start);
+      this.check(into, p);
+      held.checked.fill(1, p, end + 1);
+      p = end;
+    }
+  }
+
   /** Words [a, b) of the postings, read from the pages they lie on (checked) unless held whole. */
   slice(a: number, b: number): Uint32Array {
     if (this.whole !== undefined) return this.whole.subarray(a, b);
     if (b <= a) return new Uint32Array(0);
     const first = Math.floor((4 * a) / this.pageBytes);
     const last = Math.floor((4 * b - 1) / this.pageBytes);
+    const held = this.asRead;
+    if (held !== undefined) {
+      this.readAsHeld(held, first, last);
+      // Its own buffer: 4-aligned from its start.
+      return new Uint32Array(held.bytes.buffer, held.bytes.byteOffset + 4 * a, b - a);
+    }
     const bytes = this.pages(first, last);
     const from = 4 * a - first * this.pageBytes;
     // `bytes` is a buffer of its own for a file, 4-aligned there; a buffer source's may lie anywhere.

@@ -33,19 +33,24 @@ export type Loaded = { index: RecallIndex; added: number; same: boolean; disk: D
  * longer matches the ledger is ignored whole.
  */
 export function loadCachedIndex(cachePath: string, sessionFile: string, session: RecallSession & { readonly edges?: KnownEdges }): Loaded {
+  return loadCached(cachePath, sessionFile, session, false);
+}
+
+/** `loadCachedIndex`; `asRead`: postings checked as a search reads them, not at load (`TermIndex.openSource`). */
+function loadCached(cachePath: string, sessionFile: string, session: RecallSession & { readonly edges?: KnownEdges }, asRead: boolean): Loaded {
   let source: FileSource;
   try {
     source = new FileSource(cachePath);
   } catch {
     return { index: null, reason: null };
   }
-  const loaded = loadFrom(source, cachePath, sessionFile, session);
+  const loaded = loadFrom(source, cachePath, sessionFile, session, asRead);
   // Kept open while the index reads its postings by offset; closed when the cache is not used.
   if (loaded.index === null) source.close();
   return loaded;
 }
 
-function loadFrom(source: FileSource, cachePath: string, sessionFile: string, session: RecallSession & { readonly edges?: KnownEdges }): Loaded {
+function loadFrom(source: FileSource, cachePath: string, sessionFile: string, session: RecallSession & { readonly edges?: KnownEdges }, asRead: boolean): Loaded {
   try {
     const meta = TermIndex.readMeta(source);
     const format = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)["format"] : undefined;
@@ -53,7 +58,7 @@ function loadFrom(source: FileSource, cachePath: string, sessionFile: string, se
     if (!isCacheKey(meta)) return { index: null, reason: "cache key has an unknown shape" };
     const relation = compareKey(meta, sessionFile, session, session.edges);
     if (typeof relation !== "string") return { index: null, reason: relation.stale };
-    const { index: terms, chain } = TermIndex.openSource(source);
+    const { index: terms, chain } = TermIndex.openSource(source, undefined, asRead);
     if (terms.docCount !== meta.blockCount) return { index: null, reason: "cache holds another block count than its key says" };
     let same = relation === "same";
     let tailBytes = 0;
@@ -102,6 +107,14 @@ export interface SnapshotRecall {
  * `saveSnapshot` makes the next call fast). Never writes.
  */
 export function openRecallSnapshot(sessionFile: string, options: Omit<OpenRecallOptions, "cache"> = {}): SnapshotRecall | null {
+  return openSnapshotRecall(sessionFile, options, false);
+}
+
+/**
+ * `openRecallSnapshot`; `oneSearch`: the recall serves one search (recallFromTable), so its postings are
+ * checked as that search reads them, not all at load (a search may then throw CorruptIndexError).
+ */
+export function openSnapshotRecall(sessionFile: string, options: Omit<OpenRecallOptions, "cache">, oneSearch: boolean): SnapshotRecall | null {
   let cachePath = options.cachePath;
   if (cachePath === undefined) {
     const id = readSessionHead(sessionFile)?.id;
@@ -110,7 +123,7 @@ export function openRecallSnapshot(sessionFile: string, options: Omit<OpenRecall
   }
   const session = openSnapshot(cachePath, sessionFile);
   if (session === null) return null;
-  const loaded = loadCachedIndex(cachePath, sessionFile, session);
+  const loaded = loadCached(cachePath, sessionFile, session, oneSearch);
   if (loaded.index === null || !loaded.same || loaded.tailProblem !== null) return null;
   const index = loaded.index;
   return {

@@ -3,8 +3,8 @@
 // search needs to load (one-shot.ts), since nothing here imports the ledger reader's parse.
 import { parseQuery } from "./query.js";
 import type { RecallAnswer, RecallRequest } from "./recall-request.js";
-import { SnapshotStaleError } from "./errors.js";
-import { openRecallSnapshot } from "./snapshot-recall.js";
+import { CorruptIndexError, SnapshotStaleError } from "./errors.js";
+import { openSnapshotRecall } from "./snapshot-recall.js";
 
 /** A word query or a browse: what the block table can answer (a regex reads every text, faster in full). */
 export function answersFromTable(request: RecallRequest): boolean {
@@ -29,7 +29,9 @@ export function searchOptions(request: RecallRequest): { scope?: string; page?: 
  */
 export function recallFromTable(file: string, request: RecallRequest): RecallAnswer | null {
   if (request.tables === false || !answersFromTable(request)) return null;
-  const fast = openRecallSnapshot(file, request.open ?? {});
+  // One search (or browse) of the recall: its postings checked as it reads them. A ranking is handed
+  // on (its index searched again by the caller), so its postings are checked at load.
+  const fast = openSnapshotRecall(file, request.open ?? {}, request.rankOnly !== true);
   if (fast === null) return null;
   const query = request.query?.trim() ?? "";
   try {
@@ -40,8 +42,9 @@ export function recallFromTable(file: string, request: RecallRequest): RecallAns
     const result = query.length === 0 ? fast.browse(request.scope === undefined ? {} : { scope: request.scope }) : fast.search(query, searchOptions(request));
     return { kind: "search", result, salvaged: [], recall: null, notes: { changed: [] } };
   } catch (error) {
-    // The ledger changed under the table: the caller's answer comes from the full read instead.
-    if (error instanceof SnapshotStaleError) return null;
+    // The ledger changed under the table, or a postings page the search read fails its check: the
+    // caller's answer comes from the full read instead (which checks the cache whole, and rebuilds it).
+    if (error instanceof SnapshotStaleError || error instanceof CorruptIndexError) return null;
     throw error;
   }
 }

@@ -225,8 +225,12 @@ export class TermIndex {
       if (at < 0) continue;
       const a = seg.offsets[at] as number;
       const b = seg.offsets[at + 1] as number;
-      // A cache's base is read by offset, only the pages this term lies on (paged-postings.ts).
-      if (b > a) out.push(seg instanceof PagedPostings ? seg.slice(a, b) : seg.postings.subarray(a, b));
+      if (seg instanceof PagedPostings) {
+        // A cache's base is read by offset, only the pages this term lies on (paged-postings.ts). Its
+        // offsets are checked here, as read: a load that serves one search did not check them all.
+        if (b < a || ((b - a) & 1) !== 0 || b > seg.size) throw new CorruptIndexError(`bad offsets for term ${String(id)}`);
+        if (b > a) out.push(seg.slice(a, b));
+      } else if (b > a) out.push(seg.postings.subarray(a, b));
     }
     return out;
   }
@@ -348,14 +352,20 @@ export class TermIndex {
    * An index over `source` (a cache file): the head read and checked, every postings page checked a
    * batch at a time, the postings then read by offset per term as searches ask (see paged-postings.ts);
    * postings of at most `holdBytes` are read whole and kept instead.
+   * `asRead`: for an index that serves one search (a one-shot search), no page is read at load: each
+   * is checked when a search first reads it (kept, up to `holdBytes`: see `PagedPostings.holdAsRead`), so
+   * a page the search never reads is never checked either, nor are the offsets of terms it never looks up
+   * (CorruptIndexError then comes from the search).
    * `chain`: the file's trailer, what its tail records chain to.
    */
-  static openSource(source: ByteSource, holdBytes = HOLD_BYTES): { index: TermIndex; chain: Buffer } {
-    const head = decodeHead(source);
+  static openSource(source: ByteSource, holdBytes = HOLD_BYTES, asRead = false): { index: TermIndex; chain: Buffer } {
+    const head = decodeHead(source, !asRead);
     const base = new PagedPostings(source, head);
     // Postings up to `holdBytes` are read whole and kept (as every cache was before format 5).
-    if (4 * base.size <= holdBytes) base.hold();
-    else base.checkAll();
+    if (4 * base.size <= holdBytes) {
+      if (asRead) base.holdAsRead();
+      else base.hold();
+    } else if (!asRead) base.checkAll();
     return { index: new TermIndex(head.terms, head.termCount === 0 ? EMPTY : base, head.lengths), chain: head.chain };
   }
 

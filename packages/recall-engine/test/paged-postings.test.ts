@@ -3,7 +3,8 @@
 // from the file are the ones the index was built with, wherever they fall across pages; a search of a
 // loaded cache ranks exactly as the built index; only the pages a term lies on are read, and each is
 // checked against the digest the head lists for it.
-import { closeSync, openSync, readSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
@@ -13,12 +14,12 @@ import { CorruptIndexError, RecallIndex, TermIndex } from "@context-fold/recall-
 import { FileSource } from "../src/paged-postings.js";
 import { PAGE_BYTES } from "../src/term-codec.js";
 
-/** A cache file read through a real descriptor, counting the bytes each read asks for. */
+/** A cache file read through a real descriptor, counting the bytes each read asks for (`read` reads through `readInto`). */
 class CountingSource extends FileSource {
   bytesRead = 0;
-  override read(position: number, length: number): Buffer {
-    this.bytesRead += length;
-    return super.read(position, length);
+  override readInto(out: Buffer, position: number): void {
+    this.bytesRead += out.length;
+    super.readInto(out, position);
   }
 }
 
@@ -62,6 +63,61 @@ describe("a recall cache's postings read by offset", () => {
           for (const page of [1, 2]) expect(loaded.search(query, { scope, page }), `${query} ${scope} ${String(page)}`).toEqual(fresh.search(query, { scope, page }));
         }
       }
+    } finally {
+      source.close();
+    }
+  });
+
+  it("a load for one search (as read) reads no postings until a term's are asked for, then each page once, and gives the built index's", () => {
+    const source = new CountingSource(cachePath);
+    try {
+      const { index: back } = TermIndex.openSource(source, undefined, true);
+      const terms = built.termTexts();
+      const postingBytes = 4 * terms.reduce((sum, term) => sum + (built.postings(term)?.length ?? 0), 0);
+      // The head only (terms, lengths, offsets, digests, the trailer), not one page of postings.
+      expect(source.bytesRead).toBeLessThan(source.size - postingBytes + PAGE_BYTES);
+      expect(source.bytesRead).toBeLessThan(postingBytes);
+      const rare = terms.find((term, t) => t > terms.length / 2 && built.postings(term)?.length === 2) ?? "";
+      source.bytesRead = 0;
+      expect(Array.from(back.postings(rare) ?? [])).toEqual(Array.from(built.postings(rare) ?? []));
+      expect(source.bytesRead).toBeGreaterThan(0);
+      expect(source.bytesRead).toBeLessThanOrEqual(2 * PAGE_BYTES);
+      // Held once read: the same term again reads nothing.
+      source.bytesRead = 0;
+      expect(Array.from(back.postings(rare) ?? [])).toEqual(Array.from(built.postings(rare) ?? []));
+      expect(source.bytesRead).toBe(0);
+      // Every term's, reading each page at most once in all.
+      for (const term of terms) expect(Array.from(back.postings(term) ?? []), term).toEqual(Array.from(built.postings(term) ?? []));
+      expect(source.bytesRead).toBeLessThanOrEqual(postingBytes);
+    } finally {
+      source.close();
+    }
+  });
+
+  it("a load for one search checks a term's offsets when its postings are read: bad ones are refused then, not at load", () => {
+    const bytes = Buffer.from(readFileSync(cachePath));
+    const magic = bytes.indexOf(10) + 1;
+    const [metaLength, termLength, docCount, termCount] = [0, 4, 8, 12].map((k) => bytes.readUInt32LE(magic + k)) as [number, number, number, number];
+    const textEnd = magic + 24 + metaLength + termLength;
+    const offsetsAt = textEnd + ((4 - (textEnd % 4)) % 4) + 4 * docCount;
+    const terms = built.termTexts();
+    expect(terms.length).toBe(termCount);
+    const t = terms.findIndex((term, id) => id > termCount / 2 && built.postings(term)?.length === 2);
+    // Term t's postings end one word past where they begin (an odd length): the head's sha256 (the
+    // trailer) made again, so only the offsets' own check can tell.
+    const at = offsetsAt + 4 * (t + 1);
+    bytes.writeUInt32LE(bytes.readUInt32LE(offsetsAt + 4 * t) + 1, at);
+    const headLength = bytes.length - 32 - 4 * terms.reduce((sum, term) => sum + (built.postings(term)?.length ?? 0), 0);
+    createHash("sha256").update(bytes.subarray(0, headLength)).digest().copy(bytes, bytes.length - 32);
+    const bad = join(dir, "bad-offsets.recall");
+    writeFileSync(bad, bytes);
+    expect(() => TermIndex.openFile(bad)).toThrow(/bad offsets for term/);
+    const source = new FileSource(bad);
+    try {
+      const { index: back } = TermIndex.openSource(source, undefined, true);
+      expect(() => back.postings(terms[t] as string)).toThrow(/bad offsets for term/);
+      const fine = terms.findIndex((term) => built.postings(term)?.length === 2);
+      expect(Array.from(back.postings(terms[fine] as string) ?? [])).toEqual(Array.from(built.postings(terms[fine] as string) ?? []));
     } finally {
       source.close();
     }

@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 import { readSession } from "@context-fold/ledger-reader";
 import { generateSession, type Manifest } from "@context-fold/session-gen";
 import { describeShared, sharedFixture, tempDir } from "@context-fold/test-support";
-import { openRecall, openRecallSnapshot, openSnapshot, RecallError, searchSessions, snapshotPath, SnapshotStaleError } from "@context-fold/recall-engine";
+import { openRecall, openRecallSnapshot, openSnapshot, RecallError, searchSessions, snapshotPath, SnapshotStaleError, TermIndex } from "@context-fold/recall-engine";
+import { recallFromTable } from "@context-fold/recall-engine/one-shot";
+import { PAGE_BYTES } from "../src/term-codec.js";
 
 const QUERIES = ["checksum drift", "vitest", "\"Command exited with code 1\"", "src/ledger/reader.ts", "refreshToken", "shard lease", "zzzz-not-there"];
 const SCOPES = [undefined, "all", "compaction:1", "compaction:latest"];
@@ -57,6 +59,50 @@ describe("recall from the snapshot, without parsing the ledger", () => {
     }
     // Regex reads every block's text back: still the same.
     expect(JSON.stringify(fast.search("/checksum drift at seq \\d+/"))).toBe(JSON.stringify(full.search("/checksum drift at seq \\d+/")));
+  });
+
+  it("one search from the table checks only the postings pages it reads: a damaged page it reads sends it to the full read, one it never reads is never read", async () => {
+    const dir2 = tempDir("recall-snapshot-pages-");
+    const file2 = join(dir2, "s.jsonl");
+    copyFileSync(file, file2);
+    const full = await openRecall(file2, { cacheDir });
+    full.saveSnapshot();
+    const cachePath = full.cachePath ?? "";
+    const ask = (query: string): string | null => {
+      const answer = recallFromTable(file2, { query, open: { cacheDir } });
+      return answer === null ? null : answer.kind === "search" ? JSON.stringify(answer.result) : answer.kind;
+    };
+    for (const query of ["checksum drift", "vitest", "zzzz-not-there"]) expect(ask(query), query).toBe(JSON.stringify(full.search(query)));
+    // A rare term (one block holds it), and where its postings lie in the cache file: term t's words start
+    // at the sum of the earlier terms' postings (term ids are the order of termTexts).
+    const { index: terms, source } = TermIndex.openFile(cachePath);
+    let rare = "";
+    let words = 0;
+    let rareAt = -1;
+    for (const term of terms.termTexts()) {
+      const length = terms.postings(term)?.length ?? 0;
+      if (rareAt < 0 && length === 2 && /^[a-z]{6,}$/.test(term) && words * 4 > PAGE_BYTES) {
+        rare = term;
+        rareAt = words;
+      }
+      words += length;
+    }
+    source.close();
+    expect(rareAt).toBeGreaterThan(0);
+    const before = ask(rare);
+    expect(before).toBe(JSON.stringify(full.search(rare)));
+    // One byte of the rare term's page flipped in place (no cache writer does this: a tamper or a disk fault).
+    const position = statSync(cachePath).size - 32 - 4 * words + 4 * rareAt;
+    const bytes = readFileSync(cachePath);
+    bytes[position] = (bytes[position] ?? 0) ^ 0xff;
+    writeFileSync(cachePath, bytes);
+    // The search that reads the page: the full read instead (which checks the whole cache and rebuilds it).
+    expect(ask(rare)).toBeNull();
+    // Searches that read no postings, or none on that page, answer as before (a load checked every page).
+    expect(ask("zzzz-not-there")).toBe(JSON.stringify(full.search("zzzz-not-there")));
+    expect(ask("")).toBe(JSON.stringify(full.browse()));
+    // The full read's own load still checks every page, and refuses the file.
+    expect(openRecallSnapshot(file2, { cacheDir })).toBeNull();
   });
 
   it("reads only the text a page shows: blocks off the page may change without the search noticing", async () => {
