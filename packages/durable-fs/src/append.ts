@@ -11,14 +11,19 @@ export interface AppendAtResult {
 }
 
 /**
- * Writes `bytes` at `size` (the file's known good end) through `fd` (opened for writing, not O_APPEND),
+ * Writes `bytes` (one buffer, or pieces written one after the other) at `size` (the file's known good end) through `fd` (opened for writing, not O_APPEND),
  * then fsyncs when `sync`. On failure the file is truncated back to `size` and the error rethrown; if even
  * that fails, the error carries `tailDirty: true` and the caller must truncate before its next append.
  * The caller owns the file's end: one writer, or writers under `withAppendLock`.
  */
-export function appendAt(fd: number, size: number, bytes: Uint8Array, label: string, sync = true, fs: FileSystem = nodeFileSystem): AppendAtResult {
+export function appendAt(fd: number, size: number, bytes: Uint8Array | readonly Uint8Array[], label: string, sync = true, fs: FileSystem = nodeFileSystem): AppendAtResult {
+  const pieces = bytes instanceof Uint8Array ? [bytes] : bytes;
+  let at = size;
   try {
-    writeAll(fd, bytes, size, label, fs);
+    for (const piece of pieces) {
+      writeAll(fd, piece, at, label, fs);
+      at += piece.length;
+    }
     if (sync) fs.fsyncSync(fd);
   } catch (error) {
     try {
@@ -29,7 +34,7 @@ export function appendAt(fd: number, size: number, bytes: Uint8Array, label: str
     }
     throw error;
   }
-  return { size: size + bytes.length };
+  return { size: at };
 }
 
 export interface AppendFileOptions {
@@ -42,7 +47,7 @@ export interface AppendFileOptions {
  * Appends `bytes` to `path` (created with its folder when missing) with `appendAt` at the file's current
  * end. Only safe against other appenders when they all hold the same `withAppendLock`.
  */
-export function appendFile(path: string, bytes: Uint8Array, options: AppendFileOptions = {}): AppendAtResult {
+export function appendFile(path: string, bytes: Uint8Array | readonly Uint8Array[], options: AppendFileOptions = {}): AppendAtResult {
   const fs = options.fs ?? nodeFileSystem;
   const sync = options.fsync ?? true;
   fs.mkdirSync(dirname(path), { recursive: true });

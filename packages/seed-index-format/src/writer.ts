@@ -159,11 +159,18 @@ function statOf(path: string): Stats | undefined {
 /**
  * Each span's JSON text, made and checked once per span object: a writer that appends the same spans in
  * record after record (a `compact` record lists every span of the lineage, most of them listed by the
- * compaction before) validates and serializes only the spans it has not written yet. Keyed by identity:
- * a span given to it must never be changed afterwards (records' spans are read-only values).
+ * compaction before) validates and serializes only the spans it has not written yet. The spans of the
+ * last record are kept encoded too (their UTF-8 bytes, joined, with each span's end): the next record's
+ * spans that start with the same span objects reuse those bytes, so only the spans after them are
+ * encoded. Keyed by identity: a span given to it must never be changed afterwards (records' spans are
+ * read-only values).
  */
 export class SpanTexts {
   readonly #texts = new WeakMap<Span, string>();
+  /** The last `joined` call's spans, their joined UTF-8 bytes (the start of `#bytes`), and where each span's bytes end. */
+  readonly #spans: Span[] = [];
+  readonly #ends: number[] = [];
+  #bytes: Buffer = Buffer.alloc(0);
 
   /** The JSON text of `span` (at `index` in its record's spans); throws InvalidRecordError when it is no valid span. */
   text(path: string, span: Span, index: number): string {
@@ -175,21 +182,50 @@ export class SpanTexts {
     this.#texts.set(span, text);
     return text;
   }
+
+  /**
+   * The UTF-8 bytes of the spans' texts joined by commas (each span checked as `text` checks it): the
+   * leading spans that are the last call's (the same objects, in order) keep the bytes that call wrote,
+   * so only the spans after them are encoded. The bytes returned are this writer's own buffer: valid
+   * until its next call (an append writes them at once).
+   */
+  joined(path: string, spans: readonly Span[]): Buffer {
+    const kept = this.#spans;
+    let same = 0;
+    while (same < kept.length && same < spans.length && kept[same] === spans[same]) same += 1;
+    const texts: string[] = [];
+    for (let index = same; index < spans.length; index++) texts.push(this.text(path, spans[index] as Span, index));
+    let at = same === 0 ? 0 : (this.#ends[same - 1] as number);
+    const added = `${same === 0 || texts.length === 0 ? "" : ","}${texts.join(",")}`;
+    const end = at + Buffer.byteLength(added, "utf8");
+    if (end > this.#bytes.length) {
+      // Room to grow: the next records list these spans and a few more.
+      const grown = Buffer.allocUnsafe(Math.max(end, Math.ceil(this.#bytes.length * 1.5)));
+      this.#bytes.copy(grown, 0, 0, at);
+      this.#bytes = grown;
+    }
+    this.#bytes.write(added, at, "utf8");
+    kept.length = same;
+    this.#ends.length = same;
+    texts.forEach((text, i) => {
+      at += (same + i === 0 ? 0 : 1) + Buffer.byteLength(text, "utf8");
+      kept.push(spans[same + i] as Span);
+      this.#ends.push(at);
+    });
+    return this.#bytes.subarray(0, end);
+  }
 }
 
 /**
- * `JSON.stringify(record)` of a valid record, checked: the record without its spans by the contract's
- * check, each span by `texts` (once per span object). A record is valid exactly when it is with `spans: []`
- * and each of its spans is, so this accepts and rejects what `validateRecord` does.
+ * The line (with its newline, after `prefix`; in pieces when `texts` is given) of a valid record, as
+ * `JSON.stringify(record)` gives it, checked: the record without its spans by the contract's check, each
+ * span by `texts` (once per span object, its bytes kept from the last record's when it leads both). A record is valid exactly when it
+ * is with `spans: []` and each of its spans is, so this accepts and rejects what `validateRecord` does.
  */
-function recordText(path: string, record: AnyRecord, texts: SpanTexts | undefined): string {
-  if (texts === undefined || record.kind !== "fold-index" || record.spans.length === 0) return JSON.stringify(checked(path, record));
+function recordLine(path: string, prefix: string, record: AnyRecord, texts: SpanTexts | undefined): Buffer | Buffer[] {
+  if (texts === undefined || record.kind !== "fold-index" || record.spans.length === 0) return Buffer.from(`${prefix}${JSON.stringify(checked(path, record))}\n`, "utf8");
   const { before, after } = headAround(path, { ...record, spans: [] });
-  const parts: string[] = new Array<string>(record.spans.length);
-  record.spans.forEach((span, index) => {
-    parts[index] = texts.text(path, span, index);
-  });
-  return `${before}${parts.join(",")}${after}`;
+  return [Buffer.from(`${prefix}${before}`, "utf8"), texts.joined(path, record.spans), Buffer.from(`${after}\n`, "utf8")];
 }
 
 /**
@@ -209,8 +245,8 @@ export async function appendNextRecord<R extends AnyRecord>(path: string, build:
     }
     const seq = Math.max(unchanged && known !== undefined ? known.nextSeq : nextSeqFromTail(path), options.minSeq ?? 0);
     const record = build(seq);
-    const text = recordText(path, record, options.spanTexts);
-    appendFile(path, Buffer.from(`${!unchanged && tornTail(path) ? "\n" : ""}${text}\n`, "utf8"), { fsync: options.fsync === true });
+    const line = recordLine(path, !unchanged && tornTail(path) ? "\n" : "", record, options.spanTexts);
+    appendFile(path, line, { fsync: options.fsync === true });
     if (tail !== undefined) {
       const after = statOf(path);
       if (after !== undefined) tail.known = { dev: after.dev, ino: after.ino, size: after.size, mtimeMs: after.mtimeMs, ctimeMs: after.ctimeMs, nextSeq: record.seq + 1 };

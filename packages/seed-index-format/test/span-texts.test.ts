@@ -40,6 +40,31 @@ describe("appendNextRecord with span texts", () => {
     );
   });
 
+  it("appends the bytes it appends without them when records share, drop, reorder or extend leading spans", async () => {
+    const recordsArb = fc.array(recordArb().filter((r) => r.spans.length >= 1), { minLength: 1, maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(recordsArb, fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat()), { minLength: 2, maxLength: 6 }), async (records, picks) => {
+        // One pool of span objects (the same objects listed again, as compaction after compaction does).
+        const pool = records.flatMap((r) => r.spans);
+        const base = records[0] as FoldIndexRecord;
+        const plain = nextFile();
+        const cached = nextFile();
+        const texts = new SpanTexts();
+        let spans: Span[] = [];
+        for (const [keep, add, rotate] of picks) {
+          // Keep a prefix of the last spans, then add spans from the pool (sometimes rotated: reordered).
+          spans = [...spans.slice(0, keep % (spans.length + 1)), ...pool.slice(0, 1 + (add % pool.length))];
+          if (rotate % 3 === 0 && spans.length > 1) spans = [...spans.slice(1), spans[0] as Span];
+          const listed = spans;
+          await appendNextRecord(plain, (seq) => ({ ...base, seq, spans: listed }));
+          await appendNextRecord(cached, (seq) => ({ ...base, seq, spans: listed }), { spanTexts: texts });
+        }
+        expect(readFileSync(cached, "utf8")).toBe(readFileSync(plain, "utf8"));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it("reads a span again only when it is a new one", async () => {
     const [record] = fc.sample(recordArb().filter((r) => r.spans.length >= 2), { numRuns: 1, seed: 29 }) as [FoldIndexRecord];
     const reads = { n: 0 };
