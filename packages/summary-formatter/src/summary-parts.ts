@@ -59,12 +59,14 @@ export const SLOT = {
    * shares are fitted, then the sections after (`SECTION_BANK` apart).
    */
   section: 40,
+  /** The doc's previous summaries with the branch summaries its facts met (`withBranchSummaries`), after the section banks. */
+  branchPrevious: 72,
 } as const;
 
 /** Slots between a section's two banks (more than the sections there are). */
 export const SECTION_BANK = 16;
 
-const SLOTS = SLOT.section + 2 * SECTION_BANK;
+const SLOTS = SLOT.branchPrevious + 1;
 
 /** An item's rendered line and its UTF-8 bytes. */
 export interface ItemLine {

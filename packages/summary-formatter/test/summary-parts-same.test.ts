@@ -8,6 +8,7 @@ import { SummaryParts } from "@context-fold/summary-formatter";
 import { tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
 import { docFromFacts } from "../src/build-doc.js";
+import { withBranchSummaries } from "../src/foreign-summary.js";
 import { mergeSummaries } from "../src/merge-summaries.js";
 import type { SummaryDoc } from "../src/summary-doc.js";
 import { enterParts, leaveParts } from "../src/summary-parts.js";
@@ -94,5 +95,36 @@ describe("a list remade with the same items", () => {
     const echoed = merged(3, false, [{ text: "Never touch gen/ again.", index: 3, count: 1 }]);
     expect(echoed.preferences.map((p) => p.index)).toEqual([92]);
     expect(echoed.preferences).not.toBe(first.preferences);
+  });
+
+  it("keeps the previous summaries with the branch summaries while both lists are the same, and never for another list", async () => {
+    const { facts, artifacts } = await baseFacts();
+    const doc = docWith(undefined, false, facts, artifacts);
+    const one = [{ text: "## Goal\nTry the streaming parser on the other branch.", index: 4 }];
+    const two = [...one, { text: "## Goal\nTry the CSV sniffer.", index: 9 }];
+    const parts = new SummaryParts();
+    const branch = (summaries: typeof one, keepMade: boolean): SummaryDoc => {
+      const scope = enterParts(parts, keepMade);
+      try {
+        return withBranchSummaries(doc, summaries);
+      } finally {
+        leaveParts(scope);
+      }
+    };
+    const first = branch(one, true);
+    expect(first.previous.map((p) => p.index)).toEqual([4]);
+    expect(branch(one, false).previous).toBe(first.previous);
+    // A branch summary more (a new list): made for it, in the hook and at a turn's end.
+    expect(branch(two, false).previous.map((p) => p.index)).toEqual([4, 9]);
+    expect(branch(two, true).previous).toEqual(withBranchSummaries(doc, two).previous);
+    // Another doc's previous list: made for it.
+    const other = { ...doc, previous: [{ label: "compaction 1", index: 2, lines: ["- kept"] }] };
+    expect(branch(two, false).previous).not.toBe(first.previous);
+    const scope = enterParts(parts, false);
+    try {
+      expect(withBranchSummaries(other, two).previous.map((p) => p.index)).toEqual([2, 4, 9]);
+    } finally {
+      leaveParts(scope);
+    }
   });
 });
