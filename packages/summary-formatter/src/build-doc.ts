@@ -16,7 +16,7 @@ import type {
   SummaryDoc,
   VerbatimItem,
 } from "./summary-doc.js";
-import { keep, reuse, SLOT } from "./summary-parts.js";
+import { keep, keepSame, reuse, SLOT } from "./summary-parts.js";
 import { statementLine } from "./statement-line.js";
 import { flat, oneLine } from "./summary-syntax.js";
 
@@ -233,7 +233,7 @@ export function docFromFacts(facts: SessionFacts, artifacts: DurableArtifacts, b
     keep(SLOT.statements, withoutListedStatements(said, goal, corrections, scopeChanges), said, goal, corrections, scopeChanges);
   const preferences =
     (reuse(SLOT.preferences, prefItems, corrections, statements) as LineItem[] | undefined) ??
-    keep(SLOT.preferences, withoutStatementEchoes(withoutCorrectionEchoes(prefItems, corrections), statements), prefItems, corrections, statements);
+    keepSame(SLOT.preferences, withoutStatementEchoes(withoutCorrectionEchoes(prefItems, corrections), statements), prefItems, corrections, statements);
   const commits = (reuse(SLOT.commits, facts.commits) as CommitItem[] | undefined) ?? keep(SLOT.commits, commitItems(facts.commits), facts.commits);
   const a = facts.anchors;
   const anchors = (reuse(SLOT.anchors, a.commits, a.errorIds, a.keyFiles) as AnchorsDoc | undefined) ?? keep(SLOT.anchors, anchorsOf(a), a.commits, a.errorIds, a.keyFiles);

@@ -5,6 +5,7 @@
 // previous-summary part with its heading and item count. One pass over the lines: linear time.
 import { filePathsOfList } from "@context-fold/extractors";
 import { orderFiles } from "./build-doc.js";
+import { keep, reuse, SLOT } from "./summary-parts.js";
 import { SECTION } from "./summary-syntax.js";
 import { emptyDoc, type CommitItem, type FileItem, type FileStatus, type FooterDoc, type LineItem, type PreviousSummaryDoc, type SummaryDoc } from "./summary-doc.js";
 
@@ -272,7 +273,14 @@ export const BRANCH_SUMMARY_LABEL = "branch summary";
  */
 export function withBranchSummaries(doc: SummaryDoc, summaries: readonly { readonly text: string; readonly index: number }[] | undefined): SummaryDoc {
   if (summaries === undefined || summaries.length === 0) return doc;
-  const previous: PreviousSummaryDoc[] = [...doc.previous];
+  // A part made of the doc's previous list and the summaries (a list the facts keep while no branch
+  // summary is added): the merged previous list and its section are then kept too.
+  const held = reuse(SLOT.branchPrevious, doc.previous, summaries) as PreviousSummaryDoc[] | undefined;
+  return { ...doc, previous: held ?? keep(SLOT.branchPrevious, branchPrevious(doc.previous, summaries), doc.previous, summaries) };
+}
+
+function branchPrevious(list: readonly PreviousSummaryDoc[], summaries: readonly { readonly text: string; readonly index: number }[]): PreviousSummaryDoc[] {
+  const previous: PreviousSummaryDoc[] = [...list];
   for (const b of summaries) previous.push({ label: BRANCH_SUMMARY_LABEL, index: b.index, lines: foreignSectionLines(splitForeignSummary(b.text, false)) });
-  return { ...doc, previous };
+  return previous;
 }

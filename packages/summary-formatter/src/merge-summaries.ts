@@ -7,7 +7,7 @@ import { LINE_MAX, orderFiles, SYMBOLS_PER_FILE, withoutCorrectionEchoes, withou
 import { briefRef } from "./brief.js";
 import { mergeOutstanding, type WindowActivity } from "./carry-outstanding.js";
 import type { CommitItem, FileItem, LineItem, Omission, PreviousSummaryDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
-import { keep, reuse, SLOT } from "./summary-parts.js";
+import { keep, keepSame, reuse, SLOT } from "./summary-parts.js";
 import { oneLine } from "./summary-syntax.js";
 
 export interface MergeOptions {
@@ -204,7 +204,7 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
     keep(SLOT.unionPreferences, unionByIndex(previous.preferences, next.preferences), previous.preferences, next.preferences);
   const preferences =
     (reuse(SLOT.mergedPreferences, unionPrefs, corrections, statements) as LineItem[] | undefined) ??
-    keep(SLOT.mergedPreferences, withoutStatementEchoes(withoutCorrectionEchoes(unionPrefs, corrections), statements), unionPrefs, corrections, statements);
+    keepSame(SLOT.mergedPreferences, withoutStatementEchoes(withoutCorrectionEchoes(unionPrefs, corrections), statements), unionPrefs, corrections, statements);
   const files =
     (reuse(SLOT.mergedFiles, previous.files, next.files) as FileItem[] | undefined) ?? keep(SLOT.mergedFiles, unionFiles(previous.files, next.files), previous.files, next.files);
   const commits =

@@ -59,12 +59,14 @@ export const SLOT = {
    * shares are fitted, then the sections after (`SECTION_BANK` apart).
    */
   section: 40,
+  /** The doc's previous summaries with the branch summaries its facts met (`withBranchSummaries`), after the section banks. */
+  branchPrevious: 72,
 } as const;
 
 /** Slots between a section's two banks (more than the sections there are). */
 export const SECTION_BANK = 16;
 
-const SLOTS = SLOT.section + 2 * SECTION_BANK;
+const SLOTS = SLOT.branchPrevious + 1;
 
 /** An item's rendered line and its UTF-8 bytes. */
 export interface ItemLine {
@@ -188,6 +190,25 @@ export function keep<T>(slot: number, value: T, a: unknown, b?: unknown, c?: unk
     active.made += 1;
   }
   return value;
+}
+
+/**
+ * `keep`, but the part already at `slot` when it lists the same items as `value` (each by identity, in
+ * order): a list remade from inputs that changed (e.g. the preferences left after the statements, which
+ * change with every user message) keeps its identity while its items did not change, so the parts made of
+ * it (merged, capped, rendered, sized) are reused. The part found is equal to `value` item for item and
+ * never mutated, so the output is the same; in the hook (nothing kept) it is read, as `reuse` reads.
+ */
+export function keepSame<T>(slot: number, value: readonly T[], a: unknown, b?: unknown, c?: unknown, d?: unknown): readonly T[] {
+  const held = active?.slots[slot]?.value;
+  return keep(slot, Array.isArray(held) && sameItems(held as readonly T[], value) ? (held as readonly T[]) : value, a, b, c, d);
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Are the parts in use kept (`prepareSummaryParts`, `prepareCutParts`)? */
