@@ -5,6 +5,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { CorruptIndexError } from "./errors.js";
 import { VarintCursor } from "./history-dictionary.js";
 import { type Head, isHead, MAGIC, SPARSE } from "./history-segment.js";
+import { smallCopy, smallFloat64, smallUint32 } from "./small-arrays.js";
 import type { PostingList } from "./term-index.js";
 
 /**
@@ -154,13 +155,14 @@ export class SegmentReader {
       const from = head.sparse[0];
       const to = head.lengths[0] + head.lengths[1];
       // Out of the first read when it holds them (a copy: that scratch is the next open's), else read.
-      const meta = to <= first.length ? Buffer.from(first.subarray(from, to)) : SegmentReader.readAt(fd, from, to - from);
+      const meta = to <= first.length ? smallCopy(first.subarray(from, to)) : SegmentReader.readAt(fd, from, to - from);
       if (meta.length !== to - from) throw bad("segment is shorter than its head says");
-      const firstAt = new Uint32Array(head.blocks);
-      const firstEnd = new Uint32Array(head.blocks);
-      // Typed columns, not arrays grown by push: a search opens hundreds of segments of hundreds of blocks.
-      const blockAt = new Float64Array(head.blocks);
-      const postingsAt = new Float64Array(head.blocks);
+      const firstAt = smallUint32(head.blocks);
+      const firstEnd = smallUint32(head.blocks);
+      // Typed columns, not arrays grown by push: a search opens hundreds of segments of hundreds of blocks
+      // (in shared chunks, small-arrays.ts: a store of its own per column cost more than decoding it).
+      const blockAt = smallFloat64(head.blocks);
+      const postingsAt = smallFloat64(head.blocks);
       const c = new VarintCursor(meta);
       const sparseEnd = head.sparse[1];
       for (let b = 0; b < head.blocks; b++) {
@@ -173,7 +175,7 @@ export class SegmentReader {
         c.pos += v;
       }
       if (c.pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
-      const lengths = new Uint32Array(head.docCount);
+      const lengths = smallUint32(head.docCount);
       for (let d = 0; d < head.docCount; d++) lengths[d] = c.next();
       const reader = new SegmentReader(path, size, head, { meta, at: firstAt, end: firstEnd }, blockAt, postingsAt, lengths);
       // Kept for the directory blocks and postings the query reads next (closed by `close`).
@@ -398,7 +400,7 @@ export class SegmentReader {
     const ahead = this.postingsAhead.get(id);
     if (ahead !== undefined) this.postingsAhead.delete(id);
     const buf = ahead ?? this.read(entry.at, entry.bytes);
-    const out = new Uint32Array(entry.df * 2);
+    const out = smallUint32(entry.df * 2);
     const c = new VarintCursor(buf);
     let doc = 0;
     const first = this.firstDoc;

@@ -15,6 +15,7 @@ import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import { sha256Hex as plainSha256Hex } from "./sha256-text.js";
 import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
+import { smallCopy, smallInt32, smallUint32, smallUint8 } from "./small-arrays.js";
 import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFields } from "./snapshot.js";
 
 /**
@@ -215,8 +216,8 @@ export class BlockTable {
     this.flags = buf.subarray(start, start + n);
     for (let i = 0; i < n; i++) if (((this.flags[i] as number) & 0x0f) >= KINDS.length) throw bad(`block #${String(i)} has kind ${String((this.flags[i] as number) & 0x0f)}`);
     this.shas = buf.subarray(start + n, start + n + n * SHA_BYTES);
-    this.pairs = new Int32Array(n).fill(-1);
-    this.turns = new Uint32Array(n);
+    this.pairs = smallInt32(n).fill(-1);
+    this.turns = smallUint32(n);
     const c = new VarintCursor(buf.subarray(0, start + rankLength), start + n * (1 + SHA_BYTES));
     try {
       for (let i = 0; i < n; i++) this.turns[i] = c.next();
@@ -228,7 +229,7 @@ export class BlockTable {
         this.pairs[call] = result;
       }
       const quoting = c.next();
-      this.quotes = quoting === 0 ? null : new Int32Array(n).fill(-1);
+      this.quotes = quoting === 0 ? null : smallInt32(n).fill(-1);
       for (let k = 0; k + 1 < quoting; k++) {
         const prose = c.next();
         const source = c.next();
@@ -267,9 +268,9 @@ export class BlockTable {
       // search reads hundreds of tables, and a buffer of RANK_READ bytes kept for each is garbage to collect.
       const head = rankScratch;
       const got = readFully(fd, head, 0);
-      if (got < MAGIC.length + 12) return new BlockTable(file, Buffer.from(head.subarray(0, got)), path);
+      if (got < MAGIC.length + 12) return new BlockTable(file, smallCopy(head.subarray(0, got)), path);
       const end = MAGIC.length + 12 + head.readUInt32LE(MAGIC.length + 4);
-      if (end <= got) return new BlockTable(file, Buffer.from(head.subarray(0, end)), path, path);
+      if (end <= got) return new BlockTable(file, smallCopy(head.subarray(0, end)), path, path);
       const whole = Buffer.allocUnsafe(end);
       head.copy(whole, 0, 0, got);
       return new BlockTable(file, whole.subarray(0, got + readFully(fd, whole, got)), path, path);
@@ -300,7 +301,7 @@ export class BlockTable {
   /** Per block, 1 where the active lineage holds it (`inLineage` of each block, read in one pass over the flags: a search ranks hundreds of tables). */
   lineageMask(): Uint8Array {
     const n = this.count;
-    const mask = new Uint8Array(n);
+    const mask = smallUint8(n);
     for (let i = 0; i < n; i++) if (((this.flags[i] as number) & LINEAGE) !== 0) mask[i] = 1;
     return mask;
   }

@@ -33,10 +33,10 @@ async function recallHistory(
   json: boolean,
 ): Promise<void> {
   const root = options.cacheDir === undefined ? undefined : join(resolve(options.cacheDir), "history");
-  const history = HistoryIndex.for(dir, root === undefined ? {} : { root });
   if (options.expand !== undefined) {
     if (options.in === undefined) throw new CliError("--sessions --expand needs --in <session> (the session a hit names)", { code: "USAGE", exitCode: EXIT_USAGE });
     if (query.trim().length > 0) throw new CliError(`--expand takes no query words (got "${query}"); search first, then --expand`, { code: "USAGE", exitCode: EXIT_USAGE });
+    const history = HistoryIndex.for(dir, root === undefined ? {} : { root });
     const { file, entries } = await history.expand(options.in, parseIndices(options.expand));
     emit(json, { session: file, entries }, () => renderExpanded(entries, { session: options.in ?? file }));
     if (entries.some((e) => !e.verified && e.verifiedAgainst !== "none")) setExit(EXIT_FINDINGS);
@@ -50,7 +50,11 @@ async function recallHistory(
     ...(since === undefined ? {} : { since }),
     ...(until === undefined ? {} : { until }),
   };
-  // A search of a history already up to date is short: V8 keeps to baseline code unless the update indexes (compile-tiers.ts).
+  // A search of a history already up to date is short: V8 keeps to baseline code unless the update indexes
+  // (compile-tiers.ts). Set before any of the search's code runs: a function's tier-up budget is set by
+  // the counts in force when it first runs, and the plain sha256 (sha256-text.ts) that names the
+  // history's folder, first run under V8's defaults, was then compiled by TurboFan when the page's texts
+  // were checked with it (some 20 ms of a compiler thread's CPU, for a process about to end).
   keepCompilersLight();
   const result = await withProgress("indexing sessions", "items", async (bar) => {
     const progress = HistoryIndex.for(dir, { ...(root === undefined ? {} : { root }), onProgress: (done, total) => bar.update(done, total), onUpdateWork: letCompilersWork });
