@@ -24,3 +24,28 @@ export function memoizeText<T>(fn: (text: string) => T, capacity = 4096): (text:
     return value;
   };
 }
+
+/**
+ * `fn` of a text and one more argument (compared with `===`), remembered by the text for up to `capacity`
+ * distinct texts: an answer for the same text with another argument is computed and replaces it.
+ */
+export function memoizeTextWith<A, T>(fn: (text: string, arg: A) => T, capacity = 4096): (text: string, arg: A) => T {
+  const byText = memoizeText(() => ({ arg: undefined as A | undefined, value: undefined as T | undefined, set: false }), capacity);
+  return (text: string, arg: A): T => {
+    const held = byText(text);
+    if (held.set && held.arg === arg) return held.value as T;
+    const value = fn(text, arg);
+    held.arg = arg;
+    held.value = value;
+    held.set = true;
+    return value;
+  };
+}
+
+/**
+ * What reading a block's text once more would find again, per text for the texts of the last turns:
+ * a turn's blocks are read at its end into the kept tail's facts (the compaction's tail, `outsideFacts`)
+ * and again when the next turn feeds them to the session's facts. Pure answers (never mutated by their
+ * callers), so facts are the same with or without.
+ */
+export const RECENT_TEXTS = 512;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { memoizeText, statementKey } from "@context-fold/extractors";
+import { extractFacts, extractSymbols, memoizeText, parseGitCommits, statementKey } from "@context-fold/extractors";
+import { memoizeTextWith } from "../src/text-memo.js";
+import { BlockBuilder } from "./facts/block-builder.js";
 
 describe("memoizeText", () => {
   it("answers as the function does, computing each text once while it is remembered", () => {
@@ -33,5 +35,42 @@ describe("memoizeText", () => {
     const text = "Use pnpm, NOT npm! (really)";
     expect(statementKey(text)).toBe("use pnpm not npm really");
     expect(statementKey(`${text}`)).toBe(statementKey(text));
+  });
+});
+
+describe("memoizeTextWith", () => {
+  it("remembers an answer by its text and argument: the same text with another argument is computed again", () => {
+    const calls: string[] = [];
+    const tagged = memoizeTextWith((t: string, tag: string | undefined) => {
+      calls.push(`${tag ?? "-"}:${t}`);
+      return `${tag ?? "-"}/${t}`;
+    }, 4);
+    expect(tagged("a", "x")).toBe("x/a");
+    expect(tagged("a", "x")).toBe("x/a");
+    expect(tagged("a", "y")).toBe("y/a");
+    expect(tagged("a", undefined)).toBe("-/a");
+    expect(tagged("a", undefined)).toBe("-/a");
+    expect(calls).toEqual(["x:a", "y:a", "-:a"]);
+  });
+});
+
+describe("facts of a text read again (a turn's tail, then its feed)", () => {
+  it("read as the files and commands it belongs to, whatever read the same text before", () => {
+    // The same text as a TypeScript file, then as a Python one, then as Markdown: each file gets its own language's symbols.
+    const text = "export function alpha(x: number): number {\n  return x;\n}\ndef beta(y):\n    return y\nclass Gamma:\n    pass\n";
+    const f = extractFacts(new BlockBuilder().user("read them").read("src/a.ts", text).read("src/b.py", text).read("notes.md", text).blocks);
+    const symbolsOf = (path: string): readonly string[] => f.files.find((file) => file.path === path)?.symbols ?? [];
+    expect(symbolsOf("src/a.ts")).toEqual(extractSymbols("src/a.ts", text).names);
+    expect(symbolsOf("src/b.py")).toEqual(extractSymbols("src/b.py", text).names);
+    expect(symbolsOf("src/a.ts")).not.toEqual(symbolsOf("src/b.py"));
+    expect(symbolsOf("notes.md")).toEqual([]);
+    // One output printed by a `git commit` and by a script: git's commit line is the commit in both,
+    // and a later `echo` of the same text (no git, no "files changed" line) is none.
+    const output = "[main 5e21ff8] fix the chart\n";
+    const g = extractFacts(new BlockBuilder().user("commit").bash("git commit -am fix", output).bash("echo '[main 5e21ff8] fix the chart'", output).blocks);
+    expect(g.commits.map((c) => c.hash)).toEqual(parseGitCommits(output, "git commit -am fix").map((c) => c.hash));
+    expect(parseGitCommits(output, "echo '[main 5e21ff8] fix the chart'")).toEqual([]);
+    const h = extractFacts(new BlockBuilder().user("say it").bash("echo '[main 5e21ff8] fix the chart'", output).blocks);
+    expect(h.commits).toEqual([]);
   });
 });

@@ -4,6 +4,10 @@
 import { withoutDirectories } from "../lexicon/paths.js";
 import { newContent } from "../tool-calls/tool-class.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
+import { memoizeTextWith, RECENT_TEXTS } from "../text-memo.js";
+
+/** `extractSymbols` of the last turns' texts (see `RECENT_TEXTS`), by text and path. */
+const recentSymbols = memoizeTextWith((text: string, path: string) => extractSymbols(path, text), RECENT_TEXTS);
 import type { OutstandingLedger } from "./outstanding-ledger.js";
 import type { FileFact, FileStatus, TypeCatalogEntry } from "./types.js";
 
@@ -136,7 +140,7 @@ export class FileLedger {
 
   private addSymbols(f: FileState, text: string, index: number, replaceSignatures: boolean): void {
     if (text.length === 0 || languageOf(f.path) === null) return;
-    const scan = extractSymbols(f.path, text);
+    const scan = recentSymbols(text, f.path);
     for (const name of scan.names) {
       if (f.symbolSet.has(name) || f.symbols.length >= MAX_SYMBOLS_PER_FILE) continue;
       f.symbolSet.add(name);
