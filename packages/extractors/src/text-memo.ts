@@ -43,9 +43,31 @@ export function memoizeTextWith<A, T>(fn: (text: string, arg: A) => T, capacity 
 }
 
 /**
- * What reading a block's text once more would find again, per text for the texts of the last turns:
- * a turn's blocks are read at its end into the kept tail's facts (the compaction's tail, `outsideFacts`)
- * and again when the next turn feeds them to the session's facts. Pure answers (never mutated by their
- * callers), so facts are the same with or without.
+ * `fn` of a text and one more argument, remembered for the last `capacity` owners asking (objects, found
+ * by identity: no text is hashed), each answer with the text and argument it was made of (compared with
+ * `===`: the same string object is one comparison). Two generations, as `memoizeText`.
  */
-export const RECENT_TEXTS = 512;
+export function memoizeByOwner<A, T>(fn: (text: string, arg: A) => T, capacity = 4096): (owner: object, text: string, arg: A) => T {
+  let older = new Map<object, { text: string; arg: A; value: T }>();
+  let current = new Map<object, { text: string; arg: A; value: T }>();
+  return (owner: object, text: string, arg: A): T => {
+    const hit = current.get(owner);
+    if (hit !== undefined && hit.text === text && hit.arg === arg) return hit.value;
+    const was = older.get(owner);
+    const value = was !== undefined && was.text === text && was.arg === arg ? was.value : fn(text, arg);
+    if (current.size >= capacity) {
+      older = current;
+      current = new Map();
+    }
+    current.set(owner, { text, arg, value });
+    return value;
+  };
+}
+
+/**
+ * What reading a block's text once more would find again, for the blocks of the last turns: a turn's
+ * blocks are read at its end into the kept tail's facts (the compaction's tail, `outsideFacts`) and again
+ * when the next turn feeds them to the session's facts. Pure answers (never mutated by their callers),
+ * so facts are the same with or without.
+ */
+export const RECENT_BLOCKS = 512;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { extractFacts, extractSymbols, memoizeText, parseGitCommits, statementKey } from "@context-fold/extractors";
-import { memoizeTextWith } from "../src/text-memo.js";
+import { createFactsAccumulator, extractFacts, extractSymbols, memoizeText, parseGitCommits, statementKey } from "@context-fold/extractors";
+import { memoizeByOwner, memoizeTextWith } from "../src/text-memo.js";
 import { BlockBuilder } from "./facts/block-builder.js";
 
 describe("memoizeText", () => {
@@ -54,6 +54,23 @@ describe("memoizeTextWith", () => {
   });
 });
 
+describe("memoizeByOwner", () => {
+  it("remembers an answer by its owner, text and argument: another text or argument for the same owner is computed again", () => {
+    const calls: string[] = [];
+    const tagged = memoizeByOwner((t: string, tag: string | undefined) => {
+      calls.push(`${tag ?? "-"}:${t}`);
+      return `${tag ?? "-"}/${t}`;
+    }, 4);
+    const owner = {};
+    expect(tagged(owner, "a", "x")).toBe("x/a");
+    expect(tagged(owner, "a", "x")).toBe("x/a");
+    expect(tagged(owner, "a", undefined)).toBe("-/a");
+    expect(tagged(owner, "b", undefined)).toBe("-/b");
+    expect(tagged({}, "b", undefined)).toBe("-/b");
+    expect(calls).toEqual(["x:a", "-:a", "-:b", "-:b"]);
+  });
+});
+
 describe("facts of a text read again (a turn's tail, then its feed)", () => {
   it("read as the files and commands it belongs to, whatever read the same text before", () => {
     // The same text as a TypeScript file, then as a Python one, then as Markdown: each file gets its own language's symbols.
@@ -72,5 +89,17 @@ describe("facts of a text read again (a turn's tail, then its feed)", () => {
     expect(parseGitCommits(output, "echo '[main 5e21ff8] fix the chart'")).toEqual([]);
     const h = extractFacts(new BlockBuilder().user("say it").bash("echo '[main 5e21ff8] fix the chart'", output).blocks);
     expect(h.commits).toEqual([]);
+  });
+
+  it("reads a result block again with the call a later accumulator knows (the tail began after its call)", () => {
+    // The kept tail's accumulator may begin between a call and its result: it reads the result without its
+    // command; the session's accumulator, fed the same block objects later, reads it as the git commit it is.
+    const blocks = new BlockBuilder().user("commit").bash("git commit -am fix", "[main 5e21ff8] fix the chart\n").blocks;
+    const tail = createFactsAccumulator();
+    tail.add(blocks.slice(2));
+    expect(tail.outsideFacts().commits).toEqual([]);
+    const session = createFactsAccumulator();
+    session.add(blocks);
+    expect(session.facts().commits.map((c) => c.hash)).toEqual(["5e21ff8"]);
   });
 });

@@ -4,10 +4,10 @@
 import { withoutDirectories } from "../lexicon/paths.js";
 import { newContent } from "../tool-calls/tool-class.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
-import { memoizeTextWith, RECENT_TEXTS } from "../text-memo.js";
+import { memoizeTextWith, RECENT_BLOCKS } from "../text-memo.js";
 
-/** `extractSymbols` of the last turns' texts (see `RECENT_TEXTS`), by text and path. */
-const recentSymbols = memoizeTextWith((text: string, path: string) => extractSymbols(path, text), RECENT_TEXTS);
+/** `extractSymbols` of the last turns' texts (see `RECENT_BLOCKS`), by text and path: a text's hash costs less than its scan. */
+const recentSymbols = memoizeTextWith((text: string, path: string) => extractSymbols(path, text), RECENT_BLOCKS);
 import type { OutstandingLedger } from "./outstanding-ledger.js";
 import type { FileFact, FileStatus, TypeCatalogEntry } from "./types.js";
 

@@ -1,11 +1,7 @@
 // Hex constants (colours, addresses, ids) worth keeping verbatim: what people wrote first, and a few from
 // tool output, so magic numbers in code never crowd out what people wrote.
 import { hexLiterals, hexTokens, isCommitHash } from "../artifacts/hex-constants.js";
-import { memoizeText, RECENT_TEXTS } from "../text-memo.js";
 import type { HexConstant } from "./types.js";
-
-/** `hexLiterals` of a tool output's first 64 KB, for the last turns' outputs (see `RECENT_TEXTS`). */
-const recentLiterals = memoizeText((text: string) => hexLiterals(text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text), RECENT_TEXTS);
 
 const MAX_HEX = 64;
 /** Of which at most this many from tool output. */
@@ -28,7 +24,7 @@ export class HexLedger {
   /** From tool output: literals only (`0x…`, `#…`), from its first 64 KB. */
   addToolOutput(text: string, index: number): void {
     if (this.fromTools >= MAX_HEX_FROM_TOOLS || this.hex.size >= MAX_HEX) return;
-    for (const value of recentLiterals(text)) {
+    for (const value of hexLiterals(text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text)) {
       const k = value.toLowerCase();
       if (this.hex.has(k) || this.hex.size >= MAX_HEX || this.fromTools >= MAX_HEX_FROM_TOOLS) continue;
       this.hex.set(k, { value, index });

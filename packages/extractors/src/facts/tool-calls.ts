@@ -100,7 +100,7 @@ export class ToolCalls {
       default:
         if (b.isError === true) this.toolError(b, call, path);
         // A tool that acts (not a shell, not a reader) may report a commit it made in its own words.
-        else l.commits.add([...recentGitCommits(b.text, undefined), ...reportedCommits(b.text)], b.turn, b.index);
+        else l.commits.add([...recentGitCommits(b, b.text, undefined), ...reportedCommits(b.text)], b.turn, b.index);
         return;
     }
   }
