@@ -30,6 +30,36 @@ export interface FileState {
   firstIndex: number;
   lastIndex: number;
   lastModifiedIndex: number | undefined;
+  /**
+   * The fact `facts` last made of this state: handed out again while the state is the same (a turn's end
+   * takes a snapshot of every file, and most files did not change), so a snapshot's unchanged files keep
+   * their identity and the parts made of them are found by it. Symbols only grow, so their count says
+   * whether they changed.
+   */
+  fact?: FileFact | undefined;
+}
+
+/** `f`'s fact as `facts` makes it, frozen (snapshots share it: no reader may change it for the others). */
+function factOf(f: FileState): FileFact {
+  return Object.freeze({
+    path: f.path,
+    status: f.status,
+    symbols: Object.freeze([...f.symbols]),
+    firstIndex: f.firstIndex,
+    lastIndex: f.lastIndex,
+    ...(f.lastModifiedIndex !== undefined ? { lastModifiedIndex: f.lastModifiedIndex } : {}),
+  });
+}
+
+/** Does `fact` (made of `f` earlier) still say what `f` says? */
+function sameFact(fact: FileFact, f: FileState): boolean {
+  return (
+    fact.status === f.status &&
+    fact.firstIndex === f.firstIndex &&
+    fact.lastIndex === f.lastIndex &&
+    fact.lastModifiedIndex === f.lastModifiedIndex &&
+    fact.symbols.length === f.symbols.length
+  );
 }
 
 export class FileLedger {
@@ -73,14 +103,8 @@ export class FileLedger {
   facts(): FileFact[] {
     const files: FileFact[] = [];
     for (const f of this.files.values()) {
-      files.push({
-        path: f.path,
-        status: f.status,
-        symbols: [...f.symbols],
-        firstIndex: f.firstIndex,
-        lastIndex: f.lastIndex,
-        ...(f.lastModifiedIndex !== undefined ? { lastModifiedIndex: f.lastModifiedIndex } : {}),
-      });
+      const held = f.fact;
+      files.push(held !== undefined && sameFact(held, f) ? held : (f.fact = factOf(f)));
     }
     // A path another one lies under is a directory (a `read` of it, a copy into it), not a file.
     return [...withoutDirectories(files)];
