@@ -115,7 +115,12 @@ function carriedLine(b: BriefBlock, failed: ReadonlySet<string>): string | null 
  * so the failed results met so far mark the calls met next, and the window before the lines kept is only
  * counted. A failed result before its call's line (never in a Pi session) takes the whole-window pass.
  */
-export function briefTail(blocks: readonly BriefBlock[], limit: number, carried = false): { lines: string[]; earlier: number } {
+export function briefTail(blocks: readonly BriefBlock[], limit: number): { lines: string[]; earlier: number } {
+  return briefTailOf(blocks, limit, false);
+}
+
+/** `briefTail`; with `carried`, each unmarked line found among the last prepared brief's (see `carriedLine`). */
+export function briefTailOf(blocks: readonly BriefBlock[], limit: number, carried: boolean): { lines: string[]; earlier: number } {
   let failed: Set<string> | undefined;
   /** Ids of the calls whose line was built without a failure mark. */
   const unmarked: string[] = [];

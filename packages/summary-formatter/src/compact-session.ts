@@ -3,7 +3,7 @@
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
 import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, type OutsideFacts, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
 import { type Block, blockAt, type Session } from "@context-fold/ledger-reader";
-import { type BriefBlock, briefRef, briefTail } from "./brief.js";
+import { type BriefBlock, briefRef, briefTailOf } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
 import { withBranchSummaries } from "./foreign-summary.js";
 import { windowActivity } from "./carry-outstanding.js";
@@ -178,7 +178,7 @@ function briefOf(blocks: readonly BriefBlock[]): { lines: string[]; earlier: num
   if (held !== undefined) return held;
   startBriefLines();
   try {
-    return keep(SLOT.brief, briefTail(blocks, BRIEF_MAX_LINES, true), blocks);
+    return keep(SLOT.brief, briefTailOf(blocks, BRIEF_MAX_LINES, true), blocks);
   } finally {
     endBriefLines();
   }

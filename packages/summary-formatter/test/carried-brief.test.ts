@@ -7,6 +7,7 @@ import { readSession, updateSession } from "@context-fold/ledger-reader";
 import { BRIEF_MAX_LINES, type BriefBlock, briefTail, type CutPlan, prepareCutParts, SummaryParts } from "@context-fold/summary-formatter";
 import { tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
+import { briefTailOf } from "../src/brief.js";
 import { endBriefLines, enterParts, leaveParts, SLOT, startBriefLines } from "../src/summary-parts.js";
 import { importerSession } from "./pi-session.js";
 
@@ -69,7 +70,7 @@ describe("brief lines carried from one turn's end to the next", () => {
       const scope = enterParts(parts, true);
       startBriefLines();
       try {
-        return briefTail(blocks, BRIEF_MAX_LINES, true);
+        return briefTailOf(blocks, BRIEF_MAX_LINES, true);
       } finally {
         endBriefLines();
         leaveParts(scope);
