@@ -26,48 +26,21 @@ export function memoizeText<T>(fn: (text: string) => T, capacity = 4096): (text:
 }
 
 /**
- * `fn` of a text and one more argument (compared with `===`), remembered by the text for up to `capacity`
- * distinct texts: an answer for the same text with another argument is computed and replaces it.
+ * `fn` of a text and one more argument, remembered for each owner asking (an object, found by identity:
+ * no text is hashed) while that owner lives (a WeakMap: the memory holds no block alive), each answer
+ * with the text and argument it was made of (compared with `===`), so an owner asking of another text or
+ * argument gets it computed again. A turn's blocks are read at its end into the kept tail's facts (the
+ * compaction's tail, `outsideFacts`) and again when the next turn feeds them to the session's facts: the
+ * second read finds the first's answers. Pure answers (never mutated by their callers), so facts are the
+ * same with or without.
  */
-export function memoizeTextWith<A, T>(fn: (text: string, arg: A) => T, capacity = 4096): (text: string, arg: A) => T {
-  const byText = memoizeText(() => ({ arg: undefined as A | undefined, value: undefined as T | undefined, set: false }), capacity);
-  return (text: string, arg: A): T => {
-    const held = byText(text);
-    if (held.set && held.arg === arg) return held.value as T;
-    const value = fn(text, arg);
-    held.arg = arg;
-    held.value = value;
-    held.set = true;
-    return value;
-  };
-}
-
-/**
- * `fn` of a text and one more argument, remembered for the last `capacity` owners asking (objects, found
- * by identity: no text is hashed), each answer with the text and argument it was made of (compared with
- * `===`: the same string object is one comparison). Two generations, as `memoizeText`.
- */
-export function memoizeByOwner<A, T>(fn: (text: string, arg: A) => T, capacity = 4096): (owner: object, text: string, arg: A) => T {
-  let older = new Map<object, { text: string; arg: A; value: T }>();
-  let current = new Map<object, { text: string; arg: A; value: T }>();
+export function memoizeByOwner<A, T>(fn: (text: string, arg: A) => T): (owner: object, text: string, arg: A) => T {
+  const held = new WeakMap<object, { text: string; arg: A; value: T }>();
   return (owner: object, text: string, arg: A): T => {
-    const hit = current.get(owner);
+    const hit = held.get(owner);
     if (hit !== undefined && hit.text === text && hit.arg === arg) return hit.value;
-    const was = older.get(owner);
-    const value = was !== undefined && was.text === text && was.arg === arg ? was.value : fn(text, arg);
-    if (current.size >= capacity) {
-      older = current;
-      current = new Map();
-    }
-    current.set(owner, { text, arg, value });
+    const value = fn(text, arg);
+    held.set(owner, { text, arg, value });
     return value;
   };
 }
-
-/**
- * What reading a block's text once more would find again, for the blocks of the last turns: a turn's
- * blocks are read at its end into the kept tail's facts (the compaction's tail, `outsideFacts`) and again
- * when the next turn feeds them to the session's facts. Pure answers (never mutated by their callers),
- * so facts are the same with or without.
- */
-export const RECENT_BLOCKS = 512;

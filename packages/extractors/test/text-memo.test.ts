@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createFactsAccumulator, extractFacts, extractSymbols, memoizeText, parseGitCommits, statementKey } from "@context-fold/extractors";
-import { memoizeByOwner, memoizeTextWith } from "../src/text-memo.js";
+import { memoizeByOwner } from "../src/text-memo.js";
 import { BlockBuilder } from "./facts/block-builder.js";
 
 describe("memoizeText", () => {
@@ -38,29 +38,13 @@ describe("memoizeText", () => {
   });
 });
 
-describe("memoizeTextWith", () => {
-  it("remembers an answer by its text and argument: the same text with another argument is computed again", () => {
-    const calls: string[] = [];
-    const tagged = memoizeTextWith((t: string, tag: string | undefined) => {
-      calls.push(`${tag ?? "-"}:${t}`);
-      return `${tag ?? "-"}/${t}`;
-    }, 4);
-    expect(tagged("a", "x")).toBe("x/a");
-    expect(tagged("a", "x")).toBe("x/a");
-    expect(tagged("a", "y")).toBe("y/a");
-    expect(tagged("a", undefined)).toBe("-/a");
-    expect(tagged("a", undefined)).toBe("-/a");
-    expect(calls).toEqual(["x:a", "y:a", "-:a"]);
-  });
-});
-
 describe("memoizeByOwner", () => {
   it("remembers an answer by its owner, text and argument: another text or argument for the same owner is computed again", () => {
     const calls: string[] = [];
     const tagged = memoizeByOwner((t: string, tag: string | undefined) => {
       calls.push(`${tag ?? "-"}:${t}`);
       return `${tag ?? "-"}/${t}`;
-    }, 4);
+    });
     const owner = {};
     expect(tagged(owner, "a", "x")).toBe("x/a");
     expect(tagged(owner, "a", "x")).toBe("x/a");

@@ -4,12 +4,12 @@
 import { withoutDirectories } from "../lexicon/paths.js";
 import { newContent } from "../tool-calls/tool-class.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
-import { memoizeTextWith, RECENT_BLOCKS } from "../text-memo.js";
-
-/** `extractSymbols` of the last turns' texts (see `RECENT_BLOCKS`), by text and path: a text's hash costs less than its scan. */
-const recentSymbols = memoizeTextWith((text: string, path: string) => extractSymbols(path, text), RECENT_BLOCKS);
+import { memoizeByOwner } from "../text-memo.js";
 import type { OutstandingLedger } from "./outstanding-ledger.js";
 import type { FileFact, FileStatus, TypeCatalogEntry } from "./types.js";
+
+/** `extractSymbols` of a text, by the object it came from (a read's result block, an edit's arguments) and its path: see `memoizeByOwner`. */
+const ownSymbols = memoizeByOwner((text: string, path: string) => extractSymbols(path, text));
 
 /** Caps of the type catalog (pi-vcc's: 8 signatures per file, 12 files). */
 export const TYPE_CATALOG_PER_FILE = 8;
@@ -74,8 +74,9 @@ export class FileLedger {
     return this.files.has(path);
   }
 
-  read(path: string, index: number, content: string): void {
-    this.addSymbols(this.fileState(path, index), content, index, true);
+  /** A read of `path` whose result is `content` (`owner`: the object it came from, its answers remembered by it). */
+  read(path: string, index: number, content: string, owner?: object): void {
+    this.addSymbols(this.fileState(path, index), content, index, true, owner);
   }
 
   /** An edit or write tool call that succeeded. */
@@ -87,7 +88,7 @@ export class FileLedger {
       index,
       `${cls === "write" ? "Write" : "Edit"} ${JSON.stringify(path)}`,
     );
-    this.addSymbols(f, newContent(cls, args), index, cls === "write");
+    this.addSymbols(f, newContent(cls, args), index, cls === "write", args);
   }
 
   recordModification(path: string, status: FileStatus, index: number, action: string): FileState {
@@ -162,9 +163,9 @@ export class FileLedger {
     return f;
   }
 
-  private addSymbols(f: FileState, text: string, index: number, replaceSignatures: boolean): void {
+  private addSymbols(f: FileState, text: string, index: number, replaceSignatures: boolean, owner: object | undefined): void {
     if (text.length === 0 || languageOf(f.path) === null) return;
-    const scan = recentSymbols(text, f.path);
+    const scan = owner === undefined ? extractSymbols(f.path, text) : ownSymbols(owner, text, f.path);
     for (const name of scan.names) {
       if (f.symbolSet.has(name) || f.symbols.length >= MAX_SYMBOLS_PER_FILE) continue;
       f.symbolSet.add(name);

@@ -4,7 +4,7 @@
 import { posix } from "node:path";
 import { errorLines } from "../lexicon/errors.js";
 import { cleanPath, normalizePath } from "../lexicon/paths.js";
-import { memoizeByOwner, RECENT_BLOCKS } from "../text-memo.js";
+import { memoizeByOwner } from "../text-memo.js";
 import { diagnosticsGist, failureGist, parseDiagnostics } from "./diagnostics.js";
 import { recentGitCommits } from "./git-commits.js";
 import type { Ledgers } from "./ledgers.js";
@@ -52,9 +52,9 @@ function windowMayHoldStrongFailure(output: string): boolean {
   return mayHoldStrongFailure(output.slice(0, WINDOW_HEAD)) || mayHoldStrongFailure(output.slice(-WINDOW_TAIL));
 }
 
-/** `parseDiagnostics` and `windowMayHoldStrongFailure` of the last turns' outputs, by block (see `RECENT_BLOCKS`). */
-const recentDiagnostics = memoizeByOwner((output: string) => parseDiagnostics(output), RECENT_BLOCKS);
-const recentMayHoldStrongFailure = memoizeByOwner((output: string) => windowMayHoldStrongFailure(output), RECENT_BLOCKS);
+/** `parseDiagnostics` and `windowMayHoldStrongFailure` of the last turns' outputs, by block. */
+const recentDiagnostics = memoizeByOwner((output: string) => parseDiagnostics(output));
+const recentMayHoldStrongFailure = memoizeByOwner((output: string) => windowMayHoldStrongFailure(output));
 
 function isStrongFailure(line: string): boolean {
   return STRONG_FAILURE.test(line);

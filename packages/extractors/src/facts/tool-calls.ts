@@ -61,7 +61,7 @@ export class ToolCalls {
           this.toolError(b, call, path);
           return;
         }
-        l.files.read(path, b.index, b.text);
+        l.files.read(path, b.index, b.text, b);
         l.turns.note("reads", path);
         return;
       case "edit":
