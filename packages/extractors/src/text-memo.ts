@@ -24,3 +24,23 @@ export function memoizeText<T>(fn: (text: string) => T, capacity = 4096): (text:
     return value;
   };
 }
+
+/**
+ * `fn` of a text and one more argument, remembered for each owner asking (an object, found by identity:
+ * no text is hashed) while that owner lives (a WeakMap: the memory holds no block alive), each answer
+ * with the text and argument it was made of (compared with `===`), so an owner asking of another text or
+ * argument gets it computed again. A turn's blocks are read at its end into the kept tail's facts (the
+ * compaction's tail, `outsideFacts`) and again when the next turn feeds them to the session's facts: the
+ * second read finds the first's answers. Pure answers (never mutated by their callers), so facts are the
+ * same with or without.
+ */
+export function memoizeByOwner<A, T>(fn: (text: string, arg: A) => T): (owner: object, text: string, arg: A) => T {
+  const held = new WeakMap<object, { text: string; arg: A; value: T }>();
+  return (owner: object, text: string, arg: A): T => {
+    const hit = held.get(owner);
+    if (hit !== undefined && hit.text === text && hit.arg === arg) return hit.value;
+    const value = fn(text, arg);
+    held.set(owner, { text, arg, value });
+    return value;
+  };
+}

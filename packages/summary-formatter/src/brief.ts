@@ -1,6 +1,7 @@
 // The brief transcript: the summarized window as one line per user/assistant message and per tool
 // call, each ending in the `(#N)` of the block it describes (the global block number recall expands).
 import { type FactsBlock, toolCommand, toolPath } from "@context-fold/extractors";
+import { keepBriefLine, preparedBriefLine } from "./summary-parts.js";
 import { oneLine, refText } from "./summary-syntax.js";
 
 /** The part of a ledger Block the brief reads: the extractors' block shape without role and turn (structural: a ledger-reader Block fits). */
@@ -96,12 +97,30 @@ export function briefLines(blocks: readonly BriefBlock[]): string[] {
 const NO_FAILED: ReadonlySet<string> = new Set();
 
 /**
+ * `briefLine`, with the unmarked lines the last prepared brief built taken from it (summary-parts'
+ * `preparedBriefLine`) and those built or found now kept for the next (`keepBriefLine`, while preparing):
+ * an unmarked line is a function of its block alone. A failed call's marked line is built each time.
+ */
+function carriedLine(b: BriefBlock, failed: ReadonlySet<string>): string | null {
+  if (b.kind === "toolCall" && b.toolCallId !== undefined && failed.has(b.toolCallId)) return briefLine(b, failed);
+  const held = preparedBriefLine(b);
+  if (held !== undefined) return keepBriefLine(b, held);
+  const line = briefLine(b, failed);
+  return line === null ? null : keepBriefLine(b, line);
+}
+
+/**
  * The last `limit` brief lines and how many lines come before them, building only the lines kept
  * (a long window costs what its tail costs). Walked back from the end: a call's result comes after it,
  * so the failed results met so far mark the calls met next, and the window before the lines kept is only
  * counted. A failed result before its call's line (never in a Pi session) takes the whole-window pass.
  */
 export function briefTail(blocks: readonly BriefBlock[], limit: number): { lines: string[]; earlier: number } {
+  return briefTailOf(blocks, limit, false);
+}
+
+/** `briefTail`; with `carried`, each unmarked line found among the last prepared brief's (see `carriedLine`). */
+export function briefTailOf(blocks: readonly BriefBlock[], limit: number, carried: boolean): { lines: string[]; earlier: number } {
   let failed: Set<string> | undefined;
   /** Ids of the calls whose line was built without a failure mark. */
   const unmarked: string[] = [];
@@ -117,7 +136,7 @@ export function briefTail(blocks: readonly BriefBlock[], limit: number): { lines
       }
       continue;
     }
-    const line = briefLine(b, failed ?? NO_FAILED);
+    const line = carried ? carriedLine(b, failed ?? NO_FAILED) : briefLine(b, failed ?? NO_FAILED);
     if (line === null) continue;
     lines.push(line);
     if (b.kind === "toolCall" && b.toolCallId !== undefined && failed?.has(b.toolCallId) !== true) unmarked.push(b.toolCallId);

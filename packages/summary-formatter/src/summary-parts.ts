@@ -87,6 +87,12 @@ export class SummaryParts {
   readonly slots: (Part | undefined)[] = new Array<Part | undefined>(SLOTS).fill(undefined);
   /** The digest's line of each item (an artifact or a statement of the facts), with its UTF-8 bytes. */
   readonly lines = new WeakMap<object, ItemLine>();
+  /**
+   * The brief lines (without a failure mark) the last prepared brief built, by block: the next turn's
+   * brief holds most of them again (its window grew at its end). Replaced by each prepared brief's own, so
+   * it holds at most one brief's lines; only a prepare writes it.
+   */
+  briefLines: Map<object, string> = new Map();
   /** What the last prepare's cut carries to the next (`planCutCarried`): only a prepare reads or writes it. */
   cutCarry: CutCarry | undefined = undefined;
   /** Times a part was made while preparing (a turn's end), and found (while preparing or building). */
@@ -227,6 +233,31 @@ export function takeCutCarry(): CutCarry | undefined {
 /** `carry`, kept for the next prepare's cut while preparing. */
 export function keepCutCarry(carry: CutCarry): void {
   if (writable && active !== undefined) active.cutCarry = carry;
+}
+
+/** The brief lines being kept by the brief a prepare is building (see `SummaryParts.briefLines`). */
+let briefMade: Map<object, string> | undefined;
+
+/** The unmarked brief line of `block` the last prepared brief built, if any. */
+export function preparedBriefLine(block: object): string | undefined {
+  return active?.briefLines.get(block);
+}
+
+/** `line`, kept as `block`'s unmarked brief line while a prepare builds its brief. */
+export function keepBriefLine(block: object, line: string): string {
+  briefMade?.set(block, line);
+  return line;
+}
+
+/** While preparing, start keeping the brief lines of the brief about to be built. */
+export function startBriefLines(): void {
+  briefMade = writable && active !== undefined ? new Map() : undefined;
+}
+
+/** While preparing, the brief lines kept since `startBriefLines` replace the last prepare's. */
+export function endBriefLines(): void {
+  if (briefMade !== undefined && writable && active !== undefined) active.briefLines = briefMade;
+  briefMade = undefined;
 }
 
 /** The digest line of `item` prepared at a turn's end, if any. */

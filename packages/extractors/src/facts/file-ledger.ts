@@ -4,8 +4,12 @@
 import { withoutDirectories } from "../lexicon/paths.js";
 import { newContent } from "../tool-calls/tool-class.js";
 import { extractSymbols, languageOf } from "../symbols/extract-symbols.js";
+import { memoizeByOwner } from "../text-memo.js";
 import type { OutstandingLedger } from "./outstanding-ledger.js";
 import type { FileFact, FileStatus, TypeCatalogEntry } from "./types.js";
+
+/** `extractSymbols` of a text, by the object it came from (a read's result block, an edit's arguments) and its path: see `memoizeByOwner`. */
+const ownSymbols = memoizeByOwner((text: string, path: string) => extractSymbols(path, text));
 
 /** Caps of the type catalog (pi-vcc's: 8 signatures per file, 12 files). */
 export const TYPE_CATALOG_PER_FILE = 8;
@@ -26,6 +30,36 @@ export interface FileState {
   firstIndex: number;
   lastIndex: number;
   lastModifiedIndex: number | undefined;
+  /**
+   * The fact `facts` last made of this state: handed out again while the state is the same (a turn's end
+   * takes a snapshot of every file, and most files did not change), so a snapshot's unchanged files keep
+   * their identity and the parts made of them are found by it. Symbols only grow, so their count says
+   * whether they changed.
+   */
+  fact?: FileFact | undefined;
+}
+
+/** `f`'s fact as `facts` makes it, frozen (snapshots share it: no reader may change it for the others). */
+function factOf(f: FileState): FileFact {
+  return Object.freeze({
+    path: f.path,
+    status: f.status,
+    symbols: Object.freeze([...f.symbols]),
+    firstIndex: f.firstIndex,
+    lastIndex: f.lastIndex,
+    ...(f.lastModifiedIndex !== undefined ? { lastModifiedIndex: f.lastModifiedIndex } : {}),
+  });
+}
+
+/** Does `fact` (made of `f` earlier) still say what `f` says? */
+function sameFact(fact: FileFact, f: FileState): boolean {
+  return (
+    fact.status === f.status &&
+    fact.firstIndex === f.firstIndex &&
+    fact.lastIndex === f.lastIndex &&
+    fact.lastModifiedIndex === f.lastModifiedIndex &&
+    fact.symbols.length === f.symbols.length
+  );
 }
 
 export class FileLedger {
@@ -40,8 +74,9 @@ export class FileLedger {
     return this.files.has(path);
   }
 
-  read(path: string, index: number, content: string): void {
-    this.addSymbols(this.fileState(path, index), content, index, true);
+  /** A read of `path` whose result is `content` (`owner`: the object it came from, its answers remembered by it). */
+  read(path: string, index: number, content: string, owner?: object): void {
+    this.addSymbols(this.fileState(path, index), content, index, true, owner);
   }
 
   /** An edit or write tool call that succeeded. */
@@ -53,7 +88,7 @@ export class FileLedger {
       index,
       `${cls === "write" ? "Write" : "Edit"} ${JSON.stringify(path)}`,
     );
-    this.addSymbols(f, newContent(cls, args), index, cls === "write");
+    this.addSymbols(f, newContent(cls, args), index, cls === "write", args);
   }
 
   recordModification(path: string, status: FileStatus, index: number, action: string): FileState {
@@ -69,14 +104,8 @@ export class FileLedger {
   facts(): FileFact[] {
     const files: FileFact[] = [];
     for (const f of this.files.values()) {
-      files.push({
-        path: f.path,
-        status: f.status,
-        symbols: [...f.symbols],
-        firstIndex: f.firstIndex,
-        lastIndex: f.lastIndex,
-        ...(f.lastModifiedIndex !== undefined ? { lastModifiedIndex: f.lastModifiedIndex } : {}),
-      });
+      const held = f.fact;
+      files.push(held !== undefined && sameFact(held, f) ? held : (f.fact = factOf(f)));
     }
     // A path another one lies under is a directory (a `read` of it, a copy into it), not a file.
     return [...withoutDirectories(files)];
@@ -134,9 +163,9 @@ export class FileLedger {
     return f;
   }
 
-  private addSymbols(f: FileState, text: string, index: number, replaceSignatures: boolean): void {
+  private addSymbols(f: FileState, text: string, index: number, replaceSignatures: boolean, owner: object | undefined): void {
     if (text.length === 0 || languageOf(f.path) === null) return;
-    const scan = extractSymbols(f.path, text);
+    const scan = owner === undefined ? extractSymbols(f.path, text) : ownSymbols(owner, text, f.path);
     for (const name of scan.names) {
       if (f.symbolSet.has(name) || f.symbols.length >= MAX_SYMBOLS_PER_FILE) continue;
       f.symbolSet.add(name);

@@ -2,6 +2,7 @@
 // never from a bare hex string: a hash counts only inside git's own output shapes.
 
 import type { CommitKind } from "./types.js";
+import { memoizeByOwner } from "../text-memo.js";
 
 export interface ParsedCommit {
   readonly hash: string;
@@ -127,3 +128,6 @@ export function reportedCommits(output: string): ParsedCommit[] {
 function isWordChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 47 || c === 46;
 }
+
+/** `parseGitCommits` of the last turns' outputs, by block (with its output and command). */
+export const recentGitCommits: (block: object, output: string, command: string | undefined) => ParsedCommit[] = memoizeByOwner(parseGitCommits);

@@ -4,8 +4,9 @@
 import { posix } from "node:path";
 import { errorLines } from "../lexicon/errors.js";
 import { cleanPath, normalizePath } from "../lexicon/paths.js";
+import { memoizeByOwner } from "../text-memo.js";
 import { diagnosticsGist, failureGist, parseDiagnostics } from "./diagnostics.js";
-import { parseGitCommits } from "./git-commits.js";
+import { recentGitCommits } from "./git-commits.js";
 import type { Ledgers } from "./ledgers.js";
 import { checksRemovedPaths, commandDir, commandKey, endsInSearch, isSearchCommand, mayWriteFiles, shellWrites, shortCommand } from "./shell-command.js";
 import type { FactsBlock, WorkingCommand } from "./types.js";
@@ -51,6 +52,10 @@ function windowMayHoldStrongFailure(output: string): boolean {
   return mayHoldStrongFailure(output.slice(0, WINDOW_HEAD)) || mayHoldStrongFailure(output.slice(-WINDOW_TAIL));
 }
 
+/** `parseDiagnostics` and `windowMayHoldStrongFailure` of the last turns' outputs, by block. */
+const recentDiagnostics = memoizeByOwner((output: string) => parseDiagnostics(output));
+const recentMayHoldStrongFailure = memoizeByOwner((output: string) => windowMayHoldStrongFailure(output));
+
 function isStrongFailure(line: string): boolean {
   return STRONG_FAILURE.test(line);
 }
@@ -75,10 +80,10 @@ export class ShellOutcomes {
     const exit = expected ? 0 : exitCode;
     const key = commandKey(command, l.cwd);
     if (command.length > 0) l.turns.note("runs", shortCommand(command, 60));
-    l.commits.add(parseGitCommits(output, command.length > 0 ? command : undefined), b.turn, b.index);
+    l.commits.add(recentGitCommits(b, output, command.length > 0 ? command : undefined), b.turn, b.index);
     // A clean exit of an unpiped command cannot carry failing tests or compiler errors (runners and
     // compilers exit non-zero on them), so its output is not scanned: most big outputs are skipped here.
-    const diagnostics = exit !== 0 || command.includes("|") || command.length === 0 ? parseDiagnostics(output) : [];
+    const diagnostics = exit !== 0 || command.includes("|") || command.length === 0 ? recentDiagnostics(b, output, undefined) : [];
     // Compilers print paths relative to where they ran: resolve against the command's `cd`, so the same
     // error reported from two directories is one item, and an edit of the file resolves it.
     const dir = diagnostics.length > 0 ? commandDir(command, l.cwd) : undefined;
@@ -113,7 +118,7 @@ export class ShellOutcomes {
       if (command.length > 0) {
         // The window is joined only when a literal is in it (the literals hold no newline, so looking in
         // its two parts apart finds what looking in the joined window does): a clean output allocates nothing.
-        if (windowMayHoldStrongFailure(output) && !isSearch()) this.addOutputFailures(b, command, key, failureWindow(output));
+        if (recentMayHoldStrongFailure(b, output, undefined) && !isSearch()) this.addOutputFailures(b, command, key, failureWindow(output));
       }
       const failed = this.failedCommands.get(key);
       if (failed !== undefined && key.length > 0) {

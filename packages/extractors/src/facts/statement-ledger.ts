@@ -14,6 +14,15 @@ interface Entry {
   index: number;
   key: string;
   count: number;
+  /** The fact `snapshot` last made of this entry, handed out again while the entry says the same. */
+  fact?: UserStatementFact | undefined;
+}
+
+/** `e`'s fact as `snapshot` makes it: the one made last while the entry is the same (frozen: snapshots share it). */
+function factOf(e: Entry): UserStatementFact {
+  const held = e.fact;
+  if (held !== undefined && held.text === e.text && held.turn === e.turn && held.index === e.index && held.count === e.count) return held;
+  return (e.fact = Object.freeze({ text: e.text, turn: e.turn, index: e.index, count: e.count }));
 }
 
 export class StatementLedger {
@@ -64,6 +73,9 @@ export class StatementLedger {
   }
 
   snapshot(): UserStatementFact[] {
-    return this.entries.map((e) => ({ text: e.text, turn: e.turn, index: e.index, count: e.count })).sort((a, b) => a.index - b.index);
+    // Unchanged entries keep their fact's identity: a snapshot's unchanged statements are found by it.
+    const out: UserStatementFact[] = [];
+    for (const e of this.entries) out.push(factOf(e));
+    return out.sort((a, b) => a.index - b.index);
   }
 }

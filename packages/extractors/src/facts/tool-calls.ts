@@ -4,7 +4,7 @@
 import { cleanPath } from "../lexicon/paths.js";
 import { classifyTool, PATH_KEYS, type ToolClass } from "../tool-calls/tool-class.js";
 import { trailingExitCode } from "./diagnostics.js";
-import { parseGitCommits, reportedCommits } from "./git-commits.js";
+import { recentGitCommits, reportedCommits } from "./git-commits.js";
 import type { Ledgers } from "./ledgers.js";
 import type { ShellOutcomes } from "./shell-outcomes.js";
 import type { FactsBlock } from "./types.js";
@@ -61,7 +61,7 @@ export class ToolCalls {
           this.toolError(b, call, path);
           return;
         }
-        l.files.read(path, b.index, b.text);
+        l.files.read(path, b.index, b.text, b);
         l.turns.note("reads", path);
         return;
       case "edit":
@@ -100,7 +100,7 @@ export class ToolCalls {
       default:
         if (b.isError === true) this.toolError(b, call, path);
         // A tool that acts (not a shell, not a reader) may report a commit it made in its own words.
-        else l.commits.add([...parseGitCommits(b.text, undefined), ...reportedCommits(b.text)], b.turn, b.index);
+        else l.commits.add([...recentGitCommits(b, b.text, undefined), ...reportedCommits(b.text)], b.turn, b.index);
         return;
     }
   }

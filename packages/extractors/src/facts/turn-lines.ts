@@ -13,6 +13,8 @@ interface TurnState {
   writes: string[];
   runs: string[];
   cached: string | undefined;
+  /** The line `lines` last made, handed out again until the turn changes (cleared with `cached`). */
+  line: TurnLine | undefined;
 }
 
 export type TurnAction = "reads" | "edits" | "writes" | "runs";
@@ -21,7 +23,7 @@ export class TurnLedger {
   private readonly turns: TurnState[] = [];
 
   start(turn: number, index: number, ask: string): void {
-    this.turns.push({ turn, index, ask, reads: [], edits: [], writes: [], runs: [], cached: undefined });
+    this.turns.push({ turn, index, ask, reads: [], edits: [], writes: [], runs: [], cached: undefined, line: undefined });
   }
 
   /** Notes an action of the current turn (none before the first user message). */
@@ -30,10 +32,14 @@ export class TurnLedger {
     if (t === undefined) return;
     t[action].push(what);
     t.cached = undefined;
+    t.line = undefined;
   }
 
   lines(): TurnLine[] {
-    return this.turns.map((t) => ({ turn: t.turn, index: t.index, oneLine: turnLine(t) }));
+    // A turn's line keeps its identity until the turn changes: a snapshot's unchanged turns are found by it.
+    const out: TurnLine[] = [];
+    for (const t of this.turns) out.push((t.line ??= Object.freeze({ turn: t.turn, index: t.index, oneLine: turnLine(t) })));
+    return out;
   }
 }
 

@@ -104,6 +104,39 @@ describe("generated sessions (manifest as ground truth)", () => {
     expect(JSON.stringify(again.artifacts)).toBe(JSON.stringify(c.artifacts));
   }, 60_000);
 
+  it("a snapshot at every turn's end (and within it) is the facts of the blocks so far from scratch; what a turn did not change keeps its identity", async () => {
+    // The files, turn lines and statements a snapshot hands out again while their state is the same
+    // (issue 25): checked against a fresh extraction at each step, so a fact kept past a change fails here.
+    const c = await make({ seed: 5, turns: 50 });
+    const acc = createFactsAccumulator({ cwd: CWD });
+    let turn: FactsBlock[] = [];
+    let fed = 0;
+    let prev: SessionFacts | undefined;
+    let kept = 0;
+    const step = (): void => {
+      acc.add(turn);
+      fed += turn.length;
+      turn = [];
+      const now = acc.facts();
+      expect(JSON.stringify(now), `after ${String(fed)} blocks`).toBe(JSON.stringify(extractFacts(c.blocks.slice(0, fed), { cwd: CWD })));
+      if (prev !== undefined) {
+        const before = new Set<object>([...prev.files, ...prev.turns, ...prev.statements]);
+        for (const item of [...now.files, ...now.turns, ...now.statements]) if (before.has(item)) kept++;
+      }
+      prev = now;
+    };
+    // Each turn's end, and within a turn after its first call's result (a turn's line grows as it runs).
+    let results = 0;
+    for (const b of c.blocks) {
+      if (b.kind === "user" && turn.length > 0) step();
+      turn.push(b);
+      if (b.kind === "user") results = 0;
+      if (b.kind === "toolResult" && ++results === 1) step();
+    }
+    step();
+    expect(kept).toBeGreaterThan(c.blocks.length);
+  }, 60_000);
+
   it("every #N points at the block it describes", async () => {
     const { blocks, facts: f, artifacts: a } = await make({ seed: 9, turns: 40 });
     const at = new Map(blocks.map((b) => [b.index, b]));
