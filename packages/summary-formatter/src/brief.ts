@@ -1,7 +1,7 @@
 // The brief transcript: the summarized window as one line per user/assistant message and per tool
 // call, each ending in the `(#N)` of the block it describes (the global block number recall expands).
 import { type FactsBlock, toolCommand, toolPath } from "@context-fold/extractors";
-import { keepBriefLine, preparedBriefLine } from "./summary-parts.js";
+import { endBriefLines, keepBriefLine, preparedBriefLine, startBriefLines } from "./summary-parts.js";
 import { oneLine, refText } from "./summary-syntax.js";
 
 /** The part of a ledger Block the brief reads: the extractors' block shape without role and turn (structural: a ledger-reader Block fits). */
@@ -119,8 +119,22 @@ export function briefTail(blocks: readonly BriefBlock[], limit: number): { lines
   return briefTailOf(blocks, limit, false);
 }
 
+/**
+ * `briefTail` as a prepare builds it: each unmarked line found among the last prepared brief's (see
+ * `carriedLine`), and the lines built or found now kept for the next (summary-parts' `startBriefLines` /
+ * `endBriefLines`, which only a prepare's writable parts take).
+ */
+export function carriedBriefTail(blocks: readonly BriefBlock[], limit: number): { lines: string[]; earlier: number } {
+  startBriefLines();
+  try {
+    return briefTailOf(blocks, limit, true);
+  } finally {
+    endBriefLines();
+  }
+}
+
 /** `briefTail`; with `carried`, each unmarked line found among the last prepared brief's (see `carriedLine`). */
-export function briefTailOf(blocks: readonly BriefBlock[], limit: number, carried: boolean): { lines: string[]; earlier: number } {
+function briefTailOf(blocks: readonly BriefBlock[], limit: number, carried: boolean): { lines: string[]; earlier: number } {
   let failed: Set<string> | undefined;
   /** Ids of the calls whose line was built without a failure mark. */
   const unmarked: string[] = [];

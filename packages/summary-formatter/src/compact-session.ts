@@ -3,7 +3,7 @@
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
 import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, type OutsideFacts, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
 import { type Block, blockAt, type Session } from "@context-fold/ledger-reader";
-import { type BriefBlock, briefRef, briefTailOf } from "./brief.js";
+import { type BriefBlock, briefRef, carriedBriefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
 import { withBranchSummaries } from "./foreign-summary.js";
 import { windowActivity } from "./carry-outstanding.js";
@@ -18,7 +18,7 @@ import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
 import { withCutOff, withKeptTail, withKeptTailFacts, withStatementsSaid } from "./kept-tail.js";
 import { estimateTokens, tokensOfBytes, utf8Bytes } from "./tokens.js";
-import { endBriefLines, enterParts, keep, keepCutCarry, leaveParts, preparing, reuse, SLOT, startBriefLines, type SummaryParts, takeCutCarry } from "./summary-parts.js";
+import { enterParts, keep, keepCutCarry, leaveParts, preparing, reuse, SLOT, type SummaryParts, takeCutCarry } from "./summary-parts.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
 export const DEFAULT_SUMMARY_BUDGET = 4000;
@@ -175,13 +175,7 @@ function summaryOf(input: BuildSummaryInput): BuiltSummary {
 /** `briefTail` of the window's blocks, a part made of them (the blocks of a cut prepared at a turn's end). */
 function briefOf(blocks: readonly BriefBlock[]): { lines: string[]; earlier: number } {
   const held = reuse(SLOT.brief, blocks) as { lines: string[]; earlier: number } | undefined;
-  if (held !== undefined) return held;
-  startBriefLines();
-  try {
-    return keep(SLOT.brief, briefTailOf(blocks, BRIEF_MAX_LINES, true), blocks);
-  } finally {
-    endBriefLines();
-  }
+  return held ?? keep(SLOT.brief, carriedBriefTail(blocks, BRIEF_MAX_LINES), blocks);
 }
 
 /** What `prepareSummaryParts` builds the parts from: the facts as the turn left them, with the tail as it stands. */

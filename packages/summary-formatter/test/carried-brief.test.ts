@@ -7,8 +7,8 @@ import { readSession, updateSession } from "@context-fold/ledger-reader";
 import { BRIEF_MAX_LINES, type BriefBlock, briefTail, type CutPlan, prepareCutParts, SummaryParts } from "@context-fold/summary-formatter";
 import { tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { briefTailOf } from "../src/brief.js";
-import { endBriefLines, enterParts, leaveParts, SLOT, startBriefLines } from "../src/summary-parts.js";
+import { carriedBriefTail } from "../src/brief.js";
+import { enterParts, leaveParts, SLOT } from "../src/summary-parts.js";
 import { importerSession } from "./pi-session.js";
 
 describe("brief lines carried from one turn's end to the next", () => {
@@ -68,11 +68,9 @@ describe("brief lines carried from one turn's end to the next", () => {
     const parts = new SummaryParts();
     const prepared = (blocks: readonly BriefBlock[]): { lines: string[]; earlier: number } => {
       const scope = enterParts(parts, true);
-      startBriefLines();
       try {
-        return briefTailOf(blocks, BRIEF_MAX_LINES, true);
+        return carriedBriefTail(blocks, BRIEF_MAX_LINES);
       } finally {
-        endBriefLines();
         leaveParts(scope);
       }
     };
