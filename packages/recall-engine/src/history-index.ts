@@ -632,7 +632,12 @@ export class HistoryIndex {
           let item: RankedSession;
           let scope: string;
           if (words !== null && s.full !== true) {
-            const one = rankSegment(file, s, this.rankable(file, s), words, options.scope);
+            const segment = this.rankable(file, s);
+            const one = rankSegment(file, s, segment, words, options.scope);
+            // Ranked: its postings are not read again by this search (a page reads the block table and the
+            // ledger). Let go now, not at the search's end: held through the ranking of a hundred other
+            // sessions, they survived the collector's young generation and were copied and promoted.
+            segment.reader.close();
             item = one.item;
             scope = one.scope;
           } else {
