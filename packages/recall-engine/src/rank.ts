@@ -322,6 +322,12 @@ function maxPieces(index: TermIndex, token: string, whole: number, inScope: Uint
   const pieces = piecesOf(token);
   if (pieces.length < 2) return;
   const found: number[] = [];
+  // Per piece, the blocks holding it and every piece before it ([doc, tf, …]), and its idf: scored once
+  // the blocks holding every piece are known, only those (a compound's first piece is often a common
+  // word, `src`, held by hundreds of blocks of which a few hold the rest), each block's shares summed in
+  // piece order, as when each piece was scored as it was read.
+  const held: number[][] = [];
+  const idfs: number[] = [];
   for (let p = 0; p < pieces.length; p++) {
     const piece = pieces[p] as string;
     const ids: number[] = [];
@@ -332,14 +338,25 @@ function maxPieces(index: TermIndex, token: string, whole: number, inScope: Uint
     if (p === pieces.length - 1 && (loose || id < 0)) ids.push(...index.termsWithPrefix(piece, PREFIX_LIMIT));
     if (ids.length === 0) break;
     const docs = unionDocs(index, ids, s);
-    const idf = idfOf(index.docCount, docs.length);
+    idfs.push(idfOf(index.docCount, docs.length));
+    const mine: number[] = [];
+    held.push(mine);
     for (const doc of docs) {
       const tf = s.tf[doc] as number;
       s.tf[doc] = 0;
       if (s.hits[doc] !== p || inScope[doc] !== 1 || (gate !== null && gate[doc] !== 1)) continue;
       s.hits[doc] = p + 1;
       if (p === 0) found.push(doc);
-      s.piece[doc] = (s.piece[doc] as number) + bm25(index, doc, tf, idf) / pieces.length;
+      mine.push(doc, tf);
+    }
+  }
+  for (let p = 0; p < held.length; p++) {
+    const mine = held[p] as number[];
+    const idf = idfs[p] as number;
+    for (let k = 0; k < mine.length; k += 2) {
+      const doc = mine[k] as number;
+      if (s.hits[doc] !== pieces.length) continue;
+      s.piece[doc] = (s.piece[doc] as number) + bm25(index, doc, mine[k + 1] as number, idf) / pieces.length;
     }
   }
   const all: number[] = [];
