@@ -1,6 +1,7 @@
-// How soon V8 optimizes this process's code, and how far it lets its young generation grow. A search of a history already up to date is a process of a
-// few hundred ms: with V8's defaults, TurboFan (on threads of its own, counted in the process's CPU)
-// compiles the ranking's functions for a process about to end, at more CPU than the optimized code saves.
+// How soon V8 optimizes this process's code, and how far its young generation grows. A search of a
+// history already up to date is a process of a few hundred ms: with V8's defaults, TurboFan (on threads
+// of its own, counted in the process's CPU) compiles the ranking's functions for a process about to
+// end, at more CPU than the optimized code saves.
 // TurboFan is kept for code run far more often (a function called 20,000 times, not 3,000; a loop OSR'd
 // after 5,000 iterations' worth, not 800): a search that ranks a few dozen sessions stays on baseline
 // code, one ranking hundreds still has its hot loops optimized (turning TurboFan off altogether made such a
@@ -10,14 +11,13 @@
 // compiled while they are changed does not: V8 refuses a code cache made under other flags (it checks a
 // hash of them), so a built-in module loaded then is compiled from source (node:crypto's sixteen modules,
 // some 4 ms of a start), and one the process will load is best loaded first (`builtins`).
-// The young generation likewise: a search allocates some 20 MB, nearly all of it dead by the next
-// scavenge (a history search at 1,000 sessions, ranking a hundred: a few hundred KB survive each). V8
-// doubles the young generation as it fills it, to 16 MB, and every page it grows into is a page fault
-// the first time it is written (~15 µs each on the bench machine: a third of such a search's CPU was
-// system time, ~7,500 faults against a bare Node's 2,300). Kept at its first size, the same pages are
-// written again after each scavenge: more scavenges, each as cheap (they copy only what survives), and
-// some 1,300 faults fewer. The work an update does (indexing: seconds to minutes, more of it surviving)
-// gets V8's growth back with its thresholds.
+// The young generation likewise: a warm history search at 1,000 sessions allocates some 20 MB, little
+// of it alive at the next scavenge. V8 grows the young generation as it fills it, and each page it grows
+// into is faulted in the first time it is written: a third of such a search's CPU was system time, with
+// ~7,500 page faults against a bare Node's ~2,300. Kept at its first size, the same pages are written
+// again after each scavenge (more scavenges, each copying only what survives): ~1,500 faults fewer and
+// ~9% less CPU (perf stat). An update's work (indexing: seconds to minutes, more of it surviving) gets
+// V8's growth back with its thresholds.
 const v8 = (): typeof import("node:v8") => process.getBuiltinModule("node:v8");
 
 /** Defers TurboFan to the hottest code and keeps the young generation at its size from now on (a short search); `builtins` (that it will load) are loaded first. */
