@@ -276,7 +276,7 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   const options = registry.options;
   const threshold = gateThreshold(options, ctx, runtime.folder, reported.contextWindow);
   // What Pi holds, folds not applied (known once folding ran a call): over its limit, the cut is planned
-  // whatever the sent context's size. The limit falls to PAID_HELD_WINDOWS windows once Pi's copies since the last
+  // whatever the sent context's size. The limit falls to `paidHeldWindows` windows once Pi's copies since the last
   // compaction add up to the session file (what a compaction reads and re-lists): see `heldBound`.
   const held = runtime.folder.heldTokens;
   const copies = heldCopies(registry, runtime, bytes);

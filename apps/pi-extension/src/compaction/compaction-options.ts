@@ -50,6 +50,15 @@ export interface CompactionOptions {
    * Past this many windows our compaction (no model) runs, whatever the sent context's size.
    */
   readonly heldWindows: number;
+  /**
+   * Gate: the windows of branch Pi may hold once its copies since the last compaction add up to the
+   * session file (never over `heldWindows`): a compaction then costs no more than those copies did. Two:
+   * one (about where Pi alone compacts) halves what Pi holds and copies before each call over the
+   * 150-turn bench (35k tokens on average against 67k; Pi alone 31k), but doubles our compactions
+   * (13 against 6 in the 1 MB replay), and at 8–12 ms of CPU each at that size they push the replay's
+   * slowest twentieth of turns over 10 ms. Lower it once a compaction's own turn is cheaper.
+   */
+  readonly paidHeldWindows: number;
   /** Summary budget in tokens. */
   readonly summaryBudget: number;
   /** Re-injected digest budget in tokens. */
@@ -67,6 +76,7 @@ export const DEFAULT_COMPACTION_OPTIONS: CompactionOptions = {
   minSavingsFraction: 0.1,
   cooldownRuns: 2,
   heldWindows: 3,
+  paidHeldWindows: 2,
   summaryBudget: 4000,
   digestBudget: 1500,
   thresholds: { models: {} },
@@ -78,7 +88,7 @@ export interface ResolvedCompactionOptions {
 }
 
 type Mutable = { -readonly [K in keyof CompactionOptions]: CompactionOptions[K] };
-type NumericKey = "softFraction" | "softFractionWide" | "wideWindow" | "minSavingsFraction" | "cooldownRuns" | "heldWindows" | "summaryBudget" | "digestBudget";
+type NumericKey = "softFraction" | "softFractionWide" | "wideWindow" | "minSavingsFraction" | "cooldownRuns" | "heldWindows" | "paidHeldWindows" | "summaryBudget" | "digestBudget";
 
 /** Each numeric compaction option's variable and range (the config file's JSON Schema is built from it too). */
 export const COMPACTION_NUMERIC: readonly { key: NumericKey; variable: string; min: number; max: number; integer: boolean }[] = [
@@ -88,6 +98,7 @@ export const COMPACTION_NUMERIC: readonly { key: NumericKey; variable: string; m
   { key: "minSavingsFraction", variable: "CONTEXT_FOLD_COMPACT_MIN_SAVINGS", min: 0, max: 1, integer: false },
   { key: "cooldownRuns", variable: "CONTEXT_FOLD_COMPACT_COOLDOWN", min: 0, max: 10_000, integer: true },
   { key: "heldWindows", variable: "CONTEXT_FOLD_COMPACT_HELD", min: 1, max: 1000, integer: false },
+  { key: "paidHeldWindows", variable: "CONTEXT_FOLD_COMPACT_HELD_PAID", min: 1, max: 1000, integer: false },
   { key: "summaryBudget", variable: "CONTEXT_FOLD_SUMMARY_BUDGET", min: 256, max: 1_000_000, integer: true },
   { key: "digestBudget", variable: "CONTEXT_FOLD_DIGEST_BUDGET", min: 64, max: 1_000_000, integer: true },
 ];

@@ -83,8 +83,8 @@ export class CompactionSession {
   readonly artifactsFile: string;
   readonly #seq: SeqSource;
   #writing: Promise<void> = Promise.resolve();
-  /** What the last successful write put on disk (a compaction right after a run rewrites nothing). */
-  #written: { text: string; bytes: number } | undefined;
+  /** What the last successful write put on disk (a compaction right after a run rewrites nothing), and the document it was. */
+  #written: { text: string; bytes: number; doc: ArtifactsDocument } | undefined;
   /** `lastIndex` of the facts in the last artifacts written (-1: none). */
   #persistedIndex = -1;
   #inFlight: InFlight | undefined;
@@ -184,7 +184,7 @@ export class CompactionSession {
         if (this.#written?.text === text && (await sizeOf(this.artifactsFile)) === this.#written.bytes) return;
         this.#written = undefined;
         await writeArtifactsFile(this.artifactsFile, doc);
-        this.#written = { text, bytes: Buffer.byteLength(text, "utf8") };
+        this.#written = { text, bytes: Buffer.byteLength(text, "utf8"), doc };
         this.#persistedIndex = doc.lastIndex;
       });
     this.#writing = next;
@@ -310,9 +310,11 @@ export class CompactionSession {
     this.#compactions += 1;
     this.#runsSinceCompaction = 0;
     this.#lastNext = flight?.next;
-    // Never a digest from stale or empty artifacts: wait for the last write, then read the file.
+    // Never a digest from stale or empty artifacts: wait for the last write, then take what it put on
+    // disk (the file still at that size: the hook's write, which a compaction never starts without), or
+    // read the file (a write failed, or the file changed or went since).
     await this.#writing.catch(() => undefined);
-    let doc = await readArtifactsFile(this.artifactsFile);
+    let doc = await this.#onDisk();
     if (doc === undefined) {
       // Pi compacted without our hook having run (e.g. it failed): extract now, write, then digest.
       await this.sync();
@@ -322,6 +324,13 @@ export class CompactionSession {
     if (doc === undefined) return undefined;
     const digest = buildDigest(doc.artifacts, { budget: this.options.digestBudget });
     return { digest: digest.text, digestTokens: digest.stats.estimatedTokens, next: flight?.next };
+  }
+
+  /** The artifacts as the last write put them on disk while the file is still that size, else read from the file. */
+  async #onDisk(): Promise<ArtifactsDocument | undefined> {
+    const written = this.#written;
+    if (written !== undefined && (await sizeOf(this.artifactsFile)) === written.bytes) return written.doc;
+    return readArtifactsFile(this.artifactsFile);
   }
 
   /** Pi's compaction failed or was cancelled after we prepared it: retract our record. */

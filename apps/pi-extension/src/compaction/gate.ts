@@ -3,7 +3,7 @@
 // A configured model threshold replaces the soft threshold. A second limit bounds what Pi holds: folds
 // shrink what is sent, never the branch Pi keeps in memory and copies before every model call, so
 // past `heldWindows` windows of it a compaction runs even with the sent context under its limit (as
-// Pi alone compacts at its threshold). Below that cap, past PAID_HELD_WINDOWS windows, it runs once
+// Pi alone compacts at its threshold). Below that cap, past `paidHeldWindows` windows, it runs once
 // Pi's copies since the last compaction cost what a compaction costs: a compaction reads
 // and re-lists the session's history (the `compact` record lists every span of it), so its cost grows
 // with the session file, while each call's copy costs what Pi holds. A short session is compacted at
@@ -55,22 +55,23 @@ export function heldLimit(contextWindow: number, options: Pick<CompactionOptions
 }
 
 /**
- * Windows of branch Pi may hold once its copies have paid for a compaction (see `heldBound`): over one
- * window (about where Pi alone compacts), and low enough that a short session's copies stay near Pi
- * alone's. Two, so a compaction's own turn (a few ms for a short session) comes seldom enough that the
- * slowest twentieth of turns is still an ordinary one.
+ * The limit over which what Pi holds is compacted: `heldLimit`, or `paidHeldLimit` once Pi's copies
+ * since the last compaction add up to the session file (`copied ≥ history`): a compaction then costs
+ * no more than those copies already did. Never over `heldLimit`.
  */
-export const PAID_HELD_WINDOWS = 2;
+export function heldBound(contextWindow: number, options: Pick<CompactionOptions, "heldWindows" | "paidHeldWindows">, held: Pick<HeldInput, "copied" | "history">): number {
+  return copiesPaid(held) >= 1 ? paidHeldLimit(contextWindow, options) : heldLimit(contextWindow, options);
+}
 
-/**
- * The limit over which what Pi holds is compacted: `heldLimit`, or PAID_HELD_WINDOWS windows once Pi's
- * copies since the last compaction add up to the session file (`copied ≥ history`): a compaction then
- * costs no more than those copies already did. Never over `heldLimit`.
- */
-export function heldBound(contextWindow: number, options: Pick<CompactionOptions, "heldWindows">, held: Pick<HeldInput, "copied" | "history">): number {
-  const cap = heldLimit(contextWindow, options);
-  const paid = held.copied !== undefined && held.history !== undefined && held.copied >= held.history;
-  return paid ? Math.min(cap, Math.floor(contextWindow * PAID_HELD_WINDOWS)) : cap;
+/** How far Pi's copies since the last compaction have paid for the next one (`copied / history`; 0 when unknown). */
+export function copiesPaid(held: Pick<HeldInput, "copied" | "history">): number {
+  if (held.copied === undefined || held.history === undefined) return 0;
+  return held.history > 0 ? held.copied / held.history : Number.POSITIVE_INFINITY;
+}
+
+/** The held limit once the copies have paid: `paidHeldWindows` windows, never over `heldLimit`. */
+export function paidHeldLimit(contextWindow: number, options: Pick<CompactionOptions, "heldWindows" | "paidHeldWindows">): number {
+  return Math.min(heldLimit(contextWindow, options), Math.floor(contextWindow * options.paidHeldWindows));
 }
 
 export function evaluateGate(input: GateInput, options: CompactionOptions): GateVerdict {

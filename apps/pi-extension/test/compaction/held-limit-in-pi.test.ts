@@ -9,7 +9,6 @@ import { type AssistantMessage, fauxAssistantMessage, fauxText, fauxToolCall } f
 import { readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-format";
 import { tempDir } from "@context-fold/test-support";
 import { DEFAULT_COMPACTION_OPTIONS } from "../../src/compaction/compaction-options.js";
-import { PAID_HELD_WINDOWS } from "../../src/compaction/gate.js";
 import { estimateTokens } from "../../src/fold/estimate.js";
 import type { HeadlessPi } from "../support/headless-pi.js";
 import { compactions, isSummaryRequest, startPiWith, textOf } from "./support/compaction-pi.js";
@@ -147,7 +146,7 @@ describe("the held limit: what Pi holds stays bounded under folds, by our compac
   });
 });
 
-describe("the held limit once Pi's copies have paid for a compaction: a short session is compacted at PAID_HELD_WINDOWS windows", () => {
+describe("the held limit once Pi's copies have paid for a compaction: a short session is compacted at paidHeldWindows windows", () => {
   let pi: HeadlessPi;
   let held: number[] = [];
   let summaryRequests = 0;
@@ -160,8 +159,9 @@ describe("the held limit once Pi's copies have paid for a compaction: a short se
   }, 180_000);
   afterAll(() => pi.dispose());
 
-  test("what Pi holds stays under PAID_HELD_WINDOWS windows, by our compaction (no model summary)", () => {
+  test("what Pi holds stays under paidHeldWindows windows, by our compaction (no model summary)", () => {
     expect(DEFAULT_COMPACTION_OPTIONS.heldWindows).toBe(3);
+    expect(DEFAULT_COMPACTION_OPTIONS.paidHeldWindows).toBe(2);
     // Unbounded by the copies' rule, Pi would hold up to three windows before the first compaction.
     expect(TURNS * TURN_TOKENS).toBeGreaterThan(3 * WINDOW);
     const done = compactions(pi.manager);
@@ -169,6 +169,6 @@ describe("the held limit once Pi's copies have paid for a compaction: a short se
     expect(done.every((c) => c.fromHook)).toBe(true);
     expect(summaryRequests).toBe(0);
     expect(pi.notices.some((n) => n.text.includes("its copies since the last compaction cost what a compaction does"))).toBe(true);
-    expect(Math.max(...held)).toBeLessThanOrEqual(PAID_HELD_WINDOWS * WINDOW + 100);
+    expect(Math.max(...held)).toBeLessThanOrEqual(DEFAULT_COMPACTION_OPTIONS.paidHeldWindows * WINDOW + 100);
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "@context-fold/test-support";
 import { DEFAULT_COMPACTION_OPTIONS, parseThresholdConfig, resolveCompactionOptions, type ThresholdConfig } from "../../src/compaction/compaction-options.js";
-import { evaluateGate, heldBound, heldLimit, PAID_HELD_WINDOWS, softLimit } from "../../src/compaction/gate.js";
+import { copiesPaid, evaluateGate, heldBound, heldLimit, paidHeldLimit, softLimit } from "../../src/compaction/gate.js";
 import { thresholdFor } from "../../src/compaction/thresholds.js";
 
 describe("compaction options", () => {
@@ -129,15 +129,20 @@ describe("the gate", () => {
     expect(resolveCompactionOptions({}, { CONTEXT_FOLD_COMPACT_HELD: "0.5" }).warnings.map((w) => w.variable)).toEqual(["CONTEXT_FOLD_COMPACT_HELD"]);
   });
 
-  test("what Pi holds is compacted at PAID_HELD_WINDOWS windows once its copies since the last compaction add up to the session file", () => {
+  test("what Pi holds is compacted at paidHeldWindows windows once its copies since the last compaction add up to the session file", () => {
     const sent = { ...base, tokens: 30_000 };
-    expect(PAID_HELD_WINDOWS).toBe(2);
+    expect(o.paidHeldWindows).toBe(2);
     // Copies short of the history: the cap (heldWindows windows) stays the limit.
     expect(heldBound(100_000, o, {})).toBe(300_000);
     expect(heldBound(100_000, o, { copied: 999_999, history: 1_000_000 })).toBe(300_000);
     // Paid for: two windows, never more than the cap.
     expect(heldBound(100_000, o, { copied: 1_000_000, history: 1_000_000 })).toBe(200_000);
-    expect(heldBound(100_000, { heldWindows: 1.5 }, { copied: 1, history: 0 })).toBe(150_000);
+    expect(heldBound(100_000, { heldWindows: 1.5, paidHeldWindows: 2 }, { copied: 1, history: 0 })).toBe(150_000);
+    expect(paidHeldLimit(100_000, o)).toBe(200_000);
+    // How far the copies have paid: their share of the history (none known: nothing paid).
+    expect(copiesPaid({})).toBe(0);
+    expect(copiesPaid({ copied: 500_000, history: 1_000_000 })).toBe(0.5);
+    expect(copiesPaid({ copied: 1, history: 0 })).toBe(Number.POSITIVE_INFINITY);
     const paid = { copied: 2_000_000, history: 1_500_000 };
     expect(evaluateGate({ ...sent, held: { tokens: 200_000, reclaimable: 60_000, ...paid } }, o)).toMatchObject({ fire: false });
     const over = evaluateGate({ ...sent, held: { tokens: 200_001, reclaimable: 60_000, ...paid } }, o);
@@ -147,6 +152,13 @@ describe("the gate", () => {
     // The minimum saving and the cooldown still hold.
     expect(evaluateGate({ ...sent, held: { tokens: 250_000, reclaimable: 9_999, ...paid } }, o)).toMatchObject({ fire: false });
     expect(evaluateGate({ ...sent, runsSinceCompaction: 1, held: { tokens: 250_000, reclaimable: 60_000, ...paid } }, o)).toMatchObject({ fire: false });
+    // The paid limit follows its option (never over the cap).
+    const one = { ...o, paidHeldWindows: 1 };
+    expect(evaluateGate({ ...sent, held: { tokens: 100_000, reclaimable: 60_000, ...paid } }, one)).toMatchObject({ fire: false });
+    expect(evaluateGate({ ...sent, held: { tokens: 100_001, reclaimable: 60_000, ...paid } }, one)).toMatchObject({ fire: true, trigger: "held", limit: 100_000 });
+    expect(heldBound(100_000, { heldWindows: 3, paidHeldWindows: 5 }, paid)).toBe(300_000);
+    expect(resolveCompactionOptions({}, { CONTEXT_FOLD_COMPACT_HELD_PAID: "1" }).options.paidHeldWindows).toBe(1);
+    expect(resolveCompactionOptions({}, { CONTEXT_FOLD_COMPACT_HELD_PAID: "0.5" }).warnings.map((w) => w.variable)).toEqual(["CONTEXT_FOLD_COMPACT_HELD_PAID"]);
   });
 
   test("a configured threshold replaces the soft limit, both ways", () => {

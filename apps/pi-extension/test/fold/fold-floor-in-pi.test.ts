@@ -32,8 +32,11 @@ describe("the fold floor: stubs that fill the threshold lead to our compaction, 
     let responses = 0;
     const reply = (content: Parameters<typeof fauxAssistantMessage>[0], toolUse: boolean): AssistantMessage =>
       fauxAssistantMessage(content, { responseId: `resp_${String((responses += 1))}`, stopReason: toolUse ? "toolUse" : "stop" });
-    // Summary and digest budgets sized for this small window (the defaults are for real ones).
-    pi = await startPiWith({ CONTEXT_FOLD_SUMMARY_BUDGET: "600", CONTEXT_FOLD_DIGEST_BUDGET: "200" }, {
+    // Summary and digest budgets sized for this small window (the defaults are for real ones). What Pi
+    // holds is bounded at the cap only (3 windows, the paid limit raised to it): a lower paid limit (one
+    // window) compacts a short session long before the stubs fill the threshold, and this rung is what
+    // the test is about, whatever the paid limit's default.
+    pi = await startPiWith({ CONTEXT_FOLD_SUMMARY_BUDGET: "600", CONTEXT_FOLD_DIGEST_BUDGET: "200", CONTEXT_FOLD_COMPACT_HELD_PAID: "3" }, {
       dir: tempDir("pi-fold-floor-"),
       contextWindow: WINDOW,
       tools: ["bash"],

@@ -29,7 +29,9 @@ describe("the extension's turns in Pi without ctx.getContextUsage()", () => {
   };
 
   beforeAll(async () => {
-    pi = await startPiWith({}, { dir: tempDir("pi-usage-calls-"), contextWindow: WINDOW, respond: jobModel, settings: { compaction: { enabled: false, keepRecentTokens: 2000 } }, extensionFactories: [recorder] });
+    // The held limit at its cap (the paid limit raised to it, whatever its default): the one compaction
+    // is the one asked for below, not our gate's between the jobs (which a prompt would meet in progress).
+    pi = await startPiWith({ CONTEXT_FOLD_COMPACT_HELD_PAID: "3" }, { dir: tempDir("pi-usage-calls-"), contextWindow: WINDOW, respond: jobModel, settings: { compaction: { enabled: false, keepRecentTokens: 2000 } }, extensionFactories: [recorder] });
     // Every extension's `ctx.getContextUsage()` is this method of the session: count the calls not the recorder's.
     const own = pi.session.getContextUsage.bind(pi.session);
     pi.session.getContextUsage = () => {

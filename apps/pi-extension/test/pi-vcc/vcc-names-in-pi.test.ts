@@ -9,7 +9,7 @@ import { readSeedIndexFile, seedIndexPath } from "@context-fold/seed-index-forma
 import { tempDir } from "@context-fold/test-support";
 import { RECALL_MESSAGE } from "../../src/commands.js";
 import { VCC_RECALL_TOOL } from "../../src/pi-vcc/vcc-names.js";
-import { compactions, customMessages, FOUNDING, jobModel, waitFor } from "../compaction/support/compaction-pi.js";
+import { compactions, customMessages, FOUNDING, jobModel, startPiWith, waitFor } from "../compaction/support/compaction-pi.js";
 import { type HeadlessPi, startPi } from "../support/headless-pi.js";
 import { needle, scriptedModel } from "../support/scripted-model.js";
 
@@ -44,7 +44,10 @@ describe("pi-vcc names in a headless Pi", () => {
   afterEach(() => pi?.dispose());
 
   test("the model calls vcc_recall with a query and gets a folded block's text; /pi-vcc-recall shows it and hands it to the agent", async () => {
-    pi = await startPi({ dir: tempDir("pi-vcc-recall-"), contextWindow: WINDOW, respond: vccModel, tools: TOOLS });
+    // The held limit at its cap (the paid limit raised to it, whatever its default): folds, not a
+    // compaction of our gate's between the jobs (which the next prompt would meet in progress), are what
+    // this test reads.
+    pi = await startPiWith({ CONTEXT_FOLD_COMPACT_HELD_PAID: "3" }, { dir: tempDir("pi-vcc-recall-"), contextWindow: WINDOW, respond: vccModel, tools: TOOLS });
     for (let n = 1; n <= 8; n++) await pi.session.prompt(`job ${String(n)}`);
     // Job 1's output is folded by now (the model sees a stub in its place).
     const seedIndex = seedIndexPath(pi.manager.getSessionFile() ?? "", pi.manager.getSessionId());
