@@ -11,6 +11,7 @@
 // runs. Every step is pure and nothing it returns is mutated later, so a reused part is the part that
 // would be made again: the output is the same byte for byte.
 
+import type { SaidCarry } from "@context-fold/extractors";
 import type { CutCarry } from "./plan-cut.js";
 
 /** The steps kept, one slot each. */
@@ -95,6 +96,8 @@ export class SummaryParts {
   briefLines: Map<object, string> = new Map();
   /** What the last prepare's cut carries to the next (`planCutCarried`): only a prepare reads or writes it. */
   cutCarry: CutCarry | undefined = undefined;
+  /** What the last prepare read of the branch for `saidElsewhereOn`, read on by the next: only a prepare reads or writes it. */
+  saidCarry: SaidCarry | undefined = undefined;
   /** Times a part was made while preparing (a turn's end), and found (while preparing or building). */
   made = 0;
   found = 0;
@@ -233,6 +236,19 @@ export function takeCutCarry(): CutCarry | undefined {
 /** `carry`, kept for the next prepare's cut while preparing. */
 export function keepCutCarry(carry: CutCarry): void {
   if (writable && active !== undefined) active.cutCarry = carry;
+}
+
+/** What the last prepare's `saidElsewhereOn` read (taken over: it is read on and changed), while preparing only. */
+export function takeSaidCarry(): SaidCarry | undefined {
+  if (!writable || active === undefined) return undefined;
+  const carry = active.saidCarry;
+  active.saidCarry = undefined;
+  return carry;
+}
+
+/** `carry`, kept for the next prepare's `saidElsewhereOn` while preparing. */
+export function keepSaidCarry(carry: SaidCarry): void {
+  if (writable && active !== undefined) active.saidCarry = carry;
 }
 
 /** The brief lines being kept by the brief a prepare is building (see `SummaryParts.briefLines`). */
