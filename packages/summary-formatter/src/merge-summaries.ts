@@ -235,7 +235,8 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
     earlierTurns,
     earlierTurnsOmitted: addCounts(previous.earlierTurnsOmitted, next.earlierTurnsOmitted, carry),
     status: next.status,
-    brief: [...rolled, ...next.brief],
+    // Every earlier line rolled on and none added (a turn's end, which has no brief yet): the same list, so its section is found by it.
+    brief: next.brief.length === 0 && rolled.length === previous.brief.length ? previous.brief : [...rolled, ...next.brief],
     briefOmitted: addCounts(previous.briefOmitted, next.briefOmitted, true),
     footer: { ...next.footer, range },
   };

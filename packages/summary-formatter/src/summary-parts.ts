@@ -13,6 +13,7 @@
 
 import type { SaidCarry } from "@context-fold/extractors";
 import type { CutCarry } from "./plan-cut.js";
+import { utf8Bytes } from "./tokens.js";
 
 /** The steps kept, one slot each. */
 export const SLOT = {
@@ -69,6 +70,13 @@ export const SECTION_BANK = 16;
 
 const SLOTS = SLOT.branchPrevious + 1;
 
+/**
+ * Kinds of doc items kept by the facts item each is made of (`itemOf`), and kinds of items whose summary
+ * line is kept (`itemLine`): one map per kind, since one object may be rendered by two sections' rules.
+ */
+export const ITEM = { file: 0, statement: 1, turn: 2 } as const;
+export const LINE = { file: 0, statement: 1, turn: 2, commit: 3, outstanding: 4 } as const;
+
 /** An item's rendered line and its UTF-8 bytes. */
 export interface ItemLine {
   readonly line: string;
@@ -94,6 +102,14 @@ export class SummaryParts {
    * it holds at most one brief's lines; only a prepare writes it.
    */
   briefLines: Map<object, string> = new Map();
+  /**
+   * Doc items by the facts item each was made of (a file's fact, a statement's, a turn's line), per kind
+   * (`ITEM`): facts items a turn did not change keep their identity (extractors hand the same frozen
+   * object out again), so their doc items do too, and the lines kept by item are found. Only a prepare writes.
+   */
+  readonly items: readonly WeakMap<object, unknown>[] = [new WeakMap(), new WeakMap(), new WeakMap()];
+  /** Each doc item's summary line with its UTF-8 bytes, per section kind (`LINE`). Only a prepare writes. */
+  readonly itemLines: readonly WeakMap<object, ItemLine>[] = [new WeakMap(), new WeakMap(), new WeakMap(), new WeakMap(), new WeakMap()];
   /** What the last prepare's cut carries to the next (`planCutCarried`): only a prepare reads or writes it. */
   cutCarry: CutCarry | undefined = undefined;
   /** What the last prepare read of the branch for `saidElsewhereOn`, read on by the next: only a prepare reads or writes it. */
@@ -285,4 +301,35 @@ export function preparedLine(item: object): ItemLine | undefined {
 export function keepLine(item: object, line: ItemLine): ItemLine {
   if (writable && active !== undefined) active.lines.set(item, line);
   return line;
+}
+
+/**
+ * The doc item `make(fact)` of kind `kind` (`ITEM`): the one a prepare made of the same facts item, else
+ * made now (and kept while preparing). `make` is a pure function of the facts item alone (a function of
+ * the module), and facts items are frozen, so the item found is the one it would make.
+ */
+export function itemOf<F extends object, T>(kind: number, fact: F, make: (fact: F) => T): T {
+  const held = active?.items[kind]?.get(fact) as T | undefined;
+  if (held !== undefined) return held;
+  const made = make(fact);
+  if (writable && active !== undefined) active.items[kind]?.set(fact, made);
+  return made;
+}
+
+/** Lines made within the build running by item, per kind (`LINE`): the hook keeps nothing, yet measures a section again and again. */
+const buildLines = [buildCache<ItemLine>(), buildCache<ItemLine>(), buildCache<ItemLine>(), buildCache<ItemLine>(), buildCache<ItemLine>()];
+
+/**
+ * `item`'s summary line by `line` (a pure function of the item, of the module) with its UTF-8 bytes: the
+ * one a prepare made (doc items are never changed once made), else one made in this build, else made now
+ * and kept (by the parts while preparing, else for the build).
+ */
+export function itemLine<T extends object>(kind: number, item: T, line: (item: T) => string): ItemLine {
+  const held = active?.itemLines[kind]?.get(item) ?? buildLines[kind]?.get(item);
+  if (held !== undefined) return held;
+  const text = line(item);
+  const made: ItemLine = { line: text, bytes: utf8Bytes(text) };
+  if (writable && active !== undefined) active.itemLines[kind]?.set(item, made);
+  else buildLines[kind]?.set(item, made);
+  return made;
 }
