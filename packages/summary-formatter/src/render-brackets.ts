@@ -18,7 +18,7 @@ import {
   refText,
   verbatimLines,
 } from "./summary-syntax.js";
-import { type BuildCache, buildCache, currentBuild, itemLine, keep, LINE, reuse, SECTION_BANK, SLOT } from "./summary-parts.js";
+import { type BuildCache, buildCache, currentBuild, heldAt, itemLine, keep, LINE, reuse, SECTION_BANK, SLOT } from "./summary-parts.js";
 import { utf8Bytes } from "./tokens.js";
 
 function withOmissions(lines: string[], ...omissions: (Omission | null)[]): string[] {
@@ -151,7 +151,13 @@ interface SectionSize {
   readonly bytes: number;
   /** The build it was made in (summary-parts.ts' `currentBuild`): a build never finds another's work. */
   readonly build: number;
+  /** A section of one line per item: its items, and each one's line's UTF-8 bytes (`lines` holds the lines, omissions after). */
+  readonly items?: readonly object[] | undefined;
+  readonly itemBytes?: readonly number[] | undefined;
 }
+
+/** The last item section made per section in the build running: the base the next one is made from. */
+const lastMade: readonly BuildCache<SectionSize>[] = SECTIONS.map(() => buildCache<SectionSize>());
 
 /**
  * Per section, sizes keyed by the first field it reads. Trimming a summary to its budget renders it
@@ -195,15 +201,14 @@ function sectionPart(at: number, doc: SummaryDoc): SectionSize {
   let lines: string[];
   let bytes = 0;
   let from = 0;
+  let items: readonly object[] | undefined;
+  let itemBytes: number[] | undefined;
   if ("build" in part) lines = part.build(doc);
   else {
-    // Each item's line and bytes as kept by item (the same item renders the same line), then the omissions'.
-    lines = [];
-    for (const item of part.items(doc)) {
-      const made = itemLine(part.kind, item, part.line as (item: object) => string);
-      lines.push(made.line);
-      bytes += made.bytes;
-    }
+    items = part.items(doc);
+    itemBytes = [];
+    lines = itemSectionLines(at, part, items, itemBytes);
+    for (const b of itemBytes) bytes += b;
     from = lines.length;
     part.omitted(lines, doc);
   }
@@ -211,9 +216,40 @@ function sectionPart(at: number, doc: SummaryDoc): SectionSize {
     bytes += (TITLE_BYTES[at] ?? 0) + lines.length - 1;
     for (let i = from; i < lines.length; i++) bytes += utf8Bytes(lines[i] as string);
   }
-  const made: SectionSize = { deps, lines, bytes, build };
+  const made: SectionSize = { deps, lines, bytes, build, items, itemBytes };
+  if (items !== undefined) lastMade[at]?.set(part, made);
   if (key !== undefined) cache.set(key, made);
   return keep(SLOT.section + bank * SECTION_BANK + at, made, deps[0], deps[1], deps[2]);
+}
+
+/**
+ * The lines of an item section's `items` (their bytes pushed on `itemBytes`): each item's line taken from
+ * a section of the same kind made before (the last one of this build, else the one prepared in this
+ * bank) where it holds the same item (by identity) at the place met walking both lists, else as kept by
+ * item (`itemLine`: the same item renders the same line). A turn's list mostly holds the last one's
+ * items with a few added or dropped: a walk of two arrays, not a lookup per item.
+ */
+function itemSectionLines(at: number, part: ItemSectionPart, items: readonly object[], itemBytes: number[]): string[] {
+  const base = lastMade[at]?.get(part) ?? (heldAt(SLOT.section + bank * SECTION_BANK + at) as SectionSize | undefined) ?? (heldAt(SLOT.section + at) as SectionSize | undefined);
+  const baseItems = base?.items;
+  const baseBytes = base?.itemBytes;
+  const lines: string[] = [];
+  const line = part.line as (item: object) => string;
+  let p = baseItems === undefined || items.length === 0 ? -1 : baseItems.indexOf(items[0] as object);
+  for (const item of items) {
+    // The same item here, or after one the base held and this list dropped.
+    if (p >= 0 && baseItems !== undefined && baseItems[p] !== item && baseItems[p + 1] === item) p += 1;
+    if (p >= 0 && baseItems !== undefined && baseBytes !== undefined && baseItems[p] === item) {
+      lines.push((base as SectionSize).lines[p] as string);
+      itemBytes.push(baseBytes[p] as number);
+      p += 1;
+      continue;
+    }
+    const made = itemLine(part.kind, item, line);
+    lines.push(made.line);
+    itemBytes.push(made.bytes);
+  }
+  return lines;
 }
 
 /** The bank sections made while preparing are kept in (see `bracketsBytesKept`). */

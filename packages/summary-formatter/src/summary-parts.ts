@@ -76,6 +76,8 @@ const SLOTS = SLOT.branchPrevious + 1;
  */
 export const ITEM = { file: 0, statement: 1, turn: 2 } as const;
 export const LINE = { file: 0, statement: 1, turn: 2, commit: 3, outstanding: 4 } as const;
+/** Kinds of items merged of two (`mergedOf`). */
+export const MERGED = { statement: 0, file: 1 } as const;
 
 /** An item's rendered line and its UTF-8 bytes. */
 export interface ItemLine {
@@ -108,6 +110,11 @@ export class SummaryParts {
    * object out again), so their doc items do too, and the lines kept by item are found. Only a prepare writes.
    */
   readonly items: readonly WeakMap<object, unknown>[] = [new WeakMap(), new WeakMap(), new WeakMap()];
+  /**
+   * Items merged of two (an earlier summary's and the facts' one of the same statement or file), per kind
+   * (`MERGED`), by the first, with the second they were last merged with. Only a prepare writes.
+   */
+  readonly merged: readonly WeakMap<object, { readonly with: object; readonly item: unknown }>[] = [new WeakMap(), new WeakMap()];
   /** Each doc item's summary line with its UTF-8 bytes, per section kind (`LINE`). Only a prepare writes. */
   readonly itemLines: readonly WeakMap<object, ItemLine>[] = [new WeakMap(), new WeakMap(), new WeakMap(), new WeakMap(), new WeakMap()];
   /** What the last prepare's cut carries to the next (`planCutCarried`): only a prepare reads or writes it. */
@@ -206,6 +213,11 @@ export function reuse(slot: number, a: unknown, b?: unknown, c?: unknown, d?: un
   if (part === undefined || part.a !== a || part.b !== b || part.c !== c || part.d !== d) return undefined;
   if (active !== undefined) active.found += 1;
   return part.value;
+}
+
+/** The part kept at `slot` whatever its inputs (a base to make a new one from, compared item by item), else undefined. */
+export function heldAt(slot: number): unknown {
+  return active?.slots[slot]?.value;
 }
 
 /** `value`, kept at `slot` with its inputs while preparing. */
@@ -331,5 +343,19 @@ export function itemLine<T extends object>(kind: number, item: T, line: (item: T
   const made: ItemLine = { line: text, bytes: utf8Bytes(text) };
   if (writable && active !== undefined) active.itemLines[kind]?.set(item, made);
   else buildLines[kind]?.set(item, made);
+  return made;
+}
+
+/**
+ * The item `merge(a, b)` of kind `kind` (`MERGED`): the one a prepare made of the same two items, else
+ * made now (and kept while preparing). `merge` is a pure function of the two (a function of the module)
+ * and doc items are never changed once made, so the item found is the one it would make; an item kept
+ * by identity keeps what is kept by it (its line).
+ */
+export function mergedOf<A extends object, B extends object, T>(kind: number, a: A, b: B, merge: (a: A, b: B) => T): T {
+  const held = active?.merged[kind]?.get(a);
+  if (held !== undefined && held.with === b) return held.item as T;
+  const made = merge(a, b);
+  if (writable && active !== undefined) active.merged[kind]?.set(a, { with: b, item: made });
   return made;
 }
