@@ -253,30 +253,23 @@ export function preparing(): boolean {
   return writable && active !== undefined;
 }
 
-/** The cut the last prepare carried (taken over: see `CutCarry`), while preparing only. */
-export function takeCutCarry(): CutCarry | undefined {
+/** What a prepare carries to the next: the cut (`CutCarry`), and what `saidElsewhereOn` read of the branch. */
+interface Carries {
+  readonly cutCarry: CutCarry;
+  readonly saidCarry: SaidCarry;
+}
+
+/** What the last prepare carried under `key` (taken over: it is read on and changed), while preparing only. */
+export function takeCarry<K extends keyof Carries>(key: K): Carries[K] | undefined {
   if (!writable || active === undefined) return undefined;
-  const carry = active.cutCarry;
-  active.cutCarry = undefined;
+  const carry = active[key] as Carries[K] | undefined;
+  active[key] = undefined;
   return carry;
 }
 
-/** `carry`, kept for the next prepare's cut while preparing. */
-export function keepCutCarry(carry: CutCarry): void {
-  if (writable && active !== undefined) active.cutCarry = carry;
-}
-
-/** What the last prepare's `saidElsewhereOn` read (taken over: it is read on and changed), while preparing only. */
-export function takeSaidCarry(): SaidCarry | undefined {
-  if (!writable || active === undefined) return undefined;
-  const carry = active.saidCarry;
-  active.saidCarry = undefined;
-  return carry;
-}
-
-/** `carry`, kept for the next prepare's `saidElsewhereOn` while preparing. */
-export function keepSaidCarry(carry: SaidCarry): void {
-  if (writable && active !== undefined) active.saidCarry = carry;
+/** `carry`, kept under `key` for the next prepare while preparing. */
+export function keepCarry<K extends keyof Carries>(key: K, carry: Carries[K]): void {
+  if (writable && active !== undefined) (active as { [P in keyof Carries]: Carries[P] | undefined })[key] = carry;
 }
 
 /** The brief lines being kept by the brief a prepare is building (see `SummaryParts.briefLines`). */
