@@ -34,7 +34,7 @@ export {
   extractArtifacts,
   extractFacts,
 } from "./facts/accumulator.js";
-export { type BlocksOfEntry, createSaidAlong, PROMPT_FIELD_MIN_PAIRS, type SaidAlongCollector, saidAlong, saidElsewhere } from "./facts/said-elsewhere.js";
+export { type BlocksOfEntry, createSaidAlong, PROMPT_FIELD_MIN_PAIRS, type SaidAlongCollector, saidAlong, type SaidCarry, saidElsewhere, saidElsewhereOn } from "./facts/said-elsewhere.js";
 export { branchPath, cutOffBlocks } from "./facts/cut-off-blocks.js";
 export { commitKindOf, parseGitCommits, reportedCommits, type ParsedCommit } from "./facts/git-commits.js";
 export { diagnosticsGist, failureGist, parseDiagnostics, trailingExitCode, type Diagnostic, type DiagnosticKind } from "./facts/diagnostics.js";

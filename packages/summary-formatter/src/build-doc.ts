@@ -16,7 +16,7 @@ import type {
   SummaryDoc,
   VerbatimItem,
 } from "./summary-doc.js";
-import { keep, keepSame, reuse, SLOT } from "./summary-parts.js";
+import { ITEM, itemOf, keep, keepSame, reuse, SLOT } from "./summary-parts.js";
 import { statementLine } from "./statement-line.js";
 import { flat, oneLine } from "./summary-syntax.js";
 
@@ -106,9 +106,16 @@ function listable(list: readonly string[]): string[] {
 const NO_OMISSIONS: readonly Omission[] = Object.freeze([]);
 const NO_PREVIOUS: readonly PreviousSummaryDoc[] = Object.freeze([]);
 
+type FileFact = SessionFacts["files"][number];
+
+function fileItem(f: FileFact): FileItem {
+  return { status: f.status, path: flat(f.path), symbols: listedSymbols(f.symbols), index: f.lastIndex };
+}
+
+/** Each item by its fact (`itemOf`: a file the turn did not change keeps its item, so its line). */
 function fileItems(list: SessionFacts["files"]): FileItem[] {
   const items: FileItem[] = [];
-  for (const f of list) items.push({ status: f.status, path: flat(f.path), symbols: listedSymbols(f.symbols), index: f.lastIndex });
+  for (const f of list) items.push(itemOf(ITEM.file, f, fileItem));
   return orderFiles(items);
 }
 
@@ -170,9 +177,13 @@ function lineItems(list: readonly { readonly text: string; readonly index: numbe
   return items;
 }
 
+function saidItem(st: SessionFacts["statements"][number]): StatementItem {
+  return { text: statementLine(st.text), index: st.index, count: st.count };
+}
+
 function saidOf(list: SessionFacts["statements"]): StatementItem[] {
   const said: StatementItem[] = [];
-  for (const st of list) said.push({ text: statementLine(st.text), index: st.index, count: st.count });
+  for (const st of list) said.push(itemOf(ITEM.statement, st, saidItem));
   return said;
 }
 
@@ -188,9 +199,13 @@ function anchorsOf(anchors: SessionFacts["anchors"]): AnchorsDoc {
   return { commits: listable(anchors.commits), errors: listable(anchors.errorIds), files: listable(keyFiles) };
 }
 
+function turnItem(t: SessionFacts["turns"][number]): LineItem {
+  return { text: line(t.oneLine), index: t.index };
+}
+
 function turnItems(list: SessionFacts["turns"]): LineItem[] {
   const earlierTurns: LineItem[] = [];
-  for (const t of list) earlierTurns.push({ text: line(t.oneLine), index: t.index });
+  for (const t of list) earlierTurns.push(itemOf(ITEM.turn, t, turnItem));
   return earlierTurns;
 }
 

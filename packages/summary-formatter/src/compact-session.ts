@@ -1,7 +1,7 @@
 // Compaction end to end: cut the session, extract facts (or take pre-accumulated ones), build the
 // summary document, merge it with the previous summary, fit it to the budget and render it; plus the
 // durable-artifact digest. Pure given its inputs: time comes from the session or the caller.
-import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, type OutsideFacts, saidElsewhere, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
+import { createFactsAccumulator, cutOffBlocks, type DurableArtifacts, lastEntryTime, type OutsideFacts, saidElsewhere, saidElsewhereOn, type SessionFacts, type UserStatement, type UserStatementFact } from "@context-fold/extractors";
 import { type Block, blockAt, type Session } from "@context-fold/ledger-reader";
 import { type BriefBlock, briefRef, carriedBriefTail } from "./brief.js";
 import { docFromFacts } from "./build-doc.js";
@@ -18,7 +18,7 @@ import { renderPiBody, renderPiLayout } from "./render-pi.js";
 import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
 import { withCutOff, withKeptTail, withKeptTailFacts, withStatementsSaid } from "./kept-tail.js";
 import { estimateTokens, tokensOfBytes, utf8Bytes } from "./tokens.js";
-import { enterParts, keep, keepCutCarry, leaveParts, preparing, reuse, SLOT, type SummaryParts, takeCutCarry } from "./summary-parts.js";
+import { enterParts, keep, keepCarry, leaveParts, preparing, reuse, SLOT, type SummaryParts, takeCarry } from "./summary-parts.js";
 
 /** Default summary budget in tokens (estimator: ceil(UTF-8 bytes / 4)). */
 export const DEFAULT_SUMMARY_BUDGET = 4000;
@@ -438,8 +438,8 @@ function cutOf(session: Session, options: Pick<CompactOptions, "keepTail" | "blo
   const planOptions = { keepTail: options.keepTail, blockBytes: options.blockBytes, lineage: options.lineage };
   if (!preparing()) return planCut(session, planOptions);
   // A turn's end carries the last turn's cut on over what the turn appended (the same plan).
-  const made = planCutCarried(session, planOptions, takeCutCarry());
-  keepCutCarry(made.carry);
+  const made = planCutCarried(session, planOptions, takeCarry("cutCarry"));
+  keepCarry("cutCarry", made.carry);
   return keep(SLOT.cut, made.plan, session, session.byteLength, session.leafId, keepTail);
 }
 
@@ -480,8 +480,12 @@ export interface OutsideWindow {
   readonly said: readonly UserStatement[];
 }
 
+/** At a turn's end the branch is read on from where the last turn's end left it (`saidElsewhereOn`); else whole. */
 function outsideWindow(session: Session): OutsideWindow {
-  return { cutOff: cutOffBlocks(session), said: saidElsewhere(session) };
+  if (!preparing()) return { cutOff: cutOffBlocks(session), said: saidElsewhere(session) };
+  const { said, carry } = saidElsewhereOn(session, takeCarry("saidCarry"));
+  keepCarry("saidCarry", carry);
+  return { cutOff: cutOffBlocks(session), said };
 }
 
 /**

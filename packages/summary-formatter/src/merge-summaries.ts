@@ -7,7 +7,7 @@ import { LINE_MAX, orderFiles, SYMBOLS_PER_FILE, withoutCorrectionEchoes, withou
 import { briefRef } from "./brief.js";
 import { mergeOutstanding, type WindowActivity } from "./carry-outstanding.js";
 import type { CommitItem, FileItem, LineItem, Omission, PreviousSummaryDoc, StatementItem, SummaryDoc, VerbatimItem } from "./summary-doc.js";
-import { keep, keepSame, reuse, SLOT } from "./summary-parts.js";
+import { keep, keepSame, MERGED, mergedOf, reuse, SLOT } from "./summary-parts.js";
 import { oneLine } from "./summary-syntax.js";
 
 export interface MergeOptions {
@@ -54,6 +54,9 @@ function unionByIndex<T extends LineItem | VerbatimItem>(a: readonly T[], b: rea
   return out.sort(ascendingIndex);
 }
 
+/** `old` counted with `s` (the same wording at another #N). */
+const addedCount = (old: StatementItem, s: StatementItem): StatementItem => ({ ...old, count: old.count + s.count });
+
 /**
  * Statements of both summaries, once each: the same #N keeps the newer count (a lineage-wide extraction
  * recounted it); the same wording at another #N is folded into the earlier one, counts added.
@@ -66,7 +69,7 @@ function unionStatements(a: readonly StatementItem[], b: readonly StatementItem[
   for (const s of [...byIndex.values()].sort(ascendingIndex)) {
     const key = statementKey(s.text);
     const old = byKey.get(key);
-    byKey.set(key, old === undefined ? s : { ...old, count: old.count + s.count });
+    byKey.set(key, old === undefined ? s : mergedOf(MERGED.statement, old, s, addedCount));
   }
   return [...byKey.values()].sort(ascendingIndex);
 }
@@ -87,16 +90,21 @@ function unionFiles(a: readonly FileItem[], b: readonly FileItem[]): FileItem[] 
       byPath.set(f.path, f);
       continue;
     }
-    const symbols = [...old.symbols];
-    for (const s of f.symbols) if (!symbols.includes(s) && symbols.length < SYMBOLS_PER_FILE) symbols.push(s);
-    byPath.set(f.path, {
-      status: STRENGTH[f.status] > STRENGTH[old.status] ? f.status : old.status,
-      path: f.path,
-      symbols,
-      index: Math.max(old.index, f.index),
-    });
+    byPath.set(f.path, mergedOf(MERGED.file, old, f, mergedFile));
   }
   return orderFiles([...byPath.values()]);
+}
+
+/** One file named by both summaries: the stronger status, the symbols of both (capped), the later #N. */
+function mergedFile(old: FileItem, f: FileItem): FileItem {
+  const symbols = [...old.symbols];
+  for (const s of f.symbols) if (!symbols.includes(s) && symbols.length < SYMBOLS_PER_FILE) symbols.push(s);
+  return {
+    status: STRENGTH[f.status] > STRENGTH[old.status] ? f.status : old.status,
+    path: f.path,
+    symbols,
+    index: Math.max(old.index, f.index),
+  };
 }
 
 const sameHash = (x: string, y: string): boolean => x.startsWith(y) || y.startsWith(x);
@@ -235,7 +243,8 @@ export function mergeSummaries(previous: SummaryDoc, next: SummaryDoc, options: 
     earlierTurns,
     earlierTurnsOmitted: addCounts(previous.earlierTurnsOmitted, next.earlierTurnsOmitted, carry),
     status: next.status,
-    brief: [...rolled, ...next.brief],
+    // Every earlier line rolled on and none added (a turn's end, which has no brief yet): the same list, so its section is found by it.
+    brief: next.brief.length === 0 && rolled.length === previous.brief.length ? previous.brief : [...rolled, ...next.brief],
     briefOmitted: addCounts(previous.briefOmitted, next.briefOmitted, true),
     footer: { ...next.footer, range },
   };

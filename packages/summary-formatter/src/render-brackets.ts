@@ -1,6 +1,6 @@
 // Renders a SummaryDoc in context-fold's bracketed layout: stable sections first (prompt-cache prefix),
 // volatile ones after, then the brief transcript and the footer. Empty sections are left out.
-import type { FooterDoc, Omission, SummaryDoc } from "./summary-doc.js";
+import type { CommitItem, FileItem, FooterDoc, LineItem, Omission, OutstandingDoc, StatementItem, SummaryDoc } from "./summary-doc.js";
 import {
   CONTINUATION,
   FOOTER_RULE,
@@ -18,7 +18,7 @@ import {
   refText,
   verbatimLines,
 } from "./summary-syntax.js";
-import { type BuildCache, buildCache, currentBuild, keep, reuse, SECTION_BANK, SLOT } from "./summary-parts.js";
+import { type BuildCache, buildCache, currentBuild, heldAt, itemLine, keep, LINE, reuse, SECTION_BANK, SLOT } from "./summary-parts.js";
 import { utf8Bytes } from "./tokens.js";
 
 function withOmissions(lines: string[], ...omissions: (Omission | null)[]): string[] {
@@ -30,12 +30,21 @@ type SectionBuild = (doc: SummaryDoc) => string[];
 
 /**
  * One section of the layout: its title, what its lines are made of (`deps`: the doc's fields it reads,
- * compared by identity) and how they are made.
+ * compared by identity) and how they are made: by `build`, or one line per item of `items` (each kept
+ * by item: summary-parts' `itemLine`, of kind `kind`) then the omission lines of `omitted`.
  */
-interface SectionPart {
+type SectionPart =
+  | { readonly title: string; readonly deps: (doc: SummaryDoc) => readonly unknown[]; readonly build: SectionBuild }
+  | ItemSectionPart;
+
+interface ItemSectionPart {
   readonly title: string;
   readonly deps: (doc: SummaryDoc) => readonly unknown[];
-  readonly build: SectionBuild;
+  readonly kind: number;
+  readonly items: (doc: SummaryDoc) => readonly object[];
+  readonly line: (item: never) => string;
+  /** Pushes the section's omission lines after its items' lines. */
+  readonly omitted: (lines: string[], doc: SummaryDoc) => void;
 }
 
 function goalLines(doc: SummaryDoc): string[] {
@@ -55,31 +64,21 @@ function preferenceLines(doc: SummaryDoc): string[] {
 // Each section's lines by a loop, not a callback made per call: sections are rendered in the compaction
 // hook, and a closure made per call is compiled again after every full GC.
 
-function fileLines(doc: SummaryDoc): string[] {
-  const files: string[] = [];
-  for (const f of doc.files) {
-    const symbols = f.symbols.length > 0 ? ` (${f.symbols.join(", ")})` : f.path.endsWith(")") ? " ()" : "";
-    files.push(`- ${STATUS_LABEL[f.status]}: ${f.path}${symbols} ${refText(f.index)}`);
-  }
-  return withOmissions(files, ...doc.filesOmitted);
+function fileLine(f: FileItem): string {
+  const symbols = f.symbols.length > 0 ? ` (${f.symbols.join(", ")})` : f.path.endsWith(")") ? " ()" : "";
+  return `- ${STATUS_LABEL[f.status]}: ${f.path}${symbols} ${refText(f.index)}`;
 }
 
-function statementLines(doc: SummaryDoc): string[] {
-  const lines: string[] = [];
-  for (const s of doc.statements) lines.push(`- ${statementTag(s.count)}${s.text} ${refText(s.index)}`);
-  return withOmissions(lines, doc.statementsOmitted);
+function statementItemLine(s: StatementItem): string {
+  return `- ${statementTag(s.count)}${s.text} ${refText(s.index)}`;
 }
 
-function commitLines(doc: SummaryDoc): string[] {
-  const lines: string[] = [];
-  for (const c of doc.commits) lines.push(`- ${c.hash}: ${c.subject} ${refText(c.index)}`);
-  return withOmissions(lines, doc.commitsOmitted);
+function commitLine(c: CommitItem): string {
+  return `- ${c.hash}: ${c.subject} ${refText(c.index)}`;
 }
 
-function turnLines(doc: SummaryDoc): string[] {
-  const lines: string[] = [];
-  for (const t of doc.earlierTurns) lines.push(`- ${t.text} ${refText(t.index)}`);
-  return withOmissions(lines, doc.earlierTurnsOmitted);
+function turnLine(t: LineItem): string {
+  return `- ${t.text} ${refText(t.index)}`;
 }
 
 function anchorLines(doc: SummaryDoc): string[] {
@@ -108,13 +107,9 @@ function catalogLines(doc: SummaryDoc): string[] {
   return withOmissions(catalog, doc.typeCatalogOmitted);
 }
 
-function outstandingLines(doc: SummaryDoc): string[] {
-  const lines: string[] = [];
-  for (const o of doc.outstanding) {
-    const ref = o.resolvedIndex !== undefined ? `(#${String(o.index)} → #${String(o.resolvedIndex)})` : refText(o.index);
-    lines.push(`- [${o.tag}] [${o.label}] ${o.text} ${ref}`);
-  }
-  return withOmissions(lines, doc.outstandingOmitted);
+function outstandingLine(o: OutstandingDoc): string {
+  const ref = o.resolvedIndex !== undefined ? `(#${String(o.index)} → #${String(o.resolvedIndex)})` : refText(o.index);
+  return `- [${o.tag}] [${o.label}] ${o.text} ${ref}`;
 }
 
 function statusLines(doc: SummaryDoc): string[] {
@@ -136,14 +131,14 @@ function briefSectionLines(doc: SummaryDoc): string[] {
 const SECTIONS: readonly SectionPart[] = [
   { title: SECTION.goal, deps: (d) => [d.goal, d.scopeChanges, d.scopeOmitted], build: goalLines },
   { title: SECTION.preferences, deps: (d) => [d.preferences, d.corrections, d.correctionsOmitted], build: preferenceLines },
-  { title: SECTION.statements, deps: (d) => [d.statements, d.statementsOmitted], build: statementLines },
-  { title: SECTION.files, deps: (d) => [d.files, d.filesOmitted], build: fileLines },
-  { title: SECTION.commits, deps: (d) => [d.commits, d.commitsOmitted], build: commitLines },
+  { title: SECTION.statements, deps: (d) => [d.statements, d.statementsOmitted], kind: LINE.statement, items: (d) => d.statements, line: statementItemLine, omitted: (l, d) => withOmissions(l, d.statementsOmitted) },
+  { title: SECTION.files, deps: (d) => [d.files, d.filesOmitted], kind: LINE.file, items: (d) => d.files, line: fileLine, omitted: (l, d) => withOmissions(l, ...d.filesOmitted) },
+  { title: SECTION.commits, deps: (d) => [d.commits, d.commitsOmitted], kind: LINE.commit, items: (d) => d.commits, line: commitLine, omitted: (l, d) => withOmissions(l, d.commitsOmitted) },
   { title: SECTION.anchors, deps: (d) => [d.anchors], build: anchorLines },
   { title: SECTION.previous, deps: (d) => [d.previous], build: previousLines },
   { title: SECTION.typeCatalog, deps: (d) => [d.typeCatalog, d.typeCatalogOmitted], build: catalogLines },
-  { title: SECTION.outstanding, deps: (d) => [d.outstanding, d.outstandingOmitted], build: outstandingLines },
-  { title: SECTION.earlierTurns, deps: (d) => [d.earlierTurns, d.earlierTurnsOmitted], build: turnLines },
+  { title: SECTION.outstanding, deps: (d) => [d.outstanding, d.outstandingOmitted], kind: LINE.outstanding, items: (d) => d.outstanding, line: outstandingLine, omitted: (l, d) => withOmissions(l, d.outstandingOmitted) },
+  { title: SECTION.earlierTurns, deps: (d) => [d.earlierTurns, d.earlierTurnsOmitted], kind: LINE.turn, items: (d) => d.earlierTurns, line: turnLine, omitted: (l, d) => withOmissions(l, d.earlierTurnsOmitted) },
   { title: SECTION.status, deps: (d) => [d.status], build: statusLines },
   { title: SECTION.brief, deps: (d) => [d.brief, d.briefOmitted], build: briefSectionLines },
 ];
@@ -156,7 +151,13 @@ interface SectionSize {
   readonly bytes: number;
   /** The build it was made in (summary-parts.ts' `currentBuild`): a build never finds another's work. */
   readonly build: number;
+  /** A section of one line per item: its items, and each one's line's UTF-8 bytes (`lines` holds the lines, omissions after). */
+  readonly items?: readonly object[] | undefined;
+  readonly itemBytes?: readonly number[] | undefined;
 }
+
+/** The last item section made per section in the build running: the base the next one is made from. */
+const lastMade: readonly BuildCache<SectionSize>[] = SECTIONS.map(() => buildCache<SectionSize>());
 
 /**
  * Per section, sizes keyed by the first field it reads. Trimming a summary to its budget renders it
@@ -196,16 +197,59 @@ function sectionPart(at: number, doc: SummaryDoc): SectionSize {
   const build = currentBuild();
   const held = key === undefined ? undefined : cache.get(key);
   if (held !== undefined && held.build === build && sameDeps(held.deps, deps)) return held;
-  const lines = part.build(doc);
   // The bytes of `\n\n[title]\n` and the lines joined by newlines, summed without making the text.
+  let lines: string[];
   let bytes = 0;
-  if (lines.length > 0) {
-    bytes = (TITLE_BYTES[at] ?? 0) + lines.length - 1;
-    for (const line of lines) bytes += utf8Bytes(line);
+  let from = 0;
+  let items: readonly object[] | undefined;
+  let itemBytes: number[] | undefined;
+  if ("build" in part) lines = part.build(doc);
+  else {
+    items = part.items(doc);
+    itemBytes = [];
+    lines = itemSectionLines(at, part, items, itemBytes);
+    for (const b of itemBytes) bytes += b;
+    from = lines.length;
+    part.omitted(lines, doc);
   }
-  const made: SectionSize = { deps, lines, bytes, build };
+  if (lines.length > 0) {
+    bytes += (TITLE_BYTES[at] ?? 0) + lines.length - 1;
+    for (let i = from; i < lines.length; i++) bytes += utf8Bytes(lines[i] as string);
+  }
+  const made: SectionSize = { deps, lines, bytes, build, items, itemBytes };
+  if (items !== undefined) lastMade[at]?.set(part, made);
   if (key !== undefined) cache.set(key, made);
   return keep(SLOT.section + bank * SECTION_BANK + at, made, deps[0], deps[1], deps[2]);
+}
+
+/**
+ * The lines of an item section's `items` (their bytes pushed on `itemBytes`): each item's line taken from
+ * a section of the same kind made before (the last one of this build, else the one prepared in this
+ * bank) where it holds the same item (by identity) at the place met walking both lists, else as kept by
+ * item (`itemLine`: the same item renders the same line). A turn's list mostly holds the last one's
+ * items with a few added or dropped: a walk of two arrays, not a lookup per item.
+ */
+function itemSectionLines(at: number, part: ItemSectionPart, items: readonly object[], itemBytes: number[]): string[] {
+  const base = lastMade[at]?.get(part) ?? (heldAt(SLOT.section + bank * SECTION_BANK + at) as SectionSize | undefined) ?? (heldAt(SLOT.section + at) as SectionSize | undefined);
+  const baseItems = base?.items;
+  const baseBytes = base?.itemBytes;
+  const lines: string[] = [];
+  const line = part.line as (item: object) => string;
+  let p = baseItems === undefined || items.length === 0 ? -1 : baseItems.indexOf(items[0] as object);
+  for (const item of items) {
+    // The same item here, or after one the base held and this list dropped.
+    if (p >= 0 && baseItems !== undefined && baseItems[p] !== item && baseItems[p + 1] === item) p += 1;
+    if (p >= 0 && baseItems !== undefined && baseBytes !== undefined && baseItems[p] === item) {
+      lines.push((base as SectionSize).lines[p] as string);
+      itemBytes.push(baseBytes[p] as number);
+      p += 1;
+      continue;
+    }
+    const made = itemLine(part.kind, item, line);
+    lines.push(made.line);
+    itemBytes.push(made.bytes);
+  }
+  return lines;
 }
 
 /** The bank sections made while preparing are kept in (see `bracketsBytesKept`). */

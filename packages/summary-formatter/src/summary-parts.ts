@@ -11,7 +11,9 @@
 // runs. Every step is pure and nothing it returns is mutated later, so a reused part is the part that
 // would be made again: the output is the same byte for byte.
 
+import type { SaidCarry } from "@context-fold/extractors";
 import type { CutCarry } from "./plan-cut.js";
+import { utf8Bytes } from "./tokens.js";
 
 /** The steps kept, one slot each. */
 export const SLOT = {
@@ -68,6 +70,15 @@ export const SECTION_BANK = 16;
 
 const SLOTS = SLOT.branchPrevious + 1;
 
+/**
+ * Kinds of doc items kept by the facts item each is made of (`itemOf`), and kinds of items whose summary
+ * line is kept (`itemLine`): one map per kind, since one object may be rendered by two sections' rules.
+ */
+export const ITEM = { file: 0, statement: 1, turn: 2 } as const;
+export const LINE = { file: 0, statement: 1, turn: 2, commit: 3, outstanding: 4 } as const;
+/** Kinds of items merged of two (`mergedOf`). */
+export const MERGED = { statement: 0, file: 1 } as const;
+
 /** An item's rendered line and its UTF-8 bytes. */
 export interface ItemLine {
   readonly line: string;
@@ -93,8 +104,23 @@ export class SummaryParts {
    * it holds at most one brief's lines; only a prepare writes it.
    */
   briefLines: Map<object, string> = new Map();
+  /**
+   * Doc items by the facts item each was made of (a file's fact, a statement's, a turn's line), per kind
+   * (`ITEM`): facts items a turn did not change keep their identity (extractors hand the same frozen
+   * object out again), so their doc items do too, and the lines kept by item are found. Only a prepare writes.
+   */
+  readonly items: readonly WeakMap<object, unknown>[] = [new WeakMap(), new WeakMap(), new WeakMap()];
+  /**
+   * Items merged of two (an earlier summary's and the facts' one of the same statement or file), per kind
+   * (`MERGED`), by the first, with the second they were last merged with. Only a prepare writes.
+   */
+  readonly merged: readonly WeakMap<object, { readonly with: object; readonly item: unknown }>[] = [new WeakMap(), new WeakMap()];
+  /** Each doc item's summary line with its UTF-8 bytes, per section kind (`LINE`). Only a prepare writes. */
+  readonly itemLines: readonly WeakMap<object, ItemLine>[] = [new WeakMap(), new WeakMap(), new WeakMap(), new WeakMap(), new WeakMap()];
   /** What the last prepare's cut carries to the next (`planCutCarried`): only a prepare reads or writes it. */
   cutCarry: CutCarry | undefined = undefined;
+  /** What the last prepare read of the branch for `saidElsewhereOn`, read on by the next: only a prepare reads or writes it. */
+  saidCarry: SaidCarry | undefined = undefined;
   /** Times a part was made while preparing (a turn's end), and found (while preparing or building). */
   made = 0;
   found = 0;
@@ -189,6 +215,11 @@ export function reuse(slot: number, a: unknown, b?: unknown, c?: unknown, d?: un
   return part.value;
 }
 
+/** The part kept at `slot` whatever its inputs (a base to make a new one from, compared item by item), else undefined. */
+export function heldAt(slot: number): unknown {
+  return active?.slots[slot]?.value;
+}
+
 /** `value`, kept at `slot` with its inputs while preparing. */
 export function keep<T>(slot: number, value: T, a: unknown, b?: unknown, c?: unknown, d?: unknown): T {
   if (writable && active !== undefined) {
@@ -222,17 +253,23 @@ export function preparing(): boolean {
   return writable && active !== undefined;
 }
 
-/** The cut the last prepare carried (taken over: see `CutCarry`), while preparing only. */
-export function takeCutCarry(): CutCarry | undefined {
+/** What a prepare carries to the next: the cut (`CutCarry`), and what `saidElsewhereOn` read of the branch. */
+interface Carries {
+  readonly cutCarry: CutCarry;
+  readonly saidCarry: SaidCarry;
+}
+
+/** What the last prepare carried under `key` (taken over: it is read on and changed), while preparing only. */
+export function takeCarry<K extends keyof Carries>(key: K): Carries[K] | undefined {
   if (!writable || active === undefined) return undefined;
-  const carry = active.cutCarry;
-  active.cutCarry = undefined;
+  const carry = active[key] as Carries[K] | undefined;
+  active[key] = undefined;
   return carry;
 }
 
-/** `carry`, kept for the next prepare's cut while preparing. */
-export function keepCutCarry(carry: CutCarry): void {
-  if (writable && active !== undefined) active.cutCarry = carry;
+/** `carry`, kept under `key` for the next prepare while preparing. */
+export function keepCarry<K extends keyof Carries>(key: K, carry: Carries[K]): void {
+  if (writable && active !== undefined) (active as { [P in keyof Carries]: Carries[P] | undefined })[key] = carry;
 }
 
 /** The brief lines being kept by the brief a prepare is building (see `SummaryParts.briefLines`). */
@@ -269,4 +306,49 @@ export function preparedLine(item: object): ItemLine | undefined {
 export function keepLine(item: object, line: ItemLine): ItemLine {
   if (writable && active !== undefined) active.lines.set(item, line);
   return line;
+}
+
+/**
+ * The doc item `make(fact)` of kind `kind` (`ITEM`): the one a prepare made of the same facts item, else
+ * made now (and kept while preparing). `make` is a pure function of the facts item alone (a function of
+ * the module), and facts items are frozen, so the item found is the one it would make.
+ */
+export function itemOf<F extends object, T>(kind: number, fact: F, make: (fact: F) => T): T {
+  const held = active?.items[kind]?.get(fact) as T | undefined;
+  if (held !== undefined) return held;
+  const made = make(fact);
+  if (writable && active !== undefined) active.items[kind]?.set(fact, made);
+  return made;
+}
+
+/** Lines made within the build running by item, per kind (`LINE`): the hook keeps nothing, yet measures a section again and again. */
+const buildLines = [buildCache<ItemLine>(), buildCache<ItemLine>(), buildCache<ItemLine>(), buildCache<ItemLine>(), buildCache<ItemLine>()];
+
+/**
+ * `item`'s summary line by `line` (a pure function of the item, of the module) with its UTF-8 bytes: the
+ * one a prepare made (doc items are never changed once made), else one made in this build, else made now
+ * and kept (by the parts while preparing, else for the build).
+ */
+export function itemLine<T extends object>(kind: number, item: T, line: (item: T) => string): ItemLine {
+  const held = active?.itemLines[kind]?.get(item) ?? buildLines[kind]?.get(item);
+  if (held !== undefined) return held;
+  const text = line(item);
+  const made: ItemLine = { line: text, bytes: utf8Bytes(text) };
+  if (writable && active !== undefined) active.itemLines[kind]?.set(item, made);
+  else buildLines[kind]?.set(item, made);
+  return made;
+}
+
+/**
+ * The item `merge(a, b)` of kind `kind` (`MERGED`): the one a prepare made of the same two items, else
+ * made now (and kept while preparing). `merge` is a pure function of the two (a function of the module)
+ * and doc items are never changed once made, so the item found is the one it would make; an item kept
+ * by identity keeps what is kept by it (its line).
+ */
+export function mergedOf<A extends object, B extends object, T>(kind: number, a: A, b: B, merge: (a: A, b: B) => T): T {
+  const held = active?.merged[kind]?.get(a);
+  if (held !== undefined && held.with === b) return held.item as T;
+  const made = merge(a, b);
+  if (writable && active !== undefined) active.merged[kind]?.set(a, { with: b, item: made });
+  return made;
 }

@@ -5,10 +5,10 @@
 // Sessions are written by Pi's own SessionManager; the damage is the masking kind seen in real files (a
 // `\n` escape whose letter was overwritten, leaving a lone backslash).
 import { readFileSync, writeFileSync } from "node:fs";
-import { createSaidAlong, cutOffBlocks, saidElsewhere } from "@context-fold/extractors";
-import { readSession, readSessionShape, streamLineage } from "@context-fold/ledger-reader";
+import { createFactsAccumulator, createSaidAlong, cutOffBlocks, type SaidCarry, saidElsewhere, saidElsewhereOn } from "@context-fold/extractors";
+import { readSession, readSessionShape, type Session, streamLineage, updateSession } from "@context-fold/ledger-reader";
 import { tempDir } from "@context-fold/test-support";
-import { compactSession, compactSessionStreamed } from "@context-fold/summary-formatter";
+import { compactSession, compactSessionStreamed, compactWithFacts, type CutPlan, prepareCutParts, SummaryParts } from "@context-fold/summary-formatter";
 import { describe, expect, it } from "vitest";
 import { piWriter, type PiWriter } from "./pi-session.js";
 
@@ -184,5 +184,100 @@ describe("a prompt kept only by an extension's custom entry", () => {
     const along = createSaidAlong();
     for await (const { entry, blocks } of streamLineage(session)) along.add(entry, blocks);
     expect(along.statements()).toEqual(whole);
+  });
+
+  it("read on turn by turn (`saidElsewhereOn` with the last call's carry) gives the whole read's statements at every step", async () => {
+    const w = piWriter(tempDir());
+    const said = ["Open the release checklist for version 4.2 and tick the changelog item.", "Bump the version in package.json and tag it v4.2.0 once the build is green."];
+    // Each step appends entries; custom entries wait across steps for the message that settles them.
+    const steps: (() => void)[] = [
+      () => {
+        w.sm.appendCustomEntry(TRACKER, route(said[0] ?? ""));
+        w.user(said[0] ?? "");
+        w.assistant([{ type: "text", text: "Checklist opened." }]);
+      },
+      () => w.sm.appendCustomEntry(TRACKER, route(said[1] ?? "")),
+      () => {
+        w.user(said[1] ?? "");
+        w.assistant([{ type: "text", text: "Tagged v4.2.0." }]);
+      },
+      () => w.sm.appendCustomEntry(TRACKER, route(LOST)),
+      () => w.sm.appendCustomEntry("other-extension", { note: "checkpoint before the screenshots" }),
+      () => w.assistant([{ type: "text", text: "Opening an issue for the screenshots of the release notes." }]),
+      () => w.sm.appendCustomEntry(TRACKER, route(`${LOST} Again.`)),
+      () => w.assistant([{ type: "text", text: "The issue is filed." }]),
+    ];
+    let session: Session | undefined;
+    let carry: SaidCarry | undefined;
+    const seen: string[][] = [];
+    for (const step of steps) {
+      step();
+      session = session === undefined ? await readSession(w.file) : await updateSession(session);
+      const on = saidElsewhereOn(session, carry);
+      // Read on, not read again: the carry's last entry is still the branch's at its place.
+      if (carry !== undefined) expect(on.carry.pairing).toBe(carry.pairing);
+      carry = on.carry;
+      const whole = saidElsewhere(await readSession(w.file));
+      expect(on.said).toEqual(whole);
+      seen.push(on.said.map((s) => s.text));
+    }
+    // The prompts became statements only once their answers came, each at its step.
+    expect(seen.at(-1)).toEqual([LOST, `${LOST} Again.`]);
+    expect(seen.at(-3)).toEqual([LOST]);
+    expect(seen.at(-4)).toEqual([]);
+  });
+
+  it("a carry from another branch is not read on: the branch is read whole", async () => {
+    const w = sessionWithLostPrompt(tempDir(), LOST);
+    const before = await readSession(w.file);
+    const { carry } = saidElsewhereOn(before);
+    expect(saidElsewhereOn(before, carry).said.map((s) => s.text)).toEqual([LOST]);
+    // Back to before the lost prompt's custom entry, and on from there without it.
+    const first = before.lineage.find((e) => e.type === "custom");
+    w.sm.branch(first?.id ?? "");
+    for (let k = 0; k < 8; k++) {
+      w.user(`Ship part ${String(k)} of it.`);
+      w.assistant([{ type: "text", text: `Part ${String(k)} shipped.` }]);
+    }
+    const after = await readSession(w.file);
+    // Longer than what the carry read: only its last entry tells the branches apart.
+    expect(after.lineage.length).toBeGreaterThan(carry.read);
+    const on = saidElsewhereOn(after, carry);
+    expect(on.carry.pairing).not.toBe(carry.pairing);
+    expect(on.said).toEqual(saidElsewhere(after));
+    expect(on.said).toEqual([]);
+  });
+
+  it("prepared at each turn's end as the session grows (read on from the last prepare), the compaction equals the one from scratch", async () => {
+    const w = sessionWithLostPrompt(tempDir(), LOST);
+    const parts = new SummaryParts();
+    let session = await readSession(w.file);
+    const facts = (plan: CutPlan): { facts: ReturnType<ReturnType<typeof createFactsAccumulator>["facts"]>; artifacts: ReturnType<ReturnType<typeof createFactsAccumulator>["artifacts"]> } => {
+      const acc = createFactsAccumulator({ cwd: session.header.cwd });
+      acc.add(plan.lineageBefore);
+      return { facts: acc.facts(), artifacts: acc.artifacts() };
+    };
+    const steps: (() => void)[] = [
+      () => w.sm.appendCustomEntry(TRACKER, route("Check the screenshots are in the notes.")),
+      () => w.user("Check the screenshots are in the notes."),
+      () => w.assistant([{ type: "text", text: "They are." }]),
+      () => w.sm.appendCustomEntry(TRACKER, route("Attach the notes to the release.")),
+      () => w.assistant([{ type: "text", text: "Attached the notes." }]),
+    ];
+    const kept: boolean[] = [];
+    for (let step = 0; step <= steps.length; step++) {
+      const carried = parts.saidCarry?.pairing;
+      prepareCutParts(parts, session);
+      // Read on from the last prepare's carry, not read whole again.
+      if (step > 0) expect(parts.saidCarry?.pairing).toBe(carried);
+      const scratch = compactSession(session, { now: NOW, keepTail: 1 });
+      expect(compactWithFacts(session, facts, { now: NOW, keepTail: 1, parts })).toEqual(scratch);
+      kept.push(keeps(scratch, "Attach the notes to the release."));
+      steps[step]?.();
+      session = await updateSession(session);
+    }
+    // The last prompt kept only by its custom entry became a statement once its answer came.
+    expect(kept.at(-1)).toBe(true);
+    expect(kept.at(-2)).toBe(false);
   });
 });

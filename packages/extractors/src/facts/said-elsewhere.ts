@@ -72,15 +72,6 @@ function userText(entryBlocks: readonly Block[]): { text: string; index: number;
   return first === undefined ? null : { text: blocks.map((b) => b.text).join("\n"), index: first.index, turn: first.turn };
 }
 
-/** The next entry after `i` that is a message (user, assistant, tool result, …), skipping state and custom messages. */
-function nextMessage(path: readonly Entry[], i: number): Entry | undefined {
-  for (let j = i + 1; j < path.length; j++) {
-    const e = path[j] as Entry;
-    if (e.type === "message") return e;
-  }
-  return undefined;
-}
-
 /** A custom entry met before an assistant answer: a prompt it may hold, read once the pairings are known. */
 interface Candidate {
   readonly type: string;
@@ -91,10 +82,10 @@ interface Candidate {
 
 /**
  * The pairings of custom entries with the message after them, taken one custom entry at a time as the
- * branch is read in order: the one rule for a whole branch (`lostPrompts`) and a streamed one
+ * branch is read in order (`readEntry`): the one rule for a whole branch, one read on as it grows and a streamed one
  * (`createSaidAlong`), which then holds only the pairings and candidates, never the branch.
  */
-class PromptPairing {
+export class PromptPairing {
   /**
    * One instance kept as long as the class. An instance's shape (V8's map once the constructor's fields
    * are added) is reached from the class only through weak transitions: with no instance alive a full GC
@@ -143,23 +134,34 @@ class PromptPairing {
 }
 
 /**
- * Prompts recorded by an extension's custom entry that never became a user message (see the file comment).
- * The blocks of an entry come from `blocksOf(state, entry)`, a function that lives as long as the module
- * (never a closure made per call: optimized code that inlined one is thrown away once a GC frees it).
+ * The branch's next entry read into `pairing`: a custom entry waits (in `held`, the custom entries no
+ * message followed yet) for the branch's next message (entries of other types are skipped), which
+ * settles every waiting one (`pair`). Returns those left waiting. The blocks of an entry come from
+ * `blocksOf(state, entry)`, a function that lives as long as the module (never a closure made per call:
+ * optimized code that inlined one is thrown away once a GC frees it).
  */
-function lostPrompts<S>(path: readonly Entry[], state: S, blocksOf: (state: S, entry: Entry) => readonly Block[]): UserStatement[] {
-  const pairing = new PromptPairing();
-  for (let i = 0; i < path.length; i++) {
-    const entry = path[i] as Entry;
-    if (entry.type !== "custom") continue;
-    const next = nextMessage(path, i);
-    pairing.pair(entry, next, next === undefined ? [] : blocksOf(state, next));
+function readEntry<S>(entry: Entry, pairing: PromptPairing, held: Entry[], state: S, blocksOf: (state: S, entry: Entry) => readonly Block[]): Entry[] {
+  if (entry.type === "custom") held.push(entry);
+  else if (entry.type === "message" && held.length > 0) {
+    const blocks = blocksOf(state, entry);
+    for (const custom of held) pairing.pair(custom, entry, blocks);
+    return [];
   }
-  return pairing.prompts();
+  return held;
+}
+
+/** `path` read on from entry `from` (`readEntry`); custom entries no message follows are left waiting (`pair` takes none). */
+function readOn<S>(path: readonly Entry[], from: number, pairing: PromptPairing, waiting: Entry[], state: S, blocksOf: (state: S, entry: Entry) => readonly Block[]): Entry[] {
+  let held = waiting;
+  for (let i = from; i < path.length; i++) held = readEntry(path[i] as Entry, pairing, held, state, blocksOf);
+  return held;
 }
 
 /** `blocksOf` of `saidAlong`: the caller's lookup called. */
 const callLookup = (lookup: BlocksOfEntry, entry: Entry): readonly Block[] => lookup(entry);
+
+/** `blocksOf` of `createSaidAlong`: the blocks the stream gave with the entry. */
+const givenBlocks = (blocks: readonly Block[]): readonly Block[] => blocks;
 
 /** Bare messages left out, in #N order: what both readings of the branch return. */
 function spoken(prompts: UserStatement[]): UserStatement[] {
@@ -171,7 +173,7 @@ function spoken(prompts: UserStatement[]): UserStatement[] {
  * comment), in #N order. Bare messages (acknowledgements, bare commands) are left out as everywhere else.
  */
 export function saidElsewhere(session: Session): UserStatement[] {
-  return spoken(lostPrompts(branchPath(session), session, blocksOfEntry));
+  return saidElsewhereOn(session).said;
 }
 
 /**
@@ -180,7 +182,36 @@ export function saidElsewhere(session: Session): UserStatement[] {
  * and its messages' roles and blocks; see `createSaidAlong`).
  */
 export function saidAlong(path: readonly Entry[], blocksOf: BlocksOfEntry): UserStatement[] {
-  return spoken(lostPrompts(path, blocksOf, callLookup));
+  const pairing = new PromptPairing();
+  readOn(path, 0, pairing, [], blocksOf, callLookup);
+  return spoken(pairing.prompts());
+}
+
+/**
+ * What `saidElsewhereOn` read of a branch: the pairings of its first `read` entries (the last of them
+ * `last`) and the custom entries among them still waiting for a message. Read on (and changed) by the
+ * next call whose branch holds `last` at the same place, so it is handed from one call to the next only.
+ */
+export interface SaidCarry {
+  readonly read: number;
+  readonly last: Entry | undefined;
+  readonly pairing: PromptPairing;
+  readonly waiting: Entry[];
+}
+
+/**
+ * `saidElsewhere`, read on from `carry` (what an earlier call on the same branch read) over the entries
+ * the branch gained since: a session read again as a turn appends to it pays for what was appended. The
+ * branch is the carry's when it holds the carry's last entry (the same object: a read's entries are kept
+ * by the reads after it) at the same place, root first, so the entries before it are the same; otherwise
+ * it is read whole. The carry is changed and handed on in the result: pass a carry to one call only.
+ */
+export function saidElsewhereOn(session: Session, carry?: SaidCarry): { said: UserStatement[]; carry: SaidCarry } {
+  const path = branchPath(session);
+  const goesOn = carry !== undefined && carry.read <= path.length && (carry.read === 0 || path[carry.read - 1] === carry.last);
+  const pairing = goesOn ? carry.pairing : new PromptPairing();
+  const waiting = readOn(path, goesOn ? carry.read : 0, pairing, goesOn ? carry.waiting : [], session, blocksOfEntry);
+  return { said: spoken(pairing.prompts()), carry: { read: path.length, last: path[path.length - 1], pairing, waiting } };
 }
 
 /** `saidAlong` over a branch fed entry by entry (a streamed read), keeping only what it reads. */
@@ -193,7 +224,7 @@ export interface SaidAlongCollector {
 
 /**
  * `saidAlong` read as the branch streams by: the custom entries since the last message wait for the next
- * message (the one `nextMessage` finds: other entries are skipped), which settles them at once. Memory
+ * message (other entries are skipped), which settles them at once (`readEntry`). Memory
  * holds those few waiting entries and the pairings, not the branch: on a 1 GB session the earlier
  * collector, which kept every message's role and blocks to the end, held ≈0.5 GB.
  */
@@ -202,16 +233,10 @@ export function createSaidAlong(): SaidAlongCollector {
   let waiting: Entry[] = [];
   return {
     add(entry, entryBlocks) {
-      if (entry.type === "custom") {
-        waiting.push(entry);
-        return;
-      }
-      if (entry.type !== "message" || waiting.length === 0) return;
-      for (const custom of waiting) pairing.pair(custom, entry, entryBlocks);
-      waiting = [];
+      waiting = readEntry(entry, pairing, waiting, entryBlocks, givenBlocks);
     },
     statements: () => {
-      // Custom entries no message follows pair with nothing (as `nextMessage` finds none for them).
+      // Custom entries no message follows pair with nothing.
       for (const custom of waiting) pairing.pair(custom, undefined, []);
       waiting = [];
       return spoken(pairing.prompts());
