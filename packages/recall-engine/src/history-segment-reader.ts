@@ -6,7 +6,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { CorruptIndexError } from "./errors.js";
 import { VarintCursor } from "./history-dictionary.js";
 import { type Head, isHead, MAGIC, SPARSE, SPARSE_ENTRY } from "./history-segment.js";
-import { smallCopy, smallUint32 } from "./small-arrays.js";
+import { smallCopy, smallUint32, u32Column } from "./small-arrays.js";
 import type { PostingList } from "./term-index.js";
 
 /**
@@ -14,18 +14,6 @@ import type { PostingList } from "./term-index.js";
  * blocks) the directory starts and document lengths that follow it, copied out of this one read.
  */
 const FIRST_READ = 16384;
-
-/** Whether this machine's typed arrays are little-endian, as the segment's u32 columns are (else they are copied out byte by byte). */
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-
-/** `count` little-endian u32s of `bytes` from `at`: a view where the machine and the alignment allow, else a copy. */
-function u32Column(bytes: Buffer, at: number, count: number): Uint32Array {
-  const offset = bytes.byteOffset + at;
-  if (LITTLE_ENDIAN && offset % 4 === 0) return new Uint32Array(bytes.buffer, offset, count);
-  const out = smallUint32(count);
-  for (let i = 0; i < count; i++) out[i] = bytes.readUInt32LE(at + 4 * i);
-  return out;
-}
 /** The most postings bytes one prefix's terms are read ahead in (more: read term by term, as ranking asks). */
 const AHEAD_BYTES = 1 << 20;
 

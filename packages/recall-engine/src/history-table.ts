@@ -14,7 +14,7 @@ import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import { sha256Hex as plainSha256Hex } from "./sha256-text.js";
 import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
-import { smallCopy, smallInt32, smallUint32, smallUint8 } from "./small-arrays.js";
+import { i32Column, smallCopy, smallUint8, u32Column } from "./small-arrays.js";
 import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFields } from "./snapshot.js";
 
 /**
@@ -24,7 +24,9 @@ import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFie
  * 4: a flag for a failed tool output (`isError`): a question asking for a failure decodes no page fields.
  * 5: the page fields as their distinct values and a column of value numbers per field (`encodePage`), no
  * longer deflated JSON: a page of results decodes them without node:zlib (loading it and inflating five
- * sessions' fields was some 10 ms of a warm `recall --sessions` process).
+ * sessions' fields was some 10 ms of a warm `recall --sessions` process); the turns, each call's result and
+ * each prose block's quoted block as little-endian 32-bit columns viewed in place (decoding them as
+ * varints was most of a table's read for ranking, at a hundred tables a search).
  */
 const MAGIC = Buffer.from("CFHTAB5\n", "latin1");
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
@@ -172,34 +174,20 @@ export function encodeTable(session: Session, kept: readonly string[] = [], quot
     pushOptionalFields(page, b);
     page.timestamp.push(b.timestamp ?? null);
   }
-  // The pairing ranking reads a call's words with (call-results.ts), as [call, result] pairs in call order.
+  // The pairing ranking reads a call's words with (call-results.ts): per block, its result (-1: none).
   const results = callResultsOf(session.blocks, (block) => isNotHistory(session, block));
-  const pairBytes: number[] = [];
-  for (const b of session.blocks) pushVarint(pairBytes, b.turn);
-  let pairs = 0;
-  for (const r of results) if (r >= 0) pairs++;
-  pushVarint(pairBytes, pairs);
-  for (let call = 0; call < results.length; call++) {
-    const result = results[call] as number;
-    if (result < 0) continue;
-    pushVarint(pairBytes, call);
-    pushVarint(pairBytes, result);
-  }
-  // The quoting prose and its source, as [prose, source] pairs in block order, after their count + 1 (0: not kept).
-  if (quotes === null) pushVarint(pairBytes, 0);
-  else {
-    let quoting = 0;
-    for (const q of quotes) if (q >= 0) quoting++;
-    pushVarint(pairBytes, quoting + 1);
-    for (let doc = 0; doc < quotes.length; doc++) {
-      const source = quotes[doc] as number;
-      if (source < 0) continue;
-      pushVarint(pairBytes, doc);
-      pushVarint(pairBytes, source);
-    }
-  }
-  // Flags and hashes are fixed-width columns (read in place); the turns and the call/result pairs, then the text locations (decoded when a text is first read).
-  const rankBytes = Buffer.concat([flags, shas, Buffer.from(pairBytes), Buffer.from(locations)]);
+  const n = session.blocks.length;
+  // Flags and hashes, then (from a 4-byte boundary of the file) the turn, result and quote columns, all read
+  // in place; then the text locations (varints, decoded when a text is first read). `rankColumns` reads them.
+  const pad = (4 - ((MAGIC.length + 12 + n * (1 + SHA_BYTES)) % 4)) % 4;
+  const columns = Buffer.alloc(pad + 4 * (2 * n + 1) + (quotes === null ? 0 : 4 * n));
+  let w = pad;
+  for (const b of session.blocks) w = columns.writeUInt32LE(b.turn, w);
+  for (let i = 0; i < n; i++) w = columns.writeInt32LE(results[i] ?? -1, w);
+  // The quoting prose's source, per block (-1: none), after a 1; a 0 where the table keeps none.
+  w = columns.writeUInt32LE(quotes === null ? 0 : 1, w);
+  if (quotes !== null) for (let i = 0; i < n; i++) w = columns.writeInt32LE(quotes[i] ?? -1, w);
+  const rankBytes = Buffer.concat([flags, shas, columns, Buffer.from(locations)]);
   const pageBytes = encodePage(page);
   const head = Buffer.alloc(12);
   head.writeUInt32LE(session.blocks.length, 0);
@@ -246,7 +234,8 @@ export class BlockTable {
   /** Per block: kind index, lineage and part flags. */
   private readonly flags: Buffer;
   private readonly shas: Buffer;
-  private readonly pairs: Int32Array;
+  /** Per block, the result answering it (a call), or -1. */
+  private readonly results: Int32Array;
   private readonly turns: Uint32Array;
   /** Per block, the block its prose quotes (-1: none); null when the table keeps none (see `encodeTable`). */
   private readonly quotes: Int32Array | null;
@@ -279,31 +268,27 @@ export class BlockTable {
     this.flags = buf.subarray(start, start + n);
     for (let i = 0; i < n; i++) if (((this.flags[i] as number) & 0x0f) >= KINDS.length) throw bad(`block #${String(i)} has kind ${String((this.flags[i] as number) & 0x0f)}`);
     this.shas = buf.subarray(start + n, start + n + n * SHA_BYTES);
-    this.pairs = smallInt32(n).fill(-1);
-    this.turns = smallUint32(n);
-    const c = new VarintCursor(buf.subarray(0, start + rankLength), start + n * (1 + SHA_BYTES));
-    try {
-      for (let i = 0; i < n; i++) this.turns[i] = c.next();
-      const count = c.next();
-      for (let k = 0; k < count; k++) {
-        const call = c.next();
-        const result = c.next();
-        if (call >= n || result >= n) throw new RangeError(`call #${String(call)} → result #${String(result)} past the ${String(n)} blocks`);
-        this.pairs[call] = result;
-      }
-      const quoting = c.next();
-      this.quotes = quoting === 0 ? null : smallInt32(n).fill(-1);
-      for (let k = 0; k + 1 < quoting; k++) {
-        const prose = c.next();
-        const source = c.next();
-        if (prose >= n || source >= n) throw new RangeError(`prose #${String(prose)} quoting #${String(source)} past the ${String(n)} blocks`);
-        (this.quotes as Int32Array)[prose] = source;
-      }
-    } catch (error) {
-      if (error instanceof RangeError) throw bad(error.message);
-      throw error;
+    // The columns, from the 4-byte boundary after the hashes (as `encodeTable` writes them).
+    const end = start + rankLength;
+    let at = (start + n * (1 + SHA_BYTES) + 3) & ~3;
+    if (at + 4 * (2 * n + 1) > end) throw bad("block table's columns run past its rank section");
+    this.turns = u32Column(buf, at, n);
+    at += 4 * n;
+    this.results = i32Column(buf, at, n);
+    at += 4 * n;
+    const quoting = buf.readUInt32LE(at);
+    at += 4;
+    if (quoting > 1 || (quoting === 1 && at + 4 * n > end)) throw bad("block table's quote column runs past its rank section");
+    this.quotes = quoting === 0 ? null : i32Column(buf, at, n);
+    if (this.quotes !== null) at += 4 * n;
+    const results = this.results;
+    const quotes = this.quotes;
+    for (let i = 0; i < n; i++) {
+      const result = results[i] as number;
+      if (result < -1 || result >= n) throw bad(`call #${String(i)} → result #${String(result)} past the ${String(n)} blocks`);
+      if (quotes !== null && ((quotes[i] as number) < -1 || (quotes[i] as number) >= n)) throw bad(`prose #${String(i)} quoting #${String(quotes[i])} past the ${String(n)} blocks`);
     }
-    this.locationBytes = buf.subarray(c.pos, start + rankLength);
+    this.locationBytes = buf.subarray(at, end);
     this.label = label;
     this.pageBytes = pagePath === null ? buf.subarray(start + rankLength, start + rankLength + pageLength) : null;
     this.pageSource = pagePath === null ? null : { path: pagePath, rank: buf.subarray(0, start + rankLength) };
@@ -385,7 +370,7 @@ export class BlockTable {
   }
   /** The `#N` of the tool result answering call `doc`, or -1. */
   resultOf(doc: number): number {
-    return this.pairs[doc] ?? -1;
+    return this.results[doc] ?? -1;
   }
   /** The blocks prose block `doc` quotes (quoted-sources.ts), as the table keeps them; null when it keeps none. */
   quotedBy(doc: number): readonly number[] | null {

@@ -101,5 +101,14 @@ describe("history block tables' page fields", () => {
     const pageEnd = cut.length - 32;
     cut[pageEnd - 1] = 0x7f;
     expect(() => BlockTable.read(file, cut, tab).source()).toThrow(/block table fields cannot be read/);
+    // A call's result (its column, after the flags, the hashes and the turns, from a 4-byte boundary) past the blocks: refused on read.
+    const n = bytes.readUInt32LE(8);
+    const results = ((20 + 9 * n + 3) & ~3) + 4 * n;
+    const past = Buffer.from(bytes);
+    past.writeInt32LE(n, results);
+    expect(() => BlockTable.read(file, past, tab)).toThrow(/call #0 → result #2 past the 2 blocks/);
+    const read = BlockTable.read(file, bytes, tab);
+    const session = await readSession(file);
+    expect([read.resultOf(0), read.resultOf(1), read.turnOf(0), read.turnOf(1)]).toEqual([-1, -1, session.blocks[0]?.turn, session.blocks[1]?.turn]);
   }, 60_000);
 });
