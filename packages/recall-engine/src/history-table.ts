@@ -76,20 +76,28 @@ const PAGE_COLUMNS = ["entryId", "entryPosition", "role", "timestamp", "anchor",
  */
 function encodePage(page: PageColumns): Buffer {
   const texts: string[] = [];
-  const numbers = new Map<string, number>();
+  // Each distinct value's number, by the value (a string or a finite number: -0 is 0, as JSON writes it),
+  // else by its JSON text: a value is written as JSON once, not once per block (a growth rewrites the table).
+  const byValue = new Map<unknown, number>();
+  const byText = new Map<string, number>();
   const cells: number[] = [];
   for (const name of PAGE_COLUMNS) {
     for (const value of page[name] as readonly unknown[]) {
-      const text = JSON.stringify(value);
-      if (text === undefined || text === "null") {
-        cells.push(0);
-        continue;
-      }
-      let k = numbers.get(text);
+      const plain = typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+      let k = plain ? byValue.get(value) : undefined;
       if (k === undefined) {
-        texts.push(text);
-        k = texts.length;
-        numbers.set(text, k);
+        const text = JSON.stringify(value);
+        if (text === undefined || text === "null") {
+          cells.push(0);
+          continue;
+        }
+        k = byText.get(text);
+        if (k === undefined) {
+          texts.push(text);
+          k = texts.length;
+          byText.set(text, k);
+        }
+        if (plain) byValue.set(value, k);
       }
       pushVarint(cells, k);
     }
