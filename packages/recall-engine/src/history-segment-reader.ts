@@ -367,7 +367,8 @@ export class SegmentReader {
         begun.push(entry);
         from = Math.min(from, entry.at);
         to = Math.max(to, entry.at + entry.bytes);
-        if (length > key.length && keyScratch.toString("utf8", 0, length).length > prefix.length) ids.push(entry.id);
+        // Longer in bytes is longer in characters: the bytes past the prefix's (a whole UTF-8 string) are one character or more.
+        if (length > key.length) ids.push(entry.id);
         return true;
       });
       if (past) break;
