@@ -73,6 +73,11 @@ describe("history block tables' page fields", () => {
     expectSameAsLedger(BlockTable.read(file, bytes, tab, true), session.blocks, session.compactions);
     // Read for ranking first (no page fields), then for a page: the same.
     expectSameAsLedger(BlockTable.forRanking(file, tab), session.blocks, session.compactions);
+    // From bytes at an odd offset of their memory (its 32-bit columns then copied out, not viewed): the same.
+    const odd = Buffer.concat([Buffer.alloc(1), bytes]).subarray(1);
+    const oddTable = BlockTable.read(file, odd, tab, true);
+    expectSameAsLedger(oddTable, session.blocks, session.compactions);
+    for (const b of session.blocks) expect([oddTable.resultOf(b.index), oddTable.quotedBy(b.index)], `#${String(b.index)}`).toEqual([BlockTable.read(file, bytes, tab).resultOf(b.index), BlockTable.read(file, bytes, tab).quotedBy(b.index)]);
     // The same session gives the same bytes; and its table read back gives its fields.
     const again = encodeTable(session);
     expect(again.equals(encodeTable(session))).toBe(true);
