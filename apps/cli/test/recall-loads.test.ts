@@ -113,6 +113,21 @@ describe("what a recall process loads (built dist; `pnpm test` builds first)", (
     expect(existsSync(cache)).toBe(true);
   });
 
+  it("a search across a history shows a page of hits without loading node:zlib (block tables keep their page fields undeflated)", () => {
+    const state = join(dir, "state-zlib");
+    const list = join(dir, "history-builtins.txt");
+    const preload = join(dir, "list-history-builtins.cjs");
+    writeFileSync(preload, 'process.on("exit", () => require("node:fs").writeFileSync(process.env.CF_BUILTINS_LOG, process.moduleLoadList.join("\\n")));\n');
+    const run = (): { hits: unknown[] } => {
+      const p = spawnSync(process.execPath, ["--require", preload, mainJs, "recall", "--sessions", dir, "shard", "--json", "--cache-dir", state], { encoding: "utf8", env: { ...process.env, CF_BUILTINS_LOG: list } });
+      expect(p.status, p.stderr).toBe(0);
+      return JSON.parse(p.stdout) as { hits: unknown[] };
+    };
+    run(); // builds the history
+    expect(run().hits.length).toBeGreaterThan(0);
+    expect(readFileSync(list, "utf8").split("\n")).not.toContain("NativeModule zlib");
+  });
+
   it("with NODE_COMPILE_CACHE set (Node turns the cache on itself), a warm word search loads no node:module and still runs from the cache", () => {
     loaded(["recall", file, "shard"]);
     const cache = join(dir, "compile-cache");

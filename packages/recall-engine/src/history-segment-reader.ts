@@ -1,18 +1,19 @@
 // Reading one history segment in place (its format: history-segment.ts): the head, directory starts and
-// document lengths on open, then per looked-up term one directory block and its postings, each by
+// document lengths on open (u32 columns, viewed where they were read, not decoded), then per looked-up
+// term one directory block and its postings, each by
 // `readSync` at its offset, so a query touches only the bytes its terms need.
 import { closeSync, openSync, readSync } from "node:fs";
 import { CorruptIndexError } from "./errors.js";
 import { VarintCursor } from "./history-dictionary.js";
-import { type Head, isHead, MAGIC, SPARSE } from "./history-segment.js";
-import { smallCopy, smallFloat64, smallUint32 } from "./small-arrays.js";
+import { type Head, isHead, MAGIC, SPARSE, SPARSE_ENTRY } from "./history-segment.js";
+import { smallCopy, smallUint32, u32Column } from "./small-arrays.js";
 import type { PostingList } from "./term-index.js";
 
 /**
  * Bytes read first on open: the magic, the head's length, the head and (a session of up to a few thousand
  * blocks) the directory starts and document lengths that follow it, copied out of this one read.
  */
-const FIRST_READ = 8192;
+const FIRST_READ = 16384;
 /** The most postings bytes one prefix's terms are read ahead in (more: read term by term, as ranking asks). */
 const AHEAD_BYTES = 1 << 20;
 
@@ -83,12 +84,12 @@ export class SegmentReader {
   readonly path: string;
   private readonly size: number;
   private readonly head: Head;
-  /** The directory starts' bytes, where each block's first term sits (`firstAt`, `firstEnd`: no Buffer per block). */
+  /** The sparse section's bytes, where each block's first term sits (at `starts`' offsets: no Buffer per block). */
   private readonly meta: Buffer;
-  private readonly firstAt: Uint32Array;
-  private readonly firstEnd: Uint32Array;
-  private readonly blockAt: Float64Array;
-  private readonly postingsAt: Float64Array;
+  /** Per directory block four u32s (history-segment.ts `Sparse`): its offset in the terms section, its postings' in the postings section, its first term's start and end in `meta`. */
+  private readonly starts: Uint32Array;
+  /** Directory blocks. */
+  private readonly blocks: number;
   private readonly lengths: Uint32Array;
   private readonly byId = new Map<number, Entry>();
   private readonly byTerm = new Map<string, Entry | null>();
@@ -107,16 +108,14 @@ export class SegmentReader {
   private readonly postingsAhead = new Map<number, Buffer>();
   private fd = -1;
 
-  private constructor(path: string, size: number, head: Head, firsts: { meta: Buffer; at: Uint32Array; end: Uint32Array }, blockAt: Float64Array, postingsAt: Float64Array, lengths: Uint32Array) {
+  private constructor(path: string, size: number, head: Head, meta: Buffer, starts: Uint32Array, lengths: Uint32Array) {
     this.path = path;
     this.size = size;
     this.head = head;
     this.firstDoc = head.firstDoc ?? 0;
-    this.meta = firsts.meta;
-    this.firstAt = firsts.at;
-    this.firstEnd = firsts.end;
-    this.blockAt = blockAt;
-    this.postingsAt = postingsAt;
+    this.meta = meta;
+    this.starts = starts;
+    this.blocks = head.blocks;
     this.lengths = lengths;
   }
 
@@ -157,27 +156,18 @@ export class SegmentReader {
       // Out of the first read when it holds them (a copy: that scratch is the next open's), else read.
       const meta = to <= first.length ? smallCopy(first.subarray(from, to)) : SegmentReader.readAt(fd, from, to - from);
       if (meta.length !== to - from) throw bad("segment is shorter than its head says");
-      const firstAt = smallUint32(head.blocks);
-      const firstEnd = smallUint32(head.blocks);
-      // Typed columns, not arrays grown by push: a search opens hundreds of segments of hundreds of blocks
-      // (in shared chunks, small-arrays.ts: a store of its own per column cost more than decoding it).
-      const blockAt = smallFloat64(head.blocks);
-      const postingsAt = smallFloat64(head.blocks);
-      const c = new VarintCursor(meta);
-      const sparseEnd = head.sparse[1];
+      // The sparse section, then the lengths right after it (4-byte aligned), as history-segment.ts writes them.
+      const sparseLength = head.sparse[1];
+      const table = SPARSE_ENTRY * head.blocks;
+      if (head.lengths[0] !== from + sparseLength || sparseLength % 4 !== 0 || sparseLength < table || head.lengths[1] !== 4 * head.docCount) throw bad("segment directory starts and lengths do not fit their ranges");
+      const starts = u32Column(meta, 0, 4 * head.blocks);
       for (let b = 0; b < head.blocks; b++) {
-        blockAt[b] = c.next();
-        postingsAt[b] = c.next();
-        const v = c.next();
-        if (c.pos + v > meta.length) throw bad(`directory start ${String(b)} runs past its range`);
-        firstAt[b] = c.pos;
-        firstEnd[b] = c.pos + v;
-        c.pos += v;
+        const keyAt = starts[4 * b + 2] as number;
+        const keyEnd = starts[4 * b + 3] as number;
+        if (keyAt < table || keyEnd < keyAt || keyEnd > sparseLength) throw bad(`directory start ${String(b)} runs past its range`);
       }
-      if (c.pos !== sparseEnd) throw bad("segment directory starts do not fill their range");
-      const lengths = smallUint32(head.docCount);
-      for (let d = 0; d < head.docCount; d++) lengths[d] = c.next();
-      const reader = new SegmentReader(path, size, head, { meta, at: firstAt, end: firstEnd }, blockAt, postingsAt, lengths);
+      const lengths = u32Column(meta, sparseLength, head.docCount);
+      const reader = new SegmentReader(path, size, head, meta, starts, lengths);
       // Kept for the directory blocks and postings the query reads next (closed by `close`).
       reader.fd = fd;
       return reader;
@@ -229,8 +219,9 @@ export class SegmentReader {
   private blockBytes(b: number): Buffer {
     const have = this.blocksRead.get(b);
     if (have !== undefined) return have;
-    const start = this.blockAt[b] as number;
-    const end = b + 1 < this.blockAt.length ? (this.blockAt[b + 1] as number) : this.head.terms[1];
+    const start = this.starts[4 * b] as number;
+    const end = b + 1 < this.blocks ? (this.starts[4 * (b + 1)] as number) : this.head.terms[1];
+    if (end < start) throw new CorruptIndexError(`${this.path}: directory block ${String(b)} ends before it starts`);
     const buf = this.read(this.head.terms[0] + start, end - start);
     this.blocksRead.set(b, buf);
     return buf;
@@ -246,7 +237,7 @@ export class SegmentReader {
     const buf = this.blockBytes(b);
     const c = new VarintCursor(buf);
     let length = 0;
-    let at = this.head.postings[0] + (this.postingsAt[b] as number);
+    let at = this.head.postings[0] + (this.starts[4 * b + 1] as number);
     let count = 0;
     try {
       while (c.pos < buf.length) {
@@ -275,11 +266,11 @@ export class SegmentReader {
   /** The last block whose first term is ≤ `key`, or -1 when `key` sorts before every term. */
   private blockFor(key: Buffer): number {
     let lo = 0;
-    let hi = this.firstAt.length - 1;
+    let hi = this.blocks - 1;
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareBytes(this.meta, this.firstAt[mid] as number, this.firstEnd[mid] as number, key, key.length) <= 0) {
+      if (compareBytes(this.meta, this.starts[4 * mid + 2] as number, this.starts[4 * mid + 3] as number, key, key.length) <= 0) {
         found = mid;
         lo = mid + 1;
       } else hi = mid - 1;
@@ -362,7 +353,7 @@ export class SegmentReader {
     let from = Number.POSITIVE_INFINITY;
     let to = 0;
     const begun: Entry[] = [];
-    for (let b = Math.max(0, this.blockFor(key)); b < this.firstAt.length; b++) {
+    for (let b = Math.max(0, this.blockFor(key)); b < this.blocks; b++) {
       let past = false;
       this.walkBlock(b, (length, id, df, at, bytes) => {
         // The term's first bytes (as many as the prefix has) against the prefix.
@@ -376,7 +367,8 @@ export class SegmentReader {
         begun.push(entry);
         from = Math.min(from, entry.at);
         to = Math.max(to, entry.at + entry.bytes);
-        if (length > key.length && keyScratch.toString("utf8", 0, length).length > prefix.length) ids.push(entry.id);
+        // Longer in bytes is longer in characters: the bytes past the prefix's (a whole UTF-8 string) are one character or more.
+        if (length > key.length) ids.push(entry.id);
         return true;
       });
       if (past) break;

@@ -1,8 +1,11 @@
 // One session's postings in the history index, compact and read in place. Terms sorted by their UTF-8
 // bytes in blocks of SPARSE terms (front-coded: the bytes shared with the term before, then the rest),
 // each with its id in the session's own term order (first seen, as the one-session index numbers them),
-// its document frequency and the byte length of its postings; postings as varint (doc delta, tf) pairs;
-// document lengths as varints. A query reads the head (first term of each block, lengths), then per
+// its document frequency and the byte length of its postings; postings as varint (doc delta, tf) pairs.
+// The directory starts (per block: where it and its postings begin, and its first term) and the document
+// lengths are fixed-width little-endian u32s (`Sparse`), read in place as typed arrays: a search opens a
+// hundred segments, and decoding them as varints was most of an open. A query reads the head (the
+// directory starts and lengths), then per
 // query term one block of the directory and the postings it points at, each by `readSync` at its offset:
 // nothing else of the segment is read. No block text is kept: texts are read back from the ledger.
 // This file holds the format (its constants, its head, writing and checked decoding); a segment is read in
@@ -12,7 +15,8 @@ import { CorruptIndexError } from "./errors.js";
 import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import type { PostingList } from "./term-index.js";
 
-export const MAGIC = Buffer.from("CFHSEG1\n", "latin1");
+/** 2: directory starts and document lengths as u32s (`Sparse`), not varints. */
+export const MAGIC = Buffer.from("CFHSEG2\n", "latin1");
 /** Terms per directory block: one block is read per looked-up term. */
 export const SPARSE = 32;
 
@@ -63,6 +67,44 @@ export interface Head {
   readonly lengths: readonly [number, number];
   readonly terms: readonly [number, number];
   readonly postings: readonly [number, number];
+}
+
+/** Bytes of a directory start: four u32s (the block's offset in the terms section, its postings' offset in the postings section, its first term's start and end in the sparse section). */
+export const SPARSE_ENTRY = 16;
+
+/**
+ * The sparse section: per directory block four little-endian u32s (where the block starts in the terms
+ * section, where its terms' postings start in the postings section, where its first term's bytes start and
+ * end in this section), then those first terms' bytes, then zeros to a multiple of 4 bytes (so the lengths
+ * after it are read as u32s in place). Blocks added with `add`, in order.
+ */
+class Sparse {
+  private readonly starts: number[] = [];
+  private readonly keys: Buffer[] = [];
+  private keyBytes = 0;
+  add(dirAt: number, postingsAt: number, key: Buffer): void {
+    this.starts.push(dirAt, postingsAt, this.keyBytes, key.length);
+    this.keys.push(key);
+    this.keyBytes += key.length;
+  }
+  done(): Buffer {
+    const blocks = this.keys.length;
+    const head = blocks * SPARSE_ENTRY;
+    const out = Buffer.alloc(head + ((this.keyBytes + 3) & ~3));
+    for (let b = 0; b < blocks; b++) {
+      const dirAt = this.starts[4 * b] as number;
+      const postingsAt = this.starts[4 * b + 1] as number;
+      const keyAt = head + (this.starts[4 * b + 2] as number);
+      const keyEnd = keyAt + (this.starts[4 * b + 3] as number);
+      if (postingsAt > 0xffffffff || dirAt > 0xffffffff || keyEnd > 0xffffffff) throw new RangeError("segment section past 4 GB");
+      out.writeUInt32LE(dirAt, SPARSE_ENTRY * b);
+      out.writeUInt32LE(postingsAt, SPARSE_ENTRY * b + 4);
+      out.writeUInt32LE(keyAt, SPARSE_ENTRY * b + 8);
+      out.writeUInt32LE(keyEnd, SPARSE_ENTRY * b + 12);
+      (this.keys[b] as Buffer).copy(out, keyAt);
+    }
+    return out;
+  }
 }
 
 /** Bytes written one after another into a buffer sized up front (the caller's bound). */
@@ -116,7 +158,7 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
   let keyBytes = 0;
   for (const t of terms) keyBytes += t.key.length;
   const dir = new ByteWriter(keyBytes + terms.length * 25);
-  const sparse = new ByteWriter(keyBytes + (Math.ceil(terms.length / SPARSE) + 1) * 25);
+  const sparse = new Sparse();
   const postings: Buffer[] = [];
   let postingsLength = 0;
   let blocks = 0;
@@ -125,10 +167,7 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
     const t = sorted[k] as SegmentTerm;
     const key = t.key;
     if (k % SPARSE === 0) {
-      sparse.varint(dir.length);
-      sparse.varint(postingsLength);
-      sparse.varint(key.length);
-      sparse.bytes(key, 0);
+      sparse.add(dir.length, postingsLength, key);
       blocks++;
       prev = Buffer.alloc(0);
     }
@@ -149,15 +188,17 @@ export function encodeSegment(terms: readonly SegmentTerm[], lengths: ArrayLike<
   return assemble([sparse.done(), lens.done(), dir.done(), Buffer.concat(postings, postingsLength)], lengths.length, firstDoc, termCount, total, blocks);
 }
 
-/** The lengths section (one varint a block) and the lengths' sum. */
-function encodeLengths(lengths: ArrayLike<number>): { lens: ByteWriter; total: number } {
-  const lens = new ByteWriter(lengths.length * 5);
+/** The lengths section (a little-endian u32 a block) and the lengths' sum. */
+function encodeLengths(lengths: ArrayLike<number>): { lens: { done(): Buffer }; total: number } {
+  const out = Buffer.allocUnsafe(4 * lengths.length);
   let total = 0;
   for (let d = 0; d < lengths.length; d++) {
-    lens.varint(lengths[d] as number);
-    total += lengths[d] as number;
+    const length = lengths[d] as number;
+    if (!(length >= 0 && length <= 0xffffffff)) throw new RangeError(`block length ${String(length)} does not fit a segment`);
+    out.writeUInt32LE(length, 4 * d);
+    total += length;
   }
-  return { lens, total };
+  return { lens: { done: () => out }, total };
 }
 
 /** The segment of its four sections (sparse directory, lengths, terms, postings): magic, head, sections and the sha256 trailer. */
@@ -248,7 +289,7 @@ export function encodeWholeSegment(keys: readonly string[], order: ArrayLike<num
   let keyBytes = 0;
   for (let id = 0; id < n; id++) keyBytes += (keys[id] as string).length;
   const dir = new GrowingWriter(keyBytes + n * 25);
-  const sparse = new GrowingWriter(keyBytes + (Math.ceil(n / SPARSE) + 1) * 25);
+  const sparse = new Sparse();
   const postings = new GrowingWriter(n * 16);
   let blocks = 0;
   let prev = "";
@@ -256,11 +297,7 @@ export function encodeWholeSegment(keys: readonly string[], order: ArrayLike<num
     const id = order[k] as number;
     const key = keys[id] as string;
     if (k % SPARSE === 0) {
-      sparse.room(15 + key.length);
-      varintAt(sparse, dir.length);
-      varintAt(sparse, postings.length);
-      varintAt(sparse, key.length);
-      latin1At(sparse, key, 0);
+      sparse.add(dir.length, postings.length, Buffer.from(key, "latin1"));
       blocks++;
       prev = "";
     }
@@ -318,10 +355,10 @@ export function decodeSegment(buf: Buffer, label: string): { terms: SegmentTerm[
   if (!isHead(head) || head.postings[0] + head.postings[1] !== body.length) throw bad("segment head does not fit its bytes");
   try {
     const lengths: number[] = [];
-    const c = new VarintCursor(body, head.lengths[0]);
-    for (let d = 0; d < head.docCount; d++) lengths.push(c.next());
+    if (head.lengths[1] !== 4 * head.docCount || head.lengths[0] + head.lengths[1] > body.length) throw new RangeError("segment lengths do not fit their range");
+    for (let d = 0; d < head.docCount; d++) lengths.push(body.readUInt32LE(head.lengths[0] + 4 * d));
     const terms: SegmentTerm[] = [];
-    c.pos = head.terms[0];
+    const c = new VarintCursor(body, head.terms[0]);
     const end = head.terms[0] + head.terms[1];
     let at = head.postings[0];
     let prev: Buffer = Buffer.alloc(0);

@@ -1,12 +1,11 @@
 // One session's block table in the history index: what ranking needs of each block (its kind, whether
 // the active lineage holds it, which tool result answers a call, its turn) and where its text sits in the ledger
-// (entry byte range, part, line) with a hash of the text as first indexed; then, deflated, the fields
-// results show (entry id, role, turn, tool, …) and the compactions, decoded only for the sessions a page
-// of results shows. No text is kept: a block's text is read back from the ledger at its offset and
+// (entry byte range, part, line) with a hash of the text as first indexed; then the fields results show
+// (entry id, role, turn, tool, …) and the compactions, decoded only for the sessions a page of results
+// shows: each distinct value once, then a column of value numbers per field (`encodePage`). No text is kept: a block's text is read back from the ledger at its offset and
 // checked against its hash (SnapshotStaleError when it differs), as the one-session block table does.
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
-import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { blockTextAt, type Block, type BlockKind, type Session } from "@context-fold/ledger-reader";
 import { sha256Hex } from "@context-fold/seed-index-format";
 import { callResultsOf } from "./call-results.js";
@@ -15,7 +14,7 @@ import { pushVarint, VarintCursor } from "./history-dictionary.js";
 import { sha256Hex as plainSha256Hex } from "./sha256-text.js";
 import { isNotHistory } from "./not-history.js";
 import type { ScopeSource } from "./scope.js";
-import { smallCopy, smallInt32, smallUint32, smallUint8 } from "./small-arrays.js";
+import { i32Column, smallCopy, smallUint8, u32Column } from "./small-arrays.js";
 import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFields } from "./snapshot.js";
 
 /**
@@ -23,8 +22,13 @@ import { type OptionalColumns, pushOptionalFields, ReadBackBlock, setOptionalFie
  * 3: the tool output (or user message) each prose block quotes, when the table was written with its whole
  * segment (quoted-sources.ts over the session's own terms): a search reads no prose text to find them.
  * 4: a flag for a failed tool output (`isError`): a question asking for a failure decodes no page fields.
+ * 5: the page fields as their distinct values and a column of value numbers per field (`encodePage`), no
+ * longer deflated JSON: a page of results decodes them without node:zlib (loading it and inflating five
+ * sessions' fields was some 10 ms of a warm `recall --sessions` process); the turns, each call's result and
+ * each prose block's quoted block as little-endian 32-bit columns viewed in place (decoding them as
+ * varints was most of a table's read for ranking, at a hundred tables a search).
  */
-const MAGIC = Buffer.from("CFHTAB4\n", "latin1");
+const MAGIC = Buffer.from("CFHTAB5\n", "latin1");
 const KINDS: readonly BlockKind[] = ["user", "text", "thinking", "toolCall", "toolResult", "bash", "custom", "compaction", "branchSummary"];
 const LINEAGE = 0x10;
 const HAS_PART = 0x20;
@@ -57,6 +61,75 @@ interface PageColumns extends OptionalColumns {
   readonly role: string[];
   readonly timestamp: (string | null)[];
   readonly compactions: ScopeSource["compactions"];
+}
+
+/** The page fields kept per block, in the order their columns are written. */
+const PAGE_COLUMNS = ["entryId", "entryPosition", "role", "timestamp", "anchor", "toolName", "toolCallId", "isError", "exitCode", "command", "fullOutputPath"] as const;
+
+/**
+ * The page fields' bytes: varint length of a JSON text `[[values…], compactions]`, that text (each distinct
+ * value of the columns once, as JSON writes it), then per column of PAGE_COLUMNS (in that order) one
+ * varint per block: 0 for null (what JSON writes as null), else 1 + the value's place in the list. Decoded
+ * (`decodePage`) the columns hold what JSON.parse of JSON.stringify(page) gives: what the deflated JSON of
+ * format 4 held. Blocks of one entry share its id and time, a tool call and its result their names: the
+ * list holds each once (at 1,000 generated sessions some 37 KB a table, against 12.5 KB deflated and 60 KB of JSON).
+ */
+function encodePage(page: PageColumns): Buffer {
+  const texts: string[] = [];
+  // Each distinct value's number, by the value (a string or a finite number: -0 is 0, as JSON writes it),
+  // else by its JSON text: a value is written as JSON once, not once per block (a growth rewrites the table).
+  const byValue = new Map<unknown, number>();
+  const byText = new Map<string, number>();
+  const cells: number[] = [];
+  for (const name of PAGE_COLUMNS) {
+    for (const value of page[name] as readonly unknown[]) {
+      const plain = typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+      let k = plain ? byValue.get(value) : undefined;
+      if (k === undefined) {
+        const text = JSON.stringify(value);
+        if (text === undefined || text === "null") {
+          cells.push(0);
+          continue;
+        }
+        k = byText.get(text);
+        if (k === undefined) {
+          texts.push(text);
+          k = texts.length;
+          byText.set(text, k);
+        }
+        if (plain) byValue.set(value, k);
+      }
+      pushVarint(cells, k);
+    }
+  }
+  const json = Buffer.from(`[[${texts.join(",")}],${JSON.stringify(page.compactions)}]`, "utf8");
+  const head: number[] = [];
+  pushVarint(head, json.length);
+  return Buffer.concat([Buffer.from(head), json, Buffer.from(cells)]);
+}
+
+/** The page fields of `n` blocks from their bytes (`encodePage`); a RangeError or SyntaxError when they do not read as such. */
+function decodePage(bytes: Buffer, n: number): PageColumns {
+  const c = new VarintCursor(bytes);
+  const length = c.next();
+  if (c.pos + length > bytes.length) throw new RangeError("page values run past their section");
+  const doc = JSON.parse(bytes.toString("utf8", c.pos, c.pos + length)) as unknown;
+  if (!Array.isArray(doc) || doc.length !== 2 || !Array.isArray(doc[0]) || !Array.isArray(doc[1])) throw new RangeError("page values have another shape");
+  c.pos += length;
+  const values = doc[0] as readonly unknown[];
+  const out: Record<string, unknown> = {};
+  for (const name of PAGE_COLUMNS) {
+    const column = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) {
+      const k = c.next();
+      if (k > values.length) throw new RangeError(`page value ${String(k)} past the ${String(values.length)} kept`);
+      column[i] = k === 0 ? null : values[k - 1];
+    }
+    out[name] = column;
+  }
+  if (c.pos !== bytes.length) throw new RangeError("page columns do not fill their section");
+  out["compactions"] = doc[1];
+  return out as unknown as PageColumns;
 }
 
 /** Hex sha256 prefix of a block text, as the table keeps it (node:crypto: a table hashes every block of its session). */
@@ -109,35 +182,21 @@ export function encodeTable(session: Session, kept: readonly string[] = [], quot
     pushOptionalFields(page, b);
     page.timestamp.push(b.timestamp ?? null);
   }
-  // The pairing ranking reads a call's words with (call-results.ts), as [call, result] pairs in call order.
+  // The pairing ranking reads a call's words with (call-results.ts): per block, its result (-1: none).
   const results = callResultsOf(session.blocks, (block) => isNotHistory(session, block));
-  const pairBytes: number[] = [];
-  for (const b of session.blocks) pushVarint(pairBytes, b.turn);
-  let pairs = 0;
-  for (const r of results) if (r >= 0) pairs++;
-  pushVarint(pairBytes, pairs);
-  for (let call = 0; call < results.length; call++) {
-    const result = results[call] as number;
-    if (result < 0) continue;
-    pushVarint(pairBytes, call);
-    pushVarint(pairBytes, result);
-  }
-  // The quoting prose and its source, as [prose, source] pairs in block order, after their count + 1 (0: not kept).
-  if (quotes === null) pushVarint(pairBytes, 0);
-  else {
-    let quoting = 0;
-    for (const q of quotes) if (q >= 0) quoting++;
-    pushVarint(pairBytes, quoting + 1);
-    for (let doc = 0; doc < quotes.length; doc++) {
-      const source = quotes[doc] as number;
-      if (source < 0) continue;
-      pushVarint(pairBytes, doc);
-      pushVarint(pairBytes, source);
-    }
-  }
-  // Flags and hashes are fixed-width columns (read in place); the turns and the call/result pairs, then the text locations (decoded when a text is first read).
-  const rankBytes = Buffer.concat([flags, shas, Buffer.from(pairBytes), Buffer.from(locations)]);
-  const pageBytes = deflateRawSync(Buffer.from(JSON.stringify(page), "utf8"));
+  const n = session.blocks.length;
+  // Flags and hashes, then (from a 4-byte boundary of the file) the turn, result and quote columns, all read
+  // in place; then the text locations (varints, decoded when a text is first read). `rankColumns` reads them.
+  const pad = (4 - ((MAGIC.length + 12 + n * (1 + SHA_BYTES)) % 4)) % 4;
+  const columns = Buffer.alloc(pad + 4 * (2 * n + 1) + (quotes === null ? 0 : 4 * n));
+  let w = pad;
+  for (const b of session.blocks) w = columns.writeUInt32LE(b.turn, w);
+  for (let i = 0; i < n; i++) w = columns.writeInt32LE(results[i] ?? -1, w);
+  // The quoting prose's source, per block (-1: none), after a 1; a 0 where the table keeps none.
+  w = columns.writeUInt32LE(quotes === null ? 0 : 1, w);
+  if (quotes !== null) for (let i = 0; i < n; i++) w = columns.writeInt32LE(quotes[i] ?? -1, w);
+  const rankBytes = Buffer.concat([flags, shas, columns, Buffer.from(locations)]);
+  const pageBytes = encodePage(page);
   const head = Buffer.alloc(12);
   head.writeUInt32LE(session.blocks.length, 0);
   head.writeUInt32LE(rankBytes.length, 4);
@@ -183,7 +242,8 @@ export class BlockTable {
   /** Per block: kind index, lineage and part flags. */
   private readonly flags: Buffer;
   private readonly shas: Buffer;
-  private readonly pairs: Int32Array;
+  /** Per block, the result answering it (a call), or -1. */
+  private readonly results: Int32Array;
   private readonly turns: Uint32Array;
   /** Per block, the block its prose quotes (-1: none); null when the table keeps none (see `encodeTable`). */
   private readonly quotes: Int32Array | null;
@@ -191,7 +251,7 @@ export class BlockTable {
   /** The text locations' varints, decoded on the first text read. */
   private readonly locationBytes: Buffer;
   private locations: { offset: Float64Array; length: Uint32Array; line: Uint32Array; part: Int32Array } | undefined;
-  /** The deflated page fields; null until read (`forRanking` reads a table without them). */
+  /** The page fields' bytes (`encodePage`); null until read (`forRanking` reads a table without them). */
   private pageBytes: Buffer | null;
   /** Where the page fields are read from when the table was read without them, and the rank section they must come with. */
   private readonly pageSource: { readonly path: string; readonly rank: Buffer } | null;
@@ -216,31 +276,27 @@ export class BlockTable {
     this.flags = buf.subarray(start, start + n);
     for (let i = 0; i < n; i++) if (((this.flags[i] as number) & 0x0f) >= KINDS.length) throw bad(`block #${String(i)} has kind ${String((this.flags[i] as number) & 0x0f)}`);
     this.shas = buf.subarray(start + n, start + n + n * SHA_BYTES);
-    this.pairs = smallInt32(n).fill(-1);
-    this.turns = smallUint32(n);
-    const c = new VarintCursor(buf.subarray(0, start + rankLength), start + n * (1 + SHA_BYTES));
-    try {
-      for (let i = 0; i < n; i++) this.turns[i] = c.next();
-      const count = c.next();
-      for (let k = 0; k < count; k++) {
-        const call = c.next();
-        const result = c.next();
-        if (call >= n || result >= n) throw new RangeError(`call #${String(call)} → result #${String(result)} past the ${String(n)} blocks`);
-        this.pairs[call] = result;
-      }
-      const quoting = c.next();
-      this.quotes = quoting === 0 ? null : smallInt32(n).fill(-1);
-      for (let k = 0; k + 1 < quoting; k++) {
-        const prose = c.next();
-        const source = c.next();
-        if (prose >= n || source >= n) throw new RangeError(`prose #${String(prose)} quoting #${String(source)} past the ${String(n)} blocks`);
-        (this.quotes as Int32Array)[prose] = source;
-      }
-    } catch (error) {
-      if (error instanceof RangeError) throw bad(error.message);
-      throw error;
+    // The columns, from the 4-byte boundary after the hashes (as `encodeTable` writes them).
+    const end = start + rankLength;
+    let at = (start + n * (1 + SHA_BYTES) + 3) & ~3;
+    if (at + 4 * (2 * n + 1) > end) throw bad("block table's columns run past its rank section");
+    this.turns = u32Column(buf, at, n);
+    at += 4 * n;
+    this.results = i32Column(buf, at, n);
+    at += 4 * n;
+    const quoting = buf.readUInt32LE(at);
+    at += 4;
+    if (quoting > 1 || (quoting === 1 && at + 4 * n > end)) throw bad("block table's quote column runs past its rank section");
+    this.quotes = quoting === 0 ? null : i32Column(buf, at, n);
+    if (this.quotes !== null) at += 4 * n;
+    const results = this.results;
+    const quotes = this.quotes;
+    for (let i = 0; i < n; i++) {
+      const result = results[i] as number;
+      if (result < -1 || result >= n) throw bad(`call #${String(i)} → result #${String(result)} past the ${String(n)} blocks`);
+      if (quotes !== null && ((quotes[i] as number) < -1 || (quotes[i] as number) >= n)) throw bad(`prose #${String(i)} quoting #${String(quotes[i])} past the ${String(n)} blocks`);
     }
-    this.locationBytes = buf.subarray(c.pos, start + rankLength);
+    this.locationBytes = buf.subarray(at, end);
     this.label = label;
     this.pageBytes = pagePath === null ? buf.subarray(start + rankLength, start + rankLength + pageLength) : null;
     this.pageSource = pagePath === null ? null : { path: pagePath, rank: buf.subarray(0, start + rankLength) };
@@ -279,7 +335,7 @@ export class BlockTable {
     }
   }
 
-  /** The deflated page fields, read from the table's file when it was read for ranking. */
+  /** The page fields' bytes, read from the table's file when it was read for ranking. */
   private pageFields(): Buffer {
     if (this.pageBytes !== null) return this.pageBytes;
     const source = this.pageSource as NonNullable<BlockTable["pageSource"]>;
@@ -322,7 +378,7 @@ export class BlockTable {
   }
   /** The `#N` of the tool result answering call `doc`, or -1. */
   resultOf(doc: number): number {
-    return this.pairs[doc] ?? -1;
+    return this.results[doc] ?? -1;
   }
   /** The blocks prose block `doc` quotes (quoted-sources.ts), as the table keeps them; null when it keeps none. */
   quotedBy(doc: number): readonly number[] | null {
@@ -426,7 +482,7 @@ export class BlockTable {
     const fields = this.pageFields();
     let c: PageColumns;
     try {
-      c = JSON.parse(inflateRawSync(fields).toString("utf8")) as PageColumns;
+      c = decodePage(fields, this.count);
     } catch (error) {
       throw new CorruptIndexError(`${this.file}: block table fields cannot be read (${error instanceof Error ? error.message : String(error)})`);
     }

@@ -60,3 +60,29 @@ export function smallCopy(bytes: Uint8Array): Buffer {
   out.set(bytes);
   return out;
 }
+
+/** Whether this machine's typed arrays are little-endian, as the history's u32 and i32 columns are written (else they are copied out). */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/**
+ * `count` little-endian u32s of `bytes` from byte `at`: a view on its memory where the machine and the
+ * alignment allow (the caller keeps `bytes` unchanged while the view lives), else a copy.
+ */
+export function u32Column(bytes: Uint8Array, at: number, count: number): Uint32Array {
+  const offset = bytes.byteOffset + at;
+  if (LITTLE_ENDIAN && offset % 4 === 0) return new Uint32Array(bytes.buffer, offset, count);
+  const view = new DataView(bytes.buffer, offset, 4 * count);
+  const out = smallUint32(count);
+  for (let i = 0; i < count; i++) out[i] = view.getUint32(4 * i, true);
+  return out;
+}
+
+/** `count` little-endian i32s of `bytes` from byte `at`, as `u32Column`. */
+export function i32Column(bytes: Uint8Array, at: number, count: number): Int32Array {
+  const offset = bytes.byteOffset + at;
+  if (LITTLE_ENDIAN && offset % 4 === 0) return new Int32Array(bytes.buffer, offset, count);
+  const view = new DataView(bytes.buffer, offset, 4 * count);
+  const out = smallInt32(count);
+  for (let i = 0; i < count; i++) out[i] = view.getInt32(4 * i, true);
+  return out;
+}

@@ -126,6 +126,30 @@ describe("history segment", () => {
     }
   });
 
+  it("keeps the directory starts and lengths as u32 columns read in place: lengths past a byte and two, many blocks, and a start pointing past its range refused", () => {
+    // Lengths that a varint would take one, two and three bytes for; enough terms for many directory blocks.
+    const texts = [...TEXTS, Array.from({ length: 70_000 }, (_, k) => `w${String(k % 300)}`).join(" "), "x ".repeat(200)];
+    const index = new TermIndex();
+    index.addDocuments(0, texts);
+    expect(index.termTexts().length).toBeGreaterThan(10 * 32);
+    expect(Math.max(...lengths(index))).toBeGreaterThan(65_535);
+    const bytes = encodeSegment(segmentTerms(index), lengths(index));
+    const path = join(dir, "u32.seg");
+    writeFileSync(path, bytes);
+    const reader = SegmentReader.open(path);
+    try {
+      sameAs(reader, index);
+    } finally {
+      reader.close();
+    }
+    // The first directory start's first term made to end past the sparse section: refused on open, naming the file.
+    const head = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString("utf8")) as { sparse: [number, number] };
+    const altered = Buffer.from(bytes);
+    altered.writeUInt32LE(head.sparse[1] + 1, head.sparse[0] + 12);
+    writeFileSync(path, altered);
+    expect(() => SegmentReader.open(path)).toThrow(/u32\.seg: directory start 0 runs past its range/);
+  });
+
   it("refuses bytes it cannot read, naming the file", () => {
     const index = new TermIndex();
     index.addDocuments(0, TEXTS);
