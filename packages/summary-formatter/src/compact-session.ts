@@ -472,6 +472,19 @@ export function prepareCutParts(parts: SummaryParts, session: Session, options: 
   }
 }
 
+/**
+ * The cut `prepareCutParts` plans for `session`, kept in `parts` as it keeps it: the gate weighs a
+ * compaction by this cut, and the hook that runs it for the same session read finds it planned.
+ */
+export function prepareCut(parts: SummaryParts, session: Session, options: Pick<CompactOptions, "keepTail" | "blockBytes" | "lineage"> = {}): CutPlan {
+  const scope = enterParts(parts, true);
+  try {
+    return cutOf(session, options);
+  } finally {
+    leaveParts(scope);
+  }
+}
+
 /** What the user said and did outside the branch's blocks (see `compactPlanned`), from a whole read. */
 export interface OutsideWindow {
   /** The part of the branch a damaged line cut off Pi's view (extractors' `cutOffBlocks`). */

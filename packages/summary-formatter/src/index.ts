@@ -48,6 +48,7 @@ export {
   compactSession,
   compactWithFacts,
   lineagePrevious,
+  prepareCut,
   prepareCutParts,
   prepareSummaryParts,
   type SummaryPartsInput,

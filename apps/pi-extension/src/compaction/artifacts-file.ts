@@ -79,10 +79,13 @@ export function serializeArtifacts(doc: ArtifactsDocument): string {
   return `${JSON.stringify(doc, null, 1)}\n`;
 }
 
-/** Replace the artifacts file atomically and durably (resolves once the new file is on disk). */
-export async function writeArtifactsFile(file: string, doc: ArtifactsDocument): Promise<void> {
+/**
+ * Replace the artifacts file atomically and durably (resolves once the new file is on disk). `text`: the
+ * document already serialized by the caller (`serializeArtifacts(doc)`), so it is not serialized twice.
+ */
+export async function writeArtifactsFile(file: string, doc: ArtifactsDocument, text: string = serializeArtifacts(doc)): Promise<void> {
   try {
-    await writeFileAtomically(file, serializeArtifacts(doc));
+    await writeFileAtomically(file, text);
   } catch (error) {
     throw new ArtifactsFileError("ARTIFACTS_WRITE_FAILED", file, error instanceof Error ? error.message : String(error));
   }

@@ -10,7 +10,6 @@ import type {
   SessionBeforeCompactResult,
 } from "@earendil-works/pi-coding-agent";
 import { DIGEST_MESSAGE_TYPE } from "@context-fold/recall-engine";
-import { planCut } from "@context-fold/summary-formatter";
 import type { Usage } from "@context-fold/seed-index-format";
 import type { ContextFolder } from "../fold/context-folder.js";
 import type { UsageContext } from "../fold/context-usage.js";
@@ -297,7 +296,9 @@ export async function checkGate(registry: CompactionRegistry, ctx: ExtensionCont
   await session.persist(ledger);
   let cut;
   try {
-    cut = planCut(ledger, { blockBytes: session.facts.blockBytes });
+    // Planned once, kept in the facts' summary parts: the compaction this gate starts for this session
+    // read (and `prepareAhead` below) finds the cut and the lineage listed instead of planning them again.
+    cut = session.facts.cut(ledger);
   } catch {
     return { fire: false, reason: "nothing to compact" };
   }

@@ -25,10 +25,12 @@ import type { CodeAssigner, FoldIndexRecord, Span } from "@context-fold/seed-ind
 import {
   baseApplies,
   type BlockBytes,
+  type CutPlan,
   DEFAULT_SUMMARY_BUDGET,
   foldPrevious,
   lineagePrevious,
   parseOwnSummary,
+  prepareCut,
   prepareCutParts,
   prepareSummaryParts,
   type PreviousBase,
@@ -282,6 +284,16 @@ export class CompactionFacts {
     const held = this.#lineage;
     if (held !== undefined && held.session === session && held.bytes === session.byteLength && held.leaf === session.leafId) return held.blocks;
     return lineageBlocks(session);
+  }
+
+  /**
+   * The cut of `session` as it stands (`prepareCut`), kept in the parts with the lineage listed for it,
+   * so the compaction the gate starts for this session read plans and lists nothing again.
+   */
+  cut(session: Session): CutPlan {
+    const lineage = this.#lineageOf(session);
+    if (this.#lineage?.blocks !== lineage) this.#lineage = { session, bytes: session.byteLength, leaf: session.leafId, blocks: lineage };
+    return prepareCut(this.#parts, session, { blockBytes: this.#bytes, lineage });
   }
 
   /** The summary's parts prepared at the last turn's end (read, never made, by the hook). */

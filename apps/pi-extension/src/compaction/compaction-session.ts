@@ -183,7 +183,7 @@ export class CompactionSession {
         // Already durable on disk (written and fsynced, and the file is still there at that size).
         if (this.#written?.text === text && (await sizeOf(this.artifactsFile)) === this.#written.bytes) return;
         this.#written = undefined;
-        await writeArtifactsFile(this.artifactsFile, doc);
+        await writeArtifactsFile(this.artifactsFile, doc, text);
         this.#written = { text, bytes: Buffer.byteLength(text, "utf8"), doc };
         this.#persistedIndex = doc.lastIndex;
       });
