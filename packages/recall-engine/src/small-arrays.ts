@@ -34,12 +34,6 @@ export function smallUint32(n: number): Uint32Array {
   return at === null ? new Uint32Array(n) : new Uint32Array(at[0], at[1], n);
 }
 
-/** A zeroed Int32Array of `n` elements. */
-export function smallInt32(n: number): Int32Array {
-  const at = carve(4 * n);
-  return at === null ? new Int32Array(n) : new Int32Array(at[0], at[1], n);
-}
-
 /** A zeroed Float64Array of `n` elements. */
 export function smallFloat64(n: number): Float64Array {
   const at = carve(8 * n);
@@ -77,12 +71,8 @@ export function u32Column(bytes: Uint8Array, at: number, count: number): Uint32A
   return out;
 }
 
-/** `count` little-endian i32s of `bytes` from byte `at`, as `u32Column`. */
+/** `count` little-endian i32s of `bytes` from byte `at`, as `u32Column` (the same bits, read as signed). */
 export function i32Column(bytes: Uint8Array, at: number, count: number): Int32Array {
-  const offset = bytes.byteOffset + at;
-  if (LITTLE_ENDIAN && offset % 4 === 0) return new Int32Array(bytes.buffer, offset, count);
-  const view = new DataView(bytes.buffer, offset, 4 * count);
-  const out = smallInt32(count);
-  for (let i = 0; i < count; i++) out[i] = view.getInt32(4 * i, true);
-  return out;
+  const column = u32Column(bytes, at, count);
+  return new Int32Array(column.buffer, column.byteOffset, count);
 }

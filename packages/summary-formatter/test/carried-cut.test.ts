@@ -3,13 +3,12 @@
 // a last turn long enough that the cut splits it and then moves on inside it, a context edit of an
 // earlier message, a compaction appended, a branch back to an earlier entry. Each step also says whether
 // it was carried on or made whole, so a carry reused where it no longer applies fails here (issue 25).
-import { createFactsAccumulator } from "@context-fold/extractors";
 import { readSession, updateSession } from "@context-fold/ledger-reader";
 import { compactSession, compactWithFacts, type CutPlan, planCut, prepareCutParts, SummaryParts } from "@context-fold/summary-formatter";
 import { tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
 import { SLOT } from "../src/summary-parts.js";
-import { importerSession } from "./pi-session.js";
+import { factsBefore, importerSession } from "./pi-session.js";
 
 const NOW = "2026-03-01T10:00:00.000Z";
 
@@ -49,11 +48,7 @@ describe("a cut carried from one turn's end to the next", () => {
       how.push(`${name}: ${parts.cutCarry?.context.grown === true ? "carried" : "whole"}${plan.splitTurn ? ", split" : ""}`);
       if (plan.splitTurn) splitAt.add(plan.firstKeptEntryId);
       if (!compact) return;
-      const extracted = (plan: CutPlan): { facts: ReturnType<ReturnType<typeof createFactsAccumulator>["facts"]>; artifacts: ReturnType<ReturnType<typeof createFactsAccumulator>["artifacts"]> } => {
-        const acc = createFactsAccumulator({ cwd: session.header.cwd });
-        acc.add(plan.lineageBefore);
-        return { facts: acc.facts(), artifacts: acc.artifacts() };
-      };
+      const extracted = (plan: CutPlan): ReturnType<typeof factsBefore> => factsBefore(plan, session.header.cwd);
       expect(compactWithFacts(session, extracted, { budget: 900, now: NOW, parts }), name).toEqual(compactSession(session, { budget: 900, now: NOW }));
     };
     await step("start", true);

@@ -3,7 +3,6 @@
 import { readFileSync, writeFileSync, existsSync, copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { readSession, type Session } from "@context-fold/ledger-reader";
-import { createFactsAccumulator } from "@context-fold/extractors";
 import { LINEAR_TIME_MS, tempDir } from "@context-fold/test-support";
 import {
   briefLines,
@@ -19,7 +18,7 @@ import {
 } from "@context-fold/summary-formatter";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { authSession, CORRECTION, FOUNDING, piWriter } from "./pi-session.js";
+import { authSession, CORRECTION, factsBefore, FOUNDING, piWriter } from "./pi-session.js";
 import { checkRefs } from "./ref-check.js";
 
 const GOLDEN = join(import.meta.dirname, "fixtures", "golden");
@@ -115,9 +114,7 @@ describe("compactSession on a Pi-written session", () => {
     expect(entries[1]?.id).toBe(r.firstKeptEntryId);
     expect(entries.length - 1).toBe(plan.keptMessages);
     // The extension's path gives the same result from facts accumulated beforehand.
-    const acc = createFactsAccumulator(session.header.cwd === undefined ? {} : { cwd: session.header.cwd });
-    acc.add(plan.lineageBefore);
-    expect(compactWithFacts(session, { facts: acc.facts(), artifacts: acc.artifacts() }, { now: NOW })).toEqual(r);
+    expect(compactWithFacts(session, factsBefore(plan, session.header.cwd), { now: NOW })).toEqual(r);
   });
 
   it("splits a single-prompt session so a tail remains", async () => {

@@ -2,6 +2,8 @@
 // shared by the tests of this package.
 import { join } from "node:path";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
+import { createFactsAccumulator } from "@context-fold/extractors";
+import type { CutPlan } from "@context-fold/summary-formatter";
 
 export const FOUNDING = "Fix the auth bug: users can't log in after a password reset.\nStart with src/auth/session.ts and keep the public API.";
 export const CORRECTION = "No, actually keep the old signature of refreshToken.";
@@ -76,4 +78,11 @@ export function importerSession(dir: string, founding: string, batches: number):
   }
   w.user("Carry on with the next batch.");
   return w;
+}
+
+/** Facts and artifacts from scratch of the lineage before `plan`'s cut, as `compactSession` extracts them (the extension feeds the same beforehand). */
+export function factsBefore(plan: CutPlan, cwd: string | undefined): { facts: ReturnType<ReturnType<typeof createFactsAccumulator>["facts"]>; artifacts: ReturnType<ReturnType<typeof createFactsAccumulator>["artifacts"]> } {
+  const acc = createFactsAccumulator(cwd === undefined ? {} : { cwd });
+  acc.add(plan.lineageBefore);
+  return { facts: acc.facts(), artifacts: acc.artifacts() };
 }

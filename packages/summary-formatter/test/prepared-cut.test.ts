@@ -1,23 +1,17 @@
 // The cut a turn's end prepares (`prepareCutParts`: the cut, what was said outside the branch's blocks,
 // the brief of the window) is the compaction's while the session read is the same, and never another
 // read's: a compaction of the session grown since cuts afresh (issue 25: the hook's allocation per run).
-import { createFactsAccumulator } from "@context-fold/extractors";
 import { readSession, type Session, updateSession } from "@context-fold/ledger-reader";
 import { compactSession, compactWithFacts, type CutPlan, prepareCutParts, SummaryParts } from "@context-fold/summary-formatter";
 import { tempDir } from "@context-fold/test-support";
 import { describe, expect, it } from "vitest";
-import { importerSession } from "./pi-session.js";
+import { factsBefore, importerSession } from "./pi-session.js";
 
 const NOW = "2026-03-01T10:00:00.000Z";
 
 /** Facts from scratch of the lineage before the cut, as `compactSession` takes them. */
-function extracted(session: Session): (plan: CutPlan) => ReturnType<typeof factsOf> {
-  return (plan) => factsOf(session, plan);
-}
-function factsOf(session: Session, plan: CutPlan): { facts: ReturnType<ReturnType<typeof createFactsAccumulator>["facts"]>; artifacts: ReturnType<ReturnType<typeof createFactsAccumulator>["artifacts"]> } {
-  const acc = createFactsAccumulator({ cwd: session.header.cwd });
-  acc.add(plan.lineageBefore);
-  return { facts: acc.facts(), artifacts: acc.artifacts() };
+function extracted(session: Session): (plan: CutPlan) => ReturnType<typeof factsBefore> {
+  return (plan) => factsBefore(plan, session.header.cwd);
 }
 
 describe("a cut prepared at a turn's end", () => {

@@ -5,12 +5,12 @@
 // Sessions are written by Pi's own SessionManager; the damage is the masking kind seen in real files (a
 // `\n` escape whose letter was overwritten, leaving a lone backslash).
 import { readFileSync, writeFileSync } from "node:fs";
-import { createFactsAccumulator, createSaidAlong, cutOffBlocks, type SaidCarry, saidElsewhere, saidElsewhereOn } from "@context-fold/extractors";
+import { createSaidAlong, cutOffBlocks, type SaidCarry, saidElsewhere, saidElsewhereOn } from "@context-fold/extractors";
 import { readSession, readSessionShape, type Session, streamLineage, updateSession } from "@context-fold/ledger-reader";
 import { tempDir } from "@context-fold/test-support";
 import { compactSession, compactSessionStreamed, compactWithFacts, type CutPlan, prepareCutParts, SummaryParts } from "@context-fold/summary-formatter";
 import { describe, expect, it } from "vitest";
-import { piWriter, type PiWriter } from "./pi-session.js";
+import { factsBefore, piWriter, type PiWriter } from "./pi-session.js";
 
 const NOW = "2026-03-01T10:00:00.000Z";
 const BEFORE_BREAK = "The billing service lives in ~/work/ledgerly and its staging database is ledger-stage-3 on port 6543.";
@@ -252,11 +252,7 @@ describe("a prompt kept only by an extension's custom entry", () => {
     const w = sessionWithLostPrompt(tempDir(), LOST);
     const parts = new SummaryParts();
     let session = await readSession(w.file);
-    const facts = (plan: CutPlan): { facts: ReturnType<ReturnType<typeof createFactsAccumulator>["facts"]>; artifacts: ReturnType<ReturnType<typeof createFactsAccumulator>["artifacts"]> } => {
-      const acc = createFactsAccumulator({ cwd: session.header.cwd });
-      acc.add(plan.lineageBefore);
-      return { facts: acc.facts(), artifacts: acc.artifacts() };
-    };
+    const facts = (plan: CutPlan): ReturnType<typeof factsBefore> => factsBefore(plan, session.header.cwd);
     const steps: (() => void)[] = [
       () => w.sm.appendCustomEntry(TRACKER, route("Check the screenshots are in the notes.")),
       () => w.user("Check the screenshots are in the notes."),
