@@ -359,8 +359,22 @@ const lineCost = (s: string): number => utf8Bytes(s) + 12;
 const textCost = (item: { readonly text: string }): number => lineCost(item.text);
 const pathCost = (item: { readonly path: string }): number => lineCost(item.path);
 const subjectCost = (item: { readonly subject: string }): number => lineCost(item.subject);
-const previousCost = (p: PreviousSummaryDoc): number => sum(p.lines);
+const previousCost = (p: PreviousSummaryDoc): number => {
+  const held = previousCosts.get(p);
+  if (held !== undefined) return held;
+  const n = sum(p.lines);
+  previousCosts.set(p, n);
+  return n;
+};
 const catalogCost = (c: CatalogFile): number => sum(c.lines) + lineCost(c.path);
+
+/**
+ * Each previous summary's summed line costs, by summary, within the build running (summary-parts.ts'
+ * `buildCache`): trimming the previous summaries to their share measures the list again after every
+ * step, and a step replaces one summary (clipped) and keeps the others, so only that one is summed again
+ * (not every line of every summary per step: a session compacted hundreds of times has hundreds).
+ */
+const previousCosts = buildCache<number>();
 
 /** `cost` of each item, in order. */
 function costs<T>(items: readonly T[], cost: (item: T) => number): number[] {
