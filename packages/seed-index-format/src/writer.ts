@@ -191,27 +191,37 @@ export class SpanTexts {
    */
   joined(path: string, spans: readonly Span[]): Buffer {
     const kept = this.#spans;
+    const ends = this.#ends;
     let same = 0;
     while (same < kept.length && same < spans.length && kept[same] === spans[same]) same += 1;
+    // Each added span's bytes counted once, as its text is taken: they give where it ends and the bytes
+    // of all of them (the joined text is encoded once, never measured again whole). Nothing kept changes
+    // until every added span is checked: a span that throws leaves the last call's bytes as they were.
     const texts: string[] = [];
-    for (let index = same; index < spans.length; index++) texts.push(this.text(path, spans[index] as Span, index));
-    let at = same === 0 ? 0 : (this.#ends[same - 1] as number);
-    const added = `${same === 0 || texts.length === 0 ? "" : ","}${texts.join(",")}`;
-    const end = at + Buffer.byteLength(added, "utf8");
+    const added: number[] = [];
+    const start = same === 0 ? 0 : (ends[same - 1] as number);
+    let at = start;
+    for (let index = same; index < spans.length; index++) {
+      const text = this.text(path, spans[index] as Span, index);
+      texts.push(text);
+      at += (index === 0 ? 0 : 1) + Buffer.byteLength(text, "utf8");
+      added.push(at);
+    }
+    const end = at;
+    kept.length = same;
+    ends.length = same;
+    for (let i = 0; i < added.length; i++) {
+      kept.push(spans[same + i] as Span);
+      ends.push(added[i] as number);
+    }
     if (end > this.#bytes.length) {
-      // Room to grow: the next records list these spans and a few more.
-      const grown = Buffer.allocUnsafe(Math.max(end, Math.ceil(this.#bytes.length * 1.5)));
-      this.#bytes.copy(grown, 0, 0, at);
+      // Room to grow: the next records list these spans and a few more (an eighth more at the first, so
+      // the next record's few added spans do not copy all of them into a larger buffer).
+      const grown = Buffer.allocUnsafe(Math.max(end + (end >> 3), Math.ceil(this.#bytes.length * 1.5)));
+      this.#bytes.copy(grown, 0, 0, start);
       this.#bytes = grown;
     }
-    this.#bytes.write(added, at, "utf8");
-    kept.length = same;
-    this.#ends.length = same;
-    texts.forEach((text, i) => {
-      at += (same + i === 0 ? 0 : 1) + Buffer.byteLength(text, "utf8");
-      kept.push(spans[same + i] as Span);
-      this.#ends.push(at);
-    });
+    if (texts.length > 0) this.#bytes.write(`${same === 0 ? "" : ","}${texts.join(",")}`, start, "utf8");
     return this.#bytes.subarray(0, end);
   }
 }

@@ -95,5 +95,15 @@ describe("appendNextRecord with span texts", () => {
     await expect(appendNextRecord(file, (seq) => ({ ...record, seq, spans: [...record.spans, badSpan] }), { spanTexts: texts })).rejects.toThrow(InvalidRecordError);
     await expect(appendNextRecord(file, (seq) => ({ ...record, seq, harness: "" as never }), { spanTexts: texts })).rejects.toThrow(InvalidRecordError);
     expect(readFileSync(file, "utf8")).toBe(before);
+    // A span refused after valid ones leaves the texts as they were: the next record, listing the same
+    // spans and valid ones after them, is the line a writer without span texts appends.
+    const more = { ...(record.spans[0] as Span), turn: 99 };
+    await expect(appendNextRecord(file, (seq) => ({ ...record, seq, spans: [...record.spans, more, badSpan] }), { spanTexts: texts })).rejects.toThrow(InvalidRecordError);
+    expect(readFileSync(file, "utf8")).toBe(before);
+    const plain = nextFile();
+    await appendNextRecord(plain, (seq) => ({ ...record, seq }));
+    await appendNextRecord(plain, (seq) => ({ ...record, seq, spans: [...record.spans, more, more] }));
+    await appendNextRecord(file, (seq) => ({ ...record, seq, spans: [...record.spans, more, more] }), { spanTexts: texts });
+    expect(readFileSync(file, "utf8")).toBe(readFileSync(plain, "utf8"));
   });
 });
