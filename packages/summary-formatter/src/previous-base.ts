@@ -45,23 +45,29 @@ const NO_FOOTER: FooterDoc = { at: "", messages: 0, windowTokens: 0, summaryToke
  * from the file — stays in its summary's sections instead of being lifted. Pure.
  */
 export function foldPrevious(previous: readonly PreviousSummaryInput[], cwd: string | undefined, covers: boolean, entryIds: readonly string[] = []): PreviousBase {
+  // The latest of ours is the base, whatever came before it (it restates it): found from the end, so the
+  // summaries before it are neither read nor merged (a long session's hundreds of foreign ones).
   let doc: SummaryDoc | null = null;
-  let ownBase = false;
-  let foreign = 0;
-  for (const p of previous) {
+  let from = 0;
+  for (let i = previous.length - 1; i >= 0; i--) {
+    const p = previous[i] as PreviousSummaryInput;
     // Marked as ours but damaged: null, taken as foreign below, never dropped.
     const own = p.parsed !== undefined ? p.parsed : parseOwnSummary(p.text);
     if (own !== null) {
       doc = own;
-      ownBase = true;
-      foreign = 0;
-    } else {
-      let end = p.text.length;
-      while (end > 0 && p.text.charCodeAt(end - 1) === 10) end--;
-      const next = foreignDoc(p.text.slice(0, end), p.label, p.index, NO_FOOTER, cwd, !covers);
-      doc = doc === null ? next : mergeSummaries(doc, next);
-      foreign++;
+      from = i + 1;
+      break;
     }
+  }
+  const ownBase = doc !== null;
+  let foreign = 0;
+  for (let i = from; i < previous.length; i++) {
+    const p = previous[i] as PreviousSummaryInput;
+    let end = p.text.length;
+    while (end > 0 && p.text.charCodeAt(end - 1) === 10) end--;
+    const next = foreignDoc(p.text.slice(0, end), p.label, p.index, NO_FOOTER, cwd, !covers);
+    doc = doc === null ? next : mergeSummaries(doc, next);
+    foreign++;
   }
   return { doc, ownBase, foreign, entryIds, cwd, covers };
 }
