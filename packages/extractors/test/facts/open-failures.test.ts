@@ -32,6 +32,32 @@ describe("failure lines in a clean-exit output", () => {
     expect(open(extractFacts(b.blocks)).map((o) => o.text)).toEqual([`cat /var/log/b.log → ${fatal}`]);
   });
 
+  it("finds each kind of failure line, wherever it sits in the output (the literals an output is first looked for)", () => {
+    // One line per literal a failure line must hold (shell-outcomes.ts' STRONG_LITERALS).
+    const lines = [
+      "2026-07-13 12:01:00 ERROR could not reach the database",
+      "server: failed to start listener on :8080",
+      "config: FAILED to load settings.toml",
+      "Fatal error: out of memory",
+      "2026-07-13 12:01:00 FATAL: could not bind to port 5432",
+      "PANIC: TypeError: heap corrupted",
+      "panic: runtime error: index out of range [3] with length 3",
+      "Traceback (most recent call last):",
+      "Segmentation fault",
+      "Aborted (core dumped)",
+      "Uncaught TypeError: cannot read properties of undefined",
+      "Unhandled promise rejection: connection reset",
+      "Migration 0007_add_index failed: relation already exists",
+    ];
+    const filler = (n: number, at: number) => Array.from({ length: n }, (_, i) => `[step ${String(at + i)}] compiled src/module-${String(i % 37)}.ts in ${String(i % 90)} ms ok`);
+    lines.forEach((line, k) => {
+      // First, in the middle, last.
+      const before = [0, 40, 80][k % 3] ?? 0;
+      const b = new BlockBuilder().user("start the service").bash(`./run-${String(k)}.sh`, [...filler(before, 0), line, ...filler(80 - before, before)].join("\n"));
+      expect(open(extractFacts(b.blocks)).map((o) => o.text), line).toEqual([`./run-${String(k)}.sh → ${line}`]);
+    });
+  });
+
   it("resolves them when the same command later runs clean of them", () => {
     const b = new BlockBuilder()
       .user("run the migration")
