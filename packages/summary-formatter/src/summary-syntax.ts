@@ -62,9 +62,10 @@ export function flat(text: string): string {
 }
 
 /**
- * Whether `flat` would leave `text` as it is, decided without a copy for the common case: printable
- * ASCII (U+0021–U+007E is never whitespace) with single inner spaces and none at either end. Any other
- * character (tab, newline, non-ASCII, which may be whitespace) answers false, and the regex decides.
+ * Whether `flat` would leave `text` as it is, decided without a copy for the common case: characters
+ * that are never whitespace (printable ASCII, and every other one but those `mayBeSpace` names) with
+ * single inner spaces and none at either end. Any other character (tab, newline, a Unicode space) answers
+ * false, and the regex decides.
  */
 function isFlat(text: string): boolean {
   const last = text.length - 1;
@@ -72,9 +73,20 @@ function isFlat(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c === 32) {
       if (i === 0 || i === last || text.charCodeAt(i + 1) === 32) return false;
-    } else if (c < 33 || c > 126) return false;
+    } else if (c < 33 || (c > 126 && mayBeSpace(c))) return false;
   }
   return true;
+}
+
+/**
+ * Whether a character above U+007E may be whitespace to `\s` (and `trim`): U+007F–U+00A0, U+1680, U+180E,
+ * U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF, a superset of the spaces and line
+ * terminators JavaScript knows (a few non-spaces among them, which the regex then decides). Every other
+ * one (an arrow, an ellipsis, a letter, half of an emoji) is never whitespace: a summary line holding
+ * "→" or "…" takes the shortcut too.
+ */
+function mayBeSpace(c: number): boolean {
+  return c <= 0xa0 || c === 0x1680 || c === 0x180e || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
 /**

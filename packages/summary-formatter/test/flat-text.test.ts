@@ -30,8 +30,15 @@ describe("flat", () => {
     for (const text of texts) expect(flat(text), JSON.stringify(text)).toBe(byRegex(text));
   });
 
+  it("equals the regex for every UTF-16 code unit, alone, between letters, doubled and next to a space", () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      for (const text of [ch, `a${ch}b`, `a${ch}${ch}b`, `a ${ch}b`, `${ch} a`]) if (flat(text) !== byRegex(text)) expect(flat(text), JSON.stringify(text)).toBe(byRegex(text));
+    }
+  });
+
   it("equals the regex on generated mixes of letters, spaces and other whitespace", () => {
-    const alphabet = ["a", "Z", " ", " ", "\t", "\n", "\r", "\u00a0", "\u2009", "é", "~", "\u0000", "\u007f"];
+    const alphabet = ["a", "Z", " ", " ", "\t", "\n", "\r", "\u00a0", "\u2009", "é", "~", "\u0000", "\u007f", "→", "…", "\u2028", "\u3000", "\ufeff", "\u200b", "\u0085", "\ud83d", "\ude00"];
     let seed = 7;
     const next = (): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
