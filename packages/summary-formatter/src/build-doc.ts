@@ -18,7 +18,7 @@ import type {
 } from "./summary-doc.js";
 import { ITEM, itemOf, keep, keepSame, reuse, SLOT } from "./summary-parts.js";
 import { statementLine } from "./statement-line.js";
-import { flat, oneLine } from "./summary-syntax.js";
+import { flat, isFlat, oneLine } from "./summary-syntax.js";
 
 /** Characters kept of one-line items (scope changes, preferences, turns, outstanding, status). */
 export const LINE_MAX = 300;
@@ -29,7 +29,16 @@ const SYMBOL_OK = /^[^\s,()]+$/;
 const STATUS_RANK = { modified: 0, created: 1, read: 2 } as const;
 
 /** Remembered per text: each compaction of a session renders mostly the same items again. */
-const line = memoizeText((text) => oneLine(text, LINE_MAX));
+const lineMemo = memoizeText((text) => oneLine(text, LINE_MAX));
+
+/**
+ * `oneLine(text, LINE_MAX)`: a text already one line and short enough is its own line, told by one scan,
+ * without a lookup (a long session's thousands of turn lines would otherwise turn the memory over at
+ * every compaction, each lookup missing); any other is remembered.
+ */
+function line(text: string): string {
+  return text.length <= LINE_MAX && isFlat(text) ? text : lineMemo(text);
+}
 const isListable = (s: string): boolean => s !== "" && !s.includes(", ") && !s.includes("\n");
 
 /**
@@ -123,7 +132,8 @@ function fileItems(list: SessionFacts["files"]): FileItem[] {
  * A catalog's signature line made flat, remembered: the catalog is ordered by recency, so a turn that
  * touches a file makes it again, with the same lines (the same strings) at other places.
  */
-const flatSignature = memoizeText(flat);
+const flatSignatureMemo = memoizeText(flat);
+const flatSignature = (text: string): string => (isFlat(text) ? text : flatSignatureMemo(text));
 
 function catalogOf(list: SessionFacts["typeCatalog"]): CatalogFile[] {
   const catalog: CatalogFile[] = [];

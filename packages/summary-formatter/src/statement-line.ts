@@ -4,7 +4,7 @@
 // at twice that length, its closing — people state the ask around what they paste, and often last
 // ("<log> … is this true for hooks as well? then we should document it").
 import { memoizeText } from "@context-fold/extractors";
-import { clip, flat } from "./summary-syntax.js";
+import { clip, flat, isFlat } from "./summary-syntax.js";
 
 /** Characters a statement line keeps (before its `(#N)` ref). */
 export const STATEMENT_MAX = 400;
@@ -119,7 +119,9 @@ function headAndTail(text: string, max: number): string {
  * default width remembered per text, since every compaction of a session renders the same statements.
  */
 export function statementLine(text: string, max = STATEMENT_MAX): string {
-  return max === STATEMENT_MAX ? defaultWidth(text) : lineOf(text, max);
+  // A statement already one line and short enough is its own line (`lineOf`), told by one scan without a lookup.
+  if (max === STATEMENT_MAX) return text.length <= STATEMENT_MAX && isFlat(text) ? text : defaultWidth(text);
+  return lineOf(text, max);
 }
 
 const defaultWidth = memoizeText((text) => lineOf(text, STATEMENT_MAX));
