@@ -65,6 +65,28 @@ describe("appendNextRecord with span texts", () => {
     );
   });
 
+  it("appends the bytes JSON.stringify gives for records whose other fields hold what it writes apart (toJSON, undefined, functions, non-ASCII)", async () => {
+    const [record] = fc.sample(recordArb().filter((r) => r.spans.length >= 1), { numRuns: 1, seed: 11 }) as [FoldIndexRecord];
+    const when = { toJSON: (key: string) => `at ${key}` };
+    const extras: Record<string, unknown>[] = [
+      { userMessages: [{ turn: 1, firstLine: "keep the old signature — other callers depend on it 😀" }, { turn: 2, firstLine: "plain" }] },
+      { notes: [1, "two", null, undefined, () => 3, Symbol("s"), [4, undefined], { deep: [when] }, Number.NaN] },
+      { notes: [when, "x"] },
+      { stamp: when },
+      { skipped: undefined, fn: () => 1 },
+      { nested: { list: [undefined, when] }, empty: [] },
+    ];
+    for (const extra of extras) {
+      const plain = nextFile();
+      const cached = nextFile();
+      const texts = new SpanTexts();
+      const withExtra = { ...record, ...extra } as FoldIndexRecord;
+      await appendNextRecord(plain, (seq) => ({ ...withExtra, seq }));
+      await appendNextRecord(cached, (seq) => ({ ...withExtra, seq }), { spanTexts: texts });
+      expect(readFileSync(cached, "utf8"), Object.keys(extra).join(",")).toBe(readFileSync(plain, "utf8"));
+    }
+  });
+
   it("reads a span again only when it is a new one", async () => {
     const [record] = fc.sample(recordArb().filter((r) => r.spans.length >= 2), { numRuns: 1, seed: 29 }) as [FoldIndexRecord];
     const reads = { n: 0 };
