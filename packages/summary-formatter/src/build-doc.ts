@@ -18,7 +18,7 @@ import type {
 } from "./summary-doc.js";
 import { ITEM, itemOf, keep, keepSame, reuse, SLOT } from "./summary-parts.js";
 import { statementLine } from "./statement-line.js";
-import { flat, isFlat, oneLine } from "./summary-syntax.js";
+import { flat, oneLine } from "./summary-syntax.js";
 
 /** Characters kept of one-line items (scope changes, preferences, turns, outstanding, status). */
 export const LINE_MAX = 300;
@@ -28,17 +28,16 @@ export const SYMBOLS_PER_FILE = 8;
 const SYMBOL_OK = /^[^\s,()]+$/;
 const STATUS_RANK = { modified: 0, created: 1, read: 2 } as const;
 
-/** Remembered per text: each compaction of a session renders mostly the same items again. */
-const lineMemo = memoizeText((text) => oneLine(text, LINE_MAX));
-
 /**
- * `oneLine(text, LINE_MAX)`: a text already one line and short enough is its own line, told by one scan,
- * without a lookup (a long session's thousands of turn lines would otherwise turn the memory over at
- * every compaction, each lookup missing); any other is remembered.
+ * Texts `line` and `statementLine` remember: a long session's items (a turn line per user message, its
+ * statements, outstanding items, commits) at every compaction. More than the default, so the bench's
+ * 100 MB session (~6k turns) does not turn the memory over at each compaction (a lookup that misses
+ * costs the lookups and the line made again; two generations of 4096 missed every turn line there).
  */
-function line(text: string): string {
-  return text.length <= LINE_MAX && isFlat(text) ? text : lineMemo(text);
-}
+const LINE_MEMORY = 16_384;
+
+/** Remembered per text: each compaction of a session renders mostly the same items again. */
+const line = memoizeText((text) => oneLine(text, LINE_MAX), LINE_MEMORY);
 const isListable = (s: string): boolean => s !== "" && !s.includes(", ") && !s.includes("\n");
 
 /**
@@ -132,8 +131,7 @@ function fileItems(list: SessionFacts["files"]): FileItem[] {
  * A catalog's signature line made flat, remembered: the catalog is ordered by recency, so a turn that
  * touches a file makes it again, with the same lines (the same strings) at other places.
  */
-const flatSignatureMemo = memoizeText(flat);
-const flatSignature = (text: string): string => (isFlat(text) ? text : flatSignatureMemo(text));
+const flatSignature = memoizeText(flat);
 
 function catalogOf(list: SessionFacts["typeCatalog"]): CatalogFile[] {
   const catalog: CatalogFile[] = [];

@@ -4,8 +4,10 @@
 // at twice that length, its closing — people state the ask around what they paste, and often last
 // ("<log> … is this true for hooks as well? then we should document it").
 import { memoizeText } from "@context-fold/extractors";
-import { clip, flat, isFlat } from "./summary-syntax.js";
+import { clip, flat } from "./summary-syntax.js";
 
+/** Statement lines remembered (as build-doc.ts' LINE_MEMORY: a long session's statements, at every compaction). */
+const STATEMENT_MEMORY = 16_384;
 /** Characters a statement line keeps (before its `(#N)` ref). */
 export const STATEMENT_MAX = 400;
 /** Characters of a message read: a 1 MB paste costs what its head and tail cost. */
@@ -119,12 +121,10 @@ function headAndTail(text: string, max: number): string {
  * default width remembered per text, since every compaction of a session renders the same statements.
  */
 export function statementLine(text: string, max = STATEMENT_MAX): string {
-  // A statement already one line and short enough is its own line (`lineOf`), told by one scan without a lookup.
-  if (max === STATEMENT_MAX) return text.length <= STATEMENT_MAX && isFlat(text) ? text : defaultWidth(text);
-  return lineOf(text, max);
+  return max === STATEMENT_MAX ? defaultWidth(text) : lineOf(text, max);
 }
 
-const defaultWidth = memoizeText((text) => lineOf(text, STATEMENT_MAX));
+const defaultWidth = memoizeText((text) => lineOf(text, STATEMENT_MAX), STATEMENT_MEMORY);
 
 function lineOf(text: string, max: number): string {
   const src = text.length > READ_HEAD + READ_TAIL ? `${text.slice(0, READ_HEAD)}\n${text.slice(text.length - READ_TAIL)}` : text;

@@ -67,7 +67,7 @@ export function flat(text: string): string {
  * single inner spaces and none at either end. Any other character (tab, newline, a Unicode space) answers
  * false, and the regex decides.
  */
-export function isFlat(text: string): boolean {
+function isFlat(text: string): boolean {
   const last = text.length - 1;
   for (let i = 0; i <= last; i++) {
     const c = text.charCodeAt(i);
