@@ -286,13 +286,16 @@ function recordJson(record: Record<string, unknown>): string {
   for (const key of Object.keys(record)) {
     const value = record[key];
     if (typeof value === "object" && value !== null && hasToJson(value)) return JSON.stringify(record);
-    const text = Array.isArray(value) ? arrayJson(value) : JSON.stringify(value);
+    const text = Array.isArray(value) && value.length >= ITEM_BY_ITEM ? arrayJson(value) : JSON.stringify(value);
     if (text === undefined) return JSON.stringify(record);
     out += `${first ? "" : ","}${JSON.stringify(key)}:${text}`;
     first = false;
   }
   return `${out}}`;
 }
+
+/** Arrays at least this long are written item by item (shorter ones are as fast whole). */
+const ITEM_BY_ITEM = 1024;
 
 /** `JSON.stringify(items)` item by item (see `recordJson`); undefined when an item has `toJSON`. */
 function arrayJson(items: readonly unknown[]): string | undefined {

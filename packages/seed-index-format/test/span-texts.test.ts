@@ -68,10 +68,13 @@ describe("appendNextRecord with span texts", () => {
   it("appends the bytes JSON.stringify gives for records whose other fields hold what it writes apart (toJSON, undefined, functions, non-ASCII)", async () => {
     const [record] = fc.sample(recordArb().filter((r) => r.spans.length >= 1), { numRuns: 1, seed: 11 }) as [FoldIndexRecord];
     const when = { toJSON: (key: string) => `at ${key}` };
+    // Long arrays are written item by item (the writer's ITEM_BY_ITEM), short ones whole: both here.
+    const long = (items: unknown[]): unknown[] => [...items, ...Array.from({ length: 1100 }, (_, i) => (i % 2 === 0 ? `pad ${String(i)}` : { i }))];
     const extras: Record<string, unknown>[] = [
-      { userMessages: [{ turn: 1, firstLine: "keep the old signature — other callers depend on it 😀" }, { turn: 2, firstLine: "plain" }] },
+      { userMessages: Array.from({ length: 1100 }, (_, i) => ({ turn: i, firstLine: i % 3 === 0 ? `keep the old signature — other callers depend on it 😀 ${String(i)}` : `plain ${String(i)}` })) },
+      { notes: long([1, "two", null, undefined, () => 3, Symbol("s"), [4, undefined], { deep: [when] }, Number.NaN]) },
       { notes: [1, "two", null, undefined, () => 3, Symbol("s"), [4, undefined], { deep: [when] }, Number.NaN] },
-      { notes: [when, "x"] },
+      { notes: long([when, "x"]) },
       { stamp: when },
       { skipped: undefined, fn: () => 1 },
       { nested: { list: [undefined, when] }, empty: [] },
