@@ -74,8 +74,38 @@ function unionStatements(a: readonly StatementItem[], b: readonly StatementItem[
   return [...byKey.values()].sort(ascendingIndex);
 }
 
-/** Turns by the #N that opened them; the newer one-liner wins (a turn still running last time grew since). */
+/** Each #N after the one before it (no #N twice): what both lists of a summary's turns are. */
+function strictlyAscending(list: readonly LineItem[]): boolean {
+  for (let k = 1; k < list.length; k++) if (!((list[k - 1] as LineItem).index < (list[k] as LineItem).index)) return false;
+  return true;
+}
+
+/**
+ * Turns by the #N that opened them; the newer one-liner wins (a turn still running last time grew since).
+ * Two lists each in #N order (as summaries hold them) are merged in one walk: the same turns in the same
+ * order as the map sorted below gives (its keys are distinct), without sorting a long session's thousands.
+ */
 function unionTurns(a: readonly LineItem[], b: readonly LineItem[]): LineItem[] {
+  if (strictlyAscending(a) && strictlyAscending(b)) {
+    const out: LineItem[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < a.length && j < b.length) {
+      const x = a[i] as LineItem;
+      const y = b[j] as LineItem;
+      if (x.index < y.index) {
+        out.push(x);
+        i += 1;
+      } else {
+        out.push(y);
+        j += 1;
+        if (x.index === y.index) i += 1;
+      }
+    }
+    for (; i < a.length; i++) out.push(a[i] as LineItem);
+    for (; j < b.length; j++) out.push(b[j] as LineItem);
+    return out;
+  }
   const byIndex = new Map<number, LineItem>();
   for (const t of a) byIndex.set(t.index, t);
   for (const t of b) byIndex.set(t.index, t);
