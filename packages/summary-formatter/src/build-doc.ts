@@ -17,7 +17,7 @@ import type {
   VerbatimItem,
 } from "./summary-doc.js";
 import { ITEM, itemOf, keep, keepSame, reuse, SLOT } from "./summary-parts.js";
-import { statementLine } from "./statement-line.js";
+import { LINE_MEMORY, statementLine } from "./statement-line.js";
 import { flat, oneLine } from "./summary-syntax.js";
 
 /** Characters kept of one-line items (scope changes, preferences, turns, outstanding, status). */
@@ -27,14 +27,6 @@ export const SYMBOLS_PER_FILE = 8;
 
 const SYMBOL_OK = /^[^\s,()]+$/;
 const STATUS_RANK = { modified: 0, created: 1, read: 2 } as const;
-
-/**
- * Texts `line` and `statementLine` remember: a long session's items (a turn line per user message, its
- * statements, outstanding items, commits) at every compaction. More than the default, so the bench's
- * 100 MB session (~6k turns) does not turn the memory over at each compaction (a lookup that misses
- * costs the lookups and the line made again; two generations of 4096 missed every turn line there).
- */
-const LINE_MEMORY = 16_384;
 
 /** Remembered per text: each compaction of a session renders mostly the same items again. */
 const line = memoizeText((text) => oneLine(text, LINE_MAX), LINE_MEMORY);

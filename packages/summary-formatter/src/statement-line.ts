@@ -6,8 +6,13 @@
 import { memoizeText } from "@context-fold/extractors";
 import { clip, flat } from "./summary-syntax.js";
 
-/** Statement lines remembered (as build-doc.ts' LINE_MEMORY: a long session's statements, at every compaction). */
-const STATEMENT_MEMORY = 16_384;
+/**
+ * Texts a summary's line memories hold (statement lines here, build-doc.ts' turn and item lines): a long
+ * session's items at every compaction. More than memoizeText's default, so the bench's 100 MB session
+ * (~6k turns) does not turn a memory over at each compaction (a lookup that misses costs the lookup and
+ * the line made again; two generations of 4096 missed every turn line there).
+ */
+export const LINE_MEMORY = 16_384;
 /** Characters a statement line keeps (before its `(#N)` ref). */
 export const STATEMENT_MAX = 400;
 /** Characters of a message read: a 1 MB paste costs what its head and tail cost. */
@@ -124,7 +129,7 @@ export function statementLine(text: string, max = STATEMENT_MAX): string {
   return max === STATEMENT_MAX ? defaultWidth(text) : lineOf(text, max);
 }
 
-const defaultWidth = memoizeText((text) => lineOf(text, STATEMENT_MAX), STATEMENT_MEMORY);
+const defaultWidth = memoizeText((text) => lineOf(text, STATEMENT_MAX), LINE_MEMORY);
 
 function lineOf(text: string, max: number): string {
   const src = text.length > READ_HEAD + READ_TAIL ? `${text.slice(0, READ_HEAD)}\n${text.slice(text.length - READ_TAIL)}` : text;

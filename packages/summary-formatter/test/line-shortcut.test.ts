@@ -1,6 +1,6 @@
-// A text already one line and short enough is its own line, told without a lookup (build-doc.ts' `line`,
-// statement-line.ts' `statementLine`): the items made that way are the ones the full rule makes, at the
-// limits and past them, with and without whitespace to flatten or characters beyond ASCII.
+// Turn lines (build-doc.ts' `line`) and statement lines (statement-line.ts' `statementLine`), remembered
+// per text, are the ones the full rule makes: at the limits and past them, with and without whitespace to
+// flatten or characters beyond ASCII, and the same when asked again.
 import { createFactsAccumulator, type SessionFacts } from "@context-fold/extractors";
 import { lineageBlocks, readSession } from "@context-fold/ledger-reader";
 import { tempDir } from "@context-fold/test-support";
