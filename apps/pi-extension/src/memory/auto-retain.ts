@@ -1,7 +1,10 @@
-// Auto-retain: after every turn, what the session added that is worth remembering (retain-items.ts)
-// goes into the outbox and the outbox is flushed — off Pi's path (the handler returns at once; the
-// work is queued per session, so two turns never extract at the same time). Each turn feeds only the
-// lineage blocks it added to the facts kept for the session; a branch switch starts them again.
+// Auto-retain: after every agent run (`agent_end`: the user's prompt answered), what the session added
+// that is worth remembering (retain-items.ts) goes into the outbox and the outbox is flushed — off
+// Pi's path (the handler returns at once; the work is queued per session, so two runs never extract at
+// the same time). Each run feeds only the lineage blocks it added to the facts kept for the session; a
+// branch switch starts them again. Not `turn_end`: in Pi 1.6 that is an actionable boundary, and while
+// any extension handles it Pi copies the whole branch into a preview session and projects it before
+// and after each handler, on every model turn of every run (issue 29).
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { createFactsAccumulator, type FactsAccumulator } from "@context-fold/extractors";
 import { lineageBlocks, lineageBlocksAfter, type Session } from "@context-fold/ledger-reader";
@@ -52,7 +55,7 @@ export async function retainSession(service: MemoryService, runtime: SessionRunt
   return added;
 }
 
-/** Registers the turn hook; returns how to wait for a session's queued retains (shutdown). */
+/** Registers the run's-end hook; returns how to wait for a session's queued retains (shutdown). */
 export function registerAutoRetain(pi: ExtensionAPI, service: MemoryService, sessionOf: SessionOf): (runtime: SessionRuntime) => Promise<unknown> {
   const queues = new WeakMap<SessionRuntime, Promise<unknown>>();
   const run = (ctx: ExtensionContext): void => {
@@ -68,7 +71,7 @@ export function registerAutoRetain(pi: ExtensionAPI, service: MemoryService, ses
       await next;
     })().catch(() => undefined);
   };
-  pi.on("turn_end", (_event, ctx) => {
+  pi.on("agent_end", (_event, ctx) => {
     try {
       run(ctx);
     } catch {

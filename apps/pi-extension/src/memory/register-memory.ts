@@ -1,5 +1,5 @@
 // Memory across sessions, wired into Pi from one place (extension.ts calls `registerMemory`): the
-// tools at session start, auto-recall before each prompt, auto-retain after each turn, /memory, and a
+// tools at session start, auto-recall before each prompt, auto-retain after each agent run, /memory, and a
 // bounded outbox flush at shutdown. Off (nothing registered) until a bank URL is configured.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { ExtensionSettings } from "../config/settings.js";
