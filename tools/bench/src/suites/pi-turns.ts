@@ -1,6 +1,9 @@
 // A real headless Pi (issue 29's measurement): pi-ai's faux model, Pi's auto-compaction on, a 64k
-// window, TURNS turns that each run a bash command printing OUTPUT_LINES lines, three runs in one
-// process: Pi alone, Pi with context-fold, and Pi with context-fold and folding off. Per run: wall
+// window, TURNS turns that each run a bash command printing OUTPUT_LINES lines. Each run is a fresh
+// Node process (`runFresh`): Pi alone and Pi with context-fold in PAIRS pairs, the order alternated
+// pair by pair (alone first, then context-fold first, …), and Pi with context-fold and folding off
+// once. In one process a later run paid for the earlier ones (a grown heap, their garbage, code
+// compiled for them): the folded run, always in the middle, paid most. Per run: wall
 // time per turn (session.prompt until Pi is idle again, so a compaction an extension starts after a
 // run counts in its turn), the largest context the model was billed for (the prompt tokens the faux
 // provider reports: every message's role and text, chars / 4 — what a provider is sent), how many
@@ -10,9 +13,12 @@
 // The CPU row's note says what Pi held after each turn (mean and peak: the list Pi structuredClones
 // before every model call, with or without an extension) and the collections during the turns: with
 // folds Pi compacts less often, so it holds and copies more per call, and what our process keeps adds up.
+// A configuration's rows are the median of its runs' figures; the added cost is the median over the
+// pairs of the folded run's p50 minus Pi alone's in the same pair (each pair's in the note).
 // Floors: ≤ 5 ms per turn at p50 over Pi alone, the folded context peaking at ≤ 0.7× Pi alone's, no
 // model-written compaction.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { constants as perfConstants, performance, PerformanceObserver, type PerformanceObserverEntryList } from "node:perf_hooks";
@@ -34,13 +40,14 @@ const TURNS = 150;
 const OUTPUT_LINES = 360;
 const WINDOW = 64_000;
 /**
- * Which runs to make (comma-separated: alone, fold, alone-again, off, alone-uncompacted); alone, fold,
- * alone-again and off by default. `alone-again` is Pi alone once more, right after the folded run: runs
- * in one process slow down as it grows, so a second run pays for being second (0 to 1.5 ms of CPU per
- * turn measured with Pi alone twice, nothing between). The added row compares the folded run with the
- * mean of the two Pi-alone runs around it (A-B-A), and its note gives it against each.
+ * Which configurations to run (comma-separated: alone, fold, off, alone-uncompacted); alone, fold and
+ * off by default. alone and fold run PAIRS times each (see `PAIRS`), the others once.
  */
-const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,alone-again,off").split(",").map((name) => name.trim()));
+const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").split(",").map((name) => name.trim()));
+/** Pairs of runs (Pi alone, Pi with context-fold), each run a fresh process, the order alternated pair by pair: 3 unless BENCH_PI_TURNS_PAIRS says. */
+const PAIRS = Number(process.env["BENCH_PI_TURNS_PAIRS"] ?? "") >= 1 ? Math.floor(Number(process.env["BENCH_PI_TURNS_PAIRS"])) : 3;
+/** Set in a run's own process (`runFresh`): the run to make, as JSON (`RunSpec`). */
+const ONE_RUN = process.env["BENCH_PI_TURNS_ONE"];
 /** A folder for a V8 CPU profile of each run's turns (`pi-turns-<run>.cpuprofile`): Pi's work and ours, one process. */
 const PROFILE_DIR = process.env["BENCH_PI_TURNS_PROFILE"];
 /**
@@ -324,55 +331,130 @@ function heldNote(held: readonly number[]): string {
   return `${String(Math.round(mean / 1000))}k tokens on average, ${String(Math.round(Math.max(0, ...held) / 1000))}k at most`;
 }
 
+/** One run, as its own process is told it (`ONE_RUN`): `run`'s arguments, and the file it writes the `Run` to. */
+interface RunSpec {
+  readonly name: string;
+  readonly dir: string;
+  readonly withExtension: boolean;
+  readonly env: Record<string, string>;
+  readonly piCompaction: boolean;
+  readonly out: string;
+}
+
+/**
+ * `run` in a fresh Node process (this bench's entry, `--suite pi-turns`, told the run by ONE_RUN): no
+ * run pays for another's heap, garbage or compiled code. Throws when the process fails.
+ */
+function runFresh(spec: Omit<RunSpec, "out">, sizes: readonly string[], benchOut: string): Run {
+  const out = `${spec.dir}.run.json`;
+  rmSync(out, { force: true });
+  const entry = process.argv[1];
+  if (entry === undefined) throw new Error("pi-turns: the bench's entry script is unknown");
+  const child = spawnSync(process.execPath, ["--expose-gc", entry, "--suite", "pi-turns", "--sizes", sizes.join(","), "--out", benchOut], {
+    env: { ...process.env, BENCH_PI_TURNS_ONE: JSON.stringify({ ...spec, out }) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  if (child.status !== 0 || !existsSync(out)) throw new Error(`pi-turns: the ${spec.name} run failed (exit ${String(child.status)})`);
+  return JSON.parse(readFileSync(out, "utf8")) as Run;
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const p50 = (values: readonly number[]): number => quantile(values, 0.5);
+const listed = (values: readonly number[]): string => values.map((v) => String(round(v))).join(" / ");
+
 export const piTurnsSuite: BenchSuite = async (ctx) => {
-  const runs: [string, string, Run][] = [];
-  if (RUNS.has("alone")) runs.push(["alone", "Pi alone", await run("alone", join(ctx.workDir, "alone"), false, {})]);
-  if (RUNS.has("fold")) runs.push(["fold", "Pi + context-fold", await run("fold", join(ctx.workDir, "fold"), true, {})]);
-  if (RUNS.has("alone-again")) runs.push(["alone-again", "Pi alone, run again after the folded run", await run("alone-again", join(ctx.workDir, "alone-again"), false, {})]);
-  if (RUNS.has("off")) runs.push(["off", "Pi + context-fold, folding off", await run("off", join(ctx.workDir, "fold-off"), true, { CONTEXT_FOLD_ENABLED: "false" })]);
+  if (ONE_RUN !== undefined && ONE_RUN !== "") {
+    const spec = JSON.parse(ONE_RUN) as RunSpec;
+    const made = await run(spec.name, spec.dir, spec.withExtension, spec.env, spec.piCompaction);
+    writeFileSync(spec.out, JSON.stringify(made));
+    return [];
+  }
+  // The bench's --out folder (the work folder is <out>/work/<suite>).
+  const benchOut = dirname(dirname(ctx.workDir));
+  const fresh = (name: string, withExtension: boolean, env: Record<string, string> = {}, piCompaction = true): Run =>
+    runFresh({ name, dir: join(ctx.workDir, name), withExtension, env, piCompaction }, ctx.sizes, benchOut);
+  const groups: { key: string; label: string; runs: Run[] }[] = [];
+  const group = (key: string, label: string): Run[] => {
+    const runs: Run[] = [];
+    groups.push({ key, label, runs });
+    return runs;
+  };
+  const alone = RUNS.has("alone") ? group("alone", "Pi alone") : undefined;
+  const fold = RUNS.has("fold") ? group("fold", "Pi + context-fold") : undefined;
+  // Pairs, the order alternated: alone first in the first pair, context-fold first in the second, …
+  for (let pair = 1; pair <= PAIRS; pair++) {
+    const order: [Run[] | undefined, string, boolean][] = [
+      [alone, "alone", false],
+      [fold, "fold", true],
+    ];
+    if (pair % 2 === 0) order.reverse();
+    for (const [runs, name, withExtension] of order) runs?.push(fresh(`${name}-${String(pair)}`, withExtension));
+  }
+  if (RUNS.has("off")) group("off", "Pi + context-fold, folding off").push(fresh("off", true, { CONTEXT_FOLD_ENABLED: "false" }));
   // On request only: Pi alone with its compaction off, so its session grows as it does under our folds
   // (Pi clones and projects the whole session on each call): Pi's own share of the folded run's cost.
-  if (RUNS.has("alone-uncompacted")) runs.push(["alone-uncompacted", "Pi alone, compaction off", await run("alone-uncompacted", join(ctx.workDir, "alone-uncompacted"), false, {}, false)]);
+  if (RUNS.has("alone-uncompacted")) group("alone-uncompacted", "Pi alone, compaction off").push(fresh("alone-uncompacted", false, {}, false));
   const rows: BenchRow[] = [];
   const size = `${String(TURNS)} turns`;
-  for (const [, name, r] of runs) {
+  for (const { label, runs } of groups) {
+    if (runs.length === 0) continue;
+    const walls = runs.map((r) => p50(r.turnMs));
+    // The run whose wall p50 is the median's (the lower middle one of an even count) gives the details.
+    const middle = runs[walls.indexOf([...walls].sort((a, b) => a - b)[Math.floor((walls.length - 1) / 2)] as number)] as Run;
+    const each = runs.length > 1 ? `runs: ${listed(walls)} ms; ` : "";
     rows.push(
       {
         suite: "pi-turns",
-        case: `${name}: turn p50 (wall)`,
+        case: `${label}: turn p50 (wall)`,
         size,
-        value: round(quantile(r.turnMs, 0.5)),
+        value: round(median(walls)),
         unit: "ms",
-        note: `p95 ${String(round(quantile(r.turnMs, 0.95)))} ms; context peak ${String(r.peakTokens)} prompt tokens (${String(r.peakChars)} chars of message JSON); ${String(r.compactions)} compactions, ${String(r.summaryCalls)} summary requests to the model`,
+        note: `${each}p95 ${String(round(median(runs.map((r) => quantile(r.turnMs, 0.95)))))} ms; context peak ${String(middle.peakTokens)} prompt tokens (${String(middle.peakChars)} chars of message JSON); ${String(middle.compactions)} compactions, ${String(Math.max(...runs.map((r) => r.summaryCalls)))} summary requests to the model`,
       },
-      { suite: "pi-turns", case: `${name}: turn p50 (CPU, whole process)`, size, value: round(quantile(r.turnCpuMs, 0.5)), unit: "ms", note: `p95 ${String(round(quantile(r.turnCpuMs, 0.95)))} ms; at the end RSS ${String(r.rssMb)} MB, heap ${String(r.heapMb)} MB; Pi holds (and copies before each call) ${heldNote(r.heldTokens)}; collections during the turns: ${String(r.gc.minor)} minor (${String(Math.round(r.gc.minorMs))} ms), ${String(r.gc.major)} major (${String(Math.round(r.gc.majorMs))} ms)` },
+      {
+        suite: "pi-turns",
+        case: `${label}: turn p50 (CPU, whole process)`,
+        size,
+        value: round(median(runs.map((r) => p50(r.turnCpuMs)))),
+        unit: "ms",
+        note: `p95 ${String(round(median(runs.map((r) => quantile(r.turnCpuMs, 0.95)))))} ms; at the end RSS ${String(middle.rssMb)} MB, heap ${String(middle.heapMb)} MB; Pi holds (and copies before each call) ${heldNote(middle.heldTokens)}; collections during the turns: ${String(middle.gc.minor)} minor (${String(Math.round(middle.gc.minorMs))} ms), ${String(middle.gc.major)} major (${String(Math.round(middle.gc.majorMs))} ms)`,
+      },
     );
     // With an extension: the turn's CPU split into its handlers' and the rest (Pi's own work and the GC's).
-    if (r.handlerCpuMs.some((ms) => ms > 0)) {
-      const rest = r.turnCpuMs.map((ms, i) => ms - (r.handlerCpuMs[i] ?? 0));
+    if (middle.handlerCpuMs.some((ms) => ms > 0)) {
+      const rest = (r: Run): number[] => r.turnCpuMs.map((ms, i) => ms - (r.handlerCpuMs[i] ?? 0));
       rows.push({
         suite: "pi-turns",
-        case: `${name}: CPU in the extension's handlers, p50 per turn`,
+        case: `${label}: CPU in the extension's handlers, p50 per turn`,
         size,
-        value: round(quantile(r.handlerCpuMs, 0.5)),
+        value: round(median(runs.map((r) => p50(r.handlerCpuMs)))),
         unit: "ms",
-        note: `p95 ${String(round(quantile(r.handlerCpuMs, 0.95)))} ms; the rest of the turn (Pi and GC) p50 ${String(round(quantile(rest, 0.5)))} ms, p95 ${String(round(quantile(rest, 0.95)))} ms`,
+        note: `p95 ${String(round(median(runs.map((r) => quantile(r.handlerCpuMs, 0.95)))))} ms; the rest of the turn (Pi and GC) p50 ${String(round(median(runs.map((r) => p50(rest(r))))))} ms, p95 ${String(round(median(runs.map((r) => quantile(rest(r), 0.95)))))} ms`,
       });
     }
   }
-  const alone = runs.find(([key]) => key === "alone")?.[2];
-  const fold = runs.find(([key]) => key === "fold")?.[2];
-  const again = runs.find(([key]) => key === "alone-again")?.[2];
-  if (alone !== undefined && fold !== undefined) {
-    // Pi alone's p50: the mean of the runs before and after the folded one when both ran (A-B-A).
-    const base = (of: (r: Run) => readonly number[]): number => (again === undefined ? quantile(of(alone), 0.5) : (quantile(of(alone), 0.5) + quantile(of(again), 0.5)) / 2);
-    const over = (r: Run): string => `${String(round(quantile(fold.turnMs, 0.5) - quantile(r.turnMs, 0.5)))} ms, CPU ${String(round(quantile(fold.turnCpuMs, 0.5) - quantile(r.turnCpuMs, 0.5)))} ms`;
-    const baseNote = again === undefined ? "over Pi alone, run before it" : `over the mean of Pi alone run before and after it; over the run before: ${over(alone)}; over the run after: ${over(again)}`;
+  if (alone !== undefined && fold !== undefined && alone.length > 0 && alone.length === fold.length) {
+    const wall = fold.map((f, i) => p50(f.turnMs) - p50((alone[i] as Run).turnMs));
+    const cpu = fold.map((f, i) => p50(f.turnCpuMs) - p50((alone[i] as Run).turnCpuMs));
+    const first = fold[0] as Run;
+    const base = alone[0] as Run;
     rows.push(
-      { suite: "pi-turns", case: "added per turn by context-fold (p50 over Pi alone)", size, value: round(quantile(fold.turnMs, 0.5) - base((r) => r.turnMs)), unit: "ms", target: "≤ 5 ms", note: `CPU: ${String(round(quantile(fold.turnCpuMs, 0.5) - base((r) => r.turnCpuMs)))} ms; ${baseNote}` },
-      { suite: "pi-turns", case: "context peak, folded / Pi alone (prompt tokens)", size, value: round(fold.peakTokens / alone.peakTokens), unit: "ratio", target: "≤ 0.7", note: `message JSON: ${String(round(fold.peakChars / alone.peakChars))}` },
+      {
+        suite: "pi-turns",
+        case: "added per turn by context-fold (p50 over Pi alone)",
+        size,
+        value: round(median(wall)),
+        unit: "ms",
+        target: "≤ 5 ms",
+        note: `median over ${String(wall.length)} pairs of fresh processes (order alternated): ${listed(wall)} ms; CPU ${String(round(median(cpu)))} ms (${listed(cpu)})`,
+      },
+      { suite: "pi-turns", case: "context peak, folded / Pi alone (prompt tokens)", size, value: round(first.peakTokens / base.peakTokens), unit: "ratio", target: "≤ 0.7", note: `message JSON: ${String(round(first.peakChars / base.peakChars))}` },
     );
   }
-  if (fold !== undefined) rows.push({ suite: "pi-turns", case: "summary requests a model answered, Pi + context-fold", size, value: fold.summaryCalls, unit: "count", target: "0" });
+  if (fold !== undefined && fold.length > 0) rows.push({ suite: "pi-turns", case: "summary requests a model answered, Pi + context-fold", size, value: Math.max(...fold.map((r) => r.summaryCalls)), unit: "count", target: "0" });
   return rows;
 };
