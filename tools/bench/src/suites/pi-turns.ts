@@ -377,14 +377,14 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
   const benchOut = dirname(dirname(ctx.workDir));
   const fresh = (name: string, withExtension: boolean, env: Record<string, string> = {}, piCompaction = true): Run =>
     runFresh({ name, dir: join(ctx.workDir, name), withExtension, env, piCompaction }, ctx.sizes, benchOut);
-  const groups: { key: string; label: string; runs: Run[] }[] = [];
-  const group = (key: string, label: string): Run[] => {
+  const groups: { label: string; runs: Run[] }[] = [];
+  const group = (label: string): Run[] => {
     const runs: Run[] = [];
-    groups.push({ key, label, runs });
+    groups.push({ label, runs });
     return runs;
   };
-  const alone = RUNS.has("alone") ? group("alone", "Pi alone") : undefined;
-  const fold = RUNS.has("fold") ? group("fold", "Pi + context-fold") : undefined;
+  const alone = RUNS.has("alone") ? group("Pi alone") : undefined;
+  const fold = RUNS.has("fold") ? group("Pi + context-fold") : undefined;
   // Pairs, the order alternated: alone first in the first pair, context-fold first in the second, …
   for (let pair = 1; pair <= PAIRS; pair++) {
     const order: [Run[] | undefined, string, boolean][] = [
@@ -394,17 +394,17 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
     if (pair % 2 === 0) order.reverse();
     for (const [runs, name, withExtension] of order) runs?.push(fresh(`${name}-${String(pair)}`, withExtension));
   }
-  if (RUNS.has("off")) group("off", "Pi + context-fold, folding off").push(fresh("off", true, { CONTEXT_FOLD_ENABLED: "false" }));
+  if (RUNS.has("off")) group("Pi + context-fold, folding off").push(fresh("off", true, { CONTEXT_FOLD_ENABLED: "false" }));
   // On request only: Pi alone with its compaction off, so its session grows as it does under our folds
   // (Pi clones and projects the whole session on each call): Pi's own share of the folded run's cost.
-  if (RUNS.has("alone-uncompacted")) group("alone-uncompacted", "Pi alone, compaction off").push(fresh("alone-uncompacted", false, {}, false));
+  if (RUNS.has("alone-uncompacted")) group("Pi alone, compaction off").push(fresh("alone-uncompacted", false, {}, false));
   const rows: BenchRow[] = [];
   const size = `${String(TURNS)} turns`;
   for (const { label, runs } of groups) {
     if (runs.length === 0) continue;
     const walls = runs.map((r) => p50(r.turnMs));
     // The run whose wall p50 is the median's (the lower middle one of an even count) gives the details.
-    const middle = runs[walls.indexOf([...walls].sort((a, b) => a - b)[Math.floor((walls.length - 1) / 2)] as number)] as Run;
+    const middle = [...runs].sort((a, b) => p50(a.turnMs) - p50(b.turnMs))[Math.floor((runs.length - 1) / 2)] as Run;
     const each = runs.length > 1 ? `runs: ${listed(walls)} ms; ` : "";
     rows.push(
       {
