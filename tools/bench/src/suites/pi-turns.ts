@@ -14,7 +14,9 @@
 // before every model call, with or without an extension) and the collections during the turns: with
 // folds Pi compacts less often, so it holds and copies more per call, and what our process keeps adds up.
 // A configuration's rows are the median of its runs' figures; the added cost is the median over the
-// pairs of the folded run's p50 minus Pi alone's in the same pair (each pair's in the note).
+// pairs of the folded run's p50 minus Pi alone's in the same pair (each pair's in the note). A variant
+// (BENCH_PI_TURNS_VARIANT: another option value or build) runs in each pair too, compared with the
+// default folded run the same way.
 // Floors: ≤ 5 ms per turn at p50 over Pi alone, the folded context peaking at ≤ 0.7× Pi alone's, no
 // model-written compaction.
 import { spawnSync } from "node:child_process";
@@ -46,6 +48,27 @@ const WINDOW = 64_000;
 const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").split(",").map((name) => name.trim()));
 /** Pairs of runs (Pi alone, Pi with context-fold), each run a fresh process, the order alternated pair by pair: 3 unless BENCH_PI_TURNS_PAIRS says. */
 const PAIRS = Number(process.env["BENCH_PI_TURNS_PAIRS"] ?? "") >= 1 ? Math.floor(Number(process.env["BENCH_PI_TURNS_PAIRS"])) : 3;
+/**
+ * A second Pi + context-fold configuration, as variables (`KEY=VALUE`, space-separated: an option such as
+ * `CONTEXT_FOLD_COMPACT_HELD_PAID=1`, or `BENCH_PI_TURNS_EXTENSION=<path>` for another build), run in each
+ * pair beside the default one. Two folded configurations compare far more steadily with each other than
+ * either does with Pi alone: most of the spread between runs is Pi alone's own.
+ */
+const VARIANT = variantEnv(process.env["BENCH_PI_TURNS_VARIANT"]);
+
+/** `KEY=VALUE` words as variables; undefined when none is given. Throws on a word that is not one. */
+function variantEnv(text: string | undefined): Record<string, string> | undefined {
+  const words = (text ?? "").split(/\s+/).filter((word) => word !== "");
+  if (words.length === 0) return undefined;
+  const env: Record<string, string> = {};
+  for (const word of words) {
+    const at = word.indexOf("=");
+    if (at <= 0) throw new Error(`BENCH_PI_TURNS_VARIANT: "${word}" is not KEY=VALUE`);
+    env[word.slice(0, at)] = word.slice(at + 1);
+  }
+  return env;
+}
+
 /** Set in a run's own process (`runFresh`): the run to make, as JSON (`RunSpec`). */
 const ONE_RUN = process.env["BENCH_PI_TURNS_ONE"];
 /** A folder for a V8 CPU profile of each run's turns (`pi-turns-<run>.cpuprofile`): Pi's work and ours, one process. */
@@ -168,7 +191,7 @@ interface Run {
   /** Calls in which Pi asked the model for a summary (one compaction may make two). */
   readonly summaryCalls: number;
   readonly compactions: number;
-  /** Resident set and V8 heap in use (after a full GC when exposed) at the run's end, in MB: forking each bash command costs more the larger the process. */
+  /** Resident set and V8 heap in use (after a full GC when exposed) at the run's end, in MB. */
   readonly rssMb: number;
   readonly heapMb: number;
   /**
@@ -385,14 +408,18 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
   };
   const alone = RUNS.has("alone") ? group("Pi alone") : undefined;
   const fold = RUNS.has("fold") ? group("Pi + context-fold") : undefined;
+  const variantLabel = VARIANT === undefined ? "" : Object.entries(VARIANT).map(([key, value]) => `${key}=${value}`).join(" ");
+  const variant = VARIANT === undefined ? undefined : group(`Pi + context-fold, variant (${variantLabel})`);
   // Pairs, the order alternated: alone first in the first pair, context-fold first in the second, …
+  // (a variant runs after context-fold in the first, before it in the second, …).
   for (let pair = 1; pair <= PAIRS; pair++) {
-    const order: [Run[] | undefined, string, boolean][] = [
-      [alone, "alone", false],
-      [fold, "fold", true],
+    const order: [Run[] | undefined, string, boolean, Record<string, string>][] = [
+      [alone, "alone", false, {}],
+      [fold, "fold", true, {}],
+      [variant, "variant", true, VARIANT ?? {}],
     ];
     if (pair % 2 === 0) order.reverse();
-    for (const [runs, name, withExtension] of order) runs?.push(fresh(`${name}-${String(pair)}`, withExtension));
+    for (const [runs, name, withExtension, env] of order) runs?.push(fresh(`${name}-${String(pair)}`, withExtension, env));
   }
   if (RUNS.has("off")) group("Pi + context-fold, folding off").push(fresh("off", true, { CONTEXT_FOLD_ENABLED: "false" }));
   // On request only: Pi alone with its compaction off, so its session grows as it does under our folds
@@ -454,6 +481,18 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
       },
       { suite: "pi-turns", case: "context peak, folded / Pi alone (prompt tokens)", size, value: round(first.peakTokens / base.peakTokens), unit: "ratio", target: "≤ 0.7", note: `message JSON: ${String(round(first.peakChars / base.peakChars))}` },
     );
+  }
+  if (fold !== undefined && variant !== undefined && fold.length > 0 && fold.length === variant.length) {
+    const wall = variant.map((v, i) => p50(v.turnMs) - p50((fold[i] as Run).turnMs));
+    const cpu = variant.map((v, i) => p50(v.turnCpuMs) - p50((fold[i] as Run).turnCpuMs));
+    rows.push({
+      suite: "pi-turns",
+      case: "variant over context-fold (p50 wall, negative: the variant is cheaper)",
+      size,
+      value: round(median(wall)),
+      unit: "ms",
+      note: `${variantLabel}; median over ${String(wall.length)} pairs of fresh processes: ${listed(wall)} ms; CPU ${String(round(median(cpu)))} ms (${listed(cpu)})`,
+    });
   }
   if (fold !== undefined && fold.length > 0) rows.push({ suite: "pi-turns", case: "summary requests a model answered, Pi + context-fold", size, value: Math.max(...fold.map((r) => r.summaryCalls)), unit: "count", target: "0" });
   return rows;

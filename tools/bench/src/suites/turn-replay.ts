@@ -218,9 +218,10 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
   /** Pi's part of a compaction our gate started: the hook's answer appended as a compaction entry. */
   const compactNow = async (): Promise<number> => {
     compactRequested = false;
-    const used = process.cpuUsage();
+    // The event is Pi's to build (the branch it lists is a walk of Pi's session): not counted as ours.
     const signal = new AbortController().signal;
     const event = { type: "session_before_compact", preparation: { tokensBefore: tokens }, branchEntries: sm.getBranch(), reason: "manual", willRetry: false, signal };
+    const used = process.cpuUsage();
     const out = (await call("session_before_compact", event)) as { compaction?: { summary: string; firstKeptEntryId: string; tokensBefore: number; details?: unknown } } | undefined;
     let spent = cpuMs(used);
     lastSplit = { hook: spent, after: 0 };
