@@ -387,6 +387,11 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 const p50 = (values: readonly number[]): number => quantile(values, 0.5);
+/** Per pair, `runs`' p50 minus `base`'s in the same pair (wall and CPU). */
+const pairDifferences = (runs: readonly Run[], base: readonly Run[]): { wall: number[]; cpu: number[] } => ({
+  wall: runs.map((r, i) => p50(r.turnMs) - p50((base[i] as Run).turnMs)),
+  cpu: runs.map((r, i) => p50(r.turnCpuMs) - p50((base[i] as Run).turnCpuMs)),
+});
 const listed = (values: readonly number[]): string => values.map((v) => String(round(v))).join(" / ");
 
 export const piTurnsSuite: BenchSuite = async (ctx) => {
@@ -465,8 +470,7 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
     }
   }
   if (alone !== undefined && fold !== undefined && alone.length > 0 && alone.length === fold.length) {
-    const wall = fold.map((f, i) => p50(f.turnMs) - p50((alone[i] as Run).turnMs));
-    const cpu = fold.map((f, i) => p50(f.turnCpuMs) - p50((alone[i] as Run).turnCpuMs));
+    const { wall, cpu } = pairDifferences(fold, alone);
     const first = fold[0] as Run;
     const base = alone[0] as Run;
     rows.push(
@@ -483,8 +487,7 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
     );
   }
   if (fold !== undefined && variant !== undefined && fold.length > 0 && fold.length === variant.length) {
-    const wall = variant.map((v, i) => p50(v.turnMs) - p50((fold[i] as Run).turnMs));
-    const cpu = variant.map((v, i) => p50(v.turnCpuMs) - p50((fold[i] as Run).turnCpuMs));
+    const { wall, cpu } = pairDifferences(variant, fold);
     rows.push({
       suite: "pi-turns",
       case: "variant over context-fold (p50 wall, negative: the variant is cheaper)",
