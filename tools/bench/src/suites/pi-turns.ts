@@ -23,7 +23,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { constants as perfConstants, performance, PerformanceObserver, type PerformanceObserverEntryList } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 import { type AssistantMessage, fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 import {
   createAgentSession,
@@ -36,6 +36,7 @@ import {
   SettingsManager,
 } from "@earendil-works/pi-coding-agent";
 import { startProfile } from "../profile.js";
+import { describeGc, type GcTally, watchGc } from "../gc.js";
 import type { BenchRow, BenchSuite } from "../types.js";
 
 const TURNS = 150;
@@ -202,39 +203,6 @@ interface Run {
   readonly heldTokens: number[];
   /** Collections while the turns ran (wall ms, by kind): Pi's copies and everything else allocated. */
   readonly gc: GcTally;
-}
-
-interface GcTally {
-  minor: number;
-  minorMs: number;
-  major: number;
-  majorMs: number;
-}
-
-/** Count collections from now until the returned function is called (which returns the tally). */
-function watchGc(): () => Promise<GcTally> {
-  const tally: GcTally = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
-  const take = (list: PerformanceObserverEntryList): void => {
-    for (const entry of list.getEntries()) {
-      const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
-      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
-        tally.major += 1;
-        tally.majorMs += entry.duration;
-      } else if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
-        tally.minor += 1;
-        tally.minorMs += entry.duration;
-      }
-    }
-  };
-  const observer = new PerformanceObserver(take);
-  observer.observe({ entryTypes: ["gc"] });
-  return async () => {
-    // Entries are delivered after the collection, on a later tick: let the last ones arrive.
-    await new Promise((resolve) => setImmediate(resolve));
-    take({ getEntries: () => observer.takeRecords() } as PerformanceObserverEntryList);
-    observer.disconnect();
-    return tally;
-  };
 }
 
 async function run(name: string, dir: string, withExtension: boolean, env: Record<string, string>, piCompaction = true): Promise<Run> {
@@ -453,7 +421,7 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
         size,
         value: round(median(runs.map((r) => p50(r.turnCpuMs)))),
         unit: "ms",
-        note: `p95 ${String(round(median(runs.map((r) => quantile(r.turnCpuMs, 0.95)))))} ms; at the end RSS ${String(middle.rssMb)} MB, heap ${String(middle.heapMb)} MB; Pi holds (and copies before each call) ${heldNote(middle.heldTokens)}; collections during the turns: ${String(middle.gc.minor)} minor (${String(Math.round(middle.gc.minorMs))} ms), ${String(middle.gc.major)} major (${String(Math.round(middle.gc.majorMs))} ms)`,
+        note: `p95 ${String(round(median(runs.map((r) => quantile(r.turnCpuMs, 0.95)))))} ms; at the end RSS ${String(middle.rssMb)} MB, heap ${String(middle.heapMb)} MB; Pi holds (and copies before each call) ${heldNote(middle.heldTokens)}; collections during the turns: ${describeGc(middle.gc)}`,
       },
     );
     // With an extension: the turn's CPU split into its handlers' and the rest (Pi's own work and the GC's).
