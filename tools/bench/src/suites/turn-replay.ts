@@ -257,7 +257,7 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
   let responses = 0;
   let stopProfile: (() => Promise<void>) | undefined;
   // Collections during the counted turns: Pi's allocations and ours alike (a scavenge lands in whichever
-  // step is running when the young generation fills, and often decides which turns are the slowest).
+  // step is running when the young generation fills, and moves that turn by its pause).
   let stopGc: (() => Promise<GcTally>) | undefined;
   for (let turn = 0; turn < WARMUP + TURNS; turn++) {
     if (turn === WARMUP) {
