@@ -35,7 +35,6 @@ export function watchGc(): () => Promise<GcTally> {
   };
 }
 
-
 /** The tally in a note: `N minor (X ms), M major (Y ms)`. */
 export function describeGc(gc: GcTally): string {
   return `${String(gc.minor)} minor (${String(Math.round(gc.minorMs))} ms), ${String(gc.major)} major (${String(Math.round(gc.majorMs))} ms)`;
