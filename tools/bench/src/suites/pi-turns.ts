@@ -52,8 +52,8 @@ const PAIRS = Number(process.env["BENCH_PI_TURNS_PAIRS"] ?? "") >= 1 ? Math.floo
 /**
  * A second Pi + context-fold configuration, as variables (`KEY=VALUE`, space-separated: an option such as
  * `CONTEXT_FOLD_COMPACT_HELD_PAID=1`, or `BENCH_PI_TURNS_EXTENSION=<path>` for another build), run in each
- * pair beside the default one. Two folded configurations compare far more steadily with each other than
- * either does with Pi alone: most of the spread between runs is Pi alone's own.
+ * pair beside the default one. Compared pair by pair with the default folded run, Pi alone's own spread
+ * drops out, not all of the rest: the pairs have spread over ±4 ms on a noisy day (see the README).
  */
 const VARIANT = variantEnv(process.env["BENCH_PI_TURNS_VARIANT"]);
 
@@ -192,7 +192,10 @@ interface Run {
   /** Calls in which Pi asked the model for a summary (one compaction may make two). */
   readonly summaryCalls: number;
   readonly compactions: number;
-  /** Resident set and V8 heap in use (after a full GC when exposed) at the run's end, in MB. */
+  /**
+   * Resident set and V8 heap in use (after a full GC when exposed) at the run's end, in MB. Forking each
+   * bash command grows with the resident set: about 0.5 ms per 110 MB on the 2-core machine measured.
+   */
   readonly rssMb: number;
   readonly heapMb: number;
   /**

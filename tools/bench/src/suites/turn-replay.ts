@@ -353,7 +353,7 @@ async function replay(source: string, dir: string, name: string): Promise<{ turn
     piMs.push(piCpu);
   }
   await stopProfile?.();
-  const gc = (await stopGc?.()) ?? { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
+  const gc = await (stopGc ?? watchGc())();
   await call("session_shutdown", { type: "session_shutdown" });
   return { turns, piMs, folds, firstTurnMs, compactions, gc };
 }
