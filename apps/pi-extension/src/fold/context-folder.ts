@@ -229,8 +229,9 @@ export class ContextFolder {
   #prepare(target: FoldTarget, anchor: string | undefined): void {
     if (this.#preparing !== undefined || anchor === undefined || anchor === this.#preparedTo) return;
     this.#preparing = (async () => {
-      // After this call has gone out: the feed runs while the model works, never on Pi's path (without
-      // this yield a snapshot already read would be fed from before the hook returns).
+      // After this call has gone out: the feed runs while the model works, off Pi's path while a real model
+      // generates (a model that answers at once, like the bench's faux one, leaves it on the turn's wall
+      // time). Without this yield a snapshot already read would be fed from before the hook returns.
       await new Promise((resolve) => setImmediate(resolve));
       const session = await sessionHolding(target.ledger, [anchor]);
       if (session === undefined) return;
