@@ -11,8 +11,9 @@
 // no tools). The largest context as the messages' JSON is in the note: that JSON also carries Pi's
 // bookkeeping per message (usage, timestamps, provider and model names) that no provider is sent.
 // The CPU row's note says what Pi held after each turn (mean and peak: the list Pi structuredClones
-// before every model call, with or without an extension) and the collections during the turns: with
-// folds Pi compacts less often, so it holds and copies more per call, and what our process keeps adds up.
+// before every model call, with or without an extension), the wall time inside those copies
+// (`watchCopies`), and the collections during the turns: with folds Pi compacts less often, so it holds
+// and copies more per call, and what our process keeps adds up.
 // A configuration's rows are the median of its runs' figures; the added cost is the median over the
 // pairs of the folded run's p50 minus Pi alone's in the same pair (each pair's in the note). A variant
 // (BENCH_PI_TURNS_VARIANT: another option value or build) runs in each pair too, compared with the
@@ -206,6 +207,44 @@ interface Run {
   readonly heldTokens: number[];
   /** Collections while the turns ran (wall ms, by kind): Pi's copies and everything else allocated. */
   readonly gc: GcTally;
+  /**
+   * Wall ms per turn inside `structuredClone` (see `watchCopies`): Pi's copy of what it holds before each
+   * model call, and any collection that copy sets off.
+   */
+  readonly copyMs: number[];
+  /**
+   * Minor page faults per turn (the whole process). Each bash command is forked from this process, and
+   * after a fork every page the process writes again faults once: the kernel write-protects them all
+   * for the child. On the 2-core VM measured, such a fault costs about 17 µs.
+   */
+  readonly faults: number[];
+}
+
+/**
+ * Times every `structuredClone` call while the turns run. Pi's runner copies the messages it holds with
+ * it before each model call (whether or not an extension listens); its settings manager clones its small
+ * settings too; context-fold calls it nowhere. Pi looks the global up at each call, so wrapping it here
+ * times Pi's copies without touching Pi.
+ */
+function watchCopies(): { readonly ms: number; stop(): void } {
+  const original = globalThis.structuredClone;
+  let ms = 0;
+  globalThis.structuredClone = ((value: unknown, options?: Parameters<typeof structuredClone>[1]): unknown => {
+    const start = performance.now();
+    try {
+      return original(value, options);
+    } finally {
+      ms += performance.now() - start;
+    }
+  }) as typeof structuredClone;
+  return {
+    get ms(): number {
+      return ms;
+    },
+    stop: (): void => {
+      globalThis.structuredClone = original;
+    },
+  };
 }
 
 async function run(name: string, dir: string, withExtension: boolean, env: Record<string, string>, piCompaction = true): Promise<Run> {
@@ -271,7 +310,10 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   const handlerEvents: Record<string, number>[] = [];
   const turnMicros: [number, number][] = [];
   const heldTokens: number[] = [];
+  const copyMs: number[] = [];
+  const faults: number[] = [];
   const stopGc = watchGc();
+  const copies = watchCopies();
   const stopProfile = await startProfile(PROFILE_DIR, `pi-turns-${name}`, 100);
   for (let turn = 1; turn <= TURNS; turn++) {
     const startMicros = nowMicros();
@@ -279,6 +321,8 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
     const cpu = process.cpuUsage();
     const inHandlers = clock.spentMs;
     const byEvent = new Map(clock.byEvent);
+    const copiedMs = copies.ms;
+    const faultsBefore = process.resourceUsage().minorPageFault;
     await session.prompt(`step ${String(turn)}`);
     // A compaction an extension started at the run's end begins after this macrotask; wait for it,
     // as a user's next prompt would (Pi refuses a prompt while one runs).
@@ -288,6 +332,8 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
     const spent = process.cpuUsage(cpu);
     turnCpuMs.push((spent.user + spent.system) / 1000);
     handlerCpuMs.push(clock.spentMs - inHandlers);
+    copyMs.push(copies.ms - copiedMs);
+    faults.push(process.resourceUsage().minorPageFault - faultsBefore);
     handlerEvents.push(Object.fromEntries([...clock.byEvent].map(([event, micros]) => [event, (micros - (byEvent.get(event) ?? 0)) / 1000])));
     turnMicros.push([startMicros, nowMicros()]);
     for (const sent of sentThisTurn) peakChars = Math.max(peakChars, JSON.stringify(sent).length);
@@ -297,10 +343,11 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
     heldTokens.push(held);
   }
   await stopProfile();
+  copies.stop();
   const gc = await stopGc();
   if (DUMP_DIR !== undefined && DUMP_DIR !== "") {
     mkdirSync(DUMP_DIR, { recursive: true });
-    writeFileSync(join(DUMP_DIR, `pi-turns-${name}.json`), JSON.stringify({ turnMs, turnCpuMs, handlerCpuMs, handlerEvents, turnMicros, heldTokens, gc }));
+    writeFileSync(join(DUMP_DIR, `pi-turns-${name}.json`), JSON.stringify({ turnMs, turnCpuMs, handlerCpuMs, handlerEvents, turnMicros, heldTokens, copyMs, faults, gc }));
   }
   (globalThis as { gc?: () => void }).gc?.();
   const memory = process.memoryUsage();
@@ -310,7 +357,7 @@ async function run(name: string, dir: string, withExtension: boolean, env: Recor
   for (const entry of entries) if (entry.type === "message") peakTokens = Math.max(peakTokens, promptTokens(entry.message));
   session.dispose();
   for (const key of Object.keys(env)) Reflect.deleteProperty(process.env, key);
-  return { turnMs, turnCpuMs, handlerCpuMs, peakTokens, peakChars, summaryCalls, compactions, rssMb: Math.round(memory.rss / 1e6), heapMb: Math.round(memory.heapUsed / 1e6), heldTokens, gc };
+  return { turnMs, turnCpuMs, handlerCpuMs, peakTokens, peakChars, summaryCalls, compactions, rssMb: Math.round(memory.rss / 1e6), heapMb: Math.round(memory.heapUsed / 1e6), heldTokens, gc, copyMs, faults };
 }
 
 function quantile(values: readonly number[], q: number): number {
@@ -358,10 +405,11 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 const p50 = (values: readonly number[]): number => quantile(values, 0.5);
-/** Per pair, `runs`' p50 minus `base`'s in the same pair (wall and CPU). */
-const pairDifferences = (runs: readonly Run[], base: readonly Run[]): { wall: number[]; cpu: number[] } => ({
+/** Per pair, `runs`' p50 minus `base`'s in the same pair (wall, CPU, and the wall inside Pi's copies). */
+const pairDifferences = (runs: readonly Run[], base: readonly Run[]): { wall: number[]; cpu: number[]; copy: number[] } => ({
   wall: runs.map((r, i) => p50(r.turnMs) - p50((base[i] as Run).turnMs)),
   cpu: runs.map((r, i) => p50(r.turnCpuMs) - p50((base[i] as Run).turnCpuMs)),
+  copy: runs.map((r, i) => p50(r.copyMs) - p50((base[i] as Run).copyMs)),
 });
 const listed = (values: readonly number[]): string => values.map((v) => String(round(v))).join(" / ");
 
@@ -424,7 +472,7 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
         size,
         value: round(median(runs.map((r) => p50(r.turnCpuMs)))),
         unit: "ms",
-        note: `p95 ${String(round(median(runs.map((r) => quantile(r.turnCpuMs, 0.95)))))} ms; at the end RSS ${String(middle.rssMb)} MB, heap ${String(middle.heapMb)} MB; Pi holds (and copies before each call) ${heldNote(middle.heldTokens)}; collections during the turns: ${describeGc(middle.gc)}`,
+        note: `p95 ${String(round(median(runs.map((r) => quantile(r.turnCpuMs, 0.95)))))} ms; at the end RSS ${String(middle.rssMb)} MB, heap ${String(middle.heapMb)} MB; Pi holds (and copies before each call) ${heldNote(middle.heldTokens)}, its copies taking p50 ${String(round(median(runs.map((r) => p50(r.copyMs)))))} ms per turn; minor page faults p50 ${String(round(median(runs.map((r) => p50(r.faults)))))} per turn; collections during the turns: ${describeGc(middle.gc)}`,
       },
     );
     // With an extension: the turn's CPU split into its handlers' and the rest (Pi's own work and the GC's).
@@ -441,7 +489,7 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
     }
   }
   if (alone !== undefined && fold !== undefined && alone.length > 0 && alone.length === fold.length) {
-    const { wall, cpu } = pairDifferences(fold, alone);
+    const { wall, cpu, copy } = pairDifferences(fold, alone);
     const first = fold[0] as Run;
     const base = alone[0] as Run;
     rows.push(
@@ -452,20 +500,20 @@ export const piTurnsSuite: BenchSuite = async (ctx) => {
         value: round(median(wall)),
         unit: "ms",
         target: "≤ 5 ms",
-        note: `median over ${String(wall.length)} pairs of fresh processes (order alternated): ${listed(wall)} ms; CPU ${String(round(median(cpu)))} ms (${listed(cpu)})`,
+        note: `median over ${String(wall.length)} pairs of fresh processes (order alternated): ${listed(wall)} ms; CPU ${String(round(median(cpu)))} ms (${listed(cpu)}); of the wall, Pi's larger copy of what it holds: ${String(round(median(copy)))} ms (${listed(copy)})`,
       },
       { suite: "pi-turns", case: "context peak, folded / Pi alone (prompt tokens)", size, value: round(first.peakTokens / base.peakTokens), unit: "ratio", target: "≤ 0.7", note: `message JSON: ${String(round(first.peakChars / base.peakChars))}` },
     );
   }
   if (fold !== undefined && variant !== undefined && fold.length > 0 && fold.length === variant.length) {
-    const { wall, cpu } = pairDifferences(variant, fold);
+    const { wall, cpu, copy } = pairDifferences(variant, fold);
     rows.push({
       suite: "pi-turns",
       case: "variant over context-fold (p50 wall, negative: the variant is cheaper)",
       size,
       value: round(median(wall)),
       unit: "ms",
-      note: `${variantLabel}; median over ${String(wall.length)} pairs of fresh processes: ${listed(wall)} ms; CPU ${String(round(median(cpu)))} ms (${listed(cpu)})`,
+      note: `${variantLabel}; median over ${String(wall.length)} pairs of fresh processes: ${listed(wall)} ms; CPU ${String(round(median(cpu)))} ms (${listed(cpu)}); in Pi's copies ${String(round(median(copy)))} ms (${listed(copy)})`,
     });
   }
   if (fold !== undefined && fold.length > 0) rows.push({ suite: "pi-turns", case: "summary requests a model answered, Pi + context-fold", size, value: Math.max(...fold.map((r) => r.summaryCalls)), unit: "count", target: "0" });
