@@ -48,8 +48,12 @@ const WINDOW = 64_000;
  * off by default. alone and fold run PAIRS times each (see `PAIRS`), the others once.
  */
 const RUNS = new Set((process.env["BENCH_PI_TURNS_RUNS"] ?? "alone,fold,off").split(",").map((name) => name.trim()));
-/** Pairs of runs (Pi alone, Pi with context-fold), each run a fresh process, the order alternated pair by pair: 3 unless BENCH_PI_TURNS_PAIRS says. */
-const PAIRS = Number(process.env["BENCH_PI_TURNS_PAIRS"] ?? "") >= 1 ? Math.floor(Number(process.env["BENCH_PI_TURNS_PAIRS"])) : 3;
+/**
+ * Pairs of runs (Pi alone, Pi with context-fold), each run a fresh process, the order alternated pair by
+ * pair: 12 unless BENCH_PI_TURNS_PAIRS says. One pair's difference moves by several ms (Pi alone's own
+ * p50 does), so the median of a few pairs moved across the 5 ms floor from one batch to the next.
+ */
+const PAIRS = Number(process.env["BENCH_PI_TURNS_PAIRS"] ?? "") >= 1 ? Math.floor(Number(process.env["BENCH_PI_TURNS_PAIRS"])) : 12;
 /**
  * A second Pi + context-fold configuration, as variables (`KEY=VALUE`, space-separated: an option such as
  * `CONTEXT_FOLD_COMPACT_HELD_PAID=1`, or `BENCH_PI_TURNS_EXTENSION=<path>` for another build), run in each
