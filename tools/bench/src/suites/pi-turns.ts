@@ -12,8 +12,9 @@
 // bookkeeping per message (usage, timestamps, provider and model names) that no provider is sent.
 // The CPU row's note says what Pi held after each turn (mean and peak: the list Pi structuredClones
 // before every model call, with or without an extension), the wall time inside those copies
-// (`watchCopies`), and the collections during the turns: with folds Pi compacts less often, so it holds
-// and copies more per call, and what our process keeps adds up.
+// (`watchCopies`), the minor page faults per turn (`Run.faults`) and the collections during the turns:
+// with folds Pi compacts less often, so it holds and copies more per call, and what our process keeps
+// adds up.
 // A configuration's rows are the median of its runs' figures; the added cost is the median over the
 // pairs of the folded run's p50 minus Pi alone's in the same pair (each pair's in the note). A variant
 // (BENCH_PI_TURNS_VARIANT: another option value or build) runs in each pair too, compared with the
